@@ -1,0 +1,155 @@
+//! Syntax tree of a herd7 x86 litmus test (`X86` Intel or `X86_64` AT&T syntax).
+
+use crate::native::ast::{Ident, IntLit, Quantifier};
+use crate::span::Span;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arch {
+    X86,
+    X86_64,
+}
+
+#[derive(Clone, Debug)]
+pub struct HerdFile {
+    pub arch: Arch,
+    pub arch_span: Span,
+    pub name: Ident,
+    pub doc: Option<(String, Span)>,
+    /// `Key=value` lines of the preamble.
+    pub meta: Vec<(String, String, Span)>,
+    pub init: Vec<InitItem>,
+    pub threads: Vec<Ident>,
+    /// `code[t]`: the cells of thread `t`, top to bottom.
+    pub code: Vec<Vec<Cell>>,
+    pub locations: Vec<CLoc>,
+    pub filter: Option<CExpr>,
+    pub final_: Option<HFinal>,
+    /// Span of the thread table (header row to last row).
+    pub table_span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct InitItem {
+    pub ty: Option<Ident>,
+    pub target: InitTarget,
+    pub value: Option<InitValue>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum InitTarget {
+    Loc(Ident),
+    Array(Ident, IntLit),
+    Reg(IntLit, Ident),
+}
+
+#[derive(Clone, Debug)]
+pub enum InitValue {
+    Int(IntLit),
+    /// The address of a location (`0:rax=t`).
+    Addr(Ident),
+    Array(Vec<IntLit>, Span),
+}
+
+/// One cell of the thread table: an optional label and an optional instruction.
+#[derive(Clone, Debug)]
+pub struct Cell {
+    pub label: Option<Ident>,
+    pub instr: Option<Instr>,
+    /// The cell's text without surrounding blanks (empty cells: a zero-width span).
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Instr {
+    /// `LOCK` and friends.
+    pub prefix: Option<Ident>,
+    pub mnemonic: Ident,
+    pub operands: Vec<Operand>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Operand {
+    /// `$1`, or a bare number in Intel syntax.
+    Imm(IntLit),
+    /// `$x`: the address of a symbol.
+    ImmSym(Ident),
+    /// `%eax` (AT&T) or a bare name (Intel): a register or a label/symbol.
+    Reg(Ident, bool),
+    Mem(MemRef),
+}
+
+impl Operand {
+    pub fn span(&self) -> Span {
+        match self {
+            Operand::Imm(i) => i.span,
+            Operand::ImmSym(i) | Operand::Reg(i, _) => i.span,
+            Operand::Mem(m) => m.span,
+        }
+    }
+}
+
+/// A memory operand: `[x]`, `[x+EAX*4]`, `(x)`, `8(%rax,%rbx,8)`, `%cs:0(...)`.
+/// Which part is a register and which a location is decided when lowering.
+#[derive(Clone, Debug, Default)]
+pub struct MemRef {
+    pub seg: Option<Ident>,
+    pub disp: i64,
+    pub parts: Vec<MemPart>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct MemPart {
+    pub name: Ident,
+    pub scale: i64,
+    /// Written `%name`: certainly a register.
+    pub percent: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct HFinal {
+    pub quantifier: Quantifier,
+    pub cond: CExpr,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct CExpr {
+    pub kind: CExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum CExprKind {
+    True,
+    False,
+    Not(Box<CExpr>),
+    And(Box<CExpr>, Box<CExpr>),
+    Or(Box<CExpr>, Box<CExpr>),
+    Eq(CLoc, CVal, bool),
+}
+
+#[derive(Clone, Debug)]
+pub enum CLoc {
+    Reg(IntLit, Ident),
+    Loc(Ident),
+    Elem(Ident, IntLit),
+}
+
+impl CLoc {
+    pub fn span(&self) -> Span {
+        match self {
+            CLoc::Reg(t, r) => t.span.join(r.span),
+            CLoc::Loc(i) => i.span,
+            CLoc::Elem(i, n) => i.span.join(n.span),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum CVal {
+    Int(IntLit),
+    Sym(Ident),
+}

@@ -1,0 +1,4 @@
+//! The herd7 x86 dialect: lexer, syntax tree, parser.
+pub mod ast;
+pub mod lexer;
+pub mod parser;

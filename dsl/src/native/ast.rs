@@ -1,0 +1,284 @@
+//! Syntax tree of the native dialect. Every node carries its byte span.
+
+use crate::span::Span;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ident {
+    pub name: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct File {
+    pub header: Option<Header>,
+    pub items: Vec<Item>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Header {
+    pub name: Ident,
+    pub doc: Option<(String, Span)>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Shared(SharedDecl),
+    Fn(FnDef),
+    Thread(ThreadDef),
+    Final(Final),
+}
+
+#[derive(Clone, Debug)]
+pub struct SharedDecl {
+    pub vars: Vec<VarDecl>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct VarDecl {
+    pub name: Ident,
+    /// `Some` for arrays: the declared length.
+    pub len: Option<IntLit>,
+    pub init: Option<Init>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Init {
+    Scalar(IntLit),
+    Array(Vec<IntLit>, Span),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IntLit {
+    pub value: i64,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct FnDef {
+    pub name: Ident,
+    pub params: Vec<Ident>,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct ThreadDef {
+    pub name: Ident,
+    pub body: Block,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Stmt {
+    pub kind: StmtKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceKind {
+    Full,
+    WW,
+    WR,
+    RR,
+}
+
+impl FenceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FenceKind::Full => "full",
+            FenceKind::WW => "ww",
+            FenceKind::WR => "wr",
+            FenceKind::RR => "rr",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum StmtKind {
+    Let { name: Ident, value: Expr },
+    Assign { target: LValue, value: Expr },
+    If { cond: Expr, then: Block, els: Option<Box<Else>> },
+    While { cond: Expr, body: Block },
+    Await(Expr),
+    Assert(Expr),
+    Assume(Expr),
+    Fence(FenceKind),
+    Lock(Ident),
+    Unlock(Ident),
+    Return(Option<Expr>),
+    /// A call or atomic evaluated for its effect.
+    Expr(Expr),
+    /// A statement that did not parse; its error was reported.
+    Error,
+}
+
+#[derive(Clone, Debug)]
+pub enum Else {
+    Block(Block),
+    If(Stmt),
+}
+
+#[derive(Clone, Debug)]
+pub struct LValue {
+    pub name: Ident,
+    pub index: Option<Box<Expr>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Not,
+    Neg,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Or,
+    And,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+}
+
+impl BinOp {
+    pub fn as_str(self) -> &'static str {
+        use BinOp::*;
+        match self {
+            Or => "||",
+            And => "&&",
+            Eq => "==",
+            Ne => "!=",
+            Lt => "<",
+            Le => "<=",
+            Gt => ">",
+            Ge => ">=",
+            Add => "+",
+            Sub => "-",
+            Mul => "*",
+            Div => "/",
+            Rem => "%",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Bool(bool),
+    /// A name (register, shared scalar, or an array used without index).
+    Var(Ident),
+    Index(Ident, Box<Expr>),
+    /// `THREAD:reg` in a final condition; the thread may be a name or an index.
+    ThreadReg(Ident, Ident),
+    Unary(UnOp, Box<Expr>),
+    Binary(BinOp, Box<Expr>, Box<Expr>),
+    Call(Ident, Vec<Expr>),
+    Cas(LValue, Box<Expr>, Box<Expr>),
+    Xchg(LValue, Box<Expr>),
+    FetchAdd(LValue, Box<Expr>),
+    Error,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantifier {
+    Exists,
+    NotExists,
+    Forall,
+}
+
+impl Quantifier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Final {
+    pub quantifier: Quantifier,
+    pub cond: Expr,
+    pub span: Span,
+}
+
+impl Block {
+    /// Visit every statement, nested ones included, in source order.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Stmt)) {
+        for s in &self.stmts {
+            s.walk(f);
+        }
+    }
+}
+
+impl Stmt {
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Stmt)) {
+        f(self);
+        match &self.kind {
+            StmtKind::If { then, els, .. } => {
+                then.walk(f);
+                match els.as_deref() {
+                    Some(Else::Block(b)) => b.walk(f),
+                    Some(Else::If(s)) => s.walk(f),
+                    None => {}
+                }
+            }
+            StmtKind::While { body, .. } => body.walk(f),
+            _ => {}
+        }
+    }
+}
+
+impl Expr {
+    /// Visit this expression and its sub-expressions, pre-order.
+    pub fn walk<'a>(&'a self, f: &mut impl FnMut(&'a Expr)) {
+        f(self);
+        match &self.kind {
+            ExprKind::Index(_, i) => i.walk(f),
+            ExprKind::Unary(_, a) => a.walk(f),
+            ExprKind::Binary(_, a, b) => {
+                a.walk(f);
+                b.walk(f);
+            }
+            ExprKind::Call(_, args) => args.iter().for_each(|a| a.walk(f)),
+            ExprKind::Cas(lv, a, b) => {
+                if let Some(i) = &lv.index {
+                    i.walk(f);
+                }
+                a.walk(f);
+                b.walk(f);
+            }
+            ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
+                if let Some(i) = &lv.index {
+                    i.walk(f);
+                }
+                a.walk(f);
+            }
+            _ => {}
+        }
+    }
+}

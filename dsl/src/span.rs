@@ -1,0 +1,113 @@
+//! Byte spans and line/column lookup shared by every stage.
+
+/// A half-open byte range into the source text.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+    pub fn len(&self) -> usize {
+        self.end - self.start
+    }
+    pub fn is_empty(&self) -> bool {
+        self.start == self.end
+    }
+    /// The smallest span covering both.
+    pub fn join(self, other: Span) -> Span {
+        Span::new(self.start.min(other.start), self.end.max(other.end))
+    }
+    pub fn contains(&self, offset: usize) -> bool {
+        self.start <= offset && offset < self.end
+    }
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.start..self.end
+    }
+    pub fn text<'a>(&self, src: &'a str) -> &'a str {
+        src.get(self.start..self.end).unwrap_or("")
+    }
+}
+
+impl From<std::ops::Range<usize>> for Span {
+    fn from(r: std::ops::Range<usize>) -> Self {
+        Span::new(r.start, r.end)
+    }
+}
+
+impl From<chumsky::span::SimpleSpan> for Span {
+    fn from(s: chumsky::span::SimpleSpan) -> Self {
+        Span::new(s.start, s.end)
+    }
+}
+
+/// Maps byte offsets to 1-based lines and columns (columns count chars).
+#[derive(Clone, Debug)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(src: &str) -> Self {
+        let mut starts = vec![0];
+        let bytes = src.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\n' => starts.push(i + 1),
+                // A lone CR is a line break too (as LSP counts them).
+                b'\r' if bytes.get(i + 1) != Some(&b'\n') => starts.push(i + 1),
+                _ => {}
+            }
+            i += 1;
+        }
+        LineIndex { starts }
+    }
+
+    /// 0-based line of a byte offset.
+    pub fn line_of(&self, offset: usize) -> usize {
+        match self.starts.binary_search(&offset) {
+            Ok(l) => l,
+            Err(l) => l - 1,
+        }
+    }
+
+    pub fn line_start(&self, line: usize) -> usize {
+        self.starts[line.min(self.starts.len() - 1)]
+    }
+
+    pub fn line_count(&self) -> usize {
+        self.starts.len()
+    }
+
+    /// 1-based line and 1-based column (in chars) of a byte offset.
+    pub fn line_col(&self, src: &str, offset: usize) -> (u32, u32) {
+        let offset = offset.min(src.len());
+        let line = self.line_of(offset);
+        let start = self.starts[line];
+        let col = src
+            .get(start..offset)
+            .map(|s| s.chars().count())
+            .unwrap_or(offset - start);
+        (line as u32 + 1, col as u32 + 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn line_col_counts_chars_and_all_line_breaks() {
+        let src = "ab\né x\r\ny\rz";
+        let idx = LineIndex::new(src);
+        assert_eq!(idx.line_col(src, 0), (1, 1));
+        assert_eq!(idx.line_col(src, 3), (2, 1));
+        assert_eq!(idx.line_col(src, 6), (2, 3)); // 'x' after 'é ' (é is 2 bytes)
+        assert_eq!(idx.line_col(src, 9), (3, 1));
+        assert_eq!(idx.line_col(src, 11), (4, 1));
+    }
+}
