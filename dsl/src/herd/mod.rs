@@ -1,4 +1,5 @@
-//! The herd7 x86 dialect: lexer, syntax tree, parser.
+//! The herd7 x86 dialect: lexer, syntax tree, parser, lowering.
 pub mod ast;
 pub mod lexer;
+pub mod lower;
 pub mod parser;

@@ -104,10 +104,23 @@ impl FenceKind {
 
 #[derive(Clone, Debug)]
 pub enum StmtKind {
-    Let { name: Ident, value: Expr },
-    Assign { target: LValue, value: Expr },
-    If { cond: Expr, then: Block, els: Option<Box<Else>> },
-    While { cond: Expr, body: Block },
+    Let {
+        name: Ident,
+        value: Expr,
+    },
+    Assign {
+        target: LValue,
+        value: Expr,
+    },
+    If {
+        cond: Expr,
+        then: Block,
+        els: Option<Box<Else>>,
+    },
+    While {
+        cond: Expr,
+        body: Block,
+    },
     Await(Expr),
     Assert(Expr),
     Assume(Expr),

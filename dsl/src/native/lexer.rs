@@ -229,8 +229,12 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
             Err(()) => {
                 let text = span.text(src);
                 diags.push(
-                    Diagnostic::error("E0001", span, format!("unexpected character `{}`", text.escape_debug()))
-                        .with_label("not part of the language"),
+                    Diagnostic::error(
+                        "E0001",
+                        span,
+                        format!("unexpected character `{}`", text.escape_debug()),
+                    )
+                    .with_label("not part of the language"),
                 );
                 tokens.push((Token::Error, span));
             }
@@ -250,7 +254,13 @@ mod tests {
         let kinds: Vec<_> = toks.iter().map(|t| t.0).collect();
         assert_eq!(
             kinds,
-            vec![Token::Litmus, Token::Name("SB+fences"), Token::Str("\"doc\""), Token::Litmus, Token::Name("2+2W")]
+            vec![
+                Token::Litmus,
+                Token::Name("SB+fences"),
+                Token::Str("\"doc\""),
+                Token::Litmus,
+                Token::Name("2+2W")
+            ]
         );
     }
 

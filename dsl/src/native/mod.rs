@@ -1,4 +1,6 @@
-//! The native dialect: lexer, syntax tree, parser.
+//! The native dialect: lexer, syntax tree, parser, analysis, lowering.
 pub mod ast;
 pub mod lexer;
+pub mod lower;
 pub mod parser;
+pub mod sema;

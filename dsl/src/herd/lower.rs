@@ -1,0 +1,1305 @@
+//! Analysis and lowering of herd x86 tests to the IR. x86 registers are
+//! grouped by family (`EAX`, `eax`, `%rax` are one register); LOCK'd
+//! instructions and XCHG are atomic and fence every buffer of their thread.
+
+use super::ast::Operand as HOperand;
+use super::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::ir::{self, Addr, BinOp, Instr, Operand, Reg, RegInfo, RegKind, RmwOp, StmtId};
+use crate::native::ast::{FenceKind, Ident};
+use crate::native::lower::StmtTable;
+use crate::span::{LineIndex, Span};
+use crate::symbols::{SymbolKind, Symbols};
+use crate::{Analysis, ConditionSummary, Dialect};
+use std::collections::HashMap;
+
+/// The canonical (64-bit, lowercase) name of an x86 register, if `name` is one.
+pub fn register_family(name: &str) -> Option<String> {
+    let n = name.trim_start_matches('%').to_ascii_lowercase();
+    let fam = match n.as_str() {
+        "rax" | "eax" | "ax" | "al" | "ah" => "rax",
+        "rbx" | "ebx" | "bx" | "bl" | "bh" => "rbx",
+        "rcx" | "ecx" | "cx" | "cl" | "ch" => "rcx",
+        "rdx" | "edx" | "dx" | "dl" | "dh" => "rdx",
+        "rsi" | "esi" | "si" | "sil" => "rsi",
+        "rdi" | "edi" | "di" | "dil" => "rdi",
+        "rbp" | "ebp" | "bp" | "bpl" => "rbp",
+        "rsp" | "esp" | "sp" | "spl" => "rsp",
+        "rip" | "eip" | "ip" => "rip",
+        "cs" | "ds" | "es" | "fs" | "gs" | "ss" => return Some(n),
+        _ => {
+            let rest = n.strip_prefix('r')?;
+            let digits: String = rest.chars().take_while(|c| c.is_ascii_digit()).collect();
+            let num: u32 = digits.parse().ok()?;
+            let suffix = &rest[digits.len()..];
+            if (8..=15).contains(&num) && ["", "d", "w", "b"].contains(&suffix) {
+                return Some(format!("r{num}"));
+            }
+            return None;
+        }
+    };
+    Some(fam.to_string())
+}
+
+const MNEMONICS: &[&str] = &[
+    "mov", "xchg", "xadd", "cmpxchg", "add", "sub", "inc", "dec", "and", "or", "xor", "neg", "not",
+    "shl", "sal", "shr", "sar", "cmp", "test", "mfence", "sfence", "lfence", "nop", "endbr64",
+    "pause", "ret", "jmp", "je", "jz", "jne", "jnz", "jl", "jnge", "jle", "jng", "jg", "jnle",
+    "jge", "jnl", "jb", "jnae", "jc", "jbe", "jna", "ja", "jnbe", "jae", "jnb", "jnc", "js", "jns",
+    "lea",
+];
+
+fn normalize_mnemonic(m: &str) -> Option<&'static str> {
+    let l = m.to_ascii_lowercase();
+    if let Some(k) = MNEMONICS.iter().find(|k| **k == l) {
+        return Some(k);
+    }
+    // AT&T size suffixes: movl, xchgq, cmpxchgl, nopw...
+    let (base, last) = l.split_at(l.len().saturating_sub(1));
+    if ["b", "w", "l", "q"].contains(&last) {
+        if let Some(k) = MNEMONICS
+            .iter()
+            .find(|k| **k == base && !k.starts_with('j'))
+        {
+            return Some(k);
+        }
+    }
+    None
+}
+
+enum Opnd {
+    Imm(i64),
+    Reg(Reg),
+    Mem(Addr),
+    Label(Ident),
+}
+
+struct Ctx<'a> {
+    src: &'a str,
+    arch: Arch,
+    diags: Vec<Diagnostic>,
+    symbols: Symbols,
+    loc_syms: HashMap<String, usize>,
+    locations: Vec<ir::Location>,
+    init: Vec<i64>,
+}
+
+impl<'a> Ctx<'a> {
+    fn location(&mut self, id: &Ident, len: Option<u32>) -> u32 {
+        if let Some(l) = self.locations.iter().find(|l| l.name == id.name) {
+            let base = l.base;
+            if let Some(&s) = self.loc_syms.get(&id.name) {
+                self.symbols.reference(s, id.span);
+            }
+            return base;
+        }
+        let n = len.unwrap_or(1);
+        let base = self.init.len() as u32;
+        self.init.extend(std::iter::repeat(0).take(n as usize));
+        self.locations.push(ir::Location {
+            name: id.name.clone(),
+            span: Some(id.span),
+            base,
+            len: n,
+            is_array: len.is_some(),
+        });
+        let kind = if len.is_some() {
+            SymbolKind::Array
+        } else {
+            SymbolKind::Shared
+        };
+        let sym = self.symbols.add(
+            &id.name,
+            kind,
+            id.span,
+            format!("location {}", id.name),
+            None,
+            id.span,
+        );
+        self.loc_syms.insert(id.name.clone(), sym);
+        base
+    }
+}
+
+struct ThreadCtx {
+    index: u16,
+    name: String,
+    regs: Vec<RegInfo>,
+    init_regs: Vec<i64>,
+    by_family: HashMap<String, Reg>,
+    reg_syms: HashMap<String, usize>,
+    code: Vec<Instr>,
+    flag_a: Option<Reg>,
+    flag_b: Option<Reg>,
+    temps: Vec<Reg>,
+    temp_next: usize,
+}
+
+impl ThreadCtx {
+    fn family_reg(&mut self, family: &str, spelled: &Ident, symbols: &mut Symbols) -> Reg {
+        if let Some(&s) = self.reg_syms.get(family) {
+            symbols.reference(s, spelled.span);
+        } else {
+            let s = symbols.add(
+                spelled.name.trim_start_matches('%'),
+                SymbolKind::Register,
+                spelled.span,
+                format!("register {} of {}", family, self.name),
+                Some(self.name.clone()),
+                spelled.span,
+            );
+            self.reg_syms.insert(family.to_string(), s);
+        }
+        if let Some(&r) = self.by_family.get(family) {
+            return r;
+        }
+        self.regs.push(RegInfo {
+            name: family.to_string(),
+            kind: RegKind::User,
+        });
+        self.init_regs.push(0);
+        let r = (self.regs.len() - 1) as Reg;
+        self.by_family.insert(family.to_string(), r);
+        r
+    }
+
+    fn hidden(&mut self, name: &str) -> Reg {
+        self.regs.push(RegInfo {
+            name: name.to_string(),
+            kind: RegKind::Temp,
+        });
+        self.init_regs.push(0);
+        (self.regs.len() - 1) as Reg
+    }
+
+    fn flags(&mut self) -> (Reg, Reg) {
+        if self.flag_a.is_none() {
+            self.flag_a = Some(self.hidden("%flags.a"));
+            self.flag_b = Some(self.hidden("%flags.b"));
+        }
+        (self.flag_a.unwrap(), self.flag_b.unwrap())
+    }
+
+    /// Temporaries live within one instruction.
+    fn temp(&mut self) -> Reg {
+        if self.temp_next == self.temps.len() {
+            let r = self.hidden(&format!("%t{}", self.temps.len()));
+            self.temps.push(r);
+        }
+        self.temp_next += 1;
+        self.temps[self.temp_next - 1]
+    }
+
+    fn set_flags(&mut self, a: Operand, b: Operand) {
+        let (fa, fb) = self.flags();
+        self.code.push(Instr::Mov { dst: fa, src: a });
+        self.code.push(Instr::Mov { dst: fb, src: b });
+    }
+}
+
+pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
+    let (file, mut diagnostics) = super::parser::parse(src);
+    let Some(file) = file else {
+        return Analysis {
+            dialect: Dialect::HerdX86,
+            name: None,
+            condition: None,
+            diagnostics,
+            symbols: Symbols::default(),
+            program: None,
+            lines: lines.clone(),
+        };
+    };
+    let parse_ok = !diagnostics.iter().any(Diagnostic::is_error);
+    let mut cx = Ctx {
+        src,
+        arch: file.arch,
+        diags: Vec::new(),
+        symbols: Symbols::default(),
+        loc_syms: HashMap::new(),
+        locations: Vec::new(),
+        init: Vec::new(),
+    };
+    let program = lower(&mut cx, &file, lines);
+    diagnostics.extend(cx.diags.drain(..));
+    let condition = file.final_.as_ref().map(|f| ConditionSummary {
+        quantifier: f.quantifier,
+        text: crate::native::lower::strip_parens(
+            &f.cond
+                .span
+                .text(src)
+                .split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        .to_string(),
+    });
+    let ok = parse_ok && !diagnostics.iter().any(Diagnostic::is_error);
+    Analysis {
+        dialect: Dialect::HerdX86,
+        name: Some(file.name.name.clone()).filter(|n| !n.is_empty()),
+        condition,
+        diagnostics,
+        symbols: cx.symbols,
+        program: ok.then_some(program),
+        lines: lines.clone(),
+    }
+}
+
+fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
+    let mut threads: Vec<ThreadCtx> = Vec::new();
+    for (i, t) in file.threads.iter().enumerate() {
+        let expected = format!("P{i}");
+        if t.name != expected {
+            cx.diags.push(
+                Diagnostic::error("E0110", t.span, format!("thread {i} is named `{}`", t.name))
+                    .with_label(format!("expected `{expected}`")),
+            );
+        }
+        cx.symbols.add(
+            &t.name,
+            SymbolKind::Thread,
+            t.span,
+            format!("thread {}", t.name),
+            None,
+            t.span,
+        );
+        threads.push(ThreadCtx {
+            index: i as u16,
+            name: t.name.clone(),
+            regs: Vec::new(),
+            init_regs: Vec::new(),
+            by_family: HashMap::new(),
+            reg_syms: HashMap::new(),
+            code: Vec::new(),
+            flag_a: None,
+            flag_b: None,
+            temps: Vec::new(),
+            temp_next: 0,
+        });
+    }
+
+    // Initial state: locations first (so `0:rax=t` can point at `t`).
+    for item in &file.init {
+        match &item.target {
+            InitTarget::Loc(id) => {
+                let cell = cx.location(id, None);
+                match &item.value {
+                    Some(InitValue::Int(v)) => cx.init[cell as usize] = v.value,
+                    Some(InitValue::Addr(a)) => {
+                        let c = cx.location(a, None);
+                        cx.init[cell as usize] = ir::cell_address(c);
+                    }
+                    Some(InitValue::Array(_, span)) => cx.diags.push(
+                        Diagnostic::error("E0111", *span, format!("`{}` is a scalar", id.name))
+                            .with_help(format!("declare an array as `{}[N]={{...}}`", id.name)),
+                    ),
+                    None => {}
+                }
+            }
+            InitTarget::Array(id, n) => {
+                if n.value < 1 || n.value > 1 << 16 {
+                    cx.diags.push(Diagnostic::error(
+                        "E0112",
+                        n.span,
+                        format!("array length {} is out of range", n.value),
+                    ));
+                    continue;
+                }
+                let base = cx.location(id, Some(n.value as u32));
+                match &item.value {
+                    Some(InitValue::Array(vals, span)) => {
+                        if vals.len() as i64 > n.value {
+                            cx.diags.push(Diagnostic::error(
+                                "E0113",
+                                *span,
+                                format!("{} values for an array of length {}", vals.len(), n.value),
+                            ));
+                        }
+                        for (k, v) in vals.iter().enumerate().take(n.value as usize) {
+                            cx.init[base as usize + k] = v.value;
+                        }
+                    }
+                    Some(InitValue::Int(v)) => {
+                        for k in 0..n.value as usize {
+                            cx.init[base as usize + k] = v.value;
+                        }
+                    }
+                    Some(InitValue::Addr(a)) => cx.diags.push(Diagnostic::error(
+                        "E0111",
+                        a.span,
+                        "an array cannot be initialised with an address",
+                    )),
+                    None => {}
+                }
+            }
+            InitTarget::Reg(..) => {}
+        }
+    }
+    for item in &file.init {
+        if let InitTarget::Reg(t, r) = &item.target {
+            let Some(th) = threads.get_mut(t.value as usize).filter(|_| t.value >= 0) else {
+                cx.diags.push(
+                    Diagnostic::error("E0114", t.span, format!("no thread {}", t.value))
+                        .with_label(format!(
+                            "the test has {} thread{}",
+                            file.threads.len(),
+                            if file.threads.len() == 1 { "" } else { "s" }
+                        )),
+                );
+                continue;
+            };
+            let Some(fam) = register_family(&r.name) else {
+                cx.diags.push(Diagnostic::error(
+                    "E0115",
+                    r.span,
+                    format!("unknown x86 register `{}`", r.name),
+                ));
+                continue;
+            };
+            let reg = th.family_reg(&fam, r, &mut cx.symbols);
+            let v = match &item.value {
+                Some(InitValue::Int(v)) => v.value,
+                Some(InitValue::Addr(a)) => {
+                    let c = cx.location(a, None);
+                    ir::cell_address(c)
+                }
+                Some(InitValue::Array(_, span)) => {
+                    cx.diags.push(Diagnostic::error(
+                        "E0111",
+                        *span,
+                        "a register holds one value",
+                    ));
+                    0
+                }
+                None => 0,
+            };
+            th.init_regs[reg as usize] = v;
+        }
+    }
+
+    let mut table = StmtTable::new(cx.src, lines);
+    let mut loops = vec![0u16; threads.len()];
+    for (ti, cells) in file.code.iter().enumerate() {
+        let th = &mut threads[ti];
+        lower_thread(cx, th, cells, &mut table, &mut loops[ti]);
+    }
+
+    let mut observables = Vec::new();
+    for l in &file.locations {
+        let (expr, name) = cond_loc(cx, &mut threads, l);
+        if let Some(kind) = observable_kind(&expr) {
+            if !observables.iter().any(|o: &ir::Observable| o.kind == kind) {
+                observables.push(ir::Observable { name, kind });
+            }
+        }
+    }
+    let condition = file.final_.as_ref().map(|f| {
+        let expr = lower_cond(cx, &mut threads, &f.cond, &mut observables);
+        let text = f
+            .cond
+            .span
+            .text(cx.src)
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ");
+        ir::Condition {
+            quantifier: f.quantifier,
+            expr,
+            text: crate::native::lower::strip_parens(&text).to_string(),
+            span: f.span,
+        }
+    });
+    let filter = file.filter.as_ref().map(|c| {
+        let mut ignored = Vec::new();
+        lower_cond(cx, &mut threads, c, &mut ignored)
+    });
+
+    ir::Program {
+        name: file.name.name.clone(),
+        doc: file.doc.as_ref().map(|d| d.0.clone()),
+        dialect: Dialect::HerdX86,
+        locations: cx.locations.clone(),
+        init: cx.init.clone(),
+        threads: threads
+            .into_iter()
+            .zip(&file.threads)
+            .zip(loops)
+            .map(|((t, id), loops)| ir::Thread {
+                name: t.name,
+                name_span: id.span,
+                regs: t.regs,
+                init_regs: t.init_regs,
+                code: t.code,
+                loops,
+            })
+            .collect(),
+        stmts: table.stmts,
+        condition,
+        filter,
+        observables,
+    }
+}
+
+fn observable_kind(e: &ir::CondExpr) -> Option<ir::ObservableKind> {
+    match e {
+        ir::CondExpr::Reg { thread, reg } => Some(ir::ObservableKind::Reg {
+            thread: *thread,
+            reg: *reg,
+        }),
+        ir::CondExpr::Mem(c) => Some(ir::ObservableKind::Mem(*c)),
+        _ => None,
+    }
+}
+
+fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondExpr, String) {
+    match l {
+        CLoc::Reg(t, r) => {
+            let name = format!("{}:{}", t.value, r.name);
+            let Some(th) = threads.get_mut(t.value as usize).filter(|_| t.value >= 0) else {
+                cx.diags.push(
+                    Diagnostic::error("E0114", t.span, format!("no thread {}", t.value))
+                        .with_label(format!("the test has {} threads", threads.len())),
+                );
+                return (ir::CondExpr::Const(0), name);
+            };
+            let Some(fam) = register_family(&r.name) else {
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0115",
+                        r.span,
+                        format!("unknown x86 register `{}`", r.name),
+                    )
+                    .with_label(format!("not a register of thread {}", t.value)),
+                );
+                return (ir::CondExpr::Const(0), name);
+            };
+            // A register the thread never uses still has a value: its initial one.
+            let reg = th.family_reg(&fam, r, &mut cx.symbols);
+            (
+                ir::CondExpr::Reg {
+                    thread: th.index,
+                    reg,
+                },
+                name,
+            )
+        }
+        CLoc::Loc(id) => {
+            let cell = cx.location(id, None);
+            (ir::CondExpr::Mem(cell), id.name.clone())
+        }
+        CLoc::Elem(id, i) => {
+            let base = cx.location(id, None);
+            let len = cx
+                .locations
+                .iter()
+                .find(|l| l.base == base)
+                .map(|l| l.len)
+                .unwrap_or(1);
+            if i.value < 0 || i.value >= len as i64 {
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0116",
+                        i.span,
+                        format!("index {} is out of bounds", i.value),
+                    )
+                    .with_label(format!("`{}` has length {len}", id.name)),
+                );
+                return (ir::CondExpr::Const(0), id.name.clone());
+            }
+            (
+                ir::CondExpr::Mem(base + i.value as u32),
+                format!("{}[{}]", id.name, i.value),
+            )
+        }
+    }
+}
+
+fn lower_cond(
+    cx: &mut Ctx<'_>,
+    threads: &mut [ThreadCtx],
+    c: &CExpr,
+    obs: &mut Vec<ir::Observable>,
+) -> ir::CondExpr {
+    use ir::CondExpr as C;
+    match &c.kind {
+        CExprKind::True => C::Const(1),
+        CExprKind::False => C::Const(0),
+        CExprKind::Not(a) => C::Un(ir::UnOp::Not, Box::new(lower_cond(cx, threads, a, obs))),
+        CExprKind::And(a, b) => C::Bin(
+            BinOp::And,
+            Box::new(lower_cond(cx, threads, a, obs)),
+            Box::new(lower_cond(cx, threads, b, obs)),
+        ),
+        CExprKind::Or(a, b) => C::Bin(
+            BinOp::Or,
+            Box::new(lower_cond(cx, threads, a, obs)),
+            Box::new(lower_cond(cx, threads, b, obs)),
+        ),
+        CExprKind::Eq(l, v, eq) => {
+            let (lhs, name) = cond_loc(cx, threads, l);
+            if let Some(kind) = observable_kind(&lhs) {
+                if !obs.iter().any(|o| o.kind == kind) {
+                    obs.push(ir::Observable { name, kind });
+                }
+            }
+            let rhs = match v {
+                CVal::Int(i) => i.value,
+                CVal::Sym(s) => {
+                    let cell = cx.location(s, None);
+                    ir::cell_address(cell)
+                }
+            };
+            C::Bin(
+                if *eq { BinOp::Eq } else { BinOp::Ne },
+                Box::new(lhs),
+                Box::new(C::Const(rhs)),
+            )
+        }
+    }
+}
+
+fn lower_thread(
+    cx: &mut Ctx<'_>,
+    th: &mut ThreadCtx,
+    cells: &[Cell],
+    table: &mut StmtTable<'_>,
+    loops: &mut u16,
+) {
+    let mut labels: HashMap<String, (u32, Span)> = HashMap::new();
+    let mut label_syms: HashMap<String, usize> = HashMap::new();
+    // (instruction index, label, statement), patched once every label is known.
+    let mut fixups: Vec<(usize, Ident, StmtId)> = Vec::new();
+    for cell in cells {
+        if let Some(l) = &cell.label {
+            if let Some((_, prev)) = labels.get(&l.name) {
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0117",
+                        l.span,
+                        format!("label `{}` is defined twice", l.name),
+                    )
+                    .with_related(*prev, "first defined here"),
+                );
+            } else {
+                labels.insert(l.name.clone(), (th.code.len() as u32, l.span));
+                let s = cx.symbols.add(
+                    &l.name,
+                    SymbolKind::Label,
+                    l.span,
+                    format!("label {} in {}", l.name, th.name),
+                    Some(th.name.clone()),
+                    cell.span,
+                );
+                label_syms.insert(l.name.clone(), s);
+            }
+        }
+        if let Some(ins) = &cell.instr {
+            let sid = table.id(th.index, ins.span);
+            th.temp_next = 0;
+            if let Err(d) = lower_instr(cx, th, ins, sid, &mut fixups) {
+                cx.diags.push(d);
+            }
+        }
+    }
+    let end = th.code.len();
+    let mut trampolines: Vec<Instr> = Vec::new();
+    for (at, label, sid) in fixups {
+        let Some(&(target, _)) = labels.get(&label.name) else {
+            cx.diags.push(Diagnostic::error(
+                "E0118",
+                label.span,
+                format!("unknown label `{}`", label.name),
+            ));
+            continue;
+        };
+        if let Some(&s) = label_syms.get(&label.name) {
+            cx.symbols.reference(s, label.span);
+        }
+        let target = if (target as usize) <= at {
+            // A backward jump starts another loop iteration: count it.
+            let id = *loops;
+            *loops += 1;
+            let t = (end + 1 + trampolines.len()) as u32;
+            trampolines.push(Instr::LoopIter { id, stmt: sid });
+            trampolines.push(Instr::Jump { target });
+            t
+        } else {
+            target
+        };
+        match &mut th.code[at] {
+            Instr::Jump { target: t } | Instr::Branch { target: t, .. } => *t = target,
+            _ => {}
+        }
+    }
+    if !trampolines.is_empty() {
+        th.code.push(Instr::Halt);
+        th.code.extend(trampolines);
+    }
+}
+
+fn lower_instr(
+    cx: &mut Ctx<'_>,
+    th: &mut ThreadCtx,
+    ins: &Instr_,
+    sid: StmtId,
+    fixups: &mut Vec<(usize, Ident, StmtId)>,
+) -> Result<(), Diagnostic> {
+    let Some(m) = normalize_mnemonic(&ins.mnemonic.name) else {
+        return Err(Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
+            .with_label("litmus does not model this instruction")
+            .with_help("supported: MOV, XCHG, XADD, CMPXCHG, ADD, SUB, INC, DEC, AND, OR, XOR, NEG, NOT, shifts, CMP, TEST, Jcc, JMP, MFENCE, SFENCE, LFENCE, NOP, RET, LEA"));
+    };
+    let locked = match &ins.prefix {
+        Some(p) if p.name.eq_ignore_ascii_case("lock") => true,
+        Some(p) => {
+            return Err(Diagnostic::error(
+                "E0121",
+                p.span,
+                format!("unsupported prefix `{}`", p.name),
+            ));
+        }
+        None => false,
+    };
+    // Normalise to Intel order: destination first.
+    let mut ops: Vec<&HOperand> = ins.operands.iter().collect();
+    if cx.arch == Arch::X86_64 {
+        ops.reverse();
+    }
+    let want = |n: std::ops::RangeInclusive<usize>| -> Result<(), Diagnostic> {
+        if n.contains(&ops.len()) {
+            Ok(())
+        } else {
+            Err(Diagnostic::error(
+                "E0122",
+                ins.span,
+                format!(
+                    "`{}` takes {} operand(s), found {}",
+                    ins.mnemonic.name,
+                    fmt_range(&n),
+                    ops.len()
+                ),
+            ))
+        }
+    };
+    let lockable = matches!(
+        m,
+        "xadd" | "cmpxchg" | "add" | "sub" | "inc" | "dec" | "and" | "or" | "xor" | "xchg"
+    );
+    if locked && !lockable {
+        return Err(Diagnostic::error(
+            "E0123",
+            ins.span,
+            format!("`LOCK` cannot prefix `{}`", ins.mnemonic.name),
+        ));
+    }
+    let is_jump = m.starts_with('j');
+    let mut resolved = Vec::new();
+    for o in &ops {
+        resolved.push(resolve(cx, th, o, is_jump)?);
+    }
+    let span_of = |i: usize| ops.get(i).map(|o| o.span()).unwrap_or(ins.span);
+    let as_value = |th: &mut ThreadCtx, o: &Opnd| -> Result<Operand, Diagnostic> {
+        match o {
+            Opnd::Imm(v) => Ok(Operand::Imm(*v)),
+            Opnd::Reg(r) => Ok(Operand::Reg(*r)),
+            Opnd::Mem(a) => {
+                let t = th.temp();
+                th.code.push(Instr::Load {
+                    dst: t,
+                    addr: *a,
+                    stmt: sid,
+                });
+                Ok(Operand::Reg(t))
+            }
+            Opnd::Label(l) => Err(Diagnostic::error(
+                "E0124",
+                l.span,
+                format!("unknown register `{}`", l.name),
+            )),
+        }
+    };
+    let bin_of = |m: &str| match m {
+        "add" | "inc" | "xadd" => BinOp::Add,
+        "sub" | "dec" => BinOp::Sub,
+        "and" => BinOp::BitAnd,
+        "or" => BinOp::BitOr,
+        "xor" => BinOp::BitXor,
+        "shl" | "sal" => BinOp::Shl,
+        "shr" => BinOp::Shr,
+        _ => BinOp::Sar,
+    };
+    match m {
+        "nop" | "endbr64" | "pause" => {}
+        "mfence" | "sfence" | "lfence" => {
+            want(0..=0)?;
+            let kind = match m {
+                "mfence" => FenceKind::Full,
+                "sfence" => FenceKind::WW,
+                _ => FenceKind::RR,
+            };
+            th.code.push(Instr::Fence { kind, stmt: sid });
+        }
+        "ret" => th.code.push(Instr::Halt),
+        "mov" => {
+            want(2..=2)?;
+            match (&resolved[0], &resolved[1]) {
+                (Opnd::Mem(_), Opnd::Mem(_)) => {
+                    return Err(Diagnostic::error(
+                        "E0125",
+                        ins.span,
+                        "x86 cannot move memory to memory",
+                    ))
+                }
+                (Opnd::Mem(a), src) => {
+                    let v = as_value(th, src)?;
+                    th.code.push(Instr::Store {
+                        addr: *a,
+                        val: v,
+                        stmt: sid,
+                    });
+                }
+                (Opnd::Reg(d), Opnd::Mem(a)) => th.code.push(Instr::Load {
+                    dst: *d,
+                    addr: *a,
+                    stmt: sid,
+                }),
+                (Opnd::Reg(d), src) => {
+                    let v = as_value(th, src)?;
+                    th.code.push(Instr::Mov { dst: *d, src: v });
+                }
+                _ => return Err(dest_error(span_of(0))),
+            }
+        }
+        "lea" => {
+            want(2..=2)?;
+            let (Opnd::Reg(d), Opnd::Mem(a)) = (&resolved[0], &resolved[1]) else {
+                return Err(Diagnostic::error(
+                    "E0126",
+                    ins.span,
+                    "`LEA` takes a register and a memory operand",
+                ));
+            };
+            match *a {
+                Addr::Fixed(c) => th.code.push(Instr::Mov {
+                    dst: *d,
+                    src: Operand::Imm(ir::cell_address(c)),
+                }),
+                Addr::Computed { base, index, disp } => {
+                    let mut acc = Operand::Imm(disp);
+                    if let Some(b) = base {
+                        let t = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: t,
+                            op: BinOp::Add,
+                            a: acc,
+                            b: Operand::Reg(b),
+                            stmt: sid,
+                        });
+                        acc = Operand::Reg(t);
+                    }
+                    if let Some((r, s)) = index {
+                        let t = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: t,
+                            op: BinOp::Mul,
+                            a: Operand::Reg(r),
+                            b: Operand::Imm(s),
+                            stmt: sid,
+                        });
+                        let u = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: u,
+                            op: BinOp::Add,
+                            a: acc,
+                            b: Operand::Reg(t),
+                            stmt: sid,
+                        });
+                        acc = Operand::Reg(u);
+                    }
+                    th.code.push(Instr::Mov { dst: *d, src: acc });
+                }
+                Addr::Indexed { .. } => {}
+            }
+        }
+        "xchg" => {
+            want(2..=2)?;
+            match (&resolved[0], &resolved[1]) {
+                (Opnd::Mem(a), Opnd::Reg(r)) | (Opnd::Reg(r), Opnd::Mem(a)) => {
+                    // XCHG with memory is always locked on x86.
+                    let t = th.temp();
+                    th.code.push(Instr::Rmw {
+                        dst: t,
+                        addr: *a,
+                        op: RmwOp::Xchg(Operand::Reg(*r)),
+                        x86_locked: true,
+                        stmt: sid,
+                    });
+                    th.code.push(Instr::Mov {
+                        dst: *r,
+                        src: Operand::Reg(t),
+                    });
+                }
+                (Opnd::Reg(a), Opnd::Reg(b)) => {
+                    let t = th.temp();
+                    th.code.push(Instr::Mov {
+                        dst: t,
+                        src: Operand::Reg(*a),
+                    });
+                    th.code.push(Instr::Mov {
+                        dst: *a,
+                        src: Operand::Reg(*b),
+                    });
+                    th.code.push(Instr::Mov {
+                        dst: *b,
+                        src: Operand::Reg(t),
+                    });
+                }
+                _ => {
+                    return Err(Diagnostic::error(
+                        "E0126",
+                        ins.span,
+                        "`XCHG` takes a register and a register or memory operand",
+                    ))
+                }
+            }
+        }
+        "xadd" => {
+            want(2..=2)?;
+            let Opnd::Reg(r) = resolved[1] else {
+                return Err(Diagnostic::error(
+                    "E0126",
+                    span_of(1),
+                    "the source of `XADD` must be a register",
+                ));
+            };
+            match &resolved[0] {
+                Opnd::Mem(a) => {
+                    let old = th.temp();
+                    if locked {
+                        th.code.push(Instr::Rmw {
+                            dst: old,
+                            addr: *a,
+                            op: RmwOp::Fetch(BinOp::Add, Operand::Reg(r)),
+                            x86_locked: true,
+                            stmt: sid,
+                        });
+                    } else {
+                        th.code.push(Instr::Load {
+                            dst: old,
+                            addr: *a,
+                            stmt: sid,
+                        });
+                        let sum = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: sum,
+                            op: BinOp::Add,
+                            a: Operand::Reg(old),
+                            b: Operand::Reg(r),
+                            stmt: sid,
+                        });
+                        th.code.push(Instr::Store {
+                            addr: *a,
+                            val: Operand::Reg(sum),
+                            stmt: sid,
+                        });
+                    }
+                    let res = th.temp();
+                    th.code.push(Instr::Bin {
+                        dst: res,
+                        op: BinOp::Add,
+                        a: Operand::Reg(old),
+                        b: Operand::Reg(r),
+                        stmt: sid,
+                    });
+                    th.set_flags(Operand::Reg(res), Operand::Imm(0));
+                    th.code.push(Instr::Mov {
+                        dst: r,
+                        src: Operand::Reg(old),
+                    });
+                }
+                Opnd::Reg(d) => {
+                    let old = th.temp();
+                    th.code.push(Instr::Mov {
+                        dst: old,
+                        src: Operand::Reg(*d),
+                    });
+                    th.code.push(Instr::Bin {
+                        dst: *d,
+                        op: BinOp::Add,
+                        a: Operand::Reg(*d),
+                        b: Operand::Reg(r),
+                        stmt: sid,
+                    });
+                    th.code.push(Instr::Mov {
+                        dst: r,
+                        src: Operand::Reg(old),
+                    });
+                    th.set_flags(Operand::Reg(*d), Operand::Imm(0));
+                }
+                _ => return Err(dest_error(span_of(0))),
+            }
+        }
+        "cmpxchg" => {
+            want(2..=2)?;
+            let Opnd::Reg(r) = resolved[1] else {
+                return Err(Diagnostic::error(
+                    "E0126",
+                    span_of(1),
+                    "the source of `CMPXCHG` must be a register",
+                ));
+            };
+            let Opnd::Mem(a) = resolved[0] else {
+                return Err(Diagnostic::error(
+                    "E0126",
+                    span_of(0),
+                    "the destination of `CMPXCHG` must be memory",
+                ));
+            };
+            if !locked {
+                return Err(Diagnostic::error(
+                    "E0127",
+                    ins.span,
+                    "`CMPXCHG` without `LOCK` is not atomic and not supported",
+                )
+                .with_help("write `LOCK CMPXCHG`"));
+            }
+            let rax = th.family_reg(
+                "rax",
+                &Ident {
+                    name: "rax".into(),
+                    span: ins.span,
+                },
+                &mut Symbols::default(),
+            );
+            let old = th.temp();
+            th.code.push(Instr::Rmw {
+                dst: old,
+                addr: a,
+                op: RmwOp::Cas {
+                    expected: Operand::Reg(rax),
+                    new: Operand::Reg(r),
+                },
+                x86_locked: true,
+                stmt: sid,
+            });
+            th.set_flags(Operand::Reg(rax), Operand::Reg(old));
+            th.code.push(Instr::Mov {
+                dst: rax,
+                src: Operand::Reg(old),
+            });
+        }
+        "add" | "sub" | "and" | "or" | "xor" | "inc" | "dec" | "shl" | "sal" | "shr" | "sar" => {
+            let unary = matches!(m, "inc" | "dec");
+            let shift = matches!(m, "shl" | "sal" | "shr" | "sar");
+            if unary {
+                want(1..=1)?;
+            } else if shift {
+                want(1..=2)?;
+            } else {
+                want(2..=2)?;
+            }
+            let op = bin_of(m);
+            let src = if unary || resolved.len() == 1 {
+                Operand::Imm(1)
+            } else {
+                as_value(th, &resolved[1])?
+            };
+            match &resolved[0] {
+                Opnd::Reg(d) => {
+                    th.code.push(Instr::Bin {
+                        dst: *d,
+                        op,
+                        a: Operand::Reg(*d),
+                        b: src,
+                        stmt: sid,
+                    });
+                    th.set_flags(Operand::Reg(*d), Operand::Imm(0));
+                }
+                Opnd::Mem(a) => {
+                    let old = th.temp();
+                    if locked {
+                        th.code.push(Instr::Rmw {
+                            dst: old,
+                            addr: *a,
+                            op: RmwOp::Fetch(op, src),
+                            x86_locked: true,
+                            stmt: sid,
+                        });
+                        let res = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: res,
+                            op,
+                            a: Operand::Reg(old),
+                            b: src,
+                            stmt: sid,
+                        });
+                        th.set_flags(Operand::Reg(res), Operand::Imm(0));
+                    } else {
+                        th.code.push(Instr::Load {
+                            dst: old,
+                            addr: *a,
+                            stmt: sid,
+                        });
+                        let res = th.temp();
+                        th.code.push(Instr::Bin {
+                            dst: res,
+                            op,
+                            a: Operand::Reg(old),
+                            b: src,
+                            stmt: sid,
+                        });
+                        th.code.push(Instr::Store {
+                            addr: *a,
+                            val: Operand::Reg(res),
+                            stmt: sid,
+                        });
+                        th.set_flags(Operand::Reg(res), Operand::Imm(0));
+                    }
+                }
+                _ => return Err(dest_error(span_of(0))),
+            }
+        }
+        "neg" | "not" => {
+            want(1..=1)?;
+            let op = if m == "neg" {
+                ir::UnOp::Neg
+            } else {
+                ir::UnOp::BitNot
+            };
+            match &resolved[0] {
+                Opnd::Reg(d) => th.code.push(Instr::Un {
+                    dst: *d,
+                    op,
+                    a: Operand::Reg(*d),
+                }),
+                Opnd::Mem(a) => {
+                    let old = th.temp();
+                    th.code.push(Instr::Load {
+                        dst: old,
+                        addr: *a,
+                        stmt: sid,
+                    });
+                    let res = th.temp();
+                    th.code.push(Instr::Un {
+                        dst: res,
+                        op,
+                        a: Operand::Reg(old),
+                    });
+                    th.code.push(Instr::Store {
+                        addr: *a,
+                        val: Operand::Reg(res),
+                        stmt: sid,
+                    });
+                }
+                _ => return Err(dest_error(span_of(0))),
+            }
+        }
+        "cmp" | "test" => {
+            want(2..=2)?;
+            let a = as_value(th, &resolved[0])?;
+            let b = as_value(th, &resolved[1])?;
+            if m == "cmp" {
+                th.set_flags(a, b);
+            } else {
+                let t = th.temp();
+                th.code.push(Instr::Bin {
+                    dst: t,
+                    op: BinOp::BitAnd,
+                    a,
+                    b,
+                    stmt: sid,
+                });
+                th.set_flags(Operand::Reg(t), Operand::Imm(0));
+            }
+        }
+        "jmp" => {
+            want(1..=1)?;
+            let Opnd::Label(l) = &resolved[0] else {
+                return Err(Diagnostic::error(
+                    "E0128",
+                    span_of(0),
+                    "a jump target must be a label",
+                ));
+            };
+            fixups.push((th.code.len(), l.clone(), sid));
+            th.code.push(Instr::Jump { target: 0 });
+        }
+        j if is_jump => {
+            want(1..=1)?;
+            let Opnd::Label(l) = &resolved[0] else {
+                return Err(Diagnostic::error(
+                    "E0128",
+                    span_of(0),
+                    "a jump target must be a label",
+                ));
+            };
+            let (fa, fb) = th.flags();
+            let (op, zero_rhs) = match j {
+                "je" | "jz" => (BinOp::Eq, false),
+                "jne" | "jnz" => (BinOp::Ne, false),
+                "jl" | "jnge" => (BinOp::Lt, false),
+                "jle" | "jng" => (BinOp::Le, false),
+                "jg" | "jnle" => (BinOp::Gt, false),
+                "jge" | "jnl" => (BinOp::Ge, false),
+                "jb" | "jnae" | "jc" => (BinOp::LtU, false),
+                "jbe" | "jna" => (BinOp::LeU, false),
+                "ja" | "jnbe" => (BinOp::GtU, false),
+                "jae" | "jnb" | "jnc" => (BinOp::GeU, false),
+                "js" => (BinOp::Lt, true),
+                _ => (BinOp::Ge, true), // jns
+            };
+            let lhs = if zero_rhs {
+                let t = th.temp();
+                th.code.push(Instr::Bin {
+                    dst: t,
+                    op: BinOp::Sub,
+                    a: Operand::Reg(fa),
+                    b: Operand::Reg(fb),
+                    stmt: sid,
+                });
+                Operand::Reg(t)
+            } else {
+                Operand::Reg(fa)
+            };
+            let rhs = if zero_rhs {
+                Operand::Imm(0)
+            } else {
+                Operand::Reg(fb)
+            };
+            let c = th.temp();
+            th.code.push(Instr::Bin {
+                dst: c,
+                op,
+                a: lhs,
+                b: rhs,
+                stmt: sid,
+            });
+            fixups.push((th.code.len(), l.clone(), sid));
+            th.code.push(Instr::Branch {
+                cond: Operand::Reg(c),
+                if_nonzero: true,
+                target: 0,
+            });
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+type Instr_ = super::ast::Instr;
+
+fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
+    if r.start() == r.end() {
+        r.start().to_string()
+    } else {
+        format!("{} to {}", r.start(), r.end())
+    }
+}
+
+fn dest_error(span: Span) -> Diagnostic {
+    Diagnostic::error("E0129", span, "this operand cannot be a destination")
+        .with_label("expected a register or memory")
+}
+
+fn resolve(
+    cx: &mut Ctx<'_>,
+    th: &mut ThreadCtx,
+    o: &HOperand,
+    jump: bool,
+) -> Result<Opnd, Diagnostic> {
+    match o {
+        HOperand::Imm(i) => Ok(Opnd::Imm(i.value)),
+        HOperand::ImmSym(s) => {
+            let c = cx.location(s, None);
+            Ok(Opnd::Imm(ir::cell_address(c)))
+        }
+        HOperand::Reg(name, percent) => match register_family(&name.name) {
+            Some(fam) => Ok(Opnd::Reg(th.family_reg(&fam, name, &mut cx.symbols))),
+            None if jump && !percent => Ok(Opnd::Label(name.clone())),
+            None => Err(Diagnostic::error(
+                "E0124",
+                name.span,
+                format!("unknown register `{}`", name.name),
+            )
+            .with_help(if cx.arch == Arch::X86 {
+                "a memory location is written `[x]`"
+            } else {
+                "a memory location is written `(x)`"
+            })),
+        },
+        HOperand::Mem(m) => {
+            let mut sym: Option<&Ident> = None;
+            let mut regs: Vec<(Reg, i64)> = Vec::new();
+            for p in &m.parts {
+                match register_family(&p.name.name) {
+                    Some(fam) => {
+                        regs.push((th.family_reg(&fam, &p.name, &mut cx.symbols), p.scale))
+                    }
+                    None if p.percent => {
+                        return Err(Diagnostic::error(
+                            "E0124",
+                            p.name.span,
+                            format!("unknown register `{}`", p.name.name),
+                        ))
+                    }
+                    None => {
+                        if let Some(prev) = sym {
+                            return Err(Diagnostic::error(
+                                "E0130",
+                                p.name.span,
+                                "two locations in one address",
+                            )
+                            .with_related(prev.span, "first location"));
+                        }
+                        sym = Some(&p.name);
+                    }
+                }
+            }
+            let base_addr = sym.map(|s| cx.location(s, None));
+            if regs.is_empty() {
+                let Some(base) = base_addr else {
+                    return Err(Diagnostic::error(
+                        "E0131",
+                        m.span,
+                        "an absolute address is not supported",
+                    )
+                    .with_help("name the location, e.g. `[x]`"));
+                };
+                if m.disp % 8 != 0 {
+                    return Err(Diagnostic::error(
+                        "E0132",
+                        m.span,
+                        "displacement is not a multiple of 8",
+                    )
+                    .with_label("litmus models memory as 8-byte cells"));
+                }
+                let cell = base as i64 + m.disp / 8;
+                if cell < 0 || cell as usize >= cx.init.len() {
+                    return Err(Diagnostic::error(
+                        "E0133",
+                        m.span,
+                        "address outside every location",
+                    ));
+                }
+                return Ok(Opnd::Mem(Addr::Fixed(cell as u32)));
+            }
+            if regs.len() > 2 {
+                return Err(Diagnostic::error(
+                    "E0134",
+                    m.span,
+                    "too many registers in one address",
+                ));
+            }
+            let disp = m.disp + base_addr.map(ir::cell_address).unwrap_or(0);
+            let (base, index) = if regs.len() == 2 {
+                (Some(regs[0].0), Some(regs[1]))
+            } else if regs[0].1 == 1 {
+                (Some(regs[0].0), None)
+            } else {
+                (None, Some(regs[0]))
+            };
+            Ok(Opnd::Mem(Addr::Computed { base, index, disp }))
+        }
+    }
+}

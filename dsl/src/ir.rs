@@ -1,0 +1,430 @@
+//! The IR the checker runs: per thread a flat instruction sequence over
+//! registers and memory cells. Both dialects lower to it.
+//!
+//! Invariants (established by lowering, relied on by the checker):
+//! - every jump target is `<= code.len()`; reaching `code.len()` ends the thread;
+//! - every register index is `< regs.len()`, every fixed cell `< mem_size()`;
+//! - every memory event (load, store, rmw, fence) names the statement it
+//!   comes from, so findings map back to source spans;
+//! - `await` is `AwaitStart`, the condition's code, then `AwaitCheck`:
+//!   the code in between has no stores.
+
+use crate::native::ast::{FenceKind, Quantifier};
+use crate::span::Span;
+
+pub type Reg = u16;
+pub type Cell = u32;
+pub type StmtId = u32;
+pub type LoopId = u16;
+
+/// Pointers (herd `0:rax=t`) are byte addresses: cell `c` lives at
+/// `ADDR_BASE + 8 * c`, far from any value a test writes.
+pub const ADDR_BASE: i64 = 1 << 48;
+
+pub fn cell_address(cell: Cell) -> i64 {
+    ADDR_BASE + 8 * cell as i64
+}
+
+/// The cell at a byte address, if it is one.
+pub fn address_cell(addr: i64, mem_size: usize) -> Option<Cell> {
+    let off = addr.checked_sub(ADDR_BASE)?;
+    (off >= 0 && off % 8 == 0 && ((off / 8) as usize) < mem_size).then_some((off / 8) as Cell)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    Native,
+    HerdX86,
+}
+
+impl Dialect {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Dialect::Native => "native",
+            Dialect::HerdX86 => "herd-x86",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Reg(Reg),
+    Imm(i64),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Addr {
+    Fixed(Cell),
+    /// `base[index]`, bounds-checked against `len` at run time.
+    Indexed {
+        base: Cell,
+        len: u32,
+        index: Operand,
+    },
+    /// A byte address `base + index * scale + disp` (herd x86 pointers).
+    Computed {
+        base: Option<Reg>,
+        index: Option<(Reg, i64)>,
+        disp: i64,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    Not,
+    Neg,
+    BitNot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    Sar,
+    /// Logical, on 0/non-0 (no short circuit: used in final conditions).
+    And,
+    Or,
+}
+
+impl BinOp {
+    /// Evaluate; `None` on division by zero.
+    pub fn eval(self, a: i64, b: i64) -> Option<i64> {
+        use BinOp::*;
+        Some(match self {
+            Add => a.wrapping_add(b),
+            Sub => a.wrapping_sub(b),
+            Mul => a.wrapping_mul(b),
+            Div => {
+                if b == 0 {
+                    return None;
+                }
+                a.wrapping_div(b)
+            }
+            Rem => {
+                if b == 0 {
+                    return None;
+                }
+                a.wrapping_rem(b)
+            }
+            Eq => (a == b) as i64,
+            Ne => (a != b) as i64,
+            Lt => (a < b) as i64,
+            Le => (a <= b) as i64,
+            Gt => (a > b) as i64,
+            Ge => (a >= b) as i64,
+            LtU => ((a as u64) < (b as u64)) as i64,
+            LeU => ((a as u64) <= (b as u64)) as i64,
+            GtU => ((a as u64) > (b as u64)) as i64,
+            GeU => ((a as u64) >= (b as u64)) as i64,
+            BitAnd => a & b,
+            BitOr => a | b,
+            BitXor => a ^ b,
+            Shl => a.wrapping_shl(b as u32 & 63),
+            Shr => ((a as u64) >> (b as u32 & 63)) as i64,
+            Sar => a >> (b as u32 & 63),
+            And => (a != 0 && b != 0) as i64,
+            Or => (a != 0 || b != 0) as i64,
+        })
+    }
+}
+
+impl UnOp {
+    pub fn eval(self, a: i64) -> i64 {
+        match self {
+            UnOp::Not => (a == 0) as i64,
+            UnOp::Neg => a.wrapping_neg(),
+            UnOp::BitNot => !a,
+        }
+    }
+}
+
+/// What an atomic read-modify-write writes, given the value it read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    Xchg(Operand),
+    /// `old op v` (fetch_add, LOCK ADD/INC/DEC/AND/OR/XOR/XADD).
+    Fetch(BinOp, Operand),
+    /// Writes `new` when the old value equals `expected` (else writes it back).
+    Cas {
+        expected: Operand,
+        new: Operand,
+    },
+    /// `lock(m)`: enabled only while `m == 0`; writes 1.
+    Lock,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Instr {
+    Load {
+        dst: Reg,
+        addr: Addr,
+        stmt: StmtId,
+    },
+    Store {
+        addr: Addr,
+        val: Operand,
+        stmt: StmtId,
+    },
+    /// One atomic event; `dst` gets the old value. `x86_locked`: an x86 LOCK'd
+    /// instruction or XCHG, a full fence under every model; otherwise the
+    /// native semantics (TSO: drain the buffer; PSO: drain this location's).
+    Rmw {
+        dst: Reg,
+        addr: Addr,
+        op: RmwOp,
+        x86_locked: bool,
+        stmt: StmtId,
+    },
+    Fence {
+        kind: FenceKind,
+        stmt: StmtId,
+    },
+    Mov {
+        dst: Reg,
+        src: Operand,
+    },
+    Un {
+        dst: Reg,
+        op: UnOp,
+        a: Operand,
+    },
+    Bin {
+        dst: Reg,
+        op: BinOp,
+        a: Operand,
+        b: Operand,
+        stmt: StmtId,
+    },
+    Jump {
+        target: u32,
+    },
+    /// Jump when `cond != 0` (`if_nonzero`) or `cond == 0`.
+    Branch {
+        cond: Operand,
+        if_nonzero: bool,
+        target: u32,
+    },
+    /// Entering a loop: reset its iteration counter.
+    LoopEnter {
+        id: LoopId,
+    },
+    /// One more iteration of a loop; cuts the execution past the loop bound.
+    LoopIter {
+        id: LoopId,
+        stmt: StmtId,
+    },
+    Assert {
+        cond: Operand,
+        stmt: StmtId,
+    },
+    Assume {
+        cond: Operand,
+        stmt: StmtId,
+    },
+    /// Start of an `await`; its check is at `check`.
+    AwaitStart {
+        check: u32,
+        stmt: StmtId,
+    },
+    /// The thread may pass only when `cond != 0`.
+    AwaitCheck {
+        cond: Operand,
+        start: u32,
+        stmt: StmtId,
+    },
+    /// End the thread (`return` in a thread body, x86 `RET`).
+    Halt,
+}
+
+impl Instr {
+    /// The statement of a memory event.
+    pub fn event_stmt(&self) -> Option<StmtId> {
+        match *self {
+            Instr::Load { stmt, .. }
+            | Instr::Store { stmt, .. }
+            | Instr::Rmw { stmt, .. }
+            | Instr::Fence { stmt, .. } => Some(stmt),
+            _ => None,
+        }
+    }
+    pub fn is_memory_access(&self) -> bool {
+        matches!(
+            self,
+            Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. }
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegKind {
+    /// Declared by the user (`let`, or an x86 register); observable.
+    User,
+    /// A temporary of expression evaluation or an inlined function.
+    Temp,
+}
+
+#[derive(Clone, Debug)]
+pub struct RegInfo {
+    pub name: String,
+    pub kind: RegKind,
+}
+
+#[derive(Clone, Debug)]
+pub struct Thread {
+    pub name: String,
+    pub name_span: Span,
+    pub regs: Vec<RegInfo>,
+    /// Initial register values (herd `0:rax=1`), indexed like `regs`.
+    pub init_regs: Vec<i64>,
+    pub code: Vec<Instr>,
+    pub loops: u16,
+}
+
+impl Thread {
+    pub fn reg_by_name(&self, name: &str) -> Option<Reg> {
+        self.regs
+            .iter()
+            .position(|r| r.kind == RegKind::User && r.name == name)
+            .map(|i| i as Reg)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Location {
+    pub name: String,
+    pub span: Option<Span>,
+    pub base: Cell,
+    pub len: u32,
+    pub is_array: bool,
+}
+
+/// A source statement: what findings point at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StmtInfo {
+    pub thread: u16,
+    pub span: Span,
+    /// The statement's text without a trailing `;`, on one line.
+    pub text: String,
+    /// 1-based line and column of the start, and just past the end.
+    pub line: u32,
+    pub col: u32,
+    pub end_line: u32,
+    pub end_col: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum CondExpr {
+    Const(i64),
+    Reg { thread: u16, reg: Reg },
+    Mem(Cell),
+    Un(UnOp, Box<CondExpr>),
+    Bin(BinOp, Box<CondExpr>, Box<CondExpr>),
+}
+
+impl CondExpr {
+    pub fn eval(&self, reg: &impl Fn(u16, Reg) -> i64, mem: &impl Fn(Cell) -> i64) -> i64 {
+        match self {
+            CondExpr::Const(v) => *v,
+            CondExpr::Reg { thread, reg: r } => reg(*thread, *r),
+            CondExpr::Mem(c) => mem(*c),
+            CondExpr::Un(op, a) => op.eval(a.eval(reg, mem)),
+            CondExpr::Bin(op, a, b) => op.eval(a.eval(reg, mem), b.eval(reg, mem)).unwrap_or(0),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Condition {
+    pub quantifier: Quantifier,
+    pub expr: CondExpr,
+    /// The predicate's source text, on one line, without enclosing parentheses.
+    pub text: String,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObservableKind {
+    Reg { thread: u16, reg: Reg },
+    Mem(Cell),
+}
+
+/// Something a final state is projected on (herd's `States`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Observable {
+    pub name: String,
+    pub kind: ObservableKind,
+}
+
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub name: String,
+    pub doc: Option<String>,
+    pub dialect: Dialect,
+    pub locations: Vec<Location>,
+    /// Initial value of every cell.
+    pub init: Vec<i64>,
+    pub threads: Vec<Thread>,
+    pub stmts: Vec<StmtInfo>,
+    pub condition: Option<Condition>,
+    pub filter: Option<CondExpr>,
+    pub observables: Vec<Observable>,
+}
+
+impl Program {
+    pub fn mem_size(&self) -> usize {
+        self.init.len()
+    }
+
+    /// Display name of a cell: `x` or `a[2]`.
+    pub fn cell_name(&self, cell: Cell) -> String {
+        for l in &self.locations {
+            if cell >= l.base && cell < l.base + l.len {
+                return if l.is_array {
+                    format!("{}[{}]", l.name, cell - l.base)
+                } else {
+                    l.name.clone()
+                };
+            }
+        }
+        format!("#{cell}")
+    }
+
+    pub fn location(&self, name: &str) -> Option<&Location> {
+        self.locations.iter().find(|l| l.name == name)
+    }
+
+    /// Number of memory events (loads, stores, atomics, fences) in the code.
+    pub fn event_count(&self) -> usize {
+        self.threads
+            .iter()
+            .flat_map(|t| &t.code)
+            .filter(|i| i.event_stmt().is_some())
+            .count()
+    }
+
+    /// Render a value: pointers as the location they point to.
+    pub fn show_value(&self, v: i64) -> String {
+        match address_cell(v, self.mem_size()) {
+            Some(c) => self.cell_name(c),
+            None => v.to_string(),
+        }
+    }
+}

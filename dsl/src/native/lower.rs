@@ -1,0 +1,796 @@
+//! Lowering of an analysed native file to the IR. Runs only on files sema
+//! accepted, so name lookups cannot fail (fallbacks exist, but never panic).
+
+use super::ast::*;
+use super::sema::Sema;
+use crate::ir::{self, Addr, Instr, Operand, Reg, RegInfo, RegKind, StmtId, StmtInfo};
+use crate::span::{LineIndex, Span};
+use std::collections::HashMap;
+
+pub(crate) struct Shared {
+    pub(crate) locations: Vec<ir::Location>,
+    pub(crate) init: Vec<i64>,
+}
+
+/// Shared state of one lowering: memory layout and the statement table.
+pub(crate) struct StmtTable<'a> {
+    pub(crate) src: &'a str,
+    pub(crate) lines: &'a LineIndex,
+    pub(crate) stmts: Vec<StmtInfo>,
+    ids: HashMap<(u16, Span), StmtId>,
+}
+
+impl<'a> StmtTable<'a> {
+    pub(crate) fn new(src: &'a str, lines: &'a LineIndex) -> Self {
+        StmtTable {
+            src,
+            lines,
+            stmts: Vec::new(),
+            ids: HashMap::new(),
+        }
+    }
+
+    /// The id of the statement at `span` in `thread` (inlined code included).
+    pub(crate) fn id(&mut self, thread: u16, span: Span) -> StmtId {
+        if let Some(&id) = self.ids.get(&(thread, span)) {
+            return id;
+        }
+        let raw = span.text(self.src).trim();
+        let raw = raw.strip_suffix(';').unwrap_or(raw).trim_end();
+        let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+        let (line, col) = self.lines.line_col(self.src, span.start);
+        let (end_line, end_col) = self.lines.line_col(self.src, span.end);
+        self.stmts.push(StmtInfo {
+            thread,
+            span,
+            text,
+            line,
+            col,
+            end_line,
+            end_col,
+        });
+        let id = (self.stmts.len() - 1) as StmtId;
+        self.ids.insert((thread, span), id);
+        id
+    }
+}
+
+struct Inline {
+    result: Reg,
+    exits: Vec<usize>,
+}
+
+struct ThreadLowerer<'l, 'a> {
+    thread: u16,
+    sema: &'l Sema<'a>,
+    mem: &'l HashMap<&'a str, (u32, u32, bool)>,
+    table: &'l mut StmtTable<'a>,
+    code: Vec<Instr>,
+    regs: Vec<RegInfo>,
+    /// User registers by name (sibling blocks share a register).
+    user: HashMap<String, Reg>,
+    /// Frames of scopes: a function body sees only its own frame.
+    frames: Vec<Vec<HashMap<String, Reg>>>,
+    live_temps: Vec<Reg>,
+    free_temps: Vec<Reg>,
+    inlines: Vec<Inline>,
+    loops: u16,
+    halts: Vec<usize>,
+}
+
+impl<'l, 'a> ThreadLowerer<'l, 'a> {
+    fn pc(&self) -> u32 {
+        self.code.len() as u32
+    }
+
+    fn emit(&mut self, i: Instr) -> usize {
+        self.code.push(i);
+        self.code.len() - 1
+    }
+
+    fn patch(&mut self, at: usize, target: u32) {
+        match &mut self.code[at] {
+            Instr::Jump { target: t } | Instr::Branch { target: t, .. } => *t = target,
+            Instr::AwaitStart { check, .. } => *check = target,
+            _ => {}
+        }
+    }
+
+    fn temp(&mut self) -> Reg {
+        let r = match self.free_temps.pop() {
+            Some(r) => r,
+            None => {
+                self.regs.push(RegInfo {
+                    name: format!("%t{}", self.regs.len()),
+                    kind: RegKind::Temp,
+                });
+                (self.regs.len() - 1) as Reg
+            }
+        };
+        self.live_temps.push(r);
+        r
+    }
+
+    fn release_to(&mut self, mark: usize) {
+        while self.live_temps.len() > mark {
+            let r = self.live_temps.pop().unwrap();
+            self.free_temps.push(r);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Reg> {
+        self.frames
+            .last()?
+            .iter()
+            .rev()
+            .find_map(|s| s.get(name).copied())
+    }
+
+    fn bind(&mut self, name: &str, r: Reg) {
+        if let Some(scope) = self.frames.last_mut().and_then(|f| f.last_mut()) {
+            scope.insert(name.to_string(), r);
+        }
+    }
+
+    fn block(&mut self, b: &'a Block) {
+        if let Some(f) = self.frames.last_mut() {
+            f.push(HashMap::new());
+        }
+        for s in &b.stmts {
+            self.stmt(s);
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.pop();
+        }
+    }
+
+    fn sid(&mut self, span: Span) -> StmtId {
+        self.table.id(self.thread, span)
+    }
+
+    /// `if (c)` / `while (c)`: the header up to the closing parenthesis.
+    fn header_span(&self, s: &Stmt, cond: &Expr) -> Span {
+        let src = self.table.src;
+        let mut end = cond.span.end;
+        let rest = &src[end.min(src.len())..];
+        let skipped = rest.len() - rest.trim_start().len();
+        if rest[skipped..].starts_with(')') {
+            end += skipped + 1;
+        }
+        Span::new(s.span.start, end)
+    }
+
+    fn stmt(&mut self, s: &'a Stmt) {
+        // A function's `let` lives until the inlined body ends: allocate it
+        // below this statement's temporaries.
+        let local = match &s.kind {
+            StmtKind::Let { name, .. } if !self.inlines.is_empty() => Some((name, self.temp())),
+            _ => None,
+        };
+        let mark = self.live_temps.len();
+        match &s.kind {
+            StmtKind::Let { name, value } => {
+                let sid = self.sid(s.span);
+                let v = self.expr(value, sid);
+                let r = match local {
+                    Some((_, r)) => {
+                        self.regs[r as usize].name = name.name.clone();
+                        r
+                    }
+                    None => match self.user.get(&name.name) {
+                        Some(&r) => r,
+                        None => {
+                            self.regs.push(RegInfo {
+                                name: name.name.clone(),
+                                kind: RegKind::User,
+                            });
+                            let r = (self.regs.len() - 1) as Reg;
+                            self.user.insert(name.name.clone(), r);
+                            r
+                        }
+                    },
+                };
+                self.emit(Instr::Mov { dst: r, src: v });
+                self.bind(&name.name, r);
+            }
+            StmtKind::Assign { target, value } => {
+                let sid = self.sid(s.span);
+                let v = self.expr(value, sid);
+                if let Some(r) = self.lookup(&target.name.name) {
+                    self.emit(Instr::Mov { dst: r, src: v });
+                } else {
+                    let addr = self.addr(target, sid);
+                    self.emit(Instr::Store {
+                        addr,
+                        val: v,
+                        stmt: sid,
+                    });
+                }
+            }
+            StmtKind::If { cond, then, els } => {
+                let sid = self.sid(self.header_span(s, cond));
+                let c = self.expr(cond, sid);
+                let to_else = self.emit(Instr::Branch {
+                    cond: c,
+                    if_nonzero: false,
+                    target: 0,
+                });
+                self.block(then);
+                match els.as_deref() {
+                    None => {
+                        let pc = self.pc();
+                        self.patch(to_else, pc);
+                    }
+                    Some(e) => {
+                        let to_end = self.emit(Instr::Jump { target: 0 });
+                        let pc = self.pc();
+                        self.patch(to_else, pc);
+                        match e {
+                            Else::Block(b) => self.block(b),
+                            Else::If(s) => self.stmt(s),
+                        }
+                        let pc = self.pc();
+                        self.patch(to_end, pc);
+                    }
+                }
+            }
+            StmtKind::While { cond, body } => {
+                let sid = self.sid(self.header_span(s, cond));
+                let id = self.loops;
+                self.loops += 1;
+                self.emit(Instr::LoopEnter { id });
+                let head = self.pc();
+                let c = self.expr(cond, sid);
+                let exit = self.emit(Instr::Branch {
+                    cond: c,
+                    if_nonzero: false,
+                    target: 0,
+                });
+                self.emit(Instr::LoopIter { id, stmt: sid });
+                self.block(body);
+                self.emit(Instr::Jump { target: head });
+                let pc = self.pc();
+                self.patch(exit, pc);
+            }
+            StmtKind::Await(e) => {
+                let sid = self.sid(s.span);
+                let start = self.emit(Instr::AwaitStart {
+                    check: 0,
+                    stmt: sid,
+                });
+                let c = self.expr(e, sid);
+                let check = self.emit(Instr::AwaitCheck {
+                    cond: c,
+                    start: start as u32,
+                    stmt: sid,
+                });
+                self.patch(start, check as u32);
+            }
+            StmtKind::Assert(e) => {
+                let sid = self.sid(s.span);
+                let c = self.expr(e, sid);
+                self.emit(Instr::Assert { cond: c, stmt: sid });
+            }
+            StmtKind::Assume(e) => {
+                let sid = self.sid(s.span);
+                let c = self.expr(e, sid);
+                self.emit(Instr::Assume { cond: c, stmt: sid });
+            }
+            StmtKind::Fence(kind) => {
+                let sid = self.sid(s.span);
+                self.emit(Instr::Fence {
+                    kind: *kind,
+                    stmt: sid,
+                });
+            }
+            StmtKind::Lock(m) => {
+                let sid = self.sid(s.span);
+                let dst = self.temp();
+                let addr = Addr::Fixed(self.cell(&m.name));
+                self.emit(Instr::Rmw {
+                    dst,
+                    addr,
+                    op: ir::RmwOp::Lock,
+                    x86_locked: false,
+                    stmt: sid,
+                });
+            }
+            StmtKind::Unlock(m) => {
+                let sid = self.sid(s.span);
+                let addr = Addr::Fixed(self.cell(&m.name));
+                self.emit(Instr::Store {
+                    addr,
+                    val: Operand::Imm(0),
+                    stmt: sid,
+                });
+            }
+            StmtKind::Return(e) => {
+                let sid = self.sid(s.span);
+                let v = e.as_ref().map(|e| self.expr(e, sid));
+                match self.inlines.last().map(|i| i.result) {
+                    Some(result) => {
+                        if let Some(v) = v {
+                            self.emit(Instr::Mov {
+                                dst: result,
+                                src: v,
+                            });
+                        }
+                        let j = self.emit(Instr::Jump { target: 0 });
+                        self.inlines.last_mut().unwrap().exits.push(j);
+                    }
+                    None => {
+                        let j = self.emit(Instr::Jump { target: 0 });
+                        self.halts.push(j);
+                    }
+                }
+            }
+            StmtKind::Expr(e) => {
+                let sid = self.sid(s.span);
+                self.expr(e, sid);
+            }
+            StmtKind::Error => {}
+        }
+        self.release_to(mark);
+    }
+
+    fn cell(&self, name: &str) -> u32 {
+        self.mem.get(name).map(|m| m.0).unwrap_or(0)
+    }
+
+    fn addr(&mut self, lv: &'a LValue, sid: StmtId) -> Addr {
+        let (base, len, is_array) = self
+            .mem
+            .get(lv.name.name.as_str())
+            .copied()
+            .unwrap_or((0, 1, false));
+        match (&lv.index, is_array) {
+            (Some(i), true) => match self.expr(i, sid) {
+                Operand::Imm(v) if v >= 0 && v < len as i64 => Addr::Fixed(base + v as u32),
+                index => Addr::Indexed { base, len, index },
+            },
+            _ => Addr::Fixed(base),
+        }
+    }
+
+    fn load(&mut self, addr: Addr, sid: StmtId) -> Operand {
+        let dst = self.temp();
+        self.emit(Instr::Load {
+            dst,
+            addr,
+            stmt: sid,
+        });
+        Operand::Reg(dst)
+    }
+
+    fn bin(&mut self, op: ir::BinOp, a: Operand, b: Operand, sid: StmtId) -> Operand {
+        if let (Operand::Imm(x), Operand::Imm(y)) = (a, b) {
+            if let Some(v) = op.eval(x, y) {
+                return Operand::Imm(v);
+            }
+        }
+        let dst = self.temp();
+        self.emit(Instr::Bin {
+            dst,
+            op,
+            a,
+            b,
+            stmt: sid,
+        });
+        Operand::Reg(dst)
+    }
+
+    fn expr(&mut self, e: &'a Expr, sid: StmtId) -> Operand {
+        match &e.kind {
+            ExprKind::Int(v) => Operand::Imm(*v),
+            ExprKind::Bool(b) => Operand::Imm(*b as i64),
+            ExprKind::Error | ExprKind::ThreadReg(..) => Operand::Imm(0),
+            ExprKind::Var(name) => match self.lookup(&name.name) {
+                Some(r) => Operand::Reg(r),
+                None => {
+                    let c = self.cell(&name.name);
+                    self.load(Addr::Fixed(c), sid)
+                }
+            },
+            ExprKind::Index(name, i) => {
+                let (base, len, _) = self
+                    .mem
+                    .get(name.name.as_str())
+                    .copied()
+                    .unwrap_or((0, 1, false));
+                let addr = match self.expr(i, sid) {
+                    Operand::Imm(v) if v >= 0 && v < len as i64 => Addr::Fixed(base + v as u32),
+                    index => Addr::Indexed { base, len, index },
+                };
+                self.load(addr, sid)
+            }
+            ExprKind::Unary(op, a) => {
+                let v = self.expr(a, sid);
+                let op = match op {
+                    UnOp::Not => ir::UnOp::Not,
+                    UnOp::Neg => ir::UnOp::Neg,
+                };
+                if let Operand::Imm(x) = v {
+                    return Operand::Imm(op.eval(x));
+                }
+                let dst = self.temp();
+                self.emit(Instr::Un { dst, op, a: v });
+                Operand::Reg(dst)
+            }
+            ExprKind::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                // Short circuit: the right operand's loads happen only if needed.
+                let is_and = *op == BinOp::And;
+                let av = self.expr(a, sid);
+                if let Operand::Imm(x) = av {
+                    if (x != 0) != is_and {
+                        return Operand::Imm((x != 0) as i64);
+                    }
+                    let bv = self.expr(b, sid);
+                    return self.bin(ir::BinOp::Ne, bv, Operand::Imm(0), sid);
+                }
+                let t = self.temp();
+                self.emit(Instr::Bin {
+                    dst: t,
+                    op: ir::BinOp::Ne,
+                    a: av,
+                    b: Operand::Imm(0),
+                    stmt: sid,
+                });
+                let skip = self.emit(Instr::Branch {
+                    cond: Operand::Reg(t),
+                    if_nonzero: !is_and,
+                    target: 0,
+                });
+                let bv = self.expr(b, sid);
+                self.emit(Instr::Bin {
+                    dst: t,
+                    op: ir::BinOp::Ne,
+                    a: bv,
+                    b: Operand::Imm(0),
+                    stmt: sid,
+                });
+                let pc = self.pc();
+                self.patch(skip, pc);
+                Operand::Reg(t)
+            }
+            ExprKind::Binary(op, a, b) => {
+                let av = self.expr(a, sid);
+                let bv = self.expr(b, sid);
+                self.bin(map_binop(*op), av, bv, sid)
+            }
+            ExprKind::Call(f, args) => self.inline(f, args, sid),
+            ExprKind::Cas(lv, a, b) => {
+                let addr = self.addr(lv, sid);
+                let expected = self.expr(a, sid);
+                let new = self.expr(b, sid);
+                let dst = self.temp();
+                let op = ir::RmwOp::Cas { expected, new };
+                self.emit(Instr::Rmw {
+                    dst,
+                    addr,
+                    op,
+                    x86_locked: false,
+                    stmt: sid,
+                });
+                Operand::Reg(dst)
+            }
+            ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
+                let addr = self.addr(lv, sid);
+                let v = self.expr(a, sid);
+                let op = if matches!(e.kind, ExprKind::Xchg(..)) {
+                    ir::RmwOp::Xchg(v)
+                } else {
+                    ir::RmwOp::Fetch(ir::BinOp::Add, v)
+                };
+                let dst = self.temp();
+                self.emit(Instr::Rmw {
+                    dst,
+                    addr,
+                    op,
+                    x86_locked: false,
+                    stmt: sid,
+                });
+                Operand::Reg(dst)
+            }
+        }
+    }
+
+    fn inline(&mut self, f: &'a Ident, args: &'a [Expr], sid: StmtId) -> Operand {
+        let Some(def) = self.sema.fns.get(f.name.as_str()).map(|i| i.def) else {
+            return Operand::Imm(0);
+        };
+        let vals: Vec<Operand> = args.iter().map(|a| self.expr(a, sid)).collect();
+        let result = self.temp();
+        self.emit(Instr::Mov {
+            dst: result,
+            src: Operand::Imm(0),
+        });
+        let mark = self.live_temps.len();
+        self.frames.push(vec![HashMap::new()]);
+        for (p, v) in def.params.iter().zip(vals) {
+            let r = self.temp();
+            self.regs[r as usize].name = format!("{}.{}", def.name.name, p.name);
+            self.emit(Instr::Mov { dst: r, src: v });
+            self.bind(&p.name, r);
+        }
+        self.inlines.push(Inline {
+            result,
+            exits: Vec::new(),
+        });
+        self.block(&def.body);
+        let inline = self.inlines.pop().unwrap();
+        let end = self.pc();
+        for j in inline.exits {
+            self.patch(j, end);
+        }
+        self.frames.pop();
+        self.release_to(mark);
+        Operand::Reg(result)
+    }
+}
+
+fn map_binop(op: BinOp) -> ir::BinOp {
+    match op {
+        BinOp::Or => ir::BinOp::Or,
+        BinOp::And => ir::BinOp::And,
+        BinOp::Eq => ir::BinOp::Eq,
+        BinOp::Ne => ir::BinOp::Ne,
+        BinOp::Lt => ir::BinOp::Lt,
+        BinOp::Le => ir::BinOp::Le,
+        BinOp::Gt => ir::BinOp::Gt,
+        BinOp::Ge => ir::BinOp::Ge,
+        BinOp::Add => ir::BinOp::Add,
+        BinOp::Sub => ir::BinOp::Sub,
+        BinOp::Mul => ir::BinOp::Mul,
+        BinOp::Div => ir::BinOp::Div,
+        BinOp::Rem => ir::BinOp::Rem,
+    }
+}
+
+/// Name -> (base cell, length, is array), borrowing names from the AST.
+fn file_locations<'f>(
+    file: &'f File,
+    locations: &[ir::Location],
+) -> HashMap<&'f str, (u32, u32, bool)> {
+    let mut out = HashMap::new();
+    for item in &file.items {
+        if let Item::Shared(d) = item {
+            for v in &d.vars {
+                if let Some(l) = locations.iter().find(|l| l.name == v.name.name) {
+                    out.entry(v.name.name.as_str())
+                        .or_insert((l.base, l.len, l.is_array));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn layout(file: &File) -> Shared {
+    let mut locations = Vec::new();
+    let mut init = Vec::new();
+    for item in &file.items {
+        if let Item::Shared(d) = item {
+            for v in &d.vars {
+                if locations
+                    .iter()
+                    .any(|l: &ir::Location| l.name == v.name.name)
+                {
+                    continue;
+                }
+                let len = v.len.map(|n| n.value.clamp(1, 1 << 16) as u32).unwrap_or(1);
+                let base = init.len() as u32;
+                let mut vals = vec![0i64; len as usize];
+                match &v.init {
+                    Some(Init::Scalar(i)) => vals[0] = i.value,
+                    Some(Init::Array(xs, _)) => {
+                        for (slot, x) in vals.iter_mut().zip(xs) {
+                            *slot = x.value;
+                        }
+                    }
+                    None => {}
+                }
+                init.extend(vals);
+                locations.push(ir::Location {
+                    name: v.name.name.clone(),
+                    span: Some(v.name.span),
+                    base,
+                    len,
+                    is_array: v.len.is_some(),
+                });
+            }
+        }
+    }
+    Shared { locations, init }
+}
+
+/// Lower a file that sema accepted.
+pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::Program {
+    let Shared { locations, init } = layout(file);
+    let mem: HashMap<&str, (u32, u32, bool)> = file_locations(file, &locations);
+    let mut table = StmtTable::new(src, lines);
+    let mut threads = Vec::new();
+    for (ti, (def, _)) in sema.threads.iter().enumerate() {
+        let mut tl = ThreadLowerer {
+            thread: ti as u16,
+            sema,
+            mem: &mem,
+            table: &mut table,
+            code: Vec::new(),
+            regs: Vec::new(),
+            user: HashMap::new(),
+            frames: vec![Vec::new()],
+            live_temps: Vec::new(),
+            free_temps: Vec::new(),
+            inlines: Vec::new(),
+            loops: 0,
+            halts: Vec::new(),
+        };
+        tl.block(&def.body);
+        let end = tl.pc();
+        for j in std::mem::take(&mut tl.halts) {
+            tl.patch(j, end);
+        }
+        let nregs = tl.regs.len();
+        threads.push(ir::Thread {
+            name: def.name.name.clone(),
+            name_span: def.name.span,
+            regs: tl.regs,
+            init_regs: vec![0; nregs],
+            code: tl.code,
+            loops: tl.loops,
+        });
+    }
+    let mut observables = Vec::new();
+    let condition = file
+        .items
+        .iter()
+        .find_map(|i| {
+            if let Item::Final(f) = i {
+                Some(f)
+            } else {
+                None
+            }
+        })
+        .map(|f| {
+            let expr = lower_cond(&f.cond, &threads, &mem, &mut observables);
+            ir::Condition {
+                quantifier: f.quantifier,
+                expr,
+                text: cond_text(src, &f.cond),
+                span: f.span,
+            }
+        });
+    ir::Program {
+        name: file
+            .header
+            .as_ref()
+            .map(|h| h.name.name.clone())
+            .unwrap_or_default(),
+        doc: file
+            .header
+            .as_ref()
+            .and_then(|h| h.doc.as_ref().map(|d| d.0.clone())),
+        dialect: ir::Dialect::Native,
+        locations,
+        init,
+        threads,
+        stmts: table.stmts,
+        condition,
+        filter: None,
+        observables,
+    }
+}
+
+/// The predicate's text on one line, without enclosing parentheses.
+pub(crate) fn cond_text(src: &str, cond: &Expr) -> String {
+    let t = cond
+        .span
+        .text(src)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    strip_parens(&t).to_string()
+}
+
+pub(crate) fn strip_parens(t: &str) -> &str {
+    let mut t = t.trim();
+    while t.starts_with('(') && t.ends_with(')') {
+        // Only if the first `(` closes at the very end.
+        let mut depth = 0;
+        let mut closes_at_end = true;
+        for (i, c) in t.char_indices() {
+            match c {
+                '(' => depth += 1,
+                ')' => {
+                    depth -= 1;
+                    if depth == 0 && i != t.len() - 1 {
+                        closes_at_end = false;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if !closes_at_end {
+            break;
+        }
+        t = t[1..t.len() - 1].trim();
+    }
+    t
+}
+
+fn lower_cond(
+    e: &Expr,
+    threads: &[ir::Thread],
+    mem: &HashMap<&str, (u32, u32, bool)>,
+    obs: &mut Vec<ir::Observable>,
+) -> ir::CondExpr {
+    use ir::CondExpr as C;
+    let mut observe = |name: String, kind: ir::ObservableKind| {
+        if !obs.iter().any(|o| o.kind == kind) {
+            obs.push(ir::Observable { name, kind });
+        }
+    };
+    match &e.kind {
+        ExprKind::Int(v) => C::Const(*v),
+        ExprKind::Bool(b) => C::Const(*b as i64),
+        ExprKind::ThreadReg(t, r) => {
+            let ti = threads
+                .iter()
+                .position(|th| th.name == t.name)
+                .or_else(|| t.name.parse::<usize>().ok())
+                .unwrap_or(0);
+            let reg = threads
+                .get(ti)
+                .and_then(|th| th.reg_by_name(&r.name))
+                .unwrap_or(0);
+            let name = format!(
+                "{}:{}",
+                threads.get(ti).map(|t| t.name.as_str()).unwrap_or("?"),
+                r.name
+            );
+            observe(
+                name,
+                ir::ObservableKind::Reg {
+                    thread: ti as u16,
+                    reg,
+                },
+            );
+            C::Reg {
+                thread: ti as u16,
+                reg,
+            }
+        }
+        ExprKind::Var(n) => {
+            let cell = mem.get(n.name.as_str()).map(|m| m.0).unwrap_or(0);
+            observe(n.name.clone(), ir::ObservableKind::Mem(cell));
+            C::Mem(cell)
+        }
+        ExprKind::Index(n, i) => {
+            let (base, _, _) = mem.get(n.name.as_str()).copied().unwrap_or((0, 1, false));
+            let idx = match &i.kind {
+                ExprKind::Int(v) => *v,
+                _ => 0,
+            };
+            let cell = base + idx.max(0) as u32;
+            observe(
+                format!("{}[{}]", n.name, idx),
+                ir::ObservableKind::Mem(cell),
+            );
+            C::Mem(cell)
+        }
+        ExprKind::Unary(op, a) => {
+            let op = match op {
+                UnOp::Not => ir::UnOp::Not,
+                UnOp::Neg => ir::UnOp::Neg,
+            };
+            C::Un(op, Box::new(lower_cond(a, threads, mem, obs)))
+        }
+        ExprKind::Binary(op, a, b) => C::Bin(
+            map_binop(*op),
+            Box::new(lower_cond(a, threads, mem, obs)),
+            Box::new(lower_cond(b, threads, mem, obs)),
+        ),
+        _ => C::Const(0),
+    }
+}

@@ -1,0 +1,994 @@
+//! Semantic analysis of the native dialect: name resolution, arity,
+//! recursion, constant bounds, unreachable code, unused names. Produces
+//! diagnostics and the symbol table; lowering runs only on a clean result.
+
+use super::ast::*;
+use crate::diagnostic::Diagnostic;
+use crate::span::Span;
+use crate::symbols::{SymbolKind, Symbols};
+use std::collections::{HashMap, HashSet};
+
+pub struct SharedInfo {
+    pub sym: usize,
+    pub len: Option<i64>,
+}
+
+pub struct FnInfo<'a> {
+    pub sym: usize,
+    pub def: &'a FnDef,
+    pub returns_value: bool,
+}
+
+pub struct Sema<'a> {
+    src: &'a str,
+    pub diags: Vec<Diagnostic>,
+    pub symbols: Symbols,
+    pub shared: HashMap<&'a str, SharedInfo>,
+    pub fns: HashMap<&'a str, FnInfo<'a>>,
+    pub threads: Vec<(&'a ThreadDef, usize)>,
+    /// Per thread: register name -> symbol.
+    thread_regs: Vec<HashMap<String, usize>>,
+    reads: HashSet<usize>,
+    used: HashSet<usize>,
+}
+
+struct Body {
+    owner_name: String,
+    scopes: Vec<HashMap<String, usize>>,
+    /// Every name `let` anywhere in this body, for "read before its let".
+    later_lets: HashSet<String>,
+    /// Registers by name in this body (sibling blocks share a register).
+    regs: HashMap<String, usize>,
+    returns: Vec<(Span, bool)>,
+}
+
+impl Body {
+    fn lookup(&self, name: &str) -> Option<usize> {
+        self.scopes.iter().rev().find_map(|s| s.get(name).copied())
+    }
+}
+
+fn const_value(e: &Expr) -> Option<i64> {
+    match &e.kind {
+        ExprKind::Int(v) => Some(*v),
+        ExprKind::Bool(b) => Some(*b as i64),
+        ExprKind::Unary(UnOp::Neg, a) => const_value(a).map(i64::wrapping_neg),
+        _ => None,
+    }
+}
+
+impl<'a> Sema<'a> {
+    /// `quiet_unused`: skip unused-name warnings (the file has syntax errors,
+    /// so uses may have been lost).
+    pub fn run(src: &'a str, file: &'a File, quiet_unused: bool) -> Sema<'a> {
+        let mut s = Sema {
+            src,
+            diags: Vec::new(),
+            symbols: Symbols::default(),
+            shared: HashMap::new(),
+            fns: HashMap::new(),
+            threads: Vec::new(),
+            thread_regs: Vec::new(),
+            reads: HashSet::new(),
+            used: HashSet::new(),
+        };
+        s.declare(file);
+        s.check_recursion();
+        let fns: Vec<&'a FnDef> = file
+            .items
+            .iter()
+            .filter_map(|i| if let Item::Fn(f) = i { Some(f) } else { None })
+            .collect();
+        for f in fns {
+            // A duplicate definition is not analysed twice.
+            if s.fns
+                .get(f.name.name.as_str())
+                .is_some_and(|i| std::ptr::eq(i.def, f))
+            {
+                s.check_fn(f);
+            }
+        }
+        for t in 0..s.threads.len() {
+            let def = s.threads[t].0;
+            s.check_thread(t, def);
+        }
+        let mut finals = file.items.iter().filter_map(|i| {
+            if let Item::Final(f) = i {
+                Some(f)
+            } else {
+                None
+            }
+        });
+        if let Some(f) = finals.next() {
+            s.check_final(&f.cond);
+        }
+        for extra in finals {
+            s.diags.push(
+                Diagnostic::error(
+                    "E0210",
+                    extra.span,
+                    "a test has at most one final condition",
+                )
+                .with_label("second final condition"),
+            );
+        }
+        if !quiet_unused {
+            s.warn_unused();
+        }
+        s
+    }
+
+    fn declare(&mut self, file: &'a File) {
+        let mut first: HashMap<&'a str, Span> = HashMap::new();
+        let mut dup = |this: &mut Self, id: &'a Ident, what: &str| -> bool {
+            if let Some(prev) = first.get(id.name.as_str()) {
+                this.diags.push(
+                    Diagnostic::error("E0201", id.span, format!("`{}` is declared twice", id.name))
+                        .with_label(format!("second declaration of this {what}"))
+                        .with_related(*prev, "first declared here"),
+                );
+                true
+            } else {
+                first.insert(id.name.as_str(), id.span);
+                false
+            }
+        };
+        for item in &file.items {
+            match item {
+                Item::Shared(d) => {
+                    for v in &d.vars {
+                        if dup(self, &v.name, "shared location") {
+                            continue;
+                        }
+                        self.check_var_decl(v);
+                        let (kind, detail) = match &v.len {
+                            Some(n) => (
+                                SymbolKind::Array,
+                                format!("shared {}[{}]{}", v.name.name, n.value, init_text(v)),
+                            ),
+                            None => (
+                                SymbolKind::Shared,
+                                format!("shared {}{}", v.name.name, init_text(v)),
+                            ),
+                        };
+                        let sym =
+                            self.symbols
+                                .add(&v.name.name, kind, v.name.span, detail, None, v.span);
+                        self.shared.insert(
+                            &v.name.name,
+                            SharedInfo {
+                                sym,
+                                len: v.len.map(|n| n.value),
+                            },
+                        );
+                    }
+                }
+                Item::Fn(f) => {
+                    if dup(self, &f.name, "function") {
+                        continue;
+                    }
+                    let params: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
+                    let detail = format!("fn {}({})", f.name.name, params.join(", "));
+                    let sym = self.symbols.add(
+                        &f.name.name,
+                        SymbolKind::Function,
+                        f.name.span,
+                        detail,
+                        None,
+                        f.span,
+                    );
+                    let mut returns_value = false;
+                    f.body.walk(&mut |s| {
+                        if let StmtKind::Return(Some(_)) = s.kind {
+                            returns_value = true;
+                        }
+                    });
+                    self.fns.insert(
+                        &f.name.name,
+                        FnInfo {
+                            sym,
+                            def: f,
+                            returns_value,
+                        },
+                    );
+                }
+                Item::Thread(t) => {
+                    if dup(self, &t.name, "thread") {
+                        continue;
+                    }
+                    let sym = self.symbols.add(
+                        &t.name.name,
+                        SymbolKind::Thread,
+                        t.name.span,
+                        format!("thread {}", t.name.name),
+                        None,
+                        t.span,
+                    );
+                    self.threads.push((t, sym));
+                    self.thread_regs.push(HashMap::new());
+                }
+                Item::Final(_) => {}
+            }
+        }
+        if self.threads.is_empty() && !file.items.is_empty() {
+            let span = file.header.as_ref().map(|h| h.span).unwrap_or_default();
+            self.diags.push(Diagnostic::warning(
+                "W0201",
+                span,
+                "this test has no threads",
+            ));
+        }
+    }
+
+    fn check_var_decl(&mut self, v: &VarDecl) {
+        match (&v.len, &v.init) {
+            (Some(n), init) => {
+                if n.value < 1 || n.value > 1 << 16 {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "E0202",
+                            n.span,
+                            format!("array length {} is out of range", n.value),
+                        )
+                        .with_label("expected a length between 1 and 65536"),
+                    );
+                }
+                match init {
+                    Some(Init::Array(vals, span)) if vals.len() as i64 > n.value => {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0203",
+                                *span,
+                                format!(
+                                    "{} initial values for an array of length {}",
+                                    vals.len(),
+                                    n.value
+                                ),
+                            )
+                            .with_label("too many values"),
+                        );
+                    }
+                    Some(Init::Scalar(i)) => self.diags.push(
+                        Diagnostic::error(
+                            "E0204",
+                            i.span,
+                            format!("array `{}` needs `{{ ... }}` initial values", v.name.name),
+                        )
+                        .with_help(format!(
+                            "write `{}[{}] = {{{}}}`",
+                            v.name.name, n.value, i.value
+                        )),
+                    ),
+                    _ => {}
+                }
+            }
+            (None, Some(Init::Array(_, span))) => self.diags.push(
+                Diagnostic::error(
+                    "E0204",
+                    *span,
+                    format!(
+                        "`{}` is a scalar but has a list of initial values",
+                        v.name.name
+                    ),
+                )
+                .with_help(format!(
+                    "declare it as an array: `{}[N] = {{...}}`",
+                    v.name.name
+                )),
+            ),
+            _ => {}
+        }
+    }
+
+    /// Report each call that closes a cycle in the call graph.
+    fn check_recursion(&mut self) {
+        let mut calls: HashMap<&'a str, Vec<(&'a str, Span)>> = HashMap::new();
+        for (name, info) in &self.fns {
+            let mut out = Vec::new();
+            info.def.body.walk(&mut |s| {
+                stmt_exprs(s, &mut |e| {
+                    e.walk(&mut |e| {
+                        if let ExprKind::Call(f, _) = &e.kind {
+                            out.push((f.name.as_str(), f.span));
+                        }
+                    })
+                })
+            });
+            calls.insert(name, out);
+        }
+        let mut names: Vec<&'a str> = calls.keys().copied().collect();
+        names.sort();
+        let mut reported = HashSet::new();
+        for start in names {
+            // DFS from `start`, looking for a path back to it.
+            let mut stack = vec![(start, vec![start])];
+            let mut seen = HashSet::new();
+            while let Some((f, path)) = stack.pop() {
+                for &(g, span) in calls.get(f).map(|v| v.as_slice()).unwrap_or(&[]) {
+                    if g == start {
+                        if reported.insert(span) {
+                            let mut cycle = path.clone();
+                            cycle.push(start);
+                            self.diags.push(
+                                Diagnostic::error("E0205", span, format!("recursive call of `{start}`"))
+                                    .with_label(format!("recursion: {}", cycle.join(" → ")))
+                                    .with_help("functions are inlined at their call sites, so they cannot recurse"),
+                            );
+                        }
+                    } else if calls.contains_key(g) && seen.insert(g) {
+                        let mut p = path.clone();
+                        p.push(g);
+                        stack.push((g, p));
+                    }
+                }
+            }
+        }
+    }
+
+    fn check_fn(&mut self, f: &'a FnDef) {
+        let mut body = Body {
+            owner_name: f.name.name.clone(),
+            scopes: vec![HashMap::new()],
+            later_lets: collect_lets(&f.body),
+            regs: HashMap::new(),
+            returns: Vec::new(),
+        };
+        for p in &f.params {
+            if body.scopes[0].contains_key(&p.name) {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0201",
+                        p.span,
+                        format!("parameter `{}` is declared twice", p.name),
+                    )
+                    .with_label("second declaration"),
+                );
+                continue;
+            }
+            self.check_shadowing(p);
+            let sym = self.symbols.add(
+                &p.name,
+                SymbolKind::Param,
+                p.span,
+                format!("parameter {} of fn {}", p.name, f.name.name),
+                Some(f.name.name.clone()),
+                p.span,
+            );
+            body.scopes[0].insert(p.name.clone(), sym);
+        }
+        self.block(&mut body, &f.body, false);
+        let with: Vec<_> = body.returns.iter().filter(|r| r.1).collect();
+        let without: Vec<_> = body.returns.iter().filter(|r| !r.1).collect();
+        if let (Some(w), Some(wo)) = (with.first(), without.first()) {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0206",
+                    wo.0,
+                    format!("`{}` returns a value elsewhere", f.name.name),
+                )
+                .with_label("this `return` has no value")
+                .with_related(w.0, "returns a value here"),
+            );
+        }
+    }
+
+    fn check_thread(&mut self, t: usize, def: &'a ThreadDef) {
+        let mut body = Body {
+            owner_name: def.name.name.clone(),
+            scopes: vec![HashMap::new()],
+            later_lets: collect_lets(&def.body),
+            regs: HashMap::new(),
+            returns: Vec::new(),
+        };
+        self.block(&mut body, &def.body, false);
+        for (span, with_value) in body.returns {
+            if with_value {
+                self.diags.push(
+                    Diagnostic::error("E0207", span, "a thread cannot return a value")
+                        .with_help("use `return;` to end the thread"),
+                );
+            }
+        }
+        self.thread_regs[t] = body.regs;
+    }
+
+    fn check_shadowing(&mut self, id: &Ident) {
+        if let Some(info) = self.shared.get(id.name.as_str()) {
+            let def = self.symbols.list[info.sym].def;
+            self.diags.push(
+                Diagnostic::error(
+                    "E0208",
+                    id.span,
+                    format!("`{}` is a shared location", id.name),
+                )
+                .with_label("a register cannot reuse a shared location's name")
+                .with_related(def, "declared shared here"),
+            );
+        } else if let Some(info) = self.fns.get(id.name.as_str()) {
+            let def = self.symbols.list[info.sym].def;
+            self.diags.push(
+                Diagnostic::error("E0208", id.span, format!("`{}` is a function", id.name))
+                    .with_related(def, "defined here"),
+            );
+        }
+    }
+
+    fn block(&mut self, body: &mut Body, b: &'a Block, push: bool) {
+        if push {
+            body.scopes.push(HashMap::new());
+        }
+        let mut returned: Option<Span> = None;
+        let mut reported = false;
+        for s in &b.stmts {
+            if let (Some(r), false) = (returned, reported) {
+                // One report per block: the first statement that never runs.
+                self.diags.push(
+                    Diagnostic::error("E0209", s.span, "unreachable statement after `return`")
+                        .with_label("this statement never runs")
+                        .with_related(r, "the block returns here"),
+                );
+                reported = true;
+            }
+            self.stmt(body, s);
+            if let (StmtKind::Return(_), None) = (&s.kind, returned) {
+                returned = Some(s.span);
+            }
+        }
+        if push {
+            body.scopes.pop();
+        }
+    }
+
+    fn stmt(&mut self, body: &mut Body, s: &'a Stmt) {
+        match &s.kind {
+            StmtKind::Let { name, value } => {
+                self.expr(body, value, true);
+                self.check_shadowing(name);
+                if let Some(prev) = body.lookup(&name.name) {
+                    let def = self.symbols.list[prev].def;
+                    self.diags.push(
+                        Diagnostic::error(
+                            "E0201",
+                            name.span,
+                            format!("`{}` is declared twice", name.name),
+                        )
+                        .with_label("this `let` redeclares a register still in scope")
+                        .with_related(def, "first declared here"),
+                    );
+                    return;
+                }
+                let sym = match body.regs.get(&name.name) {
+                    // A sibling block's `let` of the same name: the same register.
+                    Some(&sym) => {
+                        self.symbols.reference(sym, name.span);
+                        sym
+                    }
+                    None => {
+                        let text = s.span.text(self.src).trim_end_matches(';').trim();
+                        let sym = self.symbols.add(
+                            &name.name,
+                            SymbolKind::Register,
+                            name.span,
+                            format!("{text}  (register of {})", body.owner_name),
+                            Some(body.owner_name.clone()),
+                            s.span,
+                        );
+                        body.regs.insert(name.name.clone(), sym);
+                        sym
+                    }
+                };
+                body.scopes
+                    .last_mut()
+                    .unwrap()
+                    .insert(name.name.clone(), sym);
+            }
+            StmtKind::Assign { target, value } => {
+                self.expr(body, value, true);
+                self.lvalue(body, target, true);
+            }
+            StmtKind::If { cond, then, els } => {
+                self.expr(body, cond, true);
+                self.block(body, then, true);
+                match els.as_deref() {
+                    Some(Else::Block(b)) => self.block(body, b, true),
+                    Some(Else::If(s)) => self.stmt(body, s),
+                    None => {}
+                }
+            }
+            StmtKind::While { cond, body: b } => {
+                self.expr(body, cond, true);
+                self.block(body, b, true);
+            }
+            StmtKind::Await(e) => {
+                self.expr(body, e, true);
+                e.walk(&mut |x| {
+                    let bad = match &x.kind {
+                        ExprKind::Xchg(..) | ExprKind::FetchAdd(..) => Some("an atomic that writes"),
+                        ExprKind::Call(..) => Some("a function call"),
+                        _ => None,
+                    };
+                    if let Some(what) = bad {
+                        self.diags.push(
+                            Diagnostic::error("E0211", x.span, format!("`await` condition contains {what}"))
+                                .with_label("an `await` may be evaluated many times: its condition must only read")
+                                .with_help("use plain loads or `cas`, or `lock(m)` for a test-and-set lock"),
+                        );
+                    }
+                });
+            }
+            StmtKind::Assert(e) | StmtKind::Assume(e) => self.expr(body, e, true),
+            StmtKind::Fence(_) | StmtKind::Error => {}
+            StmtKind::Lock(m) | StmtKind::Unlock(m) => match self.shared.get(m.name.as_str()) {
+                Some(info) if info.len.is_none() => {
+                    let sym = info.sym;
+                    self.symbols.reference(sym, m.span);
+                    self.used.insert(sym);
+                }
+                Some(_) => self.diags.push(Diagnostic::error(
+                    "E0212",
+                    m.span,
+                    format!("`{}` is an array; a lock is a shared scalar", m.name),
+                )),
+                None => self.diags.push(
+                    Diagnostic::error("E0213", m.span, format!("unknown lock `{}`", m.name))
+                        .with_label("not a shared location")
+                        .with_help(format!("declare it: `shared {} = 0;`", m.name)),
+                ),
+            },
+            StmtKind::Return(e) => {
+                if let Some(e) = e {
+                    self.expr(body, e, true);
+                }
+                body.returns.push((s.span, e.is_some()));
+            }
+            StmtKind::Expr(e) => {
+                self.expr(body, e, false);
+                if !matches!(
+                    e.kind,
+                    ExprKind::Call(..)
+                        | ExprKind::Cas(..)
+                        | ExprKind::Xchg(..)
+                        | ExprKind::FetchAdd(..)
+                        | ExprKind::Error
+                ) {
+                    self.diags.push(
+                        Diagnostic::warning(
+                            "W0202",
+                            e.span,
+                            "this expression statement has no effect",
+                        )
+                        .with_help("assign it to a register with `let r = ...;`"),
+                    );
+                }
+            }
+        }
+    }
+
+    /// Resolve an assignment target or an atomic's location.
+    fn lvalue(&mut self, body: &mut Body, lv: &'a LValue, assign: bool) {
+        if let Some(i) = &lv.index {
+            self.expr(body, i, true);
+        }
+        let name = &lv.name;
+        if let Some(sym) = body.lookup(&name.name) {
+            self.symbols.reference(sym, name.span);
+            if !assign {
+                self.diags.push(
+                    Diagnostic::error(
+                        "E0214",
+                        name.span,
+                        format!("`{}` is a register, not a shared location", name.name),
+                    )
+                    .with_label("atomic operations work on shared memory"),
+                );
+            } else if lv.index.is_some() {
+                self.diags.push(Diagnostic::error(
+                    "E0215",
+                    lv.span,
+                    format!("register `{}` cannot be indexed", name.name),
+                ));
+            }
+            return;
+        }
+        if let Some(info) = self.shared.get(name.name.as_str()) {
+            let (sym, len) = (info.sym, info.len);
+            self.symbols.reference(sym, name.span);
+            self.used.insert(sym);
+            self.check_index(name, len, lv.index.as_deref(), lv.span);
+            return;
+        }
+        if body.later_lets.contains(&name.name) {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0216",
+                    name.span,
+                    format!("assignment to `{}` before its `let`", name.name),
+                )
+                .with_label("the register is declared later")
+                .with_help("move the `let` before this statement"),
+            );
+        } else {
+            self.diags.push(
+                Diagnostic::error(
+                    "E0217",
+                    name.span,
+                    format!("assignment to undeclared name `{}`", name.name),
+                )
+                .with_label("not a register or shared location")
+                .with_help(format!(
+                    "declare it: `let {0} = ...;` or `shared {0} = 0;`",
+                    name.name
+                )),
+            );
+        }
+    }
+
+    fn check_index(&mut self, name: &Ident, len: Option<i64>, index: Option<&Expr>, span: Span) {
+        match (len, index) {
+            (Some(n), Some(i)) => {
+                if let Some(v) = const_value(i) {
+                    if v < 0 || v >= n {
+                        self.diags.push(
+                            Diagnostic::error(
+                                "E0218",
+                                i.span,
+                                format!("index {v} is out of bounds"),
+                            )
+                            .with_label(format!("`{}` has length {n}", name.name)),
+                        );
+                    }
+                }
+            }
+            (Some(n), None) => self.diags.push(
+                Diagnostic::error(
+                    "E0219",
+                    span,
+                    format!("array `{}` is used without an index", name.name),
+                )
+                .with_help(format!("write `{}[i]` with 0 <= i < {n}", name.name)),
+            ),
+            (None, Some(i)) => self.diags.push(Diagnostic::error(
+                "E0215",
+                i.span,
+                format!("`{}` is a scalar and cannot be indexed", name.name),
+            )),
+            (None, None) => {}
+        }
+    }
+
+    fn read_name(&mut self, body: &mut Body, name: &Ident, index: Option<&'a Expr>, span: Span) {
+        if let Some(sym) = body.lookup(&name.name) {
+            self.symbols.reference(sym, name.span);
+            self.reads.insert(sym);
+            if index.is_some() {
+                self.diags.push(Diagnostic::error(
+                    "E0215",
+                    span,
+                    format!("register `{}` cannot be indexed", name.name),
+                ));
+            }
+            return;
+        }
+        if let Some(info) = self.shared.get(name.name.as_str()) {
+            let (sym, len) = (info.sym, info.len);
+            self.symbols.reference(sym, name.span);
+            self.used.insert(sym);
+            self.check_index(name, len, index, span);
+            return;
+        }
+        if let Some(info) = self.fns.get(name.name.as_str()) {
+            let sym = info.sym;
+            self.symbols.reference(sym, name.span);
+            self.diags.push(
+                Diagnostic::error("E0220", name.span, format!("`{}` is a function", name.name))
+                    .with_help(format!("call it: `{}(...)`", name.name)),
+            );
+            return;
+        }
+        if body.later_lets.contains(&name.name) {
+            let d = Diagnostic::error(
+                "E0216",
+                name.span,
+                format!("register `{}` is read before its `let`", name.name),
+            )
+            .with_label("not declared yet here");
+            self.diags
+                .push(d.with_help("move the `let` before this use"));
+        } else {
+            let mut d =
+                Diagnostic::error("E0221", name.span, format!("unknown name `{}`", name.name))
+                    .with_label("not a register, shared location or function");
+            if let Some(similar) = self.similar_name(body, &name.name) {
+                d = d.with_help(format!("did you mean `{similar}`?"));
+            }
+            self.diags.push(d);
+        }
+    }
+
+    fn similar_name(&self, body: &Body, name: &str) -> Option<String> {
+        let candidates = body
+            .scopes
+            .iter()
+            .flat_map(|s| s.keys().map(|k| k.as_str()))
+            .chain(self.shared.keys().copied())
+            .chain(self.fns.keys().copied());
+        candidates
+            .filter(|c| {
+                let d = edit_distance(c, name);
+                d < name.len() && d <= 1 + name.len() / 4
+            })
+            .min_by_key(|c| edit_distance(c, name))
+            .map(str::to_string)
+    }
+
+    fn expr(&mut self, body: &mut Body, e: &'a Expr, value_used: bool) {
+        match &e.kind {
+            ExprKind::Int(_) | ExprKind::Bool(_) | ExprKind::Error => {}
+            ExprKind::Var(name) => self.read_name(body, name, None, e.span),
+            ExprKind::Index(name, i) => {
+                self.expr(body, i, true);
+                self.read_name(body, name, Some(i), e.span);
+            }
+            ExprKind::ThreadReg(t, r) => {
+                self.diags.push(
+                    Diagnostic::error("E0222", t.span.join(r.span), format!("`{}:{}` outside the final condition", t.name, r.name))
+                        .with_help("`THREAD:reg` names a register of another thread's final state; use it in `exists`/`forall`"),
+                );
+            }
+            ExprKind::Unary(_, a) => self.expr(body, a, true),
+            ExprKind::Binary(_, a, b) => {
+                self.expr(body, a, true);
+                self.expr(body, b, true);
+            }
+            ExprKind::Call(f, args) => {
+                for a in args {
+                    self.expr(body, a, true);
+                }
+                match self.fns.get(f.name.as_str()) {
+                    Some(info) => {
+                        let (sym, def, returns_value) = (info.sym, info.def, info.returns_value);
+                        self.symbols.reference(sym, f.span);
+                        self.used.insert(sym);
+                        if def.params.len() != args.len() {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0223",
+                                    e.span,
+                                    format!(
+                                        "`{}` takes {} argument{} but {} {} given",
+                                        f.name,
+                                        def.params.len(),
+                                        if def.params.len() == 1 { "" } else { "s" },
+                                        args.len(),
+                                        if args.len() == 1 { "was" } else { "were" }
+                                    ),
+                                )
+                                .with_related(def.name.span, "defined here"),
+                            );
+                        }
+                        if value_used && !returns_value {
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0224",
+                                    e.span,
+                                    format!("`{}` does not return a value", f.name),
+                                )
+                                .with_related(def.name.span, "defined here"),
+                            );
+                        }
+                    }
+                    None => {
+                        let mut d = Diagnostic::error(
+                            "E0225",
+                            f.span,
+                            format!("unknown function `{}`", f.name),
+                        );
+                        if let Some(s) = self
+                            .fns
+                            .keys()
+                            .find(|k| edit_distance(k, &f.name) <= 2 && f.name.len() > 2)
+                        {
+                            d = d.with_help(format!("did you mean `{s}`?"));
+                        }
+                        self.diags.push(d);
+                    }
+                }
+            }
+            ExprKind::Cas(lv, a, b) => {
+                self.lvalue(body, lv, false);
+                self.expr(body, a, true);
+                self.expr(body, b, true);
+            }
+            ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
+                self.lvalue(body, lv, false);
+                self.expr(body, a, true);
+            }
+        }
+        let _ = value_used;
+    }
+
+    fn check_final(&mut self, e: &'a Expr) {
+        e.walk(&mut |x| match &x.kind {
+            ExprKind::ThreadReg(t, r) => {
+                let thread = self
+                    .threads
+                    .iter()
+                    .position(|(d, _)| d.name.name == t.name)
+                    .or_else(|| {
+                        t.name
+                            .parse::<usize>()
+                            .ok()
+                            .filter(|&i| i < self.threads.len())
+                    });
+                match thread {
+                    None => self.diags.push(
+                        Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name))
+                            .with_help(format!(
+                                "threads are: {}",
+                                self.threads
+                                    .iter()
+                                    .map(|(d, _)| d.name.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )),
+                    ),
+                    Some(ti) => {
+                        self.symbols.reference(self.threads[ti].1, t.span);
+                        match self.thread_regs[ti].get(&r.name) {
+                            Some(&sym) => {
+                                self.symbols.reference(sym, r.span);
+                                self.reads.insert(sym);
+                            }
+                            None => self.diags.push(
+                                Diagnostic::error(
+                                    "E0227",
+                                    r.span,
+                                    format!(
+                                        "thread `{}` has no register `{}`",
+                                        self.threads[ti].0.name.name, r.name
+                                    ),
+                                )
+                                .with_label("no `let` of this name in the thread"),
+                            ),
+                        }
+                    }
+                }
+            }
+            ExprKind::Var(name) | ExprKind::Index(name, _) => {
+                let index = if let ExprKind::Index(_, i) = &x.kind {
+                    Some(&**i)
+                } else {
+                    None
+                };
+                match self.shared.get(name.name.as_str()) {
+                    Some(info) => {
+                        let (sym, len) = (info.sym, info.len);
+                        self.symbols.reference(sym, name.span);
+                        self.used.insert(sym);
+                        self.check_index(name, len, index, x.span);
+                        if let Some(i) = index {
+                            if const_value(i).is_none() {
+                                self.diags.push(Diagnostic::error(
+                                    "E0228",
+                                    i.span,
+                                    "an index in the final condition must be a constant",
+                                ));
+                            }
+                        }
+                    }
+                    None => self.diags.push(
+                        Diagnostic::error(
+                            "E0221",
+                            name.span,
+                            format!("unknown shared location `{}`", name.name),
+                        )
+                        .with_help("registers are written `THREAD:reg` in the final condition"),
+                    ),
+                }
+            }
+            ExprKind::Call(..)
+            | ExprKind::Cas(..)
+            | ExprKind::Xchg(..)
+            | ExprKind::FetchAdd(..) => self.diags.push(Diagnostic::error(
+                "E0229",
+                x.span,
+                "the final condition can only read the final state (no calls or atomics)",
+            )),
+            _ => {}
+        });
+    }
+
+    fn warn_unused(&mut self) {
+        for (i, s) in self.symbols.list.iter().enumerate() {
+            if s.name.starts_with('_') {
+                continue;
+            }
+            let what = match s.kind {
+                SymbolKind::Register | SymbolKind::Param if !self.reads.contains(&i) => "register",
+                SymbolKind::Shared | SymbolKind::Array if !self.used.contains(&i) => {
+                    "shared location"
+                }
+                SymbolKind::Function if !self.used.contains(&i) => "function",
+                _ => continue,
+            };
+            let kind = if s.kind == SymbolKind::Param {
+                "parameter"
+            } else {
+                what
+            };
+            self.diags.push(
+                Diagnostic::warning("W0203", s.def, format!("unused {kind} `{}`", s.name))
+                    .with_label(if kind == "register" {
+                        "never read, and not in the final condition"
+                    } else {
+                        "never used"
+                    })
+                    .with_help(format!(
+                        "prefix it with `_` (`_{}`) if this is intended",
+                        s.name
+                    )),
+            );
+        }
+    }
+}
+
+fn init_text(v: &VarDecl) -> String {
+    match &v.init {
+        Some(Init::Scalar(i)) => format!(" = {}", i.value),
+        Some(Init::Array(vals, _)) => {
+            format!(
+                " = {{{}}}",
+                vals.iter()
+                    .map(|v| v.value.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+        None if v.len.is_some() => String::new(),
+        None => " = 0".into(),
+    }
+}
+
+fn collect_lets(b: &Block) -> HashSet<String> {
+    let mut out = HashSet::new();
+    b.walk(&mut |s| {
+        if let StmtKind::Let { name, .. } = &s.kind {
+            out.insert(name.name.clone());
+        }
+    });
+    out
+}
+
+/// The expressions directly inside a statement (not those of nested blocks).
+pub fn stmt_exprs<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
+    match &s.kind {
+        StmtKind::Let { value, .. } => f(value),
+        StmtKind::Assign { target, value } => {
+            if let Some(i) = &target.index {
+                f(i);
+            }
+            f(value)
+        }
+        StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => f(cond),
+        StmtKind::Await(e) | StmtKind::Assert(e) | StmtKind::Assume(e) | StmtKind::Expr(e) => f(e),
+        StmtKind::Return(Some(e)) => f(e),
+        _ => {}
+    }
+}
+
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur.push(
+                (prev[j] + (ca != *cb) as usize)
+                    .min(prev[j + 1] + 1)
+                    .min(cur[j] + 1),
+            );
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}

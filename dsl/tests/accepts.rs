@@ -1,0 +1,97 @@
+//! Every example and every herd corpus test parses, analyses and lowers cleanly.
+
+use std::path::{Path, PathBuf};
+
+fn litmus_files(dir: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn assert_clean(files: &[PathBuf]) {
+    let mut failures = Vec::new();
+    for f in files {
+        let src = std::fs::read_to_string(f).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();
+        if !errors.is_empty() || a.program.is_none() {
+            failures.push(format!(
+                "{}:\n{}",
+                f.display(),
+                litmus_dsl::diagnostic::render(
+                    &a.diagnostics,
+                    &f.display().to_string(),
+                    &src,
+                    false
+                )
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_example_is_clean() {
+    let files = litmus_files(&root().join("examples"));
+    assert!(
+        files.len() >= 15,
+        "expected at least 15 examples, found {}",
+        files.len()
+    );
+    assert_clean(&files);
+    // Examples are documentation: no warnings either.
+    for f in &files {
+        let a = litmus_dsl::analyze(&std::fs::read_to_string(f).unwrap());
+        assert!(
+            a.diagnostics.is_empty(),
+            "{}: {:?}",
+            f.display(),
+            a.diagnostics
+        );
+        assert_eq!(a.dialect, litmus_dsl::Dialect::Native);
+    }
+}
+
+#[test]
+fn every_herd_corpus_test_is_clean() {
+    let files = litmus_files(&root().join("tests/corpus/herd-x86"));
+    assert_eq!(files.len(), 88);
+    assert_clean(&files);
+    for f in &files {
+        let a = litmus_dsl::analyze(&std::fs::read_to_string(f).unwrap());
+        assert_eq!(a.dialect, litmus_dsl::Dialect::HerdX86, "{}", f.display());
+        assert!(a.condition.is_some(), "{}: no final condition", f.display());
+    }
+}
+
+#[test]
+fn corpus_names_and_quantifiers_match_the_verdicts_table() {
+    let dir = root().join("tests/corpus/herd-x86");
+    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
+    let mut rows = 0;
+    for line in tsv.lines().skip(1) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let src = std::fs::read_to_string(dir.join(cols[0])).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        assert_eq!(a.name.as_deref(), Some(cols[1]), "{}", cols[0]);
+        assert_eq!(
+            a.condition.as_ref().unwrap().quantifier.as_str(),
+            cols[3],
+            "{}",
+            cols[0]
+        );
+        rows += 1;
+    }
+    assert_eq!(rows, 88);
+}

@@ -1,0 +1,103 @@
+//! End-to-end tests of the `litmus` binary: exit codes and output formats.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn litmus() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_litmus"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn temp_file(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("litmus-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p
+}
+
+#[test]
+fn three_mistakes_exit_2_with_three_errors() {
+    let p = temp_file(
+        "three.litmus",
+        "litmus THREE\nshared x = 0;\nshared y = 0;\nthread P0 {\n  x = = 1;\n  let r0 = y;\n}\nthread P1 {\n  y = 1;\n  let r1 = z;\n  fence sideways;\n}\nexists (P0:r0 == 0 && P1:r1 == 0);\n",
+    );
+    let out = litmus()
+        .args(["check", "--color", "never"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.matches("] Error:").count(), 3, "{stderr}");
+    assert!(stderr.contains(":5:7"), "{stderr}");
+    assert!(stderr.contains(":10:12"), "{stderr}");
+    assert!(stderr.contains(":11:9"), "{stderr}");
+}
+
+#[test]
+fn json_has_one_line_per_file_in_order() {
+    let files = [
+        root().join("examples/sb.litmus"),
+        root().join("tests/corpus/herd-x86/doc__iriw.litmus"),
+    ];
+    let out = litmus()
+        .args(["check", "--format", "json"])
+        .args(&files)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["test"], "SB");
+    assert_eq!(lines[0]["dialect"], "native");
+    assert_eq!(lines[0]["condition"]["quantifier"], "exists");
+    assert_eq!(lines[0]["condition"]["text"], "P0:r0 == 0 && P1:r1 == 0");
+    assert_eq!(lines[1]["test"], "iriw");
+    assert_eq!(lines[1]["dialect"], "herd-x86");
+    assert_eq!(
+        lines[1]["condition"]["text"],
+        "0:EAX=1 /\\ 0:EBX=0 /\\ 2:EAX=1 /\\ 2:EBX=0"
+    );
+}
+
+#[test]
+fn json_reports_errors_with_positions() {
+    let p = temp_file(
+        "bad.litmus",
+        "litmus B\nshared x = 0;\nthread P0 { x = ; }\n",
+    );
+    let out = litmus()
+        .args(["check", "--format", "json"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["line"], 3);
+    assert_eq!(d["column"], 17);
+}
+
+#[test]
+fn unreadable_file_is_a_usage_error() {
+    let out = litmus()
+        .args(["check", "/nonexistent/file.litmus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
