@@ -1,0 +1,100 @@
+//! Exploration benchmarks (run: `cargo bench -p litmus-checker --bench explore`):
+//! the herd corpus under three models in one process; SB-n under TSO;
+//! SC executions per second on the mutual-exclusion examples.
+
+use litmus_checker::machine::Model;
+use litmus_checker::outcome::{explore, Options};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (Duration, T) {
+    let mut best = Duration::MAX;
+    let mut out = None;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed());
+        out = Some(r);
+    }
+    (best, out.unwrap())
+}
+
+/// SB-n: thread i stores x_i then loads x_{i+1 mod n}.
+pub fn sb_n(n: usize) -> String {
+    let mut s = format!("litmus SB{n}\n");
+    for i in 0..n {
+        s.push_str(&format!("shared x{i} = 0;\n"));
+    }
+    for i in 0..n {
+        s.push_str(&format!(
+            "thread P{i} {{\n  x{i} = 1;\n  let r = x{};\n}}\n",
+            (i + 1) % n
+        ));
+    }
+    let conj: Vec<String> = (0..n).map(|i| format!("P{i}:r == 0")).collect();
+    s.push_str(&format!("exists ({});\n", conj.join(" && ")));
+    s
+}
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dir = root.join("tests/corpus/herd-x86");
+    let progs: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .map(|p| {
+            litmus_dsl::analyze(&std::fs::read_to_string(p).unwrap())
+                .program
+                .unwrap()
+        })
+        .collect();
+    let opts = Options::default();
+    let (t, states) = best_of(10, || {
+        let mut n = 0;
+        for p in &progs {
+            for m in [Model::Sc, Model::Tso, Model::Pso] {
+                n += explore(p, m, &opts).states.len();
+            }
+        }
+        n
+    });
+    println!("herd corpus, {} tests x SC/TSO/PSO: {:.1} ms ({} final states; herd7 ~1 s batched; target < 200 ms)", progs.len(), t.as_secs_f64() * 1e3, states);
+
+    println!("SB-n under TSO (herd7: n=10 1.15 s, n=12 7.1 s; target n=12 < 0.5 s)");
+    for n in 2..=12 {
+        let prog = litmus_dsl::analyze(&sb_n(n)).program.unwrap();
+        let runs = if n <= 9 { 5 } else { 1 };
+        let (t, out) = best_of(runs, || explore(&prog, Model::Tso, &opts));
+        println!(
+            "  n={n:2}: {:8.2} ms  {:5} states  {:7} executions  {:8} transitions  observation {}",
+            t.as_secs_f64() * 1e3,
+            out.states.len(),
+            out.stats.executions,
+            out.stats.transitions,
+            out.observation.unwrap().as_str()
+        );
+    }
+
+    println!("SC exploration rate");
+    for name in ["dekker", "peterson", "bakery", "lamport-fast"] {
+        let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for pb in [None, Some(2)] {
+            let o = Options {
+                preemption_bound: pb,
+                loop_bound: 3,
+                ..Options::default()
+            };
+            let (t, out) = best_of(5, || explore(&prog, Model::Sc, &o));
+            println!(
+                "  {name:13} loop-bound 3 preemption-bound {:4}: {:7} executions in {:8.2} ms = {:9.0} executions/s, {:10.0} transitions/s",
+                pb.map(|b| b.to_string()).unwrap_or("none".into()),
+                out.stats.executions,
+                t.as_secs_f64() * 1e3,
+                out.stats.executions as f64 / t.as_secs_f64(),
+                out.stats.transitions as f64 / t.as_secs_f64()
+            );
+        }
+    }
+}

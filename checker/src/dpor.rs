@@ -1,0 +1,492 @@
+//! Stateless exploration with source-DPOR and sleep sets (Abdulla, Aronis,
+//! Jonsson, Sagonas, POPL'14, Algorithm 1), over the processes of a
+//! [`Machine`]: threads under SC; threads and their store buffers under TSO
+//! and PSO (as in Abdulla et al., TACAS'15). Every Mazurkiewicz trace is
+//! explored once: sleep sets stop the others before they complete.
+//!
+//! Two transitions are dependent when they are of one process, or access one
+//! cell and one of them writes. A store's commit also depends on the
+//! transition that buffered it, and a fence or atomic on the commits that
+//! had to drain first: those orders can never be reversed, so they join the
+//! happens-before relation without being races.
+
+use crate::bitset::BitSet;
+use crate::machine::{Access, Event, Machine, Model, State, Status, NONE};
+use litmus_dsl::ir::Instr;
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ExecKind {
+    /// Every thread finished and every buffer drained.
+    Complete,
+    /// An assertion or run-time error stopped it.
+    Failed,
+    /// `assume` false or a failed `await` evaluation: not a real execution.
+    Pruned,
+    /// A loop or buffer bound cut it.
+    Cut,
+    /// Every unfinished thread is blocked (the prefix so far).
+    Deadlock,
+}
+
+pub struct Execution<'a> {
+    pub kind: ExecKind,
+    pub events: &'a [Event],
+    pub state: &'a State,
+    /// The process of each transition, in order (replayable).
+    pub schedule: &'a [u32],
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Stats {
+    pub executions: u64,
+    pub complete: u64,
+    pub failed: u64,
+    pub pruned: u64,
+    pub cut: u64,
+    pub deadlocks: u64,
+    pub sleep_blocked: u64,
+    pub transitions: u64,
+    pub timed_out: bool,
+    /// A preemption bound stopped some schedule.
+    pub preemption_bounded: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub deadline: Option<Instant>,
+    /// Iterative context bounding (CHESS): at most this many preemptions.
+    /// Disables partial-order reduction. SC only.
+    pub preemption_bound: Option<u32>,
+}
+
+pub enum Control {
+    Continue,
+    Stop,
+}
+
+struct Frame {
+    /// The transition taken from this state (valid below the top).
+    proc: u32,
+    access: Access,
+    log_start: u32,
+    /// To undo: the previous transition of `proc`.
+    prev_of_proc: u32,
+    pushed_cell: bool,
+    backtrack: BitSet,
+    sleep: BitSet,
+    initialized: bool,
+    /// Preemptions used to reach this state (bounded mode).
+    preemptions: u32,
+}
+
+pub struct Explorer<'m, 'p> {
+    m: &'m Machine<'p>,
+    procs: usize,
+    states: Vec<State>,
+    frames: Vec<Frame>,
+    /// Vector clock of each transition, stride `procs`.
+    clocks: Vec<u32>,
+    log: Vec<Event>,
+    schedule: Vec<u32>,
+    by_cell: Vec<Vec<u32>>,
+    proc_last: Vec<u32>,
+    proc_count: Vec<u32>,
+    scratch_clock: Vec<u32>,
+    pub stats: Stats,
+}
+
+impl<'m, 'p> Explorer<'m, 'p> {
+    pub fn new(m: &'m Machine<'p>) -> Self {
+        let procs = m.procs();
+        Explorer {
+            m,
+            procs,
+            states: Vec::new(),
+            frames: Vec::new(),
+            clocks: Vec::new(),
+            log: Vec::new(),
+            schedule: Vec::new(),
+            by_cell: vec![Vec::new(); m.cells],
+            proc_last: vec![NONE; procs],
+            proc_count: vec![0; procs],
+            scratch_clock: vec![0; procs],
+            stats: Stats::default(),
+        }
+    }
+
+    fn new_frame(&self) -> Frame {
+        Frame {
+            proc: NONE,
+            access: Access {
+                proc: NONE,
+                owner: 0,
+                cell: NONE,
+                write: false,
+                is_commit: false,
+            },
+            log_start: 0,
+            prev_of_proc: NONE,
+            pushed_cell: false,
+            backtrack: BitSet::with_capacity(self.procs),
+            sleep: BitSet::with_capacity(self.procs),
+            initialized: false,
+            preemptions: 0,
+        }
+    }
+
+    #[inline]
+    fn clock(&self, i: u32) -> &[u32] {
+        &self.clocks[i as usize * self.procs..(i as usize + 1) * self.procs]
+    }
+
+    /// Does transition `i` happen before a transition with clock `c`?
+    #[inline]
+    fn hb(&self, i: u32, c: &[u32]) -> bool {
+        let p = self.frames[i as usize].proc as usize;
+        self.clock(i)[p] <= c[p]
+    }
+
+    fn dependent(&self, a: &Access, b: &Access) -> bool {
+        if a.proc == b.proc {
+            return true;
+        }
+        let same_cell = a.cell != NONE && a.cell == b.cell;
+        if a.owner == b.owner && (a.is_commit != b.is_commit) {
+            // A thread and its own buffer: ordered by the buffer's contents
+            // when they touch one cell, or when the thread waits on it.
+            let thread = if a.is_commit { b } else { a };
+            return same_cell || thread.cell == NONE;
+        }
+        same_cell && (a.write || b.write)
+    }
+
+    /// Transitions that must precede `proc`'s next one besides conflicts:
+    /// the last commits a fence or atomic waits for.
+    fn drain_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>) {
+        let m = self.m;
+        if proc >= m.threads || m.model == Model::Sc {
+            return;
+        }
+        let t = proc;
+        let code = &m.prog.threads[t].code;
+        let (all, cell) = match code.get(st.pc[t] as usize) {
+            Some(Instr::Fence { .. }) => (true, NONE),
+            Some(&Instr::Rmw { x86_locked, .. }) => {
+                let acc = m.access(st, proc);
+                (m.model == Model::Tso || x86_locked, acc.cell)
+            }
+            _ => return,
+        };
+        match m.model {
+            Model::Tso => out.push(self.proc_last[m.threads + t]),
+            Model::Pso if all => {
+                for c in 0..m.cells {
+                    out.push(self.proc_last[m.threads + t * m.cells + c]);
+                }
+            }
+            Model::Pso if cell != NONE => {
+                out.push(self.proc_last[m.threads + t * m.cells + cell as usize])
+            }
+            _ => {}
+        }
+        out.retain(|&x| x != NONE);
+    }
+
+    /// Explore every trace, calling `on_exec` on each maximal execution.
+    pub fn run(&mut self, limits: Limits, mut on_exec: impl FnMut(&Execution<'_>) -> Control) {
+        let bounded = limits.preemption_bound;
+        let mut init_log = Vec::new();
+        let init = self.m.initial(&mut init_log);
+        self.log = init_log;
+        self.states.clear();
+        self.states.push(init);
+        self.frames.clear();
+        self.frames.push(self.new_frame());
+        let mut depth = 0usize;
+        let mut preds = Vec::new();
+        let mut races: Vec<u32> = Vec::new();
+        let mut enabled_buf: Vec<usize> = Vec::new();
+        'outer: loop {
+            if !self.frames[depth].initialized {
+                self.frames[depth].initialized = true;
+                let st = &self.states[depth];
+                let terminal = match st.status {
+                    Status::Running => None,
+                    Status::Failed { .. } => Some(ExecKind::Failed),
+                    Status::Pruned => Some(ExecKind::Pruned),
+                    Status::Cut(_) => Some(ExecKind::Cut),
+                };
+                if let Some(kind) = terminal {
+                    if let Control::Stop = self.report(kind, depth, &mut on_exec) {
+                        break 'outer;
+                    }
+                } else {
+                    if self.m.deadlocked(st) {
+                        if let Control::Stop = self.report(ExecKind::Deadlock, depth, &mut on_exec)
+                        {
+                            break 'outer;
+                        }
+                    }
+                    let st = &self.states[depth];
+                    enabled_buf.clear();
+                    enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
+                    if enabled_buf.is_empty() {
+                        if self.m.finished(st) {
+                            if let Control::Stop =
+                                self.report(ExecKind::Complete, depth, &mut on_exec)
+                            {
+                                break 'outer;
+                            }
+                        }
+                    } else if let Some(b) = bounded {
+                        // Bounded mode: every enabled process within the bound.
+                        let prev = if depth > 0 {
+                            self.frames[depth - 1].proc as usize
+                        } else {
+                            usize::MAX
+                        };
+                        let prev_enabled = prev != usize::MAX && enabled_buf.contains(&prev);
+                        let used = self.frames[depth].preemptions;
+                        for &p in &enabled_buf {
+                            let cost = (prev_enabled && p != prev) as u32;
+                            if used + cost <= b {
+                                self.frames[depth].backtrack.insert(p);
+                            } else {
+                                self.stats.preemption_bounded = true;
+                            }
+                        }
+                    } else {
+                        let f = &self.frames[depth];
+                        match enabled_buf.iter().find(|&&p| !f.sleep.contains(p)) {
+                            Some(&p) => self.frames[depth].backtrack.insert(p),
+                            None => self.stats.sleep_blocked += 1,
+                        }
+                    }
+                }
+            }
+
+            // The next process to explore from this state.
+            let next = {
+                let f = &self.frames[depth];
+                f.backtrack.iter().find(|&p| !f.sleep.contains(p))
+            };
+            let Some(p) = next else {
+                // Backtrack.
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+                self.undo(depth);
+                continue;
+            };
+            if let Some(deadline) = limits.deadline {
+                if self.stats.transitions % 256 == 0 && Instant::now() > deadline {
+                    self.stats.timed_out = true;
+                    break;
+                }
+            }
+            self.stats.transitions += 1;
+
+            let st = &self.states[depth];
+            let access = self.m.access(st, p);
+            // Children sleep: processes asleep here whose next step is independent.
+            let mut child_sleep = match self.frames.get_mut(depth + 1) {
+                Some(f) => std::mem::take(&mut f.sleep),
+                None => BitSet::with_capacity(self.procs),
+            };
+            child_sleep.clear();
+            if bounded.is_none() {
+                for q in self.frames[depth].sleep.iter() {
+                    let aq = self.m.access(st, q);
+                    if !self.dependent(&aq, &access) {
+                        child_sleep.insert(q);
+                    }
+                }
+            }
+            self.frames[depth].sleep.insert(p);
+
+            // Clock of the new transition, and its races.
+            preds.clear();
+            self.drain_preds(st, p, &mut preds);
+            let n = depth as u32;
+            let mut acc = std::mem::take(&mut self.scratch_clock);
+            acc.iter_mut().for_each(|c| *c = 0);
+            if self.proc_last[p] != NONE {
+                acc.copy_from_slice(self.clock(self.proc_last[p]));
+            }
+            for &x in &preds {
+                join(&mut acc, self.clock(x));
+            }
+            races.clear();
+            if access.cell != NONE {
+                for &j in self.by_cell[access.cell as usize].iter().rev() {
+                    let b = self.frames[j as usize].access;
+                    if b.proc == access.proc {
+                        if b.write {
+                            break;
+                        }
+                        continue;
+                    }
+                    if !(access.write || b.write) {
+                        continue;
+                    }
+                    // A thread's atomic after its own commit of the cell:
+                    // the commit had to drain first; not reversible.
+                    let drained =
+                        b.owner == access.owner && b.is_commit && !access.is_commit && access.write;
+                    if !drained && !self.hb(j, &acc) {
+                        races.push(j);
+                    }
+                    let cj = self.clock(j).to_vec();
+                    join(&mut acc, &cj);
+                    if b.write {
+                        break;
+                    }
+                }
+            }
+            acc[p] = self.proc_count[p] + 1;
+            if bounded.is_none() {
+                for &j in &races {
+                    self.add_backtrack(j, n, p, &acc);
+                }
+            }
+
+            // Execute.
+            let log_start = self.log.len() as u32;
+            if self.states.len() <= depth + 1 {
+                let s = self.states[depth].clone();
+                self.states.push(s);
+            } else {
+                let (lo, hi) = self.states.split_at_mut(depth + 1);
+                hi[0].clone_from(&lo[depth]);
+            }
+            let origin = self
+                .m
+                .step(&mut self.states[depth + 1], p, n, &mut self.log);
+            if origin != NONE && (origin as usize) < depth {
+                let co = self.clock(origin).to_vec();
+                join(&mut acc, &co);
+            }
+            self.clocks.truncate(depth * self.procs);
+            self.clocks.extend_from_slice(&acc);
+            self.scratch_clock = acc;
+            self.schedule.truncate(depth);
+            self.schedule.push(p as u32);
+
+            let f = &mut self.frames[depth];
+            f.proc = p as u32;
+            f.access = access;
+            f.log_start = log_start;
+            f.prev_of_proc = self.proc_last[p];
+            f.pushed_cell = access.cell != NONE;
+            if access.cell != NONE {
+                self.by_cell[access.cell as usize].push(n);
+            }
+            self.proc_last[p] = n;
+            self.proc_count[p] += 1;
+
+            let preemptions = self.frames[depth].preemptions
+                + (bounded.is_some()
+                    && depth > 0
+                    && self.frames[depth - 1].proc as usize != p
+                    && self
+                        .m
+                        .enabled(&self.states[depth], self.frames[depth - 1].proc as usize))
+                    as u32;
+            depth += 1;
+            if self.frames.len() <= depth {
+                self.frames.push(self.new_frame());
+            }
+            let f = &mut self.frames[depth];
+            f.initialized = false;
+            f.backtrack.clear();
+            f.sleep = child_sleep;
+            f.preemptions = preemptions;
+        }
+    }
+
+    /// Undo the transition taken at `depth` (the state there is intact).
+    fn undo(&mut self, depth: usize) {
+        let f = &self.frames[depth];
+        let p = f.proc as usize;
+        if f.pushed_cell {
+            self.by_cell[f.access.cell as usize].pop();
+        }
+        self.proc_last[p] = f.prev_of_proc;
+        self.proc_count[p] -= 1;
+        self.log.truncate(f.log_start as usize);
+        self.schedule.truncate(depth);
+    }
+
+    /// Source-DPOR: make sure some initial of `notdep(j).p` is explored from
+    /// the state before transition `j`.
+    fn add_backtrack(&mut self, j: u32, n: u32, p: usize, clock_n: &[u32]) {
+        let mut initials: Vec<usize> = Vec::new();
+        let mut v: Vec<u32> = Vec::new();
+        for k in j + 1..n {
+            if self.hb(j, self.clock(k)) {
+                continue;
+            }
+            let ck = self.clock(k);
+            if !v.iter().any(|&x| self.hb(x, ck)) {
+                initials.push(self.frames[k as usize].proc as usize);
+            }
+            v.push(k);
+        }
+        if !v.iter().any(|&x| self.hb(x, clock_n)) {
+            initials.push(p);
+        }
+        let f = &self.frames[j as usize];
+        if initials.iter().any(|&q| f.backtrack.contains(q)) {
+            return;
+        }
+        let q = if initials.contains(&p) {
+            p
+        } else {
+            initials[0]
+        };
+        let st = &self.states[j as usize];
+        if self.m.enabled(st, q) {
+            self.frames[j as usize].backtrack.insert(q);
+        } else {
+            for r in 0..self.procs {
+                if self.m.enabled(st, r) {
+                    self.frames[j as usize].backtrack.insert(r);
+                }
+            }
+        }
+    }
+
+    fn report(
+        &mut self,
+        kind: ExecKind,
+        depth: usize,
+        on_exec: &mut impl FnMut(&Execution<'_>) -> Control,
+    ) -> Control {
+        match kind {
+            ExecKind::Complete => self.stats.complete += 1,
+            ExecKind::Failed => self.stats.failed += 1,
+            ExecKind::Pruned => self.stats.pruned += 1,
+            ExecKind::Cut => self.stats.cut += 1,
+            ExecKind::Deadlock => self.stats.deadlocks += 1,
+        }
+        if kind != ExecKind::Deadlock {
+            self.stats.executions += 1;
+        }
+        on_exec(&Execution {
+            kind,
+            events: &self.log,
+            state: &self.states[depth],
+            schedule: &self.schedule[..depth],
+        })
+    }
+}
+
+fn join(a: &mut [u32], b: &[u32]) {
+    for (x, y) in a.iter_mut().zip(b) {
+        if *y > *x {
+            *x = *y;
+        }
+    }
+}

@@ -1,0 +1,890 @@
+//! The interpreter of the IR under SC, TSO and PSO: a compact state and a
+//! step function that does not allocate (states are reused with
+//! `clone_from`).
+//!
+//! A *process* is either a thread or a store buffer (TSO: one per thread;
+//! PSO: one per thread and cell). A thread's *transition* is one visible
+//! operation followed by every local instruction up to its next visible one:
+//! register arithmetic, branches, asserts, fences that need no draining and,
+//! under TSO/PSO, stores (they only append to the thread's own buffer; the
+//! commit that follows is what other threads see). Loads are always visible,
+//! even when they forward from the buffer: whether they forward depends on
+//! when the buffer commits.
+
+use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
+use litmus_dsl::FenceKind;
+use std::collections::VecDeque;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Model {
+    Sc,
+    Tso,
+    Pso,
+}
+
+impl Model {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Model::Sc => "sc",
+            Model::Tso => "tso",
+            Model::Pso => "pso",
+        }
+    }
+    pub fn upper(self) -> &'static str {
+        match self {
+            Model::Sc => "SC",
+            Model::Tso => "TSO",
+            Model::Pso => "PSO",
+        }
+    }
+}
+
+pub const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EventKind {
+    Load,
+    /// SC: a store to memory. TSO/PSO: a store into the thread's buffer.
+    Store,
+    /// TSO/PSO: a buffered store reaching memory.
+    Commit,
+    Rmw,
+    Fence(FenceKind),
+}
+
+/// One memory event of an execution, in execution order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Event {
+    pub thread: u16,
+    pub kind: EventKind,
+    /// `NONE` for fences.
+    pub cell: Cell,
+    /// Loads: the value read. Stores/commits: the value written. Rmw: written.
+    pub value: i64,
+    /// Rmw: the value read.
+    pub old: i64,
+    pub stmt: StmtId,
+    /// Loads and Rmw: the event whose value was read (a store, commit or
+    /// rmw; for a forwarded load, the buffered store); `NONE` = initial value.
+    pub rf: u32,
+    /// Commits: the store event being committed.
+    pub store: u32,
+    /// The exploration transition this event belongs to.
+    pub step: u32,
+}
+
+impl Event {
+    pub fn is_write(&self) -> bool {
+        matches!(
+            self.kind,
+            EventKind::Store | EventKind::Commit | EventKind::Rmw
+        )
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FailureKind {
+    Assertion,
+    IndexOutOfBounds,
+    DivisionByZero,
+    BadAddress,
+}
+
+impl FailureKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureKind::Assertion => "assertion failed",
+            FailureKind::IndexOutOfBounds => "array index out of bounds",
+            FailureKind::DivisionByZero => "division by zero",
+            FailureKind::BadAddress => "invalid address",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CutReason {
+    LoopBound,
+    BufferBound,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Status {
+    Running,
+    /// An assertion or run-time error stopped the execution.
+    Failed {
+        thread: u16,
+        stmt: StmtId,
+        kind: FailureKind,
+    },
+    /// `assume` false, or an `await` evaluation that failed: not an execution.
+    Pruned,
+    /// A bound stopped the execution.
+    Cut(CutReason),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct BufEntry {
+    pub cell: Cell,
+    pub value: i64,
+    /// The store event in the log.
+    pub store: u32,
+    /// The transition that buffered it (`NONE`: the initial local run).
+    pub origin: u32,
+}
+
+/// A machine state. Everything is flat so `clone_from` reuses memory.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    pub mem: Vec<i64>,
+    /// The event that last wrote each cell in memory (`NONE`: initial).
+    pub writer: Vec<u32>,
+    pub regs: Vec<i64>,
+    pub pc: Vec<u32>,
+    pub loops: Vec<u32>,
+    pub done: Vec<bool>,
+    /// TSO: one FIFO per thread; PSO: one per (thread, cell); SC: none.
+    pub bufs: Vec<VecDeque<BufEntry>>,
+    pub status: Status,
+}
+
+/// What a process's next transition touches: enough to decide dependence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Access {
+    pub proc: u32,
+    pub owner: u16,
+    pub cell: Cell,
+    pub write: bool,
+    pub is_commit: bool,
+}
+
+struct AwaitInfo {
+    start: u32,
+    check: u32,
+    /// Memory operations between the start and the check (static count).
+    mem_ops: u32,
+}
+
+pub struct Machine<'p> {
+    pub prog: &'p Program,
+    pub model: Model,
+    pub loop_bound: u32,
+    pub buffer_bound: u32,
+    pub threads: usize,
+    pub cells: usize,
+    reg_base: Vec<usize>,
+    loop_base: Vec<usize>,
+    /// Per thread, per pc: the await region containing it.
+    awaits: Vec<Vec<Option<usize>>>,
+    await_info: Vec<Vec<AwaitInfo>>,
+    /// Registers of a dry run (reused, so enabledness checks do not allocate).
+    scratch: std::cell::RefCell<Vec<i64>>,
+}
+
+impl<'p> Machine<'p> {
+    pub fn new(prog: &'p Program, model: Model, loop_bound: u32, buffer_bound: u32) -> Self {
+        let mut reg_base = Vec::new();
+        let mut loop_base = Vec::new();
+        let (mut r, mut l) = (0, 0);
+        let mut awaits = Vec::new();
+        let mut await_info = Vec::new();
+        for t in &prog.threads {
+            reg_base.push(r);
+            loop_base.push(l);
+            r += t.regs.len();
+            l += t.loops as usize;
+            let mut map = vec![None; t.code.len() + 1];
+            let mut infos = Vec::new();
+            for (pc, ins) in t.code.iter().enumerate() {
+                if let Instr::AwaitStart { check, .. } = *ins {
+                    let region = pc..=(check as usize).min(t.code.len().saturating_sub(1));
+                    let mem_ops = t.code[region.clone()]
+                        .iter()
+                        .filter(|i| i.is_memory_access())
+                        .count() as u32;
+                    for p in region {
+                        map[p] = Some(infos.len());
+                    }
+                    infos.push(AwaitInfo {
+                        start: pc as u32,
+                        check,
+                        mem_ops,
+                    });
+                }
+            }
+            awaits.push(map);
+            await_info.push(infos);
+        }
+        reg_base.push(r);
+        loop_base.push(l);
+        Machine {
+            prog,
+            model,
+            loop_bound,
+            buffer_bound: buffer_bound.max(1),
+            threads: prog.threads.len(),
+            cells: prog.mem_size(),
+            reg_base,
+            loop_base,
+            awaits,
+            await_info,
+            scratch: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    pub fn procs(&self) -> usize {
+        match self.model {
+            Model::Sc => self.threads,
+            Model::Tso => 2 * self.threads,
+            Model::Pso => self.threads + self.threads * self.cells,
+        }
+    }
+
+    /// The thread a process belongs to.
+    pub fn owner(&self, proc: usize) -> usize {
+        if proc < self.threads {
+            proc
+        } else {
+            match self.model {
+                Model::Sc => proc,
+                Model::Tso => proc - self.threads,
+                Model::Pso => (proc - self.threads) / self.cells.max(1),
+            }
+        }
+    }
+
+    pub fn is_buffer(&self, proc: usize) -> bool {
+        proc >= self.threads
+    }
+
+    fn buf_index(&self, thread: usize, cell: Cell) -> usize {
+        match self.model {
+            Model::Sc => usize::MAX,
+            Model::Tso => thread,
+            Model::Pso => thread * self.cells + cell as usize,
+        }
+    }
+
+    /// The initial state, with every thread run up to its first visible operation.
+    pub fn initial(&self, log: &mut Vec<Event>) -> State {
+        let mut regs = Vec::with_capacity(self.reg_base[self.threads]);
+        for t in &self.prog.threads {
+            regs.extend_from_slice(&t.init_regs);
+        }
+        let nbufs = match self.model {
+            Model::Sc => 0,
+            Model::Tso => self.threads,
+            Model::Pso => self.threads * self.cells,
+        };
+        let mut st = State {
+            mem: self.prog.init.clone(),
+            writer: vec![NONE; self.cells],
+            regs,
+            pc: vec![0; self.threads],
+            loops: vec![0; self.loop_base[self.threads]],
+            done: vec![false; self.threads],
+            bufs: vec![VecDeque::new(); nbufs],
+            status: Status::Running,
+        };
+        for t in 0..self.threads {
+            self.run_local(&mut st, t, NONE, log);
+            if st.status != Status::Running {
+                break;
+            }
+        }
+        st
+    }
+
+    #[inline]
+    fn reg(&self, st: &State, t: usize, r: Reg) -> i64 {
+        st.regs[self.reg_base[t] + r as usize]
+    }
+
+    #[inline]
+    fn set_reg(&self, st: &mut State, t: usize, r: Reg, v: i64) {
+        st.regs[self.reg_base[t] + r as usize] = v;
+    }
+
+    #[inline]
+    fn val(&self, st: &State, t: usize, o: Operand) -> i64 {
+        match o {
+            Operand::Imm(v) => v,
+            Operand::Reg(r) => self.reg(st, t, r),
+        }
+    }
+
+    /// The cell an address denotes, or the failure it causes.
+    fn cell_of(&self, st: &State, t: usize, a: Addr) -> Result<Cell, FailureKind> {
+        self.cell_in(&st.regs[self.reg_base[t]..self.reg_base[t + 1]], a)
+    }
+
+    /// The same, given the thread's registers.
+    fn cell_in(&self, regs: &[i64], a: Addr) -> Result<Cell, FailureKind> {
+        let val = |o: Operand| match o {
+            Operand::Imm(v) => v,
+            Operand::Reg(r) => regs[r as usize],
+        };
+        match a {
+            Addr::Fixed(c) => Ok(c),
+            Addr::Indexed { base, len, index } => {
+                let i = val(index);
+                if i >= 0 && i < len as i64 {
+                    Ok(base + i as u32)
+                } else {
+                    Err(FailureKind::IndexOutOfBounds)
+                }
+            }
+            Addr::Computed { base, index, disp } => {
+                let mut a = disp;
+                if let Some(b) = base {
+                    a = a.wrapping_add(regs[b as usize]);
+                }
+                if let Some((r, s)) = index {
+                    a = a.wrapping_add(regs[r as usize].wrapping_mul(s));
+                }
+                ir::address_cell(a, self.cells).ok_or(FailureKind::BadAddress)
+            }
+        }
+    }
+
+    fn fail(&self, st: &mut State, t: usize, stmt: StmtId, kind: FailureKind) {
+        st.status = Status::Failed {
+            thread: t as u16,
+            stmt,
+            kind,
+        };
+    }
+
+    /// Does this fence need the buffers drained under this model?
+    fn fence_drains(&self, kind: FenceKind) -> bool {
+        match self.model {
+            Model::Sc => false,
+            Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
+            Model::Pso => !matches!(kind, FenceKind::RR),
+        }
+    }
+
+    fn thread_buffers_empty(&self, st: &State, t: usize) -> bool {
+        match self.model {
+            Model::Sc => true,
+            Model::Tso => st.bufs[t].is_empty(),
+            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells]
+                .iter()
+                .all(|b| b.is_empty()),
+        }
+    }
+
+    fn buffered(&self, st: &State, t: usize) -> usize {
+        match self.model {
+            Model::Sc => 0,
+            Model::Tso => st.bufs[t].len(),
+            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells]
+                .iter()
+                .map(|b| b.len())
+                .sum(),
+        }
+    }
+
+    /// Must this rmw wait for buffers to drain first (and which)?
+    fn rmw_ready(&self, st: &State, t: usize, cell: Cell, x86_locked: bool) -> bool {
+        match self.model {
+            Model::Sc => true,
+            Model::Tso => st.bufs[t].is_empty(),
+            Model::Pso if x86_locked => self.thread_buffers_empty(st, t),
+            Model::Pso => st.bufs[self.buf_index(t, cell)].is_empty(),
+        }
+    }
+
+    /// The value a load by `t` of `cell` sees, and the event it reads from.
+    fn read(&self, st: &State, t: usize, cell: Cell) -> (i64, u32) {
+        match self.model {
+            Model::Sc => {}
+            Model::Tso => {
+                if let Some(e) = st.bufs[t].iter().rev().find(|e| e.cell == cell) {
+                    return (e.value, e.store);
+                }
+            }
+            Model::Pso => {
+                if let Some(e) = st.bufs[self.buf_index(t, cell)].back() {
+                    return (e.value, e.store);
+                }
+            }
+        }
+        (st.mem[cell as usize], st.writer[cell as usize])
+    }
+
+    /// Run thread `t`'s local instructions until its next visible one.
+    /// `step` is the transition these instructions belong to.
+    pub fn run_local(&self, st: &mut State, t: usize, step: u32, log: &mut Vec<Event>) {
+        let code = &self.prog.threads[t].code;
+        loop {
+            if st.status != Status::Running || st.done[t] {
+                return;
+            }
+            let pc = st.pc[t] as usize;
+            let Some(&ins) = code.get(pc) else {
+                st.done[t] = true;
+                return;
+            };
+            let mut next = pc as u32 + 1;
+            match ins {
+                Instr::Mov { dst, src } => {
+                    let v = self.val(st, t, src);
+                    self.set_reg(st, t, dst, v);
+                }
+                Instr::Un { dst, op, a } => {
+                    let v = op.eval(self.val(st, t, a));
+                    self.set_reg(st, t, dst, v);
+                }
+                Instr::Bin {
+                    dst,
+                    op,
+                    a,
+                    b,
+                    stmt,
+                } => match op.eval(self.val(st, t, a), self.val(st, t, b)) {
+                    Some(v) => self.set_reg(st, t, dst, v),
+                    None => return self.fail(st, t, stmt, FailureKind::DivisionByZero),
+                },
+                Instr::Jump { target } => next = target,
+                Instr::Branch {
+                    cond,
+                    if_nonzero,
+                    target,
+                } => {
+                    if (self.val(st, t, cond) != 0) == if_nonzero {
+                        next = target;
+                    }
+                }
+                Instr::LoopEnter { id } => st.loops[self.loop_base[t] + id as usize] = 0,
+                Instr::LoopIter { id, .. } => {
+                    let c = &mut st.loops[self.loop_base[t] + id as usize];
+                    *c += 1;
+                    if *c > self.loop_bound {
+                        st.status = Status::Cut(CutReason::LoopBound);
+                        return;
+                    }
+                }
+                Instr::Assert { cond, stmt } => {
+                    if self.val(st, t, cond) == 0 {
+                        return self.fail(st, t, stmt, FailureKind::Assertion);
+                    }
+                }
+                Instr::Assume { cond, .. } => {
+                    if self.val(st, t, cond) == 0 {
+                        st.status = Status::Pruned;
+                        return;
+                    }
+                }
+                Instr::AwaitStart { .. } => {}
+                Instr::AwaitCheck { cond, .. } => {
+                    if self.val(st, t, cond) == 0 {
+                        // A failed evaluation only read: an equivalent
+                        // execution skips it, so this one is dropped.
+                        st.status = Status::Pruned;
+                        return;
+                    }
+                }
+                Instr::Halt => {
+                    st.done[t] = true;
+                    return;
+                }
+                Instr::Fence { kind, stmt } => {
+                    if self.fence_drains(kind) && !self.thread_buffers_empty(st, t) {
+                        return; // visible: waits for the buffers to drain
+                    }
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Fence(kind),
+                        cell: NONE,
+                        value: 0,
+                        old: 0,
+                        stmt,
+                        rf: NONE,
+                        store: NONE,
+                        step,
+                    });
+                }
+                Instr::Store { addr, val, stmt } => {
+                    if self.model == Model::Sc {
+                        return;
+                    }
+                    let cell = match self.cell_of(st, t, addr) {
+                        Ok(c) => c,
+                        Err(k) => return self.fail(st, t, stmt, k),
+                    };
+                    if self.buffered(st, t) >= self.buffer_bound as usize {
+                        return; // visible: waits for a commit
+                    }
+                    let value = self.val(st, t, val);
+                    let store = log.len() as u32;
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Store,
+                        cell,
+                        value,
+                        old: 0,
+                        stmt,
+                        rf: NONE,
+                        store: NONE,
+                        step,
+                    });
+                    let b = self.buf_index(t, cell);
+                    st.bufs[b].push_back(BufEntry {
+                        cell,
+                        value,
+                        store,
+                        origin: step,
+                    });
+                }
+                Instr::Load { .. } | Instr::Rmw { .. } => return,
+            }
+            st.pc[t] = next;
+        }
+    }
+
+    /// Is `proc`'s next transition enabled?
+    pub fn enabled(&self, st: &State, proc: usize) -> bool {
+        if st.status != Status::Running {
+            return false;
+        }
+        if proc >= self.threads {
+            return !st.bufs[proc - self.threads].is_empty();
+        }
+        let t = proc;
+        if st.done[t] {
+            return false;
+        }
+        let pc = st.pc[t] as usize;
+        let Some(&ins) = self.prog.threads[t].code.get(pc) else {
+            return false;
+        };
+        match ins {
+            Instr::Load { addr, .. } => {
+                if self.cell_of(st, t, addr).is_err() {
+                    return true;
+                }
+                match self.awaits[t][pc] {
+                    Some(a) if self.await_info[t][a].mem_ops <= 1 => self.dry_run_await(st, t),
+                    _ => true,
+                }
+            }
+            Instr::Store { .. } => {
+                self.model == Model::Sc || self.buffered(st, t) < self.buffer_bound as usize
+            }
+            Instr::Rmw {
+                addr,
+                op,
+                x86_locked,
+                ..
+            } => {
+                let Ok(cell) = self.cell_of(st, t, addr) else {
+                    return true;
+                };
+                if !self.rmw_ready(st, t, cell, x86_locked) {
+                    return false;
+                }
+                if op == RmwOp::Lock && st.mem[cell as usize] != 0 {
+                    return false;
+                }
+                match self.awaits[t][pc] {
+                    Some(a) if self.await_info[t][a].mem_ops <= 1 => self.dry_run_await(st, t),
+                    _ => true,
+                }
+            }
+            Instr::Fence { .. } => self.thread_buffers_empty(st, t),
+            _ => true,
+        }
+    }
+
+    /// Would thread `t`'s pending `await` succeed if evaluated afresh now,
+    /// atomically? (A fresh attempt: a failing one in progress is dropped.)
+    pub fn dry_run_await(&self, st: &State, t: usize) -> bool {
+        let Some(a) = self.awaits[t].get(st.pc[t] as usize).copied().flatten() else {
+            return true;
+        };
+        let check = self.await_info[t][a].check as usize;
+        let pc0 = self.await_info[t][a].start as usize + 1;
+        let code = &self.prog.threads[t].code;
+        let mut regs = self.scratch.borrow_mut();
+        regs.clear();
+        regs.extend_from_slice(&st.regs[self.reg_base[t]..self.reg_base[t + 1]]);
+        let get = |regs: &[i64], o: Operand| match o {
+            Operand::Imm(v) => v,
+            Operand::Reg(r) => regs[r as usize],
+        };
+        let mut pc = pc0;
+        for _ in 0..10_000 {
+            if pc > check || pc >= code.len() {
+                return true;
+            }
+            let mut next = pc + 1;
+            match code[pc] {
+                Instr::Load { dst, addr, .. } => {
+                    let Ok(c) = self.cell_in(&regs, addr) else {
+                        return true;
+                    };
+                    regs[dst as usize] = self.read(st, t, c).0;
+                }
+                Instr::Rmw { dst, addr, op, .. } => {
+                    let Ok(c) = self.cell_in(&regs, addr) else {
+                        return true;
+                    };
+                    let old = self.read(st, t, c).0;
+                    if op == RmwOp::Lock && old != 0 {
+                        return false;
+                    }
+                    regs[dst as usize] = old;
+                }
+                Instr::Mov { dst, src } => regs[dst as usize] = get(&regs, src),
+                Instr::Un { dst, op, a } => regs[dst as usize] = op.eval(get(&regs, a)),
+                Instr::Bin { dst, op, a, b, .. } => match op.eval(get(&regs, a), get(&regs, b)) {
+                    Some(v) => regs[dst as usize] = v,
+                    None => return true,
+                },
+                Instr::Jump { target } => next = target as usize,
+                Instr::Branch {
+                    cond,
+                    if_nonzero,
+                    target,
+                } => {
+                    if (get(&regs, cond) != 0) == if_nonzero {
+                        next = target as usize;
+                    }
+                }
+                Instr::AwaitCheck { cond, .. } => return get(&regs, cond) != 0,
+                _ => {}
+            }
+            pc = next;
+        }
+        true
+    }
+
+    /// Is the thread stuck: unfinished, and its next step cannot happen or
+    /// (an await) cannot succeed now?
+    pub fn blocked(&self, st: &State, t: usize) -> bool {
+        if st.done[t] {
+            return false;
+        }
+        !self.enabled(st, t)
+            || (self.awaits[t]
+                .get(st.pc[t] as usize)
+                .copied()
+                .flatten()
+                .is_some()
+                && !self.dry_run_await(st, t))
+    }
+
+    /// Every unfinished thread is blocked and no buffer can commit.
+    pub fn deadlocked(&self, st: &State) -> bool {
+        st.status == Status::Running
+            && st.done.iter().any(|d| !d)
+            && (0..self.threads).all(|t| st.done[t] || self.blocked(st, t))
+            && st.bufs.iter().all(|b| b.is_empty())
+    }
+
+    pub fn finished(&self, st: &State) -> bool {
+        st.status == Status::Running
+            && st.done.iter().all(|d| *d)
+            && st.bufs.iter().all(|b| b.is_empty())
+    }
+
+    /// What `proc`'s next transition accesses (call only when enabled).
+    pub fn access(&self, st: &State, proc: usize) -> Access {
+        let owner = self.owner(proc) as u16;
+        let mut acc = Access {
+            proc: proc as u32,
+            owner,
+            cell: NONE,
+            write: false,
+            is_commit: false,
+        };
+        if proc >= self.threads {
+            if let Some(e) = st.bufs[proc - self.threads].front() {
+                acc.cell = e.cell;
+                acc.write = true;
+                acc.is_commit = true;
+            }
+            return acc;
+        }
+        let t = proc;
+        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+            Some(&Instr::Load { addr, .. }) => {
+                if let Ok(c) = self.cell_of(st, t, addr) {
+                    acc.cell = c;
+                }
+            }
+            Some(&Instr::Store { addr, .. }) if self.model == Model::Sc => {
+                if let Ok(c) = self.cell_of(st, t, addr) {
+                    acc.cell = c;
+                    acc.write = true;
+                }
+            }
+            Some(&Instr::Rmw { addr, .. }) => {
+                if let Ok(c) = self.cell_of(st, t, addr) {
+                    acc.cell = c;
+                    acc.write = true;
+                }
+            }
+            _ => {}
+        }
+        acc
+    }
+
+    /// Execute `proc`'s next transition (it must be enabled). Returns the
+    /// transitions that must precede it besides those on the same cell:
+    /// for a commit, the transition that buffered the store.
+    pub fn step(&self, st: &mut State, proc: usize, step: u32, log: &mut Vec<Event>) -> u32 {
+        if proc >= self.threads {
+            let b = proc - self.threads;
+            let e = st.bufs[b].pop_front().expect("commit of an empty buffer");
+            let t = self.owner(proc);
+            let idx = log.len() as u32;
+            let stmt = log.get(e.store as usize).map(|s| s.stmt).unwrap_or(0);
+            log.push(Event {
+                thread: t as u16,
+                kind: EventKind::Commit,
+                cell: e.cell,
+                value: e.value,
+                old: 0,
+                stmt,
+                rf: NONE,
+                store: e.store,
+                step,
+            });
+            st.mem[e.cell as usize] = e.value;
+            st.writer[e.cell as usize] = idx;
+            return e.origin;
+        }
+        let t = proc;
+        let pc = st.pc[t] as usize;
+        let ins = self.prog.threads[t].code[pc];
+        match ins {
+            Instr::Load { dst, addr, stmt } => match self.cell_of(st, t, addr) {
+                Ok(cell) => {
+                    let (value, rf) = self.read(st, t, cell);
+                    self.set_reg(st, t, dst, value);
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Load,
+                        cell,
+                        value,
+                        old: 0,
+                        stmt,
+                        rf,
+                        store: NONE,
+                        step,
+                    });
+                }
+                Err(k) => return self.fail_step(st, t, stmt, k),
+            },
+            Instr::Store { addr, val, stmt } => match self.cell_of(st, t, addr) {
+                Ok(cell) => {
+                    let value = self.val(st, t, val);
+                    let idx = log.len() as u32;
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Store,
+                        cell,
+                        value,
+                        old: 0,
+                        stmt,
+                        rf: NONE,
+                        store: NONE,
+                        step,
+                    });
+                    if self.model == Model::Sc {
+                        st.mem[cell as usize] = value;
+                        st.writer[cell as usize] = idx;
+                    } else {
+                        let b = self.buf_index(t, cell);
+                        st.bufs[b].push_back(BufEntry {
+                            cell,
+                            value,
+                            store: idx,
+                            origin: step,
+                        });
+                    }
+                }
+                Err(k) => return self.fail_step(st, t, stmt, k),
+            },
+            Instr::Rmw {
+                dst,
+                addr,
+                op,
+                stmt,
+                ..
+            } => match self.cell_of(st, t, addr) {
+                Ok(cell) => {
+                    let old = st.mem[cell as usize];
+                    let new = match op {
+                        RmwOp::Xchg(v) => self.val(st, t, v),
+                        RmwOp::Fetch(bop, v) => bop.eval(old, self.val(st, t, v)).unwrap_or(old),
+                        RmwOp::Cas { expected, new } => {
+                            if old == self.val(st, t, expected) {
+                                self.val(st, t, new)
+                            } else {
+                                old
+                            }
+                        }
+                        RmwOp::Lock => 1,
+                    };
+                    let idx = log.len() as u32;
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Rmw,
+                        cell,
+                        value: new,
+                        old,
+                        stmt,
+                        rf: st.writer[cell as usize],
+                        store: NONE,
+                        step,
+                    });
+                    st.mem[cell as usize] = new;
+                    st.writer[cell as usize] = idx;
+                    self.set_reg(st, t, dst, old);
+                }
+                Err(k) => return self.fail_step(st, t, stmt, k),
+            },
+            Instr::Fence { kind, stmt } => {
+                log.push(Event {
+                    thread: t as u16,
+                    kind: EventKind::Fence(kind),
+                    cell: NONE,
+                    value: 0,
+                    old: 0,
+                    stmt,
+                    rf: NONE,
+                    store: NONE,
+                    step,
+                });
+            }
+            _ => {}
+        }
+        st.pc[t] = pc as u32 + 1;
+        self.run_local(st, t, step, log);
+        NONE
+    }
+
+    fn fail_step(&self, st: &mut State, t: usize, stmt: StmtId, k: FailureKind) -> u32 {
+        self.fail(st, t, stmt, k);
+        NONE
+    }
+
+    /// The value of every observable in a final state.
+    pub fn observe(&self, st: &State) -> Vec<i64> {
+        self.prog
+            .observables
+            .iter()
+            .map(|o| match o.kind {
+                ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
+                ir::ObservableKind::Mem(c) => st.mem[c as usize],
+            })
+            .collect()
+    }
+
+    /// Evaluate a condition on a final state.
+    pub fn eval(&self, e: &ir::CondExpr, st: &State) -> bool {
+        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]) != 0
+    }
+}

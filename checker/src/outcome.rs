@@ -1,0 +1,191 @@
+//! Herd's question per model: which final states are reachable, does the
+//! final condition's predicate hold always, sometimes or never, which
+//! assertions can fail — each with a witness execution.
+
+use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits, Stats};
+use crate::machine::{Event, FailureKind, Machine, Model, Status};
+use litmus_dsl::ir::{Program, StmtId};
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub loop_bound: u32,
+    pub buffer_bound: u32,
+    pub preemption_bound: Option<u32>,
+    pub timeout: Option<Duration>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            loop_bound: 2,
+            buffer_bound: 16,
+            preemption_bound: None,
+            timeout: None,
+        }
+    }
+}
+
+/// An execution that shows something: its events and its schedule.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Witness {
+    pub events: Vec<Event>,
+    pub schedule: Vec<u32>,
+}
+
+impl Witness {
+    fn of(e: &Execution<'_>) -> Self {
+        Witness {
+            events: e.events.to_vec(),
+            schedule: e.schedule.to_vec(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct FinalState {
+    /// Values of the program's observables, in order.
+    pub values: Vec<i64>,
+    /// Whether the final condition's predicate holds (None: no condition).
+    pub satisfies: Option<bool>,
+    pub witness: Witness,
+}
+
+#[derive(Clone, Debug)]
+pub struct Failure {
+    pub thread: u16,
+    pub stmt: StmtId,
+    pub kind: FailureKind,
+    pub witness: Witness,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Observation {
+    Always,
+    Sometimes,
+    Never,
+}
+
+impl Observation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Observation::Always => "always",
+            Observation::Sometimes => "sometimes",
+            Observation::Never => "never",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ModelOutcome {
+    pub model: Model,
+    /// Distinct final states (after the filter), ordered by value.
+    pub states: Vec<FinalState>,
+    pub observation: Option<Observation>,
+    /// One per failing statement and kind.
+    pub failures: Vec<Failure>,
+    pub deadlocks: Vec<Witness>,
+    /// False when a bound or the timeout cut some execution.
+    pub complete: bool,
+    pub stats: Stats,
+    pub elapsed: Duration,
+}
+
+impl ModelOutcome {
+    pub fn assertion_failures(&self) -> impl Iterator<Item = &Failure> {
+        self.failures.iter()
+    }
+}
+
+/// Explore `prog` under `model`.
+pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    explore_with(prog, model, opts, |_| {})
+}
+
+/// Explore, also handing every maximal execution to `observer` (the monitors' hook).
+pub fn explore_with(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    mut observer: impl FnMut(&Execution<'_>),
+) -> ModelOutcome {
+    let start = Instant::now();
+    let machine = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&machine);
+    let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
+    let mut failures: Vec<Failure> = Vec::new();
+    let mut deadlocks: Vec<Witness> = Vec::new();
+    let limits = Limits {
+        deadline: opts.timeout.map(|t| start + t),
+        preemption_bound: if model == Model::Sc {
+            opts.preemption_bound
+        } else {
+            None
+        },
+    };
+    ex.run(limits, |e| {
+        observer(e);
+        match e.kind {
+            ExecKind::Complete => {
+                let keep = prog
+                    .filter
+                    .as_ref()
+                    .is_none_or(|f| machine.eval(f, e.state));
+                if keep {
+                    let values = machine.observe(e.state);
+                    states.entry(values.clone()).or_insert_with(|| FinalState {
+                        values,
+                        satisfies: prog
+                            .condition
+                            .as_ref()
+                            .map(|c| machine.eval(&c.expr, e.state)),
+                        witness: Witness::of(e),
+                    });
+                }
+            }
+            ExecKind::Failed => {
+                if let Status::Failed { thread, stmt, kind } = e.state.status {
+                    if !failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
+                        failures.push(Failure {
+                            thread,
+                            stmt,
+                            kind,
+                            witness: Witness::of(e),
+                        });
+                    }
+                }
+            }
+            ExecKind::Deadlock => {
+                if deadlocks.len() < 4 {
+                    deadlocks.push(Witness::of(e));
+                }
+            }
+            ExecKind::Pruned | ExecKind::Cut => {}
+        }
+        Control::Continue
+    });
+    failures.sort_by_key(|f| (f.stmt, f.thread));
+    let states: Vec<FinalState> = states.into_values().collect();
+    let observation = prog.condition.as_ref().map(|_| {
+        let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
+        if yes == 0 {
+            Observation::Never
+        } else if yes == states.len() {
+            Observation::Always
+        } else {
+            Observation::Sometimes
+        }
+    });
+    let stats = ex.stats.clone();
+    ModelOutcome {
+        model,
+        states,
+        observation,
+        failures,
+        deadlocks,
+        complete: stats.cut == 0 && !stats.timed_out && !stats.preemption_bounded,
+        stats,
+        elapsed: start.elapsed(),
+    }
+}

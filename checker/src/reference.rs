@@ -1,0 +1,152 @@
+//! The reference explorer: explicit-state search over the operational
+//! machine (commits as separate steps), with state hashing so each state is
+//! explored once. No partial-order reduction: simple enough to trust, and
+//! the oracle the DPOR explorer and the monitors are tested against.
+
+use crate::machine::FailureKind;
+use crate::machine::{Event, Machine, Model, State, Status};
+use crate::outcome::{FinalState, Observation, Options, Witness};
+use litmus_dsl::ir::{Program, StmtId};
+use std::collections::{BTreeMap, HashMap};
+
+#[derive(Clone, Debug)]
+pub struct ReferenceOutcome {
+    pub states: Vec<FinalState>,
+    pub observation: Option<Observation>,
+    pub failures: Vec<(u16, StmtId, FailureKind)>,
+    pub deadlock: bool,
+    pub complete: bool,
+    pub visited: usize,
+}
+
+/// A state without the log indices it carries, which differ between paths.
+fn canonical(st: &State) -> State {
+    let mut c = st.clone();
+    c.writer.iter_mut().for_each(|w| *w = 0);
+    for b in &mut c.bufs {
+        for e in b.iter_mut() {
+            e.store = 0;
+            e.origin = 0;
+        }
+    }
+    c
+}
+
+/// Replay a schedule from the initial state; the events it produces.
+pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> (State, Vec<Event>) {
+    let mut log = Vec::new();
+    let mut st = m.initial(&mut log);
+    for (i, &p) in schedule.iter().enumerate() {
+        if !m.enabled(&st, p as usize) {
+            break;
+        }
+        m.step(&mut st, p as usize, i as u32, &mut log);
+    }
+    (st, log)
+}
+
+pub fn explore(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    max_states: usize,
+) -> ReferenceOutcome {
+    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut log = Vec::new();
+    let init = m.initial(&mut log);
+    let mut ids: HashMap<State, u32> = HashMap::new();
+    // Per state: (parent, proc) to rebuild a witness schedule.
+    let mut parent: Vec<(u32, u32)> = Vec::new();
+    let mut stack: Vec<(State, u32)> = Vec::new();
+    ids.insert(canonical(&init), 0);
+    parent.push((u32::MAX, u32::MAX));
+    stack.push((init, 0));
+    let mut finals: BTreeMap<Vec<i64>, (Option<bool>, u32)> = BTreeMap::new();
+    let mut failures = Vec::new();
+    let mut deadlock = false;
+    let mut complete = true;
+    let procs = m.procs();
+    while let Some((st, id)) = stack.pop() {
+        match st.status {
+            Status::Failed { thread, stmt, kind } => {
+                if !failures.contains(&(thread, stmt, kind)) {
+                    failures.push((thread, stmt, kind));
+                }
+                continue;
+            }
+            Status::Pruned => continue,
+            Status::Cut(_) => {
+                complete = false;
+                continue;
+            }
+            Status::Running => {}
+        }
+        if m.finished(&st) {
+            if prog.filter.as_ref().is_none_or(|f| m.eval(f, &st)) {
+                let sat = prog.condition.as_ref().map(|c| m.eval(&c.expr, &st));
+                finals.entry(m.observe(&st)).or_insert((sat, id));
+            }
+            continue;
+        }
+        if m.deadlocked(&st) {
+            deadlock = true;
+        }
+        for p in 0..procs {
+            if !m.enabled(&st, p) {
+                continue;
+            }
+            let mut next = st.clone();
+            log.clear();
+            m.step(&mut next, p, 0, &mut log);
+            let key = canonical(&next);
+            if ids.contains_key(&key) {
+                continue;
+            }
+            if ids.len() >= max_states {
+                complete = false;
+                continue;
+            }
+            let nid = ids.len() as u32;
+            ids.insert(key, nid);
+            parent.push((id, p as u32));
+            stack.push((next, nid));
+        }
+    }
+    let states: Vec<FinalState> = finals
+        .into_iter()
+        .map(|(values, (satisfies, id))| {
+            let mut schedule = Vec::new();
+            let mut cur = id;
+            while parent[cur as usize].0 != u32::MAX {
+                schedule.push(parent[cur as usize].1);
+                cur = parent[cur as usize].0;
+            }
+            schedule.reverse();
+            let (_, events) = replay(&m, &schedule);
+            FinalState {
+                values,
+                satisfies,
+                witness: Witness { events, schedule },
+            }
+        })
+        .collect();
+    let observation = prog.condition.as_ref().map(|_| {
+        let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
+        if yes == 0 {
+            Observation::Never
+        } else if yes == states.len() {
+            Observation::Always
+        } else {
+            Observation::Sometimes
+        }
+    });
+    failures.sort();
+    ReferenceOutcome {
+        states,
+        observation,
+        failures,
+        deadlock,
+        complete,
+        visited: ids.len(),
+    }
+}

@@ -1,0 +1,173 @@
+//! Generated small programs for property tests: 2–4 threads of loads,
+//! stores, fences, atomics and small if/else, rendered as native source.
+
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+
+#[derive(Clone, Debug)]
+pub enum Op {
+    Store(usize, i64),
+    StoreReg(usize),
+    Load(usize),
+    Fence(&'static str),
+    Cas(usize, i64, i64),
+    Xchg(usize, i64),
+    FetchAdd(usize),
+    /// if (last register == k) { then } else { else }
+    If(i64, Vec<Op>, Vec<Op>),
+}
+
+pub const LOCS: [&str; 3] = ["x", "y", "z"];
+
+fn leaf(locs: usize, atomics: bool) -> BoxedStrategy<Op> {
+    let l = 0..locs;
+    let mut v: Vec<BoxedStrategy<Op>> = vec![
+        (l.clone(), 1..3i64)
+            .prop_map(|(a, k)| Op::Store(a, k))
+            .boxed(),
+        l.clone().prop_map(Op::Load).boxed(),
+        l.clone().prop_map(Op::Load).boxed(),
+        l.clone().prop_map(Op::StoreReg).boxed(),
+        prop::sample::select(vec!["", " ww", " wr"])
+            .prop_map(Op::Fence)
+            .boxed(),
+    ];
+    if atomics {
+        v.push(
+            (l.clone(), 0..2i64, 1..3i64)
+                .prop_map(|(a, e, n)| Op::Cas(a, e, n))
+                .boxed(),
+        );
+        v.push(
+            (l.clone(), 1..3i64)
+                .prop_map(|(a, k)| Op::Xchg(a, k))
+                .boxed(),
+        );
+        v.push(l.prop_map(Op::FetchAdd).boxed());
+    }
+    prop::strategy::Union::new(v).boxed()
+}
+
+pub fn op(locs: usize, atomics: bool) -> BoxedStrategy<Op> {
+    let leaf = leaf(locs, atomics);
+    prop_oneof![
+        8 => leaf.clone(),
+        1 => (0..2i64, prop::collection::vec(leaf.clone(), 1..3), prop::collection::vec(leaf, 0..2))
+            .prop_map(|(k, t, e)| Op::If(k, t, e)),
+    ]
+    .boxed()
+}
+
+pub fn program(
+    threads: std::ops::Range<usize>,
+    ops: std::ops::Range<usize>,
+    atomics: bool,
+) -> BoxedStrategy<Vec<Vec<Op>>> {
+    (2..4usize)
+        .prop_flat_map(move |locs| {
+            prop::collection::vec(
+                prop::collection::vec(op(locs, atomics), ops.clone()),
+                threads.clone(),
+            )
+        })
+        .boxed()
+}
+
+/// Render as native source with an `exists` over every thread's registers.
+pub fn render(threads: &[Vec<Op>]) -> String {
+    let mut s = String::from("litmus GEN\nshared x = 0, y = 0, z = 0;\n");
+    let mut cond = Vec::new();
+    for (t, ops) in threads.iter().enumerate() {
+        s.push_str(&format!("thread P{t} {{\n"));
+        let mut regs = 0;
+        render_ops(ops, &mut s, &mut regs, 1);
+        s.push_str("}\n");
+        for r in 0..regs {
+            cond.push(format!("P{t}:r{r} == 0"));
+        }
+    }
+    if cond.is_empty() {
+        cond.push("x == 1".into());
+    }
+    s.push_str(&format!("exists ({});\n", cond.join(" && ")));
+    s
+}
+
+fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize) {
+    let ind = "  ".repeat(depth);
+    for op in ops {
+        let last = if *regs > 0 {
+            format!("r{}", *regs - 1)
+        } else {
+            "0".into()
+        };
+        match op {
+            Op::Store(a, k) => s.push_str(&format!("{ind}{} = {k};\n", LOCS[*a])),
+            Op::StoreReg(a) => s.push_str(&format!("{ind}{} = {last} + 1;\n", LOCS[*a])),
+            Op::Load(a) => {
+                s.push_str(&format!("{ind}let r{} = {};\n", *regs, LOCS[*a]));
+                *regs += 1;
+            }
+            Op::Fence(k) => s.push_str(&format!("{ind}fence{k};\n")),
+            Op::Cas(a, e, n) => {
+                s.push_str(&format!(
+                    "{ind}let r{} = cas({}, {e}, {n});\n",
+                    *regs, LOCS[*a]
+                ));
+                *regs += 1;
+            }
+            Op::Xchg(a, k) => {
+                s.push_str(&format!("{ind}let r{} = xchg({}, {k});\n", *regs, LOCS[*a]));
+                *regs += 1;
+            }
+            Op::FetchAdd(a) => {
+                s.push_str(&format!(
+                    "{ind}let r{} = fetch_add({}, 1);\n",
+                    *regs, LOCS[*a]
+                ));
+                *regs += 1;
+            }
+            Op::If(k, t, e) => {
+                // Registers declared inside a branch are scoped to it: render
+                // them as assignments to fresh registers declared before.
+                s.push_str(&format!("{ind}if ({last} == {k}) {{\n"));
+                render_branch(t, s, depth + 1);
+                s.push_str(&format!("{ind}}} else {{\n"));
+                render_branch(e, s, depth + 1);
+                s.push_str(&format!("{ind}}}\n"));
+            }
+        }
+    }
+}
+
+/// Branch bodies: no new registers (loads go to `_t`, a block-local).
+fn render_branch(ops: &[Op], s: &mut String, depth: usize) {
+    let ind = "  ".repeat(depth);
+    let mut n = 0;
+    for op in ops {
+        match op {
+            Op::Store(a, k) => s.push_str(&format!("{ind}{} = {k};\n", LOCS[*a])),
+            Op::StoreReg(a) => s.push_str(&format!("{ind}{} = 2;\n", LOCS[*a])),
+            Op::Load(a) => {
+                s.push_str(&format!("{ind}let _b{n} = {};\n", LOCS[*a]));
+                n += 1;
+            }
+            Op::Fence(k) => s.push_str(&format!("{ind}fence{k};\n")),
+            Op::Cas(a, e, v) => s.push_str(&format!("{ind}cas({}, {e}, {v});\n", LOCS[*a])),
+            Op::Xchg(a, k) => s.push_str(&format!("{ind}xchg({}, {k});\n", LOCS[*a])),
+            Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
+            Op::If(..) => {}
+        }
+    }
+}
+
+pub fn compile(src: &str) -> litmus_dsl::Program {
+    let a = litmus_dsl::analyze(src);
+    let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();
+    assert!(
+        errors.is_empty(),
+        "generated program has errors: {errors:?}\n{src}"
+    );
+    a.program.unwrap()
+}
