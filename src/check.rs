@@ -1,9 +1,13 @@
-//! `litmus check`: analyse files and report, human or JSON.
+//! `litmus check`: analyse and explore files (in parallel), report each in
+//! input order, human or JSON.
 
-use crate::report::{ConditionJson, DiagnosticJson, FileReport};
-use crate::{Color, Format};
-use litmus_dsl::{analyze, diagnostic, Analysis, Severity};
+use crate::report::{ConditionJson, DiagnosticJson, FailureJson, FileReport, ModelJson, Models};
+use crate::{human, Color, Format};
+use litmus_checker::{Model, ModelOutcome, Options};
+use litmus_dsl::{analyze, Analysis, Quantifier, Severity};
+use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
+use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
@@ -13,6 +17,21 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
+    /// Memory models to check, comma-separated: sc, tso, pso.
+    #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
+    pub model: Vec<String>,
+    /// Iterations of each loop body per entry; longer executions are cut.
+    #[arg(long, default_value_t = 2)]
+    pub loop_bound: u32,
+    /// At most this many preemptions in the SC exploration (default: unbounded).
+    #[arg(long)]
+    pub preemption_bound: Option<u32>,
+    /// At most this many pending stores per thread under TSO/PSO.
+    #[arg(long, default_value_t = 16)]
+    pub buffer_bound: u32,
+    /// Give up on a file after this many seconds (the answer is then incomplete).
+    #[arg(long)]
+    pub timeout: Option<f64>,
     /// Colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
@@ -28,23 +47,113 @@ pub fn load(path: &str) -> Result<Loaded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
     let src = String::from_utf8(bytes).map_err(|_| format!("`{path}` is not valid UTF-8"))?;
     let analysis = analyze(&src);
-    Ok(Loaded {
-        path: path.to_string(),
-        src,
-        analysis,
-    })
+    Ok(Loaded { path: path.to_string(), src, analysis })
 }
 
-pub fn file_report(l: &Loaded) -> FileReport {
+/// A file and what the checker found.
+pub struct Checked {
+    pub loaded: Loaded,
+    pub outcomes: Vec<ModelOutcome>,
+}
+
+impl Checked {
+    /// Exit status 1: a failing assertion, a deadlock, or a `~exists`/`forall`
+    /// condition that does not hold under some model.
+    pub fn has_findings(&self) -> bool {
+        let q = self.loaded.analysis.program.as_ref().and_then(|p| p.condition.as_ref()).map(|c| c.quantifier);
+        self.outcomes.iter().any(|o| {
+            !o.failures.is_empty()
+                || !o.deadlocks.is_empty()
+                || match (q, o.observation) {
+                    (Some(Quantifier::NotExists), Some(obs)) => obs != litmus_checker::Observation::Never,
+                    (Some(Quantifier::Forall), Some(obs)) => obs != litmus_checker::Observation::Always,
+                    _ => false,
+                }
+        })
+    }
+}
+
+pub fn parse_models(names: &[String]) -> Result<Vec<Model>, String> {
+    let mut out = Vec::new();
+    for n in names {
+        let m = match n.trim().to_ascii_lowercase().as_str() {
+            "sc" => Model::Sc,
+            "tso" => Model::Tso,
+            "pso" => Model::Pso,
+            "pslo" => return Err("the PSLO model is not supported yet (sc, tso, pso are)".into()),
+            other => return Err(format!("unknown model `{other}` (expected sc, tso or pso)")),
+        };
+        if !out.contains(&m) {
+            out.push(m);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+pub fn options(args: &CheckArgs) -> Options {
+    Options {
+        loop_bound: args.loop_bound,
+        buffer_bound: args.buffer_bound,
+        preemption_bound: args.preemption_bound,
+        timeout: args.timeout.map(Duration::from_secs_f64),
+    }
+}
+
+pub fn check_file(loaded: Loaded, models: &[Model], opts: &Options) -> Checked {
+    let outcomes = match &loaded.analysis.program {
+        Some(p) => litmus_checker::check(p, models, opts),
+        None => Vec::new(),
+    };
+    Checked { loaded, outcomes }
+}
+
+pub fn file_report(c: &Checked) -> FileReport {
+    let l = &c.loaded;
     let a = &l.analysis;
+    let prog = a.program.as_ref();
+    let models = c
+        .outcomes
+        .iter()
+        .map(|o| {
+            let failures = o
+                .failures
+                .iter()
+                .map(|f| {
+                    let p = prog.unwrap();
+                    let s = &p.stmts[f.stmt as usize];
+                    FailureJson {
+                        line: s.line,
+                        column: s.col,
+                        thread: p.threads[f.thread as usize].name.clone(),
+                        kind: f.kind.as_str(),
+                    }
+                })
+                .collect();
+            let json = ModelJson {
+                observation: o.observation.map(|x| x.as_str()),
+                states: o.states.len(),
+                complete: o.complete,
+                robust: (o.model == Model::Sc).then_some(true),
+                assertion_failures: failures,
+                deadlocks: o.deadlocks.len(),
+                executions: o.stats.executions,
+                cut: o.stats.cut,
+                timed_out: o.stats.timed_out,
+            };
+            (o.model.as_str(), json)
+        })
+        .collect();
+    let models = Models(models);
     FileReport {
         file: l.path.clone(),
         test: a.name.clone(),
         dialect: a.dialect.as_str(),
-        condition: a.condition.as_ref().map(|c| ConditionJson {
-            quantifier: c.quantifier.as_str(),
-            text: c.text.clone(),
-        }),
+        condition: a
+            .condition
+            .as_ref()
+            .map(|c| ConditionJson { quantifier: c.quantifier.as_str(), text: c.text.clone() }),
+        models,
         diagnostics: a
             .diagnostics
             .iter()
@@ -69,57 +178,48 @@ pub fn file_report(l: &Loaded) -> FileReport {
 }
 
 pub fn run(args: &CheckArgs) -> u8 {
+    let models = match parse_models(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
     let color = match args.color {
         Color::Always => true,
         Color::Never => false,
-        Color::Auto => std::io::stderr().is_terminal(),
+        Color::Auto => std::io::stdout().is_terminal(),
     };
+    let opts = options(args);
+    // Files are checked in parallel; results are printed in input order.
+    let results: Vec<Result<Checked, String>> =
+        args.files.par_iter().map(|path| load(path).map(|l| check_file(l, &models, &opts))).collect();
     let mut status = 0u8;
     let stdout = std::io::stdout();
-    for path in &args.files {
-        let loaded = match load(path) {
-            Ok(l) => l,
+    let mut out = stdout.lock();
+    for r in results {
+        let c = match r {
+            Ok(c) => c,
             Err(e) => {
                 eprintln!("error: {e}");
                 status = 2;
                 continue;
             }
         };
-        if loaded.analysis.has_errors() {
+        if c.loaded.analysis.has_errors() {
             status = 2;
+        } else if c.has_findings() && status == 0 {
+            status = 1;
         }
-        match args.format {
-            Format::Json => {
-                let line = serde_json::to_string(&file_report(&loaded)).expect("report serialises");
-                let _ = writeln!(stdout.lock(), "{line}");
-            }
+        let text = match args.format {
+            Format::Json => serde_json::to_string(&file_report(&c)).expect("report serialises") + "\n",
             Format::Human => {
-                let a = &loaded.analysis;
-                if !a.diagnostics.is_empty() {
-                    eprint!(
-                        "{}",
-                        diagnostic::render(&a.diagnostics, path, &loaded.src, color)
-                    );
-                }
-                let mut out = stdout.lock();
-                match &a.program {
-                    Some(p) => {
-                        let _ = writeln!(
-                            out,
-                            "{path}: {} ({}, {} threads, {} memory events)",
-                            p.name,
-                            p.dialect.as_str(),
-                            p.threads.len(),
-                            p.event_count()
-                        );
-                    }
-                    None => {
-                        let n = a.diagnostics.iter().filter(|d| d.is_error()).count();
-                        let _ = writeln!(out, "{path}: {n} error{}", if n == 1 { "" } else { "s" });
-                    }
-                }
+                let r = human::render(&c, color);
+                let _ = std::io::stderr().write_all(r.stderr.as_bytes());
+                r.stdout
             }
-        }
+        };
+        let _ = out.write_all(text.as_bytes());
     }
     status
 }

@@ -1,17 +1,14 @@
 //! `litmus`: check small concurrent programs for relaxed-memory behaviour.
 
 mod check;
+mod human;
 mod report;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(
-    name = "litmus",
-    version,
-    about = "Checker and language server for relaxed-memory litmus tests"
-)]
+#[command(name = "litmus", version, about = "Checker and language server for relaxed-memory litmus tests")]
 struct Cli {
     #[command(subcommand)]
     command: Command,

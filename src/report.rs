@@ -1,6 +1,7 @@
 //! The JSON line of `litmus check --format json` (schema in docs/cli.md).
 
-use serde::Serialize;
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 #[derive(Serialize)]
 pub struct FileReport {
@@ -9,6 +10,9 @@ pub struct FileReport {
     pub dialect: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<ConditionJson>,
+    /// Per requested model, in the order sc, tso, pso. Absent when the file has errors.
+    #[serde(skip_serializing_if = "Models::is_empty")]
+    pub models: Models,
     /// Errors and warnings of parsing and analysis (an extension of cli.md).
     pub diagnostics: Vec<DiagnosticJson>,
 }
@@ -20,6 +24,34 @@ pub struct ConditionJson {
 }
 
 #[derive(Serialize)]
+pub struct ModelJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation: Option<&'static str>,
+    pub states: usize,
+    pub complete: bool,
+    /// SC is robust by definition; TSO/PSO robustness comes with the monitors.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust: Option<bool>,
+    pub assertion_failures: Vec<FailureJson>,
+    /// Executions in which every unfinished thread is blocked (extension).
+    pub deadlocks: usize,
+    /// Executions explored (extension).
+    pub executions: u64,
+    /// Executions cut by the loop or buffer bound (extension).
+    pub cut: u64,
+    pub timed_out: bool,
+}
+
+#[derive(Serialize)]
+pub struct FailureJson {
+    pub line: u32,
+    pub column: u32,
+    pub thread: String,
+    /// `assertion failed`, `array index out of bounds`, … (extension)
+    pub kind: &'static str,
+}
+
+#[derive(Serialize)]
 pub struct DiagnosticJson {
     pub severity: &'static str,
     pub code: &'static str,
@@ -28,4 +60,23 @@ pub struct DiagnosticJson {
     pub end_line: u32,
     pub end_column: u32,
     pub message: String,
+}
+
+/// Models keyed by name, serialised in the order checked.
+pub struct Models(pub Vec<(&'static str, ModelJson)>);
+
+impl Models {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Models {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (k, v) in &self.0 {
+            m.serialize_entry(k, v)?;
+        }
+        m.end()
+    }
 }

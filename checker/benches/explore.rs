@@ -26,10 +26,7 @@ pub fn sb_n(n: usize) -> String {
         s.push_str(&format!("shared x{i} = 0;\n"));
     }
     for i in 0..n {
-        s.push_str(&format!(
-            "thread P{i} {{\n  x{i} = 1;\n  let r = x{};\n}}\n",
-            (i + 1) % n
-        ));
+        s.push_str(&format!("thread P{i} {{\n  x{i} = 1;\n  let r = x{};\n}}\n", (i + 1) % n));
     }
     let conj: Vec<String> = (0..n).map(|i| format!("P{i}:r == 0")).collect();
     s.push_str(&format!("exists ({});\n", conj.join(" && ")));
@@ -43,11 +40,7 @@ fn main() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-        .map(|p| {
-            litmus_dsl::analyze(&std::fs::read_to_string(p).unwrap())
-                .program
-                .unwrap()
-        })
+        .map(|p| litmus_dsl::analyze(&std::fs::read_to_string(p).unwrap()).program.unwrap())
         .collect();
     let opts = Options::default();
     let (t, states) = best_of(10, || {
@@ -59,7 +52,12 @@ fn main() {
         }
         n
     });
-    println!("herd corpus, {} tests x SC/TSO/PSO: {:.1} ms ({} final states; herd7 ~1 s batched; target < 200 ms)", progs.len(), t.as_secs_f64() * 1e3, states);
+    println!(
+        "herd corpus, {} tests x SC/TSO/PSO: {:.1} ms ({} final states; herd7 ~1 s batched; target < 200 ms)",
+        progs.len(),
+        t.as_secs_f64() * 1e3,
+        states
+    );
 
     println!("SB-n under TSO (herd7: n=10 1.15 s, n=12 7.1 s; target n=12 < 0.5 s)");
     for n in 2..=12 {
@@ -81,11 +79,7 @@ fn main() {
         let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for pb in [None, Some(2)] {
-            let o = Options {
-                preemption_bound: pb,
-                loop_bound: 3,
-                ..Options::default()
-            };
+            let o = Options { preemption_bound: pb, loop_bound: 3, ..Options::default() };
             let (t, out) = best_of(5, || explore(&prog, Model::Sc, &o));
             println!(
                 "  {name:13} loop-bound 3 preemption-bound {:4}: {:7} executions in {:8.2} ms = {:9.0} executions/s, {:10.0} transitions/s",

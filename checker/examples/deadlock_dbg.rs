@@ -12,11 +12,7 @@ fn main() {
                 "  {} {:?} {} = {} ({})",
                 prog.threads[e.thread as usize].name,
                 e.kind,
-                if e.cell == u32::MAX {
-                    "-".into()
-                } else {
-                    prog.cell_name(e.cell)
-                },
+                if e.cell == u32::MAX { "-".into() } else { prog.cell_name(e.cell) },
                 e.value,
                 prog.stmts[e.stmt as usize].text
             );

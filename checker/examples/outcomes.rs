@@ -13,12 +13,7 @@ fn main() {
             let fails: Vec<String> = o
                 .failures
                 .iter()
-                .map(|f| {
-                    format!(
-                        "{}@{}",
-                        prog.threads[f.thread as usize].name, prog.stmts[f.stmt as usize].line
-                    )
-                })
+                .map(|f| format!("{}@{}", prog.threads[f.thread as usize].name, prog.stmts[f.stmt as usize].line))
                 .collect();
             println!("{path} {:?}: obs {:?} states {} fails {:?} deadlocks {} complete {} execs {} sleepblocked {} pruned {} trans {} {:?}",
                 m, o.observation.map(|x| x.as_str()), o.states.len(), fails, o.deadlocks.len(), o.complete, o.stats.executions, o.stats.sleep_blocked, o.stats.pruned, o.stats.transitions, o.elapsed);

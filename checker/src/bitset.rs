@@ -7,9 +7,7 @@ pub struct BitSet {
 
 impl BitSet {
     pub fn with_capacity(n: usize) -> Self {
-        BitSet {
-            words: vec![0; n.div_ceil(64).max(1)],
-        }
+        BitSet { words: vec![0; n.div_ceil(64).max(1)] }
     }
     pub fn clear(&mut self) {
         self.words.iter_mut().for_each(|w| *w = 0);
@@ -22,9 +20,7 @@ impl BitSet {
         self.words[w] |= 1 << (i % 64);
     }
     pub fn contains(&self, i: usize) -> bool {
-        self.words
-            .get(i / 64)
-            .is_some_and(|w| w & (1 << (i % 64)) != 0)
+        self.words.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
     }
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|w| *w == 0)

@@ -11,7 +11,7 @@
 //! happens-before relation without being races.
 
 use crate::bitset::BitSet;
-use crate::machine::{Access, Event, Machine, Model, State, Status, NONE};
+use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
 use litmus_dsl::ir::Instr;
 use std::time::Instant;
 
@@ -21,11 +21,13 @@ pub enum ExecKind {
     Complete,
     /// An assertion or run-time error stopped it.
     Failed,
-    /// `assume` false or a failed `await` evaluation: not a real execution.
+    /// `assume` false, or a thread stuck on an `await` or `lock` that
+    /// failed: no final state.
     Pruned,
     /// A loop or buffer bound cut it.
     Cut,
-    /// Every unfinished thread is blocked (the prefix so far).
+    /// Threads wait forever: each unfinished one is stuck on an `await` or
+    /// `lock` that cannot succeed any more.
     Deadlock,
 }
 
@@ -50,6 +52,8 @@ pub struct Stats {
     pub timed_out: bool,
     /// A preemption bound stopped some schedule.
     pub preemption_bounded: bool,
+    /// Some store waited for room in a full buffer.
+    pub buffer_bounded: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -118,13 +122,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     fn new_frame(&self) -> Frame {
         Frame {
             proc: NONE,
-            access: Access {
-                proc: NONE,
-                owner: 0,
-                cell: NONE,
-                write: false,
-                is_commit: false,
-            },
+            access: Access { proc: NONE, owner: 0, cell: NONE, write: false, is_commit: false },
             log_start: 0,
             prev_of_proc: NONE,
             pushed_cell: false,
@@ -162,10 +160,20 @@ impl<'m, 'p> Explorer<'m, 'p> {
     }
 
     /// Transitions that must precede `proc`'s next one besides conflicts:
-    /// the last commits a fence or atomic waits for.
-    fn drain_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>) {
+    /// for a commit, the transition that buffered the store; for a fence or
+    /// atomic, the last commits it waited for.
+    fn causal_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>) {
         let m = self.m;
-        if proc >= m.threads || m.model == Model::Sc {
+        if proc >= m.threads {
+            // A commit follows the transition that buffered its store.
+            if let Some(e) = st.bufs[proc - m.threads].front() {
+                if e.origin != NONE {
+                    out.push(e.origin);
+                }
+            }
+            return;
+        }
+        if m.model == Model::Sc {
             return;
         }
         let t = proc;
@@ -185,9 +193,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     out.push(self.proc_last[m.threads + t * m.cells + c]);
                 }
             }
-            Model::Pso if cell != NONE => {
-                out.push(self.proc_last[m.threads + t * m.cells + cell as usize])
-            }
+            Model::Pso if cell != NONE => out.push(self.proc_last[m.threads + t * m.cells + cell as usize]),
             _ => {}
         }
         out.retain(|&x| x != NONE);
@@ -211,41 +217,23 @@ impl<'m, 'p> Explorer<'m, 'p> {
             if !self.frames[depth].initialized {
                 self.frames[depth].initialized = true;
                 let st = &self.states[depth];
-                let terminal = match st.status {
-                    Status::Running => None,
-                    Status::Failed { .. } => Some(ExecKind::Failed),
-                    Status::Pruned => Some(ExecKind::Pruned),
-                    Status::Cut(_) => Some(ExecKind::Cut),
-                };
-                if let Some(kind) = terminal {
-                    if let Control::Stop = self.report(kind, depth, &mut on_exec) {
-                        break 'outer;
-                    }
-                } else {
-                    if self.m.deadlocked(st) {
-                        if let Control::Stop = self.report(ExecKind::Deadlock, depth, &mut on_exec)
-                        {
-                            break 'outer;
-                        }
-                    }
-                    let st = &self.states[depth];
-                    enabled_buf.clear();
-                    enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
+                enabled_buf.clear();
+                enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
+                {
                     if enabled_buf.is_empty() {
-                        if self.m.finished(st) {
-                            if let Control::Stop =
-                                self.report(ExecKind::Complete, depth, &mut on_exec)
-                            {
-                                break 'outer;
-                            }
+                        let kind = match self.m.verdict(st) {
+                            Verdict::Complete => ExecKind::Complete,
+                            Verdict::Failed => ExecKind::Failed,
+                            Verdict::Cut => ExecKind::Cut,
+                            Verdict::Pruned if self.m.deadlocked(st) => ExecKind::Deadlock,
+                            Verdict::Pruned => ExecKind::Pruned,
+                        };
+                        if let Control::Stop = self.report(kind, depth, &mut on_exec) {
+                            break 'outer;
                         }
                     } else if let Some(b) = bounded {
                         // Bounded mode: every enabled process within the bound.
-                        let prev = if depth > 0 {
-                            self.frames[depth - 1].proc as usize
-                        } else {
-                            usize::MAX
-                        };
+                        let prev = if depth > 0 { self.frames[depth - 1].proc as usize } else { usize::MAX };
                         let prev_enabled = prev != usize::MAX && enabled_buf.contains(&prev);
                         let used = self.frames[depth].preemptions;
                         for &p in &enabled_buf {
@@ -281,7 +269,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 continue;
             };
             if let Some(deadline) = limits.deadline {
-                if self.stats.transitions % 256 == 0 && Instant::now() > deadline {
+                if self.stats.transitions.is_multiple_of(256) && Instant::now() > deadline {
                     self.stats.timed_out = true;
                     break;
                 }
@@ -308,7 +296,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
 
             // Clock of the new transition, and its races.
             preds.clear();
-            self.drain_preds(st, p, &mut preds);
+            self.causal_preds(st, p, &mut preds);
             let n = depth as u32;
             let mut acc = std::mem::take(&mut self.scratch_clock);
             acc.iter_mut().for_each(|c| *c = 0);
@@ -333,13 +321,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     }
                     // A thread's atomic after its own commit of the cell:
                     // the commit had to drain first; not reversible.
-                    let drained =
-                        b.owner == access.owner && b.is_commit && !access.is_commit && access.write;
+                    let drained = b.owner == access.owner && b.is_commit && !access.is_commit && access.write;
                     if !drained && !self.hb(j, &acc) {
                         races.push(j);
                     }
-                    let cj = self.clock(j).to_vec();
-                    join(&mut acc, &cj);
+                    join(&mut acc, &self.clocks[j as usize * self.procs..(j as usize + 1) * self.procs]);
                     if b.write {
                         break;
                     }
@@ -361,13 +347,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 let (lo, hi) = self.states.split_at_mut(depth + 1);
                 hi[0].clone_from(&lo[depth]);
             }
-            let origin = self
-                .m
-                .step(&mut self.states[depth + 1], p, n, &mut self.log);
-            if origin != NONE && (origin as usize) < depth {
-                let co = self.clock(origin).to_vec();
-                join(&mut acc, &co);
-            }
+            self.m.step(&mut self.states[depth + 1], p, n, &mut self.log);
             self.clocks.truncate(depth * self.procs);
             self.clocks.extend_from_slice(&acc);
             self.scratch_clock = acc;
@@ -390,9 +370,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 + (bounded.is_some()
                     && depth > 0
                     && self.frames[depth - 1].proc as usize != p
-                    && self
-                        .m
-                        .enabled(&self.states[depth], self.frames[depth - 1].proc as usize))
+                    && self.m.enabled(&self.states[depth], self.frames[depth - 1].proc as usize))
                     as u32;
             depth += 1;
             if self.frames.len() <= depth {
@@ -441,11 +419,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         if initials.iter().any(|&q| f.backtrack.contains(q)) {
             return;
         }
-        let q = if initials.contains(&p) {
-            p
-        } else {
-            initials[0]
-        };
+        let q = if initials.contains(&p) { p } else { initials[0] };
         let st = &self.states[j as usize];
         if self.m.enabled(st, q) {
             self.frames[j as usize].backtrack.insert(q);
@@ -458,12 +432,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
     }
 
-    fn report(
-        &mut self,
-        kind: ExecKind,
-        depth: usize,
-        on_exec: &mut impl FnMut(&Execution<'_>) -> Control,
-    ) -> Control {
+    fn report(&mut self, kind: ExecKind, depth: usize, on_exec: &mut impl FnMut(&Execution<'_>) -> Control) -> Control {
         match kind {
             ExecKind::Complete => self.stats.complete += 1,
             ExecKind::Failed => self.stats.failed += 1,
@@ -471,15 +440,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
             ExecKind::Cut => self.stats.cut += 1,
             ExecKind::Deadlock => self.stats.deadlocks += 1,
         }
-        if kind != ExecKind::Deadlock {
-            self.stats.executions += 1;
-        }
-        on_exec(&Execution {
-            kind,
-            events: &self.log,
-            state: &self.states[depth],
-            schedule: &self.schedule[..depth],
-        })
+        self.stats.executions += 1;
+        self.stats.buffer_bounded |= self.states[depth].buffer_bound_hit;
+        on_exec(&Execution { kind, events: &self.log, state: &self.states[depth], schedule: &self.schedule[..depth] })
     }
 }
 

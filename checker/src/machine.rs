@@ -75,10 +75,7 @@ pub struct Event {
 
 impl Event {
     pub fn is_write(&self) -> bool {
-        matches!(
-            self.kind,
-            EventKind::Store | EventKind::Commit | EventKind::Rmw
-        )
+        matches!(self.kind, EventKind::Store | EventKind::Commit | EventKind::Rmw)
     }
 }
 
@@ -108,18 +105,37 @@ pub enum CutReason {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Status {
+pub enum Verdict {
+    /// Every thread finished and every buffer drained: a final state.
+    Complete,
+    /// Some thread failed an assertion or hit a run-time error.
+    Failed,
+    /// The loop bound stopped some thread.
+    Cut,
+    /// `assume` was false, or a thread is stuck on an `await` or `lock`.
+    Pruned,
+}
+
+/// Where a thread stands. A thread that stops early (failed, cut, stuck)
+/// does not stop the others: they run on, so exploration sees every write
+/// that could have changed its course.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ThreadStatus {
     Running,
-    /// An assertion or run-time error stopped the execution.
+    Done,
+    /// Its `await` evaluation or `lock` attempt failed: it waits forever in
+    /// this execution (one where it succeeds later is explored separately).
+    Stuck,
+    /// `assume` was false: the execution is not one of the program's.
+    Pruned,
+    /// An assertion or run-time error; `at` is the log length just after it.
     Failed {
-        thread: u16,
         stmt: StmtId,
         kind: FailureKind,
+        at: u32,
     },
-    /// `assume` false, or an `await` evaluation that failed: not an execution.
-    Pruned,
-    /// A bound stopped the execution.
-    Cut(CutReason),
+    /// The loop bound stopped it.
+    Cut,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -141,10 +157,17 @@ pub struct State {
     pub regs: Vec<i64>,
     pub pc: Vec<u32>,
     pub loops: Vec<u32>,
-    pub done: Vec<bool>,
+    pub threads: Vec<ThreadStatus>,
     /// TSO: one FIFO per thread; PSO: one per (thread, cell); SC: none.
     pub bufs: Vec<VecDeque<BufEntry>>,
-    pub status: Status,
+    /// Some store had to wait for room in a buffer (the answer is bounded).
+    pub buffer_bound_hit: bool,
+}
+
+impl State {
+    pub fn running(&self, t: usize) -> bool {
+        self.threads[t] == ThreadStatus::Running
+    }
 }
 
 /// What a process's next transition touches: enough to decide dependence.
@@ -160,8 +183,6 @@ pub struct Access {
 struct AwaitInfo {
     start: u32,
     check: u32,
-    /// Memory operations between the start and the check (static count).
-    mem_ops: u32,
 }
 
 pub struct Machine<'p> {
@@ -196,19 +217,10 @@ impl<'p> Machine<'p> {
             let mut infos = Vec::new();
             for (pc, ins) in t.code.iter().enumerate() {
                 if let Instr::AwaitStart { check, .. } = *ins {
-                    let region = pc..=(check as usize).min(t.code.len().saturating_sub(1));
-                    let mem_ops = t.code[region.clone()]
-                        .iter()
-                        .filter(|i| i.is_memory_access())
-                        .count() as u32;
-                    for p in region {
+                    for p in pc..=(check as usize).min(t.code.len().saturating_sub(1)) {
                         map[p] = Some(infos.len());
                     }
-                    infos.push(AwaitInfo {
-                        start: pc as u32,
-                        check,
-                        mem_ops,
-                    });
+                    infos.push(AwaitInfo { start: pc as u32, check });
                 }
             }
             awaits.push(map);
@@ -281,15 +293,12 @@ impl<'p> Machine<'p> {
             regs,
             pc: vec![0; self.threads],
             loops: vec![0; self.loop_base[self.threads]],
-            done: vec![false; self.threads],
+            threads: vec![ThreadStatus::Running; self.threads],
             bufs: vec![VecDeque::new(); nbufs],
-            status: Status::Running,
+            buffer_bound_hit: false,
         };
         for t in 0..self.threads {
             self.run_local(&mut st, t, NONE, log);
-            if st.status != Status::Running {
-                break;
-            }
         }
         st
     }
@@ -346,12 +355,8 @@ impl<'p> Machine<'p> {
         }
     }
 
-    fn fail(&self, st: &mut State, t: usize, stmt: StmtId, kind: FailureKind) {
-        st.status = Status::Failed {
-            thread: t as u16,
-            stmt,
-            kind,
-        };
+    fn fail(&self, st: &mut State, t: usize, stmt: StmtId, kind: FailureKind, log: &[Event]) {
+        st.threads[t] = ThreadStatus::Failed { stmt, kind, at: log.len() as u32 };
     }
 
     /// Does this fence need the buffers drained under this model?
@@ -367,9 +372,7 @@ impl<'p> Machine<'p> {
         match self.model {
             Model::Sc => true,
             Model::Tso => st.bufs[t].is_empty(),
-            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells]
-                .iter()
-                .all(|b| b.is_empty()),
+            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells].iter().all(|b| b.is_empty()),
         }
     }
 
@@ -377,10 +380,7 @@ impl<'p> Machine<'p> {
         match self.model {
             Model::Sc => 0,
             Model::Tso => st.bufs[t].len(),
-            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells]
-                .iter()
-                .map(|b| b.len())
-                .sum(),
+            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells].iter().map(|b| b.len()).sum(),
         }
     }
 
@@ -417,12 +417,12 @@ impl<'p> Machine<'p> {
     pub fn run_local(&self, st: &mut State, t: usize, step: u32, log: &mut Vec<Event>) {
         let code = &self.prog.threads[t].code;
         loop {
-            if st.status != Status::Running || st.done[t] {
+            if !st.running(t) {
                 return;
             }
             let pc = st.pc[t] as usize;
             let Some(&ins) = code.get(pc) else {
-                st.done[t] = true;
+                st.threads[t] = ThreadStatus::Done;
                 return;
             };
             let mut next = pc as u32 + 1;
@@ -435,22 +435,12 @@ impl<'p> Machine<'p> {
                     let v = op.eval(self.val(st, t, a));
                     self.set_reg(st, t, dst, v);
                 }
-                Instr::Bin {
-                    dst,
-                    op,
-                    a,
-                    b,
-                    stmt,
-                } => match op.eval(self.val(st, t, a), self.val(st, t, b)) {
+                Instr::Bin { dst, op, a, b, stmt } => match op.eval(self.val(st, t, a), self.val(st, t, b)) {
                     Some(v) => self.set_reg(st, t, dst, v),
-                    None => return self.fail(st, t, stmt, FailureKind::DivisionByZero),
+                    None => return self.fail(st, t, stmt, FailureKind::DivisionByZero, log),
                 },
                 Instr::Jump { target } => next = target,
-                Instr::Branch {
-                    cond,
-                    if_nonzero,
-                    target,
-                } => {
+                Instr::Branch { cond, if_nonzero, target } => {
                     if (self.val(st, t, cond) != 0) == if_nonzero {
                         next = target;
                     }
@@ -460,32 +450,33 @@ impl<'p> Machine<'p> {
                     let c = &mut st.loops[self.loop_base[t] + id as usize];
                     *c += 1;
                     if *c > self.loop_bound {
-                        st.status = Status::Cut(CutReason::LoopBound);
+                        st.threads[t] = ThreadStatus::Cut;
                         return;
                     }
                 }
                 Instr::Assert { cond, stmt } => {
                     if self.val(st, t, cond) == 0 {
-                        return self.fail(st, t, stmt, FailureKind::Assertion);
+                        return self.fail(st, t, stmt, FailureKind::Assertion, log);
                     }
                 }
                 Instr::Assume { cond, .. } => {
                     if self.val(st, t, cond) == 0 {
-                        st.status = Status::Pruned;
+                        st.threads[t] = ThreadStatus::Pruned;
                         return;
                     }
                 }
                 Instr::AwaitStart { .. } => {}
-                Instr::AwaitCheck { cond, .. } => {
+                Instr::AwaitCheck { cond, start, .. } => {
                     if self.val(st, t, cond) == 0 {
-                        // A failed evaluation only read: an equivalent
-                        // execution skips it, so this one is dropped.
-                        st.status = Status::Pruned;
+                        // A failed evaluation only read: the thread waits
+                        // here for good in this execution.
+                        st.threads[t] = ThreadStatus::Stuck;
+                        st.pc[t] = start;
                         return;
                     }
                 }
                 Instr::Halt => {
-                    st.done[t] = true;
+                    st.threads[t] = ThreadStatus::Done;
                     return;
                 }
                 Instr::Fence { kind, stmt } => {
@@ -510,9 +501,10 @@ impl<'p> Machine<'p> {
                     }
                     let cell = match self.cell_of(st, t, addr) {
                         Ok(c) => c,
-                        Err(k) => return self.fail(st, t, stmt, k),
+                        Err(k) => return self.fail(st, t, stmt, k, log),
                     };
                     if self.buffered(st, t) >= self.buffer_bound as usize {
+                        st.buffer_bound_hit = true;
                         return; // visible: waits for a commit
                     }
                     let value = self.val(st, t, val);
@@ -529,12 +521,7 @@ impl<'p> Machine<'p> {
                         step,
                     });
                     let b = self.buf_index(t, cell);
-                    st.bufs[b].push_back(BufEntry {
-                        cell,
-                        value,
-                        store,
-                        origin: step,
-                    });
+                    st.bufs[b].push_back(BufEntry { cell, value, store, origin: step });
                 }
                 Instr::Load { .. } | Instr::Rmw { .. } => return,
             }
@@ -542,57 +529,27 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Is `proc`'s next transition enabled?
+    /// Is `proc`'s next transition enabled? Only buffers can hold a thread
+    /// back (a fence or atomic waits for them to drain, a store for room);
+    /// an `await` or `lock` that would fail is attempted, and the thread
+    /// gets stuck.
     pub fn enabled(&self, st: &State, proc: usize) -> bool {
-        if st.status != Status::Running {
-            return false;
-        }
         if proc >= self.threads {
             return !st.bufs[proc - self.threads].is_empty();
         }
         let t = proc;
-        if st.done[t] {
+        if !st.running(t) {
             return false;
         }
-        let pc = st.pc[t] as usize;
-        let Some(&ins) = self.prog.threads[t].code.get(pc) else {
-            return false;
-        };
-        match ins {
-            Instr::Load { addr, .. } => {
-                if self.cell_of(st, t, addr).is_err() {
-                    return true;
-                }
-                match self.awaits[t][pc] {
-                    Some(a) if self.await_info[t][a].mem_ops <= 1 => self.dry_run_await(st, t),
-                    _ => true,
-                }
-            }
-            Instr::Store { .. } => {
-                self.model == Model::Sc || self.buffered(st, t) < self.buffer_bound as usize
-            }
-            Instr::Rmw {
-                addr,
-                op,
-                x86_locked,
-                ..
-            } => {
-                let Ok(cell) = self.cell_of(st, t, addr) else {
-                    return true;
-                };
-                if !self.rmw_ready(st, t, cell, x86_locked) {
-                    return false;
-                }
-                if op == RmwOp::Lock && st.mem[cell as usize] != 0 {
-                    return false;
-                }
-                match self.awaits[t][pc] {
-                    Some(a) if self.await_info[t][a].mem_ops <= 1 => self.dry_run_await(st, t),
-                    _ => true,
-                }
-            }
-            Instr::Fence { .. } => self.thread_buffers_empty(st, t),
-            _ => true,
+        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+            None => false,
+            Some(&Instr::Store { .. }) => self.model == Model::Sc || self.buffered(st, t) < self.buffer_bound as usize,
+            Some(&Instr::Rmw { addr, x86_locked, .. }) => match self.cell_of(st, t, addr) {
+                Ok(cell) => self.rmw_ready(st, t, cell, x86_locked),
+                Err(_) => true,
+            },
+            Some(Instr::Fence { .. }) => self.thread_buffers_empty(st, t),
+            Some(_) => true,
         }
     }
 
@@ -642,15 +599,10 @@ impl<'p> Machine<'p> {
                     None => return true,
                 },
                 Instr::Jump { target } => next = target as usize,
-                Instr::Branch {
-                    cond,
-                    if_nonzero,
-                    target,
-                } => {
-                    if (get(&regs, cond) != 0) == if_nonzero {
+                Instr::Branch { cond, if_nonzero, target }
+                    if (get(&regs, cond) != 0) == if_nonzero => {
                         next = target as usize;
                     }
-                }
                 Instr::AwaitCheck { cond, .. } => return get(&regs, cond) != 0,
                 _ => {}
             }
@@ -659,45 +611,57 @@ impl<'p> Machine<'p> {
         true
     }
 
-    /// Is the thread stuck: unfinished, and its next step cannot happen or
-    /// (an await) cannot succeed now?
+    /// Would thread `t` wait forever if nothing else changed: stuck, or its
+    /// next step is an `await`/`lock` that would fail now, or cannot happen?
     pub fn blocked(&self, st: &State, t: usize) -> bool {
-        if st.done[t] {
-            return false;
+        match st.threads[t] {
+            ThreadStatus::Running | ThreadStatus::Stuck => {}
+            _ => return false,
         }
-        !self.enabled(st, t)
-            || (self.awaits[t]
-                .get(st.pc[t] as usize)
-                .copied()
-                .flatten()
-                .is_some()
-                && !self.dry_run_await(st, t))
+        let pc = st.pc[t] as usize;
+        if let Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) = self.prog.threads[t].code.get(pc) {
+            if let Ok(c) = self.cell_of(st, t, addr) {
+                return st.mem[c as usize] != 0;
+            }
+        }
+        if self.awaits[t].get(pc).copied().flatten().is_some() {
+            return !self.dry_run_await(st, t);
+        }
+        st.threads[t] == ThreadStatus::Stuck || !self.enabled(st, t)
     }
 
-    /// Every unfinished thread is blocked and no buffer can commit.
+    /// Some thread is unfinished, every unfinished one is blocked, and no
+    /// buffer can commit: a deadlock.
     pub fn deadlocked(&self, st: &State) -> bool {
-        st.status == Status::Running
-            && st.done.iter().any(|d| !d)
-            && (0..self.threads).all(|t| st.done[t] || self.blocked(st, t))
+        let unfinished = |t: usize| matches!(st.threads[t], ThreadStatus::Running | ThreadStatus::Stuck);
+        (0..self.threads).any(unfinished)
+            && (0..self.threads).all(|t| !unfinished(t) || self.blocked(st, t))
             && st.bufs.iter().all(|b| b.is_empty())
     }
 
+    /// How an execution that can take no further step ended.
+    pub fn verdict(&self, st: &State) -> Verdict {
+        let any = |f: fn(&ThreadStatus) -> bool| st.threads.iter().any(f);
+        if any(|t| matches!(t, ThreadStatus::Failed { .. })) {
+            Verdict::Failed
+        } else if any(|t| *t == ThreadStatus::Cut) {
+            Verdict::Cut
+        } else if self.finished(st) {
+            Verdict::Complete
+        } else {
+            Verdict::Pruned
+        }
+    }
+
+    /// Every thread done and every buffer drained.
     pub fn finished(&self, st: &State) -> bool {
-        st.status == Status::Running
-            && st.done.iter().all(|d| *d)
-            && st.bufs.iter().all(|b| b.is_empty())
+        st.threads.iter().all(|t| *t == ThreadStatus::Done) && st.bufs.iter().all(|b| b.is_empty())
     }
 
     /// What `proc`'s next transition accesses (call only when enabled).
     pub fn access(&self, st: &State, proc: usize) -> Access {
         let owner = self.owner(proc) as u16;
-        let mut acc = Access {
-            proc: proc as u32,
-            owner,
-            cell: NONE,
-            write: false,
-            is_commit: false,
-        };
+        let mut acc = Access { proc: proc as u32, owner, cell: NONE, write: false, is_commit: false };
         if proc >= self.threads {
             if let Some(e) = st.bufs[proc - self.threads].front() {
                 acc.cell = e.cell;
@@ -719,10 +683,11 @@ impl<'p> Machine<'p> {
                     acc.write = true;
                 }
             }
-            Some(&Instr::Rmw { addr, .. }) => {
+            Some(&Instr::Rmw { addr, op, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
-                    acc.write = true;
+                    // A lock attempt that fails only reads.
+                    acc.write = !(op == RmwOp::Lock && st.mem[c as usize] != 0);
                 }
             }
             _ => {}
@@ -775,7 +740,7 @@ impl<'p> Machine<'p> {
                         step,
                     });
                 }
-                Err(k) => return self.fail_step(st, t, stmt, k),
+                Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
             Instr::Store { addr, val, stmt } => match self.cell_of(st, t, addr) {
                 Ok(cell) => {
@@ -797,23 +762,30 @@ impl<'p> Machine<'p> {
                         st.writer[cell as usize] = idx;
                     } else {
                         let b = self.buf_index(t, cell);
-                        st.bufs[b].push_back(BufEntry {
-                            cell,
-                            value,
-                            store: idx,
-                            origin: step,
-                        });
+                        st.bufs[b].push_back(BufEntry { cell, value, store: idx, origin: step });
                     }
                 }
-                Err(k) => return self.fail_step(st, t, stmt, k),
+                Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
-            Instr::Rmw {
-                dst,
-                addr,
-                op,
-                stmt,
-                ..
-            } => match self.cell_of(st, t, addr) {
+            Instr::Rmw { dst, addr, op, stmt, .. } => match self.cell_of(st, t, addr) {
+                Ok(cell) if op == RmwOp::Lock && st.mem[cell as usize] != 0 => {
+                    // The lock is taken: the attempt reads it, and the thread waits.
+                    let value = st.mem[cell as usize];
+                    let rf = st.writer[cell as usize];
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Load,
+                        cell,
+                        value,
+                        old: 0,
+                        stmt,
+                        rf,
+                        store: NONE,
+                        step,
+                    });
+                    st.threads[t] = ThreadStatus::Stuck;
+                    return NONE;
+                }
                 Ok(cell) => {
                     let old = st.mem[cell as usize];
                     let new = match op {
@@ -844,7 +816,7 @@ impl<'p> Machine<'p> {
                     st.writer[cell as usize] = idx;
                     self.set_reg(st, t, dst, old);
                 }
-                Err(k) => return self.fail_step(st, t, stmt, k),
+                Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
             Instr::Fence { kind, stmt } => {
                 log.push(Event {
@@ -866,8 +838,8 @@ impl<'p> Machine<'p> {
         NONE
     }
 
-    fn fail_step(&self, st: &mut State, t: usize, stmt: StmtId, k: FailureKind) -> u32 {
-        self.fail(st, t, stmt, k);
+    fn fail_step(&self, st: &mut State, t: usize, stmt: StmtId, k: FailureKind, log: &[Event]) -> u32 {
+        self.fail(st, t, stmt, k, log);
         NONE
     }
 

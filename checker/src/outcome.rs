@@ -3,7 +3,7 @@
 //! assertions can fail — each with a witness execution.
 
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits, Stats};
-use crate::machine::{Event, FailureKind, Machine, Model, Status};
+use crate::machine::{Event, FailureKind, Machine, Model, ThreadStatus};
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -18,12 +18,7 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options {
-            loop_bound: 2,
-            buffer_bound: 16,
-            preemption_bound: None,
-            timeout: None,
-        }
+        Options { loop_bound: 2, buffer_bound: 16, preemption_bound: None, timeout: None }
     }
 }
 
@@ -36,10 +31,7 @@ pub struct Witness {
 
 impl Witness {
     fn of(e: &Execution<'_>) -> Self {
-        Witness {
-            events: e.events.to_vec(),
-            schedule: e.schedule.to_vec(),
-        }
+        Witness { events: e.events.to_vec(), schedule: e.schedule.to_vec() }
     }
 }
 
@@ -118,41 +110,32 @@ pub fn explore_with(
     let mut deadlocks: Vec<Witness> = Vec::new();
     let limits = Limits {
         deadline: opts.timeout.map(|t| start + t),
-        preemption_bound: if model == Model::Sc {
-            opts.preemption_bound
-        } else {
-            None
-        },
+        preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };
     ex.run(limits, |e| {
         observer(e);
         match e.kind {
             ExecKind::Complete => {
-                let keep = prog
-                    .filter
-                    .as_ref()
-                    .is_none_or(|f| machine.eval(f, e.state));
+                let keep = prog.filter.as_ref().is_none_or(|f| machine.eval(f, e.state));
                 if keep {
                     let values = machine.observe(e.state);
                     states.entry(values.clone()).or_insert_with(|| FinalState {
                         values,
-                        satisfies: prog
-                            .condition
-                            .as_ref()
-                            .map(|c| machine.eval(&c.expr, e.state)),
+                        satisfies: prog.condition.as_ref().map(|c| machine.eval(&c.expr, e.state)),
                         witness: Witness::of(e),
                     });
                 }
             }
             ExecKind::Failed => {
-                if let Status::Failed { thread, stmt, kind } = e.state.status {
-                    if !failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
-                        failures.push(Failure {
-                            thread,
-                            stmt,
-                            kind,
-                            witness: Witness::of(e),
-                        });
+                for (thread, ts) in e.state.threads.iter().enumerate() {
+                    if let ThreadStatus::Failed { stmt, kind, at } = *ts {
+                        if !failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
+                            // The witness stops at the failure.
+                            let events = &e.events[..at as usize];
+                            let witness =
+                                Witness { events: events.to_vec(), schedule: schedule_prefix(e.schedule, events) };
+                            failures.push(Failure { thread: thread as u16, stmt, kind, witness });
+                        }
                     }
                 }
             }
@@ -184,8 +167,14 @@ pub fn explore_with(
         observation,
         failures,
         deadlocks,
-        complete: stats.cut == 0 && !stats.timed_out && !stats.preemption_bounded,
+        complete: stats.cut == 0 && !stats.timed_out && !stats.preemption_bounded && !stats.buffer_bounded,
         stats,
         elapsed: start.elapsed(),
     }
+}
+
+/// The transitions that produced `events` (a prefix of the execution).
+fn schedule_prefix(schedule: &[u32], events: &[Event]) -> Vec<u32> {
+    let steps = events.iter().filter(|e| e.step != crate::machine::NONE).map(|e| e.step + 1).max().unwrap_or(0);
+    schedule[..(steps as usize).min(schedule.len())].to_vec()
 }

@@ -4,7 +4,7 @@
 //! the oracle the DPOR explorer and the monitors are tested against.
 
 use crate::machine::FailureKind;
-use crate::machine::{Event, Machine, Model, State, Status};
+use crate::machine::{Event, Machine, Model, State, ThreadStatus, Verdict};
 use crate::outcome::{FinalState, Observation, Options, Witness};
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
@@ -45,12 +45,7 @@ pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> (State, Vec<Event>) {
     (st, log)
 }
 
-pub fn explore(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
-    max_states: usize,
-) -> ReferenceOutcome {
+pub fn explore(prog: &Program, model: Model, opts: &Options, max_states: usize) -> ReferenceOutcome {
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
     let mut log = Vec::new();
     let init = m.initial(&mut log);
@@ -67,29 +62,29 @@ pub fn explore(
     let mut complete = true;
     let procs = m.procs();
     while let Some((st, id)) = stack.pop() {
-        match st.status {
-            Status::Failed { thread, stmt, kind } => {
-                if !failures.contains(&(thread, stmt, kind)) {
-                    failures.push((thread, stmt, kind));
+        for (thread, ts) in st.threads.iter().enumerate() {
+            if let ThreadStatus::Failed { stmt, kind, .. } = *ts {
+                if !failures.contains(&(thread as u16, stmt, kind)) {
+                    failures.push((thread as u16, stmt, kind));
                 }
-                continue;
             }
-            Status::Pruned => continue,
-            Status::Cut(_) => {
-                complete = false;
-                continue;
-            }
-            Status::Running => {}
         }
-        if m.finished(&st) {
-            if prog.filter.as_ref().is_none_or(|f| m.eval(f, &st)) {
-                let sat = prog.condition.as_ref().map(|c| m.eval(&c.expr, &st));
-                finals.entry(m.observe(&st)).or_insert((sat, id));
+        if !(0..procs).any(|p| m.enabled(&st, p)) {
+            match m.verdict(&st) {
+                Verdict::Complete => {
+                    if prog.filter.as_ref().is_none_or(|f| m.eval(f, &st)) {
+                        let sat = prog.condition.as_ref().map(|c| m.eval(&c.expr, &st));
+                        finals.entry(m.observe(&st)).or_insert((sat, id));
+                    }
+                }
+                Verdict::Cut => complete = false,
+                Verdict::Pruned => deadlock |= m.deadlocked(&st),
+                Verdict::Failed => {}
             }
             continue;
         }
-        if m.deadlocked(&st) {
-            deadlock = true;
+        if st.buffer_bound_hit {
+            complete = false;
         }
         for p in 0..procs {
             if !m.enabled(&st, p) {
@@ -123,11 +118,7 @@ pub fn explore(
             }
             schedule.reverse();
             let (_, events) = replay(&m, &schedule);
-            FinalState {
-                values,
-                satisfies,
-                witness: Witness { events, schedule },
-            }
+            FinalState { values, satisfies, witness: Witness { events, schedule } }
         })
         .collect();
     let observation = prog.condition.as_ref().map(|_| {
@@ -141,12 +132,5 @@ pub fn explore(
         }
     });
     failures.sort();
-    ReferenceOutcome {
-        states,
-        observation,
-        failures,
-        deadlock,
-        complete,
-        visited: ids.len(),
-    }
+    ReferenceOutcome { states, observation, failures, deadlock, complete, visited: ids.len() }
 }

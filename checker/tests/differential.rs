@@ -29,11 +29,7 @@ pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<St
         let r = reference::explore(prog, model, opts, 2_000_000);
         let ds: Vec<_> = d.states.iter().map(|s| s.values.clone()).collect();
         let rs: Vec<_> = r.states.iter().map(|s| s.values.clone()).collect();
-        let df: Vec<_> = d
-            .failures
-            .iter()
-            .map(|f| (f.thread, f.stmt, f.kind))
-            .collect();
+        let df: Vec<_> = d.failures.iter().map(|f| (f.thread, f.stmt, f.kind)).collect();
         if ds != rs
             || d.observation != r.observation
             || df != r.failures
@@ -66,15 +62,8 @@ fn dpor_equals_reference_on_examples_and_corpus() {
         let src = std::fs::read_to_string(&f).unwrap();
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for lb in [1, 2] {
-            let opts = Options {
-                loop_bound: lb,
-                ..Options::default()
-            };
-            bad.extend(compare(
-                &format!("{} (loop bound {lb})", f.display()),
-                &prog,
-                &opts,
-            ));
+            let opts = Options { loop_bound: lb, ..Options::default() };
+            bad.extend(compare(&format!("{} (loop bound {lb})", f.display()), &prog, &opts));
         }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));

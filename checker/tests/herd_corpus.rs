@@ -15,12 +15,8 @@ fn verdicts_match_herd() {
         let c: Vec<&str> = line.split('\t').collect();
         let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
         let a = litmus_dsl::analyze(&src);
-        let prog = a
-            .program
-            .unwrap_or_else(|| panic!("{} does not lower", c[0]));
-        for (model, obs_col, states_col) in
-            [(Model::Sc, 4, 5), (Model::Tso, 6, 7), (Model::Pso, 8, 9)]
-        {
+        let prog = a.program.unwrap_or_else(|| panic!("{} does not lower", c[0]));
+        for (model, obs_col, states_col) in [(Model::Sc, 4, 5), (Model::Tso, 6, 7), (Model::Pso, 8, 9)] {
             let out = explore(&prog, model, &Options::default());
             let obs = out.observation.map(|o| o.as_str()).unwrap_or("-");
             let n = out.states.len().to_string();
@@ -40,10 +36,5 @@ fn verdicts_match_herd() {
         rows += 1;
     }
     assert_eq!(rows, 88);
-    assert!(
-        mismatches.is_empty(),
-        "{} mismatches:\n{}",
-        mismatches.len(),
-        mismatches.join("\n")
-    );
+    assert!(mismatches.is_empty(), "{} mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
 }

@@ -34,28 +34,31 @@ pub fn generate(lines: usize) -> String {
                     n += 5;
                 }
                 2 => {
-                    s.push_str(&format!(
-                        "  let c{k} = cas(x{a}, 0, {k});\n  assert (c{k} >= 0);\n"
-                    ));
+                    s.push_str(&format!("  let c{k} = cas(x{a}, 0, {k});\n  assert (c{k} >= 0);\n"));
                     n += 2;
                 }
                 3 => {
-                    s.push_str(&format!("  let q{k} = 0;\n  while (q{k} < 2) {{\n    q{k} = q{k} + 1;\n    arr[q{k}] = x{a};\n  }}\n"));
+                    s.push_str(&format!(
+                        "  let q{k} = 0;\n  while (q{k} < 2) {{\n    q{k} = q{k} + 1;\n    arr[q{k}] = x{a};\n  }}\n"
+                    ));
                     n += 5;
                 }
                 4 => {
-                    s.push_str(&format!(
-                        "  let b{k} = bump(c{});\n  x{a} = b{k} * 2 - x{b};\n",
-                        k - 2
-                    ));
+                    s.push_str(&format!("  let b{k} = bump(c{});\n  x{a} = b{k} * 2 - x{b};\n", k - 2));
                     n += 2;
                 }
                 5 => {
-                    s.push_str(&format!("  lock(m);\n  x{a} = x{a} + 1;\n  unlock(m);\n  await (x{b} >= 0 || m == 0);\n"));
+                    s.push_str(&format!(
+                        "  lock(m);\n  x{a} = x{a} + 1;\n  unlock(m);\n  await (x{b} >= 0 || m == 0);\n"
+                    ));
                     n += 4;
                 }
                 6 => {
-                    s.push_str(&format!("  // comment {k}\n  let z{k} = xchg(x{a}, q{}) + b{};\n  assume (z{k} > -100);\n", k - 3, k - 2));
+                    s.push_str(&format!(
+                        "  // comment {k}\n  let z{k} = xchg(x{a}, q{}) + b{};\n  assume (z{k} > -100);\n",
+                        k - 3,
+                        k - 2
+                    ));
                     n += 3;
                 }
                 _ => {
@@ -87,11 +90,7 @@ fn main() {
     let src = generate(5000);
     let a = litmus_dsl::analyze(&src);
     let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();
-    assert!(
-        errors.is_empty(),
-        "generated program has errors: {:?}",
-        &errors[..errors.len().min(5)]
-    );
+    assert!(errors.is_empty(), "generated program has errors: {:?}", &errors[..errors.len().min(5)]);
     let p = a.program.as_ref().unwrap();
     println!(
         "generated: {} lines, {} bytes, {} instructions, {} statements",
@@ -122,12 +121,7 @@ fn main() {
             std::hint::black_box(litmus_dsl::analyze(s));
         }
     });
-    println!(
-        "herd corpus ({} files): min {:.2} ms  median {:.2} ms",
-        corpus.len(),
-        ms(min),
-        ms(median)
-    );
+    println!("herd corpus ({} files): min {:.2} ms  median {:.2} ms", corpus.len(), ms(min), ms(median));
 }
 
 fn ms(d: Duration) -> f64 {

@@ -5,10 +5,7 @@ fn main() {
         let src = std::fs::read_to_string(&path).unwrap();
         let a = litmus_dsl::analyze(&src);
         if !a.diagnostics.is_empty() {
-            print!(
-                "{}",
-                litmus_dsl::diagnostic::render(&a.diagnostics, &path, &src, false)
-            );
+            print!("{}", litmus_dsl::diagnostic::render(&a.diagnostics, &path, &src, false));
         }
         if a.program.is_none() {
             bad += 1;
@@ -16,11 +13,7 @@ fn main() {
         if std::env::var("DUMP").is_ok() {
             if let Some(p) = &a.program {
                 for t in &p.threads {
-                    println!(
-                        "thread {} regs {:?}",
-                        t.name,
-                        t.regs.iter().map(|r| &r.name).collect::<Vec<_>>()
-                    );
+                    println!("thread {} regs {:?}", t.name, t.regs.iter().map(|r| &r.name).collect::<Vec<_>>());
                     for (i, ins) in t.code.iter().enumerate() {
                         println!("  {i:3} {ins:?}");
                     }

@@ -5,10 +5,7 @@ fn main() {
         let (ast, diags) = litmus_dsl::herd::parser::parse(&src);
         if !diags.is_empty() || ast.is_none() {
             bad += 1;
-            print!(
-                "{}",
-                litmus_dsl::diagnostic::render(&diags, &path, &src, false)
-            );
+            print!("{}", litmus_dsl::diagnostic::render(&diags, &path, &src, false));
         } else if std::env::var("DUMP").is_ok() {
             println!("{:#?}", ast);
         }

@@ -41,20 +41,14 @@ impl Diagnostic {
         }
     }
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
-        Diagnostic {
-            severity: Severity::Warning,
-            ..Diagnostic::error(code, span, message)
-        }
+        Diagnostic { severity: Severity::Warning, ..Diagnostic::error(code, span, message) }
     }
     pub fn with_label(mut self, label: impl Into<String>) -> Self {
         self.label = Some(label.into());
         self
     }
     pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
-        self.related.push(Label {
-            span,
-            message: message.into(),
-        });
+        self.related.push(Label { span, message: message.into() });
         self
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {
@@ -78,24 +72,15 @@ pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> Strin
             Severity::Warning => ReportKind::Warning,
         };
         let mut report = Report::build(kind, (file, clamp(d.span)))
-            .with_config(
-                Config::default()
-                    .with_color(color)
-                    .with_index_type(IndexType::Byte),
-            )
+            .with_config(Config::default().with_color(color).with_index_type(IndexType::Byte))
             .with_code(d.code)
             .with_message(&d.message)
             .with_label(
-                ALabel::new((file, clamp(d.span)))
-                    .with_message(d.label.as_deref().unwrap_or(&d.message))
-                    .with_order(0),
+                ALabel::new((file, clamp(d.span))).with_message(d.label.as_deref().unwrap_or(&d.message)).with_order(0),
             );
         for (i, r) in d.related.iter().enumerate() {
-            report = report.with_label(
-                ALabel::new((file, clamp(r.span)))
-                    .with_message(&r.message)
-                    .with_order(i as i32 + 1),
-            );
+            report =
+                report.with_label(ALabel::new((file, clamp(r.span))).with_message(&r.message).with_order(i as i32 + 1));
         }
         if let Some(h) = &d.help {
             report = report.with_help(h);

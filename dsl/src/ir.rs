@@ -266,10 +266,7 @@ impl Instr {
         }
     }
     pub fn is_memory_access(&self) -> bool {
-        matches!(
-            self,
-            Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. }
-        )
+        matches!(self, Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. })
     }
 }
 
@@ -300,10 +297,7 @@ pub struct Thread {
 
 impl Thread {
     pub fn reg_by_name(&self, name: &str) -> Option<Reg> {
-        self.regs
-            .iter()
-            .position(|r| r.kind == RegKind::User && r.name == name)
-            .map(|i| i as Reg)
+        self.regs.iter().position(|r| r.kind == RegKind::User && r.name == name).map(|i| i as Reg)
     }
 }
 
@@ -397,11 +391,7 @@ impl Program {
     pub fn cell_name(&self, cell: Cell) -> String {
         for l in &self.locations {
             if cell >= l.base && cell < l.base + l.len {
-                return if l.is_array {
-                    format!("{}[{}]", l.name, cell - l.base)
-                } else {
-                    l.name.clone()
-                };
+                return if l.is_array { format!("{}[{}]", l.name, cell - l.base) } else { l.name.clone() };
             }
         }
         format!("#{cell}")
@@ -413,11 +403,7 @@ impl Program {
 
     /// Number of memory events (loads, stores, atomics, fences) in the code.
     pub fn event_count(&self) -> usize {
-        self.threads
-            .iter()
-            .flat_map(|t| &t.code)
-            .filter(|i| i.event_stmt().is_some())
-            .count()
+        self.threads.iter().flat_map(|t| &t.code).filter(|i| i.event_stmt().is_some()).count()
     }
 
     /// Render a value: pointers as the location they point to.

@@ -32,10 +32,7 @@ pub fn detect_dialect(src: &str) -> Dialect {
             break;
         }
     }
-    let word: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-        .collect();
+    let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     if herd::parser::HERD_ARCHS.contains(&word.as_str()) {
         Dialect::HerdX86
     } else {
@@ -79,8 +76,7 @@ pub fn analyze(src: &str) -> Analysis {
         Dialect::Native => analyze_native(src, &lines),
         Dialect::HerdX86 => herd::lower::analyze(src, &lines),
     };
-    a.diagnostics
-        .sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    a.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     a
 }
 
@@ -95,10 +91,9 @@ fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
         Some(native::lower::lower(src, &file, &sema, lines))
     };
     let condition = file.items.iter().find_map(|i| match i {
-        native::ast::Item::Final(f) => Some(ConditionSummary {
-            quantifier: f.quantifier,
-            text: native::lower::cond_text(src, &f.cond),
-        }),
+        native::ast::Item::Final(f) => {
+            Some(ConditionSummary { quantifier: f.quantifier, text: native::lower::cond_text(src, &f.cond) })
+        }
         _ => None,
     });
     Analysis {

@@ -88,10 +88,7 @@ impl LineIndex {
         let offset = offset.min(src.len());
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let col = src
-            .get(start..offset)
-            .map(|s| s.chars().count())
-            .unwrap_or(offset - start);
+        let col = src.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start);
         (line as u32 + 1, col as u32 + 1)
     }
 }

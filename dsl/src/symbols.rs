@@ -44,15 +44,7 @@ impl Symbols {
         scope: Option<String>,
         full: Span,
     ) -> usize {
-        self.list.push(Symbol {
-            name: name.to_string(),
-            kind,
-            def,
-            refs: Vec::new(),
-            detail,
-            scope,
-            full,
-        });
+        self.list.push(Symbol { name: name.to_string(), kind, def, refs: Vec::new(), detail, scope, full });
         self.list.len() - 1
     }
     pub fn reference(&mut self, id: usize, span: Span) {
@@ -64,9 +56,7 @@ impl Symbols {
     }
     /// The symbol whose declaration or a use covers `offset`.
     pub fn at(&self, offset: usize) -> Option<&Symbol> {
-        self.list
-            .iter()
-            .find(|s| covers(s.def, offset) || s.refs.iter().any(|r| covers(*r, offset)))
+        self.list.iter().find(|s| covers(s.def, offset) || s.refs.iter().any(|r| covers(*r, offset)))
     }
 }
 

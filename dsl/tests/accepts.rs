@@ -13,10 +13,7 @@ fn litmus_files(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
 }
 
 fn assert_clean(files: &[PathBuf]) {
@@ -29,12 +26,7 @@ fn assert_clean(files: &[PathBuf]) {
             failures.push(format!(
                 "{}:\n{}",
                 f.display(),
-                litmus_dsl::diagnostic::render(
-                    &a.diagnostics,
-                    &f.display().to_string(),
-                    &src,
-                    false
-                )
+                litmus_dsl::diagnostic::render(&a.diagnostics, &f.display().to_string(), &src, false)
             ));
         }
     }
@@ -44,21 +36,12 @@ fn assert_clean(files: &[PathBuf]) {
 #[test]
 fn every_example_is_clean() {
     let files = litmus_files(&root().join("examples"));
-    assert!(
-        files.len() >= 15,
-        "expected at least 15 examples, found {}",
-        files.len()
-    );
+    assert!(files.len() >= 15, "expected at least 15 examples, found {}", files.len());
     assert_clean(&files);
     // Examples are documentation: no warnings either.
     for f in &files {
         let a = litmus_dsl::analyze(&std::fs::read_to_string(f).unwrap());
-        assert!(
-            a.diagnostics.is_empty(),
-            "{}: {:?}",
-            f.display(),
-            a.diagnostics
-        );
+        assert!(a.diagnostics.is_empty(), "{}: {:?}", f.display(), a.diagnostics);
         assert_eq!(a.dialect, litmus_dsl::Dialect::Native);
     }
 }
@@ -85,12 +68,7 @@ fn corpus_names_and_quantifiers_match_the_verdicts_table() {
         let src = std::fs::read_to_string(dir.join(cols[0])).unwrap();
         let a = litmus_dsl::analyze(&src);
         assert_eq!(a.name.as_deref(), Some(cols[1]), "{}", cols[0]);
-        assert_eq!(
-            a.condition.as_ref().unwrap().quantifier.as_str(),
-            cols[3],
-            "{}",
-            cols[0]
-        );
+        assert_eq!(a.condition.as_ref().unwrap().quantifier.as_str(), cols[3], "{}", cols[0]);
         rows += 1;
     }
     assert_eq!(rows, 88);

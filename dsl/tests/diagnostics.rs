@@ -12,11 +12,7 @@ fn compact(src: &str) -> String {
         .map(|d| {
             let (l0, c0) = a.lines.line_col(src, d.span.start);
             let (l1, c1) = a.lines.line_col(src, d.span.end);
-            let sev = if d.severity == Severity::Error {
-                "error"
-            } else {
-                "warning"
-            };
+            let sev = if d.severity == Severity::Error { "error" } else { "warning" };
             format!("{} {sev} {l0}:{c0}-{l1}:{c1} {}", d.code, d.message)
         })
         .collect::<Vec<_>>()
@@ -59,16 +55,12 @@ exists (P0:r0 == 0 && P1:r1 == 0);\n";
 
 #[test]
 fn unknown_names() {
-    assert_snapshot!(compact(&with_header(
-        "thread P0 { x = 1; let r = z + y; let q = r + w; }\nexists (P0:q == 0);"
-    )));
+    assert_snapshot!(compact(&with_header("thread P0 { x = 1; let r = z + y; let q = r + w; }\nexists (P0:q == 0);")));
 }
 
 #[test]
 fn suggestion_for_a_misspelled_name() {
-    let a = analyze(&with_header(
-        "thread P0 { let r = yy; }\nexists (P0:r == 0);",
-    ));
+    let a = analyze(&with_header("thread P0 { let r = yy; }\nexists (P0:r == 0);"));
     let d = a.diagnostics.iter().find(|d| d.code == "E0221").unwrap();
     assert_eq!(d.help.as_deref(), Some("did you mean `y`?"));
 }
@@ -82,9 +74,7 @@ fn assignment_to_undeclared_and_before_let() {
 
 #[test]
 fn register_read_before_its_let() {
-    assert_snapshot!(compact(&with_header(
-        "thread P0 { let a = b; let b = x; y = a + b; }"
-    )));
+    assert_snapshot!(compact(&with_header("thread P0 { let a = b; let b = x; y = a + b; }")));
 }
 
 #[test]
@@ -140,10 +130,7 @@ fn statements_after_return() {
 fn unused_registers_and_locations_are_warnings() {
     let src = "litmus U\nshared x = 0;\nshared unused = 0;\nfn never() { x = 1; }\nthread P0 { let r = x; let _quiet = x; let used = x; x = used; }";
     assert_snapshot!(compact(src));
-    assert!(
-        analyze(src).program.is_some(),
-        "warnings do not block lowering"
-    );
+    assert!(analyze(src).program.is_some(), "warnings do not block lowering");
 }
 
 #[test]
@@ -163,9 +150,7 @@ fn syntax_errors_recover_per_statement() {
 
 #[test]
 fn lexical_errors() {
-    assert_snapshot!(compact(
-        "litmus L\nshared x = 0;\nthread P0 { x = 1 @ 2; x = 0xZZ; }\n/* never closed"
-    ));
+    assert_snapshot!(compact("litmus L\nshared x = 0;\nthread P0 { x = 1 @ 2; x = 0xZZ; }\n/* never closed"));
 }
 
 #[test]
@@ -186,7 +171,5 @@ fn herd_unsupported_architecture() {
 
 #[test]
 fn herd_row_with_too_many_columns() {
-    assert_snapshot!(compact(
-        "X86 R\n{ }\n P0 ;\n MOV [x],$1 | MOV [y],$1 ;\nexists (x=1)\n"
-    ));
+    assert_snapshot!(compact("X86 R\n{ }\n P0 ;\n MOV [x],$1 | MOV [y],$1 ;\nexists (x=1)\n"));
 }

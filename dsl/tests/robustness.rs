@@ -117,21 +117,10 @@ const HERD: &[&str] = &[
 fn check(src: &str) {
     let a = litmus_dsl::analyze(src);
     for d in &a.diagnostics {
-        assert!(
-            d.span.start <= d.span.end && d.span.end <= src.len(),
-            "{d:?} out of {}",
-            src.len()
-        );
-        assert!(
-            src.is_char_boundary(d.span.start) && src.is_char_boundary(d.span.end),
-            "{d:?}"
-        );
+        assert!(d.span.start <= d.span.end && d.span.end <= src.len(), "{d:?} out of {}", src.len());
+        assert!(src.is_char_boundary(d.span.start) && src.is_char_boundary(d.span.end), "{d:?}");
         for r in &d.related {
-            assert!(
-                r.span.end <= src.len()
-                    && src.is_char_boundary(r.span.start)
-                    && src.is_char_boundary(r.span.end)
-            );
+            assert!(r.span.end <= src.len() && src.is_char_boundary(r.span.start) && src.is_char_boundary(r.span.end));
         }
     }
     let _ = litmus_dsl::diagnostic::render(&a.diagnostics, "fuzz.litmus", src, false);

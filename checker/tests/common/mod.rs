@@ -16,6 +16,10 @@ pub enum Op {
     FetchAdd(usize),
     /// if (last register == k) { then } else { else }
     If(i64, Vec<Op>, Vec<Op>),
+    /// await (loc == k);
+    Await(usize, i64),
+    /// lock(m); body; unlock(m);
+    Locked(Vec<Op>),
 }
 
 pub const LOCS: [&str; 3] = ["x", "y", "z"];
@@ -23,27 +27,15 @@ pub const LOCS: [&str; 3] = ["x", "y", "z"];
 fn leaf(locs: usize, atomics: bool) -> BoxedStrategy<Op> {
     let l = 0..locs;
     let mut v: Vec<BoxedStrategy<Op>> = vec![
-        (l.clone(), 1..3i64)
-            .prop_map(|(a, k)| Op::Store(a, k))
-            .boxed(),
+        (l.clone(), 1..3i64).prop_map(|(a, k)| Op::Store(a, k)).boxed(),
         l.clone().prop_map(Op::Load).boxed(),
         l.clone().prop_map(Op::Load).boxed(),
         l.clone().prop_map(Op::StoreReg).boxed(),
-        prop::sample::select(vec!["", " ww", " wr"])
-            .prop_map(Op::Fence)
-            .boxed(),
+        prop::sample::select(vec!["", " ww", " wr"]).prop_map(Op::Fence).boxed(),
     ];
     if atomics {
-        v.push(
-            (l.clone(), 0..2i64, 1..3i64)
-                .prop_map(|(a, e, n)| Op::Cas(a, e, n))
-                .boxed(),
-        );
-        v.push(
-            (l.clone(), 1..3i64)
-                .prop_map(|(a, k)| Op::Xchg(a, k))
-                .boxed(),
-        );
+        v.push((l.clone(), 0..2i64, 1..3i64).prop_map(|(a, e, n)| Op::Cas(a, e, n)).boxed());
+        v.push((l.clone(), 1..3i64).prop_map(|(a, k)| Op::Xchg(a, k)).boxed());
         v.push(l.prop_map(Op::FetchAdd).boxed());
     }
     prop::strategy::Union::new(v).boxed()
@@ -66,22 +58,19 @@ pub fn program(
 ) -> BoxedStrategy<Vec<Vec<Op>>> {
     (2..4usize)
         .prop_flat_map(move |locs| {
-            prop::collection::vec(
-                prop::collection::vec(op(locs, atomics), ops.clone()),
-                threads.clone(),
-            )
+            prop::collection::vec(prop::collection::vec(op(locs, atomics), ops.clone()), threads.clone())
         })
         .boxed()
 }
 
 /// Render as native source with an `exists` over every thread's registers.
 pub fn render(threads: &[Vec<Op>]) -> String {
-    let mut s = String::from("litmus GEN\nshared x = 0, y = 0, z = 0;\n");
+    let mut s = String::from("litmus GEN\nshared x = 0, y = 0, z = 0, m = 0;\n");
     let mut cond = Vec::new();
     for (t, ops) in threads.iter().enumerate() {
         s.push_str(&format!("thread P{t} {{\n"));
         let mut regs = 0;
-        render_ops(ops, &mut s, &mut regs, 1);
+        render_ops(ops, &mut s, &mut regs, 1, &mut 100);
         s.push_str("}\n");
         for r in 0..regs {
             cond.push(format!("P{t}:r{r} == 0"));
@@ -94,14 +83,10 @@ pub fn render(threads: &[Vec<Op>]) -> String {
     s
 }
 
-fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize) {
+fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize, uniq: &mut usize) {
     let ind = "  ".repeat(depth);
     for op in ops {
-        let last = if *regs > 0 {
-            format!("r{}", *regs - 1)
-        } else {
-            "0".into()
-        };
+        let last = if *regs > 0 { format!("r{}", *regs - 1) } else { "0".into() };
         match op {
             Op::Store(a, k) => s.push_str(&format!("{ind}{} = {k};\n", LOCS[*a])),
             Op::StoreReg(a) => s.push_str(&format!("{ind}{} = {last} + 1;\n", LOCS[*a])),
@@ -111,10 +96,7 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize) {
             }
             Op::Fence(k) => s.push_str(&format!("{ind}fence{k};\n")),
             Op::Cas(a, e, n) => {
-                s.push_str(&format!(
-                    "{ind}let r{} = cas({}, {e}, {n});\n",
-                    *regs, LOCS[*a]
-                ));
+                s.push_str(&format!("{ind}let r{} = cas({}, {e}, {n});\n", *regs, LOCS[*a]));
                 *regs += 1;
             }
             Op::Xchg(a, k) => {
@@ -122,42 +104,45 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize) {
                 *regs += 1;
             }
             Op::FetchAdd(a) => {
-                s.push_str(&format!(
-                    "{ind}let r{} = fetch_add({}, 1);\n",
-                    *regs, LOCS[*a]
-                ));
+                s.push_str(&format!("{ind}let r{} = fetch_add({}, 1);\n", *regs, LOCS[*a]));
                 *regs += 1;
             }
             Op::If(k, t, e) => {
                 // Registers declared inside a branch are scoped to it: render
                 // them as assignments to fresh registers declared before.
                 s.push_str(&format!("{ind}if ({last} == {k}) {{\n"));
-                render_branch(t, s, depth + 1);
+                render_branch(t, s, depth + 1, &mut 0);
                 s.push_str(&format!("{ind}}} else {{\n"));
-                render_branch(e, s, depth + 1);
+                render_branch(e, s, depth + 1, &mut 0);
                 s.push_str(&format!("{ind}}}\n"));
+            }
+            Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
+            Op::Locked(body) => {
+                s.push_str(&format!("{ind}lock(m);\n"));
+                render_branch(body, s, depth, uniq);
+                s.push_str(&format!("{ind}unlock(m);\n"));
             }
         }
     }
 }
 
 /// Branch bodies: no new registers (loads go to `_t`, a block-local).
-fn render_branch(ops: &[Op], s: &mut String, depth: usize) {
+fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
     let ind = "  ".repeat(depth);
-    let mut n = 0;
     for op in ops {
         match op {
             Op::Store(a, k) => s.push_str(&format!("{ind}{} = {k};\n", LOCS[*a])),
             Op::StoreReg(a) => s.push_str(&format!("{ind}{} = 2;\n", LOCS[*a])),
             Op::Load(a) => {
-                s.push_str(&format!("{ind}let _b{n} = {};\n", LOCS[*a]));
-                n += 1;
+                s.push_str(&format!("{ind}let _b{} = {};\n", *uniq, LOCS[*a]));
+                *uniq += 1;
             }
             Op::Fence(k) => s.push_str(&format!("{ind}fence{k};\n")),
             Op::Cas(a, e, v) => s.push_str(&format!("{ind}cas({}, {e}, {v});\n", LOCS[*a])),
             Op::Xchg(a, k) => s.push_str(&format!("{ind}xchg({}, {k});\n", LOCS[*a])),
             Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
-            Op::If(..) => {}
+            Op::If(..) | Op::Locked(_) => {}
+            Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
         }
     }
 }
@@ -165,9 +150,25 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize) {
 pub fn compile(src: &str) -> litmus_dsl::Program {
     let a = litmus_dsl::analyze(src);
     let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();
-    assert!(
-        errors.is_empty(),
-        "generated program has errors: {errors:?}\n{src}"
-    );
+    assert!(errors.is_empty(), "generated program has errors: {errors:?}\n{src}");
     a.program.unwrap()
+}
+
+/// Also `await` and `lock`/`unlock` blocks: threads that wait and block.
+pub fn blocking_op(locs: usize) -> BoxedStrategy<Op> {
+    let base = op(locs, true);
+    prop_oneof![
+        6 => base,
+        1 => (0..locs, 0..2i64).prop_map(|(a, k)| Op::Await(a, k)),
+        1 => prop::collection::vec(leaf(locs, false), 1..3).prop_map(Op::Locked),
+    ]
+    .boxed()
+}
+
+pub fn blocking_program(threads: std::ops::Range<usize>, ops: std::ops::Range<usize>) -> BoxedStrategy<Vec<Vec<Op>>> {
+    (2..4usize)
+        .prop_flat_map(move |locs| {
+            prop::collection::vec(prop::collection::vec(blocking_op(locs), ops.clone()), threads.clone())
+        })
+        .boxed()
 }

@@ -42,11 +42,10 @@ pub fn register_family(name: &str) -> Option<String> {
 }
 
 const MNEMONICS: &[&str] = &[
-    "mov", "xchg", "xadd", "cmpxchg", "add", "sub", "inc", "dec", "and", "or", "xor", "neg", "not",
-    "shl", "sal", "shr", "sar", "cmp", "test", "mfence", "sfence", "lfence", "nop", "endbr64",
-    "pause", "ret", "jmp", "je", "jz", "jne", "jnz", "jl", "jnge", "jle", "jng", "jg", "jnle",
-    "jge", "jnl", "jb", "jnae", "jc", "jbe", "jna", "ja", "jnbe", "jae", "jnb", "jnc", "js", "jns",
-    "lea",
+    "mov", "xchg", "xadd", "cmpxchg", "add", "sub", "inc", "dec", "and", "or", "xor", "neg", "not", "shl", "sal",
+    "shr", "sar", "cmp", "test", "mfence", "sfence", "lfence", "nop", "endbr64", "pause", "ret", "jmp", "je", "jz",
+    "jne", "jnz", "jl", "jnge", "jle", "jng", "jg", "jnle", "jge", "jnl", "jb", "jnae", "jc", "jbe", "jna", "ja",
+    "jnbe", "jae", "jnb", "jnc", "js", "jns", "lea",
 ];
 
 fn normalize_mnemonic(m: &str) -> Option<&'static str> {
@@ -57,10 +56,7 @@ fn normalize_mnemonic(m: &str) -> Option<&'static str> {
     // AT&T size suffixes: movl, xchgq, cmpxchgl, nopw...
     let (base, last) = l.split_at(l.len().saturating_sub(1));
     if ["b", "w", "l", "q"].contains(&last) {
-        if let Some(k) = MNEMONICS
-            .iter()
-            .find(|k| **k == base && !k.starts_with('j'))
-        {
+        if let Some(k) = MNEMONICS.iter().find(|k| **k == base && !k.starts_with('j')) {
             return Some(k);
         }
     }
@@ -95,7 +91,7 @@ impl<'a> Ctx<'a> {
         }
         let n = len.unwrap_or(1);
         let base = self.init.len() as u32;
-        self.init.extend(std::iter::repeat(0).take(n as usize));
+        self.init.extend(std::iter::repeat_n(0, n as usize));
         self.locations.push(ir::Location {
             name: id.name.clone(),
             span: Some(id.span),
@@ -103,19 +99,8 @@ impl<'a> Ctx<'a> {
             len: n,
             is_array: len.is_some(),
         });
-        let kind = if len.is_some() {
-            SymbolKind::Array
-        } else {
-            SymbolKind::Shared
-        };
-        let sym = self.symbols.add(
-            &id.name,
-            kind,
-            id.span,
-            format!("location {}", id.name),
-            None,
-            id.span,
-        );
+        let kind = if len.is_some() { SymbolKind::Array } else { SymbolKind::Shared };
+        let sym = self.symbols.add(&id.name, kind, id.span, format!("location {}", id.name), None, id.span);
         self.loc_syms.insert(id.name.clone(), sym);
         base
     }
@@ -153,10 +138,7 @@ impl ThreadCtx {
         if let Some(&r) = self.by_family.get(family) {
             return r;
         }
-        self.regs.push(RegInfo {
-            name: family.to_string(),
-            kind: RegKind::User,
-        });
+        self.regs.push(RegInfo { name: family.to_string(), kind: RegKind::User });
         self.init_regs.push(0);
         let r = (self.regs.len() - 1) as Reg;
         self.by_family.insert(family.to_string(), r);
@@ -164,10 +146,7 @@ impl ThreadCtx {
     }
 
     fn hidden(&mut self, name: &str) -> Reg {
-        self.regs.push(RegInfo {
-            name: name.to_string(),
-            kind: RegKind::Temp,
-        });
+        self.regs.push(RegInfo { name: name.to_string(), kind: RegKind::Temp });
         self.init_regs.push(0);
         (self.regs.len() - 1) as Reg
     }
@@ -221,16 +200,11 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
         init: Vec::new(),
     };
     let program = lower(&mut cx, &file, lines);
-    diagnostics.extend(cx.diags.drain(..));
+    diagnostics.append(&mut cx.diags);
     let condition = file.final_.as_ref().map(|f| ConditionSummary {
         quantifier: f.quantifier,
         text: crate::native::lower::strip_parens(
-            &f.cond
-                .span
-                .text(src)
-                .split_whitespace()
-                .collect::<Vec<_>>()
-                .join(" "),
+            &f.cond.span.text(src).split_whitespace().collect::<Vec<_>>().join(" "),
         )
         .to_string(),
     });
@@ -256,14 +230,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                     .with_label(format!("expected `{expected}`")),
             );
         }
-        cx.symbols.add(
-            &t.name,
-            SymbolKind::Thread,
-            t.span,
-            format!("thread {}", t.name),
-            None,
-            t.span,
-        );
+        cx.symbols.add(&t.name, SymbolKind::Thread, t.span, format!("thread {}", t.name), None, t.span);
         threads.push(ThreadCtx {
             index: i as u16,
             name: t.name.clone(),
@@ -339,22 +306,17 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
     for item in &file.init {
         if let InitTarget::Reg(t, r) = &item.target {
             let Some(th) = threads.get_mut(t.value as usize).filter(|_| t.value >= 0) else {
-                cx.diags.push(
-                    Diagnostic::error("E0114", t.span, format!("no thread {}", t.value))
-                        .with_label(format!(
-                            "the test has {} thread{}",
-                            file.threads.len(),
-                            if file.threads.len() == 1 { "" } else { "s" }
-                        )),
-                );
+                cx.diags.push(Diagnostic::error("E0114", t.span, format!("no thread {}", t.value)).with_label(
+                    format!(
+                        "the test has {} thread{}",
+                        file.threads.len(),
+                        if file.threads.len() == 1 { "" } else { "s" }
+                    ),
+                ));
                 continue;
             };
             let Some(fam) = register_family(&r.name) else {
-                cx.diags.push(Diagnostic::error(
-                    "E0115",
-                    r.span,
-                    format!("unknown x86 register `{}`", r.name),
-                ));
+                cx.diags.push(Diagnostic::error("E0115", r.span, format!("unknown x86 register `{}`", r.name)));
                 continue;
             };
             let reg = th.family_reg(&fam, r, &mut cx.symbols);
@@ -365,11 +327,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                     ir::cell_address(c)
                 }
                 Some(InitValue::Array(_, span)) => {
-                    cx.diags.push(Diagnostic::error(
-                        "E0111",
-                        *span,
-                        "a register holds one value",
-                    ));
+                    cx.diags.push(Diagnostic::error("E0111", *span, "a register holds one value"));
                     0
                 }
                 None => 0,
@@ -396,13 +354,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
     }
     let condition = file.final_.as_ref().map(|f| {
         let expr = lower_cond(cx, &mut threads, &f.cond, &mut observables);
-        let text = f
-            .cond
-            .span
-            .text(cx.src)
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
+        let text = f.cond.span.text(cx.src).split_whitespace().collect::<Vec<_>>().join(" ");
         ir::Condition {
             quantifier: f.quantifier,
             expr,
@@ -443,10 +395,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
 
 fn observable_kind(e: &ir::CondExpr) -> Option<ir::ObservableKind> {
     match e {
-        ir::CondExpr::Reg { thread, reg } => Some(ir::ObservableKind::Reg {
-            thread: *thread,
-            reg: *reg,
-        }),
+        ir::CondExpr::Reg { thread, reg } => Some(ir::ObservableKind::Reg { thread: *thread, reg: *reg }),
         ir::CondExpr::Mem(c) => Some(ir::ObservableKind::Mem(*c)),
         _ => None,
     }
@@ -465,24 +414,14 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
             };
             let Some(fam) = register_family(&r.name) else {
                 cx.diags.push(
-                    Diagnostic::error(
-                        "E0115",
-                        r.span,
-                        format!("unknown x86 register `{}`", r.name),
-                    )
-                    .with_label(format!("not a register of thread {}", t.value)),
+                    Diagnostic::error("E0115", r.span, format!("unknown x86 register `{}`", r.name))
+                        .with_label(format!("not a register of thread {}", t.value)),
                 );
                 return (ir::CondExpr::Const(0), name);
             };
             // A register the thread never uses still has a value: its initial one.
             let reg = th.family_reg(&fam, r, &mut cx.symbols);
-            (
-                ir::CondExpr::Reg {
-                    thread: th.index,
-                    reg,
-                },
-                name,
-            )
+            (ir::CondExpr::Reg { thread: th.index, reg }, name)
         }
         CLoc::Loc(id) => {
             let cell = cx.location(id, None);
@@ -490,52 +429,31 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
         }
         CLoc::Elem(id, i) => {
             let base = cx.location(id, None);
-            let len = cx
-                .locations
-                .iter()
-                .find(|l| l.base == base)
-                .map(|l| l.len)
-                .unwrap_or(1);
+            let len = cx.locations.iter().find(|l| l.base == base).map(|l| l.len).unwrap_or(1);
             if i.value < 0 || i.value >= len as i64 {
                 cx.diags.push(
-                    Diagnostic::error(
-                        "E0116",
-                        i.span,
-                        format!("index {} is out of bounds", i.value),
-                    )
-                    .with_label(format!("`{}` has length {len}", id.name)),
+                    Diagnostic::error("E0116", i.span, format!("index {} is out of bounds", i.value))
+                        .with_label(format!("`{}` has length {len}", id.name)),
                 );
                 return (ir::CondExpr::Const(0), id.name.clone());
             }
-            (
-                ir::CondExpr::Mem(base + i.value as u32),
-                format!("{}[{}]", id.name, i.value),
-            )
+            (ir::CondExpr::Mem(base + i.value as u32), format!("{}[{}]", id.name, i.value))
         }
     }
 }
 
-fn lower_cond(
-    cx: &mut Ctx<'_>,
-    threads: &mut [ThreadCtx],
-    c: &CExpr,
-    obs: &mut Vec<ir::Observable>,
-) -> ir::CondExpr {
+fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut Vec<ir::Observable>) -> ir::CondExpr {
     use ir::CondExpr as C;
     match &c.kind {
         CExprKind::True => C::Const(1),
         CExprKind::False => C::Const(0),
         CExprKind::Not(a) => C::Un(ir::UnOp::Not, Box::new(lower_cond(cx, threads, a, obs))),
-        CExprKind::And(a, b) => C::Bin(
-            BinOp::And,
-            Box::new(lower_cond(cx, threads, a, obs)),
-            Box::new(lower_cond(cx, threads, b, obs)),
-        ),
-        CExprKind::Or(a, b) => C::Bin(
-            BinOp::Or,
-            Box::new(lower_cond(cx, threads, a, obs)),
-            Box::new(lower_cond(cx, threads, b, obs)),
-        ),
+        CExprKind::And(a, b) => {
+            C::Bin(BinOp::And, Box::new(lower_cond(cx, threads, a, obs)), Box::new(lower_cond(cx, threads, b, obs)))
+        }
+        CExprKind::Or(a, b) => {
+            C::Bin(BinOp::Or, Box::new(lower_cond(cx, threads, a, obs)), Box::new(lower_cond(cx, threads, b, obs)))
+        }
         CExprKind::Eq(l, v, eq) => {
             let (lhs, name) = cond_loc(cx, threads, l);
             if let Some(kind) = observable_kind(&lhs) {
@@ -550,22 +468,12 @@ fn lower_cond(
                     ir::cell_address(cell)
                 }
             };
-            C::Bin(
-                if *eq { BinOp::Eq } else { BinOp::Ne },
-                Box::new(lhs),
-                Box::new(C::Const(rhs)),
-            )
+            C::Bin(if *eq { BinOp::Eq } else { BinOp::Ne }, Box::new(lhs), Box::new(C::Const(rhs)))
         }
     }
 }
 
-fn lower_thread(
-    cx: &mut Ctx<'_>,
-    th: &mut ThreadCtx,
-    cells: &[Cell],
-    table: &mut StmtTable<'_>,
-    loops: &mut u16,
-) {
+fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mut StmtTable<'_>, loops: &mut u16) {
     let mut labels: HashMap<String, (u32, Span)> = HashMap::new();
     let mut label_syms: HashMap<String, usize> = HashMap::new();
     // (instruction index, label, statement), patched once every label is known.
@@ -574,12 +482,8 @@ fn lower_thread(
         if let Some(l) = &cell.label {
             if let Some((_, prev)) = labels.get(&l.name) {
                 cx.diags.push(
-                    Diagnostic::error(
-                        "E0117",
-                        l.span,
-                        format!("label `{}` is defined twice", l.name),
-                    )
-                    .with_related(*prev, "first defined here"),
+                    Diagnostic::error("E0117", l.span, format!("label `{}` is defined twice", l.name))
+                        .with_related(*prev, "first defined here"),
                 );
             } else {
                 labels.insert(l.name.clone(), (th.code.len() as u32, l.span));
@@ -606,11 +510,7 @@ fn lower_thread(
     let mut trampolines: Vec<Instr> = Vec::new();
     for (at, label, sid) in fixups {
         let Some(&(target, _)) = labels.get(&label.name) else {
-            cx.diags.push(Diagnostic::error(
-                "E0118",
-                label.span,
-                format!("unknown label `{}`", label.name),
-            ));
+            cx.diags.push(Diagnostic::error("E0118", label.span, format!("unknown label `{}`", label.name)));
             continue;
         };
         if let Some(&s) = label_syms.get(&label.name) {
@@ -653,11 +553,7 @@ fn lower_instr(
     let locked = match &ins.prefix {
         Some(p) if p.name.eq_ignore_ascii_case("lock") => true,
         Some(p) => {
-            return Err(Diagnostic::error(
-                "E0121",
-                p.span,
-                format!("unsupported prefix `{}`", p.name),
-            ));
+            return Err(Diagnostic::error("E0121", p.span, format!("unsupported prefix `{}`", p.name)));
         }
         None => false,
     };
@@ -673,25 +569,13 @@ fn lower_instr(
             Err(Diagnostic::error(
                 "E0122",
                 ins.span,
-                format!(
-                    "`{}` takes {} operand(s), found {}",
-                    ins.mnemonic.name,
-                    fmt_range(&n),
-                    ops.len()
-                ),
+                format!("`{}` takes {} operand(s), found {}", ins.mnemonic.name, fmt_range(&n), ops.len()),
             ))
         }
     };
-    let lockable = matches!(
-        m,
-        "xadd" | "cmpxchg" | "add" | "sub" | "inc" | "dec" | "and" | "or" | "xor" | "xchg"
-    );
+    let lockable = matches!(m, "xadd" | "cmpxchg" | "add" | "sub" | "inc" | "dec" | "and" | "or" | "xor" | "xchg");
     if locked && !lockable {
-        return Err(Diagnostic::error(
-            "E0123",
-            ins.span,
-            format!("`LOCK` cannot prefix `{}`", ins.mnemonic.name),
-        ));
+        return Err(Diagnostic::error("E0123", ins.span, format!("`LOCK` cannot prefix `{}`", ins.mnemonic.name)));
     }
     let is_jump = m.starts_with('j');
     let mut resolved = Vec::new();
@@ -705,18 +589,10 @@ fn lower_instr(
             Opnd::Reg(r) => Ok(Operand::Reg(*r)),
             Opnd::Mem(a) => {
                 let t = th.temp();
-                th.code.push(Instr::Load {
-                    dst: t,
-                    addr: *a,
-                    stmt: sid,
-                });
+                th.code.push(Instr::Load { dst: t, addr: *a, stmt: sid });
                 Ok(Operand::Reg(t))
             }
-            Opnd::Label(l) => Err(Diagnostic::error(
-                "E0124",
-                l.span,
-                format!("unknown register `{}`", l.name),
-            )),
+            Opnd::Label(l) => Err(Diagnostic::error("E0124", l.span, format!("unknown register `{}`", l.name))),
         }
     };
     let bin_of = |m: &str| match m {
@@ -745,25 +621,13 @@ fn lower_instr(
             want(2..=2)?;
             match (&resolved[0], &resolved[1]) {
                 (Opnd::Mem(_), Opnd::Mem(_)) => {
-                    return Err(Diagnostic::error(
-                        "E0125",
-                        ins.span,
-                        "x86 cannot move memory to memory",
-                    ))
+                    return Err(Diagnostic::error("E0125", ins.span, "x86 cannot move memory to memory"))
                 }
                 (Opnd::Mem(a), src) => {
                     let v = as_value(th, src)?;
-                    th.code.push(Instr::Store {
-                        addr: *a,
-                        val: v,
-                        stmt: sid,
-                    });
+                    th.code.push(Instr::Store { addr: *a, val: v, stmt: sid });
                 }
-                (Opnd::Reg(d), Opnd::Mem(a)) => th.code.push(Instr::Load {
-                    dst: *d,
-                    addr: *a,
-                    stmt: sid,
-                }),
+                (Opnd::Reg(d), Opnd::Mem(a)) => th.code.push(Instr::Load { dst: *d, addr: *a, stmt: sid }),
                 (Opnd::Reg(d), src) => {
                     let v = as_value(th, src)?;
                     th.code.push(Instr::Mov { dst: *d, src: v });
@@ -774,28 +638,15 @@ fn lower_instr(
         "lea" => {
             want(2..=2)?;
             let (Opnd::Reg(d), Opnd::Mem(a)) = (&resolved[0], &resolved[1]) else {
-                return Err(Diagnostic::error(
-                    "E0126",
-                    ins.span,
-                    "`LEA` takes a register and a memory operand",
-                ));
+                return Err(Diagnostic::error("E0126", ins.span, "`LEA` takes a register and a memory operand"));
             };
             match *a {
-                Addr::Fixed(c) => th.code.push(Instr::Mov {
-                    dst: *d,
-                    src: Operand::Imm(ir::cell_address(c)),
-                }),
+                Addr::Fixed(c) => th.code.push(Instr::Mov { dst: *d, src: Operand::Imm(ir::cell_address(c)) }),
                 Addr::Computed { base, index, disp } => {
                     let mut acc = Operand::Imm(disp);
                     if let Some(b) = base {
                         let t = th.temp();
-                        th.code.push(Instr::Bin {
-                            dst: t,
-                            op: BinOp::Add,
-                            a: acc,
-                            b: Operand::Reg(b),
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Bin { dst: t, op: BinOp::Add, a: acc, b: Operand::Reg(b), stmt: sid });
                         acc = Operand::Reg(t);
                     }
                     if let Some((r, s)) = index {
@@ -808,13 +659,7 @@ fn lower_instr(
                             stmt: sid,
                         });
                         let u = th.temp();
-                        th.code.push(Instr::Bin {
-                            dst: u,
-                            op: BinOp::Add,
-                            a: acc,
-                            b: Operand::Reg(t),
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Bin { dst: u, op: BinOp::Add, a: acc, b: Operand::Reg(t), stmt: sid });
                         acc = Operand::Reg(u);
                     }
                     th.code.push(Instr::Mov { dst: *d, src: acc });
@@ -835,25 +680,13 @@ fn lower_instr(
                         x86_locked: true,
                         stmt: sid,
                     });
-                    th.code.push(Instr::Mov {
-                        dst: *r,
-                        src: Operand::Reg(t),
-                    });
+                    th.code.push(Instr::Mov { dst: *r, src: Operand::Reg(t) });
                 }
                 (Opnd::Reg(a), Opnd::Reg(b)) => {
                     let t = th.temp();
-                    th.code.push(Instr::Mov {
-                        dst: t,
-                        src: Operand::Reg(*a),
-                    });
-                    th.code.push(Instr::Mov {
-                        dst: *a,
-                        src: Operand::Reg(*b),
-                    });
-                    th.code.push(Instr::Mov {
-                        dst: *b,
-                        src: Operand::Reg(t),
-                    });
+                    th.code.push(Instr::Mov { dst: t, src: Operand::Reg(*a) });
+                    th.code.push(Instr::Mov { dst: *a, src: Operand::Reg(*b) });
+                    th.code.push(Instr::Mov { dst: *b, src: Operand::Reg(t) });
                 }
                 _ => {
                     return Err(Diagnostic::error(
@@ -867,11 +700,7 @@ fn lower_instr(
         "xadd" => {
             want(2..=2)?;
             let Opnd::Reg(r) = resolved[1] else {
-                return Err(Diagnostic::error(
-                    "E0126",
-                    span_of(1),
-                    "the source of `XADD` must be a register",
-                ));
+                return Err(Diagnostic::error("E0126", span_of(1), "the source of `XADD` must be a register"));
             };
             match &resolved[0] {
                 Opnd::Mem(a) => {
@@ -885,11 +714,7 @@ fn lower_instr(
                             stmt: sid,
                         });
                     } else {
-                        th.code.push(Instr::Load {
-                            dst: old,
-                            addr: *a,
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
                         let sum = th.temp();
                         th.code.push(Instr::Bin {
                             dst: sum,
@@ -898,11 +723,7 @@ fn lower_instr(
                             b: Operand::Reg(r),
                             stmt: sid,
                         });
-                        th.code.push(Instr::Store {
-                            addr: *a,
-                            val: Operand::Reg(sum),
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Store { addr: *a, val: Operand::Reg(sum), stmt: sid });
                     }
                     let res = th.temp();
                     th.code.push(Instr::Bin {
@@ -913,17 +734,11 @@ fn lower_instr(
                         stmt: sid,
                     });
                     th.set_flags(Operand::Reg(res), Operand::Imm(0));
-                    th.code.push(Instr::Mov {
-                        dst: r,
-                        src: Operand::Reg(old),
-                    });
+                    th.code.push(Instr::Mov { dst: r, src: Operand::Reg(old) });
                 }
                 Opnd::Reg(d) => {
                     let old = th.temp();
-                    th.code.push(Instr::Mov {
-                        dst: old,
-                        src: Operand::Reg(*d),
-                    });
+                    th.code.push(Instr::Mov { dst: old, src: Operand::Reg(*d) });
                     th.code.push(Instr::Bin {
                         dst: *d,
                         op: BinOp::Add,
@@ -931,10 +746,7 @@ fn lower_instr(
                         b: Operand::Reg(r),
                         stmt: sid,
                     });
-                    th.code.push(Instr::Mov {
-                        dst: r,
-                        src: Operand::Reg(old),
-                    });
+                    th.code.push(Instr::Mov { dst: r, src: Operand::Reg(old) });
                     th.set_flags(Operand::Reg(*d), Operand::Imm(0));
                 }
                 _ => return Err(dest_error(span_of(0))),
@@ -943,18 +755,10 @@ fn lower_instr(
         "cmpxchg" => {
             want(2..=2)?;
             let Opnd::Reg(r) = resolved[1] else {
-                return Err(Diagnostic::error(
-                    "E0126",
-                    span_of(1),
-                    "the source of `CMPXCHG` must be a register",
-                ));
+                return Err(Diagnostic::error("E0126", span_of(1), "the source of `CMPXCHG` must be a register"));
             };
             let Opnd::Mem(a) = resolved[0] else {
-                return Err(Diagnostic::error(
-                    "E0126",
-                    span_of(0),
-                    "the destination of `CMPXCHG` must be memory",
-                ));
+                return Err(Diagnostic::error("E0126", span_of(0), "the destination of `CMPXCHG` must be memory"));
             };
             if !locked {
                 return Err(Diagnostic::error(
@@ -964,30 +768,17 @@ fn lower_instr(
                 )
                 .with_help("write `LOCK CMPXCHG`"));
             }
-            let rax = th.family_reg(
-                "rax",
-                &Ident {
-                    name: "rax".into(),
-                    span: ins.span,
-                },
-                &mut Symbols::default(),
-            );
+            let rax = th.family_reg("rax", &Ident { name: "rax".into(), span: ins.span }, &mut Symbols::default());
             let old = th.temp();
             th.code.push(Instr::Rmw {
                 dst: old,
                 addr: a,
-                op: RmwOp::Cas {
-                    expected: Operand::Reg(rax),
-                    new: Operand::Reg(r),
-                },
+                op: RmwOp::Cas { expected: Operand::Reg(rax), new: Operand::Reg(r) },
                 x86_locked: true,
                 stmt: sid,
             });
             th.set_flags(Operand::Reg(rax), Operand::Reg(old));
-            th.code.push(Instr::Mov {
-                dst: rax,
-                src: Operand::Reg(old),
-            });
+            th.code.push(Instr::Mov { dst: rax, src: Operand::Reg(old) });
         }
         "add" | "sub" | "and" | "or" | "xor" | "inc" | "dec" | "shl" | "sal" | "shr" | "sar" => {
             let unary = matches!(m, "inc" | "dec");
@@ -1000,20 +791,10 @@ fn lower_instr(
                 want(2..=2)?;
             }
             let op = bin_of(m);
-            let src = if unary || resolved.len() == 1 {
-                Operand::Imm(1)
-            } else {
-                as_value(th, &resolved[1])?
-            };
+            let src = if unary || resolved.len() == 1 { Operand::Imm(1) } else { as_value(th, &resolved[1])? };
             match &resolved[0] {
                 Opnd::Reg(d) => {
-                    th.code.push(Instr::Bin {
-                        dst: *d,
-                        op,
-                        a: Operand::Reg(*d),
-                        b: src,
-                        stmt: sid,
-                    });
+                    th.code.push(Instr::Bin { dst: *d, op, a: Operand::Reg(*d), b: src, stmt: sid });
                     th.set_flags(Operand::Reg(*d), Operand::Imm(0));
                 }
                 Opnd::Mem(a) => {
@@ -1027,33 +808,13 @@ fn lower_instr(
                             stmt: sid,
                         });
                         let res = th.temp();
-                        th.code.push(Instr::Bin {
-                            dst: res,
-                            op,
-                            a: Operand::Reg(old),
-                            b: src,
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Bin { dst: res, op, a: Operand::Reg(old), b: src, stmt: sid });
                         th.set_flags(Operand::Reg(res), Operand::Imm(0));
                     } else {
-                        th.code.push(Instr::Load {
-                            dst: old,
-                            addr: *a,
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
                         let res = th.temp();
-                        th.code.push(Instr::Bin {
-                            dst: res,
-                            op,
-                            a: Operand::Reg(old),
-                            b: src,
-                            stmt: sid,
-                        });
-                        th.code.push(Instr::Store {
-                            addr: *a,
-                            val: Operand::Reg(res),
-                            stmt: sid,
-                        });
+                        th.code.push(Instr::Bin { dst: res, op, a: Operand::Reg(old), b: src, stmt: sid });
+                        th.code.push(Instr::Store { addr: *a, val: Operand::Reg(res), stmt: sid });
                         th.set_flags(Operand::Reg(res), Operand::Imm(0));
                     }
                 }
@@ -1062,35 +823,15 @@ fn lower_instr(
         }
         "neg" | "not" => {
             want(1..=1)?;
-            let op = if m == "neg" {
-                ir::UnOp::Neg
-            } else {
-                ir::UnOp::BitNot
-            };
+            let op = if m == "neg" { ir::UnOp::Neg } else { ir::UnOp::BitNot };
             match &resolved[0] {
-                Opnd::Reg(d) => th.code.push(Instr::Un {
-                    dst: *d,
-                    op,
-                    a: Operand::Reg(*d),
-                }),
+                Opnd::Reg(d) => th.code.push(Instr::Un { dst: *d, op, a: Operand::Reg(*d) }),
                 Opnd::Mem(a) => {
                     let old = th.temp();
-                    th.code.push(Instr::Load {
-                        dst: old,
-                        addr: *a,
-                        stmt: sid,
-                    });
+                    th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
                     let res = th.temp();
-                    th.code.push(Instr::Un {
-                        dst: res,
-                        op,
-                        a: Operand::Reg(old),
-                    });
-                    th.code.push(Instr::Store {
-                        addr: *a,
-                        val: Operand::Reg(res),
-                        stmt: sid,
-                    });
+                    th.code.push(Instr::Un { dst: res, op, a: Operand::Reg(old) });
+                    th.code.push(Instr::Store { addr: *a, val: Operand::Reg(res), stmt: sid });
                 }
                 _ => return Err(dest_error(span_of(0))),
             }
@@ -1103,24 +844,14 @@ fn lower_instr(
                 th.set_flags(a, b);
             } else {
                 let t = th.temp();
-                th.code.push(Instr::Bin {
-                    dst: t,
-                    op: BinOp::BitAnd,
-                    a,
-                    b,
-                    stmt: sid,
-                });
+                th.code.push(Instr::Bin { dst: t, op: BinOp::BitAnd, a, b, stmt: sid });
                 th.set_flags(Operand::Reg(t), Operand::Imm(0));
             }
         }
         "jmp" => {
             want(1..=1)?;
             let Opnd::Label(l) = &resolved[0] else {
-                return Err(Diagnostic::error(
-                    "E0128",
-                    span_of(0),
-                    "a jump target must be a label",
-                ));
+                return Err(Diagnostic::error("E0128", span_of(0), "a jump target must be a label"));
             };
             fixups.push((th.code.len(), l.clone(), sid));
             th.code.push(Instr::Jump { target: 0 });
@@ -1128,11 +859,7 @@ fn lower_instr(
         j if is_jump => {
             want(1..=1)?;
             let Opnd::Label(l) = &resolved[0] else {
-                return Err(Diagnostic::error(
-                    "E0128",
-                    span_of(0),
-                    "a jump target must be a label",
-                ));
+                return Err(Diagnostic::error("E0128", span_of(0), "a jump target must be a label"));
             };
             let (fa, fb) = th.flags();
             let (op, zero_rhs) = match j {
@@ -1162,25 +889,11 @@ fn lower_instr(
             } else {
                 Operand::Reg(fa)
             };
-            let rhs = if zero_rhs {
-                Operand::Imm(0)
-            } else {
-                Operand::Reg(fb)
-            };
+            let rhs = if zero_rhs { Operand::Imm(0) } else { Operand::Reg(fb) };
             let c = th.temp();
-            th.code.push(Instr::Bin {
-                dst: c,
-                op,
-                a: lhs,
-                b: rhs,
-                stmt: sid,
-            });
+            th.code.push(Instr::Bin { dst: c, op, a: lhs, b: rhs, stmt: sid });
             fixups.push((th.code.len(), l.clone(), sid));
-            th.code.push(Instr::Branch {
-                cond: Operand::Reg(c),
-                if_nonzero: true,
-                target: 0,
-            });
+            th.code.push(Instr::Branch { cond: Operand::Reg(c), if_nonzero: true, target: 0 });
         }
         _ => {}
     }
@@ -1198,16 +911,10 @@ fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
 }
 
 fn dest_error(span: Span) -> Diagnostic {
-    Diagnostic::error("E0129", span, "this operand cannot be a destination")
-        .with_label("expected a register or memory")
+    Diagnostic::error("E0129", span, "this operand cannot be a destination").with_label("expected a register or memory")
 }
 
-fn resolve(
-    cx: &mut Ctx<'_>,
-    th: &mut ThreadCtx,
-    o: &HOperand,
-    jump: bool,
-) -> Result<Opnd, Diagnostic> {
+fn resolve(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand, jump: bool) -> Result<Opnd, Diagnostic> {
     match o {
         HOperand::Imm(i) => Ok(Opnd::Imm(i.value)),
         HOperand::ImmSym(s) => {
@@ -1217,25 +924,20 @@ fn resolve(
         HOperand::Reg(name, percent) => match register_family(&name.name) {
             Some(fam) => Ok(Opnd::Reg(th.family_reg(&fam, name, &mut cx.symbols))),
             None if jump && !percent => Ok(Opnd::Label(name.clone())),
-            None => Err(Diagnostic::error(
-                "E0124",
-                name.span,
-                format!("unknown register `{}`", name.name),
-            )
-            .with_help(if cx.arch == Arch::X86 {
-                "a memory location is written `[x]`"
-            } else {
-                "a memory location is written `(x)`"
-            })),
+            None => Err(Diagnostic::error("E0124", name.span, format!("unknown register `{}`", name.name)).with_help(
+                if cx.arch == Arch::X86 {
+                    "a memory location is written `[x]`"
+                } else {
+                    "a memory location is written `(x)`"
+                },
+            )),
         },
         HOperand::Mem(m) => {
             let mut sym: Option<&Ident> = None;
             let mut regs: Vec<(Reg, i64)> = Vec::new();
             for p in &m.parts {
                 match register_family(&p.name.name) {
-                    Some(fam) => {
-                        regs.push((th.family_reg(&fam, &p.name, &mut cx.symbols), p.scale))
-                    }
+                    Some(fam) => regs.push((th.family_reg(&fam, &p.name, &mut cx.symbols), p.scale)),
                     None if p.percent => {
                         return Err(Diagnostic::error(
                             "E0124",
@@ -1245,12 +947,8 @@ fn resolve(
                     }
                     None => {
                         if let Some(prev) = sym {
-                            return Err(Diagnostic::error(
-                                "E0130",
-                                p.name.span,
-                                "two locations in one address",
-                            )
-                            .with_related(prev.span, "first location"));
+                            return Err(Diagnostic::error("E0130", p.name.span, "two locations in one address")
+                                .with_related(prev.span, "first location"));
                         }
                         sym = Some(&p.name);
                     }
@@ -1259,37 +957,21 @@ fn resolve(
             let base_addr = sym.map(|s| cx.location(s, None));
             if regs.is_empty() {
                 let Some(base) = base_addr else {
-                    return Err(Diagnostic::error(
-                        "E0131",
-                        m.span,
-                        "an absolute address is not supported",
-                    )
-                    .with_help("name the location, e.g. `[x]`"));
+                    return Err(Diagnostic::error("E0131", m.span, "an absolute address is not supported")
+                        .with_help("name the location, e.g. `[x]`"));
                 };
                 if m.disp % 8 != 0 {
-                    return Err(Diagnostic::error(
-                        "E0132",
-                        m.span,
-                        "displacement is not a multiple of 8",
-                    )
-                    .with_label("litmus models memory as 8-byte cells"));
+                    return Err(Diagnostic::error("E0132", m.span, "displacement is not a multiple of 8")
+                        .with_label("litmus models memory as 8-byte cells"));
                 }
                 let cell = base as i64 + m.disp / 8;
                 if cell < 0 || cell as usize >= cx.init.len() {
-                    return Err(Diagnostic::error(
-                        "E0133",
-                        m.span,
-                        "address outside every location",
-                    ));
+                    return Err(Diagnostic::error("E0133", m.span, "address outside every location"));
                 }
                 return Ok(Opnd::Mem(Addr::Fixed(cell as u32)));
             }
             if regs.len() > 2 {
-                return Err(Diagnostic::error(
-                    "E0134",
-                    m.span,
-                    "too many registers in one address",
-                ));
+                return Err(Diagnostic::error("E0134", m.span, "too many registers in one address"));
             }
             let disp = m.disp + base_addr.map(ir::cell_address).unwrap_or(0);
             let (base, index) = if regs.len() == 2 {

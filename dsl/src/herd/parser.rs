@@ -18,10 +18,8 @@ fn sp(s: SimpleSpan) -> Span {
 }
 
 /// Architectures herd7 knows; only the x86 ones are supported.
-pub const HERD_ARCHS: &[&str] = &[
-    "X86", "X86_64", "AArch64", "ARM", "PPC", "MIPS", "RISCV", "C", "LISA", "Bell", "BPF", "JAVA",
-    "CPP",
-];
+pub const HERD_ARCHS: &[&str] =
+    &["X86", "X86_64", "AArch64", "ARM", "PPC", "MIPS", "RISCV", "C", "LISA", "Bell", "BPF", "JAVA", "CPP"];
 
 struct Preamble {
     arch: Arch,
@@ -48,13 +46,9 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         "X86_64" => Arch::X86_64,
         other => {
             diags.push(
-                Diagnostic::error(
-                    "E0101",
-                    arch_span,
-                    format!("architecture `{other}` is not supported"),
-                )
-                .with_label("litmus checks X86 and X86_64 herd tests")
-                .with_help("write the test for X86/X86_64, or in the native dialect"),
+                Diagnostic::error("E0101", arch_span, format!("architecture `{other}` is not supported"))
+                    .with_label("litmus checks X86 and X86_64 herd tests")
+                    .with_help("write the test for X86/X86_64, or in the native dialect"),
             );
             return None;
         }
@@ -66,18 +60,11 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
     while i < b.len() && !(b[i] as char).is_ascii_whitespace() {
         i += 1;
     }
-    let name = Ident {
-        name: src[n0..i].to_string(),
-        span: Span::new(n0, i),
-    };
+    let name = Ident { name: src[n0..i].to_string(), span: Span::new(n0, i) };
     if name.name.is_empty() {
         diags.push(
-            Diagnostic::error(
-                "E0102",
-                Span::new(n0, n0),
-                "missing test name after the architecture",
-            )
-            .with_label("expected a name such as `SB` here"),
+            Diagnostic::error("E0102", Span::new(n0, n0), "missing test name after the architecture")
+                .with_label("expected a name such as `SB` here"),
         );
     }
     // The rest of the first line is ignored, as herd does.
@@ -92,12 +79,8 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         }
         if i >= b.len() {
             diags.push(
-                Diagnostic::error(
-                    "E0103",
-                    Span::new(src.len(), src.len()),
-                    "missing initial state `{ ... }`",
-                )
-                .with_label("expected `{` before the end of the file"),
+                Diagnostic::error("E0103", Span::new(src.len(), src.len()), "missing initial state `{ ... }`")
+                    .with_label("expected `{` before the end of the file"),
             );
             return None;
         }
@@ -123,51 +106,29 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
             if let Some(e) = src[i + 1..line_end].find('"') {
                 doc = Some((src[i + 1..i + 1 + e].to_string(), Span::new(i, i + e + 2)));
             } else {
-                diags.push(Diagnostic::error(
-                    "E0104",
-                    Span::new(i, line_end),
-                    "unterminated string",
-                ));
+                diags.push(Diagnostic::error("E0104", Span::new(i, line_end), "unterminated string"));
             }
-        } else if let Some(eq) = line.find('=').filter(|&eq| {
-            eq > 0
-                && line[..eq]
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-        }) {
-            meta.push((
-                line[..eq].to_string(),
-                line[eq + 1..].trim().to_string(),
-                Span::new(i, i + line.len()),
-            ));
+        } else if let Some(eq) = line
+            .find('=')
+            .filter(|&eq| eq > 0 && line[..eq].chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        {
+            meta.push((line[..eq].to_string(), line[eq + 1..].trim().to_string(), Span::new(i, i + line.len())));
         } else {
             diags.push(
-                Diagnostic::error(
-                    "E0105",
-                    Span::new(i, i + line.len()),
-                    "unexpected text before the initial state",
-                )
-                .with_label("expected a `\"doc\"` string, a `Key=value` line or `{`"),
+                Diagnostic::error("E0105", Span::new(i, i + line.len()), "unexpected text before the initial state")
+                    .with_label("expected a `\"doc\"` string, a `Key=value` line or `{`"),
             );
         }
         i = line_end;
     }
-    Some(Preamble {
-        arch,
-        arch_span,
-        name,
-        doc,
-        meta,
-        body: i,
-    })
+    Some(Preamble { arch, arch_span, name, doc, meta, body: i })
 }
 
 fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
 where
     I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
 {
-    select! { Tok::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }
-        .labelled("name")
+    select! { Tok::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }.labelled("name")
 }
 
 fn int_lit<'t, 's: 't, I>() -> impl Parser<'t, I, IntLit, Extra<'t, 's>> + Clone
@@ -179,16 +140,10 @@ where
         .then(select! { Tok::Int(s) => s })
         .validate(|(neg, s), e, emitter| {
             let v = parse_int(s).unwrap_or_else(|| {
-                emitter.emit(Rich::custom(
-                    e.span(),
-                    format!("invalid integer literal `{s}`"),
-                ));
+                emitter.emit(Rich::custom(e.span(), format!("invalid integer literal `{s}`")));
                 0
             });
-            IntLit {
-                value: if neg.is_some() { v.wrapping_neg() } else { v },
-                span: sp(e.span()),
-            }
+            IntLit { value: if neg.is_some() { v.wrapping_neg() } else { v }, span: sp(e.span()) }
         })
         .labelled("integer")
 }
@@ -199,76 +154,34 @@ where
 {
     let thread = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
     let loc = choice((
-        thread
-            .then_ignore(just(Tok::Colon))
-            .then(ident())
-            .map(|(t, r)| CLoc::Reg(t, r)),
-        ident()
-            .delimited_by(just(Tok::LBracket), just(Tok::RBracket))
-            .map(CLoc::Loc),
-        ident()
-            .then(int_lit().delimited_by(just(Tok::LBracket), just(Tok::RBracket)))
-            .map(|(a, i)| CLoc::Elem(a, i)),
+        thread.then_ignore(just(Tok::Colon)).then(ident()).map(|(t, r)| CLoc::Reg(t, r)),
+        ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(CLoc::Loc),
+        ident().then(int_lit().delimited_by(just(Tok::LBracket), just(Tok::RBracket))).map(|(a, i)| CLoc::Elem(a, i)),
         ident().map(CLoc::Loc),
     ))
     .labelled("location or `T:register`");
-    let val = int_lit()
-        .map(CVal::Int)
-        .or(ident().map(CVal::Sym))
-        .labelled("value");
-    let op = choice((
-        just(Tok::Eq).to(true),
-        just(Tok::EqEq).to(true),
-        just(Tok::Ne).to(false),
-        just(Tok::Ne2).to(false),
-    ));
-    let atom = loc
-        .then(op)
-        .then(val)
-        .map(|((l, eq), v)| CExprKind::Eq(l, v, eq));
+    let val = int_lit().map(CVal::Int).or(ident().map(CVal::Sym)).labelled("value");
+    let op =
+        choice((just(Tok::Eq).to(true), just(Tok::EqEq).to(true), just(Tok::Ne).to(false), just(Tok::Ne2).to(false)));
+    let atom = loc.then(op).then(val).map(|((l, eq), v)| CExprKind::Eq(l, v, eq));
 
     recursive(|cond| {
-        let primary = choice((
-            just(Tok::True).to(CExprKind::True),
-            just(Tok::False).to(CExprKind::False),
-            atom,
-        ))
-        .map_with(|kind, e| CExpr {
-            kind,
-            span: sp(e.span()),
+        let primary = choice((just(Tok::True).to(CExprKind::True), just(Tok::False).to(CExprKind::False), atom))
+            .map_with(|kind, e| CExpr { kind, span: sp(e.span()) })
+            .or(cond.clone().delimited_by(just(Tok::LParen), just(Tok::RParen)))
+            .boxed();
+        let unary = just(Tok::Tilde).map_with(|_, e| sp(e.span())).repeated().foldr_with(primary, |s, c, _| {
+            let span = s.join(c.span);
+            CExpr { kind: CExprKind::Not(Box::new(c)), span }
+        });
+        let conj = unary.clone().foldl_with(just(Tok::And).ignore_then(unary).repeated(), |a, b, _| {
+            let span = a.span.join(b.span);
+            CExpr { kind: CExprKind::And(Box::new(a), Box::new(b)), span }
+        });
+        conj.clone().foldl_with(just(Tok::Or).ignore_then(conj).repeated(), |a, b, _| {
+            let span = a.span.join(b.span);
+            CExpr { kind: CExprKind::Or(Box::new(a), Box::new(b)), span }
         })
-        .or(cond
-            .clone()
-            .delimited_by(just(Tok::LParen), just(Tok::RParen)))
-        .boxed();
-        let unary = just(Tok::Tilde)
-            .map_with(|_, e| sp(e.span()))
-            .repeated()
-            .foldr_with(primary, |s, c, _| {
-                let span = s.join(c.span);
-                CExpr {
-                    kind: CExprKind::Not(Box::new(c)),
-                    span,
-                }
-            });
-        let conj =
-            unary
-                .clone()
-                .foldl_with(just(Tok::And).ignore_then(unary).repeated(), |a, b, _| {
-                    let span = a.span.join(b.span);
-                    CExpr {
-                        kind: CExprKind::And(Box::new(a), Box::new(b)),
-                        span,
-                    }
-                });
-        conj.clone()
-            .foldl_with(just(Tok::Or).ignore_then(conj).repeated(), |a, b, _| {
-                let span = a.span.join(b.span);
-                CExpr {
-                    kind: CExprKind::Or(Box::new(a), Box::new(b)),
-                    span,
-                }
-            })
     })
 }
 
@@ -277,10 +190,7 @@ where
     I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
 {
     let pct_reg = just(Tok::Percent).ignore_then(ident());
-    let part_att = pct_reg
-        .clone()
-        .map(|name| (name, true))
-        .or(ident().map(|name| (name, false)));
+    let part_att = pct_reg.clone().map(|name| (name, true)).or(ident().map(|name| (name, false)));
     // AT&T: disp(base, index, scale); any part may be missing.
     let att_inner = part_att
         .clone()
@@ -292,53 +202,32 @@ where
                 .or_not(),
         )
         .delimited_by(just(Tok::LParen), just(Tok::RParen));
-    let att_mem = int_lit()
-        .map(|i| (i.value, None))
-        .or(ident().map(|s| (0, Some(s))))
-        .or_not()
-        .then(att_inner)
-        .map_with(|(disp, (base, rest)), e| {
-            let mut m = MemRef {
-                span: sp(e.span()),
-                ..MemRef::default()
-            };
-            if let Some((d, sym)) = disp {
-                m.disp = d;
-                if let Some(sym) = sym {
-                    m.parts.push(MemPart {
-                        name: sym,
-                        scale: 1,
-                        percent: false,
-                    });
+    let att_mem =
+        int_lit().map(|i| (i.value, None)).or(ident().map(|s| (0, Some(s)))).or_not().then(att_inner).map_with(
+            |(disp, (base, rest)), e| {
+                let mut m = MemRef { span: sp(e.span()), ..MemRef::default() };
+                if let Some((d, sym)) = disp {
+                    m.disp = d;
+                    if let Some(sym) = sym {
+                        m.parts.push(MemPart { name: sym, scale: 1, percent: false });
+                    }
                 }
-            }
-            if let Some((name, percent)) = base {
-                m.parts.push(MemPart {
-                    name,
-                    scale: 1,
-                    percent,
-                });
-            }
-            if let Some((index, scale)) = rest {
-                if let Some((name, percent)) = index {
-                    m.parts.push(MemPart {
-                        name,
-                        scale: scale.map(|s| s.value).unwrap_or(1),
-                        percent,
-                    });
+                if let Some((name, percent)) = base {
+                    m.parts.push(MemPart { name, scale: 1, percent });
                 }
-            }
-            m
-        });
-    let seg_mem = pct_reg
-        .clone()
-        .then_ignore(just(Tok::Colon))
-        .then(att_mem.clone())
-        .map(|(seg, mut m)| {
-            m.span = seg.span.join(m.span);
-            m.seg = Some(seg);
-            m
-        });
+                if let Some((index, scale)) = rest {
+                    if let Some((name, percent)) = index {
+                        m.parts.push(MemPart { name, scale: scale.map(|s| s.value).unwrap_or(1), percent });
+                    }
+                }
+                m
+            },
+        );
+    let seg_mem = pct_reg.clone().then_ignore(just(Tok::Colon)).then(att_mem.clone()).map(|(seg, mut m)| {
+        m.span = seg.span.join(m.span);
+        m.seg = Some(seg);
+        m
+    });
     // Intel: [x], [x+EAX], [EAX*4+x+8]
     let intel_terms = {
         let t = choice((
@@ -348,25 +237,13 @@ where
             int_lit().map(|i| (None, 1i64, i.value)),
         ));
         t.clone()
-            .then(
-                just(Tok::Plus)
-                    .ignore_then(t)
-                    .repeated()
-                    .collect::<Vec<_>>(),
-            )
+            .then(just(Tok::Plus).ignore_then(t).repeated().collect::<Vec<_>>())
             .delimited_by(just(Tok::LBracket), just(Tok::RBracket))
             .map_with(|(first, rest), e| {
-                let mut m = MemRef {
-                    span: sp(e.span()),
-                    ..MemRef::default()
-                };
+                let mut m = MemRef { span: sp(e.span()), ..MemRef::default() };
                 for (name, scale, disp) in std::iter::once(first).chain(rest) {
                     match name {
-                        Some(name) => m.parts.push(MemPart {
-                            name,
-                            scale,
-                            percent: false,
-                        }),
+                        Some(name) => m.parts.push(MemPart { name, scale, percent: false }),
                         None => m.disp += disp,
                     }
                 }
@@ -392,13 +269,8 @@ where
 {
     let thread_idx = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
     let target = choice((
-        thread_idx
-            .then_ignore(just(Tok::Colon))
-            .then(ident())
-            .map(|(t, r)| InitTarget::Reg(t, r)),
-        ident()
-            .delimited_by(just(Tok::LBracket), just(Tok::RBracket))
-            .map(InitTarget::Loc),
+        thread_idx.then_ignore(just(Tok::Colon)).then(ident()).map(|(t, r)| InitTarget::Reg(t, r)),
+        ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(InitTarget::Loc),
         ident()
             .then(int_lit().delimited_by(just(Tok::LBracket), just(Tok::RBracket)))
             .map(|(a, n)| InitTarget::Array(a, n)),
@@ -406,10 +278,7 @@ where
     ));
     let value = choice((
         int_lit().map(InitValue::Int),
-        just(Tok::Dollar)
-            .or_not()
-            .ignore_then(ident())
-            .map(InitValue::Addr),
+        just(Tok::Dollar).or_not().ignore_then(ident()).map(InitValue::Addr),
         int_lit()
             .separated_by(just(Tok::Comma))
             .allow_trailing()
@@ -422,24 +291,14 @@ where
         .map(|(ty, t)| (Some(ty), t))
         .or(target.map(|t| (None, t)))
         .then(just(Tok::Eq).ignore_then(value).or_not())
-        .map_with(|((ty, target), value), e| InitItem {
-            ty,
-            target,
-            value,
-            span: sp(e.span()),
-        });
+        .map_with(|((ty, target), value), e| InitItem { ty, target, value, span: sp(e.span()) });
     let init = item
         .separated_by(just(Tok::Semi).repeated().at_least(1))
         .allow_leading()
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
-        .recover_with(via_parser(nested_delimiters(
-            Tok::LBrace,
-            Tok::RBrace,
-            [],
-            |_| Vec::new(),
-        )))
+        .recover_with(via_parser(nested_delimiters(Tok::LBrace, Tok::RBrace, [], |_| Vec::new())))
         .labelled("initial state");
 
     let header_row = ident()
@@ -455,91 +314,55 @@ where
         .or_not()
         .then(ident())
         .then(operand().separated_by(just(Tok::Comma)).collect::<Vec<_>>())
-        .map_with(|((prefix, mnemonic), operands), e| Instr {
-            prefix,
-            mnemonic,
-            operands,
-            span: sp(e.span()),
-        });
-    let cell = ident()
-        .then_ignore(just(Tok::Colon))
-        .or_not()
-        .then(instr.or_not())
-        .map_with(|(label, instr), e| Cell {
-            label,
-            instr,
-            span: sp(e.span()),
-        });
-    let trailer_start = [
-        Tok::Exists,
-        Tok::Forall,
-        Tok::Tilde,
-        Tok::Locations,
-        Tok::Filter,
-    ];
+        .map_with(|((prefix, mnemonic), operands), e| Instr { prefix, mnemonic, operands, span: sp(e.span()) });
+    let cell = ident().then_ignore(just(Tok::Colon)).or_not().then(instr.or_not()).map_with(|(label, instr), e| Cell {
+        label,
+        instr,
+        span: sp(e.span()),
+    });
+    let trailer_start = [Tok::Exists, Tok::Forall, Tok::Tilde, Tok::Locations, Tok::Filter];
     let row = one_of(trailer_start)
         .not()
-        .ignore_then(
-            cell.separated_by(just(Tok::Bar))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
+        .ignore_then(cell.separated_by(just(Tok::Bar)).at_least(1).collect::<Vec<_>>())
         .then_ignore(just(Tok::Semi))
         .map_with(|cells, e| (cells, sp(e.span())))
         .recover_with(via_parser(
             one_of(trailer_start)
                 .not()
-                .ignore_then(
-                    none_of([Tok::Semi])
-                        .and_is(one_of(trailer_start).not())
-                        .repeated()
-                        .at_least(1),
-                )
+                .ignore_then(none_of([Tok::Semi]).and_is(one_of(trailer_start).not()).repeated().at_least(1))
                 .then(just(Tok::Semi))
                 .map_with(|_, e| (Vec::new(), sp(e.span()))),
         ));
 
-    let locations = just(Tok::Locations)
-        .ignore_then(
-            choice((
-                select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } }
-                    .then_ignore(just(Tok::Colon))
-                    .then(ident())
-                    .map(|(t, r)| CLoc::Reg(t, r)),
-                ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(CLoc::Loc),
-                ident().map(CLoc::Loc),
-            ))
-            .separated_by(just(Tok::Semi))
-            .allow_trailing()
-            .collect::<Vec<_>>()
-            .delimited_by(just(Tok::LBracket), just(Tok::RBracket)),
-        );
+    let locations = just(Tok::Locations).ignore_then(
+        choice((
+            select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } }
+                .then_ignore(just(Tok::Colon))
+                .then(ident())
+                .map(|(t, r)| CLoc::Reg(t, r)),
+            ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(CLoc::Loc),
+            ident().map(CLoc::Loc),
+        ))
+        .separated_by(just(Tok::Semi))
+        .allow_trailing()
+        .collect::<Vec<_>>()
+        .delimited_by(just(Tok::LBracket), just(Tok::RBracket)),
+    );
     let filter = just(Tok::Filter).ignore_then(cond());
     let quant = choice((
         just(Tok::Exists).to(Quantifier::Exists),
-        just(Tok::Tilde)
-            .then(just(Tok::Exists))
-            .to(Quantifier::NotExists),
+        just(Tok::Tilde).then(just(Tok::Exists)).to(Quantifier::NotExists),
         just(Tok::Forall).to(Quantifier::Forall),
     ));
-    let final_ = quant.then(cond()).map_with(|(quantifier, cond), e| HFinal {
-        quantifier,
-        cond,
-        span: sp(e.span()),
-    });
+    let final_ = quant.then(cond()).map_with(|(quantifier, cond), e| HFinal { quantifier, cond, span: sp(e.span()) });
 
-    init.then(
-        header_row
-            .then(row.repeated().collect::<Vec<_>>())
-            .map_with(|x, e| (x, sp(e.span()))),
-    )
-    .then(locations.or_not())
-    .then(filter.or_not())
-    .then(final_.or_not())
-    .then_ignore(just(Tok::Semi).or_not())
-    .then_ignore(end())
-    .validate(
-        |((((init, ((threads, rows), table_span)), locations), filter), final_), _, emitter| {
+    init.then(header_row.then(row.repeated().collect::<Vec<_>>()).map_with(|x, e| (x, sp(e.span()))))
+        .then(locations.or_not())
+        .then(filter.or_not())
+        .then(final_.or_not())
+        .then_ignore(just(Tok::Semi).or_not())
+        .then_ignore(end())
+        .validate(|((((init, ((threads, rows), table_span)), locations), filter), final_), _, emitter| {
             let mut code: Vec<Vec<Cell>> = vec![Vec::new(); threads.len()];
             for (cells, row_span) in rows {
                 if cells.is_empty() {
@@ -563,10 +386,7 @@ where
             HerdFile {
                 arch: Arch::X86,
                 arch_span: Span::default(),
-                name: Ident {
-                    name: String::new(),
-                    span: Span::default(),
-                },
+                name: Ident { name: String::new(), span: Span::default() },
                 doc: None,
                 meta: Vec::new(),
                 init,
@@ -577,8 +397,7 @@ where
                 final_,
                 table_span,
             }
-        },
-    )
+        })
 }
 
 /// Parse a herd x86 test. `None` only when the preamble is unusable.
@@ -589,24 +408,16 @@ pub fn parse(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>) {
     };
     let (tokens, lex_diags) = super::lexer::lex(src, pre.body);
     diags.extend(lex_diags);
-    let tokens: Vec<(Tok<'_>, SimpleSpan)> = tokens
-        .into_iter()
-        .map(|(t, s)| (t, SimpleSpan::from(s.start..s.end)))
-        .collect();
+    let tokens: Vec<(Tok<'_>, SimpleSpan)> =
+        tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.start..s.end))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
-    let (file, errs) = body()
-        .parse(tokens.as_slice().map(eoi, |(t, s)| (t, s)))
-        .into_output_errors();
+    let (file, errs) = body().parse(tokens.as_slice().map(eoi, |(t, s)| (t, s))).into_output_errors();
     let lexed: Vec<Span> = diags.iter().map(|d| d.span).collect();
     let prev = |at: usize| {
         let i = tokens.partition_point(|t| t.1.end <= at);
         (i > 0).then(|| sp(tokens[i - 1].1))
     };
-    diags.extend(
-        errs.iter()
-            .map(|e| rich_to_diag(e, prev))
-            .filter(|d| !lexed.contains(&d.span)),
-    );
+    diags.extend(errs.iter().map(|e| rich_to_diag(e, prev)).filter(|d| !lexed.contains(&d.span)));
     diags.sort_by_key(|d| (d.span.start, d.span.end));
     let file = file.map(|mut f| {
         f.arch = pre.arch;

@@ -206,9 +206,7 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
                 // The test name is a non-blank run (`SB+fences`, `2+2W`), not a token.
                 let rest = lexer.remainder();
                 let ws = rest.len() - rest.trim_start_matches([' ', '\t']).len();
-                let run = rest[ws..]
-                    .find(|c: char| c.is_whitespace())
-                    .unwrap_or(rest.len() - ws);
+                let run = rest[ws..].find(|c: char| c.is_whitespace()).unwrap_or(rest.len() - ws);
                 let name = &rest[ws..ws + run];
                 if !name.is_empty() && !name.starts_with('"') && !name.starts_with("//") {
                     let start = span.end + ws;
@@ -229,12 +227,8 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
             Err(()) => {
                 let text = span.text(src);
                 diags.push(
-                    Diagnostic::error(
-                        "E0001",
-                        span,
-                        format!("unexpected character `{}`", text.escape_debug()),
-                    )
-                    .with_label("not part of the language"),
+                    Diagnostic::error("E0001", span, format!("unexpected character `{}`", text.escape_debug()))
+                        .with_label("not part of the language"),
                 );
                 tokens.push((Token::Error, span));
             }
@@ -254,13 +248,7 @@ mod tests {
         let kinds: Vec<_> = toks.iter().map(|t| t.0).collect();
         assert_eq!(
             kinds,
-            vec![
-                Token::Litmus,
-                Token::Name("SB+fences"),
-                Token::Str("\"doc\""),
-                Token::Litmus,
-                Token::Name("2+2W")
-            ]
+            vec![Token::Litmus, Token::Name("SB+fences"), Token::Str("\"doc\""), Token::Litmus, Token::Name("2+2W")]
         );
     }
 

@@ -22,12 +22,7 @@ pub(crate) struct StmtTable<'a> {
 
 impl<'a> StmtTable<'a> {
     pub(crate) fn new(src: &'a str, lines: &'a LineIndex) -> Self {
-        StmtTable {
-            src,
-            lines,
-            stmts: Vec::new(),
-            ids: HashMap::new(),
-        }
+        StmtTable { src, lines, stmts: Vec::new(), ids: HashMap::new() }
     }
 
     /// The id of the statement at `span` in `thread` (inlined code included).
@@ -40,15 +35,7 @@ impl<'a> StmtTable<'a> {
         let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         let (line, col) = self.lines.line_col(self.src, span.start);
         let (end_line, end_col) = self.lines.line_col(self.src, span.end);
-        self.stmts.push(StmtInfo {
-            thread,
-            span,
-            text,
-            line,
-            col,
-            end_line,
-            end_col,
-        });
+        self.stmts.push(StmtInfo { thread, span, text, line, col, end_line, end_col });
         let id = (self.stmts.len() - 1) as StmtId;
         self.ids.insert((thread, span), id);
         id
@@ -100,10 +87,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         let r = match self.free_temps.pop() {
             Some(r) => r,
             None => {
-                self.regs.push(RegInfo {
-                    name: format!("%t{}", self.regs.len()),
-                    kind: RegKind::Temp,
-                });
+                self.regs.push(RegInfo { name: format!("%t{}", self.regs.len()), kind: RegKind::Temp });
                 (self.regs.len() - 1) as Reg
             }
         };
@@ -119,11 +103,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
     }
 
     fn lookup(&self, name: &str) -> Option<Reg> {
-        self.frames
-            .last()?
-            .iter()
-            .rev()
-            .find_map(|s| s.get(name).copied())
+        self.frames.last()?.iter().rev().find_map(|s| s.get(name).copied())
     }
 
     fn bind(&mut self, name: &str, r: Reg) {
@@ -180,10 +160,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     None => match self.user.get(&name.name) {
                         Some(&r) => r,
                         None => {
-                            self.regs.push(RegInfo {
-                                name: name.name.clone(),
-                                kind: RegKind::User,
-                            });
+                            self.regs.push(RegInfo { name: name.name.clone(), kind: RegKind::User });
                             let r = (self.regs.len() - 1) as Reg;
                             self.user.insert(name.name.clone(), r);
                             r
@@ -200,21 +177,13 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     self.emit(Instr::Mov { dst: r, src: v });
                 } else {
                     let addr = self.addr(target, sid);
-                    self.emit(Instr::Store {
-                        addr,
-                        val: v,
-                        stmt: sid,
-                    });
+                    self.emit(Instr::Store { addr, val: v, stmt: sid });
                 }
             }
             StmtKind::If { cond, then, els } => {
                 let sid = self.sid(self.header_span(s, cond));
                 let c = self.expr(cond, sid);
-                let to_else = self.emit(Instr::Branch {
-                    cond: c,
-                    if_nonzero: false,
-                    target: 0,
-                });
+                let to_else = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
                 self.block(then);
                 match els.as_deref() {
                     None => {
@@ -241,11 +210,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 self.emit(Instr::LoopEnter { id });
                 let head = self.pc();
                 let c = self.expr(cond, sid);
-                let exit = self.emit(Instr::Branch {
-                    cond: c,
-                    if_nonzero: false,
-                    target: 0,
-                });
+                let exit = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
                 self.emit(Instr::LoopIter { id, stmt: sid });
                 self.block(body);
                 self.emit(Instr::Jump { target: head });
@@ -254,16 +219,9 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             }
             StmtKind::Await(e) => {
                 let sid = self.sid(s.span);
-                let start = self.emit(Instr::AwaitStart {
-                    check: 0,
-                    stmt: sid,
-                });
+                let start = self.emit(Instr::AwaitStart { check: 0, stmt: sid });
                 let c = self.expr(e, sid);
-                let check = self.emit(Instr::AwaitCheck {
-                    cond: c,
-                    start: start as u32,
-                    stmt: sid,
-                });
+                let check = self.emit(Instr::AwaitCheck { cond: c, start: start as u32, stmt: sid });
                 self.patch(start, check as u32);
             }
             StmtKind::Assert(e) => {
@@ -278,31 +236,18 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             }
             StmtKind::Fence(kind) => {
                 let sid = self.sid(s.span);
-                self.emit(Instr::Fence {
-                    kind: *kind,
-                    stmt: sid,
-                });
+                self.emit(Instr::Fence { kind: *kind, stmt: sid });
             }
             StmtKind::Lock(m) => {
                 let sid = self.sid(s.span);
                 let dst = self.temp();
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Rmw {
-                    dst,
-                    addr,
-                    op: ir::RmwOp::Lock,
-                    x86_locked: false,
-                    stmt: sid,
-                });
+                self.emit(Instr::Rmw { dst, addr, op: ir::RmwOp::Lock, x86_locked: false, stmt: sid });
             }
             StmtKind::Unlock(m) => {
                 let sid = self.sid(s.span);
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Store {
-                    addr,
-                    val: Operand::Imm(0),
-                    stmt: sid,
-                });
+                self.emit(Instr::Store { addr, val: Operand::Imm(0), stmt: sid });
             }
             StmtKind::Return(e) => {
                 let sid = self.sid(s.span);
@@ -310,10 +255,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 match self.inlines.last().map(|i| i.result) {
                     Some(result) => {
                         if let Some(v) = v {
-                            self.emit(Instr::Mov {
-                                dst: result,
-                                src: v,
-                            });
+                            self.emit(Instr::Mov { dst: result, src: v });
                         }
                         let j = self.emit(Instr::Jump { target: 0 });
                         self.inlines.last_mut().unwrap().exits.push(j);
@@ -338,11 +280,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
     }
 
     fn addr(&mut self, lv: &'a LValue, sid: StmtId) -> Addr {
-        let (base, len, is_array) = self
-            .mem
-            .get(lv.name.name.as_str())
-            .copied()
-            .unwrap_or((0, 1, false));
+        let (base, len, is_array) = self.mem.get(lv.name.name.as_str()).copied().unwrap_or((0, 1, false));
         match (&lv.index, is_array) {
             (Some(i), true) => match self.expr(i, sid) {
                 Operand::Imm(v) if v >= 0 && v < len as i64 => Addr::Fixed(base + v as u32),
@@ -354,11 +292,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
 
     fn load(&mut self, addr: Addr, sid: StmtId) -> Operand {
         let dst = self.temp();
-        self.emit(Instr::Load {
-            dst,
-            addr,
-            stmt: sid,
-        });
+        self.emit(Instr::Load { dst, addr, stmt: sid });
         Operand::Reg(dst)
     }
 
@@ -369,13 +303,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             }
         }
         let dst = self.temp();
-        self.emit(Instr::Bin {
-            dst,
-            op,
-            a,
-            b,
-            stmt: sid,
-        });
+        self.emit(Instr::Bin { dst, op, a, b, stmt: sid });
         Operand::Reg(dst)
     }
 
@@ -392,11 +320,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 }
             },
             ExprKind::Index(name, i) => {
-                let (base, len, _) = self
-                    .mem
-                    .get(name.name.as_str())
-                    .copied()
-                    .unwrap_or((0, 1, false));
+                let (base, len, _) = self.mem.get(name.name.as_str()).copied().unwrap_or((0, 1, false));
                 let addr = match self.expr(i, sid) {
                     Operand::Imm(v) if v >= 0 && v < len as i64 => Addr::Fixed(base + v as u32),
                     index => Addr::Indexed { base, len, index },
@@ -428,26 +352,10 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     return self.bin(ir::BinOp::Ne, bv, Operand::Imm(0), sid);
                 }
                 let t = self.temp();
-                self.emit(Instr::Bin {
-                    dst: t,
-                    op: ir::BinOp::Ne,
-                    a: av,
-                    b: Operand::Imm(0),
-                    stmt: sid,
-                });
-                let skip = self.emit(Instr::Branch {
-                    cond: Operand::Reg(t),
-                    if_nonzero: !is_and,
-                    target: 0,
-                });
+                self.emit(Instr::Bin { dst: t, op: ir::BinOp::Ne, a: av, b: Operand::Imm(0), stmt: sid });
+                let skip = self.emit(Instr::Branch { cond: Operand::Reg(t), if_nonzero: !is_and, target: 0 });
                 let bv = self.expr(b, sid);
-                self.emit(Instr::Bin {
-                    dst: t,
-                    op: ir::BinOp::Ne,
-                    a: bv,
-                    b: Operand::Imm(0),
-                    stmt: sid,
-                });
+                self.emit(Instr::Bin { dst: t, op: ir::BinOp::Ne, a: bv, b: Operand::Imm(0), stmt: sid });
                 let pc = self.pc();
                 self.patch(skip, pc);
                 Operand::Reg(t)
@@ -464,13 +372,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let new = self.expr(b, sid);
                 let dst = self.temp();
                 let op = ir::RmwOp::Cas { expected, new };
-                self.emit(Instr::Rmw {
-                    dst,
-                    addr,
-                    op,
-                    x86_locked: false,
-                    stmt: sid,
-                });
+                self.emit(Instr::Rmw { dst, addr, op, x86_locked: false, stmt: sid });
                 Operand::Reg(dst)
             }
             ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
@@ -482,13 +384,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     ir::RmwOp::Fetch(ir::BinOp::Add, v)
                 };
                 let dst = self.temp();
-                self.emit(Instr::Rmw {
-                    dst,
-                    addr,
-                    op,
-                    x86_locked: false,
-                    stmt: sid,
-                });
+                self.emit(Instr::Rmw { dst, addr, op, x86_locked: false, stmt: sid });
                 Operand::Reg(dst)
             }
         }
@@ -500,10 +396,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         };
         let vals: Vec<Operand> = args.iter().map(|a| self.expr(a, sid)).collect();
         let result = self.temp();
-        self.emit(Instr::Mov {
-            dst: result,
-            src: Operand::Imm(0),
-        });
+        self.emit(Instr::Mov { dst: result, src: Operand::Imm(0) });
         let mark = self.live_temps.len();
         self.frames.push(vec![HashMap::new()]);
         for (p, v) in def.params.iter().zip(vals) {
@@ -512,10 +405,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             self.emit(Instr::Mov { dst: r, src: v });
             self.bind(&p.name, r);
         }
-        self.inlines.push(Inline {
-            result,
-            exits: Vec::new(),
-        });
+        self.inlines.push(Inline { result, exits: Vec::new() });
         self.block(&def.body);
         let inline = self.inlines.pop().unwrap();
         let end = self.pc();
@@ -547,17 +437,13 @@ fn map_binop(op: BinOp) -> ir::BinOp {
 }
 
 /// Name -> (base cell, length, is array), borrowing names from the AST.
-fn file_locations<'f>(
-    file: &'f File,
-    locations: &[ir::Location],
-) -> HashMap<&'f str, (u32, u32, bool)> {
+fn file_locations<'f>(file: &'f File, locations: &[ir::Location]) -> HashMap<&'f str, (u32, u32, bool)> {
     let mut out = HashMap::new();
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
                 if let Some(l) = locations.iter().find(|l| l.name == v.name.name) {
-                    out.entry(v.name.name.as_str())
-                        .or_insert((l.base, l.len, l.is_array));
+                    out.entry(v.name.name.as_str()).or_insert((l.base, l.len, l.is_array));
                 }
             }
         }
@@ -571,10 +457,7 @@ fn layout(file: &File) -> Shared {
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
-                if locations
-                    .iter()
-                    .any(|l: &ir::Location| l.name == v.name.name)
-                {
+                if locations.iter().any(|l: &ir::Location| l.name == v.name.name) {
                     continue;
                 }
                 let len = v.len.map(|n| n.value.clamp(1, 1 << 16) as u32).unwrap_or(1);
@@ -641,35 +524,13 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
         });
     }
     let mut observables = Vec::new();
-    let condition = file
-        .items
-        .iter()
-        .find_map(|i| {
-            if let Item::Final(f) = i {
-                Some(f)
-            } else {
-                None
-            }
-        })
-        .map(|f| {
-            let expr = lower_cond(&f.cond, &threads, &mem, &mut observables);
-            ir::Condition {
-                quantifier: f.quantifier,
-                expr,
-                text: cond_text(src, &f.cond),
-                span: f.span,
-            }
-        });
+    let condition = file.items.iter().find_map(|i| if let Item::Final(f) = i { Some(f) } else { None }).map(|f| {
+        let expr = lower_cond(&f.cond, &threads, &mem, &mut observables);
+        ir::Condition { quantifier: f.quantifier, expr, text: cond_text(src, &f.cond), span: f.span }
+    });
     ir::Program {
-        name: file
-            .header
-            .as_ref()
-            .map(|h| h.name.name.clone())
-            .unwrap_or_default(),
-        doc: file
-            .header
-            .as_ref()
-            .and_then(|h| h.doc.as_ref().map(|d| d.0.clone())),
+        name: file.header.as_ref().map(|h| h.name.name.clone()).unwrap_or_default(),
+        doc: file.header.as_ref().and_then(|h| h.doc.as_ref().map(|d| d.0.clone())),
         dialect: ir::Dialect::Native,
         locations,
         init,
@@ -683,12 +544,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
 
 /// The predicate's text on one line, without enclosing parentheses.
 pub(crate) fn cond_text(src: &str, cond: &Expr) -> String {
-    let t = cond
-        .span
-        .text(src)
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let t = cond.span.text(src).split_whitespace().collect::<Vec<_>>().join(" ");
     strip_parens(&t).to_string()
 }
 
@@ -735,31 +591,12 @@ fn lower_cond(
         ExprKind::Int(v) => C::Const(*v),
         ExprKind::Bool(b) => C::Const(*b as i64),
         ExprKind::ThreadReg(t, r) => {
-            let ti = threads
-                .iter()
-                .position(|th| th.name == t.name)
-                .or_else(|| t.name.parse::<usize>().ok())
-                .unwrap_or(0);
-            let reg = threads
-                .get(ti)
-                .and_then(|th| th.reg_by_name(&r.name))
-                .unwrap_or(0);
-            let name = format!(
-                "{}:{}",
-                threads.get(ti).map(|t| t.name.as_str()).unwrap_or("?"),
-                r.name
-            );
-            observe(
-                name,
-                ir::ObservableKind::Reg {
-                    thread: ti as u16,
-                    reg,
-                },
-            );
-            C::Reg {
-                thread: ti as u16,
-                reg,
-            }
+            let ti =
+                threads.iter().position(|th| th.name == t.name).or_else(|| t.name.parse::<usize>().ok()).unwrap_or(0);
+            let reg = threads.get(ti).and_then(|th| th.reg_by_name(&r.name)).unwrap_or(0);
+            let name = format!("{}:{}", threads.get(ti).map(|t| t.name.as_str()).unwrap_or("?"), r.name);
+            observe(name, ir::ObservableKind::Reg { thread: ti as u16, reg });
+            C::Reg { thread: ti as u16, reg }
         }
         ExprKind::Var(n) => {
             let cell = mem.get(n.name.as_str()).map(|m| m.0).unwrap_or(0);
@@ -773,10 +610,7 @@ fn lower_cond(
                 _ => 0,
             };
             let cell = base + idx.max(0) as u32;
-            observe(
-                format!("{}[{}]", n.name, idx),
-                ir::ObservableKind::Mem(cell),
-            );
+            observe(format!("{}[{}]", n.name, idx), ir::ObservableKind::Mem(cell));
             C::Mem(cell)
         }
         ExprKind::Unary(op, a) => {

@@ -28,8 +28,7 @@ fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
 {
-    select! { Token::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }
-        .labelled("identifier")
+    select! { Token::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }.labelled("identifier")
 }
 
 fn int_lit<'t, 's: 't, I>() -> impl Parser<'t, I, IntLit, Extra<'t, 's>> + Clone
@@ -43,21 +42,11 @@ where
             let value = match parse_int(s) {
                 Some(v) => v,
                 None => {
-                    emitter.emit(Rich::custom(
-                        e.span(),
-                        format!("invalid integer literal `{s}`"),
-                    ));
+                    emitter.emit(Rich::custom(e.span(), format!("invalid integer literal `{s}`")));
                     0
                 }
             };
-            IntLit {
-                value: if neg.is_some() {
-                    value.wrapping_neg()
-                } else {
-                    value
-                },
-                span: sp(e.span()),
-            }
+            IntLit { value: if neg.is_some() { value.wrapping_neg() } else { value }, span: sp(e.span()) }
         })
         .labelled("integer")
 }
@@ -68,16 +57,8 @@ where
 {
     recursive(|expr| {
         let lvalue = ident()
-            .then(
-                expr.clone()
-                    .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                    .or_not(),
-            )
-            .map_with(|(name, index), e| LValue {
-                name,
-                index: index.map(Box::new),
-                span: sp(e.span()),
-            })
+            .then(expr.clone().delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
+            .map_with(|(name, index), e| LValue { name, index: index.map(Box::new), span: sp(e.span()) })
             .labelled("location");
 
         let args = expr
@@ -90,10 +71,7 @@ where
         let int = select! { Token::Int(s) => s }.validate(|s, e, emitter| match parse_int(s) {
             Some(v) => ExprKind::Int(v),
             None => {
-                emitter.emit(Rich::custom(
-                    e.span(),
-                    format!("invalid integer literal `{s}`"),
-                ));
+                emitter.emit(Rich::custom(e.span(), format!("invalid integer literal `{s}`")));
                 ExprKind::Error
             }
         });
@@ -123,12 +101,10 @@ where
         let xchg = rmw2(Token::Xchg, ExprKind::Xchg);
         let fetch_add = rmw2(Token::FetchAdd, ExprKind::FetchAdd);
 
-        let thread_name = ident()
-            .or(select! { Token::Int(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } });
-        let thread_reg = thread_name
-            .then_ignore(just(Token::Colon))
-            .then(ident())
-            .map(|(t, r)| ExprKind::ThreadReg(t, r));
+        let thread_name =
+            ident().or(select! { Token::Int(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } });
+        let thread_reg =
+            thread_name.then_ignore(just(Token::Colon)).then(ident()).map(|(t, r)| ExprKind::ThreadReg(t, r));
 
         let name_based = ident()
             .then(
@@ -157,86 +133,44 @@ where
             fetch_add,
             name_based,
         ))
-        .map_with(|kind, e| Expr {
-            kind,
-            span: sp(e.span()),
-        })
-        .or(expr
-            .clone()
-            .delimited_by(just(Token::LParen), just(Token::RParen)))
+        .map_with(|kind, e| Expr { kind, span: sp(e.span()) })
+        .or(expr.clone().delimited_by(just(Token::LParen), just(Token::RParen)))
         .recover_with(via_parser(nested_delimiters(
             Token::LParen,
             Token::RParen,
-            [
-                (Token::LBracket, Token::RBracket),
-                (Token::LBrace, Token::RBrace),
-            ],
-            |span| Expr {
-                kind: ExprKind::Error,
-                span: sp(span),
-            },
+            [(Token::LBracket, Token::RBracket), (Token::LBrace, Token::RBrace)],
+            |span| Expr { kind: ExprKind::Error, span: sp(span) },
         )))
         .labelled("expression")
         .boxed();
 
-        let unary = choice((
-            just(Token::Bang).to(UnOp::Not),
-            just(Token::Minus).to(UnOp::Neg),
-        ))
-        .map_with(|op, e| (op, sp(e.span())))
-        .repeated()
-        .foldr_with(atom, |(op, op_span), a, e| {
-            let span = op_span.join(a.span);
-            let _ = e;
-            Expr {
-                kind: ExprKind::Unary(op, Box::new(a)),
-                span,
-            }
-        })
-        .boxed();
+        let unary = choice((just(Token::Bang).to(UnOp::Not), just(Token::Minus).to(UnOp::Neg)))
+            .map_with(|op, e| (op, sp(e.span())))
+            .repeated()
+            .foldr_with(atom, |(op, op_span), a, e| {
+                let span = op_span.join(a.span);
+                let _ = e;
+                Expr { kind: ExprKind::Unary(op, Box::new(a)), span }
+            })
+            .boxed();
 
-        let bin = |prev: chumsky::Boxed<'t, 't, I, Expr, Extra<'t, 's>>,
-                   ops: Vec<(Token<'s>, BinOp)>| {
-            let op = choice(
-                ops.into_iter()
-                    .map(|(t, o)| just(t).to(o))
-                    .collect::<Vec<_>>(),
-            );
+        let bin = |prev: chumsky::Boxed<'t, 't, I, Expr, Extra<'t, 's>>, ops: Vec<(Token<'s>, BinOp)>| {
+            let op = choice(ops.into_iter().map(|(t, o)| just(t).to(o)).collect::<Vec<_>>());
             prev.clone()
                 .foldl_with(op.then(prev).repeated(), |a, (op, b), _| {
                     let span = a.span.join(b.span);
-                    Expr {
-                        kind: ExprKind::Binary(op, Box::new(a), Box::new(b)),
-                        span,
-                    }
+                    Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }
                 })
                 .boxed()
         };
-        let product = bin(
-            unary,
-            vec![
-                (Token::Star, BinOp::Mul),
-                (Token::Slash, BinOp::Div),
-                (Token::Percent, BinOp::Rem),
-            ],
-        );
-        let sum = bin(
-            product,
-            vec![(Token::Plus, BinOp::Add), (Token::Minus, BinOp::Sub)],
-        );
+        let product =
+            bin(unary, vec![(Token::Star, BinOp::Mul), (Token::Slash, BinOp::Div), (Token::Percent, BinOp::Rem)]);
+        let sum = bin(product, vec![(Token::Plus, BinOp::Add), (Token::Minus, BinOp::Sub)]);
         let cmp = bin(
             sum,
-            vec![
-                (Token::Le, BinOp::Le),
-                (Token::Lt, BinOp::Lt),
-                (Token::Ge, BinOp::Ge),
-                (Token::Gt, BinOp::Gt),
-            ],
+            vec![(Token::Le, BinOp::Le), (Token::Lt, BinOp::Lt), (Token::Ge, BinOp::Ge), (Token::Gt, BinOp::Gt)],
         );
-        let eq = bin(
-            cmp,
-            vec![(Token::EqEq, BinOp::Eq), (Token::NotEq, BinOp::Ne)],
-        );
+        let eq = bin(cmp, vec![(Token::EqEq, BinOp::Eq), (Token::NotEq, BinOp::Ne)]);
         let and = bin(eq, vec![(Token::AndAnd, BinOp::And)]);
         bin(and, vec![(Token::OrOr, BinOp::Or)])
     })
@@ -244,14 +178,7 @@ where
 
 /// Tokens that can only start a top-level item: statement recovery stops there.
 fn item_start<'s>() -> [Token<'s>; 6] {
-    [
-        Token::Thread,
-        Token::Fn,
-        Token::Shared,
-        Token::Exists,
-        Token::Forall,
-        Token::Litmus,
-    ]
+    [Token::Thread, Token::Fn, Token::Shared, Token::Exists, Token::Forall, Token::Litmus]
 }
 
 fn block<'t, 's: 't, I>() -> impl Parser<'t, I, Block, Extra<'t, 's>> + Clone
@@ -267,41 +194,25 @@ where
             .ignore_then(ident())
             .then_ignore(just(Token::Assign))
             .then(expr.clone())
-            .then_ignore(semi.clone())
+            .then_ignore(semi)
             .map(|(name, value)| StmtKind::Let { name, value });
 
         let lvalue = ident()
-            .then(
-                expr.clone()
-                    .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                    .or_not(),
-            )
-            .map_with(|(name, index), e| LValue {
-                name,
-                index: index.map(Box::new),
-                span: sp(e.span()),
-            });
+            .then(expr.clone().delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
+            .map_with(|(name, index), e| LValue { name, index: index.map(Box::new), span: sp(e.span()) });
         let assign = lvalue
             .then_ignore(just(Token::Assign))
             .then(expr.clone())
-            .then_ignore(semi.clone())
+            .then_ignore(semi)
             .map(|(target, value)| StmtKind::Assign { target, value });
 
         let if_ = recursive(|if_| {
             just(Token::If)
                 .ignore_then(paren_expr.clone())
                 .then(block.clone())
-                .then(
-                    just(Token::Else)
-                        .ignore_then(block.clone().map(Else::Block).or(if_.map(Else::If)))
-                        .or_not(),
-                )
+                .then(just(Token::Else).ignore_then(block.clone().map(Else::Block).or(if_.map(Else::If))).or_not())
                 .map_with(|((cond, then), els), e| Stmt {
-                    kind: StmtKind::If {
-                        cond,
-                        then,
-                        els: els.map(Box::new),
-                    },
+                    kind: StmtKind::If { cond, then, els: els.map(Box::new) },
                     span: sp(e.span()),
                 })
         });
@@ -312,10 +223,7 @@ where
             .map(|(cond, body)| StmtKind::While { cond, body });
 
         let cond_stmt = |tok: Token<'s>, f: fn(Expr) -> StmtKind| {
-            just(tok)
-                .ignore_then(paren_expr.clone())
-                .then_ignore(semi.clone())
-                .map(f)
+            just(tok).ignore_then(paren_expr.clone()).then_ignore(semi).map(f)
         };
 
         let fence = just(Token::Fence)
@@ -336,22 +244,20 @@ where
                     })
                     .or_not(),
             )
-            .then_ignore(semi.clone())
+            .then_ignore(semi)
             .map(|k| StmtKind::Fence(k.unwrap_or(FenceKind::Full)));
 
         let lock = |tok: Token<'s>, f: fn(Ident) -> StmtKind| {
             just(tok)
                 .ignore_then(ident().delimited_by(just(Token::LParen), just(Token::RParen)))
-                .then_ignore(semi.clone())
+                .then_ignore(semi)
                 .map(f)
         };
 
-        let return_ = just(Token::Return)
-            .ignore_then(expr.clone().or_not())
-            .then_ignore(semi.clone())
-            .map(StmtKind::Return);
+        let return_ =
+            just(Token::Return).ignore_then(expr.clone().or_not()).then_ignore(semi).map(StmtKind::Return);
 
-        let expr_stmt = expr.clone().then_ignore(semi.clone()).map(StmtKind::Expr);
+        let expr_stmt = expr.clone().then_ignore(semi).map(StmtKind::Expr);
 
         let simple = choice((
             let_,
@@ -366,38 +272,23 @@ where
             assign,
             expr_stmt,
         ))
-        .map_with(|kind, e| Stmt {
-            kind,
-            span: sp(e.span()),
-        });
+        .map_with(|kind, e| Stmt { kind, span: sp(e.span()) });
 
         // Recovery: skip to the end of the statement (balanced brackets), never
         // past a `}` or a token that starts a new item.
-        let mut stop = vec![
-            Token::Semi,
-            Token::RBrace,
-            Token::LBrace,
-            Token::LParen,
-            Token::RParen,
-        ];
+        let mut stop = vec![Token::Semi, Token::RBrace, Token::LBrace, Token::LParen, Token::RParen];
         stop.extend(item_start());
         let skip = choice((
             nested_delimiters(
                 Token::LBrace,
                 Token::RBrace,
-                [
-                    (Token::LParen, Token::RParen),
-                    (Token::LBracket, Token::RBracket),
-                ],
+                [(Token::LParen, Token::RParen), (Token::LBracket, Token::RBracket)],
                 |_| (),
             ),
             nested_delimiters(
                 Token::LParen,
                 Token::RParen,
-                [
-                    (Token::LBracket, Token::RBracket),
-                    (Token::LBrace, Token::RBrace),
-                ],
+                [(Token::LBracket, Token::RBracket), (Token::LBrace, Token::RBrace)],
                 |_| (),
             ),
             none_of(stop).ignored(),
@@ -416,9 +307,7 @@ where
             Token::Unlock,
             Token::Return,
         ];
-        let first = skip
-            .clone()
-            .or(none_of([Token::Semi, Token::RBrace]).ignored());
+        let first = skip.clone().or(none_of([Token::Semi, Token::RBrace]).ignored());
         let rest = skip.and_is(one_of(stmt_start).not());
         // A broken `let r = ...;` still declares `r`, so later uses of `r`
         // do not cascade into "unknown name" errors.
@@ -428,48 +317,24 @@ where
             .then_ignore(just(Token::Semi).or_not())
             .map_with(|name, e| {
                 let span = sp(e.span());
-                Stmt {
-                    kind: StmtKind::Let {
-                        name,
-                        value: Expr {
-                            kind: ExprKind::Error,
-                            span,
-                        },
-                    },
-                    span,
-                }
+                Stmt { kind: StmtKind::Let { name, value: Expr { kind: ExprKind::Error, span } }, span }
             });
         let recovery = let_recovery.or(first
             .then(rest.repeated())
             .then(just(Token::Semi).or_not())
-            .map_with(|_, e| Stmt {
-                kind: StmtKind::Error,
-                span: sp(e.span()),
-            }));
+            .map_with(|_, e| Stmt { kind: StmtKind::Error, span: sp(e.span()) }));
 
-        let stmt = if_
-            .or(simple)
-            .recover_with(via_parser(recovery))
-            .labelled("statement");
+        let stmt = if_.or(simple).recover_with(via_parser(recovery)).labelled("statement");
 
         stmt.repeated()
             .collect::<Vec<_>>()
             .delimited_by(just(Token::LBrace), just(Token::RBrace))
-            .map_with(|stmts, e| Block {
-                stmts,
-                span: sp(e.span()),
-            })
+            .map_with(|stmts, e| Block { stmts, span: sp(e.span()) })
             .recover_with(via_parser(nested_delimiters(
                 Token::LBrace,
                 Token::RBrace,
-                [
-                    (Token::LParen, Token::RParen),
-                    (Token::LBracket, Token::RBracket),
-                ],
-                |span| Block {
-                    stmts: Vec::new(),
-                    span: sp(span),
-                },
+                [(Token::LParen, Token::RParen), (Token::LBracket, Token::RBracket)],
+                |span| Block { stmts: Vec::new(), span: sp(span) },
             )))
             .labelled("block")
             .boxed()
@@ -480,24 +345,17 @@ fn file<'t, 's: 't, I>() -> impl Parser<'t, I, File, Extra<'t, 's>>
 where
     I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan>,
 {
-    let name = select! { Token::Name(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }
-        .labelled("test name");
+    let name =
+        select! { Token::Name(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }.labelled("test name");
     let doc = select! { Token::Str(s) = e => (unescape(s), sp(e.span())) };
-    let header = just(Token::Litmus)
-        .ignore_then(name)
-        .then(doc.or_not())
-        .map_with(|(name, doc), e| Header {
-            name,
-            doc,
-            span: sp(e.span()),
-        });
+    let header = just(Token::Litmus).ignore_then(name).then(doc.or_not()).map_with(|(name, doc), e| Header {
+        name,
+        doc,
+        span: sp(e.span()),
+    });
 
     let var_decl = ident()
-        .then(
-            int_lit()
-                .delimited_by(just(Token::LBracket), just(Token::RBracket))
-                .or_not(),
-        )
+        .then(int_lit().delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
         .then(
             just(Token::Assign)
                 .ignore_then(
@@ -511,26 +369,11 @@ where
                 )
                 .or_not(),
         )
-        .map_with(|((name, len), init), e| VarDecl {
-            name,
-            len,
-            init,
-            span: sp(e.span()),
-        });
+        .map_with(|((name, len), init), e| VarDecl { name, len, init, span: sp(e.span()) });
     let shared = just(Token::Shared)
-        .ignore_then(
-            var_decl
-                .separated_by(just(Token::Comma))
-                .at_least(1)
-                .collect::<Vec<_>>(),
-        )
+        .ignore_then(var_decl.separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
         .then_ignore(just(Token::Semi))
-        .map_with(|vars, e| {
-            Item::Shared(SharedDecl {
-                vars,
-                span: sp(e.span()),
-            })
-        });
+        .map_with(|vars, e| Item::Shared(SharedDecl { vars, span: sp(e.span()) }));
 
     let fn_ = just(Token::Fn)
         .ignore_then(ident())
@@ -542,43 +385,22 @@ where
                 .delimited_by(just(Token::LParen), just(Token::RParen)),
         )
         .then(block())
-        .map_with(|((name, params), body), e| {
-            Item::Fn(FnDef {
-                name,
-                params,
-                body,
-                span: sp(e.span()),
-            })
-        });
+        .map_with(|((name, params), body), e| Item::Fn(FnDef { name, params, body, span: sp(e.span()) }));
 
     let thread = just(Token::Thread)
         .ignore_then(ident())
         .then(block())
-        .map_with(|(name, body), e| {
-            Item::Thread(ThreadDef {
-                name,
-                body,
-                span: sp(e.span()),
-            })
-        });
+        .map_with(|(name, body), e| Item::Thread(ThreadDef { name, body, span: sp(e.span()) }));
 
     let quant = choice((
         just(Token::Exists).to(Quantifier::Exists),
-        just(Token::Tilde)
-            .then(just(Token::Exists))
-            .to(Quantifier::NotExists),
+        just(Token::Tilde).then(just(Token::Exists)).to(Quantifier::NotExists),
         just(Token::Forall).to(Quantifier::Forall),
     ));
     let final_ = quant
         .then(expr())
         .then_ignore(just(Token::Semi).or_not())
-        .map_with(|(quantifier, cond), e| {
-            Item::Final(Final {
-                quantifier,
-                cond,
-                span: sp(e.span()),
-            })
-        });
+        .map_with(|(quantifier, cond), e| Item::Final(Final { quantifier, cond, span: sp(e.span()) }));
 
     let item = choice((shared, fn_, thread, final_))
         .recover_with(skip_then_retry_until(any().ignored(), end()))
@@ -592,10 +414,7 @@ where
 }
 
 fn unescape(s: &str) -> String {
-    let inner = s
-        .strip_prefix('"')
-        .and_then(|s| s.strip_suffix('"'))
-        .unwrap_or(s);
+    let inner = s.strip_prefix('"').and_then(|s| s.strip_suffix('"')).unwrap_or(s);
     let mut out = String::with_capacity(inner.len());
     let mut chars = inner.chars();
     while let Some(c) = chars.next() {
@@ -635,8 +454,8 @@ pub(crate) fn rich_to_diag<T: std::fmt::Display + std::fmt::Debug>(
             // alternative (`;`, `)`, an expression): keep them only if alone.
             let continuation = |s: &String| {
                 [
-                    "`!=`", "`%`", "`&&`", "`*`", "`+`", "`-`", "`/`", "`:`", "`<=`", "`<`",
-                    "`==`", "`>=`", "`>`", "`||`", "`[`", "`(`", "`!`",
+                    "`!=`", "`%`", "`&&`", "`*`", "`+`", "`-`", "`/`", "`:`", "`<=`", "`<`", "`==`", "`>=`", "`>`",
+                    "`||`", "`[`", "`(`", "`!`",
                 ]
                 .contains(&s.as_str())
             };
@@ -651,21 +470,11 @@ pub(crate) fn rich_to_diag<T: std::fmt::Display + std::fmt::Debug>(
                     format!("{} or {}", exp.join(", "), last)
                 }
             };
-            let d = Diagnostic::error(
-                "E0002",
-                span,
-                format!("expected {expected_s}, found {found_s}"),
-            )
-            .with_label(format!("unexpected {found_s}"));
+            let d = Diagnostic::error("E0002", span, format!("expected {expected_s}, found {found_s}"))
+                .with_label(format!("unexpected {found_s}"));
             match prev_token(span.start) {
-                Some(prev)
-                    if exp.len() == 1
-                        && (exp[0] == "`;`" || exp[0] == "`}`" || exp[0] == "`)`") =>
-                {
-                    d.with_related(
-                        Span::new(prev.end, prev.end),
-                        format!("{} expected after this", exp[0]),
-                    )
+                Some(prev) if exp.len() == 1 && (exp[0] == "`;`" || exp[0] == "`}`" || exp[0] == "`)`") => {
+                    d.with_related(Span::new(prev.end, prev.end), format!("{} expected after this", exp[0]))
                 }
                 _ => d,
             }
@@ -673,9 +482,7 @@ pub(crate) fn rich_to_diag<T: std::fmt::Display + std::fmt::Debug>(
     }
 }
 
-fn pattern_name<T: std::fmt::Display + std::fmt::Debug>(
-    p: &chumsky::error::RichPattern<'_, T>,
-) -> String {
+fn pattern_name<T: std::fmt::Display + std::fmt::Debug>(p: &chumsky::error::RichPattern<'_, T>) -> String {
     use chumsky::error::RichPattern;
     match p {
         RichPattern::Token(t) => format!("{}", **t),
@@ -688,35 +495,23 @@ fn pattern_name<T: std::fmt::Display + std::fmt::Debug>(
 /// Parse native-dialect source: a (possibly partial) tree and every error.
 pub fn parse(src: &str) -> (File, Vec<Diagnostic>) {
     let (tokens, mut diags) = super::lexer::lex(src);
-    let tokens: Vec<(Token<'_>, SimpleSpan)> = tokens
-        .into_iter()
-        .map(|(t, s)| (t, SimpleSpan::from(s.start..s.end)))
-        .collect();
+    let tokens: Vec<(Token<'_>, SimpleSpan)> =
+        tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.start..s.end))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
-    let (ast, errs) = file()
-        .parse(tokens.as_slice().map(eoi, |(t, s)| (t, s)))
-        .into_output_errors();
+    let (ast, errs) = file().parse(tokens.as_slice().map(eoi, |(t, s)| (t, s))).into_output_errors();
     // A lexical error already has its diagnostic; the parse error it causes is noise.
     let lexed: Vec<Span> = diags.iter().map(|d| d.span).collect();
     let prev = |at: usize| {
         let i = tokens.partition_point(|t| t.1.end <= at);
         (i > 0).then(|| sp(tokens[i - 1].1))
     };
-    diags.extend(
-        errs.iter()
-            .map(|e| rich_to_diag(e, prev))
-            .filter(|d| !lexed.contains(&d.span)),
-    );
+    diags.extend(errs.iter().map(|e| rich_to_diag(e, prev)).filter(|d| !lexed.contains(&d.span)));
     if let Some(f) = &ast {
         if f.header.is_none() {
             let at = tokens.first().map(|t| sp(t.1)).unwrap_or(Span::new(0, 0));
             diags.push(
-                Diagnostic::error(
-                    "E0003",
-                    Span::new(at.start, at.start),
-                    "missing `litmus NAME` header",
-                )
-                .with_label("the file should start with `litmus NAME \"description\"`"),
+                Diagnostic::error("E0003", Span::new(at.start, at.start), "missing `litmus NAME` header")
+                    .with_label("the file should start with `litmus NAME \"description\"`"),
             );
         }
     }

@@ -74,17 +74,11 @@ impl<'a> Sema<'a> {
         };
         s.declare(file);
         s.check_recursion();
-        let fns: Vec<&'a FnDef> = file
-            .items
-            .iter()
-            .filter_map(|i| if let Item::Fn(f) = i { Some(f) } else { None })
-            .collect();
+        let fns: Vec<&'a FnDef> =
+            file.items.iter().filter_map(|i| if let Item::Fn(f) = i { Some(f) } else { None }).collect();
         for f in fns {
             // A duplicate definition is not analysed twice.
-            if s.fns
-                .get(f.name.name.as_str())
-                .is_some_and(|i| std::ptr::eq(i.def, f))
-            {
+            if s.fns.get(f.name.name.as_str()).is_some_and(|i| std::ptr::eq(i.def, f)) {
                 s.check_fn(f);
             }
         }
@@ -92,24 +86,14 @@ impl<'a> Sema<'a> {
             let def = s.threads[t].0;
             s.check_thread(t, def);
         }
-        let mut finals = file.items.iter().filter_map(|i| {
-            if let Item::Final(f) = i {
-                Some(f)
-            } else {
-                None
-            }
-        });
+        let mut finals = file.items.iter().filter_map(|i| if let Item::Final(f) = i { Some(f) } else { None });
         if let Some(f) = finals.next() {
             s.check_final(&f.cond);
         }
         for extra in finals {
             s.diags.push(
-                Diagnostic::error(
-                    "E0210",
-                    extra.span,
-                    "a test has at most one final condition",
-                )
-                .with_label("second final condition"),
+                Diagnostic::error("E0210", extra.span, "a test has at most one final condition")
+                    .with_label("second final condition"),
             );
         }
         if !quiet_unused {
@@ -142,25 +126,13 @@ impl<'a> Sema<'a> {
                         }
                         self.check_var_decl(v);
                         let (kind, detail) = match &v.len {
-                            Some(n) => (
-                                SymbolKind::Array,
-                                format!("shared {}[{}]{}", v.name.name, n.value, init_text(v)),
-                            ),
-                            None => (
-                                SymbolKind::Shared,
-                                format!("shared {}{}", v.name.name, init_text(v)),
-                            ),
+                            Some(n) => {
+                                (SymbolKind::Array, format!("shared {}[{}]{}", v.name.name, n.value, init_text(v)))
+                            }
+                            None => (SymbolKind::Shared, format!("shared {}{}", v.name.name, init_text(v))),
                         };
-                        let sym =
-                            self.symbols
-                                .add(&v.name.name, kind, v.name.span, detail, None, v.span);
-                        self.shared.insert(
-                            &v.name.name,
-                            SharedInfo {
-                                sym,
-                                len: v.len.map(|n| n.value),
-                            },
-                        );
+                        let sym = self.symbols.add(&v.name.name, kind, v.name.span, detail, None, v.span);
+                        self.shared.insert(&v.name.name, SharedInfo { sym, len: v.len.map(|n| n.value) });
                     }
                 }
                 Item::Fn(f) => {
@@ -169,28 +141,14 @@ impl<'a> Sema<'a> {
                     }
                     let params: Vec<&str> = f.params.iter().map(|p| p.name.as_str()).collect();
                     let detail = format!("fn {}({})", f.name.name, params.join(", "));
-                    let sym = self.symbols.add(
-                        &f.name.name,
-                        SymbolKind::Function,
-                        f.name.span,
-                        detail,
-                        None,
-                        f.span,
-                    );
+                    let sym = self.symbols.add(&f.name.name, SymbolKind::Function, f.name.span, detail, None, f.span);
                     let mut returns_value = false;
                     f.body.walk(&mut |s| {
                         if let StmtKind::Return(Some(_)) = s.kind {
                             returns_value = true;
                         }
                     });
-                    self.fns.insert(
-                        &f.name.name,
-                        FnInfo {
-                            sym,
-                            def: f,
-                            returns_value,
-                        },
-                    );
+                    self.fns.insert(&f.name.name, FnInfo { sym, def: f, returns_value });
                 }
                 Item::Thread(t) => {
                     if dup(self, &t.name, "thread") {
@@ -212,11 +170,7 @@ impl<'a> Sema<'a> {
         }
         if self.threads.is_empty() && !file.items.is_empty() {
             let span = file.header.as_ref().map(|h| h.span).unwrap_or_default();
-            self.diags.push(Diagnostic::warning(
-                "W0201",
-                span,
-                "this test has no threads",
-            ));
+            self.diags.push(Diagnostic::warning("W0201", span, "this test has no threads"));
         }
     }
 
@@ -225,12 +179,8 @@ impl<'a> Sema<'a> {
             (Some(n), init) => {
                 if n.value < 1 || n.value > 1 << 16 {
                     self.diags.push(
-                        Diagnostic::error(
-                            "E0202",
-                            n.span,
-                            format!("array length {} is out of range", n.value),
-                        )
-                        .with_label("expected a length between 1 and 65536"),
+                        Diagnostic::error("E0202", n.span, format!("array length {} is out of range", n.value))
+                            .with_label("expected a length between 1 and 65536"),
                     );
                 }
                 match init {
@@ -239,11 +189,7 @@ impl<'a> Sema<'a> {
                             Diagnostic::error(
                                 "E0203",
                                 *span,
-                                format!(
-                                    "{} initial values for an array of length {}",
-                                    vals.len(),
-                                    n.value
-                                ),
+                                format!("{} initial values for an array of length {}", vals.len(), n.value),
                             )
                             .with_label("too many values"),
                         );
@@ -254,10 +200,7 @@ impl<'a> Sema<'a> {
                             i.span,
                             format!("array `{}` needs `{{ ... }}` initial values", v.name.name),
                         )
-                        .with_help(format!(
-                            "write `{}[{}] = {{{}}}`",
-                            v.name.name, n.value, i.value
-                        )),
+                        .with_help(format!("write `{}[{}] = {{{}}}`", v.name.name, n.value, i.value)),
                     ),
                     _ => {}
                 }
@@ -266,15 +209,9 @@ impl<'a> Sema<'a> {
                 Diagnostic::error(
                     "E0204",
                     *span,
-                    format!(
-                        "`{}` is a scalar but has a list of initial values",
-                        v.name.name
-                    ),
+                    format!("`{}` is a scalar but has a list of initial values", v.name.name),
                 )
-                .with_help(format!(
-                    "declare it as an array: `{}[N] = {{...}}`",
-                    v.name.name
-                )),
+                .with_help(format!("declare it as an array: `{}[N] = {{...}}`", v.name.name)),
             ),
             _ => {}
         }
@@ -336,12 +273,8 @@ impl<'a> Sema<'a> {
         for p in &f.params {
             if body.scopes[0].contains_key(&p.name) {
                 self.diags.push(
-                    Diagnostic::error(
-                        "E0201",
-                        p.span,
-                        format!("parameter `{}` is declared twice", p.name),
-                    )
-                    .with_label("second declaration"),
+                    Diagnostic::error("E0201", p.span, format!("parameter `{}` is declared twice", p.name))
+                        .with_label("second declaration"),
                 );
                 continue;
             }
@@ -361,13 +294,9 @@ impl<'a> Sema<'a> {
         let without: Vec<_> = body.returns.iter().filter(|r| !r.1).collect();
         if let (Some(w), Some(wo)) = (with.first(), without.first()) {
             self.diags.push(
-                Diagnostic::error(
-                    "E0206",
-                    wo.0,
-                    format!("`{}` returns a value elsewhere", f.name.name),
-                )
-                .with_label("this `return` has no value")
-                .with_related(w.0, "returns a value here"),
+                Diagnostic::error("E0206", wo.0, format!("`{}` returns a value elsewhere", f.name.name))
+                    .with_label("this `return` has no value")
+                    .with_related(w.0, "returns a value here"),
             );
         }
     }
@@ -396,13 +325,9 @@ impl<'a> Sema<'a> {
         if let Some(info) = self.shared.get(id.name.as_str()) {
             let def = self.symbols.list[info.sym].def;
             self.diags.push(
-                Diagnostic::error(
-                    "E0208",
-                    id.span,
-                    format!("`{}` is a shared location", id.name),
-                )
-                .with_label("a register cannot reuse a shared location's name")
-                .with_related(def, "declared shared here"),
+                Diagnostic::error("E0208", id.span, format!("`{}` is a shared location", id.name))
+                    .with_label("a register cannot reuse a shared location's name")
+                    .with_related(def, "declared shared here"),
             );
         } else if let Some(info) = self.fns.get(id.name.as_str()) {
             let def = self.symbols.list[info.sym].def;
@@ -447,13 +372,9 @@ impl<'a> Sema<'a> {
                 if let Some(prev) = body.lookup(&name.name) {
                     let def = self.symbols.list[prev].def;
                     self.diags.push(
-                        Diagnostic::error(
-                            "E0201",
-                            name.span,
-                            format!("`{}` is declared twice", name.name),
-                        )
-                        .with_label("this `let` redeclares a register still in scope")
-                        .with_related(def, "first declared here"),
+                        Diagnostic::error("E0201", name.span, format!("`{}` is declared twice", name.name))
+                            .with_label("this `let` redeclares a register still in scope")
+                            .with_related(def, "first declared here"),
                     );
                     return;
                 }
@@ -477,10 +398,7 @@ impl<'a> Sema<'a> {
                         sym
                     }
                 };
-                body.scopes
-                    .last_mut()
-                    .unwrap()
-                    .insert(name.name.clone(), sym);
+                body.scopes.last_mut().unwrap().insert(name.name.clone(), sym);
             }
             StmtKind::Assign { target, value } => {
                 self.expr(body, value, true);
@@ -552,12 +470,8 @@ impl<'a> Sema<'a> {
                         | ExprKind::Error
                 ) {
                     self.diags.push(
-                        Diagnostic::warning(
-                            "W0202",
-                            e.span,
-                            "this expression statement has no effect",
-                        )
-                        .with_help("assign it to a register with `let r = ...;`"),
+                        Diagnostic::warning("W0202", e.span, "this expression statement has no effect")
+                            .with_help("assign it to a register with `let r = ...;`"),
                     );
                 }
             }
@@ -599,26 +513,15 @@ impl<'a> Sema<'a> {
         }
         if body.later_lets.contains(&name.name) {
             self.diags.push(
-                Diagnostic::error(
-                    "E0216",
-                    name.span,
-                    format!("assignment to `{}` before its `let`", name.name),
-                )
-                .with_label("the register is declared later")
-                .with_help("move the `let` before this statement"),
+                Diagnostic::error("E0216", name.span, format!("assignment to `{}` before its `let`", name.name))
+                    .with_label("the register is declared later")
+                    .with_help("move the `let` before this statement"),
             );
         } else {
             self.diags.push(
-                Diagnostic::error(
-                    "E0217",
-                    name.span,
-                    format!("assignment to undeclared name `{}`", name.name),
-                )
-                .with_label("not a register or shared location")
-                .with_help(format!(
-                    "declare it: `let {0} = ...;` or `shared {0} = 0;`",
-                    name.name
-                )),
+                Diagnostic::error("E0217", name.span, format!("assignment to undeclared name `{}`", name.name))
+                    .with_label("not a register or shared location")
+                    .with_help(format!("declare it: `let {0} = ...;` or `shared {0} = 0;`", name.name)),
             );
         }
     }
@@ -629,23 +532,15 @@ impl<'a> Sema<'a> {
                 if let Some(v) = const_value(i) {
                     if v < 0 || v >= n {
                         self.diags.push(
-                            Diagnostic::error(
-                                "E0218",
-                                i.span,
-                                format!("index {v} is out of bounds"),
-                            )
-                            .with_label(format!("`{}` has length {n}", name.name)),
+                            Diagnostic::error("E0218", i.span, format!("index {v} is out of bounds"))
+                                .with_label(format!("`{}` has length {n}", name.name)),
                         );
                     }
                 }
             }
             (Some(n), None) => self.diags.push(
-                Diagnostic::error(
-                    "E0219",
-                    span,
-                    format!("array `{}` is used without an index", name.name),
-                )
-                .with_help(format!("write `{}[i]` with 0 <= i < {n}", name.name)),
+                Diagnostic::error("E0219", span, format!("array `{}` is used without an index", name.name))
+                    .with_help(format!("write `{}[i]` with 0 <= i < {n}", name.name)),
             ),
             (None, Some(i)) => self.diags.push(Diagnostic::error(
                 "E0215",
@@ -686,18 +581,12 @@ impl<'a> Sema<'a> {
             return;
         }
         if body.later_lets.contains(&name.name) {
-            let d = Diagnostic::error(
-                "E0216",
-                name.span,
-                format!("register `{}` is read before its `let`", name.name),
-            )
-            .with_label("not declared yet here");
-            self.diags
-                .push(d.with_help("move the `let` before this use"));
+            let d = Diagnostic::error("E0216", name.span, format!("register `{}` is read before its `let`", name.name))
+                .with_label("not declared yet here");
+            self.diags.push(d.with_help("move the `let` before this use"));
         } else {
-            let mut d =
-                Diagnostic::error("E0221", name.span, format!("unknown name `{}`", name.name))
-                    .with_label("not a register, shared location or function");
+            let mut d = Diagnostic::error("E0221", name.span, format!("unknown name `{}`", name.name))
+                .with_label("not a register, shared location or function");
             if let Some(similar) = self.similar_name(body, &name.name) {
                 d = d.with_help(format!("did you mean `{similar}`?"));
             }
@@ -731,8 +620,14 @@ impl<'a> Sema<'a> {
             }
             ExprKind::ThreadReg(t, r) => {
                 self.diags.push(
-                    Diagnostic::error("E0222", t.span.join(r.span), format!("`{}:{}` outside the final condition", t.name, r.name))
-                        .with_help("`THREAD:reg` names a register of another thread's final state; use it in `exists`/`forall`"),
+                    Diagnostic::error(
+                        "E0222",
+                        t.span.join(r.span),
+                        format!("`{}:{}` outside the final condition", t.name, r.name),
+                    )
+                    .with_help(
+                        "`THREAD:reg` names a register of another thread's final state; use it in `exists`/`forall`",
+                    ),
                 );
             }
             ExprKind::Unary(_, a) => self.expr(body, a, true),
@@ -768,26 +663,14 @@ impl<'a> Sema<'a> {
                         }
                         if value_used && !returns_value {
                             self.diags.push(
-                                Diagnostic::error(
-                                    "E0224",
-                                    e.span,
-                                    format!("`{}` does not return a value", f.name),
-                                )
-                                .with_related(def.name.span, "defined here"),
+                                Diagnostic::error("E0224", e.span, format!("`{}` does not return a value", f.name))
+                                    .with_related(def.name.span, "defined here"),
                             );
                         }
                     }
                     None => {
-                        let mut d = Diagnostic::error(
-                            "E0225",
-                            f.span,
-                            format!("unknown function `{}`", f.name),
-                        );
-                        if let Some(s) = self
-                            .fns
-                            .keys()
-                            .find(|k| edit_distance(k, &f.name) <= 2 && f.name.len() > 2)
-                        {
+                        let mut d = Diagnostic::error("E0225", f.span, format!("unknown function `{}`", f.name));
+                        if let Some(s) = self.fns.keys().find(|k| edit_distance(k, &f.name) <= 2 && f.name.len() > 2) {
                             d = d.with_help(format!("did you mean `{s}`?"));
                         }
                         self.diags.push(d);
@@ -814,23 +697,13 @@ impl<'a> Sema<'a> {
                     .threads
                     .iter()
                     .position(|(d, _)| d.name.name == t.name)
-                    .or_else(|| {
-                        t.name
-                            .parse::<usize>()
-                            .ok()
-                            .filter(|&i| i < self.threads.len())
-                    });
+                    .or_else(|| t.name.parse::<usize>().ok().filter(|&i| i < self.threads.len()));
                 match thread {
                     None => self.diags.push(
-                        Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name))
-                            .with_help(format!(
-                                "threads are: {}",
-                                self.threads
-                                    .iter()
-                                    .map(|(d, _)| d.name.name.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            )),
+                        Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name)).with_help(format!(
+                            "threads are: {}",
+                            self.threads.iter().map(|(d, _)| d.name.name.as_str()).collect::<Vec<_>>().join(", ")
+                        )),
                     ),
                     Some(ti) => {
                         self.symbols.reference(self.threads[ti].1, t.span);
@@ -843,10 +716,7 @@ impl<'a> Sema<'a> {
                                 Diagnostic::error(
                                     "E0227",
                                     r.span,
-                                    format!(
-                                        "thread `{}` has no register `{}`",
-                                        self.threads[ti].0.name.name, r.name
-                                    ),
+                                    format!("thread `{}` has no register `{}`", self.threads[ti].0.name.name, r.name),
                                 )
                                 .with_label("no `let` of this name in the thread"),
                             ),
@@ -855,11 +725,7 @@ impl<'a> Sema<'a> {
                 }
             }
             ExprKind::Var(name) | ExprKind::Index(name, _) => {
-                let index = if let ExprKind::Index(_, i) = &x.kind {
-                    Some(&**i)
-                } else {
-                    None
-                };
+                let index = if let ExprKind::Index(_, i) = &x.kind { Some(&**i) } else { None };
                 match self.shared.get(name.name.as_str()) {
                     Some(info) => {
                         let (sym, len) = (info.sym, info.len);
@@ -877,23 +743,18 @@ impl<'a> Sema<'a> {
                         }
                     }
                     None => self.diags.push(
-                        Diagnostic::error(
-                            "E0221",
-                            name.span,
-                            format!("unknown shared location `{}`", name.name),
-                        )
-                        .with_help("registers are written `THREAD:reg` in the final condition"),
+                        Diagnostic::error("E0221", name.span, format!("unknown shared location `{}`", name.name))
+                            .with_help("registers are written `THREAD:reg` in the final condition"),
                     ),
                 }
             }
-            ExprKind::Call(..)
-            | ExprKind::Cas(..)
-            | ExprKind::Xchg(..)
-            | ExprKind::FetchAdd(..) => self.diags.push(Diagnostic::error(
-                "E0229",
-                x.span,
-                "the final condition can only read the final state (no calls or atomics)",
-            )),
+            ExprKind::Call(..) | ExprKind::Cas(..) | ExprKind::Xchg(..) | ExprKind::FetchAdd(..) => {
+                self.diags.push(Diagnostic::error(
+                    "E0229",
+                    x.span,
+                    "the final condition can only read the final state (no calls or atomics)",
+                ))
+            }
             _ => {}
         });
     }
@@ -905,17 +766,11 @@ impl<'a> Sema<'a> {
             }
             let what = match s.kind {
                 SymbolKind::Register | SymbolKind::Param if !self.reads.contains(&i) => "register",
-                SymbolKind::Shared | SymbolKind::Array if !self.used.contains(&i) => {
-                    "shared location"
-                }
+                SymbolKind::Shared | SymbolKind::Array if !self.used.contains(&i) => "shared location",
                 SymbolKind::Function if !self.used.contains(&i) => "function",
                 _ => continue,
             };
-            let kind = if s.kind == SymbolKind::Param {
-                "parameter"
-            } else {
-                what
-            };
+            let kind = if s.kind == SymbolKind::Param { "parameter" } else { what };
             self.diags.push(
                 Diagnostic::warning("W0203", s.def, format!("unused {kind} `{}`", s.name))
                     .with_label(if kind == "register" {
@@ -923,10 +778,7 @@ impl<'a> Sema<'a> {
                     } else {
                         "never used"
                     })
-                    .with_help(format!(
-                        "prefix it with `_` (`_{}`) if this is intended",
-                        s.name
-                    )),
+                    .with_help(format!("prefix it with `_` (`_{}`) if this is intended", s.name)),
             );
         }
     }
@@ -936,13 +788,7 @@ fn init_text(v: &VarDecl) -> String {
     match &v.init {
         Some(Init::Scalar(i)) => format!(" = {}", i.value),
         Some(Init::Array(vals, _)) => {
-            format!(
-                " = {{{}}}",
-                vals.iter()
-                    .map(|v| v.value.to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
+            format!(" = {{{}}}", vals.iter().map(|v| v.value.to_string()).collect::<Vec<_>>().join(", "))
         }
         None if v.len.is_some() => String::new(),
         None => " = 0".into(),
@@ -982,11 +828,7 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     for (i, ca) in a.chars().enumerate() {
         let mut cur = vec![i + 1];
         for (j, cb) in b.iter().enumerate() {
-            cur.push(
-                (prev[j] + (ca != *cb) as usize)
-                    .min(prev[j + 1] + 1)
-                    .min(cur[j] + 1),
-            );
+            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
         }
         prev = cur;
     }

@@ -1,0 +1,100 @@
+//! Executions told in words, one step per event, for humans (CLI output,
+//! editor hovers). Plain text only: no protocol or terminal types here.
+
+use crate::machine::{Event, EventKind, Model, NONE};
+use litmus_dsl::ir::Program;
+
+/// One numbered step of a witness.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub thread: String,
+    pub line: u32,
+    pub col: u32,
+    /// The source statement, as written.
+    pub statement: String,
+    /// What happened: `load y = 0 (initial value)`.
+    pub action: String,
+}
+
+fn source_of(prog: &Program, events: &[Event], i: u32) -> String {
+    if i == NONE {
+        return "initial value".into();
+    }
+    let e = &events[i as usize];
+    let (e, what) =
+        if e.kind == EventKind::Commit && e.store != NONE { (&events[e.store as usize], "") } else { (e, "") };
+    let s = &prog.stmts[e.stmt as usize];
+    format!("{}from {} `{}`, line {}", what, prog.threads[e.thread as usize].name, s.text, s.line)
+}
+
+pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
+    events
+        .iter()
+        .map(|e| {
+            let s = &prog.stmts[e.stmt as usize];
+            let cell = if e.cell == NONE { String::new() } else { prog.cell_name(e.cell) };
+            let v = |x: i64| prog.show_value(x);
+            let action = match e.kind {
+                EventKind::Load => {
+                    let forwarded = e.rf != NONE
+                        && events[e.rf as usize].kind == EventKind::Store
+                        && events[e.rf as usize].thread == e.thread
+                        && model != Model::Sc;
+                    if forwarded {
+                        format!("load {cell} = {} (forwarded from its own buffer)", v(e.value))
+                    } else {
+                        format!("load {cell} = {} ({})", v(e.value), source_of(prog, events, e.rf))
+                    }
+                }
+                EventKind::Store if model == Model::Sc => format!("store {cell} = {}", v(e.value)),
+                EventKind::Store => {
+                    format!("store {cell} = {} into {}'s buffer", v(e.value), prog.threads[e.thread as usize].name)
+                }
+                EventKind::Commit => format!("commit {cell} = {} to memory", v(e.value)),
+                EventKind::Rmw => {
+                    if e.old == e.value {
+                        format!("atomic {cell}: reads {}, leaves it", v(e.old))
+                    } else {
+                        format!("atomic {cell}: {} → {}", v(e.old), v(e.value))
+                    }
+                }
+                EventKind::Fence(k) => format!("fence {}", k.as_str()),
+            };
+            Step {
+                thread: prog.threads[e.thread as usize].name.clone(),
+                line: s.line,
+                col: s.col,
+                statement: s.text.clone(),
+                action,
+            }
+        })
+        .collect()
+}
+
+/// The steps as aligned text lines: `  3  P1  13:3  let r1 = x   load x = 0 (initial value)`.
+pub fn lines(prog: &Program, model: Model, events: &[Event]) -> Vec<String> {
+    let st = steps(prog, model, events);
+    let wt = st.iter().map(|s| s.thread.len()).max().unwrap_or(0);
+    let ws = st.iter().map(|s| s.statement.chars().count().min(40)).max().unwrap_or(0);
+    let wn = st.len().to_string().len();
+    st.iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let mut stmt: String = s.statement.chars().take(40).collect();
+            if s.statement.chars().count() > 40 {
+                stmt.pop();
+                stmt.push('…');
+            }
+            let pad = ws - stmt.chars().count();
+            format!(
+                "{:>wn$}  {:<wt$}  {:>5}  {}{}   {}",
+                i + 1,
+                s.thread,
+                format!("{}:{}", s.line, s.col),
+                stmt,
+                " ".repeat(pad),
+                s.action
+            )
+        })
+        .collect()
+}

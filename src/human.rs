@@ -1,0 +1,216 @@
+//! Human output of `litmus check`: herd-like per-model answers, the final
+//! states by model, and each finding with a witness over the source lines.
+
+use crate::check::Checked;
+use litmus_checker::narrate;
+use litmus_checker::outcome::Witness;
+use litmus_checker::{Model, ModelOutcome, Observation};
+use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
+use litmus_dsl::ir::Program;
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+pub struct Rendered {
+    pub stdout: String,
+    pub stderr: String,
+}
+
+fn bold(s: &str, color: bool) -> String {
+    if color {
+        format!("\x1b[1m{s}\x1b[0m")
+    } else {
+        s.to_string()
+    }
+}
+
+pub fn render(c: &Checked, color: bool) -> Rendered {
+    let l = &c.loaded;
+    let a = &l.analysis;
+    let mut stderr = String::new();
+    if !a.diagnostics.is_empty() {
+        stderr.push_str(&render_diags(&a.diagnostics, &l.path, &l.src, color));
+    }
+    let mut out = String::new();
+    let Some(p) = &a.program else {
+        let n = a.diagnostics.iter().filter(|d| d.is_error()).count();
+        let _ = writeln!(out, "{}: {n} error{}, not checked", l.path, if n == 1 { "" } else { "s" });
+        return Rendered { stdout: out, stderr };
+    };
+    let doc = p.doc.as_ref().map(|d| format!(" \"{d}\"")).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "{} — {}{doc} ({}, {} thread{})",
+        bold(&l.path, color),
+        p.name,
+        p.dialect.as_str(),
+        p.threads.len(),
+        if p.threads.len() == 1 { "" } else { "s" }
+    );
+    let sc = c.outcomes.iter().find(|o| o.model == Model::Sc);
+    if let Some(cond) = &p.condition {
+        let _ = writeln!(out, "  {} ({})", cond.quantifier.as_str(), cond.text);
+    }
+    for o in &c.outcomes {
+        let _ = writeln!(out, "    {}", model_line(p, o, sc));
+    }
+    if p.condition.is_some() || !p.observables.is_empty() {
+        states_table(&mut out, p, &c.outcomes);
+    }
+    // Where a relaxed model answers differently from SC, show how.
+    if let Some(sc) = sc {
+        let mut shown = Vec::new();
+        for o in c.outcomes.iter().filter(|o| o.model != Model::Sc) {
+            // PSO usually differs the way TSO does: one witness is enough.
+            if o.observation != sc.observation && !shown.contains(&o.observation) {
+                shown.push(o.observation);
+                if let Some(w) = witness_of_difference(o, sc) {
+                    let _ = writeln!(
+                        out,
+                        "  {} {} the condition, SC does not. Witness:",
+                        o.model.upper(),
+                        match o.observation {
+                            Some(Observation::Never) => "never satisfies",
+                            _ => "satisfies",
+                        }
+                    );
+                    for line in narrate::lines(p, o.model, &w.events) {
+                        let _ = writeln!(out, "      {line}");
+                    }
+                }
+            }
+        }
+    }
+    findings(&mut out, &mut stderr, c, p, color);
+    for o in &c.outcomes {
+        if !o.complete {
+            let mut why = Vec::new();
+            if o.stats.cut > 0 {
+                why.push(format!("{} execution(s) cut by the loop or buffer bound", o.stats.cut));
+            }
+            if o.stats.preemption_bounded {
+                why.push("schedules beyond the preemption bound skipped".to_string());
+            }
+            if o.stats.timed_out {
+                why.push("timed out".to_string());
+            }
+            let _ = writeln!(out, "  note: {} answer is within bounds only: {}", o.model.upper(), why.join("; "));
+        }
+    }
+    Rendered { stdout: out, stderr }
+}
+
+fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>) -> String {
+    let obs = o.observation.map(|x| x.as_str()).unwrap_or("-");
+    let n = o.states.len();
+    let mut s = format!("{:<4} {:<10} {:>3} state{}", o.model.upper(), obs, n, if n == 1 { " " } else { "s" });
+    if let (Some(sc), true) = (sc, o.model != Model::Sc) {
+        let new = o.states.iter().filter(|st| !sc.states.iter().any(|x| x.values == st.values)).count();
+        if new > 0 {
+            let _ = write!(s, "  ({new} not reachable under SC)");
+        }
+    }
+    let fails = o.failures.len();
+    if fails > 0 {
+        let _ = write!(s, "  {fails} failing assertion{}", if fails == 1 { "" } else { "s" });
+    }
+    if !o.deadlocks.is_empty() {
+        s.push_str("  deadlock");
+    }
+    let _ = write!(
+        s,
+        "  [{} executions, {:.1} ms{}]",
+        o.stats.executions,
+        o.elapsed.as_secs_f64() * 1e3,
+        if o.complete { "" } else { ", incomplete" }
+    );
+    let _ = p;
+    s
+}
+
+fn states_table(out: &mut String, p: &Program, outcomes: &[ModelOutcome]) {
+    let mut rows: BTreeMap<Vec<i64>, (Option<bool>, Vec<Model>)> = BTreeMap::new();
+    for o in outcomes {
+        for s in &o.states {
+            let e = rows.entry(s.values.clone()).or_insert((s.satisfies, Vec::new()));
+            e.1.push(o.model);
+        }
+    }
+    if rows.is_empty() || p.observables.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  final states (* = the condition holds):");
+    let texts: Vec<String> = rows
+        .keys()
+        .map(|vals| {
+            p.observables
+                .iter()
+                .zip(vals)
+                .map(|(o, v)| format!("{}={}", o.name, p.show_value(*v)))
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let w = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+    let total = rows.len();
+    for ((_, (sat, models)), text) in rows.iter().zip(&texts).take(32) {
+        let mark = if *sat == Some(true) { "*" } else { " " };
+        let cols: Vec<String> = outcomes
+            .iter()
+            .map(|o| if models.contains(&o.model) { format!("{:<3}", o.model.upper()) } else { " - ".into() })
+            .collect();
+        let _ = writeln!(out, "    {mark} {text:<w$}   {}", cols.join(" "));
+    }
+    if total > 32 {
+        let _ = writeln!(out, "    … and {} more", total - 32);
+    }
+}
+
+/// A final state under `o` whose condition value SC never reaches.
+fn witness_of_difference<'a>(o: &'a ModelOutcome, sc: &ModelOutcome) -> Option<&'a Witness> {
+    o.states
+        .iter()
+        .filter(|s| !sc.states.iter().any(|x| x.values == s.values))
+        .find(|s| s.satisfies == Some(true) || sc.observation == Some(Observation::Always))
+        .map(|s| &s.witness)
+}
+
+fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, color: bool) {
+    let l = &c.loaded;
+    // Group failures by statement across models.
+    let mut by_stmt: BTreeMap<(u32, &'static str), Vec<&ModelOutcome>> = BTreeMap::new();
+    for o in &c.outcomes {
+        for f in &o.failures {
+            by_stmt.entry((f.stmt, f.kind.as_str())).or_default().push(o);
+        }
+    }
+    for ((stmt, kind), models) in by_stmt {
+        let s = &p.stmts[stmt as usize];
+        let names: Vec<&str> = models.iter().map(|o| o.model.upper()).collect();
+        let sc_too = models.iter().any(|o| o.model == Model::Sc);
+        let checked_sc = c.outcomes.iter().any(|o| o.model == Model::Sc);
+        let msg = format!(
+            "{kind} under {}{}",
+            names.join(", "),
+            if !sc_too && checked_sc { " (never under SC: a relaxed-memory bug)" } else { "" }
+        );
+        let d = Diagnostic::error("E0300", s.span, msg).with_label(format!("`{}` can fail", s.text));
+        let _ = writeln!(out);
+        out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+        let o = models[0];
+        let f = o.failures.iter().find(|f| f.stmt == stmt).unwrap();
+        let _ = writeln!(out, "  witness under {}:", o.model.upper());
+        for line in narrate::lines(p, o.model, &f.witness.events) {
+            let _ = writeln!(out, "      {line}");
+        }
+        let _ = writeln!(out, "      → `{}` fails in {}", s.text, p.threads[f.thread as usize].name);
+    }
+    for o in &c.outcomes {
+        if let Some(w) = o.deadlocks.first() {
+            let _ = writeln!(out, "\n  {} can deadlock: every unfinished thread waits forever after", o.model.upper());
+            for line in narrate::lines(p, o.model, &w.events) {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+    }
+    let _ = stderr;
+}
