@@ -64,8 +64,15 @@ fn main() {
         let prog = litmus_dsl::analyze(&sb_n(n)).program.unwrap();
         let runs = if n <= 9 { 5 } else { 1 };
         let (t, out) = best_of(runs, || explore(&prog, Model::Tso, &opts));
+        let reference = if n <= 7 {
+            let (rt, r) = best_of(1, || litmus_checker::reference::explore(&prog, Model::Tso, &opts, 50_000_000));
+            assert_eq!(r.states.len(), out.states.len());
+            format!("   explicit-state reference: {:9.2} ms, {} states visited", rt.as_secs_f64() * 1e3, r.visited)
+        } else {
+            String::new()
+        };
         println!(
-            "  n={n:2}: {:8.2} ms  {:5} states  {:7} executions  {:8} transitions  observation {}",
+            "  n={n:2}: {:8.2} ms  {:5} states  {:7} executions  {:8} transitions  observation {}{reference}",
             t.as_secs_f64() * 1e3,
             out.states.len(),
             out.stats.executions,
