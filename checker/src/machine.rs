@@ -599,10 +599,9 @@ impl<'p> Machine<'p> {
                     None => return true,
                 },
                 Instr::Jump { target } => next = target as usize,
-                Instr::Branch { cond, if_nonzero, target }
-                    if (get(&regs, cond) != 0) == if_nonzero => {
-                        next = target as usize;
-                    }
+                Instr::Branch { cond, if_nonzero, target } if (get(&regs, cond) != 0) == if_nonzero => {
+                    next = target as usize;
+                }
                 Instr::AwaitCheck { cond, .. } => return get(&regs, cond) != 0,
                 _ => {}
             }

@@ -173,3 +173,11 @@ fn herd_unsupported_architecture() {
 fn herd_row_with_too_many_columns() {
     assert_snapshot!(compact("X86 R\n{ }\n P0 ;\n MOV [x],$1 | MOV [y],$1 ;\nexists (x=1)\n"));
 }
+
+#[test]
+fn missing_closing_brace_ends_the_block_before_the_next_thread() {
+    let src = "litmus B\nshared x = 0;\nthread P0 { x = 1; let r = y;\nthread P1 { let q = z; }\nexists (P0:r == 0 && P1:q == 0);\n";
+    assert_snapshot!(compact(src));
+    let a = analyze(src);
+    assert!(a.symbols.list.iter().any(|s| s.name == "q"), "P1 still parsed");
+}

@@ -254,8 +254,7 @@ where
                 .map(f)
         };
 
-        let return_ =
-            just(Token::Return).ignore_then(expr.clone().or_not()).then_ignore(semi).map(StmtKind::Return);
+        let return_ = just(Token::Return).ignore_then(expr.clone().or_not()).then_ignore(semi).map(StmtKind::Return);
 
         let expr_stmt = expr.clone().then_ignore(semi).map(StmtKind::Expr);
 
@@ -307,7 +306,9 @@ where
             Token::Unlock,
             Token::Return,
         ];
-        let first = skip.clone().or(none_of([Token::Semi, Token::RBrace]).ignored());
+        let mut first_stop = vec![Token::Semi, Token::RBrace];
+        first_stop.extend(item_start());
+        let first = skip.clone().or(none_of(first_stop).ignored());
         let rest = skip.and_is(one_of(stmt_start).not());
         // A broken `let r = ...;` still declares `r`, so later uses of `r`
         // do not cascade into "unknown name" errors.
@@ -326,9 +327,13 @@ where
 
         let stmt = if_.or(simple).recover_with(via_parser(recovery)).labelled("statement");
 
+        // A block whose `}` is missing ends before the next item (reported),
+        // so the threads after it still parse.
+        let close =
+            just(Token::RBrace).ignored().recover_with(via_parser(one_of(item_start()).rewind().ignored().or(end())));
         stmt.repeated()
             .collect::<Vec<_>>()
-            .delimited_by(just(Token::LBrace), just(Token::RBrace))
+            .delimited_by(just(Token::LBrace), close)
             .map_with(|stmts, e| Block { stmts, span: sp(e.span()) })
             .recover_with(via_parser(nested_delimiters(
                 Token::LBrace,
