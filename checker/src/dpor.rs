@@ -200,11 +200,35 @@ impl<'m, 'p> Explorer<'m, 'p> {
     }
 
     /// Explore every trace, calling `on_exec` on each maximal execution.
-    pub fn run(&mut self, limits: Limits, mut on_exec: impl FnMut(&Execution<'_>) -> Control) {
-        let bounded = limits.preemption_bound;
+    pub fn run(&mut self, limits: Limits, on_exec: impl FnMut(&Execution<'_>) -> Control) {
         let mut init_log = Vec::new();
         let init = self.m.initial(&mut init_log);
-        self.log = init_log;
+        self.run_from(init, init_log, limits, on_exec)
+    }
+
+    /// Explore every continuation of a given state (whose events so far are
+    /// `log`): how a witness of a violation may go on.
+    pub fn run_from(
+        &mut self,
+        init: State,
+        log: Vec<Event>,
+        limits: Limits,
+        mut on_exec: impl FnMut(&Execution<'_>) -> Control,
+    ) {
+        let bounded = limits.preemption_bound;
+        // Buffered stores of the given state precede every new transition.
+        let mut init = init;
+        for b in &mut init.bufs {
+            for e in b.iter_mut() {
+                e.origin = NONE;
+            }
+        }
+        self.log = log;
+        self.by_cell.iter_mut().for_each(|v| v.clear());
+        self.proc_last.iter_mut().for_each(|x| *x = NONE);
+        self.proc_count.iter_mut().for_each(|x| *x = 0);
+        self.clocks.clear();
+        self.schedule.clear();
         self.states.clear();
         self.states.push(init);
         self.frames.clear();

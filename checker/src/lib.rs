@@ -9,15 +9,74 @@
 
 pub mod bitset;
 pub mod dpor;
+pub mod hb;
 pub mod machine;
+pub mod monitor;
 pub mod narrate;
 pub mod outcome;
 pub mod reference;
+pub mod robust;
+pub mod trace;
+pub mod witness;
 
 pub use machine::Model;
 pub use outcome::{ModelOutcome, Observation, Options};
+pub use robust::{MonitorKind, Robustness, Violation};
 
-/// Check a program under each requested model (in the order given).
+/// Check a program under each requested model (in the order given):
+/// outcomes only.
 pub fn check(prog: &litmus_dsl::Program, models: &[Model], opts: &Options) -> Vec<ModelOutcome> {
     models.iter().map(|&m| outcome::explore(prog, m, opts)).collect()
+}
+
+/// Everything the checker says about a program.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Per requested model, in order.
+    pub outcomes: Vec<ModelOutcome>,
+    /// Per requested relaxed model (TSO, PSO), in order.
+    pub robustness: Vec<Robustness>,
+}
+
+/// Outcomes under each model and, for TSO/PSO, robustness from monitoring
+/// the SC executions. With the source, fences are confirmed by re-checking
+/// the fenced text.
+pub fn check_all(
+    prog: &litmus_dsl::Program,
+    src: Option<&str>,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> Report {
+    let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts.loop_bound);
+    let sc = outcome::explore_with(prog, Model::Sc, opts, |e| collector.observe(e));
+    let mut outcomes = Vec::new();
+    for &m in models {
+        if m == Model::Sc {
+            outcomes.push(sc.clone());
+        } else {
+            outcomes.push(outcome::explore(prog, m, opts));
+        }
+    }
+    let mut robustness = Vec::new();
+    for (model, mut violations, unconfirmed) in collector.finish() {
+        for v in violations.iter_mut() {
+            v.harm = robust::judge_harm(prog, v, sc.observation, opts);
+        }
+        let (fences, fences_confirmed) = match src {
+            Some(src) => robust::confirm_fences(src, prog, model, monitor, &mut violations, opts),
+            None => (robust::choose_fences(prog, model, &mut violations), false),
+        };
+        robustness.push(Robustness {
+            model,
+            monitor,
+            violations,
+            unconfirmed,
+            fences,
+            fences_confirmed,
+            complete: sc.complete,
+        });
+    }
+    Report { outcomes, robustness }
 }

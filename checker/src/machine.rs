@@ -529,6 +529,18 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The address whose buffer thread `t` waits on (PSO native atomic), or
+    /// `NONE` when it waits for all of its buffers (or none).
+    pub fn waits_for_cell(&self, st: &State, t: usize) -> Cell {
+        if self.model != Model::Pso {
+            return NONE;
+        }
+        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+            Some(&Instr::Rmw { addr, x86_locked: false, .. }) => self.cell_of(st, t, addr).unwrap_or(NONE),
+            _ => NONE,
+        }
+    }
+
     /// Is `proc`'s next transition enabled? Only buffers can hold a thread
     /// back (a fence or atomic waits for them to drain, a store for room);
     /// an `await` or `lock` that would fail is attempted, and the thread

@@ -6,6 +6,7 @@
 //! server use.
 
 pub mod diagnostic;
+pub mod edit;
 pub mod herd;
 pub mod ir;
 pub mod native;

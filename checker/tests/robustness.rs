@@ -1,0 +1,230 @@
+//! Robustness from the monitors over SC executions equals robustness from
+//! explicit TSO/PSO exploration (some execution's trace has an hb cycle),
+//! and every reported violation's witness replays to a cyclic trace.
+
+mod common;
+
+use litmus_checker::dpor::{Control, Explorer, Limits};
+use litmus_checker::machine::{Machine, Model};
+use litmus_checker::outcome::Options;
+use litmus_checker::reference::replay;
+use litmus_checker::robust::{violations_of, MonitorKind};
+use litmus_checker::trace;
+use proptest::prelude::*;
+use std::path::Path;
+
+/// Explicit: does any execution under `model` have a cyclic trace?
+pub fn explicitly_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
+    cyclic_execution(prog, model, opts, |_| true).is_none()
+}
+
+/// Some execution with a cyclic trace that also satisfies `filter`.
+fn cyclic_execution(
+    prog: &litmus_dsl::Program,
+    model: Model,
+    opts: &Options,
+    filter: impl Fn(&[litmus_checker::machine::Event]) -> bool,
+) -> Option<Vec<litmus_checker::machine::Event>> {
+    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&m);
+    let mut found = None;
+    ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+        if trace::has_cycle(e.events) && filter(e.events) {
+            found = Some(e.events.to_vec());
+            return Control::Stop;
+        }
+        Control::Continue
+    });
+    found
+}
+
+/// Does a load read its own thread's store from the buffer (forwarding)?
+fn forwards(events: &[litmus_checker::machine::Event]) -> bool {
+    use litmus_checker::machine::{EventKind, NONE};
+    events.iter().any(|e| {
+        e.kind == EventKind::Load
+            && e.rf != NONE
+            && events[e.rf as usize].kind == EventKind::Store
+            && events[e.rf as usize].thread == e.thread
+    })
+}
+
+/// Sober under TSO: every report is real; a miss is a program whose every
+/// non-SC TSO execution forwards a store to a load of its own thread — the
+/// case Sober's axiomatic TSO gets wrong (BSS tech. report, Figs. 6–7).
+fn sober_agrees(prog: &litmus_dsl::Program, name: &str, opts: &Options) -> Result<bool, String> {
+    let vs = violations_of(prog, Model::Tso, MonitorKind::Sober, opts);
+    witnesses_replay(prog, &vs, opts).map_err(|e| format!("{name}: {e}"))?;
+    let explicit = explicitly_robust(prog, Model::Tso, opts);
+    if !vs.is_empty() && explicit {
+        return Err(format!("{name}: Sober reports a violation that explicit exploration does not find"));
+    }
+    if vs.is_empty() && !explicit {
+        if let Some(ev) = cyclic_execution(prog, Model::Tso, opts, |ev| !forwards(ev)) {
+            return Err(format!("{name}: Sober misses a violation without store forwarding ({} events)", ev.len()));
+        }
+        return Ok(true);
+    }
+    Ok(false)
+}
+
+/// Every violation's witness replays under its model to a cyclic trace.
+fn witnesses_replay(
+    prog: &litmus_dsl::Program,
+    vs: &[litmus_checker::Violation],
+    opts: &Options,
+) -> Result<(), String> {
+    for v in vs {
+        let m = Machine::new(prog, v.model, opts.loop_bound, u32::MAX);
+        let (_, events) = replay(&m, &v.witness.schedule);
+        if events != v.witness.events {
+            return Err(format!("witness of {:?} does not replay identically", v.store_stmt));
+        }
+        if trace::Trace::of(&events).cycle().is_none() {
+            return Err(format!("witness of {:?} has no cycle", v.store_stmt));
+        }
+    }
+    Ok(())
+}
+
+pub fn agree(prog: &litmus_dsl::Program, name: &str, monitors: &[(MonitorKind, Model)], opts: &Options) -> Vec<String> {
+    let mut bad = Vec::new();
+    for &(mon, model) in monitors {
+        let vs = violations_of(prog, model, mon, opts);
+        if let Err(e) = witnesses_replay(prog, &vs, opts) {
+            bad.push(format!("{name} {:?} {:?}: {e}", model, mon));
+        }
+        let explicit = explicitly_robust(prog, model, opts);
+        if vs.is_empty() != explicit {
+            bad.push(format!(
+                "{name} {:?} {:?}: monitor robust={} explicit robust={}",
+                model,
+                mon,
+                vs.is_empty(),
+                explicit
+            ));
+        }
+    }
+    bad
+}
+
+fn corpus_and_examples() -> Vec<(String, litmus_dsl::Program)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut v = Vec::new();
+    for dir in ["examples", "tests/corpus/herd-x86"] {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
+            let src = std::fs::read_to_string(&p).unwrap();
+            v.push((p.file_name().unwrap().to_string_lossy().into_owned(), litmus_dsl::analyze(&src).program.unwrap()));
+        }
+    }
+    v
+}
+
+#[test]
+fn bss_agrees_with_explicit_exploration_on_examples_and_corpus() {
+    let mut bad = Vec::new();
+    for (name, prog) in corpus_and_examples() {
+        bad.extend(agree(
+            &prog,
+            &name,
+            &[(MonitorKind::Bss, Model::Tso), (MonitorKind::Bss, Model::Pso)],
+            &Options::default(),
+        ));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn sober_is_sound_and_misses_only_forwarding_cycles() {
+    let mut misses = Vec::new();
+    for (name, prog) in corpus_and_examples() {
+        if sober_agrees(&prog, &name, &Options::default()).unwrap() {
+            misses.push(name);
+        }
+    }
+    // The rfi shapes of the corpus: a thread reads its own buffered store.
+    assert_eq!(
+        misses,
+        [
+            "catalogue__x86_64__tests__R+po+rfi-po.litmus",
+            "catalogue__x86_64__tests__WRW+WR+po+rfi-po.litmus",
+            "catalogue__x86__tests__R+mfence+rfi-po.litmus",
+            "doc__tst-x86__X003.litmus",
+        ]
+    );
+}
+
+#[test]
+fn sober_misses_the_bss_fig6_program_that_bss_finds() {
+    // BSS tech. report, Fig. 6: `a = 1; if (a == 1) print b;` ∥
+    // `b = 1; a = 2; interlock(c); print a;`
+    let src = "litmus Fig6\nshared a = 0, b = 0, c = 0;\n\
+        thread P1 { a = 1; let r = a; if (r == 1) { let pb = b; } }\n\
+        thread P2 { b = 1; a = 2; fetch_add(c, 0); let pa = a; }\n";
+    let prog = common::compile(src);
+    let opts = Options::default();
+    assert!(violations_of(&prog, Model::Tso, MonitorKind::Sober, &opts).is_empty(), "Sober is silent");
+    let bss = violations_of(&prog, Model::Tso, MonitorKind::Bss, &opts);
+    assert!(!bss.is_empty(), "BSS reports");
+    witnesses_replay(&prog, &bss, &opts).unwrap();
+    assert!(!explicitly_robust(&prog, Model::Tso, &opts), "explicit exploration confirms");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn bss_agrees_with_explicit_exploration_with_awaits_and_locks(threads in common::blocking_program(2..4, 1..4)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let bad = agree(&prog, "generated", &[(MonitorKind::Bss, Model::Tso), (MonitorKind::Bss, Model::Pso)], &Options::default());
+        prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
+    }
+
+    #[test]
+    fn sober_is_sound_on_generated_programs(threads in common::program(2..4, 1..5, true)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let r = sober_agrees(&prog, "generated", &Options::default());
+        prop_assert!(r.is_ok(), "{}\n{}", r.unwrap_err(), src);
+    }
+
+    #[test]
+    fn bss_agrees_with_explicit_exploration_on_generated_programs(threads in common::program(2..5, 1..5, true)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let bad = agree(&prog, "generated", &[(MonitorKind::Bss, Model::Tso), (MonitorKind::Bss, Model::Pso)], &Options::default());
+        prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
+    }
+}
+
+/// Exploration (not a pass/fail test): how the paper's BSS and Sober fare
+/// against explicit exploration on the corpus and examples.
+#[test]
+#[ignore]
+fn report_monitor_agreement() {
+    for (mon, model) in [
+        (MonitorKind::BssInterleaving, Model::Tso),
+        (MonitorKind::BssInterleaving, Model::Pso),
+        (MonitorKind::Sober, Model::Tso),
+    ] {
+        let mut miss = Vec::new();
+        let mut unconfirmed = 0;
+        for (name, prog) in corpus_and_examples() {
+            let opts = Options::default();
+            let mut c = litmus_checker::robust::Collector::new(&prog, &[model], mon, opts.loop_bound);
+            litmus_checker::outcome::explore_with(&prog, Model::Sc, &opts, |e| c.observe(e));
+            let (_, vs, u) = c.finish().pop().unwrap();
+            unconfirmed += u;
+            if u > 0 {
+                println!("  {name}: {u} unconfirmed under {:?} {:?}", mon, model);
+            }
+            if vs.is_empty() != explicitly_robust(&prog, model, &opts) {
+                miss.push(name);
+            }
+        }
+        println!("{:?} {:?}: {} disagreements {:?}; {} unconfirmed signals", mon, model, miss.len(), miss, unconfirmed);
+    }
+}
