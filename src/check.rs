@@ -1,9 +1,13 @@
 //! `litmus check`: analyse and explore files (in parallel), report each in
 //! input order, human or JSON.
 
-use crate::report::{ConditionJson, DiagnosticJson, FailureJson, FileReport, ModelJson, Models};
+use crate::report::{
+    ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models, Position,
+    ViolationJson,
+};
 use crate::{human, Color, Format};
-use litmus_checker::{Model, ModelOutcome, Options};
+use litmus_checker::robust::FencePoint;
+use litmus_checker::{Model, ModelOutcome, MonitorKind, Options, Robustness};
 use litmus_dsl::{analyze, Analysis, Quantifier, Severity};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
@@ -32,9 +36,31 @@ pub struct CheckArgs {
     /// Give up on a file after this many seconds (the answer is then incomplete).
     #[arg(long)]
     pub timeout: Option<f64>,
+    /// The SC-violation monitor: bss (Burnim–Sen–Stergiou; TSO and PSO),
+    /// sober (Burckhardt–Musuvathi; TSO, with bss for PSO), or
+    /// bss-interleaving (BSS with the paper's commit rule).
+    #[arg(long, value_enum, default_value = "bss")]
+    pub monitor: MonitorArg,
     /// Colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MonitorArg {
+    Bss,
+    Sober,
+    BssInterleaving,
+}
+
+impl MonitorArg {
+    pub fn kind(self) -> MonitorKind {
+        match self {
+            MonitorArg::Bss => MonitorKind::Bss,
+            MonitorArg::Sober => MonitorKind::Sober,
+            MonitorArg::BssInterleaving => MonitorKind::BssInterleaving,
+        }
+    }
 }
 
 pub struct Loaded {
@@ -54,6 +80,7 @@ pub fn load(path: &str) -> Result<Loaded, String> {
 pub struct Checked {
     pub loaded: Loaded,
     pub outcomes: Vec<ModelOutcome>,
+    pub robustness: Vec<Robustness>,
 }
 
 impl Checked {
@@ -61,15 +88,16 @@ impl Checked {
     /// condition that does not hold under some model.
     pub fn has_findings(&self) -> bool {
         let q = self.loaded.analysis.program.as_ref().and_then(|p| p.condition.as_ref()).map(|c| c.quantifier);
-        self.outcomes.iter().any(|o| {
-            !o.failures.is_empty()
-                || !o.deadlocks.is_empty()
-                || match (q, o.observation) {
-                    (Some(Quantifier::NotExists), Some(obs)) => obs != litmus_checker::Observation::Never,
-                    (Some(Quantifier::Forall), Some(obs)) => obs != litmus_checker::Observation::Always,
-                    _ => false,
-                }
-        })
+        self.robustness.iter().any(|r| !r.violations.is_empty())
+            || self.outcomes.iter().any(|o| {
+                !o.failures.is_empty()
+                    || !o.deadlocks.is_empty()
+                    || match (q, o.observation) {
+                        (Some(Quantifier::NotExists), Some(obs)) => obs != litmus_checker::Observation::Never,
+                        (Some(Quantifier::Forall), Some(obs)) => obs != litmus_checker::Observation::Always,
+                        _ => false,
+                    }
+            })
     }
 }
 
@@ -100,12 +128,24 @@ pub fn options(args: &CheckArgs) -> Options {
     }
 }
 
-pub fn check_file(loaded: Loaded, models: &[Model], opts: &Options) -> Checked {
-    let outcomes = match &loaded.analysis.program {
-        Some(p) => litmus_checker::check(p, models, opts),
-        None => Vec::new(),
+pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: &Options) -> Checked {
+    let (outcomes, robustness) = match &loaded.analysis.program {
+        Some(p) => {
+            let r = litmus_checker::check_all(p, Some(&loaded.src), models, monitor, opts);
+            (r.outcomes, r.robustness)
+        }
+        None => (Vec::new(), Vec::new()),
     };
-    Checked { loaded, outcomes }
+    Checked { loaded, outcomes, robustness }
+}
+
+pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
+    let s = &p.stmts[f.stmt as usize];
+    FenceJson {
+        thread: p.threads[f.thread as usize].name.clone(),
+        after: Position { line: s.end_line, column: s.end_col },
+        kind: f.kind.as_str(),
+    }
 }
 
 pub fn file_report(c: &Checked) -> FileReport {
@@ -130,11 +170,42 @@ pub fn file_report(c: &Checked) -> FileReport {
                     }
                 })
                 .collect();
+            let rob = c.robustness.iter().find(|r| r.model == o.model);
+            let p = prog.unwrap();
+            let violations = rob
+                .map(|r| {
+                    r.violations
+                        .iter()
+                        .map(|v| ViolationJson {
+                            cycle: v
+                                .cycle
+                                .iter()
+                                .map(|st| {
+                                    let s = &p.stmts[st.stmt as usize];
+                                    CycleJson {
+                                        thread: p.threads[st.thread as usize].name.clone(),
+                                        line: s.line,
+                                        column: s.col,
+                                        statement: s.text.clone(),
+                                        edge: st.edge.as_str(),
+                                    }
+                                })
+                                .collect(),
+                            harmful: v.harm.is_harmful(),
+                            fence: v.fence.iter().map(|f| fence_json(p, f)).collect(),
+                            occurrences: v.occurrences,
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
             let json = ModelJson {
                 observation: o.observation.map(|x| x.as_str()),
                 states: o.states.len(),
-                complete: o.complete,
-                robust: (o.model == Model::Sc).then_some(true),
+                complete: o.complete && rob.is_none_or(|r| r.complete),
+                robust: if o.model == Model::Sc { Some(true) } else { rob.map(|r| r.robust()) },
+                violations: (o.model != Model::Sc).then_some(violations),
+                fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
+                fences_confirmed: rob.map(|r| r.fences_confirmed),
                 assertion_failures: failures,
                 deadlocks: o.deadlocks.len(),
                 executions: o.stats.executions,
@@ -191,9 +262,10 @@ pub fn run(args: &CheckArgs) -> u8 {
         Color::Auto => std::io::stdout().is_terminal(),
     };
     let opts = options(args);
+    let monitor = args.monitor.kind();
     // Files are checked in parallel; results are printed in input order.
     let results: Vec<Result<Checked, String>> =
-        args.files.par_iter().map(|path| load(path).map(|l| check_file(l, &models, &opts))).collect();
+        args.files.par_iter().map(|path| load(path).map(|l| check_file(l, &models, monitor, &opts))).collect();
     let mut status = 0u8;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -4,7 +4,8 @@
 use crate::check::Checked;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::{Model, ModelOutcome, Observation};
+use litmus_checker::robust::Harm;
+use litmus_checker::{Model, ModelOutcome, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
@@ -51,7 +52,8 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
         let _ = writeln!(out, "  {} ({})", cond.quantifier.as_str(), cond.text);
     }
     for o in &c.outcomes {
-        let _ = writeln!(out, "    {}", model_line(p, o, sc));
+        let rob = c.robustness.iter().find(|r| r.model == o.model);
+        let _ = writeln!(out, "    {}", model_line(p, o, sc, rob));
     }
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
@@ -81,6 +83,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
         }
     }
     findings(&mut out, &mut stderr, c, p, color);
+    violations(&mut out, c, p, color);
     for o in &c.outcomes {
         if !o.complete {
             let mut why = Vec::new();
@@ -99,7 +102,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     Rendered { stdout: out, stderr }
 }
 
-fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>) -> String {
+fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>) -> String {
     let obs = o.observation.map(|x| x.as_str()).unwrap_or("-");
     let n = o.states.len();
     let mut s = format!("{:<4} {:<10} {:>3} state{}", o.model.upper(), obs, n, if n == 1 { " " } else { "s" });
@@ -115,6 +118,14 @@ fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>) -> Strin
     }
     if !o.deadlocks.is_empty() {
         s.push_str("  deadlock");
+    }
+    if let Some(r) = rob {
+        let n = r.violations.len();
+        if n == 0 {
+            s.push_str(if r.complete { "  robust" } else { "  robust within bounds" });
+        } else {
+            let _ = write!(s, "  {n} SC violation{}", if n == 1 { "" } else { "s" });
+        }
     }
     let _ = write!(
         s,
@@ -213,4 +224,127 @@ fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, col
         }
     }
     let _ = stderr;
+}
+
+const CIRCLED: [&str; 20] =
+    ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
+
+/// Each SC violation drawn over the source: the cycle's statements in order,
+/// with the edge leaving each; then the fences that remove them all.
+fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
+    let l = &c.loaded;
+    let mut n = 0;
+    for r in &c.robustness {
+        for v in &r.violations {
+            n += 1;
+            let store = &p.stmts[v.store_stmt as usize];
+            let next =
+                v.cycle.get(1).filter(|s| s.thread == v.cycle[0].thread).map(|s| s.stmt).unwrap_or(v.access_stmt);
+            let next = &p.stmts[next as usize];
+            let (sev, what) = match &v.harm {
+                Harm::Fails { stmt, .. } => {
+                    (true, format!("harmful: `{}` can then fail", p.stmts[*stmt as usize].text))
+                }
+                Harm::ChangesCondition { .. } => {
+                    (true, "harmful: the final condition's answer then differs from SC".to_string())
+                }
+                Harm::Benign => {
+                    (false, "benign: no continuation fails an assertion or changes the final condition".to_string())
+                }
+                Harm::Unknown => (false, "harm unknown: its continuations were not all explored".to_string()),
+            };
+            let msg =
+                format!("{}: `{}` may be delayed past `{}` (violation {n})", r.model.upper(), store.text, next.text);
+            let mut d = if sev {
+                Diagnostic::error("E0400", store.span, msg)
+            } else {
+                Diagnostic::warning("W0400", store.span, msg)
+            };
+            let k = v.cycle.len();
+            for (i, st) in v.cycle.iter().enumerate() {
+                let s = &p.stmts[st.stmt as usize];
+                let to = &p.stmts[v.cycle[(i + 1) % k].stmt as usize];
+                let label = format!(
+                    "{} {} —{}→ {}",
+                    CIRCLED[i.min(19)],
+                    p.threads[st.thread as usize].name,
+                    st.edge.as_str(),
+                    to.text
+                );
+                if i == 0 {
+                    d = d.with_label(label);
+                } else {
+                    d = d.with_related(s.span, label);
+                }
+            }
+            let fix = v
+                .fence
+                .iter()
+                .map(|f| {
+                    let s = &p.stmts[f.stmt as usize];
+                    format!(
+                        "insert `{}` after line {}, column {}",
+                        litmus_dsl::edit::native_fence(f.kind),
+                        s.end_line,
+                        s.end_col
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; ");
+            d = d.with_help(format!("{what}\nfix: {fix}"));
+            let _ = writeln!(out);
+            out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+            let chain: Vec<String> = v
+                .cycle
+                .iter()
+                .map(|st| {
+                    let s = &p.stmts[st.stmt as usize];
+                    format!(
+                        "{} {}:{} `{}` —{}→",
+                        p.threads[st.thread as usize].name,
+                        s.line,
+                        s.col,
+                        s.text,
+                        st.edge.as_str()
+                    )
+                })
+                .collect();
+            let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
+            let _ = writeln!(
+                out,
+                "  `litmus explain {} --violation {n}` shows the {} execution step by step",
+                l.path,
+                r.model.upper()
+            );
+        }
+        if !r.fences.is_empty() {
+            let list: Vec<String> = r
+                .fences
+                .iter()
+                .map(|f| {
+                    let s = &p.stmts[f.stmt as usize];
+                    format!(
+                        "`{}` after {}:{} ({})",
+                        litmus_dsl::edit::native_fence(f.kind),
+                        s.end_line,
+                        s.end_col,
+                        p.threads[f.thread as usize].name
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "\n  {} fence{} make{} it robust under {}{}: {}",
+                r.fences.len(),
+                if r.fences.len() == 1 { "" } else { "s" },
+                if r.fences.len() == 1 { "s" } else { "" },
+                r.model.upper(),
+                if r.fences_confirmed { " (re-checked)" } else { " (not confirmed by re-checking)" },
+                list.join(", ")
+            );
+        }
+    }
+    if n > 0 {
+        let _ = writeln!(out, "  `litmus fix {}` inserts them", l.path);
+    }
 }

@@ -1,6 +1,8 @@
 //! `litmus`: check small concurrent programs for relaxed-memory behaviour.
 
 mod check;
+mod explain;
+mod fix;
 mod human;
 mod report;
 
@@ -29,14 +31,20 @@ pub enum Color {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, analyse and check each file.
+    /// Parse, analyse and check each file under SC, TSO and PSO.
     Check(check::CheckArgs),
+    /// Print the file with the fewest fences that make it robust.
+    Fix(fix::FixArgs),
+    /// Show a violation's witness execution step by step (or as a graph).
+    Explain(explain::ExplainArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
         Command::Check(args) => check::run(&args),
+        Command::Fix(args) => fix::run(&args),
+        Command::Explain(args) => explain::run(&args),
     };
     ExitCode::from(code)
 }

@@ -29,10 +29,18 @@ pub struct ModelJson {
     pub observation: Option<&'static str>,
     pub states: usize,
     pub complete: bool,
-    /// SC is robust by definition; TSO/PSO robustness comes with the monitors.
+    /// No execution under this model has a trace with an hb cycle (SC:
+    /// always). Within bounds when `complete` is false.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robust: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub violations: Option<Vec<ViolationJson>>,
     pub assertion_failures: Vec<FailureJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fences: Option<Vec<FenceJson>>,
+    /// The fenced program was re-checked and is robust (extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fences_confirmed: Option<bool>,
     /// Executions in which every unfinished thread is blocked (extension).
     pub deadlocks: usize,
     /// Executions explored (extension).
@@ -79,4 +87,35 @@ impl Serialize for Models {
         }
         m.end()
     }
+}
+
+#[derive(Serialize)]
+pub struct ViolationJson {
+    pub cycle: Vec<CycleJson>,
+    pub harmful: bool,
+    pub fence: Vec<FenceJson>,
+    /// SC executions on which the monitor signalled it (extension).
+    pub occurrences: u64,
+}
+
+#[derive(Serialize)]
+pub struct CycleJson {
+    pub thread: String,
+    pub line: u32,
+    pub column: u32,
+    pub statement: String,
+    pub edge: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct FenceJson {
+    pub thread: String,
+    pub after: Position,
+    pub kind: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
 }

@@ -368,17 +368,13 @@ pub fn min_hitting_set(sets: &[Vec<StmtId>]) -> Vec<StmtId> {
     })
 }
 
-/// Choose fences for a model's violations: a minimum hitting set of their
-/// candidate positions, each fence as weak as its violations allow.
-pub fn choose_fences(prog: &Program, model: Model, violations: &mut [Violation]) -> Vec<FencePoint> {
-    let sets: Vec<Vec<StmtId>> = violations.iter().map(|v| v.candidates.iter().map(|c| c.0).collect()).collect();
-    let chosen = min_hitting_set(&sets);
+/// Fences at the chosen positions, each as weak as the violations it
+/// removes allow (`ww` only if they are all PSO store→store delays).
+fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, bool)>]) -> Vec<FencePoint> {
     let mut fences: Vec<FencePoint> = chosen
         .iter()
         .map(|&stmt| {
-            // ww suffices only if every violation it removes is store→store.
-            let ww = model == Model::Pso
-                && violations.iter().filter_map(|v| v.candidates.iter().find(|c| c.0 == stmt)).all(|c| c.1);
+            let ww = constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == stmt)).all(|c| c.1);
             FencePoint {
                 thread: prog.stmts[stmt as usize].thread,
                 stmt,
@@ -387,6 +383,15 @@ pub fn choose_fences(prog: &Program, model: Model, violations: &mut [Violation])
         })
         .collect();
     fences.sort();
+    fences
+}
+
+/// Choose fences for violations (of any models): a minimum hitting set of
+/// their candidate positions.
+pub fn choose_fences(prog: &Program, violations: &mut [Violation]) -> Vec<FencePoint> {
+    let constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let sets: Vec<Vec<StmtId>> = constraints.iter().map(|c| c.iter().map(|x| x.0).collect()).collect();
+    let fences = fences_at(prog, &min_hitting_set(&sets), &constraints);
     for v in violations.iter_mut() {
         v.fence = fences.iter().filter(|f| v.candidates.iter().any(|c| c.0 == f.stmt)).take(1).copied().collect();
     }
@@ -476,18 +481,18 @@ fn map_back(orig: &Program, fenced: &Program, fences: &[FencePoint]) -> HashMap<
     map
 }
 
-/// Choose fences and re-check the fenced source until it is robust (at
-/// most a few rounds: a fence can expose a violation the first set missed).
+/// Choose fences and re-check the fenced source under every model until it
+/// is robust (a few rounds: a fence can expose what the first set missed).
 pub fn confirm_fences(
     src: &str,
     prog: &Program,
-    model: Model,
+    models: &[Model],
     monitor: MonitorKind,
     violations: &mut [Violation],
     opts: &Options,
 ) -> (Vec<FencePoint>, bool) {
-    let mut extra: Vec<Vec<(StmtId, bool)>> = Vec::new();
-    let mut fences = choose_fences(prog, model, violations);
+    let mut constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let mut fences = choose_fences(prog, violations);
     for _round in 0..4 {
         if fences.is_empty() {
             return (fences, true);
@@ -497,7 +502,11 @@ pub fn confirm_fences(
         let Some(fenced) = litmus_dsl::analyze(&fenced_src).program else {
             return (fences, false);
         };
-        let remaining = violations_of(&fenced, model, monitor, opts);
+        let remaining: Vec<Violation> = models
+            .iter()
+            .filter(|m| **m != Model::Sc)
+            .flat_map(|&m| violations_of(&fenced, m, monitor, opts))
+            .collect();
         if remaining.is_empty() {
             return (fences, true);
         }
@@ -506,40 +515,34 @@ pub fn confirm_fences(
         for v in remaining {
             let set: Vec<(StmtId, bool)> =
                 v.candidates.iter().filter_map(|&(s, ww)| back.get(&s).map(|&o| (o, ww))).collect();
-            if !set.is_empty() && !extra.contains(&set) {
-                extra.push(set);
+            if !set.is_empty() && !constraints.contains(&set) {
+                constraints.push(set);
                 progressed = true;
             }
         }
         if !progressed {
             return (fences, false);
         }
-        // Re-solve with the new constraints.
-        let mut all: Vec<Vec<StmtId>> = violations.iter().map(|v| v.candidates.iter().map(|c| c.0).collect()).collect();
-        all.extend(extra.iter().map(|s| s.iter().map(|c| c.0).collect()));
-        let chosen = min_hitting_set(&all);
-        fences = chosen
-            .iter()
-            .map(|&stmt| {
-                let ww = model == Model::Pso
-                    && violations
-                        .iter()
-                        .filter_map(|v| v.candidates.iter().find(|c| c.0 == stmt))
-                        .chain(extra.iter().filter_map(|s| s.iter().find(|c| c.0 == stmt)))
-                        .all(|c| c.1);
-                FencePoint {
-                    thread: prog.stmts[stmt as usize].thread,
-                    stmt,
-                    kind: if ww { FenceKind::WW } else { FenceKind::WR },
-                }
-            })
-            .collect();
-        fences.sort();
+        let sets: Vec<Vec<StmtId>> = constraints.iter().map(|c| c.iter().map(|x| x.0).collect()).collect();
+        fences = fences_at(prog, &min_hitting_set(&sets), &constraints);
         for v in violations.iter_mut() {
             v.fence = fences.iter().filter(|f| v.candidates.iter().any(|c| c.0 == f.stmt)).take(1).copied().collect();
         }
     }
     (fences, false)
+}
+
+/// Fences that make the program robust under all the given models at once.
+pub fn joint_fences(
+    src: &str,
+    prog: &Program,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> (Vec<FencePoint>, bool) {
+    let mut all: Vec<Violation> =
+        models.iter().filter(|m| **m != Model::Sc).flat_map(|&m| violations_of(prog, m, monitor, opts)).collect();
+    confirm_fences(src, prog, models, monitor, &mut all, opts)
 }
 
 /// The confirmed violations of a program under one relaxed model.

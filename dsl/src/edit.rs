@@ -148,7 +148,11 @@ fn herd_fence_edit(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Opti
         for &(row, t, kind) in &after {
             if row == i {
                 let fr = fence_row.get_or_insert_with(|| vec![String::new(); threads]);
-                fr[t] = x86_fence(kind).to_string();
+                // AT&T files write mnemonics in lower case.
+                fr[t] = match file.arch {
+                    crate::herd::ast::Arch::X86_64 => x86_fence(kind).to_ascii_lowercase(),
+                    crate::herd::ast::Arch::X86 => x86_fence(kind).to_string(),
+                };
             }
         }
         if let Some(fr) = fence_row {

@@ -1,0 +1,185 @@
+//! `litmus explain FILE --violation N`: the witness of a violation, step by
+//! step, or (`--dot`) its events with po/rf/co/fr edges for Graphviz.
+
+use crate::check::{check_file, load, options, parse_models, CheckArgs, MonitorArg};
+use litmus_checker::machine::{EventKind, NONE};
+use litmus_checker::narrate;
+use litmus_checker::robust::Harm;
+use litmus_checker::trace::{Edge, Trace};
+use std::fmt::Write;
+
+#[derive(clap::Args)]
+pub struct ExplainArgs {
+    pub file: String,
+    /// The violation's number, as `litmus check` lists them (from 1).
+    #[arg(long)]
+    pub violation: usize,
+    /// Print a Graphviz graph of the witness instead.
+    #[arg(long)]
+    pub dot: bool,
+    #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
+    pub model: Vec<String>,
+    #[arg(long, value_enum, default_value = "bss")]
+    pub monitor: MonitorArg,
+    #[arg(long, default_value_t = 2)]
+    pub loop_bound: u32,
+    #[arg(long)]
+    pub preemption_bound: Option<u32>,
+}
+
+pub fn run(args: &ExplainArgs) -> u8 {
+    let models = match parse_models(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let l = match load(&args.file) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    if l.analysis.program.is_none() {
+        eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
+        return 2;
+    }
+    let ca = CheckArgs {
+        files: vec![],
+        format: crate::Format::Human,
+        model: vec![],
+        loop_bound: args.loop_bound,
+        preemption_bound: args.preemption_bound,
+        buffer_bound: 16,
+        timeout: None,
+        monitor: args.monitor,
+        color: crate::Color::Never,
+    };
+    let c = check_file(l, &models, args.monitor.kind(), &options(&ca));
+    let p = c.loaded.analysis.program.as_ref().unwrap();
+    let all: Vec<_> = c.robustness.iter().flat_map(|r| r.violations.iter()).collect();
+    let Some(v) = args.violation.checked_sub(1).and_then(|i| all.get(i)) else {
+        eprintln!("error: there is no violation {} ({} found)", args.violation, all.len());
+        return 2;
+    };
+    if args.dot {
+        print!("{}", dot(p, v));
+        return 0;
+    }
+    let store = &p.stmts[v.store_stmt as usize];
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "violation {} under {}: `{}` ({} line {}) is delayed",
+        args.violation,
+        v.model.upper(),
+        store.text,
+        p.threads[store.thread as usize].name,
+        store.line
+    );
+    let _ = writeln!(out, "cycle:");
+    for st in &v.cycle {
+        let s = &p.stmts[st.stmt as usize];
+        let _ = writeln!(
+            out,
+            "    {} {}:{}  {}   —{}→",
+            p.threads[st.thread as usize].name,
+            s.line,
+            s.col,
+            s.text,
+            st.edge.as_str()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "witness under {} ({} steps; the delayed store commits last):",
+        v.model.upper(),
+        v.witness.events.len()
+    );
+    for (i, line) in narrate::lines(p, v.model, &v.witness.events).iter().enumerate() {
+        let mark = if i + 1 == v.witness.before_drain { "   ← runs before the delayed store commits" } else { "" };
+        let _ = writeln!(out, "    {line}{mark}");
+    }
+    let trace_cycle: Vec<String> = v
+        .witness
+        .cycle
+        .iter()
+        .map(|(ev, edge)| {
+            let e = &v.witness.events[*ev as usize];
+            format!("{} `{}` —{}→", p.threads[e.thread as usize].name, p.stmts[e.stmt as usize].text, edge.as_str())
+        })
+        .collect();
+    let _ = writeln!(out, "its trace has the cycle: {} (back to the start)", trace_cycle.join(" "));
+    let _ = match &v.harm {
+        Harm::Fails { stmt, events } => {
+            let _ = writeln!(out, "harmful: continuing it, `{}` fails:", p.stmts[*stmt as usize].text);
+            for line in narrate::lines(p, v.model, &events[v.witness.before_drain.min(events.len())..]) {
+                let _ = writeln!(out, "    {line}");
+            }
+            Ok(())
+        }
+        Harm::ChangesCondition { .. } => {
+            writeln!(out, "harmful: a continuation reaches a final state that changes the final condition's answer")
+        }
+        Harm::Benign => writeln!(out, "benign: no continuation fails an assertion or changes the final condition"),
+        Harm::Unknown => writeln!(out, "harm unknown: the continuations could not all be explored"),
+    };
+    print!("{out}");
+    0
+}
+
+fn dot(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> String {
+    let ev = &v.witness.events;
+    let trace = Trace::of(ev);
+    let mut s = String::from("digraph witness {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
+    // One cluster per thread, events in program order.
+    for (t, th) in p.threads.iter().enumerate() {
+        let _ = writeln!(s, "  subgraph cluster_{t} {{\n    label=\"{}\";", th.name);
+        for &i in &trace.events {
+            let e = &ev[i as usize];
+            if e.thread as usize != t {
+                continue;
+            }
+            let what = match e.kind {
+                EventKind::Load => format!("R {}={}", p.cell_name(e.cell), p.show_value(e.value)),
+                EventKind::Store => format!("W {}={}", p.cell_name(e.cell), p.show_value(e.value)),
+                EventKind::Rmw => {
+                    format!("RMW {} {}→{}", p.cell_name(e.cell), p.show_value(e.old), p.show_value(e.value))
+                }
+                _ => String::new(),
+            };
+            let text = p.stmts[e.stmt as usize].text.replace('"', "\\\"");
+            let _ = writeln!(s, "    e{i} [label=\"{what}\\n{text}\"];");
+        }
+        s.push_str("  }\n");
+    }
+    let on_cycle = |a: u32, b: u32, edge: Edge| {
+        let k = v.witness.cycle.len();
+        (0..k).any(|j| v.witness.cycle[j].0 == a && v.witness.cycle[j].1 == edge && v.witness.cycle[(j + 1) % k].0 == b)
+    };
+    for (k, succ) in trace.succ.iter().enumerate() {
+        let a = trace.events[k];
+        for &(w, edge) in succ {
+            let b = trace.events[w as usize];
+            let colour = match edge {
+                Edge::Po => "black",
+                Edge::Rf => "darkgreen",
+                Edge::Co => "blue",
+                Edge::Fr => "orange",
+            };
+            let hot = on_cycle(a, b, edge);
+            let _ = writeln!(
+                s,
+                "  e{a} -> e{b} [label=\"{}\", color={}{}];",
+                edge.as_str(),
+                if hot { "red" } else { colour },
+                if hot { ", penwidth=3, fontcolor=red" } else { "" }
+            );
+        }
+    }
+    let _ = NONE;
+    s.push_str("}\n");
+    s
+}

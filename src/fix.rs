@@ -1,0 +1,104 @@
+//! `litmus fix`: insert the fewest fences that make a file robust under the
+//! requested relaxed models (re-checked), in either dialect.
+
+use crate::check::{load, options, parse_models, MonitorArg};
+use litmus_checker::robust::{insertions, joint_fences};
+use litmus_checker::Model;
+use litmus_dsl::edit::{apply, fence_edits};
+
+#[derive(clap::Args)]
+pub struct FixArgs {
+    pub file: String,
+    /// Edit the file in place instead of printing it.
+    #[arg(long)]
+    pub write: bool,
+    /// Relaxed models to be robust under, comma-separated.
+    #[arg(long, default_value = "tso,pso", value_delimiter = ',')]
+    pub model: Vec<String>,
+    #[arg(long, value_enum, default_value = "bss")]
+    pub monitor: MonitorArg,
+    #[arg(long, default_value_t = 2)]
+    pub loop_bound: u32,
+    #[arg(long)]
+    pub preemption_bound: Option<u32>,
+    #[arg(long, default_value_t = 16)]
+    pub buffer_bound: u32,
+    #[arg(long)]
+    pub timeout: Option<f64>,
+}
+
+pub fn run(args: &FixArgs) -> u8 {
+    let models = match parse_models(&args.model) {
+        Ok(m) => m,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let l = match load(&args.file) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let Some(prog) = &l.analysis.program else {
+        eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
+        return 2;
+    };
+    let check_args = crate::check::CheckArgs {
+        files: vec![],
+        format: crate::Format::Human,
+        model: vec![],
+        loop_bound: args.loop_bound,
+        preemption_bound: args.preemption_bound,
+        buffer_bound: args.buffer_bound,
+        timeout: args.timeout,
+        monitor: args.monitor,
+        color: crate::Color::Never,
+    };
+    let opts = options(&check_args);
+    let (fences, confirmed) = joint_fences(&l.src, prog, &models, args.monitor.kind(), &opts);
+    let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();
+    let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fences)));
+    if fences.is_empty() {
+        eprintln!("{}: already robust under {}", l.path, names.join(", "));
+    } else {
+        for f in &fences {
+            let s = &prog.stmts[f.stmt as usize];
+            eprintln!(
+                "{}: fence {} after line {}, column {} ({}: `{}`)",
+                l.path,
+                f.kind.as_str(),
+                s.end_line,
+                s.end_col,
+                prog.threads[f.thread as usize].name,
+                s.text
+            );
+        }
+        eprintln!(
+            "{}: {} fence{} — {}",
+            l.path,
+            fences.len(),
+            if fences.len() == 1 { "" } else { "s" },
+            if confirmed {
+                format!("re-checked: robust under {}", names.join(", "))
+            } else {
+                "could not be confirmed robust by re-checking".to_string()
+            }
+        );
+    }
+    if args.write {
+        if let Err(e) = std::fs::write(&args.file, &fixed) {
+            eprintln!("error: cannot write `{}`: {e}", args.file);
+            return 2;
+        }
+    } else {
+        print!("{fixed}");
+    }
+    if confirmed {
+        0
+    } else {
+        1
+    }
+}
