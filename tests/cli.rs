@@ -38,7 +38,8 @@ fn three_mistakes_exit_2_with_three_errors() {
 fn json_has_one_line_per_file_in_order() {
     let files = [root().join("examples/sb.litmus"), root().join("tests/corpus/herd-x86/doc__iriw.litmus")];
     let out = litmus().args(["check", "--format", "json"]).args(&files).output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // SB has SC violations under TSO: exit 1.
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(lines.len(), 2);
@@ -72,9 +73,13 @@ fn unreadable_file_is_a_usage_error() {
 
 #[test]
 fn check_answers_per_model_and_exit_status() {
-    // SB: `exists` holds only under TSO/PSO, nothing fails: exit 0.
-    let out = litmus().args(["check", "--format", "json"]).arg(root().join("examples/sb.litmus")).output().unwrap();
+    // SB under SC alone: `exists` never holds, nothing fails: exit 0.
+    let sb = root().join("examples/sb.litmus");
+    let out = litmus().args(["check", "--model", "sc"]).arg(&sb).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
+    // Under TSO it has SC violations: exit 1.
+    let out = litmus().args(["check", "--format", "json"]).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["models"]["sc"]["observation"], "never");
     assert_eq!(v["models"]["sc"]["states"], 3);
