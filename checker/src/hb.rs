@@ -1,5 +1,9 @@
 //! Happens-before (po ∪ rf ∪ co ∪ fr) of an SC execution, as vector clocks
 //! over threads: `f →hb* g` iff `clock(f)[t(f)] <= clock(g)[t(f)]`.
+//!
+//! Incremental: events are pushed one by one and the clocks can be cut back
+//! to a prefix (an undo trail restores the working clocks), so consecutive
+//! executions of a depth-first exploration share their common prefix.
 
 use crate::machine::{Event, EventKind, NONE};
 
@@ -11,50 +15,142 @@ pub struct Hb {
     pre: Vec<u32>,
     /// The previous event of the same thread (`NONE` if first).
     pub prev: Vec<u32>,
+    // Working state: per-thread clocks, per-cell last-write and reads-since.
+    cur: Vec<u32>,
+    w: Vec<u32>,
+    r: Vec<u32>,
+    last: Vec<u32>,
+    /// Undo trail: (which array, index, old value); `marks[i]` is its length
+    /// before event i.
+    trail: Vec<(u8, u32, u32)>,
+    marks: Vec<usize>,
+    len: usize,
 }
 
+const CUR: u8 = 0;
+const W: u8 = 1;
+const R: u8 = 2;
+const LAST: u8 = 3;
+
 impl Hb {
-    pub fn of(log: &[Event], threads: usize) -> Hb {
+    pub fn new(threads: usize, cells: usize) -> Hb {
         let t = threads;
-        let mut clocks = vec![0u32; log.len() * t];
-        let mut pre = vec![0u32; log.len() * t];
-        let mut prev = vec![NONE; log.len()];
-        let mut cur = vec![0u32; t * t];
-        let mut last = vec![NONE; t];
-        let cells = log.iter().filter(|e| e.cell != NONE).map(|e| e.cell as usize + 1).max().unwrap_or(0);
-        let mut w = vec![0u32; cells * t];
-        let mut r = vec![0u32; cells * t];
-        let mut acc = vec![0u32; t];
-        for (i, e) in log.iter().enumerate() {
-            if e.kind == EventKind::Commit {
-                continue;
-            }
-            let th = e.thread as usize;
-            acc.copy_from_slice(&cur[th * t..(th + 1) * t]);
-            if e.cell != NONE {
-                let c = e.cell as usize;
-                join(&mut acc, &w[c * t..(c + 1) * t]);
-                if e.is_write() {
-                    join(&mut acc, &r[c * t..(c + 1) * t]);
-                }
-            }
-            pre[i * t..(i + 1) * t].copy_from_slice(&acc);
-            acc[th] += 1;
-            clocks[i * t..(i + 1) * t].copy_from_slice(&acc);
-            cur[th * t..(th + 1) * t].copy_from_slice(&acc);
-            if e.cell != NONE {
-                let c = e.cell as usize;
-                if e.is_write() {
-                    w[c * t..(c + 1) * t].copy_from_slice(&acc);
-                    r[c * t..(c + 1) * t].iter_mut().for_each(|x| *x = 0);
-                } else {
-                    join(&mut r[c * t..(c + 1) * t], &acc);
-                }
-            }
-            prev[i] = last[th];
-            last[th] = i as u32;
+        Hb {
+            threads,
+            clocks: Vec::new(),
+            pre: Vec::new(),
+            prev: Vec::new(),
+            cur: vec![0; t * t],
+            w: vec![0; cells * t],
+            r: vec![0; cells * t],
+            last: vec![NONE; t],
+            trail: Vec::new(),
+            marks: Vec::new(),
+            len: 0,
         }
-        Hb { threads, clocks, pre, prev }
+    }
+
+    pub fn of(log: &[Event], threads: usize) -> Hb {
+        let cells = log.iter().filter(|e| e.cell != NONE).map(|e| e.cell as usize + 1).max().unwrap_or(0);
+        let mut hb = Hb::new(threads, cells);
+        for i in 0..log.len() {
+            hb.push(log, i);
+        }
+        hb
+    }
+
+    /// Events processed so far.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn set(&mut self, which: u8, idx: usize, v: u32) {
+        let arr = match which {
+            CUR => &mut self.cur,
+            W => &mut self.w,
+            R => &mut self.r,
+            _ => &mut self.last,
+        };
+        if arr[idx] != v {
+            self.trail.push((which, idx as u32, arr[idx]));
+            arr[idx] = v;
+        }
+    }
+
+    /// Add event `i` (the next one) of `log`.
+    pub fn push(&mut self, log: &[Event], i: usize) {
+        debug_assert_eq!(i, self.len);
+        let t = self.threads;
+        self.marks.push(self.trail.len());
+        self.len += 1;
+        let e = &log[i];
+        if e.kind == EventKind::Commit {
+            self.clocks.extend(std::iter::repeat(0).take(t));
+            self.pre.extend(std::iter::repeat(0).take(t));
+            self.prev.push(NONE);
+            return;
+        }
+        let th = e.thread as usize;
+        let base = self.clocks.len();
+        self.clocks.extend_from_slice(&self.cur[th * t..(th + 1) * t]);
+        if e.cell != NONE {
+            let c = e.cell as usize;
+            let (clocks, w, r) = (&mut self.clocks, &self.w, &self.r);
+            join(&mut clocks[base..base + t], &w[c * t..(c + 1) * t]);
+            if e.is_write() {
+                join(&mut clocks[base..base + t], &r[c * t..(c + 1) * t]);
+            }
+        }
+        self.pre.extend_from_slice(&self.clocks[base..base + t]);
+        self.clocks[base + th] += 1;
+        for k in 0..t {
+            let v = self.clocks[base + k];
+            self.set(CUR, th * t + k, v);
+        }
+        if e.cell != NONE {
+            let c = e.cell as usize;
+            if e.is_write() {
+                for k in 0..t {
+                    let v = self.clocks[base + k];
+                    self.set(W, c * t + k, v);
+                    self.set(R, c * t + k, 0);
+                }
+            } else {
+                for k in 0..t {
+                    let v = self.clocks[base + k].max(self.r[c * t + k]);
+                    self.set(R, c * t + k, v);
+                }
+            }
+        }
+        self.prev.push(self.last[th]);
+        self.set(LAST, th, i as u32);
+    }
+
+    /// Forget every event from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.len {
+            return;
+        }
+        let keep = self.marks[n];
+        while self.trail.len() > keep {
+            let (which, idx, old) = self.trail.pop().unwrap();
+            let arr = match which {
+                CUR => &mut self.cur,
+                W => &mut self.w,
+                R => &mut self.r,
+                _ => &mut self.last,
+            };
+            arr[idx as usize] = old;
+        }
+        self.marks.truncate(n);
+        self.clocks.truncate(n * self.threads);
+        self.pre.truncate(n * self.threads);
+        self.prev.truncate(n);
+        self.len = n;
     }
 
     pub fn clock(&self, i: u32) -> &[u32] {

@@ -65,7 +65,7 @@ pub fn check_all(
             v.harm = robust::judge_harm(prog, v, sc.observation, opts);
         }
         let (fences, fences_confirmed) = match src {
-            Some(src) => robust::confirm_fences(src, prog, &[model], monitor, &mut violations, opts),
+            Some(src) => robust::minimal_fences(src, prog, &[model], monitor, &mut violations, opts),
             None => (robust::choose_fences(prog, &mut violations), false),
         };
         robustness.push(Robustness {

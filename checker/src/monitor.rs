@@ -43,144 +43,207 @@ pub enum Forcing {
     Interleaving,
 }
 
-struct StoreRec {
-    ev: u32,
-    po: u32,
-    /// Per thread q: the po index of q's first event that forced this
-    /// store's commit (`NONE`: none yet).
-    forced: Vec<u32>,
+/// The BSS monitor for one model, incremental like [`Hb`]: `push` the next
+/// event, `truncate` back to a prefix.
+pub struct Bss {
+    model: Model,
+    forcing: Forcing,
+    x86: bool,
+    t: usize,
+    cells: usize,
+    /// Per thread: its stores (log index, po index, cell), in order.
+    stores: Vec<Vec<(u32, u32, u32)>>,
+    /// Per (thread, store index, q): po index of q's first event that forced
+    /// the store's commit (`NONE`: none yet). Flat per thread.
+    forced: Vec<Vec<u32>>,
+    /// Per (thread, cell): indices into `stores[thread]`.
+    by_cell: Vec<Vec<u32>>,
+    /// TSO: per (owner, q), how many of owner's stores q has forced (a
+    /// FIFO prefix). PSO: per (owner, cell, q), of `by_cell[owner, cell]`.
+    wm: Vec<u32>,
+    /// Undo: (forced slot (thread, flat index) or watermark, old value).
+    trail: Vec<(u32, u32, u32)>,
+    /// Per event: trail length before it, and the thread whose store it
+    /// appended (`NONE` if none).
+    marks: Vec<(usize, u32)>,
 }
 
-/// The BSS monitor under `model` (TSO or PSO) over one SC execution.
-pub fn bss(prog: &Program, model: Model, forcing: Forcing, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
-    let t = hb.threads;
-    let cells = prog.mem_size();
-    let x86 = prog.dialect == Dialect::HerdX86;
-    let mut stores: Vec<Vec<StoreRec>> = (0..t).map(|_| Vec::new()).collect();
-    // Per (thread, cell): indices into `stores[thread]`.
-    let mut by_cell: Vec<Vec<usize>> = vec![Vec::new(); t * cells];
-    // TSO: per (owner, q) how many of owner's stores q has forced (a prefix).
-    let mut wm_tso = vec![0usize; t * t];
-    // PSO: per (owner, cell, q) how many of by_cell[owner, cell] q has forced.
-    let mut wm_pso = vec![0usize; if model == Model::Pso { t * cells * t } else { 0 }];
+const WM: u32 = u32::MAX;
 
-    let force_prefix = |stores: &mut Vec<StoreRec>, wm: &mut usize, upto: usize, q: usize, po: u32| {
-        while *wm < upto {
-            let s = &mut stores[*wm];
-            if s.forced[q] == NONE {
-                s.forced[q] = po;
+impl Bss {
+    pub fn new(prog: &Program, model: Model, forcing: Forcing) -> Bss {
+        let t = prog.threads.len();
+        let cells = prog.mem_size();
+        let wm = if model == Model::Pso { t * cells * t } else { t * t };
+        Bss {
+            model,
+            forcing,
+            x86: prog.dialect == Dialect::HerdX86,
+            t,
+            cells,
+            stores: vec![Vec::new(); t],
+            forced: vec![Vec::new(); t],
+            by_cell: vec![Vec::new(); t * cells],
+            wm: vec![0; wm],
+            trail: Vec::new(),
+            marks: Vec::new(),
+        }
+    }
+
+    fn force(&mut self, owner: usize, store: usize, q: usize, po: u32) {
+        let slot = store * self.t + q;
+        if self.forced[owner][slot] == NONE {
+            self.trail.push((owner as u32, slot as u32, NONE));
+            self.forced[owner][slot] = po;
+        }
+    }
+
+    fn set_wm(&mut self, idx: usize, v: u32) {
+        self.trail.push((WM, idx as u32, self.wm[idx]));
+        self.wm[idx] = v;
+    }
+
+    /// q (at po index `po`) forces owner's stores: TSO the FIFO prefix up to
+    /// store index `upto`; PSO those to `cell` (all issued so far).
+    fn force_tso(&mut self, owner: usize, q: usize, upto: usize, po: u32) {
+        let w = owner * self.t + q;
+        let from = self.wm[w] as usize;
+        if from < upto {
+            for s in from..upto {
+                self.force(owner, s, q, po);
             }
-            *wm += 1;
+            self.set_wm(w, upto as u32);
         }
-    };
+    }
 
-    for (i, e) in log.iter().enumerate() {
-        let i = i as u32;
-        if e.kind == EventKind::Commit {
-            continue;
+    fn force_pso(&mut self, owner: usize, cell: usize, q: usize, po: u32) {
+        let w = (owner * self.cells + cell) * self.t + q;
+        let n = self.by_cell[owner * self.cells + cell].len();
+        let from = self.wm[w] as usize;
+        if from < n {
+            for k in from..n {
+                let s = self.by_cell[owner * self.cells + cell][k] as usize;
+                self.force(owner, s, q, po);
+            }
+            self.set_wm(w, n as u32);
         }
+    }
+
+    /// Thread p drains its buffer(s): all of them, or (PSO native atomic) one.
+    fn drain(&mut self, p: usize, only: Option<usize>, po: u32) {
+        if self.model == Model::Pso {
+            match only {
+                Some(c) => self.force_pso(p, c, p, po),
+                None => {
+                    for c in 0..self.cells {
+                        self.force_pso(p, c, p, po);
+                    }
+                }
+            }
+        } else {
+            let n = self.stores[p].len();
+            self.force_tso(p, p, n, po);
+        }
+    }
+
+    /// Process event `i` (the next one): report violations, then simulate it.
+    pub fn push(&mut self, log: &[Event], i: usize, hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+        self.marks.push((self.trail.len(), NONE));
+        let e = &log[i];
+        if e.kind == EventKind::Commit {
+            return;
+        }
+        let i = i as u32;
+        let t = self.t;
         let p = e.thread as usize;
         let po = hb.po(log, i);
         if e.cell != NONE {
             let a = e.cell as usize;
-            // The check (BSS Fig. 4/5, line 6).
+            // The check (Fig. 4/5, line 6).
             let prev = hb.prev[i as usize];
             if prev != NONE {
                 let cprev = hb.clock(prev);
                 let pre = hb.pre(i);
                 for q in (0..t).filter(|&q| q != p) {
-                    let list = &by_cell[q * cells + a];
+                    let list = &self.by_cell[q * self.cells + a];
                     // The last store of q to a that happens before prev[p].
-                    let k = list.partition_point(|&si| stores[q][si].po <= cprev[q]);
+                    let k = list.partition_point(|&si| self.stores[q][si as usize].1 <= cprev[q]);
                     if k == 0 {
                         continue;
                     }
-                    let s = &stores[q][list[k - 1]];
-                    let forced = match forcing {
-                        Forcing::Causal => (0..t).any(|r| s.forced[r] != NONE && s.forced[r] <= pre[r]),
-                        Forcing::Interleaving => s.forced.iter().any(|&f| f != NONE),
+                    let si = list[k - 1] as usize;
+                    let forced = &self.forced[q][si * t..(si + 1) * t];
+                    let is_forced = match self.forcing {
+                        Forcing::Causal => (0..t).any(|r| forced[r] != NONE && forced[r] <= pre[r]),
+                        Forcing::Interleaving => forced.iter().any(|&f| f != NONE),
                     };
-                    if !forced {
-                        out(RawViolation { store: s.ev, access: i, prev });
+                    if !is_forced {
+                        out(RawViolation { store: self.stores[q][si].0, access: i, prev });
                     }
                 }
             }
-            // e forces the commit of other threads' stores to a (Fig. 4/5, lines 10–12).
+            // e forces the commit of other threads' stores to a (lines 10–12).
             for q in (0..t).filter(|&q| q != p) {
-                match model {
-                    Model::Pso => {
-                        let n = by_cell[q * cells + a].len();
-                        let wm = &mut wm_pso[(q * cells + a) * t + p];
-                        let list = &by_cell[q * cells + a];
-                        while *wm < n {
-                            let s = &mut stores[q][list[*wm]];
-                            if s.forced[p] == NONE {
-                                s.forced[p] = po;
-                            }
-                            *wm += 1;
-                        }
-                    }
-                    _ => {
-                        // TSO: the FIFO prefix up to q's last store to a.
-                        if let Some(&last) = by_cell[q * cells + a].last() {
-                            force_prefix(&mut stores[q], &mut wm_tso[q * t + p], last + 1, p, po);
-                        }
-                    }
+                if self.model == Model::Pso {
+                    self.force_pso(q, a, p, po);
+                } else if let Some(&last) = self.by_cell[q * self.cells + a].last() {
+                    self.force_tso(q, p, last as usize + 1, po);
                 }
             }
         }
         // Perform e (lines 15–25): buffer a store; drain on atomics and fences.
-        let drain_all = |stores: &mut Vec<Vec<StoreRec>>,
-                         wm_tso: &mut Vec<usize>,
-                         wm_pso: &mut Vec<usize>,
-                         by_cell: &Vec<Vec<usize>>| {
-            let n = stores[p].len();
-            force_prefix(&mut stores[p], &mut wm_tso[p * t + p], n, p, po);
-            if model == Model::Pso {
-                for c in 0..cells {
-                    let list = &by_cell[p * cells + c];
-                    let wm = &mut wm_pso[(p * cells + c) * t + p];
-                    while *wm < list.len() {
-                        let s = &mut stores[p][list[*wm]];
-                        if s.forced[p] == NONE {
-                            s.forced[p] = po;
-                        }
-                        *wm += 1;
-                    }
-                }
-            }
-        };
         match e.kind {
             EventKind::Store => {
-                by_cell[p * cells + e.cell as usize].push(stores[p].len());
-                stores[p].push(StoreRec { ev: i, po, forced: vec![NONE; t] });
+                let idx = self.stores[p].len() as u32;
+                self.stores[p].push((i, po, e.cell));
+                self.forced[p].extend(std::iter::repeat(NONE).take(t));
+                self.by_cell[p * self.cells + e.cell as usize].push(idx);
+                self.marks.last_mut().unwrap().1 = p as u32;
             }
-            EventKind::Rmw => match model {
-                Model::Pso if !x86 => {
-                    let a = e.cell as usize;
-                    let list = &by_cell[p * cells + a];
-                    let wm = &mut wm_pso[(p * cells + a) * t + p];
-                    while *wm < list.len() {
-                        let s = &mut stores[p][list[*wm]];
-                        if s.forced[p] == NONE {
-                            s.forced[p] = po;
-                        }
-                        *wm += 1;
-                    }
-                }
-                _ => drain_all(&mut stores, &mut wm_tso, &mut wm_pso, &by_cell),
-            },
+            EventKind::Rmw => {
+                let only = (self.model == Model::Pso && !self.x86).then_some(e.cell as usize);
+                self.drain(p, only, po);
+            }
             EventKind::Fence(k) => {
-                let drains = match model {
+                let drains = match self.model {
                     Model::Pso => k != FenceKind::RR,
                     _ => matches!(k, FenceKind::Full | FenceKind::WR),
                 };
                 if drains {
-                    drain_all(&mut stores, &mut wm_tso, &mut wm_pso, &by_cell);
+                    self.drain(p, None, po);
                 }
             }
             _ => {}
         }
+    }
+
+    /// Forget every event from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        while self.marks.len() > n {
+            let (keep, appended) = self.marks.pop().unwrap();
+            while self.trail.len() > keep {
+                let (owner, idx, old) = self.trail.pop().unwrap();
+                if owner == WM {
+                    self.wm[idx as usize] = old;
+                } else {
+                    self.forced[owner as usize][idx as usize] = old;
+                }
+            }
+            if appended != NONE {
+                let p = appended as usize;
+                let (_, _, cell) = self.stores[p].pop().unwrap();
+                self.forced[p].truncate(self.stores[p].len() * self.t);
+                self.by_cell[p * self.cells + cell as usize].pop();
+            }
+        }
+    }
+}
+
+/// The BSS monitor under `model` (TSO or PSO) over one SC execution.
+pub fn bss(prog: &Program, model: Model, forcing: Forcing, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+    let mut m = Bss::new(prog, model, forcing);
+    for i in 0..log.len() {
+        m.push(log, i, hb, out);
     }
 }
 

@@ -83,10 +83,10 @@ pub struct Violation {
     pub access_stmt: StmtId,
     pub cycle: Vec<CycleStep>,
     pub witness: RelaxedWitness,
-    /// The SC execution the monitor flagged.
+    /// The SC execution the monitor flagged, up to the access.
     pub sc_events: Vec<Event>,
     pub harm: Harm,
-    /// SC executions on which the monitor signalled this pair.
+    /// Times the monitor signalled this pair (once per distinct SC prefix).
     pub occurrences: u64,
     /// Fence positions that each remove this violation, and whether
     /// ordering stores suffices there.
@@ -123,7 +123,9 @@ struct Group {
     occurrences: u64,
 }
 
-/// Collects violations from SC executions as they are explored.
+/// Collects violations from SC executions as they are explored. The BSS
+/// monitors are incremental: an execution shares its prefix with the one
+/// before (depth-first order), and only the new suffix is monitored.
 pub struct Collector<'p> {
     prog: &'p Program,
     models: Vec<Model>,
@@ -131,11 +133,22 @@ pub struct Collector<'p> {
     loop_bound: u32,
     groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
     unconfirmed: Vec<u64>,
+    cache: Vec<Event>,
+    hb: Hb,
+    bss: Vec<Option<monitor::Bss>>,
 }
 
 impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, loop_bound: u32) -> Self {
         let models: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let bss = models
+            .iter()
+            .map(|&m| match (monitor, m) {
+                (MonitorKind::Sober, Model::Tso) => None,
+                (MonitorKind::BssInterleaving, _) => Some(monitor::Bss::new(prog, m, Forcing::Interleaving)),
+                _ => Some(monitor::Bss::new(prog, m, Forcing::Causal)),
+            })
+            .collect();
         Collector {
             prog,
             groups: models.iter().map(|_| BTreeMap::new()).collect(),
@@ -143,73 +156,93 @@ impl<'p> Collector<'p> {
             models,
             monitor,
             loop_bound,
+            cache: Vec::new(),
+            hb: Hb::new(prog.threads.len(), prog.mem_size()),
+            bss,
         }
     }
 
     pub fn observe(&mut self, e: &Execution<'_>) {
-        if self.models.is_empty() || e.events.is_empty() {
+        if self.models.is_empty() {
             return;
         }
         let log = e.events;
-        let hb = Hb::of(log, self.prog.threads.len());
+        let common = self.cache.iter().zip(log).take_while(|(a, b)| a == b).count();
+        self.cache.truncate(common);
+        self.hb.truncate(common);
+        for m in self.bss.iter_mut().flatten() {
+            m.truncate(common);
+        }
+        let mut raws: Vec<(usize, RawViolation)> = Vec::new();
+        for i in common..log.len() {
+            self.cache.push(log[i]);
+            self.hb.push(&self.cache, i);
+            for (mi, m) in self.bss.iter_mut().enumerate() {
+                if let Some(m) = m {
+                    m.push(&self.cache, i, &self.hb, &mut |r| raws.push((mi, r)));
+                }
+            }
+            for (mi, r) in raws.drain(..) {
+                self.record(mi, r);
+            }
+        }
+        // Sober is not incremental: run it on the whole execution.
         for mi in 0..self.models.len() {
-            let model = self.models[mi];
-            let mut raws: Vec<RawViolation> = Vec::new();
-            let mut push = |r: RawViolation| raws.push(r);
-            match (self.monitor, model) {
-                (MonitorKind::Sober, Model::Tso) => monitor::sober(self.prog, log, &hb, &mut push),
-                (MonitorKind::BssInterleaving, _) => {
-                    monitor::bss(self.prog, model, Forcing::Interleaving, log, &hb, &mut push)
-                }
-                _ => monitor::bss(self.prog, model, Forcing::Causal, log, &hb, &mut push),
-            }
-            for r in raws {
-                let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
-                let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
-                g.occurrences += 1;
-                if g.v.is_some() || g.attempts >= 8 {
-                    continue;
-                }
-                g.attempts += 1;
-                // BSS replays what happens before the access; Sober what
-                // happens up to the access's thread's previous event.
-                let upto: Vec<u32> = if self.monitor == MonitorKind::Sober && model == Model::Tso {
-                    hb.clock(r.prev).to_vec()
-                } else {
-                    hb.pre(r.access).to_vec()
-                };
-                let built = if self.monitor == MonitorKind::Sober && model == Model::Tso {
-                    witness::build_borderline(self.prog, model, self.loop_bound, log, &hb, &upto, r.store, r.access)
-                } else {
-                    witness::build(self.prog, model, self.loop_bound, log, &hb, &upto, r.store, r.access)
-                };
-                match built {
-                    Some(w) => {
-                        let cycle = display_cycle(log, &hb, r);
-                        let candidates = fence_candidates(self.prog, model, log, &cycle, r);
-                        g.v = Some(Violation {
-                            model,
-                            store_stmt: key.0,
-                            access_stmt: key.1,
-                            cycle: cycle
-                                .iter()
-                                .map(|&(ev, edge)| CycleStep {
-                                    thread: log[ev as usize].thread,
-                                    stmt: log[ev as usize].stmt,
-                                    edge,
-                                })
-                                .collect(),
-                            witness: w,
-                            sc_events: log.to_vec(),
-                            harm: Harm::Unknown,
-                            occurrences: 0,
-                            candidates,
-                            fence: Vec::new(),
-                        });
-                    }
-                    None => self.unconfirmed[mi] += 1,
+            if self.bss[mi].is_none() {
+                let mut found = Vec::new();
+                monitor::sober(self.prog, &self.cache, &self.hb, &mut |r| found.push(r));
+                for r in found {
+                    self.record(mi, r);
                 }
             }
+        }
+    }
+
+    fn record(&mut self, mi: usize, r: RawViolation) {
+        let model = self.models[mi];
+        let log = &self.cache;
+        let hb = &self.hb;
+        let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
+        let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
+        g.occurrences += 1;
+        if g.v.is_some() || g.attempts >= 8 {
+            return;
+        }
+        g.attempts += 1;
+        let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
+        // BSS replays what happens before the access; Sober what happens up
+        // to the access's thread's previous event.
+        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(r.access).to_vec() };
+        let built = if sober {
+            witness::build_borderline(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+        } else {
+            witness::build(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+        };
+        match built {
+            Some(w) => {
+                let cycle = display_cycle(log, hb, r);
+                let candidates = fence_candidates(self.prog, model, log, &cycle, r);
+                g.v = Some(Violation {
+                    model,
+                    store_stmt: key.0,
+                    access_stmt: key.1,
+                    cycle: cycle
+                        .iter()
+                        .map(|&(ev, edge)| CycleStep {
+                            thread: log[ev as usize].thread,
+                            stmt: log[ev as usize].stmt,
+                            edge,
+                        })
+                        .collect(),
+                    witness: w,
+                    sc_events: log[..=r.access as usize].to_vec(),
+                    harm: Harm::Unknown,
+                    occurrences: 0,
+                    candidates,
+                    fence: Vec::new(),
+                });
+            }
+            None => self.unconfirmed[mi] += 1,
         }
     }
 
@@ -542,7 +575,7 @@ pub fn joint_fences(
 ) -> (Vec<FencePoint>, bool) {
     let mut all: Vec<Violation> =
         models.iter().filter(|m| **m != Model::Sc).flat_map(|&m| violations_of(prog, m, monitor, opts)).collect();
-    confirm_fences(src, prog, models, monitor, &mut all, opts)
+    minimal_fences(src, prog, models, monitor, &mut all, opts)
 }
 
 /// The confirmed violations of a program under one relaxed model.
@@ -550,4 +583,118 @@ pub fn violations_of(prog: &Program, model: Model, monitor: MonitorKind, opts: &
     let mut c = Collector::new(prog, &[model], monitor, opts.loop_bound);
     crate::outcome::explore_with(prog, Model::Sc, opts, |e| c.observe(e));
     c.finish().pop().map(|x| x.1).unwrap_or_default()
+}
+
+/// Statements of the program that store (where a fence can matter: a fence
+/// later in the same straight-line stretch orders less).
+fn store_stmts(prog: &Program) -> Vec<StmtId> {
+    let mut v: Vec<StmtId> = prog
+        .threads
+        .iter()
+        .flat_map(|t| t.code.iter())
+        .filter_map(|i| match i {
+            litmus_dsl::ir::Instr::Store { stmt, .. } => Some(*stmt),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The violations (as statement pairs of `prog`) left after fencing `at`.
+fn remaining_after(
+    src: &str,
+    prog: &Program,
+    at: &[FencePoint],
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> Option<Vec<(Model, StmtId, StmtId)>> {
+    let fenced_src = litmus_dsl::edit::apply(src, &litmus_dsl::edit::fence_edits(src, prog, &insertions(at)));
+    let fenced = litmus_dsl::analyze(&fenced_src).program?;
+    let back = map_back(prog, &fenced, at);
+    let mut out = Vec::new();
+    for &m in models.iter().filter(|m| **m != Model::Sc) {
+        for v in violations_of(&fenced, m, monitor, opts) {
+            // A violation whose statements do not map back is a new one.
+            out.push((
+                m,
+                *back.get(&v.store_stmt).unwrap_or(&StmtId::MAX),
+                *back.get(&v.access_stmt).unwrap_or(&StmtId::MAX),
+            ));
+        }
+    }
+    Some(out)
+}
+
+/// The fewest fences that make the program robust under all `models`.
+///
+/// Each violation's cycle names where a fence must go to break *that*
+/// cycle, but a fence elsewhere can remove the violation too (by making the
+/// rest of its cycle impossible). So the candidates are measured: a full
+/// fence after each store, alone, and the violations it removes; then a
+/// minimum hitting set, re-checked, and each fence weakened to `ww` where
+/// that keeps the program robust. If a violation is removed by no single
+/// fence, the cycle-based choice (also re-checked) is used instead.
+pub fn minimal_fences(
+    src: &str,
+    prog: &Program,
+    models: &[Model],
+    monitor: MonitorKind,
+    violations: &mut [Violation],
+    opts: &Options,
+) -> (Vec<FencePoint>, bool) {
+    if violations.is_empty() {
+        return (Vec::new(), true);
+    }
+    let mut positions = store_stmts(prog);
+    for v in violations.iter() {
+        positions.extend(v.candidates.iter().map(|c| c.0));
+    }
+    positions.sort();
+    positions.dedup();
+    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
+    let keys: Vec<(Model, StmtId, StmtId)> =
+        violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
+    let mut kills: Vec<Vec<StmtId>> = vec![Vec::new(); violations.len()];
+    for &p in &positions {
+        let Some(left) = remaining_after(src, prog, &[full(p)], models, monitor, opts) else { continue };
+        for (i, k) in keys.iter().enumerate() {
+            if !left.contains(k) {
+                kills[i].push(p);
+            }
+        }
+    }
+    if kills.iter().any(|k| k.is_empty()) {
+        return confirm_fences(src, prog, models, monitor, violations, opts);
+    }
+    let chosen = min_hitting_set(&kills);
+    let mut fences: Vec<FencePoint> = chosen.iter().map(|&s| full(s)).collect();
+    fences.sort();
+    match remaining_after(src, prog, &fences, models, monitor, opts) {
+        Some(left) if left.is_empty() => {}
+        _ => return confirm_fences(src, prog, models, monitor, violations, opts),
+    }
+    // `ww` where every violation the fence removes is a PSO store→store
+    // delay (as on real PSO hardware, where it orders stores only), else
+    // `wr`. (The operational PSO of the seeds drains on both, so the
+    // re-check cannot tell them apart: the kind follows the cycles.)
+    for f in fences.iter_mut() {
+        let ww = violations
+            .iter()
+            .zip(&kills)
+            .filter(|(_, k)| k.contains(&f.stmt))
+            .all(|(v, _)| v.model == Model::Pso && v.candidates.iter().all(|c| c.1));
+        f.kind = if ww { FenceKind::WW } else { FenceKind::WR };
+    }
+    if !remaining_after(src, prog, &fences, models, monitor, opts).is_some_and(|l| l.is_empty()) {
+        for f in fences.iter_mut() {
+            f.kind = FenceKind::WR;
+        }
+    }
+    for (v, k) in violations.iter_mut().zip(&kills) {
+        v.fence = fences.iter().filter(|f| k.contains(&f.stmt)).take(1).copied().collect();
+    }
+    (fences, true)
 }

@@ -442,20 +442,32 @@ pub fn build_borderline(
     targets[p].push(Target { kind: a.kind, cell: a.cell, rf: before_store });
     let mut budget = 20_000;
     let (mut schedule, mut log, before_drain, state_after_access) = realize(&m, &targets, &co, &mut budget)?;
-    // Drain in the target coherence order first, then the rest.
+    // Drain: a buffer's head may commit once every write before it in the
+    // target coherence order has reached memory.
     let mut st = state_after_access.clone();
-    let mut guard = 0;
-    while st.bufs.iter().any(|b| !b.is_empty()) && guard < 10_000 {
-        guard += 1;
-        let pick = (0..st.bufs.len()).filter(|&b| !st.bufs[b].is_empty()).min_by_key(|&b| {
-            let head = st.bufs[b].front().unwrap();
-            let t = log[head.store as usize].thread;
-            let k = log[..=head.store as usize].iter().filter(|e| e.thread == t && e.kind != EventKind::Commit).count()
-                as u32;
-            co.get(&head.cell).and_then(|v| v.iter().position(|&x| x == (t, k))).unwrap_or(usize::MAX)
+    let mut done: std::collections::HashMap<u32, usize> = Default::default();
+    for e in log.iter().filter(|e| matches!(e.kind, EventKind::Commit | EventKind::Rmw)) {
+        *done.entry(e.cell).or_insert(0) += 1;
+    }
+    while st.bufs.iter().any(|b| !b.is_empty()) {
+        let ready = (0..st.bufs.len()).find(|&b| {
+            st.bufs[b].front().is_some_and(|head| {
+                let t = log[head.store as usize].thread;
+                let k =
+                    log[..=head.store as usize].iter().filter(|e| e.thread == t && e.kind != EventKind::Commit).count()
+                        as u32;
+                let order = co.get(&head.cell).map(|v| v.as_slice()).unwrap_or(&[]);
+                let n = *done.get(&head.cell).unwrap_or(&0);
+                match order.iter().position(|&x| x == (t, k)) {
+                    Some(pos) => pos == n,
+                    None => n >= order.len(),
+                }
+            })
         })?;
-        m.step(&mut st, m.threads + pick, schedule.len() as u32, &mut log);
-        schedule.push((m.threads + pick) as u32);
+        let cell = st.bufs[ready].front().unwrap().cell;
+        m.step(&mut st, m.threads + ready, schedule.len() as u32, &mut log);
+        schedule.push((m.threads + ready) as u32);
+        *done.entry(cell).or_insert(0) += 1;
     }
     let cycle = Trace::of(&log).cycle()?;
     Some(RelaxedWitness { schedule, events: log, before_drain, state_after_access, cycle })

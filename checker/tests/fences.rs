@@ -1,0 +1,129 @@
+//! Fences: after inserting the chosen fences the file is robust (by the
+//! monitor and by explicit exploration), and no smaller set of fences is.
+
+use litmus_checker::dpor::{Control, Explorer, Limits};
+use litmus_checker::machine::{EventKind, Machine, Model};
+use litmus_checker::outcome::Options;
+use litmus_checker::robust::{insertions, joint_fences, violations_of, MonitorKind};
+use litmus_checker::trace;
+use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
+use litmus_dsl::FenceKind;
+use std::path::Path;
+
+fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
+    let m = Machine::new(prog, model, 2, 16);
+    let mut ex = Explorer::new(&m);
+    let mut robust = true;
+    ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+        if trace::has_cycle(e.events) {
+            robust = false;
+            return Control::Stop;
+        }
+        Control::Continue
+    });
+    robust
+}
+
+fn files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut v = Vec::new();
+    for dir in ["examples", "tests/corpus/herd-x86"] {
+        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
+            v.push((p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()));
+        }
+    }
+    v
+}
+
+#[test]
+fn fixed_files_are_robust() {
+    let opts = Options::default();
+    let mut bad = Vec::new();
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for models in [vec![Model::Tso], vec![Model::Pso], vec![Model::Tso, Model::Pso]] {
+            let (fences, confirmed) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            let fixed = apply(&src, &fence_edits(&src, &prog, &insertions(&fences)));
+            let a = litmus_dsl::analyze(&fixed);
+            let Some(fp) = a.program else {
+                bad.push(format!("{name} {models:?}: the fixed file does not analyse: {:?}", a.diagnostics));
+                continue;
+            };
+            assert_eq!(a.diagnostics.iter().filter(|d| d.is_error()).count(), 0);
+            for &m in &models {
+                if !confirmed
+                    || !violations_of(&fp, m, MonitorKind::Bss, &opts).is_empty()
+                    || !explicitly_robust(&fp, m)
+                {
+                    bad.push(format!("{name} {m:?}: not robust after {} fences", fences.len()));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Positions where a fence can matter: right after each store statement (a
+/// fence later in the same straight-line stretch orders less).
+fn store_positions(prog: &litmus_dsl::Program) -> Vec<u32> {
+    let mut v: Vec<u32> = prog
+        .threads
+        .iter()
+        .flat_map(|t| t.code.iter())
+        .filter_map(|i| match i {
+            litmus_dsl::ir::Instr::Store { stmt, .. } => Some(*stmt),
+            _ => None,
+        })
+        .collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+fn robust_with(src: &str, prog: &litmus_dsl::Program, at: &[u32], model: Model) -> bool {
+    let ins: Vec<FenceInsertion> = at.iter().map(|&stmt| FenceInsertion { stmt, kind: FenceKind::Full }).collect();
+    let fixed = apply(src, &fence_edits(src, prog, &ins));
+    let fp = litmus_dsl::analyze(&fixed).program.unwrap();
+    violations_of(&fp, model, MonitorKind::Bss, &Options::default()).is_empty()
+}
+
+fn subsets(n: usize, k: usize, start: usize, cur: &mut Vec<usize>, out: &mut impl FnMut(&[usize]) -> bool) -> bool {
+    if cur.len() == k {
+        return out(cur);
+    }
+    for i in start..n {
+        cur.push(i);
+        if subsets(n, k, i + 1, cur, out) {
+            return true;
+        }
+        cur.pop();
+    }
+    false
+}
+
+#[test]
+fn no_smaller_fence_set_makes_an_example_robust() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut checked = 0;
+    for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists()) {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let positions = store_positions(&prog);
+        for model in [Model::Tso, Model::Pso] {
+            let (ours, confirmed) = joint_fences(&src, &prog, &[model], MonitorKind::Bss, &Options::default());
+            assert!(confirmed, "{name} {model:?}");
+            // Brute force over full fences at every store, all smaller sets.
+            for k in 0..ours.len() {
+                let found = subsets(positions.len(), k, 0, &mut Vec::new(), &mut |idx| {
+                    let at: Vec<u32> = idx.iter().map(|&i| positions[i]).collect();
+                    robust_with(&src, &prog, &at, model)
+                });
+                assert!(!found, "{name} {model:?}: {k} fences suffice but {} were chosen", ours.len());
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 40);
+    let _ = EventKind::Load;
+}
