@@ -81,33 +81,14 @@ fn main() {
         );
     }
 
-    println!("Monitor overhead: SC exploration alone vs with the BSS monitors for TSO and PSO on every execution");
+    println!("Monitor overhead: SC exploration alone vs with the BSS monitors (TSO and PSO) riding along, witnesses included");
     for name in ["dekker", "peterson", "bakery", "lamport-fast", "ms2-queue", "treiber-stack"] {
         let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
         let prog = litmus_dsl::analyze(&src).program.unwrap();
-        for pb in [None, Some(2)] {
-            let o = Options { preemption_bound: pb, loop_bound: 3, ..Options::default() };
-            let runs = 30;
+        for (lb, pb) in [(2, None), (3, Some(2)), (20, Some(4))] {
+            let o = Options { preemption_bound: pb, loop_bound: lb, ..Options::default() };
+            let runs = 10;
             let (bare, out) = best_of(runs, || explore(&prog, Model::Sc, &o));
-            // Monitoring proper: the monitors' pass over each execution.
-            let (mon, groups) = best_of(runs, || {
-                let mut n = 0usize;
-                litmus_checker::outcome::explore_with(&prog, Model::Sc, &o, |e| {
-                    let hb = litmus_checker::hb::Hb::of(e.events, prog.threads.len());
-                    for m in [Model::Tso, Model::Pso] {
-                        litmus_checker::monitor::bss(
-                            &prog,
-                            m,
-                            litmus_checker::monitor::Forcing::Causal,
-                            e.events,
-                            &hb,
-                            &mut |_| n += 1,
-                        );
-                    }
-                });
-                n
-            });
-            // Everything: monitors, witnesses, grouping, cycles.
             let (full, vs) = best_of(runs, || {
                 let mut c = litmus_checker::robust::Collector::new(
                     &prog,
@@ -115,22 +96,47 @@ fn main() {
                     litmus_checker::MonitorKind::Bss,
                     o.loop_bound,
                 );
-                litmus_checker::outcome::explore_with(&prog, Model::Sc, &o, |e| c.observe(e));
+                c.run(&o);
                 c.finish().iter().map(|x| x.1.len()).collect::<Vec<_>>()
             });
             println!(
-                "  {name:13} pb {:4}: {:6} executions  bare {:8.3} ms  +monitors {:8.3} ms ({:+5.1}%, {} signals)  +witnesses {:8.3} ms ({:+5.1}%)  violations TSO/PSO {:?}",
+                "  {name:13} lb {lb:2} pb {:4}: {:6} executions  bare {:8.3} ms  with monitors {:8.3} ms ({:+5.1}%)  violations TSO/PSO {:?}",
                 pb.map(|b| b.to_string()).unwrap_or("none".into()),
                 out.stats.executions,
                 bare.as_secs_f64() * 1e3,
-                mon.as_secs_f64() * 1e3,
-                (mon.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0,
-                groups,
                 full.as_secs_f64() * 1e3,
                 (full.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0,
                 vs
             );
         }
+    }
+
+    println!("Distinct violations (statement pairs) with preemption bounds, as in BSS Tables 1-2 (loop bound 2)");
+    for name in ["dekker", "bakery", "peterson", "lamport-fast", "ms2-queue", "treiber-stack", "spinlock"] {
+        let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let mut cells = Vec::new();
+        for pb in [Some(1), Some(2), None] {
+            let o = Options { preemption_bound: pb, ..Options::default() };
+            let t = Instant::now();
+            let mut c = litmus_checker::robust::Collector::new(
+                &prog,
+                &[Model::Tso, Model::Pso],
+                litmus_checker::MonitorKind::Bss,
+                o.loop_bound,
+            );
+            let out = c.run(&o);
+            let v = c.finish();
+            cells.push(format!(
+                "pb {}: {:5} interleavings {:7.2} ms TSO {:2} PSO {:2}",
+                pb.map(|b| b.to_string()).unwrap_or("-".into()),
+                out.stats.executions,
+                t.elapsed().as_secs_f64() * 1e3,
+                v[0].1.len(),
+                v[1].1.len()
+            ));
+        }
+        println!("  {name:13} {}", cells.join(" | "));
     }
 
     println!("SC exploration rate");

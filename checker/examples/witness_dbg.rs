@@ -22,8 +22,8 @@ fn main() {
             for l in litmus_checker::narrate::lines(&prog, Model::Sc, e.events) {
                 println!("    {l}");
             }
-            println!("  raw {:?} upto {:?}", r, hb.pre(r.access));
-            let upto = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(r.access).to_vec() };
+            println!("  raw {:?} upto {:?}", r, hb.pre(e.events, r.access));
+            let upto = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(e.events, r.access) };
             let w = litmus_checker::witness::build(&prog, model, 2, e.events, &hb, &upto, r.store, r.access);
             match w {
                 Some(w) => {

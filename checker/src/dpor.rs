@@ -69,6 +69,24 @@ pub enum Control {
     Stop,
 }
 
+/// Follows the event log as exploration extends and cuts it: the online
+/// monitors ride along the depth-first search instead of re-reading every
+/// execution.
+pub trait EventListener {
+    /// `log[from..]` was just appended.
+    fn on_events(&mut self, log: &[Event], from: usize);
+    /// The log was cut back to `len` events.
+    fn on_truncate(&mut self, len: usize);
+}
+
+/// A listener that ignores everything.
+pub struct NoListener;
+
+impl EventListener for NoListener {
+    fn on_events(&mut self, _: &[Event], _: usize) {}
+    fn on_truncate(&mut self, _: usize) {}
+}
+
 struct Frame {
     /// The transition taken from this state (valid below the top).
     proc: u32,
@@ -206,6 +224,18 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.run_from(init, init_log, limits, on_exec)
     }
 
+    /// `run`, telling `listener` about every event appended and cut.
+    pub fn run_listened(
+        &mut self,
+        limits: Limits,
+        listener: &mut dyn EventListener,
+        on_exec: impl FnMut(&Execution<'_>) -> Control,
+    ) {
+        let mut init_log = Vec::new();
+        let init = self.m.initial(&mut init_log);
+        self.run_inner(init, init_log, limits, listener, on_exec)
+    }
+
     /// Explore every continuation of a given state (whose events so far are
     /// `log`): how a witness of a violation may go on.
     pub fn run_from(
@@ -213,6 +243,17 @@ impl<'m, 'p> Explorer<'m, 'p> {
         init: State,
         log: Vec<Event>,
         limits: Limits,
+        on_exec: impl FnMut(&Execution<'_>) -> Control,
+    ) {
+        self.run_inner(init, log, limits, &mut NoListener, on_exec)
+    }
+
+    fn run_inner(
+        &mut self,
+        init: State,
+        log: Vec<Event>,
+        limits: Limits,
+        listener: &mut dyn EventListener,
         mut on_exec: impl FnMut(&Execution<'_>) -> Control,
     ) {
         let bounded = limits.preemption_bound;
@@ -224,6 +265,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
         }
         self.log = log;
+        listener.on_truncate(0);
+        listener.on_events(&self.log, 0);
         self.by_cell.iter_mut().for_each(|v| v.clear());
         self.proc_last.iter_mut().for_each(|x| *x = NONE);
         self.proc_count.iter_mut().for_each(|x| *x = 0);
@@ -290,6 +333,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 }
                 depth -= 1;
                 self.undo(depth);
+                listener.on_truncate(self.log.len());
                 continue;
             };
             if let Some(deadline) = limits.deadline {
@@ -372,6 +416,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 hi[0].clone_from(&lo[depth]);
             }
             self.m.step(&mut self.states[depth + 1], p, n, &mut self.log);
+            listener.on_events(&self.log, log_start as usize);
             self.clocks.truncate(depth * self.procs);
             self.clocks.extend_from_slice(&acc);
             self.scratch_clock = acc;

@@ -2,8 +2,10 @@
 //! over threads: `f →hb* g` iff `clock(f)[t(f)] <= clock(g)[t(f)]`.
 //!
 //! Incremental: events are pushed one by one and the clocks can be cut back
-//! to a prefix (an undo trail restores the working clocks), so consecutive
-//! executions of a depth-first exploration share their common prefix.
+//! to a prefix, so consecutive executions of a depth-first exploration share
+//! their common prefix. The working state is indices into the clock table
+//! (each thread's last event, each cell's last write and its last read per
+//! thread), so undoing an event restores at most two of them.
 
 use crate::machine::{Event, EventKind, NONE};
 
@@ -11,42 +13,33 @@ pub struct Hb {
     pub threads: usize,
     /// Clock of each event after it (own component = its 1-based po index).
     clocks: Vec<u32>,
-    /// Join of each event's immediate predecessors (po, and conflicts).
-    pre: Vec<u32>,
     /// The previous event of the same thread (`NONE` if first).
     pub prev: Vec<u32>,
-    // Working state: per-thread clocks, per-cell last-write and reads-since.
-    cur: Vec<u32>,
-    w: Vec<u32>,
-    r: Vec<u32>,
+    /// Per thread: its last event.
     last: Vec<u32>,
-    /// Undo trail: (which array, index, old value); `marks[i]` is its length
-    /// before event i.
-    trail: Vec<(u8, u32, u32)>,
-    marks: Vec<usize>,
-    len: usize,
+    /// Per cell: its last write.
+    last_write: Vec<u32>,
+    /// Per (cell, thread): that thread's last read of the cell.
+    last_read: Vec<u32>,
+    /// Undo: (slot, old value); slots < threads are `last`, then
+    /// `last_write`, then `last_read`. `marks[i]`: trail length before event i.
+    trail: Vec<(u32, u32)>,
+    marks: Vec<u32>,
+    cells: usize,
 }
-
-const CUR: u8 = 0;
-const W: u8 = 1;
-const R: u8 = 2;
-const LAST: u8 = 3;
 
 impl Hb {
     pub fn new(threads: usize, cells: usize) -> Hb {
-        let t = threads;
         Hb {
             threads,
             clocks: Vec::new(),
-            pre: Vec::new(),
             prev: Vec::new(),
-            cur: vec![0; t * t],
-            w: vec![0; cells * t],
-            r: vec![0; cells * t],
-            last: vec![NONE; t],
+            last: vec![NONE; threads],
+            last_write: vec![NONE; cells],
+            last_read: vec![NONE; cells * threads],
             trail: Vec::new(),
             marks: Vec::new(),
-            len: 0,
+            cells,
         }
     }
 
@@ -61,104 +54,112 @@ impl Hb {
 
     /// Events processed so far.
     pub fn len(&self) -> usize {
-        self.len
+        self.marks.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.marks.is_empty()
     }
 
-    fn set(&mut self, which: u8, idx: usize, v: u32) {
-        let arr = match which {
-            CUR => &mut self.cur,
-            W => &mut self.w,
-            R => &mut self.r,
-            _ => &mut self.last,
-        };
-        if arr[idx] != v {
-            self.trail.push((which, idx as u32, arr[idx]));
-            arr[idx] = v;
+    fn slot(&mut self, s: usize) -> &mut u32 {
+        let t = self.threads;
+        if s < t {
+            &mut self.last[s]
+        } else if s < t + self.cells {
+            &mut self.last_write[s - t]
+        } else {
+            &mut self.last_read[s - t - self.cells]
+        }
+    }
+
+    fn set(&mut self, s: usize, v: u32) {
+        let old = std::mem::replace(self.slot(s), v);
+        self.trail.push((s as u32, old));
+    }
+
+    fn join_row(&mut self, base: usize, ev: u32) {
+        let t = self.threads;
+        if ev == NONE {
+            return;
+        }
+        let src = ev as usize * t;
+        for k in 0..t {
+            let v = self.clocks[src + k];
+            if v > self.clocks[base + k] {
+                self.clocks[base + k] = v;
+            }
         }
     }
 
     /// Add event `i` (the next one) of `log`.
     pub fn push(&mut self, log: &[Event], i: usize) {
-        debug_assert_eq!(i, self.len);
+        debug_assert_eq!(i, self.len());
         let t = self.threads;
-        self.marks.push(self.trail.len());
-        self.len += 1;
+        self.marks.push(self.trail.len() as u32);
         let e = &log[i];
+        let base = self.clocks.len();
+        self.clocks.extend(std::iter::repeat(0).take(t));
         if e.kind == EventKind::Commit {
-            self.clocks.extend(std::iter::repeat(0).take(t));
-            self.pre.extend(std::iter::repeat(0).take(t));
             self.prev.push(NONE);
             return;
         }
         let th = e.thread as usize;
-        let base = self.clocks.len();
-        self.clocks.extend_from_slice(&self.cur[th * t..(th + 1) * t]);
+        let last = self.last[th];
+        self.join_row(base, last);
         if e.cell != NONE {
             let c = e.cell as usize;
-            let (clocks, w, r) = (&mut self.clocks, &self.w, &self.r);
-            join(&mut clocks[base..base + t], &w[c * t..(c + 1) * t]);
+            let w = self.last_write[c];
+            self.join_row(base, w);
             if e.is_write() {
-                join(&mut clocks[base..base + t], &r[c * t..(c + 1) * t]);
+                // fr: every read of the cell since its last write.
+                for q in 0..t {
+                    let r = self.last_read[c * t + q];
+                    if r != NONE && (w == NONE || r > w) {
+                        self.join_row(base, r);
+                    }
+                }
             }
         }
-        self.pre.extend_from_slice(&self.clocks[base..base + t]);
         self.clocks[base + th] += 1;
-        for k in 0..t {
-            let v = self.clocks[base + k];
-            self.set(CUR, th * t + k, v);
-        }
+        self.prev.push(last);
+        self.set(th, i as u32);
         if e.cell != NONE {
             let c = e.cell as usize;
             if e.is_write() {
-                for k in 0..t {
-                    let v = self.clocks[base + k];
-                    self.set(W, c * t + k, v);
-                    self.set(R, c * t + k, 0);
-                }
+                self.set(t + c, i as u32);
             } else {
-                for k in 0..t {
-                    let v = self.clocks[base + k].max(self.r[c * t + k]);
-                    self.set(R, c * t + k, v);
-                }
+                self.set(t + self.cells + c * t + th, i as u32);
             }
         }
-        self.prev.push(self.last[th]);
-        self.set(LAST, th, i as u32);
     }
 
     /// Forget every event from `n` on.
     pub fn truncate(&mut self, n: usize) {
-        if n >= self.len {
+        if n >= self.len() {
             return;
         }
-        let keep = self.marks[n];
+        let keep = self.marks[n] as usize;
         while self.trail.len() > keep {
-            let (which, idx, old) = self.trail.pop().unwrap();
-            let arr = match which {
-                CUR => &mut self.cur,
-                W => &mut self.w,
-                R => &mut self.r,
-                _ => &mut self.last,
-            };
-            arr[idx as usize] = old;
+            let (s, old) = self.trail.pop().unwrap();
+            *self.slot(s as usize) = old;
         }
         self.marks.truncate(n);
         self.clocks.truncate(n * self.threads);
-        self.pre.truncate(n * self.threads);
         self.prev.truncate(n);
-        self.len = n;
     }
 
     pub fn clock(&self, i: u32) -> &[u32] {
         &self.clocks[i as usize * self.threads..(i as usize + 1) * self.threads]
     }
 
-    pub fn pre(&self, i: u32) -> &[u32] {
-        &self.pre[i as usize * self.threads..(i as usize + 1) * self.threads]
+    /// Component `k` of the join of event `i`'s immediate predecessors.
+    pub fn pre_at(&self, log: &[Event], i: u32, k: usize) -> u32 {
+        self.clock(i)[k] - (log[i as usize].thread as usize == k) as u32
+    }
+
+    /// The join of event `i`'s immediate predecessors (po and conflicts).
+    pub fn pre(&self, log: &[Event], i: u32) -> Vec<u32> {
+        (0..self.threads).map(|k| self.pre_at(log, i, k)).collect()
     }
 
     /// The event's 1-based index in its thread.

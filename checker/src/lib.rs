@@ -50,7 +50,7 @@ pub fn check_all(
 ) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts.loop_bound);
-    let sc = outcome::explore_with(prog, Model::Sc, opts, |e| collector.observe(e));
+    let sc = collector.run(opts);
     let mut outcomes = Vec::new();
     for &m in models {
         if m == Model::Sc {

@@ -149,7 +149,7 @@ pub struct BufEntry {
 }
 
 /// A machine state. Everything is flat so `clone_from` reuses memory.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
     pub mem: Vec<i64>,
     /// The event that last wrote each cell in memory (`NONE`: initial).
@@ -162,6 +162,34 @@ pub struct State {
     pub bufs: Vec<VecDeque<BufEntry>>,
     /// Some store had to wait for room in a buffer (the answer is bounded).
     pub buffer_bound_hit: bool,
+}
+
+impl Clone for State {
+    fn clone(&self) -> Self {
+        State {
+            mem: self.mem.clone(),
+            writer: self.writer.clone(),
+            regs: self.regs.clone(),
+            pc: self.pc.clone(),
+            loops: self.loops.clone(),
+            threads: self.threads.clone(),
+            bufs: self.bufs.clone(),
+            buffer_bound_hit: self.buffer_bound_hit,
+        }
+    }
+
+    /// Field by field, reusing every allocation (the derived one would not):
+    /// exploration copies a state per step.
+    fn clone_from(&mut self, o: &Self) {
+        self.mem.clone_from(&o.mem);
+        self.writer.clone_from(&o.writer);
+        self.regs.clone_from(&o.regs);
+        self.pc.clone_from(&o.pc);
+        self.loops.clone_from(&o.loops);
+        self.threads.clone_from(&o.threads);
+        self.bufs.clone_from(&o.bufs);
+        self.buffer_bound_hit = o.buffer_bound_hit;
+    }
 }
 
 impl State {

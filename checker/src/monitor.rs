@@ -163,7 +163,7 @@ impl Bss {
             let prev = hb.prev[i as usize];
             if prev != NONE {
                 let cprev = hb.clock(prev);
-                let pre = hb.pre(i);
+                let ci = hb.clock(i);
                 for q in (0..t).filter(|&q| q != p) {
                     let list = &self.by_cell[q * self.cells + a];
                     // The last store of q to a that happens before prev[p].
@@ -174,7 +174,9 @@ impl Bss {
                     let si = list[k - 1] as usize;
                     let forced = &self.forced[q][si * t..(si + 1) * t];
                     let is_forced = match self.forcing {
-                        Forcing::Causal => (0..t).any(|r| forced[r] != NONE && forced[r] <= pre[r]),
+                        // Forced by an event that happens before e (e's own
+                        // component minus one: its predecessors).
+                        Forcing::Causal => (0..t).any(|r| forced[r] != NONE && forced[r] <= ci[r] - (r == p) as u32),
                         Forcing::Interleaving => forced.iter().any(|&f| f != NONE),
                     };
                     if !is_forced {

@@ -95,11 +95,24 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
     explore_with(prog, model, opts, |_| {})
 }
 
-/// Explore, also handing every maximal execution to `observer` (the monitors' hook).
+/// Explore, also handing every maximal execution to `observer`.
 pub fn explore_with(
     prog: &Program,
     model: Model,
     opts: &Options,
+    observer: impl FnMut(&Execution<'_>),
+) -> ModelOutcome {
+    explore_listened(prog, model, opts, &mut crate::dpor::NoListener, observer)
+}
+
+/// Explore with `listener` following the event log as the search extends and
+/// backtracks (the online monitors' hook), and `observer` seeing every
+/// maximal execution.
+pub fn explore_listened(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    listener: &mut dyn crate::dpor::EventListener,
     mut observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
     let start = Instant::now();
@@ -112,7 +125,7 @@ pub fn explore_with(
         deadline: opts.timeout.map(|t| start + t),
         preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };
-    ex.run(limits, |e| {
+    ex.run_listened(limits, listener, |e| {
         observer(e);
         match e.kind {
             ExecKind::Complete => {

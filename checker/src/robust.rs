@@ -133,9 +133,56 @@ pub struct Collector<'p> {
     loop_bound: u32,
     groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
     unconfirmed: Vec<u64>,
-    cache: Vec<Event>,
     hb: Hb,
     bss: Vec<Option<monitor::Bss>>,
+    /// Events the incremental monitors have seen (a prefix of the log).
+    listened: usize,
+}
+
+impl crate::dpor::EventListener for Collector<'_> {
+    fn on_events(&mut self, log: &[Event], from: usize) {
+        if self.bss.iter().all(|m| m.is_none()) {
+            return;
+        }
+        debug_assert_eq!(from, self.listened);
+        let mut raws: Vec<(usize, RawViolation)> = Vec::new();
+        for i in from..log.len() {
+            self.hb.push(log, i);
+            for (mi, m) in self.bss.iter_mut().enumerate() {
+                if let Some(m) = m {
+                    m.push(log, i, &self.hb, &mut |r| raws.push((mi, r)));
+                }
+            }
+            for (mi, r) in raws.drain(..) {
+                // What the monitor has seen: the execution up to event i.
+                self.record(&log[..=i], mi, r);
+            }
+        }
+        self.listened = log.len();
+    }
+
+    fn on_truncate(&mut self, len: usize) {
+        if len >= self.listened {
+            return;
+        }
+        self.hb.truncate(len);
+        for m in self.bss.iter_mut().flatten() {
+            m.truncate(len);
+        }
+        self.listened = len;
+    }
+}
+
+/// Lets the collector be both the listener and (for Sober) the observer.
+struct ListenerRef<'a, 'b, 'p>(&'a std::cell::RefCell<&'b mut Collector<'p>>);
+
+impl crate::dpor::EventListener for ListenerRef<'_, '_, '_> {
+    fn on_events(&mut self, log: &[Event], from: usize) {
+        self.0.borrow_mut().on_events(log, from);
+    }
+    fn on_truncate(&mut self, len: usize) {
+        self.0.borrow_mut().on_truncate(len);
+    }
 }
 
 impl<'p> Collector<'p> {
@@ -156,51 +203,44 @@ impl<'p> Collector<'p> {
             models,
             monitor,
             loop_bound,
-            cache: Vec::new(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
             bss,
+            listened: 0,
         }
     }
 
+    /// Sober is not incremental: it runs on each whole execution.
     pub fn observe(&mut self, e: &Execution<'_>) {
-        if self.models.is_empty() {
-            return;
-        }
-        let log = e.events;
-        let common = self.cache.iter().zip(log).take_while(|(a, b)| a == b).count();
-        self.cache.truncate(common);
-        self.hb.truncate(common);
-        for m in self.bss.iter_mut().flatten() {
-            m.truncate(common);
-        }
-        let mut raws: Vec<(usize, RawViolation)> = Vec::new();
-        for i in common..log.len() {
-            self.cache.push(log[i]);
-            self.hb.push(&self.cache, i);
-            for (mi, m) in self.bss.iter_mut().enumerate() {
-                if let Some(m) = m {
-                    m.push(&self.cache, i, &self.hb, &mut |r| raws.push((mi, r)));
-                }
-            }
-            for (mi, r) in raws.drain(..) {
-                self.record(mi, r);
-            }
-        }
-        // Sober is not incremental: run it on the whole execution.
         for mi in 0..self.models.len() {
             if self.bss[mi].is_none() {
+                let hb = Hb::of(e.events, self.prog.threads.len());
                 let mut found = Vec::new();
-                monitor::sober(self.prog, &self.cache, &self.hb, &mut |r| found.push(r));
+                monitor::sober(self.prog, e.events, &hb, &mut |r| found.push(r));
+                let saved_hb = std::mem::replace(&mut self.hb, hb);
                 for r in found {
-                    self.record(mi, r);
+                    self.record(e.events, mi, r);
                 }
+                self.hb = saved_hb;
             }
         }
     }
 
-    fn record(&mut self, mi: usize, r: RawViolation) {
+    /// Explore the SC executions with the monitors riding along; returns
+    /// the SC outcome.
+    pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
+        let prog = self.prog;
+        let sober = self.bss.iter().any(|m| m.is_none());
+        let cell = std::cell::RefCell::new(self);
+        let mut listener = ListenerRef(&cell);
+        crate::outcome::explore_listened(prog, Model::Sc, opts, &mut listener, |e| {
+            if sober {
+                cell.borrow_mut().observe(e);
+            }
+        })
+    }
+
+    fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
         let model = self.models[mi];
-        let log = &self.cache;
         let hb = &self.hb;
         let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
         let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
@@ -212,7 +252,7 @@ impl<'p> Collector<'p> {
         let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
         // BSS replays what happens before the access; Sober what happens up
         // to the access's thread's previous event.
-        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(r.access).to_vec() };
+        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
         let built = if sober {
             witness::build_borderline(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
         } else {
@@ -581,7 +621,7 @@ pub fn joint_fences(
 /// The confirmed violations of a program under one relaxed model.
 pub fn violations_of(prog: &Program, model: Model, monitor: MonitorKind, opts: &Options) -> Vec<Violation> {
     let mut c = Collector::new(prog, &[model], monitor, opts.loop_bound);
-    crate::outcome::explore_with(prog, Model::Sc, opts, |e| c.observe(e));
+    c.run(opts);
     c.finish().pop().map(|x| x.1).unwrap_or_default()
 }
 

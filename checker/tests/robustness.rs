@@ -184,6 +184,19 @@ proptest! {
     }
 
     #[test]
+    fn the_whole_check_never_panics_and_every_witness_replays(threads in common::blocking_program(2..4, 1..4)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        for monitor in [MonitorKind::Bss, MonitorKind::Sober] {
+            let opts = Options { loop_bound: 1, ..Options::default() };
+            let r = litmus_checker::check_all(&prog, Some(&src), &[Model::Sc, Model::Tso, Model::Pso], monitor, &opts);
+            for rb in &r.robustness {
+                witnesses_replay(&prog, &rb.violations, &opts).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
+            }
+        }
+    }
+
+    #[test]
     fn sober_is_sound_on_generated_programs(threads in common::program(2..4, 1..5, true)) {
         let src = common::render(&threads);
         let prog = common::compile(&src);

@@ -20,6 +20,8 @@ pub enum Op {
     Await(usize, i64),
     /// lock(m); body; unlock(m);
     Locked(Vec<Op>),
+    /// while (loc == 0) { store }
+    Spin(usize, usize),
 }
 
 pub const LOCS: [&str; 3] = ["x", "y", "z"];
@@ -122,6 +124,7 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize, uniq: 
                 render_branch(body, s, depth, uniq);
                 s.push_str(&format!("{ind}unlock(m);\n"));
             }
+            Op::Spin(a, b) => s.push_str(&format!("{ind}while ({} == 0) {{ {} = 1; fence; }}\n", LOCS[*a], LOCS[*b])),
         }
     }
 }
@@ -141,7 +144,7 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
             Op::Cas(a, e, v) => s.push_str(&format!("{ind}cas({}, {e}, {v});\n", LOCS[*a])),
             Op::Xchg(a, k) => s.push_str(&format!("{ind}xchg({}, {k});\n", LOCS[*a])),
             Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
-            Op::If(..) | Op::Locked(_) => {}
+            Op::If(..) | Op::Locked(_) | Op::Spin(..) => {}
             Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
         }
     }
@@ -161,6 +164,7 @@ pub fn blocking_op(locs: usize) -> BoxedStrategy<Op> {
         6 => base,
         1 => (0..locs, 0..2i64).prop_map(|(a, k)| Op::Await(a, k)),
         1 => prop::collection::vec(leaf(locs, false), 1..3).prop_map(Op::Locked),
+        1 => (0..locs, 0..locs).prop_map(|(a, b)| Op::Spin(a, b)),
     ]
     .boxed()
 }
