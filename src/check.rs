@@ -24,6 +24,16 @@ pub struct CheckArgs {
     /// Memory models to check, comma-separated: sc, tso, pso.
     #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
+    #[command(flatten)]
+    pub bounds: Bounds,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+}
+
+/// Exploration bounds and the monitor, shared by check, fix and explain.
+#[derive(clap::Args, Clone, Debug)]
+pub struct Bounds {
     /// Iterations of each loop body per entry; longer executions are cut.
     #[arg(long, default_value_t = 2)]
     pub loop_bound: u32,
@@ -41,9 +51,6 @@ pub struct CheckArgs {
     /// bss-interleaving (BSS with the paper's commit rule).
     #[arg(long, value_enum, default_value = "bss")]
     pub monitor: MonitorArg,
-    /// Colour in human output.
-    #[arg(long, value_enum, default_value = "auto")]
-    pub color: Color,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -119,12 +126,12 @@ pub fn parse_models(names: &[String]) -> Result<Vec<Model>, String> {
     Ok(out)
 }
 
-pub fn options(args: &CheckArgs) -> Options {
+pub fn options(b: &Bounds) -> Options {
     Options {
-        loop_bound: args.loop_bound,
-        buffer_bound: args.buffer_bound,
-        preemption_bound: args.preemption_bound,
-        timeout: args.timeout.map(Duration::from_secs_f64),
+        loop_bound: b.loop_bound,
+        buffer_bound: b.buffer_bound,
+        preemption_bound: b.preemption_bound,
+        timeout: b.timeout.map(Duration::from_secs_f64),
     }
 }
 
@@ -261,8 +268,8 @@ pub fn run(args: &CheckArgs) -> u8 {
         Color::Never => false,
         Color::Auto => std::io::stdout().is_terminal(),
     };
-    let opts = options(args);
-    let monitor = args.monitor.kind();
+    let opts = options(&args.bounds);
+    let monitor = args.bounds.monitor.kind();
     // Files are checked in parallel; results are printed in input order.
     let results: Vec<Result<Checked, String>> =
         args.files.par_iter().map(|path| load(path).map(|l| check_file(l, &models, monitor, &opts))).collect();

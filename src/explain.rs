@@ -1,7 +1,7 @@
 //! `litmus explain FILE --violation N`: the witness of a violation, step by
 //! step, or (`--dot`) its events with po/rf/co/fr edges for Graphviz.
 
-use crate::check::{check_file, load, options, parse_models, CheckArgs, MonitorArg};
+use crate::check::{check_file, load, options, parse_models, Bounds};
 use litmus_checker::machine::{EventKind, NONE};
 use litmus_checker::narrate;
 use litmus_checker::robust::Harm;
@@ -19,12 +19,8 @@ pub struct ExplainArgs {
     pub dot: bool,
     #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
-    #[arg(long, value_enum, default_value = "bss")]
-    pub monitor: MonitorArg,
-    #[arg(long, default_value_t = 2)]
-    pub loop_bound: u32,
-    #[arg(long)]
-    pub preemption_bound: Option<u32>,
+    #[command(flatten)]
+    pub bounds: Bounds,
 }
 
 pub fn run(args: &ExplainArgs) -> u8 {
@@ -46,18 +42,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return 2;
     }
-    let ca = CheckArgs {
-        files: vec![],
-        format: crate::Format::Human,
-        model: vec![],
-        loop_bound: args.loop_bound,
-        preemption_bound: args.preemption_bound,
-        buffer_bound: 16,
-        timeout: None,
-        monitor: args.monitor,
-        color: crate::Color::Never,
-    };
-    let c = check_file(l, &models, args.monitor.kind(), &options(&ca));
+    let c = check_file(l, &models, args.bounds.monitor.kind(), &options(&args.bounds));
     let p = c.loaded.analysis.program.as_ref().unwrap();
     let all: Vec<_> = c.robustness.iter().flat_map(|r| r.violations.iter()).collect();
     let Some(v) = args.violation.checked_sub(1).and_then(|i| all.get(i)) else {

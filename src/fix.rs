@@ -1,7 +1,7 @@
 //! `litmus fix`: insert the fewest fences that make a file robust under the
 //! requested relaxed models (re-checked), in either dialect.
 
-use crate::check::{load, options, parse_models, MonitorArg};
+use crate::check::{load, options, parse_models, Bounds};
 use litmus_checker::robust::{insertions, joint_fences};
 use litmus_checker::Model;
 use litmus_dsl::edit::{apply, fence_edits};
@@ -15,16 +15,8 @@ pub struct FixArgs {
     /// Relaxed models to be robust under, comma-separated.
     #[arg(long, default_value = "tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
-    #[arg(long, value_enum, default_value = "bss")]
-    pub monitor: MonitorArg,
-    #[arg(long, default_value_t = 2)]
-    pub loop_bound: u32,
-    #[arg(long)]
-    pub preemption_bound: Option<u32>,
-    #[arg(long, default_value_t = 16)]
-    pub buffer_bound: u32,
-    #[arg(long)]
-    pub timeout: Option<f64>,
+    #[command(flatten)]
+    pub bounds: Bounds,
 }
 
 pub fn run(args: &FixArgs) -> u8 {
@@ -46,19 +38,8 @@ pub fn run(args: &FixArgs) -> u8 {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return 2;
     };
-    let check_args = crate::check::CheckArgs {
-        files: vec![],
-        format: crate::Format::Human,
-        model: vec![],
-        loop_bound: args.loop_bound,
-        preemption_bound: args.preemption_bound,
-        buffer_bound: args.buffer_bound,
-        timeout: args.timeout,
-        monitor: args.monitor,
-        color: crate::Color::Never,
-    };
-    let opts = options(&check_args);
-    let (fences, confirmed) = joint_fences(&l.src, prog, &models, args.monitor.kind(), &opts);
+    let opts = options(&args.bounds);
+    let (fences, confirmed) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();
     let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fences)));
     if fences.is_empty() {

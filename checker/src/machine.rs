@@ -536,20 +536,7 @@ impl<'p> Machine<'p> {
                         return; // visible: waits for a commit
                     }
                     let value = self.val(st, t, val);
-                    let store = log.len() as u32;
-                    log.push(Event {
-                        thread: t as u16,
-                        kind: EventKind::Store,
-                        cell,
-                        value,
-                        old: 0,
-                        stmt,
-                        rf: NONE,
-                        store: NONE,
-                        step,
-                    });
-                    let b = self.buf_index(t, cell);
-                    st.bufs[b].push_back(BufEntry { cell, value, store, origin: step });
+                    self.issue_store(st, t, cell, value, stmt, step, log);
                 }
                 Instr::Load { .. } | Instr::Rmw { .. } => return,
             }
@@ -566,6 +553,39 @@ impl<'p> Machine<'p> {
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
             Some(&Instr::Rmw { addr, x86_locked: false, .. }) => self.cell_of(st, t, addr).unwrap_or(NONE),
             _ => NONE,
+        }
+    }
+
+    /// A store by thread `t`: to memory under SC, into its buffer otherwise.
+    #[allow(clippy::too_many_arguments)]
+    fn issue_store(
+        &self,
+        st: &mut State,
+        t: usize,
+        cell: Cell,
+        value: i64,
+        stmt: StmtId,
+        step: u32,
+        log: &mut Vec<Event>,
+    ) {
+        let idx = log.len() as u32;
+        log.push(Event {
+            thread: t as u16,
+            kind: EventKind::Store,
+            cell,
+            value,
+            old: 0,
+            stmt,
+            rf: NONE,
+            store: NONE,
+            step,
+        });
+        if self.model == Model::Sc {
+            st.mem[cell as usize] = value;
+            st.writer[cell as usize] = idx;
+        } else {
+            let b = self.buf_index(t, cell);
+            st.bufs[b].push_back(BufEntry { cell, value, store: idx, origin: step });
         }
     }
 
@@ -784,25 +804,7 @@ impl<'p> Machine<'p> {
             Instr::Store { addr, val, stmt } => match self.cell_of(st, t, addr) {
                 Ok(cell) => {
                     let value = self.val(st, t, val);
-                    let idx = log.len() as u32;
-                    log.push(Event {
-                        thread: t as u16,
-                        kind: EventKind::Store,
-                        cell,
-                        value,
-                        old: 0,
-                        stmt,
-                        rf: NONE,
-                        store: NONE,
-                        step,
-                    });
-                    if self.model == Model::Sc {
-                        st.mem[cell as usize] = value;
-                        st.writer[cell as usize] = idx;
-                    } else {
-                        let b = self.buf_index(t, cell);
-                        st.bufs[b].push_back(BufEntry { cell, value, store: idx, origin: step });
-                    }
+                    self.issue_store(st, t, cell, value, stmt, step, log);
                 }
                 Err(k) => return self.fail_step(st, t, stmt, k, log),
             },

@@ -627,7 +627,7 @@ pub fn violations_of(prog: &Program, model: Model, monitor: MonitorKind, opts: &
 
 /// Statements of the program that store (where a fence can matter: a fence
 /// later in the same straight-line stretch orders less).
-fn store_stmts(prog: &Program) -> Vec<StmtId> {
+pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
     let mut v: Vec<StmtId> = prog
         .threads
         .iter()
