@@ -132,6 +132,7 @@ pub fn options(b: &Bounds) -> Options {
         buffer_bound: b.buffer_bound,
         preemption_bound: b.preemption_bound,
         timeout: b.timeout.map(Duration::from_secs_f64),
+        cancel: None,
     }
 }
 

@@ -54,11 +54,15 @@ pub struct Stats {
     pub preemption_bounded: bool,
     /// Some store waited for room in a full buffer.
     pub buffer_bounded: bool,
+    /// Stopped by the cancel flag.
+    pub cancelled: bool,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Limits {
     pub deadline: Option<Instant>,
+    /// Set from another thread to stop early (the editor moved on).
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
@@ -336,9 +340,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 listener.on_truncate(self.log.len());
                 continue;
             };
-            if let Some(deadline) = limits.deadline {
-                if self.stats.transitions.is_multiple_of(256) && Instant::now() > deadline {
+            if self.stats.transitions.is_multiple_of(256) {
+                let late = limits.deadline.is_some_and(|d| Instant::now() > d);
+                let cancelled = limits.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
+                if late || cancelled {
                     self.stats.timed_out = true;
+                    self.stats.cancelled = cancelled;
                     break;
                 }
             }

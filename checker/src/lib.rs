@@ -36,6 +36,12 @@ pub struct Report {
     pub outcomes: Vec<ModelOutcome>,
     /// Per requested relaxed model (TSO, PSO), in order.
     pub robustness: Vec<Robustness>,
+    /// Fences that make the program robust under every requested relaxed
+    /// model at once, and whether the fenced text was re-checked robust.
+    pub joint_fences: Vec<robust::FencePoint>,
+    pub joint_confirmed: bool,
+    /// The cancel flag stopped the check: the report is partial.
+    pub cancelled: bool,
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
@@ -55,12 +61,16 @@ pub fn check_all(
     for &m in models {
         if m == Model::Sc {
             outcomes.push(sc.clone());
-        } else {
+        } else if !opts.cancelled() {
             outcomes.push(outcome::explore(prog, m, opts));
         }
     }
     let mut robustness = Vec::new();
+    let mut all = Vec::new();
     for (model, mut violations, unconfirmed) in collector.finish() {
+        if opts.cancelled() {
+            break;
+        }
         for v in violations.iter_mut() {
             v.harm = robust::judge_harm(prog, v, sc.observation, opts);
         }
@@ -68,6 +78,7 @@ pub fn check_all(
             Some(src) => robust::minimal_fences(src, prog, &[model], monitor, &mut violations, opts),
             None => (robust::choose_fences(prog, &mut violations), false),
         };
+        all.extend(violations.iter().cloned());
         robustness.push(Robustness {
             model,
             monitor,
@@ -78,5 +89,11 @@ pub fn check_all(
             complete: sc.complete,
         });
     }
-    Report { outcomes, robustness }
+    let (joint_fences, joint_confirmed) = match (src, robustness.len()) {
+        (_, 0) => (Vec::new(), true),
+        (_, 1) => (robustness[0].fences.clone(), robustness[0].fences_confirmed),
+        (Some(src), _) if !opts.cancelled() => robust::minimal_fences(src, prog, &relaxed, monitor, &mut all, opts),
+        _ => (Vec::new(), false),
+    };
+    Report { outcomes, robustness, joint_fences, joint_confirmed, cancelled: opts.cancelled() }
 }

@@ -481,44 +481,49 @@ pub fn judge_harm(prog: &Program, v: &Violation, sc_observation: Option<Observat
     let mut harm = Harm::Benign;
     let deadline =
         Some(start + opts.timeout.unwrap_or(std::time::Duration::from_secs(5)).min(std::time::Duration::from_secs(5)));
-    ex.run_from(v.witness.state_after_access.clone(), prefix, Limits { deadline, preemption_bound: None }, |e| {
-        match e.kind {
-            ExecKind::Failed => {
-                let stmt = e
-                    .state
-                    .threads
-                    .iter()
-                    .find_map(|t| {
-                        if let crate::machine::ThreadStatus::Failed { stmt, .. } = t {
-                            Some(*stmt)
-                        } else {
-                            None
+    ex.run_from(
+        v.witness.state_after_access.clone(),
+        prefix,
+        Limits { deadline, cancel: opts.cancel.clone(), preemption_bound: None },
+        |e| {
+            match e.kind {
+                ExecKind::Failed => {
+                    let stmt = e
+                        .state
+                        .threads
+                        .iter()
+                        .find_map(|t| {
+                            if let crate::machine::ThreadStatus::Failed { stmt, .. } = t {
+                                Some(*stmt)
+                            } else {
+                                None
+                            }
+                        })
+                        .unwrap_or(0);
+                    harm = Harm::Fails { stmt, events: e.events.to_vec() };
+                    return Control::Stop;
+                }
+                ExecKind::Complete => {
+                    if let (Some(c), Some(obs)) = (&prog.condition, sc_observation) {
+                        let holds = m.eval(&c.expr, e.state);
+                        let kept = prog.filter.as_ref().is_none_or(|f| m.eval(f, e.state));
+                        let changes = kept
+                            && match obs {
+                                Observation::Never => holds,
+                                Observation::Always => !holds,
+                                Observation::Sometimes => false,
+                            };
+                        if changes {
+                            harm = Harm::ChangesCondition { events: e.events.to_vec() };
+                            return Control::Stop;
                         }
-                    })
-                    .unwrap_or(0);
-                harm = Harm::Fails { stmt, events: e.events.to_vec() };
-                return Control::Stop;
-            }
-            ExecKind::Complete => {
-                if let (Some(c), Some(obs)) = (&prog.condition, sc_observation) {
-                    let holds = m.eval(&c.expr, e.state);
-                    let kept = prog.filter.as_ref().is_none_or(|f| m.eval(f, e.state));
-                    let changes = kept
-                        && match obs {
-                            Observation::Never => holds,
-                            Observation::Always => !holds,
-                            Observation::Sometimes => false,
-                        };
-                    if changes {
-                        harm = Harm::ChangesCondition { events: e.events.to_vec() };
-                        return Control::Stop;
                     }
                 }
+                _ => {}
             }
-            _ => {}
-        }
-        Control::Continue
-    });
+            Control::Continue
+        },
+    );
     if matches!(harm, Harm::Benign) && (ex.stats.timed_out || ex.stats.cut > 0) {
         Harm::Unknown
     } else {

@@ -14,7 +14,7 @@ fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
     let m = Machine::new(prog, model, 2, 16);
     let mut ex = Explorer::new(&m);
     let mut robust = true;
-    ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+    ex.run(Limits::default(), |e| {
         if trace::has_cycle(e.events) {
             robust = false;
             return Control::Stop;

@@ -108,7 +108,7 @@ proptest! {
         let expected = brute_force_traces(&m);
         let mut seen = Vec::new();
         let mut ex = Explorer::new(&m);
-        ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+        ex.run(Limits::default(), |e| {
             seen.push(trace_key(e.events, m.cells));
             Control::Continue
         });
@@ -126,7 +126,7 @@ proptest! {
         let expected = brute_force_traces(&m);
         let mut seen = Vec::new();
         let mut ex = Explorer::new(&m);
-        ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+        ex.run(Limits::default(), |e| {
             seen.push(trace_key(e.events, m.cells));
             Control::Continue
         });

@@ -28,7 +28,7 @@ fn cyclic_execution(
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
     let mut ex = Explorer::new(&m);
     let mut found = None;
-    ex.run(Limits { deadline: None, preemption_bound: None }, |e| {
+    ex.run(Limits::default(), |e| {
         if trace::has_cycle(e.events) && filter(e.events) {
             found = Some(e.events.to_vec());
             return Control::Stop;
