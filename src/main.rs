@@ -37,6 +37,15 @@ enum Command {
     Fix(fix::FixArgs),
     /// Show a violation's witness execution step by step (or as a graph).
     Explain(explain::ExplainArgs),
+    /// Serve the Language Server Protocol on stdin/stdout (for editors).
+    Lsp(LspArgs),
+}
+
+#[derive(clap::Args)]
+struct LspArgs {
+    /// Accepted for clients that pass it (vscode-languageclient does); stdio is the only transport.
+    #[arg(long)]
+    stdio: bool,
 }
 
 fn main() -> ExitCode {
@@ -45,6 +54,13 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Lsp(_) => match litmus_lsp::run_stdio() {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("litmus lsp: {e}");
+                2
+            }
+        },
     };
     ExitCode::from(code)
 }

@@ -1,0 +1,60 @@
+//! Code actions: a quick fix per violation inserting its fence, and a
+//! source action inserting every fence of the minimal set. The fences were
+//! confirmed by re-checking the fenced text before they are offered.
+
+use litmus_checker::robust::FencePoint;
+use litmus_checker::Report;
+use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
+use litmus_dsl::{Dialect, Program};
+
+pub struct Action {
+    pub title: String,
+    /// `quickfix` or `source.fixAll`.
+    pub quick_fix: bool,
+    pub edits: Vec<TextEdit>,
+    /// The violation it fixes, as in the diagnostic's data.
+    pub violation: Option<(usize, usize)>,
+}
+
+fn fence_title(p: &Program, f: &FencePoint) -> String {
+    let s = &p.stmts[f.stmt as usize];
+    let text = match p.dialect {
+        Dialect::Native => format!("fence {}", f.kind.as_str()),
+        Dialect::HerdX86 => litmus_dsl::edit::x86_fence(f.kind).to_string(),
+    };
+    format!("Insert `{text}` after line {}", s.end_line)
+}
+
+fn edits(src: &str, p: &Program, fences: &[FencePoint]) -> Vec<TextEdit> {
+    let ins: Vec<FenceInsertion> = fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind }).collect();
+    fence_edits(src, p, &ins)
+}
+
+/// The quick fix for one violation (`mi`: relaxed model index, `vi`: violation).
+pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Option<Action> {
+    let rb = r.robustness.get(mi)?;
+    let v = rb.violations.get(vi)?;
+    if !rb.fences_confirmed || v.fence.is_empty() {
+        return None;
+    }
+    Some(Action {
+        title: fence_title(p, &v.fence[0]),
+        quick_fix: true,
+        edits: edits(src, p, &v.fence),
+        violation: Some((mi, vi)),
+    })
+}
+
+/// Every fence of the minimal set for all checked relaxed models.
+pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
+    if r.joint_fences.is_empty() || !r.joint_confirmed {
+        return None;
+    }
+    let n = r.joint_fences.len();
+    Some(Action {
+        title: format!("Insert all minimal fences ({n} fence{})", if n == 1 { "" } else { "s" }),
+        quick_fix: false,
+        edits: edits(src, p, &r.joint_fences),
+        violation: None,
+    })
+}

@@ -1,0 +1,210 @@
+//! Every conversion between litmus's world (byte offsets into the text,
+//! findings, edits) and LSP types lives here. Positions are UTF-16 code
+//! units unless the client negotiated UTF-8; lines break at `\n`, `\r\n`
+//! and `\r` only (ropey's `cr_lines`, as LSP counts them).
+
+use crate::findings::{Finding, Severity};
+use litmus_dsl::Span;
+use ropey::Rope;
+use tower_lsp_server::ls_types as lsp;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Encoding {
+    Utf8,
+    Utf16,
+}
+
+impl Encoding {
+    /// UTF-8 if the client offers it: LSP 3.17 `general.positionEncodings`,
+    /// or clangd's `offsetEncoding` extension (what Neovim before 0.10 sends).
+    pub fn negotiate(caps: &lsp::ClientCapabilities) -> Encoding {
+        let offered = caps.general.as_ref().and_then(|g| g.position_encodings.as_ref());
+        match offered {
+            Some(v) if v.contains(&lsp::PositionEncodingKind::UTF8) => Encoding::Utf8,
+            Some(_) => Encoding::Utf16,
+            None if caps.offset_encoding.as_ref().is_some_and(|v| v.iter().any(|e| e == "utf-8")) => Encoding::Utf8,
+            None => Encoding::Utf16,
+        }
+    }
+
+    pub fn kind(self) -> lsp::PositionEncodingKind {
+        match self {
+            Encoding::Utf8 => lsp::PositionEncodingKind::UTF8,
+            Encoding::Utf16 => lsp::PositionEncodingKind::UTF16,
+        }
+    }
+}
+
+/// The char index just past the last non-line-break char of a line.
+fn line_end_char(rope: &Rope, line: usize) -> usize {
+    let start = rope.line_to_char(line);
+    let slice = rope.line(line);
+    let mut n = slice.len_chars();
+    while n > 0 {
+        let c = slice.char(n - 1);
+        if c == '\n' || c == '\r' {
+            n -= 1;
+        } else {
+            break;
+        }
+    }
+    start + n
+}
+
+pub fn position(rope: &Rope, offset: usize, enc: Encoding) -> lsp::Position {
+    let offset = offset.min(rope.len_bytes());
+    let line = rope.byte_to_line(offset);
+    let character = match enc {
+        Encoding::Utf8 => offset - rope.line_to_byte(line),
+        Encoding::Utf16 => {
+            let c = rope.byte_to_char(offset);
+            rope.char_to_utf16_cu(c) - rope.char_to_utf16_cu(rope.line_to_char(line))
+        }
+    };
+    lsp::Position { line: line as u32, character: character as u32 }
+}
+
+pub fn offset(rope: &Rope, pos: lsp::Position, enc: Encoding) -> usize {
+    let line = pos.line as usize;
+    if line >= rope.len_lines() {
+        return rope.len_bytes();
+    }
+    let start_char = rope.line_to_char(line);
+    let end_char = line_end_char(rope, line);
+    let ch = match enc {
+        Encoding::Utf8 => {
+            let start_byte = rope.char_to_byte(start_char);
+            let end_byte = rope.char_to_byte(end_char);
+            let b = (start_byte + pos.character as usize).min(end_byte);
+            rope.byte_to_char(b)
+        }
+        Encoding::Utf16 => {
+            let base = rope.char_to_utf16_cu(start_char);
+            let end = rope.char_to_utf16_cu(end_char);
+            let cu = (base + pos.character as usize).min(end);
+            rope.utf16_cu_to_char(cu)
+        }
+    };
+    rope.char_to_byte(ch)
+}
+
+pub fn range(rope: &Rope, span: Span, enc: Encoding) -> lsp::Range {
+    lsp::Range { start: position(rope, span.start, enc), end: position(rope, span.end, enc) }
+}
+
+pub fn span(rope: &Rope, range: lsp::Range, enc: Encoding) -> Span {
+    let a = offset(rope, range.start, enc);
+    let b = offset(rope, range.end, enc);
+    Span::new(a.min(b), a.max(b))
+}
+
+pub fn location(uri: &lsp::Uri, rope: &Rope, span: Span, enc: Encoding) -> lsp::Location {
+    lsp::Location { uri: uri.clone(), range: range(rope, span, enc) }
+}
+
+pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding) -> lsp::Diagnostic {
+    let related: Vec<lsp::DiagnosticRelatedInformation> = f
+        .related
+        .iter()
+        .map(|(s, m)| lsp::DiagnosticRelatedInformation { location: location(uri, rope, *s, enc), message: m.clone() })
+        .collect();
+    lsp::Diagnostic {
+        range: range(rope, f.span, enc),
+        severity: Some(match f.severity {
+            Severity::Error => lsp::DiagnosticSeverity::ERROR,
+            Severity::Warning => lsp::DiagnosticSeverity::WARNING,
+            Severity::Information => lsp::DiagnosticSeverity::INFORMATION,
+        }),
+        code: Some(lsp::NumberOrString::String(f.code.clone())),
+        source: Some("litmus".into()),
+        message: f.message.clone(),
+        related_information: (!related.is_empty()).then_some(related),
+        data: f.data.clone(),
+        ..Default::default()
+    }
+}
+
+pub fn text_edits(rope: &Rope, edits: &[litmus_dsl::edit::TextEdit], enc: Encoding) -> Vec<lsp::TextEdit> {
+    edits
+        .iter()
+        .map(|e| lsp::TextEdit { range: range(rope, Span::new(e.start, e.end), enc), new_text: e.text.clone() })
+        .collect()
+}
+
+pub fn workspace_edit(uri: &lsp::Uri, edits: Vec<lsp::TextEdit>) -> lsp::WorkspaceEdit {
+    let mut changes = std::collections::HashMap::new();
+    changes.insert(uri.clone(), edits);
+    lsp::WorkspaceEdit { changes: Some(changes), ..Default::default() }
+}
+
+pub fn markdown(text: String) -> lsp::MarkupContent {
+    lsp::MarkupContent { kind: lsp::MarkupKind::Markdown, value: text }
+}
+
+/// Semantic tokens in LSP's relative encoding. Tokens spanning lines (block
+/// comments) are split per line: not every client supports multiline tokens.
+pub fn semantic_tokens(rope: &Rope, tokens: &[crate::tokens::Token], enc: Encoding) -> Vec<lsp::SemanticToken> {
+    let mut out = Vec::new();
+    let (mut prev_line, mut prev_start) = (0u32, 0u32);
+    for t in tokens {
+        let (first, last) = (
+            rope.byte_to_line(t.span.start.min(rope.len_bytes())),
+            rope.byte_to_line(t.span.end.min(rope.len_bytes())),
+        );
+        for line in first..=last {
+            let start = if line == first { t.span.start } else { rope.line_to_byte(line) };
+            let end = if line == last { t.span.end } else { rope.char_to_byte(line_end_char(rope, line)) };
+            if end <= start {
+                continue;
+            }
+            let (a, b) = (position(rope, start, enc), position(rope, end, enc));
+            let delta_line = a.line - prev_line;
+            let delta_start = if delta_line == 0 { a.character - prev_start } else { a.character };
+            out.push(lsp::SemanticToken {
+                delta_line,
+                delta_start,
+                length: b.character - a.character,
+                token_type: t.kind,
+                token_modifiers_bitset: t.modifiers,
+            });
+            (prev_line, prev_start) = (a.line, a.character);
+        }
+    }
+    out
+}
+
+pub fn symbol_kind(k: litmus_dsl::SymbolKind) -> lsp::SymbolKind {
+    use litmus_dsl::SymbolKind as K;
+    match k {
+        K::Shared => lsp::SymbolKind::VARIABLE,
+        K::Array => lsp::SymbolKind::ARRAY,
+        K::Register => lsp::SymbolKind::VARIABLE,
+        K::Function => lsp::SymbolKind::FUNCTION,
+        K::Param => lsp::SymbolKind::VARIABLE,
+        K::Thread => lsp::SymbolKind::CLASS,
+        K::Label => lsp::SymbolKind::KEY,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf16_columns_count_surrogate_pairs() {
+        let text = "a é 🙂 b\r\nsecond\rthird\n";
+        let rope = Rope::from_str(text);
+        let b = text.find('b').unwrap();
+        // a, space, é, space, 🙂 (2 code units), space
+        assert_eq!(position(&rope, b, Encoding::Utf16), lsp::Position { line: 0, character: 7 });
+        assert_eq!(position(&rope, b, Encoding::Utf8), lsp::Position { line: 0, character: 10 });
+        assert_eq!(offset(&rope, lsp::Position { line: 0, character: 7 }, Encoding::Utf16), b);
+        let third = text.find("third").unwrap();
+        assert_eq!(position(&rope, third, Encoding::Utf16), lsp::Position { line: 2, character: 0 });
+        // Past the end of a line clamps to the line's end, before its break.
+        assert_eq!(
+            offset(&rope, lsp::Position { line: 1, character: 99 }, Encoding::Utf16),
+            text.find("\rthird").unwrap()
+        );
+    }
+}

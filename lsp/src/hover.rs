@@ -1,0 +1,144 @@
+//! Hovers: on a flagged statement, the violation's cycle, harm and witness;
+//! on a failing assertion, its witness; on a name, its declaration.
+
+use crate::findings::{delayed_past, CIRCLED};
+use litmus_checker::narrate;
+use litmus_checker::robust::Harm;
+use litmus_checker::Report;
+use litmus_dsl::{Analysis, Program, Span};
+use std::fmt::Write;
+
+fn contains(span: Span, offset: usize) -> bool {
+    span.start <= offset && offset <= span.end
+}
+
+/// Markdown for the thing at `offset`, and the span it describes.
+pub fn hover(analysis: &Analysis, report: Option<&Report>, offset: usize) -> Option<(String, Span)> {
+    if let (Some(p), Some(r)) = (&analysis.program, report) {
+        if let Some(h) = violation_hover(p, r, offset) {
+            return Some(h);
+        }
+        if let Some(h) = failure_hover(p, r, offset) {
+            return Some(h);
+        }
+    }
+    let sym = analysis.symbols.at(offset)?;
+    let span = std::iter::once(sym.def).chain(sym.refs.iter().copied()).find(|s| contains(*s, offset))?;
+    let mut md = format!("```litmus\n{}\n```\n", sym.detail);
+    let kind = match sym.kind {
+        litmus_dsl::SymbolKind::Shared => "shared location",
+        litmus_dsl::SymbolKind::Array => "shared array",
+        litmus_dsl::SymbolKind::Register => "register",
+        litmus_dsl::SymbolKind::Function => "function",
+        litmus_dsl::SymbolKind::Param => "parameter",
+        litmus_dsl::SymbolKind::Thread => "thread",
+        litmus_dsl::SymbolKind::Label => "label",
+    };
+    let _ = write!(md, "\n{kind}");
+    if let Some(scope) = &sym.scope {
+        let _ = write!(md, " of `{scope}`");
+    }
+    let _ = write!(md, ", {} use{}", sym.refs.len(), if sym.refs.len() == 1 { "" } else { "s" });
+    Some((md, span))
+}
+
+fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
+    let mut md = String::new();
+    let mut span = None;
+    // The same cycle found under several models is shown once, naming them all.
+    let key = |v: &litmus_checker::Violation| v.cycle.iter().map(|s| (s.stmt, s.edge.as_str())).collect::<Vec<_>>();
+    let mut shown: Vec<Vec<(u32, &str)>> = Vec::new();
+    for rb in &r.robustness {
+        for v in &rb.violations {
+            let store = &p.stmts[v.store_stmt as usize];
+            if !contains(store.span, offset) || shown.contains(&key(v)) {
+                continue;
+            }
+            shown.push(key(v));
+            let models: Vec<&str> = r
+                .robustness
+                .iter()
+                .filter(|o| o.violations.iter().any(|w| key(w) == key(v)))
+                .map(|o| o.model.upper())
+                .collect();
+            span = Some(store.span);
+            let past = &p.stmts[delayed_past(v) as usize];
+            let harm = match &v.harm {
+                Harm::Fails { stmt, .. } => {
+                    format!("**harmful**: a continuation fails `{}`", p.stmts[*stmt as usize].text)
+                }
+                Harm::ChangesCondition { .. } => {
+                    "**harmful**: a continuation changes the final condition's answer".into()
+                }
+                Harm::Benign => "benign: no continuation fails an assertion or changes the final condition".into(),
+                Harm::Unknown => "harm unknown: the continuations were not all explored".into(),
+            };
+            let _ = writeln!(
+                md,
+                "**{}: `{}` may be delayed past `{}`**\n\n{harm}\n\nCycle (happens-before):\n",
+                models.join(", "),
+                store.text,
+                past.text
+            );
+            let k = v.cycle.len();
+            for (i, st) in v.cycle.iter().enumerate() {
+                let s = &p.stmts[st.stmt as usize];
+                let back = if i + 1 == k { " (back to ①)" } else { "" };
+                let _ = writeln!(
+                    md,
+                    "{} {} line {}: `{}` —{}→{back}",
+                    CIRCLED[i.min(19)],
+                    p.threads[st.thread as usize].name,
+                    s.line,
+                    s.text,
+                    st.edge.as_str()
+                );
+                let _ = writeln!(md);
+            }
+            let steps = narrate::lines(p, v.model, &v.witness.events);
+            let _ = writeln!(md, "Witness under {} ({} steps):\n\n```text", rb.model.upper(), steps.len());
+            for line in steps.iter().take(24) {
+                let _ = writeln!(md, "{line}");
+            }
+            if steps.len() > 24 {
+                let _ = writeln!(md, "… {} more", steps.len() - 24);
+            }
+            let _ = writeln!(md, "```");
+            for f in &v.fence {
+                let s = &p.stmts[f.stmt as usize];
+                let _ = writeln!(
+                    md,
+                    "\nFix: insert `{}` after line {} (quick fix available).",
+                    litmus_dsl::edit::native_fence(f.kind),
+                    s.end_line
+                );
+            }
+            let _ = writeln!(md, "\n---\n");
+        }
+    }
+    span.map(|s| (md.trim_end().trim_end_matches("---").trim_end().to_string(), s))
+}
+
+fn failure_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
+    for o in &r.outcomes {
+        for f in &o.failures {
+            let s = &p.stmts[f.stmt as usize];
+            if !contains(s.span, offset) {
+                continue;
+            }
+            let mut md = format!(
+                "**{} under {}**: `{}` fails in {}\n\n```text\n",
+                f.kind.as_str(),
+                o.model.upper(),
+                s.text,
+                p.threads[f.thread as usize].name
+            );
+            for line in narrate::lines(p, o.model, &f.witness.events).iter().take(30) {
+                let _ = writeln!(md, "{line}");
+            }
+            md.push_str("```");
+            return Some((md, s.span));
+        }
+    }
+    None
+}

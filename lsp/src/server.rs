@@ -1,0 +1,470 @@
+//! The LSP handlers. Notifications change the document store synchronously
+//! (before their first `.await`) and hand the rest to the pipeline;
+//! requests read the newest analysis of the text they refer to and never
+//! wait on the model checker. Work inside a request runs under
+//! `catch_unwind`: a bug answers that request with an error, the server goes on.
+
+use crate::config::Config;
+use crate::convert::{self, Encoding};
+use crate::documents::{key, Analyzed, Checked, Doc, Job, Shared};
+use crate::{actions, completion, format, hover, lens, navigation, pipeline, tokens};
+use litmus_dsl::Span;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::ls_types as lsp;
+use tower_lsp_server::{Client, LanguageServer};
+
+#[derive(Clone)]
+pub struct Backend {
+    pub client: Client,
+    shared: Arc<Mutex<Shared>>,
+}
+
+/// What a request works on: one generation's analysis and, if that same
+/// generation has been checked, its report.
+struct Snapshot {
+    uri: lsp::Uri,
+    enc: Encoding,
+    analyzed: Arc<Analyzed>,
+    checked: Option<Arc<Checked>>,
+    checking: bool,
+}
+
+impl Snapshot {
+    fn offset(&self, p: lsp::Position) -> usize {
+        convert::offset(&self.analyzed.rope, p, self.enc)
+    }
+    fn range(&self, s: Span) -> lsp::Range {
+        convert::range(&self.analyzed.rope, s, self.enc)
+    }
+    fn report(&self) -> Option<&litmus_checker::Report> {
+        self.checked.as_ref().map(|c| &c.report)
+    }
+}
+
+/// How long a request waits for the analysis of the text it refers to
+/// (analysis takes milliseconds; this is a safety net, not a budget).
+const ANALYSIS_WAIT: Duration = Duration::from_secs(5);
+
+/// Run request work, turning a panic into an internal error.
+fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T> {
+    catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
+        let msg = e
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| e.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown panic".into());
+        Error { code: ErrorCode::InternalError, message: format!("litmus: {what} failed: {msg}").into(), data: None }
+    })
+}
+
+fn request_failed(msg: impl Into<String>) -> Error {
+    Error { code: ErrorCode::ServerError(-32803), message: msg.into().into(), data: None }
+}
+
+impl Backend {
+    pub fn new(client: Client) -> Backend {
+        Backend { client, shared: Arc::new(Mutex::new(Shared::default())) }
+    }
+
+    /// A panicking handler must not take the store down with it.
+    pub fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn spawn(&self, job: Job) {
+        tokio::spawn(pipeline::run(self.clone(), job));
+    }
+
+    /// The newest analysis at least as new as the document's current
+    /// generation, waiting for it if the pipeline has not produced it yet.
+    async fn snapshot(&self, uri: &lsp::Uri) -> Result<Snapshot> {
+        let k = key(uri);
+        let (target, mut rx) = {
+            let s = self.lock();
+            let doc = s.docs.get(&k).ok_or_else(|| Error::invalid_params(format!("{} is not open", uri.as_str())))?;
+            (doc.generation, doc.ready.subscribe())
+        };
+        if tokio::time::timeout(ANALYSIS_WAIT, rx.wait_for(|g| *g >= target)).await.is_err() {
+            return Err(Error::new(ErrorCode::ContentModified));
+        }
+        let s = self.lock();
+        let doc = s.docs.get(&k).ok_or_else(|| Error::invalid_params("the document was closed"))?;
+        let analyzed = doc.analyzed.clone().ok_or_else(|| Error::new(ErrorCode::ContentModified))?;
+        let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
+        let checking = doc.checking && analyzed.generation == doc.generation;
+        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
+    }
+
+    pub async fn crash(&self) -> Result<()> {
+        let hooks = self.lock().test_hooks;
+        guarded("litmus/crash", || {
+            if hooks {
+                panic!("deliberate panic (testHooks)");
+            }
+        })
+    }
+}
+
+impl Backend {
+    /// `litmus/documentText` (testHooks only): the server's copy of a
+    /// document, so clients can check no edit was lost or misplaced.
+    pub async fn document_text(&self, params: lsp::TextDocumentIdentifier) -> Result<String> {
+        let s = self.lock();
+        if !s.test_hooks {
+            return Err(Error::method_not_found());
+        }
+        s.docs.get(&key(&params.uri)).map(|d| d.rope.to_string()).ok_or_else(|| Error::invalid_params("not open"))
+    }
+}
+
+fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp::CodeActionKind) -> bool {
+    match only {
+        None => true,
+        Some(v) => {
+            v.iter().any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str())))
+        }
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
+        let enc = Encoding::negotiate(&params.capabilities);
+        {
+            let mut s = self.lock();
+            s.enc = enc;
+            if let Some(opts) = &params.initialization_options {
+                if let Some(c) = Config::from_value(opts) {
+                    s.config = c;
+                }
+                s.test_hooks = opts.get("testHooks").and_then(|v| v.as_bool()).unwrap_or(false);
+            }
+            s.progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
+            s.lens_refresh = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.code_lens.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false);
+        }
+        let legend = lsp::SemanticTokensLegend {
+            token_types: tokens::TYPES.iter().map(|t| lsp::SemanticTokenType::new(t)).collect(),
+            token_modifiers: tokens::MODIFIERS.iter().map(|t| lsp::SemanticTokenModifier::new(t)).collect(),
+        };
+        let capabilities = lsp::ServerCapabilities {
+            position_encoding: Some(enc.kind()),
+            text_document_sync: Some(lsp::TextDocumentSyncCapability::Options(lsp::TextDocumentSyncOptions {
+                open_close: Some(true),
+                change: Some(lsp::TextDocumentSyncKind::INCREMENTAL),
+                ..Default::default()
+            })),
+            hover_provider: Some(lsp::HoverProviderCapability::Simple(true)),
+            definition_provider: Some(lsp::OneOf::Left(true)),
+            references_provider: Some(lsp::OneOf::Left(true)),
+            rename_provider: Some(lsp::OneOf::Right(lsp::RenameOptions {
+                prepare_provider: Some(true),
+                work_done_progress_options: Default::default(),
+            })),
+            document_symbol_provider: Some(lsp::OneOf::Left(true)),
+            document_formatting_provider: Some(lsp::OneOf::Left(true)),
+            semantic_tokens_provider: Some(lsp::SemanticTokensServerCapabilities::SemanticTokensOptions(
+                lsp::SemanticTokensOptions {
+                    legend,
+                    full: Some(lsp::SemanticTokensFullOptions::Bool(true)),
+                    range: None,
+                    work_done_progress_options: Default::default(),
+                },
+            )),
+            code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+            completion_provider: Some(lsp::CompletionOptions {
+                trigger_characters: Some(vec![":".into()]),
+                ..Default::default()
+            }),
+            code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::SOURCE_FIX_ALL]),
+                ..Default::default()
+            })),
+            ..Default::default()
+        };
+        Ok(lsp::InitializeResult {
+            capabilities,
+            server_info: Some(lsp::ServerInfo {
+                name: "litmus".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: Some(enc.kind().as_str().to_string()),
+        })
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        for doc in self.lock().docs.values() {
+            doc.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(())
+    }
+
+    async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
+        let td = params.text_document;
+        let k = key(&td.uri);
+        let job = {
+            let mut s = self.lock();
+            if let Some(old) = s.docs.get(&k) {
+                old.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            let mut doc = Doc::new(td.uri, &td.text, td.version);
+            let job = doc.bump(&k);
+            s.docs.insert(k, doc);
+            job
+        };
+        self.spawn(job);
+    }
+
+    async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
+        let k = key(&params.text_document.uri);
+        let job = {
+            let mut s = self.lock();
+            let enc = s.enc;
+            let Some(doc) = s.docs.get_mut(&k) else { return };
+            let changes = params.content_changes;
+            if catch_unwind(AssertUnwindSafe(|| doc.apply(changes, enc))).is_err() {
+                return;
+            }
+            doc.version = params.text_document.version;
+            doc.bump(&k)
+        };
+        self.spawn(job);
+    }
+
+    async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
+        let k = key(&params.text_document.uri);
+        let lock = {
+            let mut s = self.lock();
+            let Some(doc) = s.docs.remove(&k) else { return };
+            doc.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
+            doc.publish
+        };
+        let _serial = lock.lock().await;
+        self.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+    }
+
+    async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
+        let jobs: Vec<Job> = {
+            let mut s = self.lock();
+            match Config::from_value(&params.settings) {
+                Some(c) if c != s.config => s.config = c,
+                _ => return,
+            }
+            s.docs.iter_mut().map(|(k, d)| d.bump(k)).collect()
+        };
+        for job in jobs {
+            self.spawn(job);
+        }
+    }
+
+    async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {
+        let p = params.text_document_position_params;
+        let snap = self.snapshot(&p.text_document.uri).await?;
+        guarded("hover", || {
+            let offset = snap.offset(p.position);
+            hover::hover(&snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| lsp::Hover {
+                contents: lsp::HoverContents::Markup(convert::markdown(md)),
+                range: Some(snap.range(span)),
+            })
+        })
+    }
+
+    async fn goto_definition(&self, params: lsp::GotoDefinitionParams) -> Result<Option<lsp::GotoDefinitionResponse>> {
+        let p = params.text_document_position_params;
+        let snap = self.snapshot(&p.text_document.uri).await?;
+        guarded("definition", || {
+            navigation::definition(&snap.analyzed.analysis, snap.offset(p.position)).map(|s| {
+                lsp::GotoDefinitionResponse::Scalar(lsp::Location { uri: snap.uri.clone(), range: snap.range(s) })
+            })
+        })
+    }
+
+    async fn references(&self, params: lsp::ReferenceParams) -> Result<Option<Vec<lsp::Location>>> {
+        let p = params.text_document_position;
+        let snap = self.snapshot(&p.text_document.uri).await?;
+        guarded("references", || {
+            let spans = navigation::references(
+                &snap.analyzed.analysis,
+                snap.offset(p.position),
+                params.context.include_declaration,
+            );
+            Some(spans.into_iter().map(|s| lsp::Location { uri: snap.uri.clone(), range: snap.range(s) }).collect())
+        })
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: lsp::TextDocumentPositionParams,
+    ) -> Result<Option<lsp::PrepareRenameResponse>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("prepareRename", || navigation::prepare_rename(&snap.analyzed.analysis, snap.offset(params.position)))?
+            .map(|(span, name)| {
+                Some(lsp::PrepareRenameResponse::RangeWithPlaceholder { range: snap.range(span), placeholder: name })
+            })
+            .map_err(request_failed)
+    }
+
+    async fn rename(&self, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
+        let p = params.text_document_position;
+        let snap = self.snapshot(&p.text_document.uri).await?;
+        let edits = guarded("rename", || {
+            navigation::rename(&snap.analyzed.analysis, snap.offset(p.position), &params.new_name)
+        })?
+        .map_err(request_failed)?;
+        let edits = edits.into_iter().map(|(s, t)| lsp::TextEdit { range: snap.range(s), new_text: t }).collect();
+        Ok(Some(convert::workspace_edit(&snap.uri, edits)))
+    }
+
+    async fn document_symbol(&self, params: lsp::DocumentSymbolParams) -> Result<Option<lsp::DocumentSymbolResponse>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("documentSymbol", || {
+            #[allow(deprecated)]
+            fn convert_outline(snap: &Snapshot, o: &navigation::Outline) -> lsp::DocumentSymbol {
+                lsp::DocumentSymbol {
+                    name: o.name.clone(),
+                    detail: Some(o.detail.clone()),
+                    kind: convert::symbol_kind(o.kind),
+                    tags: None,
+                    deprecated: None,
+                    range: snap.range(o.full),
+                    selection_range: snap.range(o.selection),
+                    children: (!o.children.is_empty())
+                        .then(|| o.children.iter().map(|c| convert_outline(snap, c)).collect()),
+                }
+            }
+            let outline = navigation::outline(&snap.analyzed.analysis);
+            Some(lsp::DocumentSymbolResponse::Nested(outline.iter().map(|o| convert_outline(&snap, o)).collect()))
+        })
+    }
+
+    async fn semantic_tokens_full(
+        &self,
+        params: lsp::SemanticTokensParams,
+    ) -> Result<Option<lsp::SemanticTokensResult>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("semanticTokens", || {
+            let toks = tokens::tokens(&snap.analyzed.text, &snap.analyzed.analysis);
+            let data = convert::semantic_tokens(&snap.analyzed.rope, &toks, snap.enc);
+            Some(lsp::SemanticTokensResult::Tokens(lsp::SemanticTokens { result_id: None, data }))
+        })
+    }
+
+    async fn formatting(&self, params: lsp::DocumentFormattingParams) -> Result<Option<Vec<lsp::TextEdit>>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("formatting", || {
+            let edits = format::format(&snap.analyzed.text, snap.analyzed.analysis.dialect);
+            Some(convert::text_edits(&snap.analyzed.rope, &edits, snap.enc))
+        })
+    }
+
+    async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("codeLens", || {
+            let span = lens::header_span(&snap.analyzed.text);
+            let title = if snap.analyzed.analysis.program.is_none() {
+                lens::verdicts(None, false)
+            } else {
+                lens::verdicts(snap.report(), snap.checking)
+            };
+            // An empty command id: the lens is a label, not a button.
+            let command = lsp::Command { title, command: String::new(), arguments: None };
+            Some(vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }])
+        })
+    }
+
+    async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
+        let p = params.text_document_position;
+        let snap = self.snapshot(&p.text_document.uri).await?;
+        guarded("completion", || {
+            let items = completion::complete(&snap.analyzed.analysis, snap.offset(p.position));
+            let items = items
+                .into_iter()
+                .map(|i| lsp::CompletionItem {
+                    label: i.label,
+                    kind: Some(match i.kind {
+                        completion::ItemKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+                        completion::ItemKind::Variable => lsp::CompletionItemKind::VARIABLE,
+                        completion::ItemKind::Function => lsp::CompletionItemKind::FUNCTION,
+                        completion::ItemKind::Thread => lsp::CompletionItemKind::MODULE,
+                    }),
+                    detail: Some(i.detail),
+                    ..Default::default()
+                })
+                .collect();
+            Some(lsp::CompletionResponse::Array(items))
+        })
+    }
+
+    async fn code_action(&self, params: lsp::CodeActionParams) -> Result<Option<lsp::CodeActionResponse>> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("codeAction", || {
+            let (Some(checked), Some(prog)) = (&snap.checked, &snap.analyzed.analysis.program) else {
+                return Some(Vec::new());
+            };
+            let text = &snap.analyzed.text;
+            let report = &checked.report;
+            let only = &params.context.only;
+            let mut out = Vec::new();
+            let to_action = |a: actions::Action, diags: Option<Vec<lsp::Diagnostic>>| {
+                let kind =
+                    if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { lsp::CodeActionKind::SOURCE_FIX_ALL };
+                let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
+                lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                    title: a.title,
+                    kind: Some(kind),
+                    diagnostics: diags,
+                    edit: Some(convert::workspace_edit(&snap.uri, edits)),
+                    is_preferred: Some(a.quick_fix),
+                    ..Default::default()
+                })
+            };
+            if code_action_kind_allowed(only, &lsp::CodeActionKind::QUICKFIX) {
+                // Violations named by the diagnostics the client sent (if they
+                // are of this check), else those whose store is in the range.
+                let mut wanted: Vec<((usize, usize), Option<lsp::Diagnostic>)> = Vec::new();
+                for d in &params.context.diagnostics {
+                    let Some(data) = &d.data else { continue };
+                    let same_gen = data.get("generation").and_then(|g| g.as_u64()) == Some(checked.generation);
+                    let v = data.get("violation").and_then(|v| v.as_array());
+                    if let (true, Some([mi, vi])) = (same_gen, v.map(|v| v.as_slice())) {
+                        if let (Some(mi), Some(vi)) = (mi.as_u64(), vi.as_u64()) {
+                            wanted.push(((mi as usize, vi as usize), Some(d.clone())));
+                        }
+                    }
+                }
+                if wanted.is_empty() {
+                    let r = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+                    for (mi, rb) in report.robustness.iter().enumerate() {
+                        for (vi, v) in rb.violations.iter().enumerate() {
+                            let s = prog.stmts[v.store_stmt as usize].span;
+                            if s.start <= r.end && r.start <= s.end {
+                                wanted.push(((mi, vi), None));
+                            }
+                        }
+                    }
+                }
+                let mut titles = std::collections::HashSet::new();
+                for ((mi, vi), d) in wanted {
+                    if let Some(a) = actions::quick_fix(text, prog, report, mi, vi) {
+                        if titles.insert(a.title.clone()) {
+                            out.push(to_action(a, d.map(|d| vec![d])));
+                        }
+                    }
+                }
+            }
+            if code_action_kind_allowed(only, &lsp::CodeActionKind::SOURCE_FIX_ALL) {
+                if let Some(a) = actions::all_fences(text, prog, report) {
+                    out.push(to_action(a, None));
+                }
+            }
+            Some(out)
+        })
+    }
+}

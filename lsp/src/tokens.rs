@@ -1,0 +1,164 @@
+//! Semantic tokens: keywords, numbers, strings, comments, operators, and
+//! names classified by what they denote (shared location, register,
+//! function, thread, label), in both dialects.
+
+use litmus_dsl::{Analysis, Dialect, Span, SymbolKind};
+
+/// Token types, in the order of the legend sent to the client.
+pub const TYPES: &[&str] =
+    &["keyword", "number", "string", "comment", "operator", "variable", "parameter", "function", "namespace", "label"];
+/// Modifiers: bit 0 declaration, bit 1 readonly.
+pub const MODIFIERS: &[&str] = &["declaration", "readonly"];
+
+const KEYWORD: u32 = 0;
+const NUMBER: u32 = 1;
+const STRING: u32 = 2;
+const COMMENT: u32 = 3;
+const OPERATOR: u32 = 4;
+const VARIABLE: u32 = 5;
+const PARAMETER: u32 = 6;
+const FUNCTION: u32 = 7;
+const NAMESPACE: u32 = 8;
+const LABEL: u32 = 9;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub span: Span,
+    pub kind: u32,
+    pub modifiers: u32,
+}
+
+fn classify_name(a: &Analysis, span: Span) -> Option<(u32, u32)> {
+    for s in &a.symbols.list {
+        let decl = s.def == span;
+        if decl || s.refs.contains(&span) {
+            let kind = match s.kind {
+                SymbolKind::Shared | SymbolKind::Array => VARIABLE,
+                SymbolKind::Register => VARIABLE,
+                SymbolKind::Param => PARAMETER,
+                SymbolKind::Function => FUNCTION,
+                SymbolKind::Thread => NAMESPACE,
+                SymbolKind::Label => LABEL,
+            };
+            let readonly = (s.kind == SymbolKind::Register) as u32 * 2;
+            return Some((kind, decl as u32 | readonly));
+        }
+    }
+    None
+}
+
+/// Comments the lexers skip: `//`, `/* */` (native), `(* *)` (herd).
+fn comments(src: &str, dialect: Dialect, out: &mut Vec<Token>) {
+    let b = src.as_bytes();
+    let mut i = 0;
+    let mut in_str = false;
+    while i < b.len() {
+        let c = b[i];
+        if c == b'"' {
+            in_str = !in_str;
+            i += 1;
+            continue;
+        }
+        if in_str {
+            i += 1;
+            continue;
+        }
+        let (open, close): (&[u8], &[u8]) = match dialect {
+            Dialect::Native => (b"/*", b"*/"),
+            Dialect::HerdX86 => (b"(*", b"*)"),
+        };
+        if dialect == Dialect::Native && b[i..].starts_with(b"//") {
+            let end = src[i..].find(['\n', '\r']).map(|e| i + e).unwrap_or(b.len());
+            out.push(Token { span: Span::new(i, end), kind: COMMENT, modifiers: 0 });
+            i = end;
+        } else if b[i..].starts_with(open) {
+            let end = src[i + 2..].find(std::str::from_utf8(close).unwrap()).map(|e| i + 2 + e + 2).unwrap_or(b.len());
+            out.push(Token { span: Span::new(i, end), kind: COMMENT, modifiers: 0 });
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+}
+
+pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
+    let mut out = Vec::new();
+    comments(src, a.dialect, &mut out);
+    match a.dialect {
+        Dialect::Native => {
+            use litmus_dsl::native::lexer::Token as T;
+            let (toks, _) = litmus_dsl::native::lexer::lex(src);
+            for (t, span) in toks {
+                let kind = match t {
+                    T::Ident(name) => match classify_name(a, span) {
+                        Some((k, m)) => {
+                            out.push(Token { span, kind: k, modifiers: m });
+                            continue;
+                        }
+                        None if matches!(name, "ww" | "wr" | "rr" | "full") => KEYWORD,
+                        None => VARIABLE,
+                    },
+                    T::Int(_) => NUMBER,
+                    T::Str(_) => STRING,
+                    T::Name(_) => NAMESPACE,
+                    T::LBrace | T::RBrace | T::LParen | T::RParen | T::LBracket | T::RBracket | T::Semi | T::Comma => {
+                        continue
+                    }
+                    T::Comment(_) | T::Error => continue,
+                    T::Colon
+                    | T::Assign
+                    | T::EqEq
+                    | T::NotEq
+                    | T::Lt
+                    | T::Le
+                    | T::Gt
+                    | T::Ge
+                    | T::Plus
+                    | T::Minus
+                    | T::Star
+                    | T::Slash
+                    | T::Percent
+                    | T::Bang
+                    | T::AndAnd
+                    | T::OrOr
+                    | T::Tilde => OPERATOR,
+                    _ => KEYWORD,
+                };
+                out.push(Token { span, kind, modifiers: 0 });
+            }
+        }
+        Dialect::HerdX86 => {
+            use litmus_dsl::herd::lexer::Tok as T;
+            // The preamble: architecture and name.
+            let first_line = src.find('\n').unwrap_or(src.len());
+            let arch_end = src[..first_line].find(char::is_whitespace).unwrap_or(first_line);
+            let arch_start = src.len() - src.trim_start().len();
+            if arch_start < arch_end {
+                out.push(Token { span: Span::new(arch_start, arch_end), kind: KEYWORD, modifiers: 0 });
+            }
+            let body = src.find('{').unwrap_or(src.len());
+            let (toks, _) = litmus_dsl::herd::lexer::lex(src, body);
+            for (t, span) in toks {
+                let kind = match t {
+                    T::Ident(name) => match classify_name(a, span) {
+                        Some((k, m)) => {
+                            out.push(Token { span, kind: k, modifiers: m });
+                            continue;
+                        }
+                        None if litmus_dsl::herd::lower::register_family(name).is_some() => PARAMETER,
+                        None => KEYWORD,
+                    },
+                    T::Int(_) => NUMBER,
+                    T::Str(_) => STRING,
+                    T::Exists | T::Forall | T::Locations | T::Filter | T::True | T::False => KEYWORD,
+                    T::And | T::Or | T::Tilde | T::Eq | T::EqEq | T::Ne | T::Ne2 | T::Dollar | T::Percent => OPERATOR,
+                    _ => continue,
+                };
+                out.push(Token { span, kind, modifiers: 0 });
+            }
+        }
+    }
+    out.sort_by_key(|t| (t.span.start, t.span.end));
+    out.dedup_by_key(|t| t.span.start);
+    out
+}

@@ -1,0 +1,258 @@
+//! An in-process LSP client: the real server over an in-memory byte pipe
+//! (so framing, ordering and concurrency are the production ones), a
+//! reader that answers the server's own requests, and helpers to wait for
+//! the notifications a test cares about.
+
+#![allow(dead_code)]
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Value>>>>;
+
+pub struct Client {
+    out: mpsc::UnboundedSender<Value>,
+    pending: Pending,
+    next_id: i64,
+    notes: mpsc::UnboundedReceiver<Value>,
+    /// Every notification received so far, in order.
+    pub log: Vec<Value>,
+    /// Methods of the requests the server sent us.
+    pub server_requests: Arc<Mutex<Vec<String>>>,
+}
+
+pub const TIMEOUT: Duration = Duration::from_secs(60);
+
+pub fn uri(name: &str) -> String {
+    format!("file:///work/{name}")
+}
+
+pub fn example(name: &str) -> String {
+    std::fs::read_to_string(format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+impl Client {
+    /// Start a server and initialize it with these client capabilities and options.
+    pub async fn start(capabilities: Value, options: Value) -> (Client, Value) {
+        let (client_io, server_io) = tokio::io::duplex(1 << 20);
+        let (server_r, server_w) = tokio::io::split(server_io);
+        tokio::spawn(litmus_lsp::serve(server_r, server_w));
+        let (r, mut w) = tokio::io::split(client_io);
+        let (out, mut out_rx) = mpsc::unbounded_channel::<Value>();
+        tokio::spawn(async move {
+            while let Some(v) = out_rx.recv().await {
+                let body = serde_json::to_vec(&v).unwrap();
+                let frame = format!("Content-Length: {}\r\n\r\n", body.len());
+                if w.write_all(frame.as_bytes()).await.is_err() || w.write_all(&body).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let pending: Pending = Arc::default();
+        let server_requests: Arc<Mutex<Vec<String>>> = Arc::default();
+        let (notes_tx, notes) = mpsc::unbounded_channel();
+        {
+            let (pending, out, server_requests) = (pending.clone(), out.clone(), server_requests.clone());
+            tokio::spawn(async move {
+                let mut r = BufReader::new(r);
+                loop {
+                    let mut len = 0usize;
+                    loop {
+                        let mut line = String::new();
+                        if r.read_line(&mut line).await.unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let line = line.trim_end();
+                        if line.is_empty() {
+                            break;
+                        }
+                        if let Some(v) = line.strip_prefix("Content-Length: ") {
+                            len = v.parse().unwrap();
+                        }
+                    }
+                    let mut body = vec![0; len];
+                    r.read_exact(&mut body).await.unwrap();
+                    let msg: Value = serde_json::from_slice(&body).unwrap();
+                    match (msg.get("id"), msg.get("method")) {
+                        (Some(id), Some(m)) => {
+                            // A request from the server: accept it.
+                            server_requests.lock().unwrap().push(m.as_str().unwrap().to_string());
+                            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                        }
+                        (Some(id), None) => {
+                            if let Some(tx) = pending.lock().unwrap().remove(&id.as_i64().unwrap()) {
+                                let _ = tx.send(msg);
+                            }
+                        }
+                        _ => {
+                            let _ = notes_tx.send(msg);
+                        }
+                    }
+                }
+            });
+        }
+        let mut c = Client { out, pending, next_id: 0, notes, log: Vec::new(), server_requests };
+        let init = c
+            .request(
+                "initialize",
+                json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options}),
+            )
+            .await
+            .expect("initialize");
+        c.notify("initialized", json!({}));
+        (c, init)
+    }
+
+    /// The defaults most tests use: UTF-16, progress, test hooks, no debounce.
+    pub async fn default() -> Client {
+        let caps = json!({"window": {"workDoneProgress": true}, "workspace": {"codeLens": {"refreshSupport": true}}});
+        Client::start(caps, json!({"testHooks": true, "debounceMs": 0})).await.0
+    }
+
+    pub fn notify(&self, method: &str, params: Value) {
+        self.out.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).unwrap();
+    }
+
+    /// Send a request; `Ok(result)` or `Err(error object)`.
+    pub async fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let (tx, rx) = oneshot::channel();
+        self.pending.lock().unwrap().insert(id, tx);
+        self.out.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap();
+        let msg = tokio::time::timeout(TIMEOUT, rx).await.expect("response in time").unwrap();
+        match msg.get("error") {
+            Some(e) => Err(e.clone()),
+            None => Ok(msg["result"].clone()),
+        }
+    }
+
+    pub fn open(&self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "litmus", "version": 1, "text": text}}),
+        );
+    }
+
+    pub fn change(&self, uri: &str, version: i32, changes: Value) {
+        self.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": version}, "contentChanges": changes}),
+        );
+    }
+
+    pub fn replace_all(&self, uri: &str, version: i32, text: &str) {
+        self.change(uri, version, json!([{ "text": text }]));
+    }
+
+    /// The next notification satisfying `pred` (others are logged and skipped).
+    pub async fn wait_for(&mut self, what: &str, pred: impl Fn(&Value) -> bool) -> Value {
+        let deadline = tokio::time::Instant::now() + TIMEOUT;
+        loop {
+            let msg = tokio::time::timeout_at(deadline, self.notes.recv())
+                .await
+                .unwrap_or_else(|_| panic!("timed out waiting for {what}; got {:#?}", self.log))
+                .expect("server alive");
+            self.log.push(msg.clone());
+            if pred(&msg) {
+                return msg;
+            }
+        }
+    }
+
+    /// Wait until the check of `version` has finished (`checked`, or
+    /// `analyzed` when errors stop it) and return the diagnostics published
+    /// for that version last before it.
+    pub async fn settled(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let status = self
+            .wait_for(&format!("status of {uri} v{version}"), |m| {
+                m["method"] == "litmus/status"
+                    && m["params"]["uri"] == uri
+                    && m["params"]["version"] == version
+                    && ["checked", "analyzed", "failed"].contains(&m["params"]["state"].as_str().unwrap())
+            })
+            .await;
+        assert_ne!(status["params"]["state"], "failed", "{status:#}");
+        self.diagnostics(uri).unwrap_or_default()
+    }
+
+    /// The diagnostics most recently published for `uri`.
+    pub fn diagnostics(&self, uri: &str) -> Option<Vec<Value>> {
+        self.log
+            .iter()
+            .rev()
+            .find(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+            .map(|m| m["params"]["diagnostics"].as_array().unwrap().clone())
+    }
+
+    /// Every publishDiagnostics for `uri`, in order.
+    pub fn publications(&self, uri: &str) -> Vec<Value> {
+        self.log
+            .iter()
+            .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+            .map(|m| m["params"].clone())
+            .collect()
+    }
+
+    pub async fn text(&mut self, uri: &str) -> String {
+        self.request("litmus/documentText", json!({"uri": uri})).await.unwrap().as_str().unwrap().to_string()
+    }
+}
+
+/// Apply LSP text edits (UTF-16 positions) to a text, as an editor would.
+pub fn apply_edits(text: &str, edits: &[Value]) -> String {
+    let offset = |p: &Value| -> usize {
+        let (line, ch) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
+        let mut start = 0;
+        for _ in 0..line {
+            start += text[start..].find('\n').map(|i| i + 1).unwrap_or(text.len() - start);
+        }
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= ch || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut spans: Vec<(usize, usize, String)> = edits
+        .iter()
+        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string()))
+        .collect();
+    spans.sort_by_key(|s| std::cmp::Reverse((s.0, s.1)));
+    let mut out = text.to_string();
+    for (a, b, t) in spans {
+        out.replace_range(a..b, &t);
+    }
+    out
+}
+
+/// The edits of a WorkspaceEdit for one document.
+pub fn edits_for<'a>(edit: &'a Value, uri: &str) -> &'a Vec<Value> {
+    edit["changes"][uri].as_array().expect("edits for the document")
+}
+
+/// A diagnostic as a line for snapshots: `L:C-L:C severity code message`.
+pub fn brief(d: &Value) -> String {
+    let r = &d["range"];
+    format!(
+        "{}:{}-{}:{} {} {} {}",
+        r["start"]["line"],
+        r["start"]["character"],
+        r["end"]["line"],
+        r["end"]["character"],
+        match d["severity"].as_i64() {
+            Some(1) => "error",
+            Some(2) => "warning",
+            Some(3) => "info",
+            _ => "hint",
+        },
+        d["code"].as_str().unwrap_or(""),
+        d["message"].as_str().unwrap_or("").lines().next().unwrap_or("")
+    )
+}

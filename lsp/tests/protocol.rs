@@ -1,0 +1,346 @@
+//! The server over the protocol, in process: what an editor sends and what
+//! it gets back, snapshotted.
+
+mod harness;
+
+use harness::{apply_edits, brief, edits_for, example, uri, Client};
+use serde_json::{json, Value};
+
+fn briefs(diags: &[Value]) -> String {
+    diags.iter().map(brief).collect::<Vec<_>>().join("\n")
+}
+
+fn pos(line: u32, character: u32) -> Value {
+    json!({"line": line, "character": character})
+}
+
+fn at(u: &str, line: u32, character: u32) -> Value {
+    json!({"textDocument": {"uri": u}, "position": pos(line, character)})
+}
+
+fn is_model_violation(d: &Value, model: &str) -> bool {
+    d["code"] == "sc-violation" && d["message"].as_str().unwrap().starts_with(&format!("{model}:"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn initialize_announces_capabilities_and_negotiates_encoding() {
+    let (_c, init) = Client::start(json!({}), json!({})).await;
+    insta::assert_json_snapshot!("capabilities", init["capabilities"]);
+    let (_c, init) = Client::start(json!({"general": {"positionEncodings": ["utf-8", "utf-16"]}}), json!({})).await;
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-8");
+    let (_c, init) = Client::start(json!({"general": {"positionEncodings": ["utf-16"]}}), json!({})).await;
+    assert_eq!(init["capabilities"]["positionEncoding"], "utf-16");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn store_buffering_round_trip() {
+    let mut c = Client::default().await;
+    let u = uri("sb.litmus");
+    let text = example("sb.litmus");
+    c.open(&u, &text);
+    let diags = c.settled(&u, 1).await;
+    insta::assert_snapshot!("sb_diagnostics", briefs(&diags));
+    let tso: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "TSO")).collect();
+    let lines: Vec<u64> = tso.iter().map(|d| d["range"]["start"]["line"].as_u64().unwrap()).collect();
+    assert_eq!(lines, [7, 12], "a TSO violation on each thread's store");
+    // The cycle's other statements come as related information.
+    assert_eq!(tso[0]["relatedInformation"].as_array().unwrap().len(), 3);
+    insta::assert_json_snapshot!("sb_related", tso[0]["relatedInformation"]);
+
+    let hover = c.request("textDocument/hover", at(&u, 7, 3)).await.unwrap();
+    insta::assert_snapshot!("sb_hover", hover["contents"]["value"].as_str().unwrap());
+
+    // The quick fix for P0's violation inserts a fence after `x = 1;` only.
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": tso[0]["range"],
+                   "context": {"diagnostics": [tso[0]], "only": ["quickfix"]}}),
+        )
+        .await
+        .unwrap();
+    let actions = actions.as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(actions[0]["title"], "Insert `fence wr` after line 8");
+    assert_eq!(actions[0]["kind"], "quickfix");
+    let fixed = apply_edits(&text, edits_for(&actions[0]["edit"], &u));
+    insta::assert_snapshot!("sb_one_fence", fixed);
+    c.replace_all(&u, 2, &fixed);
+    let diags = c.settled(&u, 2).await;
+    let tso: Vec<u64> = diags
+        .iter()
+        .filter(|d| is_model_violation(d, "TSO"))
+        .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(tso, [13], "P0's violation is gone, P1's stays (the fence shifted it a line down)");
+
+    // The source action inserts every fence of the minimal set.
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": {"start": pos(0, 0), "end": pos(0, 0)},
+                   "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+        )
+        .await
+        .unwrap();
+    let actions = actions.as_array().unwrap();
+    assert_eq!(actions.len(), 1, "{actions:#?}");
+    assert_eq!(actions[0]["title"], "Insert all minimal fences (1 fence)");
+    let fixed = apply_edits(&fixed, edits_for(&actions[0]["edit"], &u));
+    c.replace_all(&u, 3, &fixed);
+    let diags = c.settled(&u, 3).await;
+    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "{diags:#?}");
+    assert!(diags.is_empty(), "a clean file gets the empty list: {diags:#?}");
+    // The check reported progress through the client.
+    assert!(c.server_requests.lock().unwrap().iter().any(|m| m == "window/workDoneProgress/create"));
+    assert!(c.log.iter().any(|m| m["method"] == "$/progress" && m["params"]["value"]["kind"] == "end"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn syntax_errors_come_first_and_the_empty_list_when_fixed() {
+    let mut c = Client::default().await;
+    let u = uri("mp.litmus");
+    let text = example("mp.litmus");
+    c.open(&u, &text);
+    c.settled(&u, 1).await;
+    // Break two statements at once: both errors are reported, no check runs.
+    let broken = text.replacen("x = 1;", "x = ;", 1).replacen("let r0 = y;", "let r0 = ;", 1);
+    c.replace_all(&u, 2, &broken);
+    let diags = c.settled(&u, 2).await;
+    insta::assert_snapshot!("mp_broken", briefs(&diags));
+    assert!(diags.iter().filter(|d| d["severity"] == 1).count() >= 2);
+    // A lens says why there are no verdicts.
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    assert_eq!(lens[0]["command"]["title"], "litmus: not checked (fix the errors first)");
+    c.replace_all(&u, 3, &text);
+    let diags = c.settled(&u, 3).await;
+    assert!(diags.iter().all(|d| d["code"] == "sc-violation" || d["code"] == "condition"), "{diags:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clean_file_publishes_the_empty_list() {
+    let mut c = Client::default().await;
+    let u = uri("clean.litmus");
+    c.open(&u, "litmus Clean\nshared x = 0;\nthread P0 {\n  x = ;\n}\n");
+    let diags = c.settled(&u, 1).await;
+    assert_eq!(diags.len(), 1, "{diags:#?}");
+    c.replace_all(&u, 2, "litmus Clean\nshared x = 0;\nthread P0 {\n  x = 1;\n}\n");
+    c.settled(&u, 2).await;
+    let last = c.publications(&u).last().cloned().unwrap();
+    assert_eq!(last["version"], 2);
+    assert_eq!(last["diagnostics"], json!([]));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn navigation_rename_symbols_tokens_lens_completion() {
+    let mut c = Client::default().await;
+    let u = uri("mp.litmus");
+    let text = example("mp.litmus");
+    c.open(&u, &text);
+    c.settled(&u, 1).await;
+    let line_of = |needle: &str| text.lines().position(|l| l.contains(needle)).unwrap() as u32;
+    let col_of = |needle: &str, sub: &str| {
+        let l = text.lines().nth(line_of(needle) as usize).unwrap();
+        (l.find(needle).unwrap() + needle.find(sub).unwrap()) as u32
+    };
+    // Definition of `y` from its use in `let r0 = y;`.
+    let use_line = line_of("let r0 = y");
+    let def = c.request("textDocument/definition", at(&u, use_line, col_of("let r0 = y", "y"))).await.unwrap();
+    assert_eq!(def["range"]["start"]["line"], line_of("shared y"));
+    let refs = c
+        .request(
+            "textDocument/references",
+            json!({"textDocument": {"uri": u}, "position": pos(use_line, col_of("let r0 = y", "y")),
+                   "context": {"includeDeclaration": true}}),
+        )
+        .await
+        .unwrap();
+    insta::assert_json_snapshot!("mp_references_y", refs);
+
+    let prep = c.request("textDocument/prepareRename", at(&u, use_line, col_of("let r0 = y", "y"))).await.unwrap();
+    assert_eq!(prep["placeholder"], "y");
+    let edit = c
+        .request(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": u}, "position": pos(use_line, col_of("let r0 = y", "y")), "newName": "flag"}),
+        )
+        .await
+        .unwrap();
+    let renamed = apply_edits(&text, edits_for(&edit, &u));
+    insta::assert_snapshot!("mp_renamed", renamed);
+    assert!(litmus_dsl::analyze(&renamed).program.is_some(), "the renamed program still analyses cleanly");
+    let clash = c
+        .request(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": u}, "position": pos(use_line, col_of("let r0 = y", "y")), "newName": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(clash["message"], "`x` is already used");
+
+    let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).await.unwrap();
+    insta::assert_json_snapshot!("mp_symbols", symbols);
+
+    let toks = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": u}})).await.unwrap();
+    insta::assert_snapshot!("mp_tokens", decode_tokens(&text, toks["data"].as_array().unwrap()));
+
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    insta::assert_json_snapshot!("mp_lens", lens);
+
+    // In P1's body: its registers and the shared names; in the final
+    // condition: registers qualified by their thread.
+    let labels = |items: Value| -> Vec<String> {
+        items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
+    };
+    let in_p1 = labels(c.request("textDocument/completion", at(&u, line_of("let r1 = x"), 2)).await.unwrap());
+    for want in ["r0", "r1", "x", "fence"] {
+        assert!(in_p1.iter().any(|l| l == want), "{want} in {in_p1:?}");
+    }
+    assert!(!in_p1.iter().any(|l| l == "P1:r0"), "{in_p1:?}");
+    let in_final = labels(c.request("textDocument/completion", at(&u, line_of("exists"), 8)).await.unwrap());
+    assert!(in_final.iter().any(|l| l == "P1:r0") && !in_final.iter().any(|l| l == "r0"), "{in_final:?}");
+}
+
+/// Semantic tokens decoded back into `line:col kind 'text'` lines.
+fn decode_tokens(text: &str, data: &[Value]) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let (mut line, mut col) = (0usize, 0usize);
+    let mut out = Vec::new();
+    for t in data.chunks(5) {
+        let dl = t[0].as_u64().unwrap() as usize;
+        line += dl;
+        col = if dl == 0 { col + t[1].as_u64().unwrap() as usize } else { t[1].as_u64().unwrap() as usize };
+        let len = t[2].as_u64().unwrap() as usize;
+        let units: Vec<u16> = lines[line].encode_utf16().collect();
+        let word = String::from_utf16(&units[col..col + len]).unwrap();
+        let kind = litmus_lsp::tokens::TYPES[t[3].as_u64().unwrap() as usize];
+        out.push(format!(
+            "{}:{} {kind}{} {word:?}",
+            line + 1,
+            col + 1,
+            if t[4] != 0 { format!("+{}", t[4]) } else { String::new() }
+        ));
+    }
+    out.join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn formatting_both_dialects() {
+    let mut c = Client::default().await;
+    let u = uri("messy.litmus");
+    let messy = "litmus Messy\nshared x = 0;\n\n\n\nthread P0 {\nx = 1;   \n      if (x == 1) {\nlet r0 = x;\n}\n}\n";
+    c.open(&u, messy);
+    c.settled(&u, 1).await;
+    let edits = c
+        .request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+        .await
+        .unwrap();
+    let formatted = apply_edits(messy, edits.as_array().unwrap());
+    insta::assert_snapshot!("format_native", formatted);
+    c.replace_all(&u, 2, &formatted);
+    c.settled(&u, 2).await;
+    let again = c
+        .request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again, json!([]), "formatting is idempotent");
+
+    let h = uri("sb.herd.litmus");
+    let herd = "X86 SB\n{ x=0; y=0; }\n P0 | P1 ;\n MOV [x],$1 | MOV [y],$1 ;\n MOV EAX,[y] | MOV EAX,[x] ;\nexists (0:EAX=0 /\\ 1:EAX=0)\n";
+    c.open(&h, herd);
+    c.settled(&h, 1).await;
+    let edits = c
+        .request(
+            "textDocument/formatting",
+            json!({"textDocument": {"uri": h}, "options": {"tabSize": 2, "insertSpaces": true}}),
+        )
+        .await
+        .unwrap();
+    insta::assert_snapshot!("format_herd", apply_edits(herd, edits.as_array().unwrap()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn herd_file_gets_x86_fence_quick_fix() {
+    let mut c = Client::default().await;
+    let u = uri("sb.herd.litmus");
+    let herd = "X86 SB\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x],$1  | MOV [y],$1  ;\n MOV EAX,[y] | MOV EAX,[x] ;\nexists (0:EAX=0 /\\ 1:EAX=0)\n";
+    c.open(&u, herd);
+    let diags = c.settled(&u, 1).await;
+    let tso: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "TSO")).collect();
+    assert_eq!(tso.len(), 2, "{diags:#?}");
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": tso[0]["range"], "context": {"diagnostics": [tso[0]]}}),
+        )
+        .await
+        .unwrap();
+    let titles: Vec<&str> = actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles, ["Insert `MFENCE` after line 4", "Insert all minimal fences (2 fences)"]);
+    let fixed = apply_edits(herd, edits_for(&actions.as_array().unwrap()[1]["edit"], &u));
+    insta::assert_snapshot!("herd_all_fences", fixed);
+    c.replace_all(&u, 2, &fixed);
+    let diags = c.settled(&u, 2).await;
+    assert!(diags.is_empty(), "{diags:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn non_ascii_text_gets_utf16_columns_and_utf8_when_negotiated() {
+    // é is 1 UTF-16 unit (2 bytes), 🙂 is 2 units (4 bytes).
+    let text = "litmus Unicode \"é 🙂\"\nshared x = 0;\nthread P0 {\n  /* é 🙂 */ x = 1; /* 🙂 */ let r = zz;\n}\n";
+    let u = uri("unicode.litmus");
+    let mut c = Client::default().await;
+    c.open(&u, text);
+    let diags = c.settled(&u, 1).await;
+    let unknown = diags.iter().find(|d| d["message"].as_str().unwrap().contains("zz")).expect("unknown name");
+    let line = text.lines().nth(3).unwrap();
+    let utf16_col = line[..line.find("zz").unwrap()].encode_utf16().count();
+    assert_eq!(unknown["range"]["start"], pos(3, utf16_col as u32));
+    assert_eq!(utf16_col, 37);
+    // Hover on `x` after the emoji comment resolves the right name.
+    let x_col = line[..line.find("x = 1").unwrap()].encode_utf16().count() as u32;
+    let hover = c.request("textDocument/hover", at(&u, 3, x_col)).await.unwrap();
+    assert!(hover["contents"]["value"].as_str().unwrap().contains("shared x = 0"), "{hover:#}");
+
+    let caps = json!({"general": {"positionEncodings": ["utf-8"]}});
+    let (mut c8, _) = Client::start(caps, json!({"debounceMs": 0})).await;
+    c8.open(&u, text);
+    let diags = c8.settled(&u, 1).await;
+    let unknown = diags.iter().find(|d| d["message"].as_str().unwrap().contains("zz")).unwrap();
+    assert_eq!(unknown["range"]["start"], pos(3, line.find("zz").unwrap() as u32));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_panicking_handler_answers_an_error_and_the_server_goes_on() {
+    let mut c = Client::default().await;
+    let err = c.request("litmus/crash", json!(null)).await.unwrap_err();
+    assert_eq!(err["code"], -32603);
+    assert!(err["message"].as_str().unwrap().contains("deliberate panic"), "{err:#}");
+    let u = uri("sb.litmus");
+    c.open(&u, &example("sb.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "TSO")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_choose_the_models() {
+    let caps = json!({});
+    let (mut c, _) = Client::start(caps, json!({"litmus": {"models": ["sc", "pso"], "debounceMs": 0}})).await;
+    let u = uri("mp.litmus");
+    c.open(&u, &example("mp.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "PSO")), "MP is not robust under PSO: {diags:#?}");
+    assert!(!diags.iter().any(|d| is_model_violation(d, "TSO")), "TSO was not asked for");
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": {"models": ["tso"], "debounceMs": 0}}}));
+    // The re-check keeps the version; wait for a check with no PSO finding.
+    c.wait_for("a re-check under TSO only", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checked")
+        .await;
+    let diags = c.diagnostics(&u).unwrap();
+    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "MP is robust under TSO: {diags:#?}");
+}
