@@ -54,17 +54,25 @@ pub fn check_all(
     monitor: MonitorKind,
     opts: &Options,
 ) -> Report {
+    let mut report = check_robustness(prog, src, models, monitor, opts);
+    add_relaxed_outcomes(&mut report, prog, models, opts);
+    report
+}
+
+/// The fast half of [`check_all`]: SC's outcomes with the monitors riding
+/// along, then each relaxed model's violations (harm judged) and minimal
+/// fences. `outcomes` holds SC's only (if requested); the editor publishes
+/// this before the slow half.
+pub fn check_robustness(
+    prog: &litmus_dsl::Program,
+    src: Option<&str>,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts.loop_bound);
     let sc = collector.run(opts);
-    let mut outcomes = Vec::new();
-    for &m in models {
-        if m == Model::Sc {
-            outcomes.push(sc.clone());
-        } else if !opts.cancelled() {
-            outcomes.push(outcome::explore(prog, m, opts));
-        }
-    }
     let mut robustness = Vec::new();
     let mut all = Vec::new();
     for (model, mut violations, unconfirmed) in collector.finish() {
@@ -95,5 +103,18 @@ pub fn check_all(
         (Some(src), _) if !opts.cancelled() => robust::minimal_fences(src, prog, &relaxed, monitor, &mut all, opts),
         _ => (Vec::new(), false),
     };
+    let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
     Report { outcomes, robustness, joint_fences, joint_confirmed, cancelled: opts.cancelled() }
+}
+
+/// The slow half of [`check_all`]: herd's question for each relaxed model
+/// by explicit store-buffer exploration; outcomes end up in `models` order.
+pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
+    for &m in models {
+        if m != Model::Sc && !opts.cancelled() && !report.outcomes.iter().any(|o| o.model == m) {
+            report.outcomes.push(outcome::explore(prog, m, opts));
+        }
+    }
+    report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
+    report.cancelled = opts.cancelled();
 }

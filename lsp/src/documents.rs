@@ -26,7 +26,9 @@ pub struct Analyzed {
 /// The check of one generation (the same generation as `analyzed`).
 pub struct Checked {
     pub generation: u64,
-    pub report: Report,
+    pub report: Arc<Report>,
+    /// Robustness is known; the relaxed models' outcomes are still being explored.
+    pub partial: bool,
 }
 
 pub struct Doc {

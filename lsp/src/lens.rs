@@ -1,6 +1,6 @@
 //! The code lens on the test header: each model's verdict at a glance.
 
-use litmus_checker::Report;
+use litmus_checker::{Model, Report};
 use litmus_dsl::Span;
 
 /// Where the header is: the `litmus NAME` line, or the architecture line.
@@ -18,6 +18,8 @@ pub fn header_span(src: &str) -> Span {
 }
 
 /// `SC never · TSO sometimes, 2 SC violations · PSO sometimes, 2 SC violations`.
+/// A relaxed model whose outcomes are still being explored shows its
+/// violations and `outcomes…`.
 pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
     let Some(r) = r else {
         return if checking {
@@ -26,12 +28,24 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
             "litmus: not checked (fix the errors first)".into()
         };
     };
+    let mut models: Vec<Model> =
+        r.outcomes.iter().map(|o| o.model).chain(r.robustness.iter().map(|rb| rb.model)).collect();
+    models.sort();
+    models.dedup();
     let mut parts = Vec::new();
-    for o in &r.outcomes {
-        let mut s = format!("{} {}", o.model.upper(), o.observation.map(|x| x.as_str()).unwrap_or(""));
-        let s_trim = s.trim_end().to_string();
-        s = s_trim;
-        if let Some(rb) = r.robustness.iter().find(|rb| rb.model == o.model) {
+    for m in models {
+        let o = r.outcomes.iter().find(|o| o.model == m);
+        let mut s = m.upper().to_string();
+        match o {
+            Some(o) => {
+                if let Some(obs) = o.observation {
+                    s.push(' ');
+                    s.push_str(obs.as_str());
+                }
+            }
+            None => s.push_str(" outcomes…"),
+        }
+        if let Some(rb) = r.robustness.iter().find(|rb| rb.model == m) {
             let n = rb.violations.len();
             if n == 0 {
                 s.push_str(if rb.complete { ", robust" } else { ", robust within bounds" });
@@ -39,19 +53,18 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
                 s.push_str(&format!(", {n} SC violation{}", if n == 1 { "" } else { "s" }));
             }
         }
-        if !o.failures.is_empty() {
-            s.push_str(&format!(
-                ", {} failing assertion{}",
-                o.failures.len(),
-                if o.failures.len() == 1 { "" } else { "s" }
-            ));
-        }
-        if !o.complete {
-            s.push_str(" (within bounds)");
+        if let Some(o) = o {
+            if !o.failures.is_empty() {
+                let n = o.failures.len();
+                s.push_str(&format!(", {n} failing assertion{}", if n == 1 { "" } else { "s" }));
+            }
+            if !o.complete {
+                s.push_str(" (within bounds)");
+            }
         }
         parts.push(s);
     }
-    if checking {
+    if checking && r.outcomes.len() >= parts.len() {
         parts.push("re-checking…".into());
     }
     parts.join(" · ")

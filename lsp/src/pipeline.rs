@@ -76,13 +76,16 @@ pub async fn run(b: Backend, job: Job) {
     b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
         .await;
     let progress = b.begin_progress(&job);
+    // Robustness first (SC exploration with the monitors, fences): it is
+    // what the diagnostics and quick fixes need, and usually fast. The
+    // relaxed models' outcomes by explicit store buffers come second.
     let a = analyzed.clone();
+    let (m, o) = (models.clone(), opts.clone());
     let report = tokio::task::spawn_blocking(move || {
         let prog = a.analysis.program.as_ref().expect("checked only when lowered");
-        litmus_checker::check_all(prog, Some(&a.text), &models, monitor, &opts)
+        litmus_checker::check_robustness(prog, Some(&a.text), &m, monitor, &o)
     })
     .await;
-    drop(progress);
     let report = match report {
         Ok(r) => r,
         Err(e) => return b.internal_failure(&job, format!("the check failed: {e}")).await,
@@ -90,31 +93,71 @@ pub async fn run(b: Backend, job: Job) {
     if report.cancelled || job.cancel.load(Ordering::Relaxed) {
         return;
     }
-    let prog = analyzed.analysis.program.as_ref().expect("lowered");
-    let mut all = findings;
-    let mut checked = check_findings(prog, &report);
-    for f in &mut checked {
-        if let Some(serde_json::Value::Object(m)) = &mut f.data {
-            m.insert("generation".into(), generation.into());
-        }
-    }
-    all.extend(checked);
-    let summary = lens::verdicts(Some(&report), false);
-    {
-        let mut s = b.lock();
-        let Some(doc) = s.docs.get_mut(&job.key) else { return };
-        if doc.generation != generation {
+    let pending = models.iter().any(|m| *m != litmus_checker::Model::Sc);
+    let report = if pending {
+        let report = Arc::new(report);
+        if !b.deliver(&job, &analyzed, &findings, report.clone(), true).await {
             return;
         }
-        doc.checked = Some(Arc::new(Checked { generation, report }));
-        doc.checking = false;
+        let a = analyzed.clone();
+        let report = tokio::task::spawn_blocking(move || {
+            let prog = a.analysis.program.as_ref().expect("lowered");
+            let mut report = Arc::unwrap_or_clone(report);
+            litmus_checker::add_relaxed_outcomes(&mut report, prog, &models, &opts);
+            report
+        })
+        .await;
+        match report {
+            Ok(r) => r,
+            Err(e) => return b.internal_failure(&job, format!("the check failed: {e}")).await,
+        }
+    } else {
+        report
+    };
+    drop(progress);
+    if report.cancelled || job.cancel.load(Ordering::Relaxed) {
+        return;
     }
-    b.publish(&job, &analyzed, &all).await;
-    b.status(&job, "checked", summary).await;
-    b.refresh_lenses();
+    b.deliver(&job, &analyzed, &findings, Arc::new(report), false).await;
 }
 
 impl Backend {
+    /// Store a (possibly partial) report for the job's generation and
+    /// publish the analysis findings with the check's. False if the
+    /// generation is no longer current.
+    async fn deliver(
+        &self,
+        job: &Job,
+        analyzed: &Analyzed,
+        analysis: &[Finding],
+        report: Arc<litmus_checker::Report>,
+        partial: bool,
+    ) -> bool {
+        let prog = analyzed.analysis.program.as_ref().expect("lowered");
+        let mut all = analysis.to_vec();
+        let mut checked = check_findings(prog, &report);
+        for f in &mut checked {
+            if let Some(serde_json::Value::Object(m)) = &mut f.data {
+                m.insert("generation".into(), job.generation.into());
+            }
+        }
+        all.extend(checked);
+        let summary = lens::verdicts(Some(&report), partial);
+        {
+            let mut s = self.lock();
+            let Some(doc) = s.docs.get_mut(&job.key) else { return false };
+            if doc.generation != job.generation {
+                return false;
+            }
+            doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial }));
+            doc.checking = partial;
+        }
+        self.publish(job, analyzed, &all).await;
+        self.status(job, if partial { "checking" } else { "checked" }, summary).await;
+        self.refresh_lenses();
+        true
+    }
+
     /// Publish `findings` for the job's generation, unless a newer one exists.
     pub async fn publish(&self, job: &Job, analyzed: &Analyzed, findings: &[Finding]) {
         let (lock, enc) = {

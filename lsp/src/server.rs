@@ -40,7 +40,7 @@ impl Snapshot {
         convert::range(&self.analyzed.rope, s, self.enc)
     }
     fn report(&self) -> Option<&litmus_checker::Report> {
-        self.checked.as_ref().map(|c| &c.report)
+        self.checked.as_ref().map(|c| &*c.report)
     }
 }
 

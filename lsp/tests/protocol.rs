@@ -3,7 +3,7 @@
 
 mod harness;
 
-use harness::{apply_edits, brief, edits_for, example, uri, Client};
+use harness::{apply_edits, brief, edits_for, example, lsp_position, uri, Client};
 use serde_json::{json, Value};
 
 fn briefs(diags: &[Value]) -> String {
@@ -343,4 +343,95 @@ async fn settings_choose_the_models() {
         .await;
     let diags = c.diagnostics(&u).unwrap();
     assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "MP is robust under TSO: {diags:#?}");
+}
+
+/// A tiny deterministic generator, so a failure replays.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n.max(1) as u64) as usize
+    }
+}
+
+/// A random edit as a byte range at char boundaries (never inside a
+/// `\r\n`, where no editor puts a cursor) and the text to put there.
+fn random_edit(rng: &mut Rng, text: &str) -> (usize, usize, String) {
+    let bounds: Vec<usize> = text
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain([text.len()])
+        .filter(|&i| !(i > 0 && text.as_bytes()[i - 1] == b'\r' && text.as_bytes().get(i) == Some(&b'\n')))
+        .collect();
+    let a = rng.below(bounds.len());
+    let b = (a + rng.below(4)).min(bounds.len() - 1);
+    let pieces = ["x", " ", ";", "\n", "é", "🙂", "1", "let r9 = y;", "}", "\r\n", "\r", ""];
+    (bounds[a], bounds[b], pieces[rng.below(pieces.len())].to_string())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rapid_incremental_edits_lose_nothing_and_publish_nothing_stale() {
+    let mut c = Client::default().await;
+    let u = uri("edit.litmus");
+    let mut text = example("sb.litmus");
+    c.open(&u, &text);
+    let mut rng = Rng(0x5eed);
+    for version in 2..=201 {
+        let (a, b, ins) = random_edit(&mut rng, &text);
+        let range = json!({"start": lsp_position(&text, a), "end": lsp_position(&text, b)});
+        c.change(&u, version, json!([{ "range": range, "text": ins }]));
+        text.replace_range(a..b, &ins);
+    }
+    let diags = c.settled(&u, 201).await;
+    assert_eq!(c.text(&u).await, text, "the server's text is the client's");
+    // Published versions never go backwards: nothing stale arrives late.
+    let versions: Vec<i64> = c.publications(&u).iter().map(|p| p["version"].as_i64().unwrap()).collect();
+    assert!(versions.windows(2).all(|w| w[0] <= w[1]), "{versions:?}");
+    // Same diagnostics as a fresh open of the final text.
+    let fresh = uri("fresh.litmus");
+    c.open(&fresh, &text);
+    let fresh_diags = c.settled(&fresh, 1).await;
+    let strip = |d: &[Value]| serde_json::to_string(d).unwrap().replace(&fresh, &u);
+    assert_eq!(strip(&diags), strip(&fresh_diags));
+}
+
+/// Minutes of PSO exploration (see checker/tests/cancel.rs).
+fn slow_program() -> String {
+    let mut s = String::from("litmus Slow\nshared a = 0;\nshared b = 0;\nshared c = 0;\nshared d = 0;\n");
+    let names = ["a", "b", "c", "d"];
+    for t in 0..3 {
+        s.push_str(&format!("thread P{t} {{\n"));
+        for i in 0..4 {
+            s.push_str(&format!("  {} = {};\n  let r{i} = {};\n", names[(t + i) % 4], i + 1, names[(t + i + 1) % 4]));
+        }
+        s.push_str("}\n");
+    }
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_never_wait_on_a_long_check_and_an_edit_supersedes_it() {
+    let mut c = Client::default().await;
+    let u = uri("slow.litmus");
+    c.open(&u, &slow_program());
+    c.wait_for("the check to start", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checking").await;
+    // Hovers answer at once from the analysis while the checker runs.
+    for _ in 0..20 {
+        let t = std::time::Instant::now();
+        let h = c.request("textDocument/hover", at(&u, 1, 7)).await.unwrap();
+        assert!(h["contents"]["value"].as_str().unwrap().contains("shared a = 0"));
+        assert!(t.elapsed() < std::time::Duration::from_millis(500), "hover took {:?}", t.elapsed());
+    }
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    assert!(lens[0]["command"]["title"].as_str().unwrap().contains('…'), "{lens:#}");
+    // Replacing the text cancels the long check; only the new text's results arrive.
+    c.replace_all(&u, 2, &example("sb.litmus"));
+    let diags = c.settled(&u, 2).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "TSO")));
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    c.drain();
+    let last = c.publications(&u).last().cloned().unwrap();
+    assert_eq!(last["version"], 2, "nothing from the cancelled check arrives after");
 }

@@ -164,6 +164,13 @@ impl Client {
         }
     }
 
+    /// Log every notification that has arrived so far.
+    pub fn drain(&mut self) {
+        while let Ok(m) = self.notes.try_recv() {
+            self.log.push(m);
+        }
+    }
+
     /// Wait until the check of `version` has finished (`checked`, or
     /// `analyzed` when errors stop it) and return the diagnostics published
     /// for that version last before it.
@@ -203,26 +210,53 @@ impl Client {
     }
 }
 
+/// Byte offsets where each line starts, breaking lines as LSP does: at
+/// `\n`, `\r\n` and a lone `\r`.
+fn line_starts(text: &str) -> Vec<usize> {
+    let b = text.as_bytes();
+    let mut starts = vec![0];
+    for i in 0..b.len() {
+        if b[i] == b'\n' || (b[i] == b'\r' && b.get(i + 1) != Some(&b'\n')) {
+            starts.push(i + 1);
+        }
+    }
+    starts
+}
+
+/// The UTF-16 LSP position of a byte offset.
+pub fn lsp_position(text: &str, offset: usize) -> Value {
+    let starts = line_starts(text);
+    let line = starts.partition_point(|&s| s <= offset) - 1;
+    let col = text[starts[line]..offset].encode_utf16().count();
+    json!({"line": line, "character": col})
+}
+
+/// The byte offset of a UTF-16 LSP position (clamped to its line's end).
+pub fn lsp_offset(text: &str, p: &Value) -> usize {
+    let starts = line_starts(text);
+    let (line, ch) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
+    if line >= starts.len() {
+        return text.len();
+    }
+    let start = starts[line];
+    let mut units = 0;
+    for (i, c) in text[start..].char_indices() {
+        if units >= ch || c == '\n' || c == '\r' {
+            return start + i;
+        }
+        units += c.len_utf16();
+    }
+    text.len()
+}
+
 /// Apply LSP text edits (UTF-16 positions) to a text, as an editor would.
 pub fn apply_edits(text: &str, edits: &[Value]) -> String {
-    let offset = |p: &Value| -> usize {
-        let (line, ch) = (p["line"].as_u64().unwrap() as usize, p["character"].as_u64().unwrap() as usize);
-        let mut start = 0;
-        for _ in 0..line {
-            start += text[start..].find('\n').map(|i| i + 1).unwrap_or(text.len() - start);
-        }
-        let mut units = 0;
-        for (i, c) in text[start..].char_indices() {
-            if units >= ch || c == '\n' {
-                return start + i;
-            }
-            units += c.len_utf16();
-        }
-        text.len()
-    };
     let mut spans: Vec<(usize, usize, String)> = edits
         .iter()
-        .map(|e| (offset(&e["range"]["start"]), offset(&e["range"]["end"]), e["newText"].as_str().unwrap().to_string()))
+        .map(|e| {
+            let (a, b) = (lsp_offset(text, &e["range"]["start"]), lsp_offset(text, &e["range"]["end"]));
+            (a, b, e["newText"].as_str().unwrap().to_string())
+        })
         .collect();
     spans.sort_by_key(|s| std::cmp::Reverse((s.0, s.1)));
     let mut out = text.to_string();
