@@ -20,7 +20,9 @@ use tower_lsp_server::ls_types as lsp;
 pub struct StatusParams {
     pub uri: lsp::Uri,
     pub version: i32,
-    /// `analyzed` (errors stop the check), `checking`, `checked`, `failed`.
+    /// `analyzed` (errors stop the check), `checking`, `violations`
+    /// (robustness and fences known, relaxed outcomes still running),
+    /// `checked`, `failed`.
     pub state: String,
     pub message: String,
 }
@@ -153,7 +155,7 @@ impl Backend {
             doc.checking = partial;
         }
         self.publish(job, analyzed, &all).await;
-        self.status(job, if partial { "checking" } else { "checked" }, summary).await;
+        self.status(job, if partial { "violations" } else { "checked" }, summary).await;
         self.refresh_lenses();
         true
     }
