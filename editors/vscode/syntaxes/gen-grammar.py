@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""Writes litmus.tmLanguage.json. The grammar lives here as Python data so
+the regexes need one level of escaping, not two; the JSON is committed and
+this script is its source (re-run it after editing)."""
+import json, pathlib
+
+IDENT = r"[A-Za-z_][A-Za-z0-9_]*"
+
+def kw(words, scope):
+    return {"match": r"\b(?:" + "|".join(words) + r")\b", "name": scope}
+
+native = [
+    {"include": "#comments"},
+    {"include": "#strings"},
+    {"match": r"^\s*(litmus)\s+(\S+)", "captures": {"1": {"name": "keyword.other.header.litmus"},
+                                                     "2": {"name": "entity.name.section.test.litmus"}}},
+    {"match": r"\b(thread)\s+(" + IDENT + ")", "captures": {"1": {"name": "storage.type.thread.litmus"},
+                                                            "2": {"name": "entity.name.type.thread.litmus"}}},
+    {"match": r"\b(fn)\s+(" + IDENT + ")", "captures": {"1": {"name": "storage.type.function.litmus"},
+                                                        "2": {"name": "entity.name.function.litmus"}}},
+    kw(["shared", "let", "fn", "thread"], "storage.type.litmus"),
+    {"match": r"\b(fence)\b(?:\s+(ww|wr|rr|full)\b)?", "captures": {"1": {"name": "keyword.other.fence.litmus"},
+                                                                    "2": {"name": "keyword.other.fence-kind.litmus"}}},
+    kw(["if", "else", "while", "await", "return"], "keyword.control.litmus"),
+    kw(["assert", "assume"], "keyword.control.assert.litmus"),
+    kw(["cas", "xchg", "fetch_add", "lock", "unlock"], "keyword.other.atomic.litmus"),
+    {"match": r"(~)?\b(exists|forall)\b", "captures": {"1": {"name": "keyword.operator.logical.litmus"},
+                                                      "2": {"name": "keyword.other.quantifier.litmus"}}},
+    kw(["true", "false"], "constant.language.boolean.litmus"),
+    # THREAD:reg in the final condition.
+    {"match": r"\b(" + IDENT + r")(:)(" + IDENT + r")\b", "captures": {
+        "1": {"name": "entity.name.type.thread.litmus"},
+        "2": {"name": "punctuation.separator.thread.litmus"},
+        "3": {"name": "variable.other.register.litmus"}}},
+    {"include": "#numbers"},
+    {"match": r"(" + IDENT + r")\s*(?=\()", "name": "entity.name.function.call.litmus"},
+    {"match": r"==|!=|<=|>=|&&|\|\||[-+*/%<>!=~]", "name": "keyword.operator.litmus"},
+    {"match": r"\b" + IDENT + r"\b", "name": "variable.other.litmus"},
+]
+
+MNEMONICS = [
+    # Intel syntax and AT&T (with size suffixes) spellings.
+    r"mov[lqwb]?", r"movz[bw][lqw]?", r"movs[bw][lqw]?", r"xchg[lqwb]?", r"cmpxchg[lqwb]?", r"xadd[lqwb]?",
+    r"add[lqwb]?", r"sub[lqwb]?", r"inc[lqwb]?", r"dec[lqwb]?", r"and[lqwb]?", r"or[lqwb]?", r"xor[lqwb]?",
+    r"neg[lqwb]?", r"not[lqwb]?", r"cmp[lqwb]?", r"test[lqwb]?", r"lea[lq]?", r"imul[lqwb]?",
+    r"jmp", r"je", r"jne", r"jz", r"jnz", r"jl", r"jle", r"jg", r"jge", r"jb", r"jbe", r"ja", r"jae", r"js", r"jns",
+    r"sete", r"setne", r"setnb", r"setb", r"mfence", r"sfence", r"lfence", r"lock", r"nop", r"ret", r"call",
+]
+REGISTERS = r"(?:r(?:[abcd]x|[sd]i|[sb]p|\d+[dwb]?)|e(?:[abcd]x|[sd]i|[sb]p)|[abcd][xlh]|[sd]il?|[sb]pl?)"
+
+herd_body = [
+    {"include": "#herd-comments"},
+    {"include": "#strings"},
+    # Metadata lines of the preamble: Key=value.
+    {"match": r"^\s*([A-Z][A-Za-z]*)(=)(.*)$", "captures": {"1": {"name": "variable.other.key.litmus"},
+                                                           "2": {"name": "keyword.operator.litmus"},
+                                                           "3": {"name": "string.unquoted.metadata.litmus"}}},
+    {"match": r"\bP\d+\b", "name": "entity.name.type.thread.litmus"},
+    {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
+    {"match": r"(?i)\b(?:true|false)\b", "name": "constant.language.boolean.litmus"},
+    {"match": r"(?i)\b(?:" + "|".join(MNEMONICS) + r")\b", "name": "keyword.other.instruction.litmus"},
+    {"match": r"(?i)(%)?\b" + REGISTERS + r"\b", "name": "variable.language.register.litmus"},
+    {"match": r"(\$)(-?(?:0x[0-9A-Fa-f]+|\d+))", "captures": {"1": {"name": "keyword.operator.immediate.litmus"},
+                                                              "2": {"name": "constant.numeric.integer.litmus"}}},
+    {"match": r"\b(\d+)(:)", "captures": {"1": {"name": "entity.name.type.thread.litmus"},
+                                          "2": {"name": "punctuation.separator.thread.litmus"}}},
+    {"match": r"\b([A-Za-z_][A-Za-z0-9_]*)(:)", "captures": {"1": {"name": "entity.name.label.litmus"},
+                                                            "2": {"name": "punctuation.separator.label.litmus"}}},
+    {"include": "#numbers"},
+    {"match": r"/\\|\\/|~|==|!=|=", "name": "keyword.operator.litmus"},
+    {"match": r"[|;,]", "name": "punctuation.separator.litmus"},
+    {"match": r"\b[A-Za-z_][A-Za-z0-9_.]*\b", "name": "variable.other.location.litmus"},
+]
+
+grammar = {
+    "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",
+    "name": "litmus",
+    "scopeName": "source.litmus",
+    "fileTypes": ["litmus"],
+    "patterns": [
+        {"include": "#comments"},
+        # A herd test: the architecture line starts it; it runs to the end of the file.
+        {"begin": r"^\s*(X86(?:_64)?)\b[ \t]*(\S*)", "end": r"(?!)",
+         "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
+                           "2": {"name": "entity.name.section.test.litmus"}},
+         "name": "meta.test.herd.litmus", "patterns": herd_body},
+        {"include": "#native"},
+    ],
+    "repository": {
+        "native": {"patterns": native},
+        "comments": {"patterns": [
+            {"begin": r"//", "end": r"$", "name": "comment.line.double-slash.litmus"},
+            {"begin": r"/\*", "end": r"\*/", "name": "comment.block.litmus"},
+        ]},
+        "herd-comments": {"patterns": [{"begin": r"\(\*", "end": r"\*\)", "name": "comment.block.herd.litmus"}]},
+        "strings": {"patterns": [{"begin": r'"', "end": r'"', "name": "string.quoted.double.litmus",
+                                  "patterns": [{"match": r"\\.", "name": "constant.character.escape.litmus"}]}]},
+        "numbers": {"patterns": [{"match": r"\b(?:0x[0-9A-Fa-f]+|\d+)\b", "name": "constant.numeric.integer.litmus"}]},
+    },
+}
+
+out = pathlib.Path(__file__).with_name("litmus.tmLanguage.json")
+out.write_text(json.dumps(grammar, indent=2) + "\n")

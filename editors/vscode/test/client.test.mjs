@@ -1,0 +1,128 @@
+// The server driven by a second real client (vscode-languageserver-protocol,
+// as VS Code's): the store-buffering round trip, rapid incremental edits,
+// and UTF-16 columns on non-ASCII text.
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { Client, applyEdits, asChanges, examples, fileUri, positionAt } from "../lib/lsp-client.mjs";
+
+const clients = [];
+async function client(opts) {
+  const c = await Client.start(opts);
+  clients.push(c);
+  return c;
+}
+after(async () => Promise.all(clients.map((c) => c.stop())));
+
+const tso = (diags) => diags.filter((d) => d.code === "sc-violation" && d.message.startsWith("TSO:"));
+
+test("store buffering: diagnostics, hover, one quick fix, then all fences", async () => {
+  const c = await client();
+  const uri = fileUri("sb.litmus");
+  let text = fs.readFileSync(path.join(examples, "sb.litmus"), "utf8");
+  c.open(uri, text);
+  let diags = await c.settled(uri, 1);
+  assert.deepEqual(tso(diags).map((d) => d.range.start.line), [7, 12], "a TSO violation on each thread");
+  assert.equal(tso(diags)[0].severity, 1, "harmful: an error");
+  assert.equal(tso(diags)[0].relatedInformation.length, 3, "the cycle's other statements");
+
+  const hover = await c.request("textDocument/hover", { textDocument: { uri }, position: { line: 7, character: 3 } });
+  assert.match(hover.contents.value, /Cycle \(happens-before\)/);
+  assert.match(hover.contents.value, /P0 line 9: `let r0 = y` —fr→/);
+
+  const [p0] = tso(diags);
+  const fixes = await c.request("textDocument/codeAction", {
+    textDocument: { uri },
+    range: p0.range,
+    context: { diagnostics: [p0], only: ["quickfix"] },
+  });
+  assert.equal(fixes.length, 1);
+  assert.equal(fixes[0].title, "Insert `fence wr` after line 8");
+  // Send the fix the way an editor does: as incremental changes.
+  const edits = fixes[0].edit.changes[uri];
+  text = applyEdits(text, edits);
+  let v = c.change(uri, asChanges(edits));
+  diags = await c.settled(uri, v);
+  assert.deepEqual(tso(diags).map((d) => d.range.start.line), [13], "P0's violation is gone; P1's stays");
+
+  const all = await c.request("textDocument/codeAction", {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    context: { diagnostics: [], only: ["source.fixAll"] },
+  });
+  assert.equal(all.length, 1);
+  assert.match(all[0].title, /^Insert all minimal fences/);
+  const allEdits = all[0].edit.changes[uri];
+  text = applyEdits(text, allEdits);
+  v = c.change(uri, asChanges(allEdits));
+  diags = await c.settled(uri, v);
+  assert.deepEqual(tso(diags), []);
+  assert.equal(await c.request("litmus/documentText", { uri }), text);
+});
+
+function xorshift(seed) {
+  let s = BigInt(seed);
+  return (n) => {
+    s ^= (s << 13n) & 0xffffffffffffffffn;
+    s ^= s >> 7n;
+    s ^= (s << 17n) & 0xffffffffffffffffn;
+    return Number(s % BigInt(Math.max(n, 1)));
+  };
+}
+
+test("200 rapid incremental edits: same text and diagnostics as a fresh open", async () => {
+  const c = await client({ options: { debounceMs: 150 } });
+  const uri = fileUri("edited.litmus");
+  let text = fs.readFileSync(path.join(examples, "dekker.litmus"), "utf8");
+  c.open(uri, text);
+  const rand = xorshift(20261122);
+  const pieces = ["x", " ", ";", "\n", "é", "🙂", "1", "let r9 = y;", "}", "\r\n", "", "fence wr;"];
+  // Code-point boundaries not inside a \r\n pair (no editor puts a cursor there).
+  const bounds = (t) => {
+    const out = [];
+    for (let i = 0; i <= t.length; i++) {
+      const lowSurrogate = i < t.length && t.charCodeAt(i) >= 0xdc00 && t.charCodeAt(i) <= 0xdfff;
+      if (!lowSurrogate && !(t[i - 1] === "\r" && t[i] === "\n")) out.push(i);
+    }
+    return out;
+  };
+  let v = 1;
+  for (let k = 0; k < 200; k++) {
+    const b = bounds(text);
+    const i = rand(b.length);
+    const j = Math.min(i + rand(4), b.length - 1);
+    const ins = pieces[rand(pieces.length)];
+    const range = { start: positionAt(text, b[i]), end: positionAt(text, b[j]) };
+    v = c.change(uri, [{ range, text: ins }]);
+    text = text.slice(0, b[i]) + ins + text.slice(b[j]);
+  }
+  const diags = await c.settled(uri, v);
+  assert.equal(await c.request("litmus/documentText", { uri }), text, "no edit lost or misplaced");
+  const versions = c.publications.filter((p) => p.uri === uri).map((p) => p.version);
+  assert.deepEqual(versions, [...versions].sort((a, b) => a - b), "nothing stale published late");
+  const fresh = fileUri("fresh.litmus");
+  c.open(fresh, text);
+  const freshDiags = await c.settled(fresh, 1);
+  const norm = (ds) => JSON.stringify(ds).replaceAll(fresh, uri);
+  assert.equal(norm(diags), norm(freshDiags));
+});
+
+test("non-ASCII text: diagnostics at UTF-16 columns", async () => {
+  const c = await client();
+  const uri = fileUri("unicode.litmus");
+  const text =
+    'litmus Unicode "é 🙂 naïve"\n// é 🙂 comment\nshared x = 0;\nthread P0 {\n  /* 🙂🙂 é */ x = 1; /* 🙂 */ let r = zz;\n}\n';
+  c.open(uri, text);
+  const diags = await c.settled(uri, 1);
+  const unknown = diags.find((d) => d.message.includes("zz"));
+  assert.ok(unknown, JSON.stringify(diags));
+  const line = text.split("\n")[4];
+  // A JS string index is a UTF-16 offset: this is the column LSP expects.
+  assert.deepEqual(unknown.range.start, { line: 4, character: line.indexOf("zz") });
+  assert.equal(line.indexOf("zz"), 39, "UTF-16 units (the UTF-8 byte column would be 46)");
+  assert.deepEqual(unknown.range.end, { line: 4, character: line.indexOf("zz") + 2 });
+  // A position after the emoji maps back to the right name.
+  const hover = await c.request("textDocument/hover", { textDocument: { uri }, position: { line: 4, character: line.indexOf("x = 1") } });
+  assert.match(hover.contents.value, /shared x = 0/);
+});
