@@ -44,9 +44,10 @@ MNEMONICS = [
     r"add[lqwb]?", r"sub[lqwb]?", r"inc[lqwb]?", r"dec[lqwb]?", r"and[lqwb]?", r"or[lqwb]?", r"xor[lqwb]?",
     r"neg[lqwb]?", r"not[lqwb]?", r"cmp[lqwb]?", r"test[lqwb]?", r"lea[lq]?", r"imul[lqwb]?",
     r"jmp", r"je", r"jne", r"jz", r"jnz", r"jl", r"jle", r"jg", r"jge", r"jb", r"jbe", r"ja", r"jae", r"js", r"jns",
-    r"sete", r"setne", r"setnb", r"setb", r"mfence", r"sfence", r"lfence", r"lock", r"nop", r"ret", r"call",
+    r"shl[lqwb]?", r"shr[lqwb]?", r"sal[lqwb]?", r"sar[lqwb]?", r"endbr64",
+    r"sete", r"setne", r"setnb", r"setb", r"mfence", r"sfence", r"lfence", r"lock", r"nop[lqwb]?", r"ret", r"call",
 ]
-REGISTERS = r"(?:r(?:[abcd]x|[sd]i|[sb]p|\d+[dwb]?)|e(?:[abcd]x|[sd]i|[sb]p)|[abcd][xlh]|[sd]il?|[sb]pl?)"
+REGISTERS = r"(?:r(?:[abcd]x|[sd]i|[sb]p|\d+[dwb]?)|e(?:[abcd]x|[sd]i|[sb]p)|[abcd][xlh]|[sd]il?|[sb]pl?|[cdefgs]s)"
 
 herd_body = [
     {"include": "#herd-comments"},
@@ -56,13 +57,16 @@ herd_body = [
                                                            "2": {"name": "keyword.operator.litmus"},
                                                            "3": {"name": "string.unquoted.metadata.litmus"}}},
     {"match": r"\bP\d+\b", "name": "entity.name.type.thread.litmus"},
+    # C types in init blocks: `int64_t x = 0;`.
+    {"match": r"\b(?:u?int(?:8|16|32|64|128)?_t|int|long|char|short)\b", "name": "storage.type.litmus"},
     {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
     {"match": r"(?i)\b(?:true|false)\b", "name": "constant.language.boolean.litmus"},
     {"match": r"(?i)\b(?:" + "|".join(MNEMONICS) + r")\b", "name": "keyword.other.instruction.litmus"},
-    {"match": r"(?i)(%)?\b" + REGISTERS + r"\b", "name": "variable.language.register.litmus"},
+    {"match": r"(?i)(%)?\b(" + REGISTERS + r")\b", "captures": {"1": {"name": "punctuation.definition.register.litmus"},
+                                                             "2": {"name": "variable.language.register.litmus"}}},
     {"match": r"(\$)(-?(?:0x[0-9A-Fa-f]+|\d+))", "captures": {"1": {"name": "keyword.operator.immediate.litmus"},
                                                               "2": {"name": "constant.numeric.integer.litmus"}}},
-    {"match": r"\b(\d+)(:)", "captures": {"1": {"name": "entity.name.type.thread.litmus"},
+    {"match": r"\b(\d+)(:)", "captures": {"1": {"name": "constant.numeric.thread.litmus"},
                                           "2": {"name": "punctuation.separator.thread.litmus"}}},
     {"match": r"\b([A-Za-z_][A-Za-z0-9_]*)(:)", "captures": {"1": {"name": "entity.name.label.litmus"},
                                                             "2": {"name": "punctuation.separator.label.litmus"}}},
