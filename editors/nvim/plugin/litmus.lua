@@ -1,0 +1,18 @@
+-- Start the litmus language server on litmus buffers. Set
+-- `vim.g.litmus_autostart = false` to manage it yourself (for example with
+-- `vim.lsp.enable('litmus')` on Neovim 0.11+, which reads lsp/litmus.lua).
+if vim.g.loaded_litmus then
+  return
+end
+vim.g.loaded_litmus = 1
+
+vim.api.nvim_create_autocmd('FileType', {
+  pattern = 'litmus',
+  group = vim.api.nvim_create_augroup('litmus_lsp', { clear = true }),
+  callback = function(args)
+    if vim.g.litmus_autostart == false then
+      return
+    end
+    require('litmus').start(args.buf)
+  end,
+})

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the headless Neovim test against target/release/litmus.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../../.." && pwd)"
+export LITMUS_ROOT="$root"
+export LITMUS_BIN="${LITMUS_BIN:-$root/target/release/litmus}"
+timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/sb_test.lua" 2>&1
+echo

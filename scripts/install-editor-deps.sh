@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# What the editor tests need on a fresh machine: the VS Code extension's
+# Node packages (from its lockfile) and Neovim (Debian's package). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ ! -d editors/vscode/node_modules ] || [ editors/vscode/package-lock.json -nt editors/vscode/node_modules ]; then
+  (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+if ! command -v nvim >/dev/null 2>&1; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get install -y --no-install-recommends neovim >/dev/null 2>&1 \
+    || { $sudo apt-get update -qq && $sudo apt-get install -y --no-install-recommends neovim >/dev/null; }
+fi
+nvim --version | head -1
