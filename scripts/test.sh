@@ -4,8 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Also builds target/release/litmus (the CLI tests need it), which the editor tests use.
 cargo test --workspace --release
-cargo build --release --bin litmus
 
 bash scripts/install-editor-deps.sh
 (

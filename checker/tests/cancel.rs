@@ -6,19 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Three threads of four store/load pairs over four locations: minutes of
-/// exploration under PSO.
+/// Minutes of exploration under PSO (tests/programs/slow.litmus).
 fn slow_program() -> String {
-    let mut s = String::from("litmus Slow\nshared a = 0;\nshared b = 0;\nshared c = 0;\nshared d = 0;\n");
-    let names = ["a", "b", "c", "d"];
-    for t in 0..3 {
-        s.push_str(&format!("thread P{t} {{\n"));
-        for i in 0..4 {
-            s.push_str(&format!("  {} = {};\n  let r{i} = {};\n", names[(t + i) % 4], i + 1, names[(t + i + 1) % 4]));
-        }
-        s.push_str("}\n");
-    }
-    s
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap()
 }
 
 #[test]

@@ -19,31 +19,6 @@ pub enum ItemKind {
     Thread,
 }
 
-const NATIVE_KEYWORDS: &[&str] = &[
-    "shared",
-    "thread",
-    "fn",
-    "let",
-    "if",
-    "else",
-    "while",
-    "await",
-    "assert",
-    "assume",
-    "fence",
-    "lock",
-    "unlock",
-    "return",
-    "cas",
-    "xchg",
-    "fetch_add",
-    "exists",
-    "~exists",
-    "forall",
-    "true",
-    "false",
-];
-
 const X86: &[&str] = &[
     "MOV",
     "XCHG",
@@ -92,7 +67,9 @@ pub fn complete(a: &Analysis, offset: usize) -> Vec<Item> {
         out.dedup_by(|a, b| a.label == b.label);
         return out;
     }
-    out.extend(NATIVE_KEYWORDS.iter().map(|k| kw(k)));
+    // `litmus` only starts the file; `~exists` is two tokens but one word to a user.
+    let words = litmus_dsl::native::lexer::KEYWORDS.iter().copied().filter(|k| *k != "litmus");
+    out.extend(words.chain(["~exists"]).map(kw));
     // The thread or function the cursor is in.
     let enclosing = a
         .symbols

@@ -27,30 +27,7 @@ pub fn references(a: &Analysis, offset: usize, include_declaration: bool) -> Vec
     v
 }
 
-const KEYWORDS: &[&str] = &[
-    "litmus",
-    "shared",
-    "thread",
-    "fn",
-    "let",
-    "if",
-    "else",
-    "while",
-    "await",
-    "assert",
-    "assume",
-    "fence",
-    "lock",
-    "unlock",
-    "return",
-    "cas",
-    "xchg",
-    "fetch_add",
-    "exists",
-    "forall",
-    "true",
-    "false",
-];
+use litmus_dsl::native::lexer::KEYWORDS;
 
 /// The span and text a rename would start from.
 pub fn prepare_rename(a: &Analysis, offset: usize) -> Result<(Span, String), String> {

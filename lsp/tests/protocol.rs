@@ -397,30 +397,23 @@ async fn rapid_incremental_edits_lose_nothing_and_publish_nothing_stale() {
     assert_eq!(strip(&diags), strip(&fresh_diags));
 }
 
-/// Minutes of PSO exploration (see checker/tests/cancel.rs).
+/// Minutes of exploration under PSO (tests/programs/slow.litmus).
 fn slow_program() -> String {
-    let mut s = String::from("litmus Slow\nshared a = 0;\nshared b = 0;\nshared c = 0;\nshared d = 0;\n");
-    let names = ["a", "b", "c", "d"];
-    for t in 0..3 {
-        s.push_str(&format!("thread P{t} {{\n"));
-        for i in 0..4 {
-            s.push_str(&format!("  {} = {};\n  let r{i} = {};\n", names[(t + i) % 4], i + 1, names[(t + i + 1) % 4]));
-        }
-        s.push_str("}\n");
-    }
-    s
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn requests_never_wait_on_a_long_check_and_an_edit_supersedes_it() {
     let mut c = Client::default().await;
     let u = uri("slow.litmus");
-    c.open(&u, &slow_program());
+    let slow = slow_program();
+    let line = slow.lines().position(|l| l == "shared a = 0;").unwrap() as u32;
+    c.open(&u, &slow);
     c.wait_for("the check to start", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checking").await;
     // Hovers answer at once from the analysis while the checker runs.
     for _ in 0..20 {
         let t = std::time::Instant::now();
-        let h = c.request("textDocument/hover", at(&u, 1, 7)).await.unwrap();
+        let h = c.request("textDocument/hover", at(&u, line, 7)).await.unwrap();
         assert!(h["contents"]["value"].as_str().unwrap().contains("shared a = 0"));
         assert!(t.elapsed() < std::time::Duration::from_millis(500), "hover took {:?}", t.elapsed());
     }

@@ -192,6 +192,33 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> bool {
     }
 }
 
+/// The reserved words, as the lexer knows them (a test keeps them in step):
+/// what completion offers and what a rename must not produce.
+pub const KEYWORDS: &[&str] = &[
+    "litmus",
+    "shared",
+    "thread",
+    "fn",
+    "let",
+    "if",
+    "else",
+    "while",
+    "await",
+    "assert",
+    "assume",
+    "fence",
+    "lock",
+    "unlock",
+    "return",
+    "cas",
+    "xchg",
+    "fetch_add",
+    "exists",
+    "forall",
+    "true",
+    "false",
+];
+
 /// Lex a whole file. Lexical errors become diagnostics and `Token::Error`
 /// tokens, so the parser still sees every statement after them.
 pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
@@ -240,6 +267,23 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keywords_are_exactly_the_reserved_tokens() {
+        for k in KEYWORDS {
+            let mut lx = Token::lexer(k);
+            let t = lx.next().unwrap().unwrap();
+            assert!(!matches!(t, Token::Ident(_)) && lx.next().is_none(), "{k} is not one keyword token");
+        }
+        // Every `#[token("word")]` of the lexer is in the list.
+        let src = include_str!("lexer.rs");
+        for line in src.lines().map(str::trim).filter(|l| l.starts_with("#[token(\"")) {
+            let word = line.trim_start_matches("#[token(\"").split('"').next().unwrap();
+            if word.chars().all(|c| c.is_ascii_alphabetic() || c == '_') {
+                assert!(KEYWORDS.contains(&word), "{word} missing from KEYWORDS");
+            }
+        }
+    }
 
     #[test]
     fn header_name_is_a_blank_delimited_run() {

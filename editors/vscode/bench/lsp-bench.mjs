@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
-import { Client, examples, fileUri, litmusBin, percentile, positionAt } from "../lib/lsp-client.mjs";
+import { Client, examples, fileUri, litmusBin, percentile, root } from "../lib/lsp-client.mjs";
 
 const fmt = (x) => x.toFixed(2);
 const stats = (xs) => `p50 ${fmt(percentile(xs, 50))} ms, p95 ${fmt(percentile(xs, 95))} ms, max ${fmt(Math.max(...xs))} ms (n=${xs.length})`;
@@ -66,21 +66,15 @@ async function editLatency() {
 }
 
 function slowProgram() {
-  const names = ["a", "b", "c", "d"];
-  let s = "litmus Slow\nshared a = 0;\nshared b = 0;\nshared c = 0;\nshared d = 0;\n";
-  for (let t = 0; t < 3; t++) {
-    s += `thread P${t} {\n`;
-    for (let i = 0; i < 4; i++) s += `  ${names[(t + i) % 4]} = ${i + 1};\n  let r${i} = ${names[(t + i + 1) % 4]};\n`;
-    s += "}\n";
-  }
-  return s;
+  return fs.readFileSync(path.join(root, "tests/programs/slow.litmus"), "utf8");
 }
 
 async function hoverLatency() {
   const c = await Client.start({ options: { debounceMs: 0, timeout: 120 } });
-  const hover = async (uri) => {
+  // On the `a` of `shared a = 0;`.
+  const hover = async (uri, line) => {
     const t0 = performance.now();
-    const h = await c.request("textDocument/hover", { textDocument: { uri }, position: { line: 1, character: 7 } });
+    const h = await c.request("textDocument/hover", { textDocument: { uri }, position: { line, character: 7 } });
     if (!h.contents.value.includes("shared a = 0")) throw new Error("wrong hover");
     return performance.now() - t0;
   };
@@ -89,15 +83,17 @@ async function hoverLatency() {
   c.open(idleUri, idleText);
   await c.settled(idleUri, 1);
   const idle = [];
-  for (let i = 0; i < 200; i++) idle.push(await hover(idleUri));
+  for (let i = 0; i < 200; i++) idle.push(await hover(idleUri, 1));
   const uri = fileUri("slow.litmus");
-  c.open(uri, slowProgram());
+  const slow = slowProgram();
+  const line = slow.split("\n").indexOf("shared a = 0;");
+  c.open(uri, slow);
   await c.waitFor("status", (p) => p.uri === uri && p.state === "checking");
   const busy = [];
   const t0 = performance.now();
   // Spread over ~2 s, while the workers explore on every core.
   for (let i = 0; i < 200; i++) {
-    busy.push(await hover(uri));
+    busy.push(await hover(uri, line));
     await new Promise((r) => setTimeout(r, 10));
   }
   const still = c.statuses.filter((p) => p.uri === uri).at(-1).state;
