@@ -61,6 +61,8 @@ pub struct Analysis {
     /// The lowered program; `None` when there is any error.
     pub program: Option<Program>,
     pub lines: LineIndex,
+    /// Comment spans as the lexers see them (for highlighting).
+    pub comments: Vec<Span>,
 }
 
 impl Analysis {
@@ -78,6 +80,10 @@ pub fn analyze(src: &str) -> Analysis {
         Dialect::HerdX86 => herd::lower::analyze(src, &lines),
     };
     a.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
+    a.comments = match dialect {
+        Dialect::Native => native::lexer::comments(src),
+        Dialect::HerdX86 => herd::parser::comments(src),
+    };
     a
 }
 
@@ -105,5 +111,6 @@ fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
         symbols: sema.symbols,
         program,
         lines: lines.clone(),
+        comments: Vec::new(),
     }
 }

@@ -7,9 +7,14 @@ use litmus_checker::Report;
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
 use litmus_dsl::{Dialect, Program};
 
+/// The kind of "Insert all minimal fences": a source action of its own, not
+/// `source.fixAll`, which editors may run on save — fences change the program.
+pub const INSERT_FENCES: tower_lsp_server::ls_types::CodeActionKind =
+    tower_lsp_server::ls_types::CodeActionKind::new("source.litmus.insertFences");
+
 pub struct Action {
     pub title: String,
-    /// `quickfix` or `source.fixAll`.
+    /// `quickfix`, or the `INSERT_FENCES` source action.
     pub quick_fix: bool,
     pub edits: Vec<TextEdit>,
     /// The violation it fixes, as in the diagnostic's data.

@@ -74,7 +74,11 @@ impl Config {
             loop_bound: self.loop_bound,
             buffer_bound: self.buffer_bound,
             preemption_bound: self.preemption_bound,
-            timeout: Some(Duration::from_secs_f64(self.timeout.max(0.1))),
+            // Clamped: a huge or NaN setting must not panic (or overflow an Instant).
+            timeout: Some(
+                Duration::try_from_secs_f64(self.timeout.clamp(0.1, 365.0 * 86_400.0))
+                    .unwrap_or(Duration::from_secs(20)),
+            ),
             cancel: None,
         }
     }

@@ -158,8 +158,14 @@ pub fn semantic_tokens(rope: &Rope, tokens: &[crate::tokens::Token], enc: Encodi
                 continue;
             }
             let (a, b) = (position(rope, start, enc), position(rope, end, enc));
-            let delta_line = a.line - prev_line;
-            let delta_start = if delta_line == 0 { a.character - prev_start } else { a.character };
+            // Tokens arrive sorted and disjoint; never emit a wrapped-around delta if not.
+            let Some(delta_line) = a.line.checked_sub(prev_line) else { continue };
+            let delta_start = if delta_line == 0 {
+                let Some(d) = a.character.checked_sub(prev_start) else { continue };
+                d
+            } else {
+                a.character
+            };
             out.push(lsp::SemanticToken {
                 delta_line,
                 delta_start,

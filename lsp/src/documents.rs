@@ -63,7 +63,9 @@ pub struct Job {
 }
 
 impl Doc {
-    pub fn new(uri: lsp::Uri, text: &str, version: i32) -> Doc {
+    /// `publish` is the URI's lock from `Shared::publish_lock`, so a
+    /// close and a reopen of the same URI publish in order.
+    pub fn new(uri: lsp::Uri, text: &str, version: i32, publish: Arc<tokio::sync::Mutex<()>>) -> Doc {
         Doc {
             uri,
             rope: Rope::from_str(text),
@@ -74,7 +76,7 @@ impl Doc {
             checking: false,
             cancel: Arc::new(AtomicBool::new(false)),
             ready: watch::channel(0).0,
-            publish: Arc::new(tokio::sync::Mutex::new(())),
+            publish,
         }
     }
 
@@ -94,10 +96,11 @@ impl Doc {
         }
     }
 
-    /// A new generation: the previous one's check is cancelled and its
-    /// results will not be published.
-    pub fn bump(&mut self, key: &str) -> Job {
-        self.generation += 1;
+    /// A new generation (from `Shared::bump`, unique across the server, so
+    /// a reopened document never reuses a closed one's numbers): the
+    /// previous one's check is cancelled and its results will not be published.
+    fn bump(&mut self, key: &str, generation: u64) -> Job {
+        self.generation = generation;
         self.cancel.store(true, Ordering::Relaxed);
         self.cancel = Arc::new(AtomicBool::new(false));
         self.checking = true;
@@ -122,6 +125,23 @@ pub struct Shared {
     pub lens_refresh: bool,
     /// `initializationOptions.testHooks`: enables `litmus/crash`.
     pub test_hooks: bool,
+    /// The last generation handed out, over all documents.
+    last_generation: u64,
+    /// One publish lock per URI, kept across close and reopen.
+    publish_locks: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
+}
+
+impl Shared {
+    /// A new generation of the document at `key`, if it is open.
+    pub fn bump(&mut self, key: &str) -> Option<Job> {
+        self.last_generation += 1;
+        let g = self.last_generation;
+        self.docs.get_mut(key).map(|d| d.bump(key, g))
+    }
+
+    pub fn publish_lock(&mut self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.publish_locks.entry(key.to_string()).or_default().clone()
+    }
 }
 
 impl Default for Shared {
@@ -133,6 +153,8 @@ impl Default for Shared {
             progress: false,
             lens_refresh: false,
             test_hooks: false,
+            last_generation: 0,
+            publish_locks: HashMap::new(),
         }
     }
 }
@@ -159,7 +181,7 @@ mod tests {
     #[test]
     fn edits_in_one_change_apply_in_sequence() {
         let uri: lsp::Uri = "file:///t.litmus".parse().unwrap();
-        let mut d = Doc::new(uri, "// é🙂\nx = 1;\n", 1);
+        let mut d = Doc::new(uri, "// é🙂\nx = 1;\n", 1, Default::default());
         // After 🙂 (UTF-16 column 6: it is a surrogate pair), then the second edit sees the first's result.
         d.apply(vec![change(0, 6, 0, 6, "!"), change(1, 0, 1, 1, "yy")], Encoding::Utf16);
         assert_eq!(d.rope.to_string(), "// é🙂!\nyy = 1;\n");

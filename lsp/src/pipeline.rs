@@ -179,7 +179,10 @@ impl Backend {
         self.lock().docs.get(&job.key).is_some_and(|d| d.generation == job.generation)
     }
 
+    /// Under the publish lock, so statuses and diagnostics keep their order.
     async fn status(&self, job: &Job, state: &str, message: String) {
+        let Some(lock) = self.lock().docs.get(&job.key).map(|d| d.publish.clone()) else { return };
+        let _serial = lock.lock().await;
         if !self.is_current(job) {
             return;
         }
@@ -196,13 +199,15 @@ impl Backend {
         (doc.generation == job.generation).then(|| (s.config.models(), s.config.monitor(), s.config.options()))
     }
 
-    async fn internal_failure(&self, job: &Job, message: String) {
+    pub async fn internal_failure(&self, job: &Job, message: String) {
         {
             let mut s = self.lock();
             if let Some(doc) = s.docs.get_mut(&job.key) {
                 if doc.generation == job.generation {
                     doc.checking = false;
                 }
+                // Requests waiting for this generation's analysis give up now.
+                doc.ready.send_modify(|g| *g = (*g).max(job.generation));
             }
         }
         self.client.log_message(lsp::MessageType::ERROR, format!("litmus: {message}")).await;

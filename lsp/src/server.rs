@@ -74,8 +74,21 @@ impl Backend {
         self.shared.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Run the pipeline for a generation; a panic in it is reported (log,
+    /// `failed` status) instead of vanishing with the task.
     fn spawn(&self, job: Job) {
-        tokio::spawn(pipeline::run(self.clone(), job));
+        let (b, key, uri, generation, version) =
+            (self.clone(), job.key.clone(), job.uri.clone(), job.generation, job.version);
+        let task = tokio::spawn(pipeline::run(self.clone(), job));
+        tokio::spawn(async move {
+            if let Err(e) = task.await {
+                if e.is_panic() {
+                    let cancel = Default::default();
+                    let job = Job { key, uri, generation, version, rope: Default::default(), cancel };
+                    b.internal_failure(&job, format!("internal error while checking: {e}")).await;
+                }
+            }
+        });
     }
 
     /// The newest analysis at least as new as the document's current
@@ -92,7 +105,14 @@ impl Backend {
         }
         let s = self.lock();
         let doc = s.docs.get(&k).ok_or_else(|| Error::invalid_params("the document was closed"))?;
-        let analyzed = doc.analyzed.clone().ok_or_else(|| Error::new(ErrorCode::ContentModified))?;
+        // Only the text the request refers to will do: a newer one (edited
+        // while we waited) or an older one (its analysis failed) would put
+        // the answer at the wrong positions.
+        let analyzed = doc
+            .analyzed
+            .clone()
+            .filter(|a| a.generation == target)
+            .ok_or_else(|| Error::new(ErrorCode::ContentModified))?;
         let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
         let checking = doc.checking && analyzed.generation == doc.generation;
         Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
@@ -184,7 +204,7 @@ impl LanguageServer for Backend {
                 ..Default::default()
             }),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
-                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, lsp::CodeActionKind::SOURCE_FIX_ALL]),
+                code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, crate::actions::INSERT_FENCES]),
                 ..Default::default()
             })),
             ..Default::default()
@@ -214,12 +234,13 @@ impl LanguageServer for Backend {
             if let Some(old) = s.docs.get(&k) {
                 old.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
             }
-            let mut doc = Doc::new(td.uri, &td.text, td.version);
-            let job = doc.bump(&k);
-            s.docs.insert(k, doc);
-            job
+            let lock = s.publish_lock(&k);
+            s.docs.insert(k.clone(), Doc::new(td.uri, &td.text, td.version, lock));
+            s.bump(&k)
         };
-        self.spawn(job);
+        if let Some(job) = job {
+            self.spawn(job);
+        }
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
@@ -233,9 +254,11 @@ impl LanguageServer for Backend {
                 return;
             }
             doc.version = params.text_document.version;
-            doc.bump(&k)
+            s.bump(&k)
         };
-        self.spawn(job);
+        if let Some(job) = job {
+            self.spawn(job);
+        }
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
@@ -247,7 +270,10 @@ impl LanguageServer for Backend {
             doc.publish
         };
         let _serial = lock.lock().await;
-        self.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+        // Reopened meanwhile: its own diagnostics supersede; do not wipe them.
+        if !self.lock().docs.contains_key(&k) {
+            self.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
+        }
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
@@ -257,7 +283,8 @@ impl LanguageServer for Backend {
                 Some(c) if c != s.config => s.config = c,
                 _ => return,
             }
-            s.docs.iter_mut().map(|(k, d)| d.bump(k)).collect()
+            let keys: Vec<String> = s.docs.keys().cloned().collect();
+            keys.iter().filter_map(|k| s.bump(k)).collect()
         };
         for job in jobs {
             self.spawn(job);
@@ -413,8 +440,7 @@ impl LanguageServer for Backend {
             let only = &params.context.only;
             let mut out = Vec::new();
             let to_action = |a: actions::Action, diags: Option<Vec<lsp::Diagnostic>>| {
-                let kind =
-                    if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { lsp::CodeActionKind::SOURCE_FIX_ALL };
+                let kind = if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { crate::actions::INSERT_FENCES };
                 let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
                 lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
                     title: a.title,
@@ -459,7 +485,7 @@ impl LanguageServer for Backend {
                     }
                 }
             }
-            if code_action_kind_allowed(only, &lsp::CodeActionKind::SOURCE_FIX_ALL) {
+            if code_action_kind_allowed(only, &crate::actions::INSERT_FENCES) {
                 if let Some(a) = actions::all_fences(text, prog, report) {
                     out.push(to_action(a, None));
                 }

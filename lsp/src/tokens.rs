@@ -47,43 +47,8 @@ fn classify_name(a: &Analysis, span: Span) -> Option<(u32, u32)> {
     None
 }
 
-/// Comments the lexers skip: `//`, `/* */` (native), `(* *)` (herd).
-fn comments(src: &str, dialect: Dialect, out: &mut Vec<Token>) {
-    let b = src.as_bytes();
-    let mut i = 0;
-    let mut in_str = false;
-    while i < b.len() {
-        let c = b[i];
-        if c == b'"' {
-            in_str = !in_str;
-            i += 1;
-            continue;
-        }
-        if in_str {
-            i += 1;
-            continue;
-        }
-        let (open, close): (&[u8], &[u8]) = match dialect {
-            Dialect::Native => (b"/*", b"*/"),
-            Dialect::HerdX86 => (b"(*", b"*)"),
-        };
-        if dialect == Dialect::Native && b[i..].starts_with(b"//") {
-            let end = src[i..].find(['\n', '\r']).map(|e| i + e).unwrap_or(b.len());
-            out.push(Token { span: Span::new(i, end), kind: COMMENT, modifiers: 0 });
-            i = end;
-        } else if b[i..].starts_with(open) {
-            let end = src[i + 2..].find(std::str::from_utf8(close).unwrap()).map(|e| i + 2 + e + 2).unwrap_or(b.len());
-            out.push(Token { span: Span::new(i, end), kind: COMMENT, modifiers: 0 });
-            i = end;
-        } else {
-            i += 1;
-        }
-    }
-}
-
 pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
-    let mut out = Vec::new();
-    comments(src, a.dialect, &mut out);
+    let mut out: Vec<Token> = a.comments.iter().map(|&span| Token { span, kind: COMMENT, modifiers: 0 }).collect();
     match a.dialect {
         Dialect::Native => {
             use litmus_dsl::native::lexer::Token as T;
@@ -159,6 +124,44 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
         }
     }
     out.sort_by_key(|t| (t.span.start, t.span.end));
-    out.dedup_by_key(|t| t.span.start);
+    // LSP tokens may not overlap: keep the first of any that do.
+    let mut end = 0;
+    out.retain(|t| {
+        let keep = t.span.start >= end && t.span.end > t.span.start;
+        if keep {
+            end = t.span.end;
+        }
+        keep
+    });
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(String, &'static str)> {
+        let a = litmus_dsl::analyze(src);
+        let toks = tokens(src, &a);
+        for w in toks.windows(2) {
+            assert!(w[0].span.end <= w[1].span.start, "overlap in {src:?}: {w:?}");
+        }
+        toks.iter().map(|t| (t.span.text(src).to_string(), TYPES[t.kind as usize])).collect()
+    }
+
+    #[test]
+    fn comments_are_the_lexers_not_a_guess() {
+        // `/*` inside the test name and inside a string are not comments.
+        let k = kinds("litmus S/*B \"a \\\" /* b\"\nshared x = 0; // c\nthread P0 { x = 1; }\n");
+        assert!(k.contains(&("S/*B".into(), "namespace")), "{k:?}");
+        assert!(k.contains(&("// c".into(), "comment")), "{k:?}");
+        assert_eq!(k.iter().filter(|t| t.1 == "comment").count(), 1, "{k:?}");
+        // Herd comments nest, in the preamble and in the body.
+        let k = kinds("X86 T\n(* a (* b *) c *)\n{ x=0; }\n P0 (* p *) ;\n MOV [x],$1 ;\nexists (x=1)\n");
+        let comments: Vec<&str> = k.iter().filter(|t| t.1 == "comment").map(|t| t.0.as_str()).collect();
+        assert_eq!(comments, ["(* a (* b *) c *)", "(* p *)"], "{k:?}");
+        // An unterminated block comment runs to the end.
+        let k = kinds("litmus T\nshared x = 0; /* open\nthread");
+        assert_eq!(k.last().unwrap(), &("/* open\nthread".to_string(), "comment"));
+    }
 }

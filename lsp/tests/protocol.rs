@@ -79,7 +79,7 @@ async fn store_buffering_round_trip() {
         .request(
             "textDocument/codeAction",
             json!({"textDocument": {"uri": u}, "range": {"start": pos(0, 0), "end": pos(0, 0)},
-                   "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+                   "context": {"diagnostics": [], "only": ["source.litmus.insertFences"]}}),
         )
         .await
         .unwrap();
@@ -427,4 +427,45 @@ async fn requests_never_wait_on_a_long_check_and_an_edit_supersedes_it() {
     c.drain();
     let last = c.publications(&u).last().cloned().unwrap();
     assert_eq!(last["version"], 2, "nothing from the cancelled check arrives after");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn close_and_reopen_never_mixes_the_two_texts() {
+    let mut c = Client::default().await;
+    let u = uri("reopened.litmus");
+    // A big second text makes its analysis slower than the first's.
+    let mut big = String::from("litmus Big\n");
+    for i in 0..3000 {
+        big.push_str(&format!("shared v{i} = {i};\n"));
+    }
+    big.push_str("thread P0 {\n  v0 = 1;\n}\n");
+    for round in 0..10 {
+        c.open(&u, "litmus Tiny\nshared aaa = 0;\nthread P0 {\n  aaa = 1;\n}\n");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+        c.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": u, "languageId": "litmus", "version": 7, "text": big}}),
+        );
+        let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).await.unwrap();
+        let names: Vec<&str> = symbols.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert!(
+            !names.contains(&"aaa") && names.contains(&"v2999"),
+            "round {round}: {:?}",
+            &names[..3.min(names.len())]
+        );
+        c.settled(&u, 7).await;
+        c.drain();
+        let last = c.publications(&u).last().cloned().unwrap();
+        assert_eq!(last["version"], 7, "round {round}: the closed text's results come last");
+        c.notify("textDocument/didClose", json!({"textDocument": {"uri": u}}));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn absurd_settings_do_not_stall_the_checker() {
+    let (mut c, _) = Client::start(json!({}), json!({"timeout": 1e20, "debounceMs": 0})).await;
+    let u = uri("sb.litmus");
+    c.open(&u, &example("sb.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "TSO")));
 }

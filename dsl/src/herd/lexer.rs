@@ -144,15 +144,27 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> bool {
 
 /// Lex `src[from..]`; spans are absolute offsets into `src`.
 pub fn lex(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>) {
+    let (tokens, diags, _) = lex_with_comments(src, from);
+    (tokens, diags)
+}
+
+/// The comment spans from `from` on (an unterminated one runs to the end).
+pub fn comments(src: &str, from: usize) -> Vec<Span> {
+    lex_with_comments(src, from).2
+}
+
+fn lex_with_comments(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Tok::lexer(&src[from..]);
     let mut tokens = Vec::new();
     let mut diags = Vec::new();
+    let mut comments = Vec::new();
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
         let span = Span::new(r.start + from, r.end + from);
         match tok {
-            Ok(Tok::Comment(true)) => {}
+            Ok(Tok::Comment(true)) => comments.push(span),
             Ok(Tok::Comment(false)) => {
+                comments.push(Span::new(span.start, src.len()));
                 diags.push(
                     Diagnostic::error("E0001", span, "unterminated comment")
                         .with_label("this comment is never closed")
@@ -174,5 +186,5 @@ pub fn lex(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>) {
             }
         }
     }
-    (tokens, diags)
+    (tokens, diags, comments)
 }

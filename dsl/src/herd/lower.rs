@@ -187,6 +187,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
             symbols: Symbols::default(),
             program: None,
             lines: lines.clone(),
+            comments: Vec::new(),
         };
     };
     let parse_ok = !diagnostics.iter().any(Diagnostic::is_error);
@@ -217,6 +218,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
         symbols: cx.symbols,
         program: ok.then_some(program),
         lines: lines.clone(),
+        comments: Vec::new(),
     }
 }
 

@@ -28,6 +28,7 @@ struct Preamble {
     doc: Option<(String, Span)>,
     meta: Vec<(String, String, Span)>,
     body: usize,
+    comments: Vec<Span>,
 }
 
 fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
@@ -73,6 +74,7 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
     }
     let mut doc = None;
     let mut meta = Vec::new();
+    let mut comments = Vec::new();
     loop {
         while i < b.len() && (b[i] as char).is_ascii_whitespace() {
             i += 1;
@@ -85,8 +87,11 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
             return None;
         }
         if src[i..].starts_with("(*") {
-            match src[i + 2..].find("*)") {
-                Some(e) => i = i + 2 + e + 2,
+            match nested_comment_end(src, i) {
+                Some(end) => {
+                    comments.push(Span::new(i, end));
+                    i = end
+                }
                 None => {
                     diags.push(
                         Diagnostic::error("E0001", Span::new(i, i + 2), "unterminated comment")
@@ -121,7 +126,40 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         }
         i = line_end;
     }
-    Some(Preamble { arch, arch_span, name, doc, meta, body: i })
+    Some(Preamble { arch, arch_span, name, doc, meta, body: i, comments })
+}
+
+/// The end of the `(* ... *)` comment starting at `start`; comments nest,
+/// as in herd's (OCaml) lexer and ours for the body.
+fn nested_comment_end(src: &str, start: usize) -> Option<usize> {
+    let b = src.as_bytes();
+    let (mut depth, mut i) = (0usize, start);
+    while i + 1 < b.len() {
+        match (b[i], b[i + 1]) {
+            (b'(', b'*') => {
+                depth += 1;
+                i += 2;
+            }
+            (b'*', b')') => {
+                depth -= 1;
+                i += 2;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// The spans of the comments (`(* *)`), in the preamble and after it, as the
+/// parser and lexer see them: for highlighting.
+pub fn comments(src: &str) -> Vec<Span> {
+    let Some(pre) = preamble(src, &mut Vec::new()) else { return Vec::new() };
+    let mut out = pre.comments;
+    out.extend(super::lexer::comments(src, pre.body));
+    out
 }
 
 fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone

@@ -7,7 +7,6 @@ use std::fmt;
 
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\r\n\x0C]+")]
-#[logos(skip r"//[^\r\n]*")]
 pub enum Token<'src> {
     #[token("litmus")]
     Litmus,
@@ -116,6 +115,9 @@ pub enum Token<'src> {
     /// `/* ... */`; `false` when never closed.
     #[token("/*", block_comment)]
     Comment(bool),
+    /// `// ...` to the end of the line.
+    #[regex(r"//[^\r\n]*")]
+    LineComment,
     /// Anything logos could not lex; reported once per run.
     Error,
 }
@@ -175,7 +177,7 @@ impl fmt::Display for Token<'_> {
             AndAnd => "`&&`",
             OrOr => "`||`",
             Tilde => "`~`",
-            Comment(_) => "comment",
+            Comment(_) | LineComment => "comment",
             Error => "invalid character",
         };
         f.write_str(s)
@@ -222,9 +224,21 @@ pub const KEYWORDS: &[&str] = &[
 /// Lex a whole file. Lexical errors become diagnostics and `Token::Error`
 /// tokens, so the parser still sees every statement after them.
 pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
+    let (tokens, diags, _) = lex_with_comments(src);
+    (tokens, diags)
+}
+
+/// The spans of the comments, as the lexer sees them (an unterminated block
+/// comment runs to the end): for highlighting.
+pub fn comments(src: &str) -> Vec<Span> {
+    lex_with_comments(src).2
+}
+
+fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Token::lexer(src);
     let mut tokens = Vec::with_capacity(src.len() / 3);
     let mut diags = Vec::new();
+    let mut comments = Vec::new();
     while let Some(tok) = lexer.next() {
         let span = Span::from(lexer.span());
         match tok {
@@ -241,8 +255,9 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
                     lexer.bump(ws + run);
                 }
             }
-            Ok(Token::Comment(true)) => {}
+            Ok(Token::Comment(true) | Token::LineComment) => comments.push(span),
             Ok(Token::Comment(false)) => {
+                comments.push(Span::new(span.start, src.len()));
                 diags.push(
                     Diagnostic::error("E0001", span, "unterminated block comment")
                         .with_label("this comment is never closed")
@@ -261,7 +276,7 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
             }
         }
     }
-    (tokens, diags)
+    (tokens, diags, comments)
 }
 
 #[cfg(test)]

@@ -117,7 +117,7 @@ if settled('the fixed text is re-checked') then
   check(vim.deep_equal(tso_lines(), { 13 }), "P0's violation is gone, P1's stays: " .. vim.inspect(tso_lines()))
 end
 
-local all = code_actions(nil, { 'source.fixAll' })
+local all = code_actions(nil, { 'source.litmus.insertFences' })
 check(#all == 1 and all[1].title:match('^Insert all minimal fences') ~= nil, 'a source action inserts all fences')
 if all[1] then
   apply(all[1])

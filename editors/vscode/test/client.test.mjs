@@ -49,7 +49,7 @@ test("store buffering: diagnostics, hover, one quick fix, then all fences", asyn
   const all = await c.request("textDocument/codeAction", {
     textDocument: { uri },
     range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
-    context: { diagnostics: [], only: ["source.fixAll"] },
+    context: { diagnostics: [], only: ["source.litmus.insertFences"] },
   });
   assert.equal(all.length, 1);
   assert.match(all[0].title, /^Insert all minimal fences/);
