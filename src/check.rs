@@ -210,11 +210,17 @@ pub fn file_report(c: &Checked) -> FileReport {
                 observation: o.observation.map(|x| x.as_str()),
                 states: o.states.len(),
                 complete: o.complete && rob.is_none_or(|r| r.complete),
-                robust: if o.model == Model::Sc { Some(true) } else { rob.map(|r| r.robust()) },
+                // Unknown (absent) while monitor signals lack a witness.
+                robust: if o.model == Model::Sc {
+                    Some(true)
+                } else {
+                    rob.and_then(|r| (r.unconfirmed == 0 || !r.robust()).then(|| r.robust()))
+                },
                 violations: (o.model != Model::Sc).then_some(violations),
                 fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
                 fences_confirmed: rob.map(|r| r.fences_confirmed),
                 assertion_failures: failures,
+                unconfirmed: rob.map(|r| r.unconfirmed).filter(|&n| n > 0),
                 deadlocks: o.deadlocks.len(),
                 executions: o.stats.executions,
                 cut: o.stats.cut,

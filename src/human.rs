@@ -121,7 +121,14 @@ fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Opt
     }
     if let Some(r) = rob {
         let n = r.violations.len();
-        if n == 0 {
+        if n == 0 && r.unconfirmed > 0 {
+            let _ = write!(
+                s,
+                "  robustness unknown ({} monitor signal{} without a replayable witness)",
+                r.unconfirmed,
+                if r.unconfirmed == 1 { "" } else { "s" }
+            );
+        } else if n == 0 {
             s.push_str(if r.complete { "  robust" } else { "  robust within bounds" });
         } else {
             let _ = write!(s, "  {n} SC violation{}", if n == 1 { "" } else { "s" });

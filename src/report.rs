@@ -41,6 +41,10 @@ pub struct ModelJson {
     /// The fenced program was re-checked and is robust (extension).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_confirmed: Option<bool>,
+    /// Statement pairs the monitor signalled without a replayable witness
+    /// (extension; while non-zero, `robust` is absent: unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unconfirmed: Option<u64>,
     /// Executions in which every unfinished thread is blocked (extension).
     pub deadlocks: usize,
     /// Executions explored (extension).

@@ -100,7 +100,9 @@ pub struct Robustness {
     pub model: Model,
     pub monitor: MonitorKind,
     pub violations: Vec<Violation>,
-    /// Signals whose witness did not replay to a cyclic trace (never shown).
+    /// Statement pairs the monitor signalled but for which no witness
+    /// replayed to a cyclic trace (never shown as violations; while any
+    /// remain, robustness is not claimed).
     pub unconfirmed: u64,
     /// A minimal set of fences making the program robust (empty if robust).
     pub fences: Vec<FencePoint>,
@@ -114,6 +116,11 @@ pub struct Robustness {
 impl Robustness {
     pub fn robust(&self) -> bool {
         self.violations.is_empty()
+    }
+
+    /// Robust and every monitor signal accounted for.
+    pub fn certainly_robust(&self) -> bool {
+        self.violations.is_empty() && self.unconfirmed == 0
     }
 }
 
@@ -132,7 +139,6 @@ pub struct Collector<'p> {
     monitor: MonitorKind,
     loop_bound: u32,
     groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
-    unconfirmed: Vec<u64>,
     hb: Hb,
     bss: Vec<Option<monitor::Bss>>,
     /// Events the incremental monitors have seen (a prefix of the log).
@@ -199,7 +205,6 @@ impl<'p> Collector<'p> {
         Collector {
             prog,
             groups: models.iter().map(|_| BTreeMap::new()).collect(),
-            unconfirmed: vec![0; models.len()],
             models,
             monitor,
             loop_bound,
@@ -282,14 +287,15 @@ impl<'p> Collector<'p> {
                     fence: Vec::new(),
                 });
             }
-            None => self.unconfirmed[mi] += 1,
+            None => {}
         }
     }
 
     /// The confirmed violations per relaxed model, in statement order.
     pub fn finish(self) -> Vec<(Model, Vec<Violation>, u64)> {
         let mut out = Vec::new();
-        for ((model, groups), unconfirmed) in self.models.into_iter().zip(self.groups).zip(self.unconfirmed) {
+        for (model, groups) in self.models.into_iter().zip(self.groups) {
+            let unconfirmed = groups.values().filter(|g| g.v.is_none()).count() as u64;
             let mut vs: Vec<Violation> = groups
                 .into_values()
                 .filter_map(|g| {

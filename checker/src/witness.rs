@@ -86,14 +86,20 @@ impl Replay<'_, '_> {
     }
 
     /// Pending stores of threads other than `me` to `cell`, issued before SC
-    /// position `before`, in SC order.
+    /// position `before`, in SC order. Not the delayed store, nor what is
+    /// queued behind it: those commit after it (coherence departs from SC
+    /// there, as the relaxed execution does).
     fn pending_to(&self, cell: u32, me: usize, before: u32) -> Vec<u32> {
+        let blocked = |store: u32| {
+            self.avoid != NONE
+                && self.st.bufs.iter().any(|q| q.iter().skip_while(|e| e.store != self.avoid).any(|e| e.store == store))
+        };
         let mut v: Vec<(u32, u32)> = self
             .st
             .bufs
             .iter()
             .flatten()
-            .filter(|e| e.cell == cell && self.log[e.store as usize].thread as usize != me && e.store != self.avoid)
+            .filter(|e| e.cell == cell && self.log[e.store as usize].thread as usize != me && !blocked(e.store))
             .map(|e| (self.sc_index(e.store), e.store))
             .filter(|(i, _)| *i < before)
             .collect();

@@ -47,7 +47,9 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
         }
         if let Some(rb) = r.robustness.iter().find(|rb| rb.model == m) {
             let n = rb.violations.len();
-            if n == 0 {
+            if n == 0 && rb.unconfirmed > 0 {
+                s.push_str(&format!(", robustness unknown ({} unconfirmed signals)", rb.unconfirmed));
+            } else if n == 0 {
                 s.push_str(if rb.complete { ", robust" } else { ", robust within bounds" });
             } else {
                 s.push_str(&format!(", {n} SC violation{}", if n == 1 { "" } else { "s" }));
