@@ -42,6 +42,8 @@ pub struct Report {
     pub joint_confirmed: bool,
     /// The cancel flag stopped the check: the report is partial.
     pub cancelled: bool,
+    /// SC's answer to the final condition (what harm is judged against).
+    pub sc_observation: Option<Observation>,
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
@@ -59,10 +61,8 @@ pub fn check_all(
     report
 }
 
-/// The fast half of [`check_all`]: SC's outcomes with the monitors riding
-/// along, then each relaxed model's violations (harm judged) and minimal
-/// fences. `outcomes` holds SC's only (if requested); the editor publishes
-/// this before the slow half.
+/// The fast half of [`check_all`]: [`find_violations`] then
+/// [`judge_and_fence`]. `outcomes` holds SC's only (if requested).
 pub fn check_robustness(
     prog: &litmus_dsl::Program,
     src: Option<&str>,
@@ -70,41 +70,75 @@ pub fn check_robustness(
     monitor: MonitorKind,
     opts: &Options,
 ) -> Report {
+    let mut report = find_violations(prog, models, monitor, opts);
+    judge_and_fence(&mut report, prog, src, monitor, opts);
+    report
+}
+
+/// SC's outcomes with the monitors riding along: each relaxed model's
+/// witnessed violations, harm not yet judged (`Harm::Unknown`), no fences.
+/// Usually a small fraction of the whole check: the editor shows this first.
+pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts.loop_bound);
     let sc = collector.run(opts);
-    let mut robustness = Vec::new();
-    let mut all = Vec::new();
-    for (model, mut violations, unconfirmed) in collector.finish() {
-        if opts.cancelled() {
-            break;
-        }
-        for v in violations.iter_mut() {
-            v.harm = robust::judge_harm(prog, v, sc.observation, opts);
-        }
-        let (fences, fences_confirmed) = match src {
-            Some(src) => robust::minimal_fences(src, prog, &[model], monitor, &mut violations, opts),
-            None => (robust::choose_fences(prog, &mut violations), false),
-        };
-        all.extend(violations.iter().cloned());
-        robustness.push(Robustness {
+    let robustness = collector
+        .finish()
+        .into_iter()
+        .map(|(model, violations, unconfirmed)| Robustness {
             model,
             monitor,
             violations,
             unconfirmed,
-            fences,
-            fences_confirmed,
+            fences: Vec::new(),
+            fences_confirmed: false,
             complete: sc.complete,
-        });
+        })
+        .collect();
+    let sc_observation = sc.observation;
+    let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
+    Report {
+        outcomes,
+        robustness,
+        joint_fences: Vec::new(),
+        joint_confirmed: false,
+        cancelled: opts.cancelled(),
+        sc_observation,
     }
-    let (joint_fences, joint_confirmed) = match (src, robustness.len()) {
+}
+
+/// Judge each violation's harm and choose minimal fences (per model and
+/// jointly); with the source, fences are confirmed by re-checking it.
+pub fn judge_and_fence(
+    report: &mut Report,
+    prog: &litmus_dsl::Program,
+    src: Option<&str>,
+    monitor: MonitorKind,
+    opts: &Options,
+) {
+    let mut all = Vec::new();
+    for rb in report.robustness.iter_mut() {
+        if opts.cancelled() {
+            break;
+        }
+        for v in rb.violations.iter_mut() {
+            v.harm = robust::judge_harm(prog, v, report.sc_observation, opts);
+        }
+        let model = rb.model;
+        (rb.fences, rb.fences_confirmed) = match src {
+            Some(src) => robust::minimal_fences(src, prog, &[model], monitor, &mut rb.violations, opts),
+            None => (robust::choose_fences(prog, &mut rb.violations), false),
+        };
+        all.extend(rb.violations.iter().cloned());
+    }
+    let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
+    (report.joint_fences, report.joint_confirmed) = match (src, report.robustness.len()) {
         (_, 0) => (Vec::new(), true),
-        (_, 1) => (robustness[0].fences.clone(), robustness[0].fences_confirmed),
+        (_, 1) => (report.robustness[0].fences.clone(), report.robustness[0].fences_confirmed),
         (Some(src), _) if !opts.cancelled() => robust::minimal_fences(src, prog, &relaxed, monitor, &mut all, opts),
         _ => (Vec::new(), false),
     };
-    let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
-    Report { outcomes, robustness, joint_fences, joint_confirmed, cancelled: opts.cancelled() }
+    report.cancelled = opts.cancelled();
 }
 
 /// The slow half of [`check_all`]: herd's question for each relaxed model

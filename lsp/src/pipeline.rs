@@ -20,9 +20,9 @@ use tower_lsp_server::ls_types as lsp;
 pub struct StatusParams {
     pub uri: lsp::Uri,
     pub version: i32,
-    /// `analyzed` (errors stop the check), `checking`, `violations`
-    /// (robustness and fences known, relaxed outcomes still running),
-    /// `checked`, `failed`.
+    /// `analyzed` (errors stop the check), `checking`, `violations` (the
+    /// violations are published; harm and fences, then relaxed outcomes,
+    /// still running), `checked`, `failed`.
     pub state: String,
     pub message: String,
 }
@@ -78,63 +78,102 @@ pub async fn run(b: Backend, job: Job) {
     b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
         .await;
     let progress = b.begin_progress(&job);
-    // Robustness first (SC exploration with the monitors, fences): it is
-    // what the diagnostics and quick fixes need, and usually fast. The
-    // relaxed models' outcomes by explicit store buffers come second.
+    // Three phases, each published as soon as it is known: the violations
+    // (SC exploration with the monitors: usually a small fraction of the
+    // work), then their harm and fences (re-checks of fenced text), then the
+    // relaxed models' outcomes by explicit store buffers.
+    let relaxed = models.iter().any(|m| *m != litmus_checker::Model::Sc);
     let a = analyzed.clone();
     let (m, o) = (models.clone(), opts.clone());
-    let report = tokio::task::spawn_blocking(move || {
-        let prog = a.analysis.program.as_ref().expect("checked only when lowered");
-        litmus_checker::check_robustness(prog, Some(&a.text), &m, monitor, &o)
-    })
-    .await;
-    let report = match report {
-        Ok(r) => r,
-        Err(e) => return b.internal_failure(&job, format!("the check failed: {e}")).await,
-    };
-    if report.cancelled || job.cancel.load(Ordering::Relaxed) {
+    let Some(report) = b
+        .phase(&job, move || {
+            litmus_checker::find_violations(a.analysis.program.as_ref().expect("lowered"), &m, monitor, &o)
+        })
+        .await
+    else {
         return;
-    }
-    let pending = models.iter().any(|m| *m != litmus_checker::Model::Sc);
-    let report = if pending {
-        let report = Arc::new(report);
-        if !b.deliver(&job, &analyzed, &findings, report.clone(), true).await {
+    };
+    let mut report = Arc::new(report);
+    if relaxed {
+        let some = report.robustness.iter().any(|rb| !rb.violations.is_empty());
+        if some && !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", "judging harm and fences").await
+        {
             return;
         }
-        let a = analyzed.clone();
-        let report = tokio::task::spawn_blocking(move || {
-            let prog = a.analysis.program.as_ref().expect("lowered");
-            let mut report = Arc::unwrap_or_clone(report);
-            litmus_checker::add_relaxed_outcomes(&mut report, prog, &models, &opts);
-            report
-        })
-        .await;
-        match report {
-            Ok(r) => r,
-            Err(e) => return b.internal_failure(&job, format!("the check failed: {e}")).await,
+        let (a, o, r) = (analyzed.clone(), opts.clone(), report.clone());
+        let Some(judged) = b
+            .phase(&job, move || {
+                let mut r = Arc::unwrap_or_clone(r);
+                let prog = a.analysis.program.as_ref().expect("lowered");
+                litmus_checker::judge_and_fence(&mut r, prog, Some(&a.text), monitor, &o);
+                r
+            })
+            .await
+        else {
+            return;
+        };
+        report = Arc::new(judged);
+        if !b
+            .deliver(&job, &analyzed, &findings, report.clone(), "violations", "exploring the relaxed models' outcomes")
+            .await
+        {
+            return;
         }
-    } else {
-        report
-    };
-    drop(progress);
-    if report.cancelled || job.cancel.load(Ordering::Relaxed) {
-        return;
+        let (a, r) = (analyzed.clone(), report.clone());
+        let Some(full) = b
+            .phase(&job, move || {
+                let mut r = Arc::unwrap_or_clone(r);
+                litmus_checker::add_relaxed_outcomes(
+                    &mut r,
+                    a.analysis.program.as_ref().expect("lowered"),
+                    &models,
+                    &opts,
+                );
+                r
+            })
+            .await
+        else {
+            return;
+        };
+        report = Arc::new(full);
     }
-    b.deliver(&job, &analyzed, &findings, Arc::new(report), false).await;
+    drop(progress);
+    b.deliver(&job, &analyzed, &findings, report, "checked", "").await;
 }
 
 impl Backend {
     /// Store a (possibly partial) report for the job's generation and
     /// publish the analysis findings with the check's. False if the
     /// generation is no longer current.
+    /// Run one phase of the check on a blocking thread. `None` if it was
+    /// cancelled (a newer text) or failed (reported).
+    async fn phase<F>(&self, job: &Job, f: F) -> Option<litmus_checker::Report>
+    where
+        F: FnOnce() -> litmus_checker::Report + Send + 'static,
+    {
+        match tokio::task::spawn_blocking(f).await {
+            Ok(r) if !r.cancelled && !job.cancel.load(Ordering::Relaxed) => Some(r),
+            Ok(_) => None,
+            Err(e) => {
+                self.internal_failure(job, format!("the check failed: {e}")).await;
+                None
+            }
+        }
+    }
+
+    /// Store a report for the job's generation and publish the analysis
+    /// findings with the check's, with status `state` (`violations` while
+    /// phases remain). False if the generation is no longer current.
     async fn deliver(
         &self,
         job: &Job,
         analyzed: &Analyzed,
         analysis: &[Finding],
         report: Arc<litmus_checker::Report>,
-        partial: bool,
+        state: &str,
+        next: &str,
     ) -> bool {
+        let partial = state != "checked";
         let prog = analyzed.analysis.program.as_ref().expect("lowered");
         let mut all = analysis.to_vec();
         let mut checked = check_findings(prog, &report);
@@ -144,7 +183,10 @@ impl Backend {
             }
         }
         all.extend(checked);
-        let summary = lens::verdicts(Some(&report), partial);
+        let mut summary = lens::verdicts(Some(&report), partial);
+        if !next.is_empty() {
+            summary = format!("{summary} ({next})");
+        }
         {
             let mut s = self.lock();
             let Some(doc) = s.docs.get_mut(&job.key) else { return false };
@@ -155,7 +197,7 @@ impl Backend {
             doc.checking = partial;
         }
         self.publish(job, analyzed, &all).await;
-        self.status(job, if partial { "violations" } else { "checked" }, summary).await;
+        self.status(job, state, summary).await;
         self.refresh_lenses();
         true
     }

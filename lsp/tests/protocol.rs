@@ -419,6 +419,12 @@ async fn requests_never_wait_on_a_long_check_and_an_edit_supersedes_it() {
     }
     let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
     assert!(lens[0]["command"]["title"].as_str().unwrap().contains('…'), "{lens:#}");
+    // The violations come first (harm not yet judged: warnings), long before
+    // the relaxed models' explicit exploration ends.
+    c.wait_for("the violations", |m| m["method"] == "litmus/status" && m["params"]["state"] == "violations").await;
+    let diags = c.diagnostics(&u).unwrap();
+    let tso: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "TSO")).collect();
+    assert!(!tso.is_empty() && tso.iter().all(|d| d["severity"] == 2), "{diags:#?}");
     // Replacing the text cancels the long check; only the new text's results arrive.
     c.replace_all(&u, 2, &example("sb.litmus"));
     let diags = c.settled(&u, 2).await;

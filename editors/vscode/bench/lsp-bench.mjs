@@ -136,6 +136,26 @@ console.log("\n## hover latency");
 console.log(`idle server:                 ${stats(h.idle)}`);
 console.log(`during a long check:         ${stats(h.busy)}  (check still '${h.still}' after ${fmt(h.window)} ms)`);
 
+// The phases of a long check: violations, then harm and fences, then outcomes.
+async function phases() {
+  const c = await Client.start({ options: { debounceMs: 0, timeout: 300 } });
+  const uri = fileUri("slow-phases.litmus");
+  const t0 = performance.now();
+  c.open(uri, slowProgram());
+  const seen = [];
+  await new Promise((resolve) => {
+    c.on("status", (p) => {
+      if (p.uri !== uri || !["violations", "checked", "failed"].includes(p.state)) return;
+      seen.push([performance.now() - t0, p.state, p.message]);
+      if (p.state !== "violations") resolve();
+    });
+  });
+  await c.stop();
+  return seen;
+}
+console.log("\n## a long check (tests/programs/slow.litmus): when each phase is published");
+for (const [t, state, msg] of await phases()) console.log(`${(t / 1000).toFixed(2)} s  ${state}: ${msg}`);
+
 const rows = await perExample();
 console.log("\n## time to diagnostics per example (one server, files opened in turn)");
 console.log("| example | TSO diagnostics | TSO violations | full check (all models) | `litmus check` CLI |");
