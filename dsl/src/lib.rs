@@ -80,15 +80,11 @@ pub fn analyze(src: &str) -> Analysis {
         Dialect::HerdX86 => herd::lower::analyze(src, &lines),
     };
     a.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
-    a.comments = match dialect {
-        Dialect::Native => native::lexer::comments(src),
-        Dialect::HerdX86 => herd::parser::comments(src),
-    };
     a
 }
 
 fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
-    let (file, mut diagnostics) = native::parser::parse(src);
+    let (file, mut diagnostics, comments) = native::parser::parse_with_comments(src);
     let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
     let sema = native::sema::Sema::run(src, &file, syntax_errors);
     diagnostics.extend(sema.diags.iter().cloned());
@@ -111,6 +107,6 @@ fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
         symbols: sema.symbols,
         program,
         lines: lines.clone(),
-        comments: Vec::new(),
+        comments,
     }
 }

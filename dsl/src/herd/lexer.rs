@@ -119,7 +119,18 @@ impl fmt::Display for Tok<'_> {
 }
 
 fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> bool {
-    let rest = lex.remainder().as_bytes();
+    match nested_comment_rest(lex.remainder().as_bytes()) {
+        Some(n) => {
+            lex.bump(n);
+            true
+        }
+        None => false,
+    }
+}
+
+/// After an opening `(*`: the length of the rest of the comment, through its
+/// closing `*)`. Comments nest, as in herd's (OCaml) lexer. `None`: never closed.
+pub(crate) fn nested_comment_rest(rest: &[u8]) -> Option<usize> {
     let mut depth = 1;
     let mut i = 0;
     while i + 1 < rest.len() {
@@ -132,14 +143,13 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> bool {
                 depth -= 1;
                 i += 2;
                 if depth == 0 {
-                    lex.bump(i);
-                    return true;
+                    return Some(i);
                 }
             }
             _ => i += 1,
         }
     }
-    false
+    None
 }
 
 /// Lex `src[from..]`; spans are absolute offsets into `src`.
@@ -148,12 +158,9 @@ pub fn lex(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>) {
     (tokens, diags)
 }
 
-/// The comment spans from `from` on (an unterminated one runs to the end).
-pub fn comments(src: &str, from: usize) -> Vec<Span> {
-    lex_with_comments(src, from).2
-}
-
-fn lex_with_comments(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
+/// `lex`, plus the comment spans from `from` on (an unterminated one runs to
+/// the end).
+pub(crate) fn lex_with_comments(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Tok::lexer(&src[from..]);
     let mut tokens = Vec::new();
     let mut diags = Vec::new();

@@ -177,7 +177,7 @@ impl ThreadCtx {
 }
 
 pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
-    let (file, mut diagnostics) = super::parser::parse(src);
+    let (file, mut diagnostics, comments) = super::parser::parse_with_comments(src);
     let Some(file) = file else {
         return Analysis {
             dialect: Dialect::HerdX86,
@@ -187,7 +187,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
             symbols: Symbols::default(),
             program: None,
             lines: lines.clone(),
-            comments: Vec::new(),
+            comments,
         };
     };
     let parse_ok = !diagnostics.iter().any(Diagnostic::is_error);
@@ -218,7 +218,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
         symbols: cx.symbols,
         program: ok.then_some(program),
         lines: lines.clone(),
-        comments: Vec::new(),
+        comments,
     }
 }
 

@@ -87,7 +87,7 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
             return None;
         }
         if src[i..].starts_with("(*") {
-            match nested_comment_end(src, i) {
+            match super::lexer::nested_comment_rest(&b[i + 2..]).map(|n| i + 2 + n) {
                 Some(end) => {
                     comments.push(Span::new(i, end));
                     i = end
@@ -127,39 +127,6 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         i = line_end;
     }
     Some(Preamble { arch, arch_span, name, doc, meta, body: i, comments })
-}
-
-/// The end of the `(* ... *)` comment starting at `start`; comments nest,
-/// as in herd's (OCaml) lexer and ours for the body.
-fn nested_comment_end(src: &str, start: usize) -> Option<usize> {
-    let b = src.as_bytes();
-    let (mut depth, mut i) = (0usize, start);
-    while i + 1 < b.len() {
-        match (b[i], b[i + 1]) {
-            (b'(', b'*') => {
-                depth += 1;
-                i += 2;
-            }
-            (b'*', b')') => {
-                depth -= 1;
-                i += 2;
-                if depth == 0 {
-                    return Some(i);
-                }
-            }
-            _ => i += 1,
-        }
-    }
-    None
-}
-
-/// The spans of the comments (`(* *)`), in the preamble and after it, as the
-/// parser and lexer see them: for highlighting.
-pub fn comments(src: &str) -> Vec<Span> {
-    let Some(pre) = preamble(src, &mut Vec::new()) else { return Vec::new() };
-    let mut out = pre.comments;
-    out.extend(super::lexer::comments(src, pre.body));
-    out
 }
 
 fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
@@ -440,12 +407,20 @@ where
 
 /// Parse a herd x86 test. `None` only when the preamble is unusable.
 pub fn parse(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>) {
+    let (file, diags, _) = parse_with_comments(src);
+    (file, diags)
+}
+
+/// `parse`, plus the comment spans (`(* *)`, in the preamble and after it).
+pub fn parse_with_comments(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>, Vec<Span>) {
     let mut diags = Vec::new();
     let Some(pre) = preamble(src, &mut diags) else {
-        return (None, diags);
+        return (None, diags, Vec::new());
     };
-    let (tokens, lex_diags) = super::lexer::lex(src, pre.body);
+    let (tokens, lex_diags, body_comments) = super::lexer::lex_with_comments(src, pre.body);
     diags.extend(lex_diags);
+    let mut comments = pre.comments;
+    comments.extend(body_comments);
     let tokens: Vec<(Tok<'_>, SimpleSpan)> =
         tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.start..s.end))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
@@ -465,5 +440,5 @@ pub fn parse(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>) {
         f.meta = pre.meta;
         f
     });
-    (file, diags)
+    (file, diags, comments)
 }

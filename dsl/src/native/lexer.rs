@@ -228,13 +228,9 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
     (tokens, diags)
 }
 
-/// The spans of the comments, as the lexer sees them (an unterminated block
-/// comment runs to the end): for highlighting.
-pub fn comments(src: &str) -> Vec<Span> {
-    lex_with_comments(src).2
-}
-
-fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
+/// `lex`, plus the comment spans (an unterminated block comment runs to the
+/// end): for highlighting.
+pub(crate) fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Token::lexer(src);
     let mut tokens = Vec::with_capacity(src.len() / 3);
     let mut diags = Vec::new();

@@ -499,7 +499,13 @@ fn pattern_name<T: std::fmt::Display + std::fmt::Debug>(p: &chumsky::error::Rich
 
 /// Parse native-dialect source: a (possibly partial) tree and every error.
 pub fn parse(src: &str) -> (File, Vec<Diagnostic>) {
-    let (tokens, mut diags) = super::lexer::lex(src);
+    let (file, diags, _) = parse_with_comments(src);
+    (file, diags)
+}
+
+/// `parse`, plus the comment spans its lexer saw.
+pub fn parse_with_comments(src: &str) -> (File, Vec<Diagnostic>, Vec<Span>) {
+    let (tokens, mut diags, comments) = super::lexer::lex_with_comments(src);
     let tokens: Vec<(Token<'_>, SimpleSpan)> =
         tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.start..s.end))).collect();
     let eoi = SimpleSpan::from(src.len()..src.len());
@@ -521,5 +527,5 @@ pub fn parse(src: &str) -> (File, Vec<Diagnostic>) {
         }
     }
     diags.sort_by_key(|d| (d.span.start, d.span.end));
-    (ast.unwrap_or_default(), diags)
+    (ast.unwrap_or_default(), diags, comments)
 }
