@@ -76,6 +76,23 @@ pub struct Loaded {
     pub analysis: Analysis,
 }
 
+/// For the one-file commands (`fix`, `explain`): the models and the file,
+/// which must analyse cleanly. On failure the error or the diagnostics are
+/// printed and the exit status (2) is returned.
+pub fn load_one(model_names: &[String], path: &str) -> Result<(Vec<Model>, Loaded), u8> {
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        2
+    };
+    let models = parse_models(model_names).map_err(fail)?;
+    let l = load(path).map_err(fail)?;
+    if l.analysis.program.is_none() {
+        eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
+        return Err(2);
+    }
+    Ok((models, l))
+}
+
 pub fn load(path: &str) -> Result<Loaded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
     let src = String::from_utf8(bytes).map_err(|_| format!("`{path}` is not valid UTF-8"))?;

@@ -1,7 +1,7 @@
 //! `litmus explain FILE --violation N`: the witness of a violation, step by
 //! step, or (`--dot`) its events with po/rf/co/fr edges for Graphviz.
 
-use crate::check::{check_file, load, options, parse_models, Bounds};
+use crate::check::{check_file, load_one, options, Bounds};
 use litmus_checker::machine::{EventKind, NONE};
 use litmus_checker::narrate;
 use litmus_checker::robust::Harm;
@@ -24,24 +24,10 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: &ExplainArgs) -> u8 {
-    let models = match parse_models(&args.model) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let (models, l) = match load_one(&args.model, &args.file) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let l = match load(&args.file) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    if l.analysis.program.is_none() {
-        eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
-        return 2;
-    }
     let c = check_file(l, &models, args.bounds.monitor.kind(), &options(&args.bounds));
     let p = c.loaded.analysis.program.as_ref().unwrap();
     let all: Vec<_> = c.robustness.iter().flat_map(|r| r.violations.iter()).collect();

@@ -1,7 +1,7 @@
 //! `litmus fix`: insert the fewest fences that make a file robust under the
 //! requested relaxed models (re-checked), in either dialect.
 
-use crate::check::{load, options, parse_models, Bounds};
+use crate::check::{load_one, options, Bounds};
 use litmus_checker::robust::{insertions, joint_fences};
 use litmus_checker::Model;
 use litmus_dsl::edit::{apply, fence_edits};
@@ -20,24 +20,11 @@ pub struct FixArgs {
 }
 
 pub fn run(args: &FixArgs) -> u8 {
-    let models = match parse_models(&args.model) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
+    let (models, l) = match load_one(&args.model, &args.file) {
+        Ok(x) => x,
+        Err(code) => return code,
     };
-    let l = match load(&args.file) {
-        Ok(l) => l,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let Some(prog) = &l.analysis.program else {
-        eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
-        return 2;
-    };
+    let prog = l.analysis.program.as_ref().expect("load_one returns analysed files");
     let opts = options(&args.bounds);
     let (fences, confirmed) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();

@@ -68,6 +68,21 @@ pub enum Observation {
 }
 
 impl Observation {
+    /// The answer to the final condition over these final states (`None`
+    /// without a condition).
+    pub fn of(prog: &Program, states: &[FinalState]) -> Option<Observation> {
+        prog.condition.as_ref().map(|_| {
+            let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
+            if yes == 0 {
+                Observation::Never
+            } else if yes == states.len() {
+                Observation::Always
+            } else {
+                Observation::Sometimes
+            }
+        })
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Observation::Always => "always",
@@ -172,16 +187,7 @@ pub fn explore_listened(
     });
     failures.sort_by_key(|f| (f.stmt, f.thread));
     let states: Vec<FinalState> = states.into_values().collect();
-    let observation = prog.condition.as_ref().map(|_| {
-        let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
-        if yes == 0 {
-            Observation::Never
-        } else if yes == states.len() {
-            Observation::Always
-        } else {
-            Observation::Sometimes
-        }
-    });
+    let observation = Observation::of(prog, &states);
     let stats = ex.stats.clone();
     ModelOutcome {
         model,

@@ -121,16 +121,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, max_states: usize) 
             FinalState { values, satisfies, witness: Witness { events, schedule } }
         })
         .collect();
-    let observation = prog.condition.as_ref().map(|_| {
-        let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
-        if yes == 0 {
-            Observation::Never
-        } else if yes == states.len() {
-            Observation::Always
-        } else {
-            Observation::Sometimes
-        }
-    });
+    let observation = Observation::of(prog, &states);
     failures.sort();
     ReferenceOutcome { states, observation, failures, deadlock, complete, visited: ids.len() }
 }
