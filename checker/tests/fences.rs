@@ -1,6 +1,8 @@
 //! Fences: after inserting the chosen fences the file is robust (by the
 //! monitor and by explicit exploration), and no smaller set of fences is.
 
+mod common;
+
 use litmus_checker::dpor::{Control, Explorer, Limits};
 use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::Options;
@@ -25,16 +27,7 @@ fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
 }
 
 fn files() -> Vec<(String, String)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut v = Vec::new();
-    for dir in ["examples", "tests/corpus/herd-x86"] {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
-            v.push((p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()));
-        }
-    }
-    v
+    common::corpus_and_example_sources()
 }
 
 #[test]

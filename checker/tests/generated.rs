@@ -102,37 +102,31 @@ proptest! {
 
     #[test]
     fn sc_dpor_visits_each_mazurkiewicz_trace_once_with_blocking(threads in common::blocking_program(2..4, 1..4)) {
-        let src = common::render(&threads);
-        let prog = common::compile(&src);
-        let m = Machine::new(&prog, Model::Sc, 2, 16);
-        let expected = brute_force_traces(&m);
-        let mut seen = Vec::new();
-        let mut ex = Explorer::new(&m);
-        ex.run(Limits::default(), |e| {
-            seen.push(trace_key(e.events, m.cells));
-            Control::Continue
-        });
-        let distinct: HashSet<_> = seen.iter().cloned().collect();
-        prop_assert_eq!(distinct.len(), seen.len(), "a trace was explored twice\n{}", src);
-        let seen: BTreeSet<_> = seen.into_iter().collect();
-        prop_assert_eq!(seen, expected, "\n{}", src);
+        each_trace_once(&threads)?;
     }
 
     #[test]
     fn sc_dpor_visits_each_mazurkiewicz_trace_once(threads in common::program(2..4, 1..5, true)) {
-        let src = common::render(&threads);
-        let prog = common::compile(&src);
-        let m = Machine::new(&prog, Model::Sc, 2, 16);
-        let expected = brute_force_traces(&m);
-        let mut seen = Vec::new();
-        let mut ex = Explorer::new(&m);
-        ex.run(Limits::default(), |e| {
-            seen.push(trace_key(e.events, m.cells));
-            Control::Continue
-        });
-        let distinct: HashSet<_> = seen.iter().cloned().collect();
-        prop_assert_eq!(distinct.len(), seen.len(), "a trace was explored twice\n{}", src);
-        let seen: BTreeSet<_> = seen.into_iter().collect();
-        prop_assert_eq!(seen, expected, "\n{}", src);
+        each_trace_once(&threads)?;
     }
+}
+
+/// SC DPOR explores every Mazurkiewicz trace of the program exactly once
+/// (against brute-force enumeration).
+fn each_trace_once(threads: &[Vec<common::Op>]) -> Result<(), TestCaseError> {
+    let src = common::render(threads);
+    let prog = common::compile(&src);
+    let m = Machine::new(&prog, Model::Sc, 2, 16);
+    let expected = brute_force_traces(&m);
+    let mut seen = Vec::new();
+    let mut ex = Explorer::new(&m);
+    ex.run(Limits::default(), |e| {
+        seen.push(trace_key(e.events, m.cells));
+        Control::Continue
+    });
+    let distinct: HashSet<_> = seen.iter().cloned().collect();
+    prop_assert_eq!(distinct.len(), seen.len(), "a trace was explored twice\n{}", src);
+    let seen: BTreeSet<_> = seen.into_iter().collect();
+    prop_assert_eq!(seen, expected, "\n{}", src);
+    Ok(())
 }

@@ -11,7 +11,6 @@ use litmus_checker::reference::replay;
 use litmus_checker::robust::{violations_of, MonitorKind};
 use litmus_checker::trace;
 use proptest::prelude::*;
-use std::path::Path;
 
 /// Explicit: does any execution under `model` have a cyclic trace?
 pub fn explicitly_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
@@ -132,17 +131,10 @@ pub fn agree(prog: &litmus_dsl::Program, name: &str, monitors: &[(MonitorKind, M
 }
 
 fn corpus_and_examples() -> Vec<(String, litmus_dsl::Program)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut v = Vec::new();
-    for dir in ["examples", "tests/corpus/herd-x86"] {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
-            let src = std::fs::read_to_string(&p).unwrap();
-            v.push((p.file_name().unwrap().to_string_lossy().into_owned(), litmus_dsl::analyze(&src).program.unwrap()));
-        }
-    }
-    v
+    common::corpus_and_example_sources()
+        .into_iter()
+        .map(|(name, src)| (name, litmus_dsl::analyze(&src).program.unwrap()))
+        .collect()
 }
 
 #[test]
