@@ -43,14 +43,20 @@ pub struct Bounds {
     /// At most this many pending stores per thread under TSO/PSO.
     #[arg(long, default_value_t = 16)]
     pub buffer_bound: u32,
-    /// Give up on a file after this many seconds (the answer is then incomplete).
-    #[arg(long)]
-    pub timeout: Option<f64>,
+    /// Give up on a file after this many seconds, across every phase (what
+    /// is unfinished then is reported as unknown).
+    #[arg(long, value_parser = timeout_arg)]
+    pub timeout: Option<Duration>,
     /// The SC-violation monitor: bss (Burnim–Sen–Stergiou; TSO and PSO),
     /// sober (Burckhardt–Musuvathi; TSO, with bss for PSO), or
     /// bss-interleaving (BSS with the paper's commit rule).
     #[arg(long, value_enum, default_value = "bss")]
     pub monitor: MonitorArg,
+}
+
+fn timeout_arg(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    litmus_checker::options::parse_timeout(secs).map_err(|e| e.to_string())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -126,31 +132,20 @@ impl Checked {
 }
 
 pub fn parse_models(names: &[String]) -> Result<Vec<Model>, String> {
-    let mut out = Vec::new();
-    for n in names {
-        let m = match n.trim().to_ascii_lowercase().as_str() {
-            "sc" => Model::Sc,
-            "tso" => Model::Tso,
-            "pso" => Model::Pso,
-            "pslo" => return Err("the PSLO model is not supported yet (sc, tso, pso are)".into()),
-            other => return Err(format!("unknown model `{other}` (expected sc, tso or pso)")),
-        };
-        if !out.contains(&m) {
-            out.push(m);
-        }
-    }
-    out.sort();
-    Ok(out)
+    Model::parse_list(names).map_err(|e| e.to_string())
 }
 
+/// The options for one file, its deadline starting now (one deadline for
+/// every phase of its check).
 pub fn options(b: &Bounds) -> Options {
     Options {
         loop_bound: b.loop_bound,
         buffer_bound: b.buffer_bound,
         preemption_bound: b.preemption_bound,
-        timeout: b.timeout.map(Duration::from_secs_f64),
+        deadline: None,
         cancel: None,
     }
+    .with_timeout(b.timeout)
 }
 
 pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: &Options) -> Checked {
@@ -292,11 +287,14 @@ pub fn run(args: &CheckArgs) -> u8 {
         Color::Never => false,
         Color::Auto => std::io::stdout().is_terminal(),
     };
-    let opts = options(&args.bounds);
     let monitor = args.bounds.monitor.kind();
     // Files are checked in parallel; results are printed in input order.
-    let results: Vec<Result<Checked, String>> =
-        args.files.par_iter().map(|path| load(path).map(|l| check_file(l, &models, monitor, &opts))).collect();
+    // Each file's deadline starts when its check does.
+    let results: Vec<Result<Checked, String>> = args
+        .files
+        .par_iter()
+        .map(|path| load(path).map(|l| check_file(l, &models, monitor, &options(&args.bounds))))
+        .collect();
     let mut status = 0u8;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

@@ -13,6 +13,7 @@ pub mod hb;
 pub mod machine;
 pub mod monitor;
 pub mod narrate;
+pub mod options;
 pub mod outcome;
 pub mod reference;
 pub mod robust;
@@ -20,7 +21,8 @@ pub mod trace;
 pub mod witness;
 
 pub use machine::Model;
-pub use outcome::{ModelOutcome, Observation, Options};
+pub use options::{Options, SettingError};
+pub use outcome::{ModelOutcome, Observation};
 pub use robust::{MonitorKind, Robustness, Violation};
 
 /// Check a program under each requested model (in the order given):

@@ -8,27 +8,7 @@ use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-#[derive(Clone, Debug)]
-pub struct Options {
-    pub loop_bound: u32,
-    pub buffer_bound: u32,
-    pub preemption_bound: Option<u32>,
-    pub timeout: Option<Duration>,
-    /// Stop early when set (from another thread): the answer is incomplete.
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { loop_bound: 2, buffer_bound: 16, preemption_bound: None, timeout: None, cancel: None }
-    }
-}
-
-impl Options {
-    pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
-    }
-}
+pub use crate::options::Options;
 
 /// An execution that shows something: its events and its schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -145,7 +125,7 @@ pub fn explore_listened(
     let mut failures: Vec<Failure> = Vec::new();
     let mut deadlocks: Vec<Witness> = Vec::new();
     let limits = Limits {
-        deadline: opts.timeout.map(|t| start + t),
+        deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };

@@ -11,7 +11,7 @@ use crate::outcome::{Observation, Options};
 use crate::trace::Edge;
 use crate::witness::{self, RelaxedWitness};
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::StmtId;
+use litmus_dsl::ir::{StmtForm, StmtId};
 use litmus_dsl::{FenceKind, Program};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::time::Instant;
@@ -398,8 +398,8 @@ fn fence_candidates(
         if f.thread != s.thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
             continue;
         }
-        let text = &prog.stmts[f.stmt as usize].text;
-        if text.starts_with("if ") || text.starts_with("if(") || text.starts_with("while") || text.starts_with("else") {
+        // A fence can only follow a statement that falls through.
+        if prog.stmts[f.stmt as usize].form != StmtForm::Simple {
             continue;
         }
         if !out.iter().any(|c| c.0 == f.stmt) {
@@ -482,11 +482,9 @@ pub fn choose_fences(prog: &Program, violations: &mut [Violation]) -> Vec<FenceP
 pub fn judge_harm(prog: &Program, v: &Violation, sc_observation: Option<Observation>, opts: &Options) -> Harm {
     let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
     let mut ex = Explorer::new(&m);
-    let start = Instant::now();
     let prefix = v.witness.events[..v.witness.before_drain].to_vec();
     let mut harm = Harm::Benign;
-    let deadline =
-        Some(start + opts.timeout.unwrap_or(std::time::Duration::from_secs(5)).min(std::time::Duration::from_secs(5)));
+    let deadline = opts.deadline;
     ex.run_from(
         v.witness.state_after_access.clone(),
         prefix,
@@ -647,6 +645,7 @@ pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
             litmus_dsl::ir::Instr::Store { stmt, .. } => Some(*stmt),
             _ => None,
         })
+        .filter(|&s| prog.stmts[s as usize].form == StmtForm::Simple)
         .collect();
     v.sort();
     v.dedup();

@@ -131,8 +131,7 @@ fn timeout_gives_an_incomplete_answer() {
         s.push_str(&format!("thread P{t} {{ x = {t}; let a = y; y = a + 1; let b = x; x = b + 1; }}\n"));
     }
     let p = litmus_dsl::analyze(&s).program.unwrap();
-    let o =
-        explore(&p, Model::Sc, &Options { timeout: Some(std::time::Duration::from_millis(50)), ..Options::default() });
+    let o = explore(&p, Model::Sc, &Options::default().with_timeout(Some(std::time::Duration::from_millis(50))));
     assert!(o.stats.timed_out && !o.complete);
     assert!(o.elapsed.as_millis() < 2000);
 }

@@ -310,10 +310,24 @@ pub struct Location {
     pub is_array: bool,
 }
 
+/// What kind of statement a [`StmtInfo`] is, as far as the checker cares:
+/// where a fence may follow it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum StmtForm {
+    /// Runs and falls through to the next statement: a fence may follow it.
+    Simple,
+    /// Decides where control goes: an `if`/`while` header, an x86 jump.
+    /// A fence "after" it would land inside a branch, not after it.
+    Control,
+    /// Leaves the thread or function: nothing after it runs.
+    Return,
+}
+
 /// A source statement: what findings point at.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct StmtInfo {
     pub thread: u16,
+    pub form: StmtForm,
     pub span: Span,
     /// The statement's text without a trailing `;`, on one line.
     pub text: String,

@@ -70,16 +70,14 @@ impl Config {
     }
 
     pub fn options(&self) -> Options {
+        // The deadline starts when the check does (the pipeline calls this then).
         Options {
             loop_bound: self.loop_bound,
             buffer_bound: self.buffer_bound,
             preemption_bound: self.preemption_bound,
-            // Clamped: a huge or NaN setting must not panic (or overflow an Instant).
-            timeout: Some(
-                Duration::try_from_secs_f64(self.timeout.clamp(0.1, 365.0 * 86_400.0))
-                    .unwrap_or(Duration::from_secs(20)),
-            ),
+            deadline: None,
             cancel: None,
         }
+        .with_timeout(Some(litmus_checker::options::parse_timeout(self.timeout).unwrap_or(Duration::from_secs(20))))
     }
 }

@@ -501,7 +501,13 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
             }
         }
         if let Some(ins) = &cell.instr {
-            let sid = table.id(th.index, ins.span);
+            let m = ins.mnemonic.name.to_ascii_lowercase();
+            let form = match m.as_str() {
+                "ret" => crate::ir::StmtForm::Return,
+                _ if m.starts_with('j') => crate::ir::StmtForm::Control,
+                _ => crate::ir::StmtForm::Simple,
+            };
+            let sid = table.id(th.index, ins.span, form);
             th.temp_next = 0;
             if let Err(d) = lower_instr(cx, th, ins, sid, &mut fixups) {
                 cx.diags.push(d);

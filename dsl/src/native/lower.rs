@@ -3,7 +3,7 @@
 
 use super::ast::*;
 use super::sema::Sema;
-use crate::ir::{self, Addr, Instr, Operand, Reg, RegInfo, RegKind, StmtId, StmtInfo};
+use crate::ir::{self, Addr, Instr, Operand, Reg, RegInfo, RegKind, StmtForm, StmtId, StmtInfo};
 use crate::span::{LineIndex, Span};
 use std::collections::HashMap;
 
@@ -26,7 +26,7 @@ impl<'a> StmtTable<'a> {
     }
 
     /// The id of the statement at `span` in `thread` (inlined code included).
-    pub(crate) fn id(&mut self, thread: u16, span: Span) -> StmtId {
+    pub(crate) fn id(&mut self, thread: u16, span: Span, form: StmtForm) -> StmtId {
         if let Some(&id) = self.ids.get(&(thread, span)) {
             return id;
         }
@@ -35,7 +35,7 @@ impl<'a> StmtTable<'a> {
         let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         let (line, col) = self.lines.line_col(self.src, span.start);
         let (end_line, end_col) = self.lines.line_col(self.src, span.end);
-        self.stmts.push(StmtInfo { thread, span, text, line, col, end_line, end_col });
+        self.stmts.push(StmtInfo { thread, form, span, text, line, col, end_line, end_col });
         let id = (self.stmts.len() - 1) as StmtId;
         self.ids.insert((thread, span), id);
         id
@@ -125,7 +125,11 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
     }
 
     fn sid(&mut self, span: Span) -> StmtId {
-        self.table.id(self.thread, span)
+        self.table.id(self.thread, span, StmtForm::Simple)
+    }
+
+    fn sid_of(&mut self, span: Span, form: StmtForm) -> StmtId {
+        self.table.id(self.thread, span, form)
     }
 
     /// `if (c)` / `while (c)`: the header up to the closing parenthesis.
@@ -181,7 +185,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 }
             }
             StmtKind::If { cond, then, els } => {
-                let sid = self.sid(self.header_span(s, cond));
+                let sid = self.sid_of(self.header_span(s, cond), StmtForm::Control);
                 let c = self.expr(cond, sid);
                 let to_else = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
                 self.block(then);
@@ -204,7 +208,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 }
             }
             StmtKind::While { cond, body } => {
-                let sid = self.sid(self.header_span(s, cond));
+                let sid = self.sid_of(self.header_span(s, cond), StmtForm::Control);
                 let id = self.loops;
                 self.loops += 1;
                 self.emit(Instr::LoopEnter { id });
@@ -250,7 +254,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 self.emit(Instr::Store { addr, val: Operand::Imm(0), stmt: sid });
             }
             StmtKind::Return(e) => {
-                let sid = self.sid(s.span);
+                let sid = self.sid_of(s.span, StmtForm::Return);
                 let v = e.as_ref().map(|e| self.expr(e, sid));
                 match self.inlines.last().map(|i| i.result) {
                     Some(result) => {

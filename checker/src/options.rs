@@ -1,0 +1,129 @@
+//! How far a check may go: bounds, one deadline, a cancel flag; and the
+//! names of models and monitors as users spell them (one parser for the
+//! CLI and the language server).
+
+use crate::machine::Model;
+use crate::robust::MonitorKind;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct Options {
+    pub loop_bound: u32,
+    pub buffer_bound: u32,
+    pub preemption_bound: Option<u32>,
+    /// One deadline for the whole check of a file — every phase (outcomes,
+    /// monitors, harm, fence re-checks) stops at the same instant, so
+    /// `--timeout 2` means two seconds, not two per phase.
+    pub deadline: Option<Instant>,
+    /// Stop early when set (from another thread): the answer is unknown.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { loop_bound: 2, buffer_bound: 16, preemption_bound: None, deadline: None, cancel: None }
+    }
+}
+
+impl Options {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Past the deadline.
+    pub fn late(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Cancelled or past the deadline: whatever is not finished now stays unknown.
+    pub fn stopped(&self) -> bool {
+        self.late() || self.cancelled()
+    }
+
+    /// These options with the deadline `timeout` from now.
+    pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
+        // A timeout too large for an Instant is no deadline at all.
+        self.deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        self
+    }
+}
+
+/// The longest timeout accepted: a year. Longer is a typo, not a wish.
+pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 86_400.0;
+
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SettingError {
+    #[error("timeout must be a number of seconds ≥ 0 and ≤ {MAX_TIMEOUT_SECS}, not {0}")]
+    Timeout(String),
+    #[error("unknown model `{0}` (expected sc, tso or pso)")]
+    UnknownModel(String),
+    #[error("the PSLO model is not supported yet (sc, tso, pso are)")]
+    Pslo,
+    #[error("unknown monitor `{0}` (expected bss, sober or bss-interleaving)")]
+    UnknownMonitor(String),
+}
+
+/// A timeout in seconds, as typed: finite, not negative, at most a year.
+pub fn parse_timeout(secs: f64) -> Result<Duration, SettingError> {
+    if !secs.is_finite() || secs < 0.0 || secs > MAX_TIMEOUT_SECS {
+        return Err(SettingError::Timeout(secs.to_string()));
+    }
+    Duration::try_from_secs_f64(secs).map_err(|_| SettingError::Timeout(secs.to_string()))
+}
+
+impl Model {
+    /// `sc`, `tso`, `pso` (any case).
+    pub fn parse(name: &str) -> Result<Model, SettingError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "sc" => Ok(Model::Sc),
+            "tso" => Ok(Model::Tso),
+            "pso" => Ok(Model::Pso),
+            "pslo" => Err(SettingError::Pslo),
+            _ => Err(SettingError::UnknownModel(name.trim().to_string())),
+        }
+    }
+
+    /// A list of names: sorted, without duplicates; the first bad name is an error.
+    pub fn parse_list<S: AsRef<str>>(names: &[S]) -> Result<Vec<Model>, SettingError> {
+        let mut out = names.iter().map(|n| Model::parse(n.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+}
+
+impl MonitorKind {
+    pub fn parse(name: &str) -> Result<MonitorKind, SettingError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "bss" => Ok(MonitorKind::Bss),
+            "sober" => Ok(MonitorKind::Sober),
+            "bss-interleaving" => Ok(MonitorKind::BssInterleaving),
+            _ => Err(SettingError::UnknownMonitor(name.trim().to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timeouts() {
+        assert_eq!(parse_timeout(2.5), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_timeout(0.0), Ok(Duration::ZERO));
+        for bad in [-1.0, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 1e20, MAX_TIMEOUT_SECS * 2.0] {
+            assert!(parse_timeout(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn names() {
+        assert_eq!(Model::parse_list(&["PSO", "sc", "tso", "sc"]), Ok(vec![Model::Sc, Model::Tso, Model::Pso]));
+        assert_eq!(Model::parse("x86"), Err(SettingError::UnknownModel("x86".into())));
+        assert_eq!(Model::parse("pslo"), Err(SettingError::Pslo));
+        assert_eq!(MonitorKind::parse("Sober"), Ok(MonitorKind::Sober));
+        assert!(MonitorKind::parse("herd").is_err());
+    }
+}
