@@ -2,13 +2,13 @@
 //! input order, human or JSON.
 
 use crate::report::{
-    ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models, Position,
-    ViolationJson,
+    BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
+    Position, ViolationJson,
 };
 use crate::{human, Color, Format};
 use litmus_checker::robust::FencePoint;
-use litmus_checker::{Model, ModelOutcome, MonitorKind, Options, Robustness};
-use litmus_dsl::{analyze, Analysis, Quantifier, Severity};
+use litmus_checker::{Answer, Certainty, Coverage, Model, ModelOutcome, MonitorKind, Options, Robustness};
+use litmus_dsl::{analyze, Analysis, Severity};
 use rayon::prelude::*;
 use std::io::{IsTerminal, Write};
 use std::time::Duration;
@@ -101,7 +101,13 @@ pub fn load_one(model_names: &[String], path: &str) -> Result<(Vec<Model>, Loade
 
 pub fn load(path: &str) -> Result<Loaded, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    let src = String::from_utf8(bytes).map_err(|_| format!("`{path}` is not valid UTF-8"))?;
+    let src = String::from_utf8(bytes).map_err(|e| {
+        // Where it breaks: line, and byte within the line (1-based).
+        let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
+        let col = ok.len() - ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
+        format!("`{path}` is not valid UTF-8: line {line}, byte {col} (offset {})", ok.len())
+    })?;
     let analysis = analyze(&src);
     Ok(Loaded { path: path.to_string(), src, analysis })
 }
@@ -113,21 +119,54 @@ pub struct Checked {
     pub robustness: Vec<Robustness>,
 }
 
+/// What a file's check amounts to, for the exit status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    /// Nothing found, every answer proved or within bounds: exit 0.
+    Clean,
+    /// Nothing found, but some answer is unknown (timeout, cancel,
+    /// unconfirmed signal): exit 3.
+    Unknown,
+    /// A violation, failing assertion, deadlock, a condition a witnessed
+    /// state contradicts, or a condition that divides by zero: exit 1.
+    Finding,
+    /// A usage or parse error: exit 2.
+    Error,
+}
+
+impl Status {
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Status::Clean => 0,
+            Status::Finding => 1,
+            Status::Error => 2,
+            Status::Unknown => 3,
+        }
+    }
+}
+
 impl Checked {
-    /// Exit status 1: a failing assertion, a deadlock, or a `~exists`/`forall`
-    /// condition that does not hold under some model.
-    pub fn has_findings(&self) -> bool {
-        let q = self.loaded.analysis.program.as_ref().and_then(|p| p.condition.as_ref()).map(|c| c.quantifier);
-        self.robustness.iter().any(|r| !r.violations.is_empty())
+    pub fn status(&self) -> Status {
+        let Some(p) = &self.loaded.analysis.program else { return Status::Error };
+        if self.loaded.analysis.has_errors() {
+            return Status::Error;
+        }
+        let finding = self.robustness.iter().any(|r| !r.violations.is_empty())
             || self.outcomes.iter().any(|o| {
                 !o.failures.is_empty()
                     || !o.deadlocks.is_empty()
-                    || match (q, o.observation) {
-                        (Some(Quantifier::NotExists), Some(obs)) => obs != litmus_checker::Observation::Never,
-                        (Some(Quantifier::Forall), Some(obs)) => obs != litmus_checker::Observation::Always,
-                        _ => false,
-                    }
-            })
+                    || !o.condition_errors.is_empty()
+                    || o.condition_fails(p)
+            });
+        let unknown = self.outcomes.iter().any(|o| !o.coverage.finished())
+            || self.robustness.iter().any(|r| !r.robust().is_known());
+        if finding {
+            Status::Finding
+        } else if unknown {
+            Status::Unknown
+        } else {
+            Status::Clean
+        }
     }
 }
 
@@ -168,89 +207,116 @@ pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
     }
 }
 
+fn certainty<T>(a: &Answer<T>) -> (&'static str, Option<String>) {
+    let note = (a.certainty() != Certainty::Proved).then(|| a.qualifier());
+    (a.certainty().as_str(), note)
+}
+
+fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> ViolationJson {
+    let (harm_certainty, harm_note) = certainty(&v.harm);
+    ViolationJson {
+        cycle: v
+            .cycle
+            .iter()
+            .map(|st| {
+                let s = &p.stmts[st.stmt as usize];
+                CycleJson {
+                    thread: p.threads[st.thread as usize].name.clone(),
+                    line: s.line,
+                    column: s.col,
+                    statement: s.text.clone(),
+                    edge: st.edge.as_str(),
+                }
+            })
+            .collect(),
+        harmful: v.harm.value().map(|h| h.is_harmful()),
+        harm_certainty,
+        harm_note,
+        fence: v.fence.iter().map(|f| fence_json(p, f)).collect(),
+        occurrences: v.occurrences,
+    }
+}
+
+fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness>) -> ModelJson {
+    let failures = o
+        .failures
+        .iter()
+        .map(|f| {
+            let s = &p.stmts[f.stmt as usize];
+            FailureJson {
+                line: s.line,
+                column: s.col,
+                thread: p.threads[f.thread as usize].name.clone(),
+                kind: f.kind.as_str(),
+            }
+        })
+        .collect();
+    let robust = match (o.model, rob) {
+        (Model::Sc, _) => Some(Answer::Proved(true)),
+        (_, r) => r.map(|r| r.robust()),
+    };
+    let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();
+    let (observation_certainty, observation_note) = o.observation.as_ref().map(certainty).unzip();
+    let (fences_certainty, fences_note) = rob.map(|r| certainty(&r.fences_confirmed)).unzip();
+    let bounds = match o.coverage {
+        Coverage::Bounded(c) => Some(BoundsJson {
+            loop_bound: c.loop_bound,
+            preemption_bound: c.preemption_bound,
+            buffer_bound: c.buffer_bound,
+        }),
+        _ => None,
+    };
+    ModelJson {
+        observation: o.known_observation().map(|x| x.as_str()),
+        observation_certainty,
+        observation_note: observation_note.flatten(),
+        states: o.states.len(),
+        complete: o.complete() && rob.is_none_or(|r| r.coverage == Coverage::Complete),
+        certainty: o.coverage.certainty().as_str(),
+        bounds_hit: bounds,
+        unknown_reason: match o.coverage {
+            Coverage::Stopped(w) => Some(w.as_str()),
+            _ => None,
+        },
+        robust: robust.as_ref().and_then(|a| a.value().copied()),
+        robust_certainty,
+        robust_note: robust_note.flatten(),
+        violations: rob.map(|r| r.violations.iter().map(|v| violation_json(p, v)).collect()),
+        fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
+        fences_confirmed: rob.and_then(|r| r.fences_confirmed.value().copied()),
+        fences_certainty,
+        fences_note: fences_note.flatten(),
+        assertion_failures: failures,
+        condition_errors: o.condition_errors.iter().map(|c| c.site.as_str()).collect(),
+        unconfirmed: rob.map(|r| r.unconfirmed.len() as u64).filter(|&n| n > 0),
+        deadlocks: o.deadlocks.len(),
+        executions: o.stats.executions,
+        cut: o.stats.cut,
+        timed_out: o.stats.timed_out,
+    }
+}
+
 pub fn file_report(c: &Checked) -> FileReport {
     let l = &c.loaded;
     let a = &l.analysis;
-    let prog = a.program.as_ref();
-    let models = c
-        .outcomes
-        .iter()
-        .map(|o| {
-            let failures = o
-                .failures
-                .iter()
-                .map(|f| {
-                    let p = prog.unwrap();
-                    let s = &p.stmts[f.stmt as usize];
-                    FailureJson {
-                        line: s.line,
-                        column: s.col,
-                        thread: p.threads[f.thread as usize].name.clone(),
-                        kind: f.kind.as_str(),
-                    }
-                })
-                .collect();
-            let rob = c.robustness.iter().find(|r| r.model == o.model);
-            let p = prog.unwrap();
-            let violations = rob
-                .map(|r| {
-                    r.violations
-                        .iter()
-                        .map(|v| ViolationJson {
-                            cycle: v
-                                .cycle
-                                .iter()
-                                .map(|st| {
-                                    let s = &p.stmts[st.stmt as usize];
-                                    CycleJson {
-                                        thread: p.threads[st.thread as usize].name.clone(),
-                                        line: s.line,
-                                        column: s.col,
-                                        statement: s.text.clone(),
-                                        edge: st.edge.as_str(),
-                                    }
-                                })
-                                .collect(),
-                            harmful: v.harm.is_harmful(),
-                            fence: v.fence.iter().map(|f| fence_json(p, f)).collect(),
-                            occurrences: v.occurrences,
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            let json = ModelJson {
-                observation: o.observation.map(|x| x.as_str()),
-                states: o.states.len(),
-                complete: o.complete && rob.is_none_or(|r| r.complete),
-                // Unknown (absent) while monitor signals lack a witness.
-                robust: if o.model == Model::Sc {
-                    Some(true)
-                } else {
-                    rob.and_then(|r| (r.unconfirmed == 0 || !r.robust()).then(|| r.robust()))
-                },
-                violations: (o.model != Model::Sc).then_some(violations),
-                fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
-                fences_confirmed: rob.map(|r| r.fences_confirmed),
-                assertion_failures: failures,
-                unconfirmed: rob.map(|r| r.unconfirmed).filter(|&n| n > 0),
-                deadlocks: o.deadlocks.len(),
-                executions: o.stats.executions,
-                cut: o.stats.cut,
-                timed_out: o.stats.timed_out,
-            };
-            (o.model.as_str(), json)
-        })
-        .collect();
-    let models = Models(models);
+    let models = match &a.program {
+        Some(p) => c
+            .outcomes
+            .iter()
+            .map(|o| (o.model.as_str(), model_json(p, o, c.robustness.iter().find(|r| r.model == o.model))))
+            .collect(),
+        None => Vec::new(),
+    };
     FileReport {
         file: l.path.clone(),
+        error: None,
         test: a.name.clone(),
-        dialect: a.dialect.as_str(),
+        dialect: Some(a.dialect.as_str()),
         condition: a
             .condition
             .as_ref()
             .map(|c| ConditionJson { quantifier: c.quantifier.as_str(), text: c.text.clone() }),
-        models,
+        models: Models(models),
         diagnostics: a
             .diagnostics
             .iter()
@@ -271,6 +337,19 @@ pub fn file_report(c: &Checked) -> FileReport {
                 }
             })
             .collect(),
+    }
+}
+
+/// The JSON line of a file that could not be read (so a batch has one line per input).
+pub fn error_report(path: &str, error: &str) -> FileReport {
+    FileReport {
+        file: path.to_string(),
+        error: Some(error.to_string()),
+        test: None,
+        dialect: None,
+        condition: None,
+        models: Models(Vec::new()),
+        diagnostics: Vec::new(),
     }
 }
 
@@ -295,23 +374,23 @@ pub fn run(args: &CheckArgs) -> u8 {
         .par_iter()
         .map(|path| load(path).map(|l| check_file(l, &models, monitor, &options(&args.bounds))))
         .collect();
-    let mut status = 0u8;
+    let mut status = Status::Clean;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    for r in results {
+    for (path, r) in args.files.iter().zip(results) {
         let c = match r {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("error: {e}");
-                status = 2;
+                status = Status::Error;
+                if args.format == Format::Json {
+                    let line = serde_json::to_string(&error_report(path, &e)).expect("report serialises") + "\n";
+                    let _ = out.write_all(line.as_bytes());
+                }
                 continue;
             }
         };
-        if c.loaded.analysis.has_errors() {
-            status = 2;
-        } else if c.has_findings() && status == 0 {
-            status = 1;
-        }
+        status = status.max(c.status());
         let text = match args.format {
             Format::Json => serde_json::to_string(&file_report(&c)).expect("report serialises") + "\n",
             Format::Human => {
@@ -322,5 +401,5 @@ pub fn run(args: &CheckArgs) -> u8 {
         };
         let _ = out.write_all(text.as_bytes());
     }
-    status
+    status.exit_code()
 }

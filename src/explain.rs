@@ -6,6 +6,7 @@ use litmus_checker::machine::{EventKind, NONE};
 use litmus_checker::narrate;
 use litmus_checker::robust::Harm;
 use litmus_checker::trace::{Edge, Trace};
+use litmus_checker::words;
 use std::fmt::Write;
 
 #[derive(clap::Args)]
@@ -83,20 +84,13 @@ pub fn run(args: &ExplainArgs) -> u8 {
         })
         .collect();
     let _ = writeln!(out, "its trace has the cycle: {} (back to the start)", trace_cycle.join(" "));
-    let _ = match &v.harm {
-        Harm::Fails { stmt, events } => {
-            let _ = writeln!(out, "harmful: continuing it, `{}` fails:", p.stmts[*stmt as usize].text);
-            for line in narrate::lines(p, v.model, &events[v.witness.before_drain.min(events.len())..]) {
-                let _ = writeln!(out, "    {line}");
-            }
-            Ok(())
+    let _ = writeln!(out, "{}", words::harm(p, &v.harm));
+    if let Some(Harm::Fails { events, .. } | Harm::ChangesCondition { events }) = v.harm.value() {
+        let _ = writeln!(out, "an execution of {} that exhibits this violation and shows it:", v.model.upper());
+        for line in narrate::lines(p, v.model, events) {
+            let _ = writeln!(out, "    {line}");
         }
-        Harm::ChangesCondition { .. } => {
-            writeln!(out, "harmful: a continuation reaches a final state that changes the final condition's answer")
-        }
-        Harm::Benign => writeln!(out, "benign: no continuation fails an assertion or changes the final condition"),
-        Harm::Unknown => writeln!(out, "harm unknown: the continuations could not all be explored"),
-    };
+    }
     print!("{out}");
     0
 }

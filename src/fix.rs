@@ -3,7 +3,7 @@
 
 use crate::check::{load_one, options, Bounds};
 use litmus_checker::robust::{insertions, joint_fences};
-use litmus_checker::Model;
+use litmus_checker::{words, Answer, Model};
 use litmus_dsl::edit::{apply, fence_edits};
 
 #[derive(clap::Args)]
@@ -26,36 +26,70 @@ pub fn run(args: &FixArgs) -> u8 {
     };
     let prog = l.analysis.program.as_ref().expect("load_one returns analysed files");
     let opts = options(&args.bounds);
-    let (fences, confirmed) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
+    let (before, fix) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();
-    let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fences)));
-    if fences.is_empty() {
-        eprintln!("{}: already robust under {}", l.path, names.join(", "));
-    } else {
-        for f in &fences {
-            let s = &prog.stmts[f.stmt as usize];
-            eprintln!(
-                "{}: fence {} after line {}, column {} ({}: `{}`)",
-                l.path,
-                f.kind.as_str(),
-                s.end_line,
-                s.end_col,
-                prog.threads[f.thread as usize].name,
-                s.text
-            );
-        }
-        eprintln!(
-            "{}: {} fence{} — {}",
-            l.path,
-            fences.len(),
-            if fences.len() == 1 { "" } else { "s" },
-            if confirmed {
-                format!("re-checked: robust under {}", names.join(", "))
-            } else {
-                "could not be confirmed robust by re-checking".to_string()
+    let names = names.join(", ");
+    if fix.fences.is_empty() {
+        // Nothing to insert: say what the check earned, no more.
+        return match before {
+            Answer::Proved(true) => {
+                eprintln!("{}: already robust under {names} (proved)", l.path);
+                print!("{}", l.src);
+                0
             }
+            Answer::WithinBounds(true, cuts) => {
+                eprintln!(
+                    "{}: no violation under {names} within bounds — robust within bounds only: {}",
+                    l.path,
+                    cuts.describe()
+                );
+                print!("{}", l.src);
+                0
+            }
+            Answer::Unknown(why) => {
+                eprintln!("{}: robustness under {names} unknown ({}): no fences chosen", l.path, why.describe());
+                3
+            }
+            _ => {
+                eprintln!("{}: not robust under {names}, and no fence position was found", l.path);
+                1
+            }
+        };
+    }
+    for f in &fix.fences {
+        let s = &prog.stmts[f.stmt as usize];
+        eprintln!(
+            "{}: fence {} after line {}, column {} ({}: `{}`)",
+            l.path,
+            f.kind.as_str(),
+            s.end_line,
+            s.end_col,
+            prog.threads[f.thread as usize].name,
+            s.text
         );
     }
+    let n = fix.fences.len();
+    eprintln!(
+        "{}: {n} fence{} — {} under {names}{}",
+        l.path,
+        if n == 1 { "" } else { "s" },
+        words::confirmation(&fix.confirmed),
+        if fix.minimal { "" } else { " (a greedy set: the search for the smallest ran out of budget)" }
+    );
+    if let Answer::WithinBounds(true, cuts) = &fix.confirmed {
+        eprintln!("{}: within bounds: {}", l.path, cuts.describe());
+    }
+    // Only a confirmed fix is printed or written.
+    let code = match fix.confirmed {
+        Answer::Proved(true) | Answer::WithinBounds(true, _) => 0,
+        Answer::Unknown(_) => 3,
+        _ => 1,
+    };
+    if code != 0 {
+        eprintln!("{}: the file is left as it is", l.path);
+        return code;
+    }
+    let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fix.fences)));
     if args.write {
         if let Err(e) = std::fs::write(&args.file, &fixed) {
             eprintln!("error: cannot write `{}`: {e}", args.file);
@@ -64,9 +98,5 @@ pub fn run(args: &FixArgs) -> u8 {
     } else {
         print!("{fixed}");
     }
-    if confirmed {
-        0
-    } else {
-        1
-    }
+    0
 }

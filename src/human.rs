@@ -2,10 +2,10 @@
 //! states by model, and each finding with a witness over the source lines.
 
 use crate::check::Checked;
+use litmus_checker::harm::harmful;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::robust::Harm;
-use litmus_checker::{Model, ModelOutcome, Observation, Robustness};
+use litmus_checker::{words, Coverage, Model, ModelOutcome, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
@@ -58,22 +58,25 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
     }
-    // Where a relaxed model answers differently from SC, show how.
-    if let Some(sc) = sc {
+    // Where a relaxed model answers differently from SC, show how — only
+    // when SC's own answer is earned.
+    if let Some(sc) = sc.filter(|sc| sc.known_observation().is_some()) {
         let mut shown = Vec::new();
         for o in c.outcomes.iter().filter(|o| o.model != Model::Sc) {
+            let obs = o.known_observation();
             // PSO usually differs the way TSO does: one witness is enough.
-            if o.observation != sc.observation && !shown.contains(&o.observation) {
-                shown.push(o.observation);
+            if obs.is_some() && obs != sc.known_observation() && !shown.contains(&obs) {
+                shown.push(obs);
                 if let Some(w) = witness_of_difference(o, sc) {
                     let _ = writeln!(
                         out,
-                        "  {} {} the condition, SC does not. Witness:",
+                        "  {} {} the condition, SC does not ({}). Witness:",
                         o.model.upper(),
-                        match o.observation {
+                        match obs {
                             Some(Observation::Never) => "never satisfies",
                             _ => "satisfies",
-                        }
+                        },
+                        sc.observation.as_ref().map(|a| a.qualifier()).unwrap_or_default()
                     );
                     for line in narrate::lines(p, o.model, &w.events) {
                         let _ = writeln!(out, "      {line}");
@@ -85,31 +88,41 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     findings(&mut out, &mut stderr, c, p, color);
     violations(&mut out, c, p, color);
     for o in &c.outcomes {
-        if !o.complete {
-            let mut why = Vec::new();
-            if o.stats.cut > 0 {
-                why.push(format!("{} execution(s) cut by the loop or buffer bound", o.stats.cut));
-            }
-            if o.stats.preemption_bounded {
-                why.push("schedules beyond the preemption bound skipped".to_string());
-            }
-            if o.stats.timed_out {
-                why.push("timed out".to_string());
-            }
-            let _ = writeln!(out, "  note: {} answer is within bounds only: {}", o.model.upper(), why.join("; "));
+        let caveat = words::caveat(&o.coverage);
+        if !caveat.is_empty() {
+            let _ = writeln!(out, "  note: {}'s exploration is {caveat}", o.model.upper());
+        }
+    }
+    if let Some(rb) = c.robustness.first() {
+        // All relaxed models' robustness rests on the one SC exploration.
+        let caveat = words::caveat(&rb.coverage);
+        if !caveat.is_empty() && sc.is_none() {
+            let _ = writeln!(out, "  note: the SC exploration the monitors rode on is {caveat}");
         }
     }
     Rendered { stdout: out, stderr }
 }
 
 fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>) -> String {
-    let obs = o.observation.map(|x| x.as_str()).unwrap_or("-");
+    let obs = match &o.observation {
+        Some(a) => words::observation(a),
+        None => "-".into(),
+    };
     let n = o.states.len();
-    let mut s = format!("{:<4} {:<10} {:>3} state{}", o.model.upper(), obs, n, if n == 1 { " " } else { "s" });
+    let mut s = format!("{:<4} {:<28} {:>3} state{}", o.model.upper(), obs, n, if n == 1 { " " } else { "s" });
+    // Compare with SC only as far as SC's exploration earned it.
     if let (Some(sc), true) = (sc, o.model != Model::Sc) {
         let new = o.states.iter().filter(|st| !sc.states.iter().any(|x| x.values == st.values)).count();
         if new > 0 {
-            let _ = write!(s, "  ({new} not reachable under SC)");
+            match sc.coverage {
+                Coverage::Complete => {
+                    let _ = write!(s, "  ({new} not reachable under SC)");
+                }
+                Coverage::Bounded(_) => {
+                    let _ = write!(s, "  ({new} not reached under SC within bounds)");
+                }
+                Coverage::Stopped(_) => {}
+            }
         }
     }
     let fails = o.failures.len();
@@ -119,27 +132,22 @@ fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Opt
     if !o.deadlocks.is_empty() {
         s.push_str("  deadlock");
     }
+    if !o.condition_errors.is_empty() {
+        s.push_str("  the condition divides by zero");
+    }
     if let Some(r) = rob {
-        let n = r.violations.len();
-        if n == 0 && r.unconfirmed > 0 {
-            let _ = write!(
-                s,
-                "  robustness unknown ({} monitor signal{} without a replayable witness)",
-                r.unconfirmed,
-                if r.unconfirmed == 1 { "" } else { "s" }
-            );
-        } else if n == 0 {
-            s.push_str(if r.complete { "  robust" } else { "  robust within bounds" });
-        } else {
-            let _ = write!(s, "  {n} SC violation{}", if n == 1 { "" } else { "s" });
-        }
+        let _ = write!(s, "  {}", words::robustness(r));
     }
     let _ = write!(
         s,
         "  [{} executions, {:.1} ms{}]",
         o.stats.executions,
         o.elapsed.as_secs_f64() * 1e3,
-        if o.complete { "" } else { ", incomplete" }
+        match o.coverage {
+            Coverage::Complete => "",
+            Coverage::Bounded(_) => ", within bounds",
+            Coverage::Stopped(_) => ", stopped",
+        }
     );
     let _ = p;
     s
@@ -188,7 +196,7 @@ fn witness_of_difference<'a>(o: &'a ModelOutcome, sc: &ModelOutcome) -> Option<&
     o.states
         .iter()
         .filter(|s| !sc.states.iter().any(|x| x.values == s.values))
-        .find(|s| s.satisfies == Some(true) || sc.observation == Some(Observation::Always))
+        .find(|s| s.satisfies == Some(true) || sc.known_observation() == Some(Observation::Always))
         .map(|s| &s.witness)
 }
 
@@ -230,6 +238,25 @@ fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, col
             }
         }
     }
+    for o in &c.outcomes {
+        let Some(ce) = o.condition_errors.first() else { continue };
+        let msg = format!("division by zero in the {} under {}", ce.site.as_str(), o.model.upper());
+        let _ = writeln!(out);
+        match (&p.condition, ce.site) {
+            (Some(cond), litmus_checker::outcome::CondSite::Condition) => {
+                let d = Diagnostic::error("E0301", cond.span, msg)
+                    .with_label("undefined in a reachable final state: an error, not a 0".to_string());
+                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+            }
+            _ => {
+                let _ = writeln!(out, "  error: {msg}");
+            }
+        }
+        let _ = writeln!(out, "  witness under {}:", o.model.upper());
+        for line in narrate::lines(p, o.model, &ce.witness.events) {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
     let _ = stderr;
 }
 
@@ -245,21 +272,8 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
         for v in &r.violations {
             n += 1;
             let store = &p.stmts[v.store_stmt as usize];
-            let next =
-                v.cycle.get(1).filter(|s| s.thread == v.cycle[0].thread).map(|s| s.stmt).unwrap_or(v.access_stmt);
-            let next = &p.stmts[next as usize];
-            let (sev, what) = match &v.harm {
-                Harm::Fails { stmt, .. } => {
-                    (true, format!("harmful: `{}` can then fail", p.stmts[*stmt as usize].text))
-                }
-                Harm::ChangesCondition { .. } => {
-                    (true, "harmful: the final condition's answer then differs from SC".to_string())
-                }
-                Harm::Benign => {
-                    (false, "benign: no continuation fails an assertion or changes the final condition".to_string())
-                }
-                Harm::Unknown => (false, "harm unknown: its continuations were not all explored".to_string()),
-            };
+            let next = &p.stmts[v.delayed_past() as usize];
+            let (sev, what) = (harmful(&v.harm), words::harm(p, &v.harm));
             let msg =
                 format!("{}: `{}` may be delayed past `{}` (violation {n})", r.model.upper(), store.text, next.text);
             let mut d = if sev {
@@ -346,7 +360,7 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
                 if r.fences.len() == 1 { "" } else { "s" },
                 if r.fences.len() == 1 { "s" } else { "" },
                 r.model.upper(),
-                if r.fences_confirmed { " (re-checked)" } else { " (not confirmed by re-checking)" },
+                format!(" ({})", words::confirmation(&r.fences_confirmed)),
                 list.join(", ")
             );
         }

@@ -6,8 +6,13 @@ use serde::{Serialize, Serializer};
 #[derive(Serialize)]
 pub struct FileReport {
     pub file: String,
+    /// Why the file could not be read (then nothing else is present).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
-    pub dialect: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<ConditionJson>,
     /// Per requested model, in the order sc, tso, pso. Absent when the file has errors.
@@ -23,35 +28,74 @@ pub struct ConditionJson {
     pub text: String,
 }
 
+/// Every claim comes with its certainty — `proved`, `within-bounds` or
+/// `unknown` — and, unless proved, a note saying which bound cut how much or
+/// why it stopped. An unknown claim's value is absent, never guessed.
 #[derive(Serialize)]
 pub struct ModelJson {
+    /// The final condition's answer; absent when unknown (or no condition).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observation: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation_certainty: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observation_note: Option<String>,
     pub states: usize,
+    /// Every exploration behind this model's answers finished with nothing cut.
     pub complete: bool,
+    /// What this model's own exploration earned.
+    pub certainty: &'static str,
+    /// What the bounds cut from it (within bounds only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bounds_hit: Option<BoundsJson>,
+    /// Why it stopped (`timeout`, `cancelled`; unknown only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unknown_reason: Option<&'static str>,
     /// No execution under this model has a trace with an hb cycle (SC:
-    /// always). Within bounds when `complete` is false.
+    /// always). Absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robust: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust_certainty: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub robust_note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub violations: Option<Vec<ViolationJson>>,
     pub assertion_failures: Vec<FailureJson>,
+    /// `final condition` / `filter` when it divides by zero in some final state.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub condition_errors: Vec<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences: Option<Vec<FenceJson>>,
-    /// The fenced program was re-checked and is robust (extension).
+    /// The fenced program was re-checked robust (`false`: a violation
+    /// remains; absent: the re-check is unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_confirmed: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fences_certainty: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fences_note: Option<String>,
     /// Statement pairs the monitor signalled without a replayable witness
-    /// (extension; while non-zero, `robust` is absent: unknown).
+    /// (extension; while non-zero, `robust` is unknown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unconfirmed: Option<u64>,
     /// Executions in which every unfinished thread is blocked (extension).
     pub deadlocks: usize,
     /// Executions explored (extension).
     pub executions: u64,
-    /// Executions cut by the loop or buffer bound (extension).
+    /// Executions cut by the loop bound (extension).
     pub cut: u64,
     pub timed_out: bool,
+}
+
+#[derive(Serialize)]
+pub struct BoundsJson {
+    /// Executions the loop bound cut.
+    pub loop_bound: u64,
+    /// Branches of the search the preemption bound skipped.
+    pub preemption_bound: u64,
+    /// Executions in which the buffer bound held back a store.
+    pub buffer_bound: u64,
 }
 
 #[derive(Serialize)]
@@ -96,7 +140,12 @@ impl Serialize for Models {
 #[derive(Serialize)]
 pub struct ViolationJson {
     pub cycle: Vec<CycleJson>,
-    pub harmful: bool,
+    /// Absent while unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harmful: Option<bool>,
+    pub harm_certainty: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harm_note: Option<String>,
     pub fence: Vec<FenceJson>,
     /// SC executions on which the monitor signalled it (extension).
     pub occurrences: u64,

@@ -126,7 +126,8 @@ fn model_option_selects_models_and_rejects_unknown_ones() {
 fn human_output_shows_states_and_a_witness() {
     let out = litmus().args(["check", "--color", "never"]).arg(root().join("examples/sb.litmus")).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("TSO  sometimes    4 states"), "{text}");
+    assert!(text.contains("TSO  sometimes (proved)             4 states"), "{text}");
+    assert!(text.contains("SC   never (proved)                 3 states"), "{text}");
     assert!(text.contains("* P0:r0=0 P1:r1=0    -  TSO PSO"), "{text}");
     assert!(text.contains("store x = 1 into P0's buffer"), "{text}");
     assert!(text.contains("load y = 0 (initial value)"), "{text}");
@@ -141,13 +142,18 @@ fn bounds_are_reported_never_silently() {
         .unwrap();
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["models"]["sc"]["complete"], false);
+    assert_eq!(v["models"]["sc"]["certainty"], "within-bounds");
+    assert!(v["models"]["sc"]["bounds_hit"]["loop_bound"].as_u64().unwrap() > 0);
+    // A witnessed violation is proved even when the exploration was cut.
+    assert_eq!(v["models"]["tso"]["robust"], false);
+    assert_eq!(v["models"]["tso"]["robust_certainty"], "proved");
     let out = litmus()
         .args(["check", "--color", "never", "--loop-bound", "1"])
         .arg(root().join("examples/dekker.litmus"))
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("within bounds only"), "{text}");
+    assert!(text.contains("note: SC's exploration is within bounds: the loop bound cut"), "{text}");
 }
 
 #[test]

@@ -77,7 +77,7 @@ fn main() {
             out.states.len(),
             out.stats.executions,
             out.stats.transitions,
-            out.observation.unwrap().as_str()
+            out.observation.as_ref().and_then(|a| a.value()).map_or("unknown", |o| o.as_str())
         );
     }
 
@@ -94,10 +94,10 @@ fn main() {
                     &prog,
                     &[Model::Tso, Model::Pso],
                     litmus_checker::MonitorKind::Bss,
-                    o.loop_bound,
+                    &o,
                 );
-                c.run(&o);
-                c.finish().iter().map(|x| x.1.len()).collect::<Vec<_>>()
+                let sc = c.run(&o);
+                c.finish(sc.coverage).iter().map(|x| x.violations.len()).collect::<Vec<_>>()
             });
             println!(
                 "  {name:13} lb {lb:2} pb {:4}: {:6} executions  bare {:8.3} ms  with monitors {:8.3} ms ({:+5.1}%)  violations TSO/PSO {:?}",
@@ -123,17 +123,17 @@ fn main() {
                 &prog,
                 &[Model::Tso, Model::Pso],
                 litmus_checker::MonitorKind::Bss,
-                o.loop_bound,
+                &o,
             );
             let out = c.run(&o);
-            let v = c.finish();
+            let v = c.finish(out.coverage);
             cells.push(format!(
                 "pb {}: {:5} interleavings {:7.2} ms TSO {:2} PSO {:2}",
                 pb.map(|b| b.to_string()).unwrap_or("-".into()),
                 out.stats.executions,
                 t.elapsed().as_secs_f64() * 1e3,
-                v[0].1.len(),
-                v[1].1.len()
+                v[0].violations.len(),
+                v[1].violations.len()
             ));
         }
         println!("  {name:13} {}", cells.join(" | "));

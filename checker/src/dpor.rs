@@ -52,8 +52,12 @@ pub struct Stats {
     pub timed_out: bool,
     /// A preemption bound stopped some schedule.
     pub preemption_bounded: bool,
+    /// Branches of the search the preemption bound skipped.
+    pub preemption_skips: u64,
     /// Some store waited for room in a full buffer.
     pub buffer_bounded: bool,
+    /// Executions in which some store waited for room in a full buffer.
+    pub buffer_waits: u64,
     /// Stopped by the cancel flag.
     pub cancelled: bool,
 }
@@ -313,6 +317,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                                 self.frames[depth].backtrack.insert(p);
                             } else {
                                 self.stats.preemption_bounded = true;
+                                self.stats.preemption_skips += 1;
                             }
                         }
                     } else {
@@ -517,7 +522,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
             ExecKind::Deadlock => self.stats.deadlocks += 1,
         }
         self.stats.executions += 1;
-        self.stats.buffer_bounded |= self.states[depth].buffer_bound_hit;
+        if self.states[depth].buffer_bound_hit {
+            self.stats.buffer_bounded = true;
+            self.stats.buffer_waits += 1;
+        }
         on_exec(&Execution { kind, events: &self.log, state: &self.states[depth], schedule: &self.schedule[..depth] })
     }
 }

@@ -8,7 +8,11 @@
 //! - [`narrate`]: executions as numbered steps for humans.
 
 pub mod bitset;
+pub mod certainty;
+pub mod collect;
 pub mod dpor;
+pub mod fences;
+pub mod harm;
 pub mod hb;
 pub mod machine;
 pub mod monitor;
@@ -19,7 +23,10 @@ pub mod reference;
 pub mod robust;
 pub mod trace;
 pub mod witness;
+pub mod words;
 
+pub use certainty::{Answer, Certainty, Coverage, Cuts, Why};
+pub use fences::FenceFix;
 pub use machine::Model;
 pub use options::{Options, SettingError};
 pub use outcome::{ModelOutcome, Observation};
@@ -39,18 +46,17 @@ pub struct Report {
     /// Per requested relaxed model (TSO, PSO), in order.
     pub robustness: Vec<Robustness>,
     /// Fences that make the program robust under every requested relaxed
-    /// model at once, and whether the fenced text was re-checked robust.
-    pub joint_fences: Vec<robust::FencePoint>,
-    pub joint_confirmed: bool,
+    /// model at once, and what their re-check earned.
+    pub joint: FenceFix,
     /// The cancel flag stopped the check: the report is partial.
     pub cancelled: bool,
     /// SC's answer to the final condition (what harm is judged against).
-    pub sc_observation: Option<Observation>,
+    pub sc_observation: Option<Answer<Observation>>,
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
 /// the SC executions. With the source, fences are confirmed by re-checking
-/// the fenced text.
+/// the fenced text. Every phase shares `opts`' one deadline.
 pub fn check_all(
     prog: &litmus_dsl::Program,
     src: Option<&str>,
@@ -78,39 +84,23 @@ pub fn check_robustness(
 }
 
 /// SC's outcomes with the monitors riding along: each relaxed model's
-/// witnessed violations, harm not yet judged (`Harm::Unknown`), no fences.
+/// witnessed violations, harm not yet judged, no fences.
 /// Usually a small fraction of the whole check: the editor shows this first.
 pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
-    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts.loop_bound);
+    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
     let sc = collector.run(opts);
-    let robustness = collector
-        .finish()
-        .into_iter()
-        .map(|(model, violations, unconfirmed)| Robustness {
-            model,
-            monitor,
-            violations,
-            unconfirmed,
-            fences: Vec::new(),
-            fences_confirmed: false,
-            complete: sc.complete,
-        })
-        .collect();
-    let sc_observation = sc.observation;
+    let robustness = collector.finish(sc.coverage);
+    let sc_observation = sc.observation.clone();
     let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
-    Report {
-        outcomes,
-        robustness,
-        joint_fences: Vec::new(),
-        joint_confirmed: false,
-        cancelled: opts.cancelled(),
-        sc_observation,
-    }
+    let pending = FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::Pending), minimal: true };
+    Report { outcomes, robustness, joint: pending, cancelled: opts.cancelled(), sc_observation }
 }
 
-/// Judge each violation's harm and choose minimal fences (per model and
-/// jointly); with the source, fences are confirmed by re-checking it.
+/// Look for harm in each violation's own continuations (what is found is
+/// proved; the rest is settled by [`add_relaxed_outcomes`]) and choose
+/// minimal fences (per model and jointly); with the source, fences are
+/// confirmed by re-checking it.
 pub fn judge_and_fence(
     report: &mut Report,
     prog: &litmus_dsl::Program,
@@ -120,36 +110,53 @@ pub fn judge_and_fence(
 ) {
     let mut all = Vec::new();
     for rb in report.robustness.iter_mut() {
-        if opts.cancelled() {
-            break;
-        }
         for v in rb.violations.iter_mut() {
-            v.harm = robust::judge_harm(prog, v, report.sc_observation, opts);
+            if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
+                v.harm = h;
+            }
         }
-        let model = rb.model;
-        (rb.fences, rb.fences_confirmed) = match src {
-            Some(src) => robust::minimal_fences(src, prog, &[model], monitor, &mut rb.violations, opts),
-            None => (robust::choose_fences(prog, &mut rb.violations), false),
+        let robust = rb.robust();
+        let fix = match src {
+            Some(src) => fences::minimal_fences(src, prog, &[rb.model], monitor, &mut rb.violations, robust, opts),
+            None => fences::unchecked_fences(prog, &mut rb.violations, robust),
         };
+        rb.fences = fix.fences;
+        rb.fences_confirmed = fix.confirmed;
         all.extend(rb.violations.iter().cloned());
     }
+    let robust = robust::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
-    (report.joint_fences, report.joint_confirmed) = match (src, report.robustness.len()) {
-        (_, 0) => (Vec::new(), true),
-        (_, 1) => (report.robustness[0].fences.clone(), report.robustness[0].fences_confirmed),
-        (Some(src), _) if !opts.cancelled() => robust::minimal_fences(src, prog, &relaxed, monitor, &mut all, opts),
-        _ => (Vec::new(), false),
+    report.joint = match (src, report.robustness.as_slice()) {
+        (_, []) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
+        (_, [one]) => FenceFix { fences: one.fences.clone(), confirmed: one.fences_confirmed.clone(), minimal: true },
+        (Some(src), _) => fences::minimal_fences(src, prog, &relaxed, monitor, &mut all, robust, opts),
+        (None, _) => fences::unchecked_fences(prog, &mut all, robust),
     };
     report.cancelled = opts.cancelled();
 }
 
 /// The slow half of [`check_all`]: herd's question for each relaxed model
 /// by explicit store-buffer exploration; outcomes end up in `models` order.
+/// The same exploration settles each violation's harm.
 pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
+    let sc = report.sc_observation.clone();
     for &m in models {
-        if m != Model::Sc && !opts.cancelled() && !report.outcomes.iter().any(|o| o.model == m) {
-            report.outcomes.push(outcome::explore(prog, m, opts));
+        if m == Model::Sc || report.outcomes.iter().any(|o| o.model == m) {
+            continue;
         }
+        let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
+        let rb = report.robustness.iter().position(|rb| rb.model == m);
+        let mut search =
+            rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
+        let o = outcome::explore_with(prog, m, opts, |e| {
+            if let Some(s) = search.as_mut() {
+                s.observe(e);
+            }
+        });
+        if let (Some(s), Some(i)) = (search, rb) {
+            s.finish(o.coverage, &mut report.robustness[i].violations);
+        }
+        report.outcomes.push(o);
     }
     report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
     report.cancelled = opts.cancelled();

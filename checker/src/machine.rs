@@ -388,7 +388,7 @@ impl<'p> Machine<'p> {
     }
 
     /// Does this fence need the buffers drained under this model?
-    fn fence_drains(&self, kind: FenceKind) -> bool {
+    pub fn fence_drains(&self, kind: FenceKind) -> bool {
         match self.model {
             Model::Sc => false,
             Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
@@ -897,7 +897,8 @@ impl<'p> Machine<'p> {
     }
 
     /// Evaluate a condition on a final state.
-    pub fn eval(&self, e: &ir::CondExpr, st: &State) -> bool {
-        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]) != 0
+    /// A condition's truth in a final state; `None` if it divides by zero.
+    pub fn eval(&self, e: &ir::CondExpr, st: &State) -> Option<bool> {
+        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]).map(|v| v != 0)
     }
 }

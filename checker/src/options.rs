@@ -42,6 +42,17 @@ impl Options {
         self.late() || self.cancelled()
     }
 
+    /// Why the check stopped, if it did.
+    pub fn why_stopped(&self) -> Option<crate::certainty::Why> {
+        if self.cancelled() {
+            Some(crate::certainty::Why::Cancelled)
+        } else if self.late() {
+            Some(crate::certainty::Why::Timeout)
+        } else {
+            None
+        }
+    }
+
     /// These options with the deadline `timeout` from now.
     pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
         // A timeout too large for an Instant is no deadline at all.

@@ -2,8 +2,9 @@
 //! final condition's predicate hold always, sometimes or never, which
 //! assertions can fail — each with a witness execution.
 
+use crate::certainty::{Answer, Coverage};
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits, Stats};
-use crate::machine::{Event, FailureKind, Machine, Model, ThreadStatus};
+use crate::machine::{Event, FailureKind, Machine, Model, State, ThreadStatus};
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -18,7 +19,7 @@ pub struct Witness {
 }
 
 impl Witness {
-    fn of(e: &Execution<'_>) -> Self {
+    pub fn of(e: &Execution<'_>) -> Self {
         Witness { events: e.events.to_vec(), schedule: e.schedule.to_vec() }
     }
 }
@@ -45,20 +46,27 @@ pub enum Observation {
     Always,
     Sometimes,
     Never,
+    /// No execution reached a final state (every one failed, was pruned,
+    /// deadlocked, was cut or filtered out): the condition was never
+    /// evaluated. Its own answer, not `never`.
+    NoFinalStates,
 }
 
 impl Observation {
-    /// The answer to the final condition over these final states (`None`
-    /// without a condition).
-    pub fn of(prog: &Program, states: &[FinalState]) -> Option<Observation> {
+    /// The answer to the final condition over these final states, as earned
+    /// by a search of this coverage (`None` without a condition).
+    /// "Sometimes" needs only its two witnesses; the others need the search.
+    pub fn of(prog: &Program, states: &[FinalState], coverage: Coverage) -> Option<Answer<Observation>> {
         prog.condition.as_ref().map(|_| {
             let yes = states.iter().filter(|s| s.satisfies == Some(true)).count();
-            if yes == 0 {
-                Observation::Never
-            } else if yes == states.len() {
-                Observation::Always
+            if yes > 0 && yes < states.len() {
+                Answer::Proved(Observation::Sometimes)
+            } else if states.is_empty() {
+                coverage.answer(Observation::NoFinalStates)
+            } else if yes == 0 {
+                coverage.answer(Observation::Never)
             } else {
-                Observation::Sometimes
+                coverage.answer(Observation::Always)
             }
         })
     }
@@ -68,7 +76,74 @@ impl Observation {
             Observation::Always => "always",
             Observation::Sometimes => "sometimes",
             Observation::Never => "never",
+            Observation::NoFinalStates => "no final states",
         }
+    }
+
+    /// Would a final state where the condition is `holds` change this answer?
+    pub fn changed_by(self, holds: bool) -> bool {
+        match self {
+            Observation::Never => holds,
+            Observation::Always => !holds,
+            Observation::Sometimes => false,
+            Observation::NoFinalStates => true,
+        }
+    }
+}
+
+/// Where a final condition could not be evaluated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CondSite {
+    Filter,
+    Condition,
+}
+
+impl CondSite {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CondSite::Filter => "filter",
+            CondSite::Condition => "final condition",
+        }
+    }
+}
+
+/// A final state in which the filter or the condition divides by zero: an
+/// error, reported with its witness, never a silent 0.
+#[derive(Clone, Debug)]
+pub struct CondError {
+    pub site: CondSite,
+    pub witness: Witness,
+}
+
+/// What a complete execution's final state amounts to.
+pub enum Final {
+    /// The filter rejects it: not one of herd's final states.
+    Filtered,
+    State {
+        values: Vec<i64>,
+        satisfies: Option<bool>,
+    },
+    /// The filter or the condition divides by zero.
+    Undefined(CondSite),
+}
+
+impl Final {
+    pub fn of(prog: &Program, machine: &Machine<'_>, st: &State) -> Final {
+        if let Some(f) = &prog.filter {
+            match machine.eval(f, st) {
+                None => return Final::Undefined(CondSite::Filter),
+                Some(false) => return Final::Filtered,
+                Some(true) => {}
+            }
+        }
+        let satisfies = match &prog.condition {
+            None => None,
+            Some(c) => match machine.eval(&c.expr, st) {
+                None => return Final::Undefined(CondSite::Condition),
+                v => v,
+            },
+        };
+        Final::State { values: machine.observe(st), satisfies }
     }
 }
 
@@ -77,12 +152,15 @@ pub struct ModelOutcome {
     pub model: Model,
     /// Distinct final states (after the filter), ordered by value.
     pub states: Vec<FinalState>,
-    pub observation: Option<Observation>,
+    /// The final condition's answer and what it is worth (`None`: no condition).
+    pub observation: Option<Answer<Observation>>,
     /// One per failing statement and kind.
     pub failures: Vec<Failure>,
     pub deadlocks: Vec<Witness>,
-    /// False when a bound or the timeout cut some execution.
-    pub complete: bool,
+    /// Final states where the filter or condition divides by zero (a few).
+    pub condition_errors: Vec<CondError>,
+    /// How far the exploration went (bounds hit, timeout, cancel).
+    pub coverage: Coverage,
     pub stats: Stats,
     pub elapsed: Duration,
 }
@@ -90,6 +168,28 @@ pub struct ModelOutcome {
 impl ModelOutcome {
     pub fn assertion_failures(&self) -> impl Iterator<Item = &Failure> {
         self.failures.iter()
+    }
+
+    /// Nothing cut, nothing stopped.
+    pub fn complete(&self) -> bool {
+        self.coverage == Coverage::Complete
+    }
+
+    /// Does a witnessed final state contradict the condition's quantifier —
+    /// `~exists` with a state where it holds, `forall` with one where it does
+    /// not? (A witness proves it; no search needs to finish.)
+    pub fn condition_fails(&self, prog: &Program) -> bool {
+        use litmus_dsl::Quantifier;
+        match prog.condition.as_ref().map(|c| c.quantifier) {
+            Some(Quantifier::NotExists) => self.states.iter().any(|s| s.satisfies == Some(true)),
+            Some(Quantifier::Forall) => self.states.iter().any(|s| s.satisfies == Some(false)),
+            _ => false,
+        }
+    }
+
+    /// The observation, if earned.
+    pub fn known_observation(&self) -> Option<Observation> {
+        self.observation.as_ref().and_then(|a| a.value().copied())
     }
 }
 
@@ -124,6 +224,7 @@ pub fn explore_listened(
     let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
     let mut failures: Vec<Failure> = Vec::new();
     let mut deadlocks: Vec<Witness> = Vec::new();
+    let mut condition_errors: Vec<CondError> = Vec::new();
     let limits = Limits {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
@@ -132,17 +233,21 @@ pub fn explore_listened(
     ex.run_listened(limits, listener, |e| {
         observer(e);
         match e.kind {
-            ExecKind::Complete => {
-                let keep = prog.filter.as_ref().is_none_or(|f| machine.eval(f, e.state));
-                if keep {
-                    let values = machine.observe(e.state);
+            ExecKind::Complete => match Final::of(prog, &machine, e.state) {
+                Final::Filtered => {}
+                Final::State { values, satisfies } => {
                     states.entry(values.clone()).or_insert_with(|| FinalState {
                         values,
-                        satisfies: prog.condition.as_ref().map(|c| machine.eval(&c.expr, e.state)),
+                        satisfies,
                         witness: Witness::of(e),
                     });
                 }
-            }
+                Final::Undefined(site) => {
+                    if condition_errors.len() < 4 && !condition_errors.iter().any(|c| c.site == site) {
+                        condition_errors.push(CondError { site, witness: Witness::of(e) });
+                    }
+                }
+            },
             ExecKind::Failed => {
                 for (thread, ts) in e.state.threads.iter().enumerate() {
                     if let ThreadStatus::Failed { stmt, kind, at } = *ts {
@@ -167,22 +272,24 @@ pub fn explore_listened(
     });
     failures.sort_by_key(|f| (f.stmt, f.thread));
     let states: Vec<FinalState> = states.into_values().collect();
-    let observation = Observation::of(prog, &states);
     let stats = ex.stats.clone();
+    let coverage = Coverage::of_stats(&stats);
+    let observation = Observation::of(prog, &states, coverage);
     ModelOutcome {
         model,
         states,
         observation,
         failures,
         deadlocks,
-        complete: stats.cut == 0 && !stats.timed_out && !stats.preemption_bounded && !stats.buffer_bounded,
+        condition_errors,
+        coverage,
         stats,
         elapsed: start.elapsed(),
     }
 }
 
 /// The transitions that produced `events` (a prefix of the execution).
-fn schedule_prefix(schedule: &[u32], events: &[Event]) -> Vec<u32> {
+pub(crate) fn schedule_prefix(schedule: &[u32], events: &[Event]) -> Vec<u32> {
     let steps = events.iter().filter(|e| e.step != crate::machine::NONE).map(|e| e.step + 1).max().unwrap_or(0);
     schedule[..(steps as usize).min(schedule.len())].to_vec()
 }

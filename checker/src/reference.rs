@@ -3,9 +3,10 @@
 //! explored once. No partial-order reduction: simple enough to trust, and
 //! the oracle the DPOR explorer and the monitors are tested against.
 
+use crate::certainty::Coverage;
 use crate::machine::FailureKind;
 use crate::machine::{Event, Machine, Model, State, ThreadStatus, Verdict};
-use crate::outcome::{FinalState, Observation, Options, Witness};
+use crate::outcome::{Final, FinalState, Observation, Options, Witness};
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
 
@@ -15,6 +16,8 @@ pub struct ReferenceOutcome {
     pub observation: Option<Observation>,
     pub failures: Vec<(u16, StmtId, FailureKind)>,
     pub deadlock: bool,
+    /// Some final state's filter or condition divides by zero.
+    pub condition_error: bool,
     pub complete: bool,
     pub visited: usize,
 }
@@ -60,6 +63,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, max_states: usize) 
     let mut failures = Vec::new();
     let mut deadlock = false;
     let mut complete = true;
+    let mut condition_error = false;
     let procs = m.procs();
     while let Some((st, id)) = stack.pop() {
         for (thread, ts) in st.threads.iter().enumerate() {
@@ -71,12 +75,13 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, max_states: usize) 
         }
         if !(0..procs).any(|p| m.enabled(&st, p)) {
             match m.verdict(&st) {
-                Verdict::Complete => {
-                    if prog.filter.as_ref().is_none_or(|f| m.eval(f, &st)) {
-                        let sat = prog.condition.as_ref().map(|c| m.eval(&c.expr, &st));
-                        finals.entry(m.observe(&st)).or_insert((sat, id));
+                Verdict::Complete => match Final::of(prog, &m, &st) {
+                    Final::State { values, satisfies } => {
+                        finals.entry(values).or_insert((satisfies, id));
                     }
-                }
+                    Final::Undefined(_) => condition_error = true,
+                    Final::Filtered => {}
+                },
                 Verdict::Cut => complete = false,
                 Verdict::Pruned => deadlock |= m.deadlocked(&st),
                 Verdict::Failed => {}
@@ -121,7 +126,8 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, max_states: usize) 
             FinalState { values, satisfies, witness: Witness { events, schedule } }
         })
         .collect();
-    let observation = Observation::of(prog, &states);
+    let coverage = if complete { Coverage::Complete } else { Coverage::Bounded(Default::default()) };
+    let observation = Observation::of(prog, &states, coverage).and_then(|a| a.into_value());
     failures.sort();
-    ReferenceOutcome { states, observation, failures, deadlock, complete, visited: ids.len() }
+    ReferenceOutcome { states, observation, failures, deadlock, condition_error, complete, visited: ids.len() }
 }

@@ -165,6 +165,64 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// The strongly connected component of each trace event (Tarjan,
+    /// iterative): two events lie on a common hb cycle iff they share one
+    /// (and are distinct).
+    pub fn components(&self) -> Vec<u32> {
+        let n = self.events.len();
+        const UNSEEN: u32 = u32::MAX;
+        let mut index = vec![UNSEEN; n];
+        let mut low = vec![0u32; n];
+        let mut on_stack = vec![false; n];
+        let mut comp = vec![UNSEEN; n];
+        let mut stack: Vec<u32> = Vec::new();
+        let mut call: Vec<(u32, usize)> = Vec::new();
+        let (mut next_index, mut next_comp) = (0u32, 0u32);
+        for root in 0..n as u32 {
+            if index[root as usize] != UNSEEN {
+                continue;
+            }
+            call.push((root, 0));
+            while let Some(&mut (v, ref mut i)) = call.last_mut() {
+                let vu = v as usize;
+                if *i == 0 && index[vu] == UNSEEN {
+                    index[vu] = next_index;
+                    low[vu] = next_index;
+                    next_index += 1;
+                    stack.push(v);
+                    on_stack[vu] = true;
+                }
+                if let Some(&(w, _)) = self.succ[vu].get(*i) {
+                    *i += 1;
+                    let wu = w as usize;
+                    if index[wu] == UNSEEN {
+                        call.push((w, 0));
+                    } else if on_stack[wu] {
+                        low[vu] = low[vu].min(index[wu]);
+                    }
+                    continue;
+                }
+                call.pop();
+                if let Some(&(parent, _)) = call.last() {
+                    low[parent as usize] = low[parent as usize].min(low[vu]);
+                }
+                if low[vu] == index[vu] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w as usize] = false;
+                        comp[w as usize] = next_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_comp += 1;
+                }
+            }
+        }
+        comp
+    }
+}
+
 /// The store/atomic event a read takes its value from (through a commit).
 pub fn source_write(log: &[Event], rf: u32) -> u32 {
     if rf == NONE {

@@ -31,9 +31,9 @@ pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<St
         let rs: Vec<_> = r.states.iter().map(|s| s.values.clone()).collect();
         let df: Vec<_> = d.failures.iter().map(|f| (f.thread, f.stmt, f.kind)).collect();
         if ds != rs
-            || d.observation != r.observation
+            || d.known_observation() != r.observation
             || df != r.failures
-            || d.complete != r.complete
+            || d.complete() != r.complete
             || (!d.deadlocks.is_empty()) != r.deadlock
         {
             bad.push(format!(
@@ -42,7 +42,7 @@ pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<St
                 ds.len(),
                 d.observation,
                 df,
-                d.complete,
+                d.complete(),
                 !d.deadlocks.is_empty(),
                 rs.len(),
                 r.observation,

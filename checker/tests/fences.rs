@@ -6,7 +6,7 @@ mod common;
 use litmus_checker::dpor::{Control, Explorer, Limits};
 use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::Options;
-use litmus_checker::robust::{insertions, joint_fences, violations_of, MonitorKind};
+use litmus_checker::robust::{insertions, joint_fences, robustness_of, MonitorKind};
 use litmus_checker::trace;
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::FenceKind;
@@ -37,7 +37,8 @@ fn fixed_files_are_robust() {
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for models in [vec![Model::Tso], vec![Model::Pso], vec![Model::Tso, Model::Pso]] {
-            let (fences, confirmed) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            let (_, fix) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            let fences = fix.fences;
             let fixed = apply(&src, &fence_edits(&src, &prog, &insertions(&fences)));
             let a = litmus_dsl::analyze(&fixed);
             let Some(fp) = a.program else {
@@ -46,8 +47,10 @@ fn fixed_files_are_robust() {
             };
             assert_eq!(a.diagnostics.iter().filter(|d| d.is_error()).count(), 0);
             for &m in &models {
-                if !confirmed
-                    || !violations_of(&fp, m, MonitorKind::Bss, &opts).is_empty()
+                // Confirmed (proved or within the default bounds), robust by
+                // the monitor again, and by explicit exploration.
+                if !fix.confirmed.is(&true)
+                    || !robustness_of(&fp, m, MonitorKind::Bss, &opts).robust().is(&true)
                     || !explicitly_robust(&fp, m)
                 {
                     bad.push(format!("{name} {m:?}: not robust after {} fences", fences.len()));
@@ -62,7 +65,7 @@ fn robust_with(src: &str, prog: &litmus_dsl::Program, at: &[u32], model: Model) 
     let ins: Vec<FenceInsertion> = at.iter().map(|&stmt| FenceInsertion { stmt, kind: FenceKind::Full }).collect();
     let fixed = apply(src, &fence_edits(src, prog, &ins));
     let fp = litmus_dsl::analyze(&fixed).program.unwrap();
-    violations_of(&fp, model, MonitorKind::Bss, &Options::default()).is_empty()
+    robustness_of(&fp, model, MonitorKind::Bss, &Options::default()).robust().is(&true)
 }
 
 fn subsets(n: usize, k: usize, start: usize, cur: &mut Vec<usize>, out: &mut impl FnMut(&[usize]) -> bool) -> bool {
@@ -88,8 +91,10 @@ fn no_smaller_fence_set_makes_an_example_robust() {
         // After each store (a fence later in the same stretch orders less).
         let positions = litmus_checker::robust::store_stmts(&prog);
         for model in [Model::Tso, Model::Pso] {
-            let (ours, confirmed) = joint_fences(&src, &prog, &[model], MonitorKind::Bss, &Options::default());
-            assert!(confirmed, "{name} {model:?}");
+            let (_, fix) = joint_fences(&src, &prog, &[model], MonitorKind::Bss, &Options::default());
+            assert!(fix.confirmed.is(&true), "{name} {model:?}: {:?}", fix.confirmed);
+            assert!(fix.minimal, "{name} {model:?}: the hitting-set search ran out of budget");
+            let ours = fix.fences;
             // Brute force over full fences at every store, all smaller sets.
             for k in 0..ours.len() {
                 let found = subsets(positions.len(), k, 0, &mut Vec::new(), &mut |idx| {

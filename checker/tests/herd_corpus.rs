@@ -18,9 +18,9 @@ fn verdicts_match_herd() {
         let prog = a.program.unwrap_or_else(|| panic!("{} does not lower", c[0]));
         for (model, obs_col, states_col) in [(Model::Sc, 4, 5), (Model::Tso, 6, 7), (Model::Pso, 8, 9)] {
             let out = explore(&prog, model, &Options::default());
-            let obs = out.observation.map(|o| o.as_str()).unwrap_or("-");
+            let obs = out.known_observation().map(|o| o.as_str()).unwrap_or("-");
             let n = out.states.len().to_string();
-            assert!(out.complete, "{} {:?} incomplete", c[0], model);
+            assert!(out.complete(), "{} {:?} incomplete", c[0], model);
             if obs != c[obs_col] || n != c[states_col] {
                 mismatches.push(format!(
                     "{} {}: got {} {}, herd {} {}",

@@ -13,7 +13,7 @@ fn run(src: &str, model: Model, opts: Options) -> (litmus_dsl::Program, ModelOut
 }
 
 fn obs(src: &str, model: Model) -> Observation {
-    run(src, model, Options::default()).1.observation.unwrap()
+    run(src, model, Options::default()).1.known_observation().expect("earned")
 }
 
 #[test]
@@ -64,7 +64,7 @@ fn locks_block_and_await_waits() {
     assert_eq!(obs(src, Model::Pso), Observation::Sometimes);
     let src = "litmus T\nshared f = 0, d = 0;\nthread P0 { d = 42; f = 1; }\nthread P1 { await (f == 1); let r = d; }\nforall (P1:r == 42);";
     let (_, o) = run(src, Model::Sc, Options::default());
-    assert_eq!(o.observation, Some(Observation::Always));
+    assert_eq!(o.known_observation(), Some(Observation::Always));
 }
 
 #[test]
@@ -99,18 +99,18 @@ fn run_time_errors_are_failures_at_their_statement() {
 fn loop_bound_cuts_and_says_so() {
     let src = "litmus T\nshared f = 0;\nthread P0 { let n = 0; while (f == 0) { n = n + 1; } }\nthread P1 { f = 1; }";
     let (_, o) = run(src, Model::Sc, Options { loop_bound: 2, ..Options::default() });
-    assert!(!o.complete);
+    assert!(!o.complete());
     assert!(o.stats.cut > 0);
     let (_, o) = run(src, Model::Sc, Options { loop_bound: 5, ..Options::default() });
     assert_eq!(o.states.len(), 0 + o.states.len());
-    assert!(!o.complete, "the loop can spin forever: always cut somewhere");
+    assert!(!o.complete(), "the loop can spin forever: always cut somewhere");
     let bounded =
         "litmus T\nshared f = 0;\nthread P0 { let n = 0; while (n < 3) { n = n + 1; } f = n; }\nforall (f == 3);";
     let (_, o) = run(bounded, Model::Sc, Options { loop_bound: 3, ..Options::default() });
-    assert!(o.complete);
-    assert_eq!(o.observation, Some(Observation::Always));
+    assert!(o.complete());
+    assert_eq!(o.known_observation(), Some(Observation::Always));
     let (_, o) = run(bounded, Model::Sc, Options { loop_bound: 2, ..Options::default() });
-    assert!(!o.complete);
+    assert!(!o.complete());
 }
 
 #[test]
@@ -119,7 +119,7 @@ fn preemption_bound_limits_sc_schedules() {
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let zero = explore(&p, Model::Sc, &Options { preemption_bound: Some(0), ..Options::default() });
     let two = explore(&p, Model::Sc, &Options { preemption_bound: Some(2), ..Options::default() });
-    assert!(!zero.complete, "a bound that skips schedules says so");
+    assert!(!zero.complete(), "a bound that skips schedules says so");
     assert!(zero.stats.executions < two.stats.executions);
     assert!(zero.stats.executions <= 2, "no preemption: each thread runs to completion or blocks");
 }
@@ -132,7 +132,7 @@ fn timeout_gives_an_incomplete_answer() {
     }
     let p = litmus_dsl::analyze(&s).program.unwrap();
     let o = explore(&p, Model::Sc, &Options::default().with_timeout(Some(std::time::Duration::from_millis(50))));
-    assert!(o.stats.timed_out && !o.complete);
+    assert!(o.stats.timed_out && !o.complete());
     assert!(o.elapsed.as_millis() < 2000);
 }
 
@@ -142,7 +142,7 @@ fn herd_filter_and_locations() {
     let (p, o) = run(src, Model::Sc, Options::default());
     assert_eq!(p.observables.len(), 2);
     assert_eq!(o.states.len(), 1, "the filter drops states where EAX=0");
-    assert_eq!(o.observation, Some(Observation::Always));
+    assert_eq!(o.known_observation(), Some(Observation::Always));
 }
 
 #[test]
@@ -154,7 +154,7 @@ fn herd_pointers_and_addressing() {
     .unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let o = explore(&p, Model::Sc, &Options::default());
-    assert_eq!(o.observation, Some(Observation::Always));
+    assert_eq!(o.known_observation(), Some(Observation::Always));
     assert_eq!(o.states[0].values, vec![-1]);
 }
 
@@ -166,8 +166,12 @@ fn buffer_bound_is_reported() {
     }
     let src = format!("litmus T\nshared x = 0, y = 0;\nthread P0 {{ {body} let a = y; }}\nthread P1 {{ y = 1; let b = x; }}\nexists (P0:a == 0 && P1:b == 0);");
     let (_, o) = run(&src, Model::Tso, Options { buffer_bound: 4, ..Options::default() });
-    assert!(!o.complete);
+    assert!(!o.complete());
+    match o.coverage {
+        litmus_checker::Coverage::Bounded(c) => assert!(c.buffer_bound > 0 && c.loop_bound == 0, "{c:?}"),
+        c => panic!("{c:?}"),
+    }
     let (_, o) = run(&src, Model::Tso, Options { buffer_bound: 8, ..Options::default() });
-    assert!(o.complete);
-    assert_eq!(o.observation, Some(Observation::Sometimes));
+    assert!(o.complete());
+    assert_eq!(o.observation, Some(litmus_checker::Answer::Proved(Observation::Sometimes)));
 }

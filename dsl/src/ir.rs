@@ -348,14 +348,16 @@ pub enum CondExpr {
 }
 
 impl CondExpr {
-    pub fn eval(&self, reg: &impl Fn(u16, Reg) -> i64, mem: &impl Fn(Cell) -> i64) -> i64 {
-        match self {
+    /// The value, or `None` on division by zero (the condition is then
+    /// undefined in that state — an error, never a silent 0).
+    pub fn eval(&self, reg: &impl Fn(u16, Reg) -> i64, mem: &impl Fn(Cell) -> i64) -> Option<i64> {
+        Some(match self {
             CondExpr::Const(v) => *v,
             CondExpr::Reg { thread, reg: r } => reg(*thread, *r),
             CondExpr::Mem(c) => mem(*c),
-            CondExpr::Un(op, a) => op.eval(a.eval(reg, mem)),
-            CondExpr::Bin(op, a, b) => op.eval(a.eval(reg, mem), b.eval(reg, mem)).unwrap_or(0),
-        }
+            CondExpr::Un(op, a) => op.eval(a.eval(reg, mem)?),
+            CondExpr::Bin(op, a, b) => op.eval(a.eval(reg, mem)?, b.eval(reg, mem)?)?,
+        })
     }
 }
 

@@ -3,7 +3,7 @@
 //! confirmed by re-checking the fenced text before they are offered.
 
 use litmus_checker::robust::FencePoint;
-use litmus_checker::Report;
+use litmus_checker::{Answer, Report};
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
 use litmus_dsl::{Dialect, Program};
 
@@ -35,15 +35,24 @@ fn edits(src: &str, p: &Program, fences: &[FencePoint]) -> Vec<TextEdit> {
     fence_edits(src, p, &ins)
 }
 
+/// A title's note when the re-check that confirmed the fences was cut by bounds.
+fn bounded(confirmed: &Answer<bool>) -> &'static str {
+    match confirmed {
+        Answer::WithinBounds(..) => " (confirmed within bounds)",
+        _ => "",
+    }
+}
+
 /// The quick fix for one violation (`mi`: relaxed model index, `vi`: violation).
 pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Option<Action> {
     let rb = r.robustness.get(mi)?;
     let v = rb.violations.get(vi)?;
-    if !rb.fences_confirmed || v.fence.is_empty() {
+    // Only fences whose re-check finished robust are offered.
+    if !rb.fences_confirmed.is(&true) || v.fence.is_empty() {
         return None;
     }
     Some(Action {
-        title: fence_title(p, &v.fence[0]),
+        title: format!("{}{}", fence_title(p, &v.fence[0]), bounded(&rb.fences_confirmed)),
         quick_fix: true,
         edits: edits(src, p, &v.fence),
         violation: Some((mi, vi)),
@@ -52,14 +61,19 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
 
 /// Every fence of the minimal set for all checked relaxed models.
 pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
-    if r.joint_fences.is_empty() || !r.joint_confirmed {
+    if r.joint.fences.is_empty() || !r.joint.confirmed.is(&true) {
         return None;
     }
-    let n = r.joint_fences.len();
+    let n = r.joint.fences.len();
     Some(Action {
-        title: format!("Insert all minimal fences ({n} fence{})", if n == 1 { "" } else { "s" }),
+        title: format!(
+            "Insert all {}fences ({n} fence{}){}",
+            if r.joint.minimal { "minimal " } else { "" },
+            if n == 1 { "" } else { "s" },
+            bounded(&r.joint.confirmed)
+        ),
         quick_fix: false,
-        edits: edits(src, p, &r.joint_fences),
+        edits: edits(src, p, &r.joint.fences),
         violation: None,
     })
 }

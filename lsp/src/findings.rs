@@ -2,9 +2,9 @@
 //! parse and analysis diagnostics (fast path), then what the checker found
 //! (violations, failing assertions, conditions that differ from SC).
 
-use litmus_checker::robust::Harm;
-use litmus_checker::{Model, Observation, Report};
-use litmus_dsl::{Analysis, Program, Quantifier, Span};
+use litmus_checker::harm::harmful;
+use litmus_checker::{words, Model, Report};
+use litmus_dsl::{Analysis, Program, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -44,24 +44,13 @@ pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
 pub const CIRCLED: [&str; 20] =
     ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
 
-/// The statement a violation's store is delayed past: the next step of the
-/// cycle in its thread.
-pub fn delayed_past(v: &litmus_checker::Violation) -> litmus_dsl::ir::StmtId {
-    v.cycle.get(1).filter(|s| s.thread == v.cycle[0].thread).map(|s| s.stmt).unwrap_or(v.access_stmt)
-}
-
 pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
     let mut out = Vec::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
             let store = &p.stmts[v.store_stmt as usize];
-            let past = &p.stmts[delayed_past(v) as usize];
-            let harm = match &v.harm {
-                Harm::Fails { stmt, .. } => format!(" — harmful: `{}` can then fail", p.stmts[*stmt as usize].text),
-                Harm::ChangesCondition { .. } => " — harmful: the final condition's answer changes".to_string(),
-                Harm::Benign => " — benign".to_string(),
-                Harm::Unknown => String::new(),
-            };
+            let past = &p.stmts[v.delayed_past() as usize];
+            let harm = format!(" — {}", words::harm(p, &v.harm));
             let k = v.cycle.len();
             let related = v
                 .cycle
@@ -86,7 +75,7 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
                 .collect();
             out.push(Finding {
                 span: store.span,
-                severity: if v.harm.is_harmful() { Severity::Error } else { Severity::Warning },
+                severity: if harmful(&v.harm) { Severity::Error } else { Severity::Warning },
                 code: "sc-violation".into(),
                 message: format!("{}: `{}` may be delayed past `{}`{harm}", rb.model.upper(), store.text, past.text),
                 related,
@@ -126,32 +115,47 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
             data: None,
         });
     }
-    // A final condition whose answer differs from SC's.
+    // A final condition whose answer differs from SC's (both earned), or
+    // that a witnessed state contradicts.
     if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model == Model::Sc)) {
         for o in r.outcomes.iter().filter(|o| o.model != Model::Sc) {
-            if o.observation != sc.observation {
-                let (obs, sc_obs) = (
-                    o.observation.map(|x| x.as_str()).unwrap_or("-"),
-                    sc.observation.map(|x| x.as_str()).unwrap_or("-"),
-                );
-                let fails = match c.quantifier {
-                    Quantifier::NotExists => o.observation != Some(Observation::Never),
-                    Quantifier::Forall => o.observation != Some(Observation::Always),
-                    Quantifier::Exists => false,
-                };
+            let (Some(obs), Some(sc_obs)) = (&o.observation, &sc.observation) else { continue };
+            let fails = o.condition_fails(p);
+            let differs = obs.is_known() && sc_obs.is_known() && obs.value() != sc_obs.value();
+            if differs || (fails && !sc.condition_fails(p)) {
                 out.push(Finding {
                     span: c.span,
                     severity: if fails { Severity::Error } else { Severity::Warning },
                     code: "condition".into(),
                     message: format!(
-                        "{}: the condition is {obs} observed ({} states); under SC {sc_obs}",
+                        "{}: observed {}, {} states; under SC {}",
                         o.model.upper(),
-                        o.states.len()
+                        words::observation(obs),
+                        o.states.len(),
+                        words::observation(sc_obs)
                     ),
                     related: Vec::new(),
                     data: None,
                 });
             }
+        }
+    }
+    // A final condition (or filter) that divides by zero in a reachable state.
+    if let Some(c) = &p.condition {
+        let models: Vec<&str> =
+            r.outcomes.iter().filter(|o| !o.condition_errors.is_empty()).map(|o| o.model.upper()).collect();
+        if !models.is_empty() {
+            out.push(Finding {
+                span: c.span,
+                severity: Severity::Error,
+                code: "condition".into(),
+                message: format!(
+                    "division by zero: the final condition or filter is undefined in a final state reachable under {}",
+                    models.join(", ")
+                ),
+                related: Vec::new(),
+                data: None,
+            });
         }
     }
     for o in &r.outcomes {

@@ -1,10 +1,10 @@
 //! Hovers: on a flagged statement, the violation's cycle, harm and witness;
 //! on a failing assertion, its witness; on a name, its declaration.
 
-use crate::findings::{delayed_past, CIRCLED};
+use crate::findings::CIRCLED;
+use litmus_checker::harm::harmful;
 use litmus_checker::narrate;
-use litmus_checker::robust::Harm;
-use litmus_checker::Report;
+use litmus_checker::{words, Report};
 use litmus_dsl::{Analysis, Program, Span};
 use std::fmt::Write;
 
@@ -62,17 +62,9 @@ fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Sp
                 .map(|o| o.model.upper())
                 .collect();
             span = Some(store.span);
-            let past = &p.stmts[delayed_past(v) as usize];
-            let harm = match &v.harm {
-                Harm::Fails { stmt, .. } => {
-                    format!("**harmful**: a continuation fails `{}`", p.stmts[*stmt as usize].text)
-                }
-                Harm::ChangesCondition { .. } => {
-                    "**harmful**: a continuation changes the final condition's answer".into()
-                }
-                Harm::Benign => "benign: no continuation fails an assertion or changes the final condition".into(),
-                Harm::Unknown => "harm unknown: the continuations were not all explored".into(),
-            };
+            let past = &p.stmts[v.delayed_past() as usize];
+            let harm =
+                if harmful(&v.harm) { format!("**{}**", words::harm(p, &v.harm)) } else { words::harm(p, &v.harm) };
             let _ = writeln!(
                 md,
                 "**{}: `{}` may be delayed past `{}`**\n\n{harm}\n\nCycle (happens-before):\n",
@@ -108,9 +100,11 @@ fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Sp
                 let s = &p.stmts[f.stmt as usize];
                 let _ = writeln!(
                     md,
-                    "\nFix: insert `{}` after line {} (quick fix available).",
+                    "\nFix: insert `{}` after line {} — {}{}.",
                     litmus_dsl::edit::native_fence(f.kind),
-                    s.end_line
+                    s.end_line,
+                    words::confirmation(&rb.fences_confirmed),
+                    if rb.fences_confirmed.is(&true) { " (quick fix available)" } else { "" }
                 );
             }
             let _ = writeln!(md, "\n---\n");

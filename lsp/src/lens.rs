@@ -1,6 +1,6 @@
 //! The code lens on the test header: each model's verdict at a glance.
 
-use litmus_checker::{Model, Report};
+use litmus_checker::{words, Model, Report};
 use litmus_dsl::Span;
 
 /// Where the header is: the `litmus NAME` line, or the architecture line.
@@ -38,30 +38,25 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
         let mut s = m.upper().to_string();
         match o {
             Some(o) => {
-                if let Some(obs) = o.observation {
+                if let Some(obs) = &o.observation {
                     s.push(' ');
-                    s.push_str(obs.as_str());
+                    s.push_str(&words::observation(obs));
                 }
             }
             None => s.push_str(" outcomes…"),
         }
         if let Some(rb) = r.robustness.iter().find(|rb| rb.model == m) {
-            let n = rb.violations.len();
-            if n == 0 && rb.unconfirmed > 0 {
-                s.push_str(&format!(", robustness unknown ({} unconfirmed signals)", rb.unconfirmed));
-            } else if n == 0 {
-                s.push_str(if rb.complete { ", robust" } else { ", robust within bounds" });
-            } else {
-                s.push_str(&format!(", {n} SC violation{}", if n == 1 { "" } else { "s" }));
-            }
+            s.push_str(", ");
+            s.push_str(&words::robustness(rb));
         }
         if let Some(o) = o {
             if !o.failures.is_empty() {
                 let n = o.failures.len();
                 s.push_str(&format!(", {n} failing assertion{}", if n == 1 { "" } else { "s" }));
             }
-            if !o.complete {
-                s.push_str(" (within bounds)");
+            if o.observation.is_none() && !o.complete() {
+                // No condition to qualify: say what the exploration was worth.
+                s.push_str(&format!(" ({})", o.coverage.qualifier()));
             }
         }
         parts.push(s);

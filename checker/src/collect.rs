@@ -1,0 +1,321 @@
+//! The monitors ride along the SC exploration: every signal is grouped by
+//! its (delayed store, overtaking access) statement pair, proved by a
+//! witness replayed on the relaxed machine (a group with no replayable
+//! witness is never shown, and keeps robustness unknown), and explained as
+//! the shortest hb cycle over source statements.
+
+use crate::certainty::{Answer, Coverage, Why};
+use crate::dpor::Execution;
+use crate::hb::Hb;
+use crate::machine::{Event, EventKind, Model, NONE};
+use crate::monitor::{self, Forcing, RawViolation};
+use crate::outcome::Options;
+use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
+use crate::trace::Edge;
+use crate::witness;
+use litmus_dsl::ir::{StmtForm, StmtId};
+use litmus_dsl::Program;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+struct Group {
+    v: Option<Violation>,
+    attempts: u32,
+    occurrences: u64,
+}
+
+/// Collects violations from SC executions as they are explored. The BSS
+/// monitors are incremental: an execution shares its prefix with the one
+/// before (depth-first order), and only the new suffix is monitored.
+pub struct Collector<'p> {
+    prog: &'p Program,
+    models: Vec<Model>,
+    monitor: MonitorKind,
+    loop_bound: u32,
+    /// Witnesses are not built once the check is stopped (the exploration
+    /// stops too; the answer is then unknown anyway).
+    stop: Options,
+    groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
+    hb: Hb,
+    bss: Vec<Option<monitor::Bss>>,
+    /// Events the incremental monitors have seen (a prefix of the log).
+    listened: usize,
+}
+
+impl crate::dpor::EventListener for Collector<'_> {
+    fn on_events(&mut self, log: &[Event], from: usize) {
+        if self.bss.iter().all(|m| m.is_none()) {
+            return;
+        }
+        debug_assert_eq!(from, self.listened);
+        let mut raws: Vec<(usize, RawViolation)> = Vec::new();
+        for i in from..log.len() {
+            self.hb.push(log, i);
+            for (mi, m) in self.bss.iter_mut().enumerate() {
+                if let Some(m) = m {
+                    m.push(log, i, &self.hb, &mut |r| raws.push((mi, r)));
+                }
+            }
+            for (mi, r) in raws.drain(..) {
+                // What the monitor has seen: the execution up to event i.
+                self.record(&log[..=i], mi, r);
+            }
+        }
+        self.listened = log.len();
+    }
+
+    fn on_truncate(&mut self, len: usize) {
+        if len >= self.listened {
+            return;
+        }
+        self.hb.truncate(len);
+        for m in self.bss.iter_mut().flatten() {
+            m.truncate(len);
+        }
+        self.listened = len;
+    }
+}
+
+/// Lets the collector be both the listener and (for Sober) the observer.
+struct ListenerRef<'a, 'b, 'p>(&'a std::cell::RefCell<&'b mut Collector<'p>>);
+
+impl crate::dpor::EventListener for ListenerRef<'_, '_, '_> {
+    fn on_events(&mut self, log: &[Event], from: usize) {
+        self.0.borrow_mut().on_events(log, from);
+    }
+    fn on_truncate(&mut self, len: usize) {
+        self.0.borrow_mut().on_truncate(len);
+    }
+}
+
+impl<'p> Collector<'p> {
+    pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
+        let models: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let bss = models
+            .iter()
+            .map(|&m| match (monitor, m) {
+                (MonitorKind::Sober, Model::Tso) => None,
+                (MonitorKind::BssInterleaving, _) => Some(monitor::Bss::new(prog, m, Forcing::Interleaving)),
+                _ => Some(monitor::Bss::new(prog, m, Forcing::Causal)),
+            })
+            .collect();
+        Collector {
+            prog,
+            groups: models.iter().map(|_| BTreeMap::new()).collect(),
+            models,
+            monitor,
+            loop_bound: opts.loop_bound,
+            stop: opts.clone(),
+            hb: Hb::new(prog.threads.len(), prog.mem_size()),
+            bss,
+            listened: 0,
+        }
+    }
+
+    /// Sober is not incremental: it runs on each whole execution.
+    pub fn observe(&mut self, e: &Execution<'_>) {
+        for mi in 0..self.models.len() {
+            if self.bss[mi].is_none() {
+                let hb = Hb::of(e.events, self.prog.threads.len());
+                let mut found = Vec::new();
+                monitor::sober(self.prog, e.events, &hb, &mut |r| found.push(r));
+                let saved_hb = std::mem::replace(&mut self.hb, hb);
+                for r in found {
+                    self.record(e.events, mi, r);
+                }
+                self.hb = saved_hb;
+            }
+        }
+    }
+
+    /// Explore the SC executions with the monitors riding along; returns
+    /// the SC outcome.
+    pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
+        let prog = self.prog;
+        let sober = self.bss.iter().any(|m| m.is_none());
+        let cell = std::cell::RefCell::new(self);
+        let mut listener = ListenerRef(&cell);
+        crate::outcome::explore_listened(prog, Model::Sc, opts, &mut listener, |e| {
+            if sober {
+                cell.borrow_mut().observe(e);
+            }
+        })
+    }
+
+    fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
+        let model = self.models[mi];
+        let hb = &self.hb;
+        let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
+        let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
+        g.occurrences += 1;
+        if g.v.is_some() || g.attempts >= 8 || self.stop.stopped() {
+            return;
+        }
+        g.attempts += 1;
+        let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
+        // BSS replays what happens before the access; Sober what happens up
+        // to the access's thread's previous event.
+        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
+        let built = if sober {
+            witness::build_borderline(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+        } else {
+            witness::build(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+        };
+        match built {
+            Some(w) => {
+                let cycle = display_cycle(log, hb, r);
+                let candidates = fence_candidates(self.prog, model, log, &cycle, r);
+                g.v = Some(Violation {
+                    model,
+                    store_stmt: key.0,
+                    access_stmt: key.1,
+                    cycle: cycle
+                        .iter()
+                        .map(|&(ev, edge)| CycleStep {
+                            thread: log[ev as usize].thread,
+                            stmt: log[ev as usize].stmt,
+                            edge,
+                        })
+                        .collect(),
+                    witness: w,
+                    sc_events: log[..=r.access as usize].to_vec(),
+                    harm: Answer::Unknown(Why::Pending),
+                    occurrences: 0,
+                    candidates,
+                    fence: Vec::new(),
+                });
+            }
+            None => {}
+        }
+    }
+
+    /// Per relaxed model, the confirmed violations in statement order and
+    /// the unconfirmed pairs; `sc` is how far the SC exploration went.
+    pub fn finish(self, sc: Coverage) -> Vec<Robustness> {
+        let monitor = self.monitor;
+        let mut out = Vec::new();
+        for (model, groups) in self.models.into_iter().zip(self.groups) {
+            let mut unconfirmed = Vec::new();
+            let mut violations = Vec::new();
+            for (key, g) in groups {
+                match g.v {
+                    Some(mut v) => {
+                        v.occurrences = g.occurrences;
+                        violations.push(v);
+                    }
+                    None => unconfirmed.push(key),
+                }
+            }
+            violations.sort_by_key(|v: &Violation| v.key());
+            out.push(Robustness {
+                model,
+                monitor,
+                violations,
+                unconfirmed,
+                fences: Vec::new(),
+                fences_confirmed: Answer::Unknown(Why::Pending),
+                coverage: sc,
+            });
+        }
+        out
+    }
+}
+
+/// The cycle `store →hb* prev →po access →c store` as a shortest chain of
+/// events of the SC execution: (event, edge leaving it).
+fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
+    let n = r.access as usize;
+    // BFS from the store to prev over po (to any later event of the
+    // thread), rf, co and fr edges among events before the access.
+    let mut parent: HashMap<usize, (usize, Edge)> = HashMap::new();
+    let mut queue = VecDeque::new();
+    let start = r.store as usize;
+    let goal = r.prev as usize;
+    queue.push_back(start);
+    parent.insert(start, (usize::MAX, Edge::Po));
+    while let Some(v) = queue.pop_front() {
+        if v == goal {
+            break;
+        }
+        let e = &log[v];
+        let mut next: Vec<(usize, Edge)> = Vec::new();
+        for j in v + 1..n {
+            let f = &log[j];
+            if f.kind == EventKind::Commit || matches!(f.kind, EventKind::Fence(_)) && j != goal {
+                continue;
+            }
+            if f.thread == e.thread {
+                next.push((j, Edge::Po));
+            } else if f.cell != NONE && f.cell == e.cell {
+                if e.is_write() && matches!(f.kind, EventKind::Load | EventKind::Rmw) && f.rf == v as u32 {
+                    next.push((j, Edge::Rf));
+                } else if e.is_write() && f.is_write() {
+                    next.push((j, Edge::Co));
+                } else if !e.is_write() && f.is_write() {
+                    next.push((j, Edge::Fr));
+                }
+            }
+        }
+        for (j, edge) in next {
+            if hb.before(log, j as u32, goal as u32) && !parent.contains_key(&j) {
+                parent.insert(j, (v, edge));
+                queue.push_back(j);
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut cur = goal;
+    while cur != start {
+        let Some(&(p, edge)) = parent.get(&cur) else { break };
+        path.push((p as u32, edge));
+        cur = p;
+    }
+    path.reverse();
+    let access_edge = if log[r.access as usize].kind == EventKind::Load { Edge::Fr } else { Edge::Co };
+    path.push((r.prev, Edge::Po));
+    path.push((r.access, access_edge));
+    path
+}
+
+/// Statements after which a fence removes this violation: the delayed
+/// store may not pass the next event of its thread on the cycle, so a fence
+/// anywhere from the store up to that event orders them. (Each violation
+/// names its own delayed store: a cycle with several relaxable edges yields
+/// one violation per edge, and every one of them needs its fence.)
+fn fence_candidates(
+    prog: &Program,
+    model: Model,
+    log: &[Event],
+    cycle: &[(u32, Edge)],
+    r: RawViolation,
+) -> Vec<(StmtId, bool)> {
+    let s = &log[r.store as usize];
+    // The stretch of the cycle in the store's thread, starting at the store.
+    let mut exit = cycle[0].0;
+    for &(ev, _) in &cycle[1..] {
+        if log[ev as usize].thread != s.thread {
+            break;
+        }
+        exit = ev;
+    }
+    let b = &log[exit as usize];
+    // ww suffices when the store is only overtaken by a store (PSO).
+    let ww_only = model == Model::Pso && b.kind == EventKind::Store;
+    let mut out: Vec<(StmtId, bool)> = Vec::new();
+    for j in r.store..exit.max(r.store + 1) {
+        let f = &log[j as usize];
+        if f.thread != s.thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
+            continue;
+        }
+        // A fence can only follow a statement that falls through.
+        if prog.stmts[f.stmt as usize].form != StmtForm::Simple {
+            continue;
+        }
+        if !out.iter().any(|c| c.0 == f.stmt) {
+            out.push((f.stmt, ww_only));
+        }
+    }
+    if out.is_empty() {
+        out.push((s.stmt, ww_only));
+    }
+    out
+}

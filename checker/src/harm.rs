@@ -1,0 +1,258 @@
+//! Harm: a violation is harmful when *some execution of the model that
+//! exhibits it* fails an assertion (or a run-time check) or reaches a final
+//! state that changes the final condition's answer with respect to SC. It
+//! is benign when the model's executions were all explored and none did —
+//! an answer worth what that search (and SC's answer) was.
+//!
+//! An execution exhibits violation (s, a) when its trace has a store S of
+//! statement s and an access A of statement a that lie on a common hb cycle
+//! (one strongly connected component of po ∪ rf ∪ co ∪ fr), with S still
+//! pending when A takes effect — the monitors' notion, read off the trace.
+//!
+//! Two searches decide it: a quick one continues the violation's own witness
+//! (a bounded number of executions; it can only find harm), and the full one
+//! rides along the model's outcome exploration and settles the rest.
+
+use crate::certainty::{Answer, Coverage, Why};
+use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
+use crate::machine::{Event, EventKind, Machine, ThreadStatus, NONE};
+use crate::outcome::{Final, Observation, Options};
+use crate::robust::Violation;
+use crate::trace::Trace;
+use litmus_dsl::ir::{Program, StmtId};
+use std::collections::HashMap;
+
+#[derive(Clone, Debug)]
+pub enum Harm {
+    /// An execution exhibiting the violation fails this statement (an
+    /// assertion or run-time error); `events` is that execution.
+    Fails { stmt: StmtId, events: Vec<Event> },
+    /// An execution exhibiting the violation reaches a final state that
+    /// changes the final condition's answer with respect to SC.
+    ChangesCondition { events: Vec<Event> },
+    /// No execution exhibiting it does either.
+    Benign,
+}
+
+impl Harm {
+    pub fn is_harmful(&self) -> bool {
+        matches!(self, Harm::Fails { .. } | Harm::ChangesCondition { .. })
+    }
+}
+
+/// Is this answer a harm found by an execution (as opposed to benign or unknown)?
+pub fn harmful(a: &Answer<Harm>) -> bool {
+    a.value().is_some_and(|h| h.is_harmful())
+}
+
+/// The statement pairs of `keys` that an execution exhibits.
+pub fn exhibited(log: &[Event], keys: &[(StmtId, StmtId)]) -> Vec<bool> {
+    let trace = Trace::of(log);
+    let comp = trace.components();
+    // When each event takes effect: a buffered store at its commit.
+    let mut effect: Vec<u32> = (0..log.len() as u32).collect();
+    for (i, e) in log.iter().enumerate() {
+        if e.kind == EventKind::Commit && e.store != NONE {
+            effect[e.store as usize] = i as u32;
+        }
+    }
+    let mut at: HashMap<StmtId, Vec<usize>> = HashMap::new();
+    for (k, &i) in trace.events.iter().enumerate() {
+        at.entry(log[i as usize].stmt).or_default().push(k);
+    }
+    let none = Vec::new();
+    keys.iter()
+        .map(|&(s, a)| {
+            let stores = at.get(&s).unwrap_or(&none);
+            let accesses = at.get(&a).unwrap_or(&none);
+            stores.iter().any(|&ks| {
+                let si = trace.events[ks];
+                log[si as usize].kind == EventKind::Store
+                    && accesses.iter().any(|&ka| {
+                        let ai = trace.events[ka];
+                        ka != ks && comp[ka] == comp[ks] && effect[ai as usize] < effect[si as usize]
+                    })
+            })
+        })
+        .collect()
+}
+
+/// What makes one finished execution harmful, before asking which
+/// violations it exhibits.
+enum Damage {
+    Fails(StmtId),
+    Changes,
+    /// A final state that would change SC's answer, were it known.
+    MaybeChanges,
+}
+
+struct Judge<'a, 'p> {
+    prog: &'p Program,
+    machine: &'a Machine<'p>,
+    /// SC's answer to the final condition (harm by condition is worth what it is).
+    sc: Option<&'a Answer<Observation>>,
+}
+
+impl Judge<'_, '_> {
+    fn damage(&self, e: &Execution<'_>) -> Option<Damage> {
+        match e.kind {
+            ExecKind::Failed => e.state.threads.iter().find_map(|t| match *t {
+                ThreadStatus::Failed { stmt, .. } => Some(Damage::Fails(stmt)),
+                _ => None,
+            }),
+            ExecKind::Complete => {
+                let Final::State { satisfies: Some(holds), .. } = Final::of(self.prog, self.machine, e.state) else {
+                    return None;
+                };
+                match self.sc? {
+                    Answer::Unknown(_) => Some(Damage::MaybeChanges),
+                    sc => sc.value().is_some_and(|o| o.changed_by(holds)).then_some(Damage::Changes),
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// The harm an exhibiting execution with this damage proves (`None`:
+    /// it cannot be judged — SC's answer is unknown).
+    fn harm(&self, d: &Damage, events: &[Event]) -> Option<Answer<Harm>> {
+        match *d {
+            Damage::Fails(stmt) => Some(Answer::Proved(Harm::Fails { stmt, events: events.to_vec() })),
+            Damage::Changes => {
+                let sc = self.sc.map(|a| a.coverage()).unwrap_or(Coverage::Complete);
+                Some(sc.answer(Harm::ChangesCondition { events: events.to_vec() }))
+            }
+            Damage::MaybeChanges => None,
+        }
+    }
+
+    /// What "benign" is worth after a search of this coverage: no more than
+    /// SC's answer it was compared with, when there is a condition.
+    fn benign(&self, search: Coverage) -> Answer<Harm> {
+        let sc = match (&self.prog.condition, self.sc) {
+            (Some(_), Some(a)) => a.coverage(),
+            (Some(_), None) => Coverage::Stopped(Why::Pending),
+            (None, _) => Coverage::Complete,
+        };
+        search.and(sc).answer(Harm::Benign)
+    }
+}
+
+/// Executions of the quick search per violation: enough for the common case
+/// (the witness's own continuations), small enough to keep the editor fast.
+const QUICK_EXECUTIONS: u64 = 2_000;
+
+/// The quick search: continue the violation's witness. Returns a harm it
+/// finds (every continuation exhibits the violation: the store is still
+/// pending after the access — and it is checked on the trace anyway).
+pub fn quick_harm(
+    prog: &Program,
+    v: &Violation,
+    sc: Option<&Answer<Observation>>,
+    opts: &Options,
+) -> Option<Answer<Harm>> {
+    let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
+    let judge = Judge { prog, machine: &m, sc };
+    let mut ex = Explorer::new(&m);
+    let prefix = v.witness.events[..v.witness.before_drain].to_vec();
+    let mut found = None;
+    let mut seen = 0u64;
+    let limits = Limits { deadline: opts.deadline, cancel: opts.cancel.clone(), preemption_bound: None };
+    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
+        seen += 1;
+        if let Some(h) = judge.damage(e).and_then(|d| judge.harm(&d, e.events)) {
+            if exhibited(e.events, &[v.key()])[0] {
+                found = Some(h);
+                return Control::Stop;
+            }
+        }
+        if seen >= QUICK_EXECUTIONS {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    });
+    found
+}
+
+/// Per violation, what the full search has seen.
+#[derive(Clone)]
+enum Seen {
+    Nothing,
+    Harm(Answer<Harm>),
+    /// An exhibiting execution whose harm depends on SC's unknown answer.
+    Undecidable,
+}
+
+/// The full search, riding along the model's outcome exploration: every
+/// failing or condition-changing execution is asked which of the still
+/// undecided violations it exhibits.
+pub struct HarmSearch<'a, 'p> {
+    judge: Judge<'a, 'p>,
+    keys: Vec<(StmtId, StmtId)>,
+    seen: Vec<Seen>,
+}
+
+impl<'a, 'p> HarmSearch<'a, 'p> {
+    /// Judge `violations` (of the machine's model); harms already proved stay.
+    pub fn new(
+        prog: &'p Program,
+        machine: &'a Machine<'p>,
+        sc: Option<&'a Answer<Observation>>,
+        violations: &[Violation],
+    ) -> Self {
+        let keys = violations.iter().map(|v| v.key()).collect();
+        let seen = violations
+            .iter()
+            .map(|v| match &v.harm {
+                h if harmful(h) => Seen::Harm(h.clone()),
+                _ => Seen::Nothing,
+            })
+            .collect();
+        HarmSearch { judge: Judge { prog, machine, sc }, keys, seen }
+    }
+
+    fn settled(s: &Seen) -> bool {
+        matches!(s, Seen::Harm(Answer::Proved(_)))
+    }
+
+    pub fn observe(&mut self, e: &Execution<'_>) {
+        if self.seen.iter().all(Self::settled) {
+            return;
+        }
+        let Some(d) = self.judge.damage(e) else { return };
+        let open: Vec<usize> = (0..self.keys.len()).filter(|&i| !Self::settled(&self.seen[i])).collect();
+        let keys: Vec<_> = open.iter().map(|&i| self.keys[i]).collect();
+        for (&i, hit) in open.iter().zip(exhibited(e.events, &keys)) {
+            if !hit {
+                continue;
+            }
+            match self.judge.harm(&d, e.events) {
+                // A proved harm beats one worth only SC's bounded answer.
+                Some(h)
+                    if matches!(self.seen[i], Seen::Nothing | Seen::Undecidable) || matches!(h, Answer::Proved(_)) =>
+                {
+                    self.seen[i] = Seen::Harm(h)
+                }
+                Some(_) => {}
+                None if matches!(self.seen[i], Seen::Nothing) => self.seen[i] = Seen::Undecidable,
+                None => {}
+            }
+        }
+    }
+
+    /// Settle every violation: harmful where an execution showed it, else
+    /// benign as far as the search (of this coverage) went.
+    pub fn finish(self, search: Coverage, violations: &mut [Violation]) {
+        for (v, s) in violations.iter_mut().zip(self.seen) {
+            v.harm = match s {
+                Seen::Harm(h) => h,
+                Seen::Undecidable => Answer::Unknown(match self.judge.sc {
+                    Some(Answer::Unknown(w)) => *w,
+                    _ => Why::Pending,
+                }),
+                Seen::Nothing => self.judge.benign(search),
+            };
+        }
+    }
+}

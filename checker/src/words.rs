@@ -1,0 +1,83 @@
+//! The words users read about answers, written once: the CLI and the
+//! language server both say "robust (proved)" or "harm unknown: timed out"
+//! through these functions, so an answer is never worded as more than it is.
+//! Every "robust", "never", "benign" and "confirmed" comes with its qualifier.
+
+use crate::certainty::{Answer, Coverage};
+use crate::harm::Harm;
+use crate::outcome::Observation;
+use crate::robust::Robustness;
+use litmus_dsl::Program;
+
+/// "(proved)", "(within bounds)" — the short qualifier of a known answer.
+fn short(c: &Coverage) -> &'static str {
+    match c {
+        Coverage::Complete => "proved",
+        Coverage::Bounded(_) => "within bounds",
+        Coverage::Stopped(_) => "unknown",
+    }
+}
+
+/// The condition's answer: "never (proved)", "always (within bounds)",
+/// "unknown (timed out)".
+pub fn observation(a: &Answer<Observation>) -> String {
+    match a {
+        Answer::Unknown(w) => format!("unknown ({})", w.describe()),
+        _ => format!("{} ({})", a.value().expect("known").as_str(), short(&a.coverage())),
+    }
+}
+
+/// A model's robustness, short: "robust (proved)", "robust within bounds",
+/// "2 SC violations", "robustness unknown (timed out)".
+pub fn robustness(rb: &Robustness) -> String {
+    let n = rb.violations.len();
+    match rb.robust() {
+        Answer::Proved(true) => "robust (proved)".into(),
+        Answer::WithinBounds(true, _) => "robust within bounds".into(),
+        Answer::Unknown(w) => format!("robustness unknown ({})", w.describe()),
+        _ => format!("{n} SC violation{}", if n == 1 { "" } else { "s" }),
+    }
+}
+
+/// A note for an answer within bounds or unknown: what was cut or why it
+/// stopped ("" when proved).
+pub fn caveat(c: &Coverage) -> String {
+    match c {
+        Coverage::Complete => String::new(),
+        _ => c.qualifier(),
+    }
+}
+
+/// A violation's harm, as a clause: "harmful: `assert(…)` can then fail",
+/// "benign (proved): …", "harm unknown (timed out)".
+pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
+    match a {
+        Answer::Unknown(w) => format!("harm unknown ({})", w.describe()),
+        _ => {
+            let q = short(&a.coverage());
+            match a.value().expect("known") {
+                Harm::Fails { stmt, .. } => format!("harmful: `{}` can then fail", p.stmts[*stmt as usize].text),
+                Harm::ChangesCondition { .. } => {
+                    format!("harmful ({q}): the final condition's answer then differs from SC")
+                }
+                Harm::Benign => format!(
+                    "benign ({q}): no execution exhibiting it fails an assertion or changes the final condition"
+                ),
+            }
+        }
+    }
+}
+
+/// Whether fences were confirmed by re-checking: "re-checked: robust
+/// (proved)", "re-checked: robust within bounds", "not confirmed: a
+/// violation remains", "not confirmed: the re-check timed out".
+pub fn confirmation(a: &Answer<bool>) -> String {
+    match a {
+        Answer::Proved(true) => "re-checked: robust (proved)".into(),
+        Answer::WithinBounds(true, _) => "re-checked: robust within bounds".into(),
+        Answer::Proved(false) | Answer::WithinBounds(false, _) => {
+            "not confirmed: a violation remains after fencing".into()
+        }
+        Answer::Unknown(w) => format!("not confirmed: the re-check is unknown ({})", w.describe()),
+    }
+}
