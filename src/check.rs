@@ -45,7 +45,7 @@ pub struct Bounds {
     pub buffer_bound: u32,
     /// Give up on a file after this many seconds, across every phase (what
     /// is unfinished then is reported as unknown).
-    #[arg(long, value_parser = timeout_arg)]
+    #[arg(long, value_parser = timeout_arg, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
     /// The SC-violation monitor: bss (Burnim–Sen–Stergiou; TSO and PSO),
     /// sober (Burckhardt–Musuvathi; TSO, with bss for PSO), or
@@ -252,7 +252,9 @@ fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness
         })
         .collect();
     let robust = match (o.model, rob) {
-        (Model::Sc, _) => Some(Answer::Proved(true)),
+        // SC is robust by definition; the claim still goes no further than
+        // the exploration did, so a cut-short run never prints `true` bare.
+        (Model::Sc, _) => Some(o.coverage.answer(true)),
         (_, r) => r.map(|r| r.robust()),
     };
     let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();

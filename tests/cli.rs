@@ -174,3 +174,160 @@ fn many_files_in_parallel_keep_input_order() {
     let want: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     assert_eq!(got, want);
 }
+
+fn json_of(out: &std::process::Output) -> serde_json::Value {
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[test]
+fn a_timed_out_check_is_unknown_never_robust_or_never() {
+    let sb = root().join("examples/sb.litmus");
+    let out = litmus().args(["check", "--timeout", "0.000001", "--format", "json"]).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(3), "nothing found, answer unknown");
+    let v = json_of(&out);
+    for (m, o) in v["models"].as_object().unwrap() {
+        assert!(o.get("robust").is_none(), "{m}: {o}");
+        assert!(o.get("observation").is_none(), "{m}: {o}");
+        assert_eq!(o["observation_certainty"], "unknown", "{m}");
+        assert_eq!(o["certainty"], "unknown", "{m}");
+        assert_eq!(o["unknown_reason"], "timeout", "{m}");
+        assert!(o.get("fences_confirmed").is_none(), "{m}: {o}");
+    }
+    let out = litmus().args(["check", "--timeout", "0.000001", "--color", "never"]).arg(&sb).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("robust (") && !text.contains("never ("), "{text}");
+    assert!(!text.contains("satisfies the condition"), "{text}");
+    assert!(text.contains("unknown (timed out)"), "{text}");
+}
+
+#[test]
+fn fix_confirms_nothing_a_cut_short_check_did_not_earn() {
+    let f = root().join("examples/lamport-fast.litmus");
+    let out = litmus().args(["fix", "--timeout", "0.00001"]).arg(&f).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stderr}");
+    assert!(out.stdout.is_empty(), "no unconfirmed fix is printed");
+    assert!(!stderr.contains("re-checked: robust") && !stderr.contains("already robust"), "{stderr}");
+    // Uncut, the same file gets its eight fences, confirmed.
+    let out = litmus().arg("fix").arg(&f).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("8 fences — re-checked: robust (proved)"), "{stderr}");
+}
+
+/// SB behind a loop that needs three iterations: at the default loop bound
+/// of 2 the violations are out of reach.
+const LATE: &str = "litmus Late\nshared x = 0;\nshared y = 0;\n\
+    thread P0 {\n  let i = 0;\n  while (i < 3) { i = i + 1; }\n  x = 1;\n  let r0 = y;\n}\n\
+    thread P1 {\n  y = 1;\n  let r1 = x;\n}\nexists (P0:r0 == 0 && P1:r1 == 0);\n";
+
+#[test]
+fn a_bug_beyond_the_loop_bound_is_robust_within_bounds_only() {
+    let p = temp_file("late.litmus", LATE);
+    let out = litmus().arg("fix").arg(&p).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("robust within bounds only: the loop bound cut"), "{stderr}");
+    assert!(!stderr.contains("already robust"), "{stderr}");
+    let v = json_of(&litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap());
+    let tso = &v["models"]["tso"];
+    assert_eq!(tso["robust"], true);
+    assert_eq!(tso["robust_certainty"], "within-bounds");
+    assert!(tso["robust_note"].as_str().unwrap().contains("the loop bound cut"));
+    // No run reaches the end: its own answer, not `never`.
+    assert_eq!(v["models"]["sc"]["observation"], "no final states");
+    assert_eq!(v["models"]["sc"]["observation_certainty"], "within-bounds");
+    // One more iteration and the SB violations appear, and get fenced.
+    let out = litmus().args(["fix", "--loop-bound", "3"]).arg(&p).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(stderr.contains("2 fences — re-checked: robust (proved)"), "{stderr}");
+}
+
+#[test]
+fn a_forall_whose_runs_are_all_cut_does_not_fail() {
+    let p = temp_file(
+        "allcut.litmus",
+        "litmus AllCut\nshared x = 0;\nthread P0 {\n  let i = 0;\n  while (i < 5) { i = i + 1; }\n  x = 1;\n}\nforall (x == 1);\n",
+    );
+    let out = litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "no witness, no finding");
+    let v = json_of(&out);
+    for (m, o) in v["models"].as_object().unwrap() {
+        assert_eq!(o["observation"], "no final states", "{m}");
+        assert_eq!(o["states"], 0, "{m}");
+    }
+}
+
+#[test]
+fn one_deadline_for_every_phase() {
+    let slow = root().join("tests/programs/slow.litmus");
+    let t = std::time::Instant::now();
+    let out = litmus().args(["check", "--timeout", "2", "--format", "json"]).arg(&slow).output().unwrap();
+    let took = t.elapsed();
+    assert!(took < std::time::Duration::from_millis(2500), "--timeout 2 took {took:?}");
+    let v = json_of(&out);
+    // Violations found before the deadline are real (exit 1); what did not
+    // finish is unknown.
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(v["models"]["pso"]["certainty"], "unknown");
+    assert!(v["models"]["pso"].get("observation").is_none());
+}
+
+#[test]
+fn invalid_timeouts_are_usage_errors() {
+    let sb = root().join("examples/sb.litmus");
+    for bad in ["-1", "NaN", "inf", "1e300", "soon"] {
+        let out = litmus().args(["check", "--timeout", bad]).arg(&sb).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "--timeout {bad}");
+        assert!(String::from_utf8_lossy(&out.stderr).contains("timeout"), "--timeout {bad}");
+    }
+}
+
+#[test]
+fn bad_files_get_a_position_and_a_json_line_each() {
+    let bad = temp_file("latin1.litmus", "");
+    std::fs::write(&bad, b"litmus L\nshared x = 0;\n// caf\xe9\nthread P0 { x = 1; }\n").unwrap();
+    let out = litmus().arg("check").arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not valid UTF-8: line 3, byte 7"), "{stderr}");
+    let sb = root().join("examples/sb.litmus");
+    let out = litmus()
+        .args(["check", "--format", "json"])
+        .arg(&bad)
+        .arg("/nonexistent/file.litmus")
+        .arg(&sb)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3, "one object per input");
+    assert!(lines[0]["error"].as_str().unwrap().contains("line 3"));
+    assert!(lines[1]["error"].as_str().unwrap().contains("cannot read"));
+    assert_eq!(lines[2]["test"], "SB");
+}
+
+#[test]
+fn division_by_zero_in_the_condition_is_a_finding() {
+    let p = temp_file(
+        "div.litmus",
+        "litmus D\nshared x = 0, y = 0;\nthread P0 { x = 1; let r0 = y; }\nthread P1 { y = 1; let r1 = x; }\nexists (10 / P0:r0 == 10);\n",
+    );
+    let out = litmus().args(["check", "--model", "sc", "--format", "json"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(json_of(&out)["models"]["sc"]["condition_errors"][0], "final condition");
+    let out = litmus().args(["check", "--model", "sc", "--color", "never"]).arg(&p).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).contains("division by zero in the final condition under SC"));
+}
+
+#[test]
+fn relaxed_states_are_compared_with_sc_only_as_far_as_sc_went() {
+    let sb = root().join("examples/sb.litmus");
+    let out = litmus().args(["check", "--color", "never", "--preemption-bound", "0"]).arg(&sb).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("not reachable under SC"), "{text}");
+    assert!(text.contains("not reached under SC within bounds"), "{text}");
+    assert!(text.contains("the preemption bound skipped"), "{text}");
+}

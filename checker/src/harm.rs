@@ -40,6 +40,22 @@ impl Harm {
     }
 }
 
+/// Nothing can harm this program: it has no final condition and no
+/// instruction that can fail (no assertion, no division by a value that may
+/// be zero, no computed or indexed address). Every violation is then benign
+/// outright — no search needed.
+pub fn harmless(prog: &Program) -> bool {
+    use litmus_dsl::ir::{Addr, BinOp, Instr, Operand};
+    let checked = |a: &Addr| !matches!(a, Addr::Fixed(_));
+    prog.condition.is_none()
+        && prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
+            Instr::Assert { .. } => false,
+            Instr::Bin { op: BinOp::Div | BinOp::Rem, b, .. } => matches!(b, Operand::Imm(v) if *v != 0),
+            Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => !checked(addr),
+            _ => true,
+        })
+}
+
 /// Is this answer a harm found by an execution (as opposed to benign or unknown)?
 pub fn harmful(a: &Answer<Harm>) -> bool {
     a.value().is_some_and(|h| h.is_harmful())
@@ -205,7 +221,8 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
         let seen = violations
             .iter()
             .map(|v| match &v.harm {
-                h if harmful(h) => Seen::Harm(h.clone()),
+                // Proved answers (harmful, or benign outright) are settled.
+                h if harmful(h) || matches!(h, Answer::Proved(_)) => Seen::Harm(h.clone()),
                 _ => Seen::Nothing,
             })
             .collect();

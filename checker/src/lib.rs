@@ -109,9 +109,12 @@ pub fn judge_and_fence(
     opts: &Options,
 ) {
     let mut all = Vec::new();
+    let harmless = harm::harmless(prog);
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
-            if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
+            if harmless {
+                v.harm = Answer::Proved(harm::Harm::Benign);
+            } else if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
                 v.harm = h;
             }
         }

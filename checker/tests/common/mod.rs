@@ -150,6 +150,29 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
     }
 }
 
+/// The same operation with locations x and y swapped (z stays).
+pub fn swap_xy(op: &Op) -> Op {
+    let l = |a: &usize| match a {
+        0 => 1,
+        1 => 0,
+        a => *a,
+    };
+    let all = |v: &[Op]| v.iter().map(swap_xy).collect::<Vec<_>>();
+    match op {
+        Op::Store(a, k) => Op::Store(l(a), *k),
+        Op::StoreReg(a) => Op::StoreReg(l(a)),
+        Op::Load(a) => Op::Load(l(a)),
+        Op::Fence(k) => Op::Fence(k),
+        Op::Cas(a, e, n) => Op::Cas(l(a), *e, *n),
+        Op::Xchg(a, k) => Op::Xchg(l(a), *k),
+        Op::FetchAdd(a) => Op::FetchAdd(l(a)),
+        Op::If(k, t, e) => Op::If(*k, all(t), all(e)),
+        Op::Await(a, k) => Op::Await(l(a), *k),
+        Op::Locked(b) => Op::Locked(all(b)),
+        Op::Spin(a, b) => Op::Spin(l(a), l(b)),
+    }
+}
+
 pub fn compile(src: &str) -> litmus_dsl::Program {
     let a = litmus_dsl::analyze(src);
     let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();

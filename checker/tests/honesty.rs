@@ -1,0 +1,308 @@
+//! Never claim more than was explored. A check cut short anywhere — by the
+//! one deadline, at any phase — may leave answers unknown, but every answer
+//! it does give (an observation, "robust", a harm, confirmed fences) must be
+//! the answer the whole check gives at the same bounds. And harm is a
+//! property of the violation, not of the witness that happened to be picked.
+
+mod common;
+
+use litmus_checker::harm::{exhibited, harmful, harmless, Harm};
+use litmus_checker::machine::Machine;
+use litmus_checker::robust::{insertions, robustness_of};
+use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Options, Report, Why};
+use litmus_dsl::edit::{apply, fence_edits};
+use litmus_dsl::Program;
+use proptest::prelude::*;
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+
+fn full(prog: &Program, src: &str) -> Report {
+    check_all(prog, Some(src), &MODELS, MonitorKind::Bss, &Options::default())
+}
+
+/// Every answer the partial report gives agrees with the whole one.
+fn agrees(name: &str, src: &str, prog: &Program, part: &Report, whole: &Report) -> Vec<String> {
+    let mut bad = Vec::new();
+    for o in &part.outcomes {
+        let w = whole.outcomes.iter().find(|x| x.model == o.model).unwrap();
+        let m = o.model;
+        if let Some(obs) = o.known_observation() {
+            if w.known_observation() != Some(obs) {
+                bad.push(format!("{name} {m:?}: says {obs:?}, the whole check {:?}", w.observation));
+            }
+        }
+        if !o.coverage.finished() && !matches!(o.observation, None | Some(Answer::Unknown(_)) | Some(Answer::Proved(_)))
+        {
+            bad.push(format!("{name} {m:?}: a stopped search earned {:?}", o.observation));
+        }
+        let all: BTreeSet<&Vec<i64>> = w.states.iter().map(|s| &s.values).collect();
+        if o.states.iter().any(|s| !all.contains(&s.values)) {
+            bad.push(format!("{name} {m:?}: a final state the whole check does not reach"));
+        }
+        for f in &o.failures {
+            if !w.failures.iter().any(|g| g.stmt == f.stmt && g.kind == f.kind) {
+                bad.push(format!("{name} {m:?}: a failure the whole check does not find"));
+            }
+        }
+    }
+    for rb in &part.robustness {
+        let w = whole.robustness.iter().find(|x| x.model == rb.model).unwrap();
+        let m = rb.model;
+        if let Some(r) = rb.robust().value() {
+            if w.robust().value() != Some(r) {
+                bad.push(format!("{name} {m:?}: robust={r}, the whole check {:?}", w.robust()));
+            }
+        }
+        if !rb.coverage.finished() && rb.robust().is(&true) {
+            bad.push(format!("{name} {m:?}: robust after a stopped exploration"));
+        }
+        let harms: BTreeMap<_, _> = w.violations.iter().map(|v| (v.key(), &v.harm)).collect();
+        for v in &rb.violations {
+            let Some(h) = harms.get(&v.key()) else {
+                bad.push(format!("{name} {m:?}: a violation {:?} the whole check does not report", v.key()));
+                continue;
+            };
+            if let Some(x) = v.harm.value() {
+                if h.value().map(|y| y.is_harmful()) != Some(x.is_harmful()) {
+                    bad.push(format!("{name} {m:?} {:?}: harm {:?}, the whole check {:?}", v.key(), v.harm, h));
+                }
+            }
+        }
+        if rb.fences_confirmed.is(&true) && !rb.fences.is_empty() {
+            // Confirmed fences must make the program robust at these bounds.
+            let fixed = apply(src, &fence_edits(src, prog, &insertions(&rb.fences)));
+            let fp = litmus_dsl::analyze(&fixed).program.unwrap();
+            if !robustness_of(&fp, m, MonitorKind::Bss, &Options::default()).robust().is(&true) {
+                bad.push(format!("{name} {m:?}: confirmed fences leave it not robust"));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn a_check_cut_short_anywhere_claims_nothing_the_whole_check_contradicts() {
+    let mut bad = Vec::new();
+    let mut unknowns = 0;
+    for (name, src) in common::corpus_and_example_sources().into_iter().filter(|(n, _)| !n.contains("__")) {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let t = Instant::now();
+        let whole = full(&prog, &src);
+        let took = t.elapsed();
+        for f in [0.0, 0.02, 0.1, 0.3, 0.6, 0.9] {
+            let opts = Options::default().with_timeout(Some(took.mul_f64(f)));
+            let part = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+            unknowns += part.robustness.iter().filter(|r| !r.robust().is_known()).count();
+            bad.extend(agrees(&name, &src, &prog, &part, &whole));
+        }
+    }
+    assert!(unknowns > 0, "no run was cut short: the test tests nothing");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn a_timed_out_check_says_unknown_not_robust_or_never() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/sb.litmus")).unwrap();
+    let prog = litmus_dsl::analyze(&src).program.unwrap();
+    let opts = Options::default().with_timeout(Some(Duration::ZERO));
+    let r = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+    for o in &r.outcomes {
+        assert_eq!(o.coverage, Coverage::Stopped(Why::Timeout));
+        assert_eq!(o.observation, Some(Answer::Unknown(Why::Timeout)), "{:?}", o.model);
+    }
+    for rb in &r.robustness {
+        assert_eq!(rb.robust(), Answer::Unknown(Why::Timeout));
+        assert!(!rb.fences_confirmed.is_known(), "{:?}", rb.fences_confirmed);
+    }
+}
+
+#[test]
+fn the_deadline_holds_across_every_phase() {
+    // Minutes of work under PSO; every phase shares one deadline.
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
+    let prog = litmus_dsl::analyze(&src).program.unwrap();
+    for ms in [50, 400, 1000] {
+        let t = Instant::now();
+        let opts = Options::default().with_timeout(Some(Duration::from_millis(ms)));
+        let r = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+        let took = t.elapsed();
+        assert!(took < Duration::from_millis(ms + 400), "{ms} ms deadline, took {took:?}");
+        let pso = r.outcomes.iter().find(|o| o.model == Model::Pso).unwrap();
+        assert_eq!(pso.coverage, Coverage::Stopped(Why::Timeout));
+    }
+}
+
+/// Statements of a thread by position: the k-th statement of thread t.
+fn ranks(p: &Program) -> Vec<(u16, usize)> {
+    let mut seen: BTreeMap<u16, usize> = BTreeMap::new();
+    p.stmts
+        .iter()
+        .map(|s| {
+            let k = seen.entry(s.thread).or_default();
+            *k += 1;
+            (s.thread, *k)
+        })
+        .collect()
+}
+
+/// In a program symmetric under swapping P0 and P1, each violation and its
+/// mirror image get the same harm.
+fn mirror_harms_agree(name: &str, p: &Program, r: &Report) -> Vec<String> {
+    let rank = ranks(p);
+    let swap = |(t, k): (u16, usize)| (if t < 2 { 1 - t } else { t }, k);
+    let mut bad = Vec::new();
+    for rb in &r.robustness {
+        let by_key: BTreeMap<_, _> =
+            rb.violations.iter().map(|v| ((rank[v.store_stmt as usize], rank[v.access_stmt as usize]), v)).collect();
+        for (&(s, a), v) in &by_key {
+            let Some(w) = by_key.get(&(swap(s), swap(a))) else {
+                bad.push(format!("{name} {:?}: {:?} has no mirror image", rb.model, v.key()));
+                continue;
+            };
+            let h = |v: &litmus_checker::Violation| (v.harm.value().map(|h| h.is_harmful()), v.harm.certainty());
+            if h(v) != h(w) {
+                bad.push(format!("{name} {:?}: {:?} is {:?} but its mirror {:?}", rb.model, v.key(), v.harm, w.harm));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn every_violation_and_its_mirror_image_get_the_same_harm() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut bad = Vec::new();
+    for name in ["dekker", "peterson", "sb", "2+2w", "sb-rfi-pos"] {
+        let src = std::fs::read_to_string(root.join(format!("{name}.litmus"))).unwrap();
+        let p = litmus_dsl::analyze(&src).program.unwrap();
+        let r = full(&p, &src);
+        assert!(r.robustness.iter().any(|rb| !rb.violations.is_empty()), "{name}");
+        bad.extend(mirror_harms_agree(name, &p, &r));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// Every harm shown is an execution of the model that exhibits the
+/// violation and fails or changes the final condition's answer.
+fn harms_are_witnessed(p: &Program, r: &Report) -> Result<(), String> {
+    for rb in &r.robustness {
+        for v in &rb.violations {
+            let events = match v.harm.value() {
+                Some(Harm::Fails { events, .. } | Harm::ChangesCondition { events }) => events,
+                _ => continue,
+            };
+            if !exhibited(events, &[v.key()])[0] {
+                return Err(format!("{:?} {:?}: the harmful execution does not exhibit it", rb.model, v.key()));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn harm_is_judged_for_the_violation_not_for_its_witness() {
+    // Dekker under PSO: both threads' flag delays let both enter the
+    // critical section, whichever witness the monitor picked.
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
+    let p = litmus_dsl::analyze(&src).program.unwrap();
+    let r = full(&p, &src);
+    let pso = r.robustness.iter().find(|rb| rb.model == Model::Pso).unwrap();
+    let flags: Vec<_> =
+        pso.violations.iter().filter(|v| p.stmts[v.store_stmt as usize].text.starts_with("flag")).collect();
+    assert_eq!(flags.len(), 2);
+    for v in flags {
+        assert!(matches!(v.harm, Answer::Proved(Harm::Fails { .. })), "{:?}: {:?}", v.key(), v.harm);
+    }
+    harms_are_witnessed(&p, &r).unwrap();
+}
+
+#[test]
+fn a_program_that_nothing_can_harm_is_benign_outright() {
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
+    let p = litmus_dsl::analyze(&src).program.unwrap();
+    assert!(harmless(&p));
+    let with_assert = src.replacen("let r3 = a;", "let r3 = a;\n  assert (r3 != 7);", 1);
+    assert!(!harmless(&litmus_dsl::analyze(&with_assert).program.unwrap()));
+    let with_div = src.replacen("let r3 = a;", "let r3 = a;\n  let q = 1 / r3;", 1);
+    assert!(!harmless(&litmus_dsl::analyze(&with_div).program.unwrap()));
+    // Benign outright even when the rest of the check is cut short.
+    let opts = Options::default().with_timeout(Some(Duration::from_millis(300)));
+    let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+    let tso = r.robustness.iter().find(|rb| rb.model == Model::Tso).unwrap();
+    assert!(!tso.violations.is_empty());
+    assert!(tso.violations.iter().all(|v| matches!(v.harm, Answer::Proved(Harm::Benign))));
+}
+
+#[test]
+fn fence_positions_come_from_statement_kinds_not_text() {
+    // Locations named like keywords: every store before the load is a place
+    // for the fence.
+    let src = "litmus K\nshared x = 0, y = 0, while_n = 0, elsewhere = 0, if_x = 0;\n\
+        thread P0 { x = 1; while_n = 1; elsewhere = 1; if_x = 1; let r0 = y; }\n\
+        thread P1 { y = 1; let r1 = x; }\nexists (P0:r0 == 0 && P1:r1 == 0);\n";
+    let p = common::compile(src);
+    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
+    let v = rb.violations.iter().find(|v| p.stmts[v.store_stmt as usize].text == "x = 1").expect("x = 1 is delayed");
+    let texts: BTreeSet<&str> = v.candidates.iter().map(|c| p.stmts[c.0 as usize].text.as_str()).collect();
+    assert_eq!(texts, BTreeSet::from(["x = 1", "while_n = 1", "elsewhere = 1", "if_x = 1"]));
+    // And a control-flow header is never one.
+    let src = "litmus H\nshared x = 0, y = 0, z = 0;\n\
+        thread P0 { x = 1; if (z == 0) { z = 2; } let r0 = y; }\n\
+        thread P1 { y = 1; let r1 = x; }\nexists (P0:r0 == 0 && P1:r1 == 0);\n";
+    let p = common::compile(src);
+    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
+    for v in &rb.violations {
+        for c in &v.candidates {
+            assert_eq!(p.stmts[c.0 as usize].form, litmus_dsl::ir::StmtForm::Simple, "{}", p.stmts[c.0 as usize].text);
+        }
+    }
+}
+
+#[test]
+fn wr_and_full_fences_drain_alike_in_every_model() {
+    // The fence search confirms a `wr` set by the full fences' re-check.
+    let p = common::compile("litmus F\nshared x = 0;\nthread P0 { x = 1; }\n");
+    for m in MODELS {
+        let machine = Machine::new(&p, m, 2, 16);
+        assert_eq!(machine.fence_drains(litmus_dsl::FenceKind::WR), machine.fence_drains(litmus_dsl::FenceKind::Full));
+    }
+}
+
+#[test]
+fn division_by_zero_in_the_condition_is_an_error_not_a_zero() {
+    let src = "litmus D\nshared x = 0, y = 0;\nthread P0 { x = 1; let r0 = y; }\nthread P1 { y = 1; let r1 = x; }\n\
+        exists (10 / P0:r0 == 10);\n";
+    let p = common::compile(src);
+    let r = full(&p, src);
+    let sc = &r.outcomes[0];
+    // r0 = 0 in some SC final state: the condition is undefined there.
+    assert!(!sc.condition_errors.is_empty());
+    for s in &sc.states {
+        assert_eq!(s.satisfies, Some(true), "only states where it is defined: {:?}", s.values);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 120, ..ProptestConfig::default() })]
+
+    /// P1 is P0 with x and y swapped: the program is its own mirror image.
+    #[test]
+    fn mirrored_programs_get_mirrored_harms(ops in prop::collection::vec(common::op(2, true), 1..5)) {
+        let swap = |ops: &[common::Op]| -> Vec<common::Op> { ops.iter().map(common::swap_xy).collect() };
+        let threads = vec![ops.clone(), swap(&ops)];
+        let src = common::render(&threads);
+        let p = common::compile(&src);
+        let opts = Options { loop_bound: 1, ..Options::default() };
+        let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+        let bad = mirror_harms_agree("generated", &p, &r);
+        prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
+        harms_are_witnessed(&p, &r).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
+        for rb in &r.robustness {
+            for v in &rb.violations {
+                prop_assert!(v.harm.is_known() || !harmful(&v.harm), "{:?}", v.harm);
+            }
+        }
+    }
+}
