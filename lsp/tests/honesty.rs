@@ -1,0 +1,50 @@
+//! The editor shows no verdict, fix or severity that an unfinished check
+//! did not earn: a check cut short by its timeout says "unknown" in the lens
+//! and offers no fence.
+
+mod harness;
+
+use harness::{example, uri, Client};
+use serde_json::json;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_check_that_ran_out_of_time_claims_nothing() {
+    let (mut c, _) = Client::start(json!({}), json!({"timeout": 0, "debounceMs": 0})).await;
+    let u = uri("sb.litmus");
+    c.open(&u, &example("sb.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().all(|d| d["code"] != "sc-violation" && d["code"] != "condition"), "{diags:?}");
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
+    assert!(title.contains("TSO unknown (timed out), robustness unknown (timed out)"), "{title}");
+    assert!(!title.contains("robust (") && !title.contains("never ("), "{title}");
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 20, "character": 0}},
+                   "context": {"diagnostics": []}}),
+        )
+        .await
+        .unwrap();
+    assert!(actions.as_array().is_none_or(|a| a.is_empty()), "no fence is offered: {actions}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lens_and_hover_carry_each_answer_s_qualifier() {
+    let mut c = Client::default().await;
+    let u = uri("dekker.litmus");
+    c.open(&u, &example("dekker.litmus"));
+    c.settled(&u, 1).await;
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
+    // Dekker's wait loops spin: every answer holds within the loop bound.
+    assert!(title.contains("(within bounds: the loop bound cut"), "{title}");
+    // Line 15 (0-based 14): `flag0 = 1`, delayed past `let f = flag1`.
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 14, "character": 3}}))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("harmful: `assert (c == 0)` can then fail"), "{md}");
+    assert!(md.contains("re-checked: robust within bounds"), "{md}");
+}
