@@ -380,3 +380,31 @@ pub fn malformed_bodies() -> Vec<(&'static str, Vec<u8>, i64, Value)> {
         ),
     ]
 }
+
+impl Client {
+    /// The next `window/showMessage` warning; the same problems must have
+    /// gone to `window/logMessage` (one line each) before it.
+    pub async fn next_warning(&mut self) -> String {
+        let shown =
+            self.wait_for("a warning", |m| m["method"] == "window/showMessage" && m["params"]["type"] == 2).await;
+        shown["params"]["message"].as_str().unwrap().to_string()
+    }
+
+    /// A `window/logMessage` warning containing `text` has arrived.
+    pub fn logged(&self, text: &str) -> bool {
+        self.log.iter().any(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["type"] == 2
+                && m["params"]["message"].as_str().unwrap().contains(text)
+        })
+    }
+
+    /// Every `window/showMessage` received so far.
+    pub fn shown_messages(&self) -> Vec<String> {
+        self.log
+            .iter()
+            .filter(|m| m["method"] == "window/showMessage")
+            .map(|m| m["params"]["message"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
