@@ -385,6 +385,8 @@ mod tests {
         assert_eq!(code(b"{\"jsonrpc\":"), (-32700, Id::Null));
         assert_eq!(code(b""), (-32700, Id::Null));
         assert_eq!(code(b"\xff\"x\""), (-32700, Id::Null));
+        // JSON has no infinity: a number out of range is not JSON.
+        assert_eq!(code(br#"{"jsonrpc":"2.0","method":"m","params":{"timeout":1e999}}"#), (-32700, Id::Null));
         assert_eq!(code(b"[1,2,3]"), (-32600, Id::Null));
         assert_eq!(code(b"\"hello\""), (-32600, Id::Null));
         assert_eq!(code(b"{}"), (-32600, Id::Null));
