@@ -1,20 +1,25 @@
 //! Settings, from `initializationOptions` and `workspace/didChangeConfiguration`
-//! (either the object itself or `{ "litmus": { ... } }`).
+//! (either the object itself or `{ "litmus": { ... } }`), read field by
+//! field: a bad field keeps its previous value and is reported as a
+//! [`Problem`]; the other fields apply. Names of models and monitors and
+//! timeouts go through the checker's parsers, the CLI's.
 
-use litmus_checker::{Model, MonitorKind, Options};
-use serde::Deserialize;
+use litmus_checker::options::parse_timeout;
+use litmus_checker::{Model, MonitorKind, Options, SettingError};
+use serde_json::Value;
+use std::fmt;
 use std::time::Duration;
 
-#[derive(Clone, Debug, Deserialize, PartialEq)]
-#[serde(rename_all = "camelCase", default)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    pub models: Vec<String>,
+    /// The models asked for; SC is explored besides (see `models()`).
+    pub models: Vec<Model>,
     pub loop_bound: u32,
     pub preemption_bound: Option<u32>,
     pub buffer_bound: u32,
-    pub monitor: String,
-    /// Seconds a check may take before its answer is marked incomplete.
-    pub timeout: f64,
+    pub monitor: MonitorKind,
+    /// How long a check may take before its answer is marked incomplete.
+    pub timeout: Duration,
     /// Milliseconds of quiet after an edit before model checking starts.
     pub debounce_ms: u64,
 }
@@ -22,55 +27,191 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            models: vec!["sc".into(), "tso".into(), "pso".into()],
+            models: vec![Model::Sc, Model::Tso, Model::Pso],
             loop_bound: 2,
             preemption_bound: None,
             buffer_bound: 16,
-            monitor: "bss".into(),
-            timeout: 20.0,
+            monitor: MonitorKind::Bss,
+            timeout: Duration::from_secs(20),
             debounce_ms: 150,
         }
     }
 }
 
-impl Config {
-    pub fn from_value(v: &serde_json::Value) -> Option<Config> {
-        let v = v.get("litmus").unwrap_or(v);
-        if !v.is_object() {
-            return None;
+/// The largest bounds accepted from an editor: beyond these a check never
+/// ends in useful time, so a larger value is taken for a typo.
+pub const MAX_LOOP_BOUND: u32 = 1_000;
+pub const MAX_PREEMPTION_BOUND: u32 = 1_000;
+pub const MAX_BUFFER_BOUND: u32 = 1_024;
+pub const MAX_DEBOUNCE_MS: u64 = 60_000;
+
+/// Every key read. `testHooks` is read by the server at `initialize` only.
+pub const KEYS: [&str; 8] =
+    ["models", "loopBound", "preemptionBound", "bufferBound", "monitor", "timeout", "debounceMs", "testHooks"];
+
+/// A setting that was not applied: which, the value given, why, and what
+/// stays in its place.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub field: String,
+    /// The value as the client sent it (JSON, shortened).
+    pub value: String,
+    pub expected: String,
+    /// What applies instead (`None` for an unknown field).
+    pub kept: Option<String>,
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kept {
+            Some(kept) => write!(f, "`{}` = {}: {}; keeping {}", self.field, self.value, self.expected, kept),
+            None => write!(f, "`{}` = {}: {}", self.field, self.value, self.expected),
         }
-        serde_json::from_value(v.clone()).ok()
+    }
+}
+
+fn shown(v: &Value) -> String {
+    let s = v.to_string();
+    if s.chars().count() <= 80 {
+        s
+    } else {
+        format!("{}…", s.chars().take(80).collect::<String>())
+    }
+}
+
+fn models_shown(m: &[Model]) -> String {
+    format!("[{}]", m.iter().map(|m| format!("\"{}\"", m.as_str())).collect::<Vec<_>>().join(", "))
+}
+
+/// A whole number in `min..=max` (a JSON integer, or a float with no
+/// fraction, as some clients send integers).
+fn whole(v: &Value, min: u64, max: u64) -> Option<u64> {
+    let n = match v {
+        Value::Number(n) => n.as_u64().or_else(|| {
+            n.as_f64().filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64).map(|f| f as u64)
+        }),
+        _ => None,
+    }?;
+    (min..=max).contains(&n).then_some(n)
+}
+
+impl Config {
+    /// Apply the settings in `v` field by field; return what was not applied.
+    pub fn apply(&mut self, v: &Value) -> Vec<Problem> {
+        let mut problems = Vec::new();
+        let v = match v {
+            Value::Object(o) => o.get("litmus").unwrap_or(v),
+            _ => v,
+        };
+        let fields = match v {
+            Value::Object(o) => o,
+            // No settings; `[]` is how some Lua clients encode an empty table.
+            Value::Null => return problems,
+            Value::Array(a) if a.is_empty() => return problems,
+            other => {
+                problems.push(Problem {
+                    field: "litmus".into(),
+                    value: shown(other),
+                    expected: "expected an object of settings".into(),
+                    kept: Some("every setting as it was".into()),
+                });
+                return problems;
+            }
+        };
+        for (key, value) in fields {
+            let mut bad = |expected: String, kept: String| {
+                problems.push(Problem { field: key.clone(), value: shown(value), expected, kept: Some(kept) })
+            };
+            match key.as_str() {
+                "models" => {
+                    let names: Option<Vec<&str>> =
+                        value.as_array().and_then(|a| a.iter().map(|n| n.as_str()).collect());
+                    match names.map(|n| Model::parse_list(&n)) {
+                        Some(Ok(m)) => self.models = m,
+                        Some(Err(e)) => bad(e.to_string(), models_shown(&self.models)),
+                        None => {
+                            bad("expected an array of model names (sc, tso, pso)".into(), models_shown(&self.models))
+                        }
+                    }
+                }
+                "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
+                    Some(n) => self.loop_bound = n as u32,
+                    None => {
+                        bad(format!("expected a whole number from 0 to {MAX_LOOP_BOUND}"), self.loop_bound.to_string())
+                    }
+                },
+                "preemptionBound" => match value {
+                    Value::Null => self.preemption_bound = None,
+                    _ => match whole(value, 0, MAX_PREEMPTION_BOUND.into()) {
+                        Some(n) => self.preemption_bound = Some(n as u32),
+                        None => bad(
+                            format!("expected null (unbounded) or a whole number from 0 to {MAX_PREEMPTION_BOUND}"),
+                            self.preemption_bound.map_or("null".into(), |n| n.to_string()),
+                        ),
+                    },
+                },
+                "bufferBound" => match whole(value, 1, MAX_BUFFER_BOUND.into()) {
+                    Some(n) => self.buffer_bound = n as u32,
+                    None => bad(
+                        format!("expected a whole number from 1 to {MAX_BUFFER_BOUND}"),
+                        self.buffer_bound.to_string(),
+                    ),
+                },
+                "monitor" => {
+                    let parsed = match value {
+                        Value::String(s) => MonitorKind::parse(s),
+                        other => Err(SettingError::UnknownMonitor(other.to_string())),
+                    };
+                    match parsed {
+                        Ok(m) => self.monitor = m,
+                        Err(e) => bad(e.to_string(), format!("\"{}\"", self.monitor.as_str())),
+                    }
+                }
+                "timeout" => {
+                    let parsed = match value.as_f64() {
+                        Some(secs) => parse_timeout(secs),
+                        None => Err(SettingError::Timeout(shown(value))),
+                    };
+                    match parsed {
+                        Ok(t) => self.timeout = t,
+                        Err(e) => bad(e.to_string(), self.timeout.as_secs_f64().to_string()),
+                    }
+                }
+                "debounceMs" => match whole(value, 0, MAX_DEBOUNCE_MS) {
+                    Some(n) => self.debounce_ms = n,
+                    None => bad(
+                        format!("expected a whole number of milliseconds from 0 to {MAX_DEBOUNCE_MS}"),
+                        self.debounce_ms.to_string(),
+                    ),
+                },
+                "testHooks" => {}
+                _ => problems.push(Problem {
+                    field: key.clone(),
+                    value: shown(value),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..7].join(", ")),
+                    kept: None,
+                }),
+            }
+        }
+        problems
     }
 
+    /// The models to check: those asked for, and SC always (violations are
+    /// relative to it), in order.
     pub fn models(&self) -> Vec<Model> {
-        let mut m: Vec<Model> = self
-            .models
-            .iter()
-            .filter_map(|s| match s.to_ascii_lowercase().as_str() {
-                "sc" => Some(Model::Sc),
-                "tso" => Some(Model::Tso),
-                "pso" => Some(Model::Pso),
-                _ => None,
-            })
-            .collect();
-        if !m.contains(&Model::Sc) {
-            m.push(Model::Sc);
-        }
+        let mut m = self.models.clone();
+        m.push(Model::Sc);
         m.sort();
         m.dedup();
         m
     }
 
     pub fn monitor(&self) -> MonitorKind {
-        match self.monitor.as_str() {
-            "sober" => MonitorKind::Sober,
-            "bss-interleaving" => MonitorKind::BssInterleaving,
-            _ => MonitorKind::Bss,
-        }
+        self.monitor
     }
 
+    /// The options of a check that starts now (the deadline runs from this call).
     pub fn options(&self) -> Options {
-        // The deadline starts when the check does (the pipeline calls this then).
         Options {
             loop_bound: self.loop_bound,
             buffer_bound: self.buffer_bound,
@@ -78,6 +219,82 @@ impl Config {
             deadline: None,
             cancel: None,
         }
-        .with_timeout(Some(litmus_checker::options::parse_timeout(self.timeout).unwrap_or(Duration::from_secs(20))))
+        .with_timeout(Some(self.timeout))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn fields(p: &[Problem]) -> Vec<&str> {
+        p.iter().map(|p| p.field.as_str()).collect()
+    }
+
+    #[test]
+    fn good_fields_apply_and_bad_ones_keep_their_value() {
+        let mut c = Config::default();
+        let p =
+            c.apply(&json!({"litmus": {"models": ["sc", "x86"], "loopBound": 5, "monitor": "sober", "timeout": -1}}));
+        assert_eq!(fields(&p), ["models", "timeout"]);
+        assert_eq!(c.models, [Model::Sc, Model::Tso, Model::Pso]);
+        assert_eq!((c.loop_bound, c.monitor, c.timeout), (5, MonitorKind::Sober, Duration::from_secs(20)));
+        assert_eq!(
+            p[0].to_string(),
+            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso or pso); keeping [\"sc\", \"tso\", \"pso\"]"
+        );
+        assert!(p[1].to_string().starts_with("`timeout` = -1: timeout must be a number of seconds"), "{}", p[1]);
+    }
+
+    #[test]
+    fn every_kind_of_bad_value_is_reported() {
+        let bad = [
+            json!({"models": "tso"}),
+            json!({"models": ["tso", 3]}),
+            json!({"models": ["pslo"]}),
+            json!({"loopBound": -1}),
+            json!({"loopBound": 1e12}),
+            json!({"loopBound": 2.5}),
+            json!({"loopBound": "2"}),
+            json!({"preemptionBound": -3}),
+            json!({"bufferBound": 0}),
+            json!({"bufferBound": 4_294_967_296u64}),
+            json!({"monitor": "herd"}),
+            json!({"monitor": 1}),
+            json!({"timeout": -1}),
+            json!({"timeout": 1e20}),
+            json!({"timeout": "soon"}),
+            json!({"timeout": null}),
+            json!({"debounceMs": 1e9}),
+            json!({"modles": ["tso"]}),
+            json!(42),
+            json!({"litmus": "tso"}),
+        ];
+        for v in bad {
+            let mut c = Config::default();
+            let p = c.apply(&v);
+            assert_eq!(p.len(), 1, "{v}: {p:?}");
+            assert_eq!(c, Config::default(), "{v}");
+        }
+    }
+
+    #[test]
+    fn nothing_to_report_for_good_or_empty_settings() {
+        let mut c = Config::default();
+        for v in [json!(null), json!([]), json!({}), json!({"litmus": []}), json!({"testHooks": true})] {
+            assert!(c.apply(&v).is_empty(), "{v}");
+        }
+        let p = c.apply(&json!({"models": ["PSO"], "loopBound": 3.0, "preemptionBound": 2, "bufferBound": 4,
+                                "monitor": "bss-interleaving", "timeout": 0.5, "debounceMs": 0}));
+        assert!(p.is_empty(), "{p:?}");
+        assert_eq!(c.models(), [Model::Sc, Model::Pso]);
+        assert_eq!((c.loop_bound, c.preemption_bound, c.buffer_bound), (3, Some(2), 4));
+        assert_eq!(
+            (c.monitor(), c.timeout, c.debounce_ms),
+            (MonitorKind::BssInterleaving, Duration::from_millis(500), 0)
+        );
+        assert!(c.apply(&json!({"preemptionBound": null})).is_empty());
+        assert_eq!(c.preemption_bound, None);
     }
 }

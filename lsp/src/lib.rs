@@ -15,8 +15,9 @@ pub mod navigation;
 pub mod pipeline;
 pub mod server;
 pub mod tokens;
+pub mod transport;
 
-use tower_lsp_server::{LspService, Server};
+use tower_lsp_server::LspService;
 
 /// The service, for in-process use (tests) or any transport.
 pub fn service() -> (LspService<server::Backend>, tower_lsp_server::ClientSocket) {
@@ -26,21 +27,25 @@ pub fn service() -> (LspService<server::Backend>, tower_lsp_server::ClientSocket
         .finish()
 }
 
-/// Serve on any byte streams (stdio for `litmus lsp`).
-pub async fn serve<I, O>(input: I, output: O)
+/// Serve on any byte streams (stdio for `litmus lsp`) until `exit` or the
+/// end of the input. A malformed message is answered with a JSON-RPC error
+/// and the session goes on; only a frame header that cannot be parsed ends
+/// it, and that is the error returned (see `transport`).
+pub async fn serve<I, O>(input: I, output: O) -> std::io::Result<()>
 where
     I: tokio::io::AsyncRead + Unpin,
     O: tokio::io::AsyncWrite,
 {
     let (service, socket) = service();
-    // Requests only read snapshots and checks run off the handlers, so many
-    // may be in flight; a small limit would stall edits behind slow requests.
-    Server::new(input, output, socket).concurrency_level(64).serve(service).await;
+    transport::serve(service, socket, input, output).await
 }
 
 /// `litmus lsp`: serve on stdin/stdout until the client says `exit`.
 pub fn run_stdio() -> std::io::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
-    rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
-    Ok(())
+    let result = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
+    // Do not wait for a blocking read of stdin that can never be cancelled,
+    // or for a check still winding down: the session is over.
+    rt.shutdown_timeout(std::time::Duration::from_millis(500));
+    result
 }

@@ -4,7 +4,7 @@
 //! wait on the model checker. Work inside a request runs under
 //! `catch_unwind`: a bug answers that request with an error, the server goes on.
 
-use crate::config::Config;
+use crate::config::Problem;
 use crate::convert::{self, Encoding};
 use crate::documents::{key, Analyzed, Checked, Doc, Job, Shared};
 use crate::{actions, completion, format, hover, lens, navigation, pipeline, tokens};
@@ -118,6 +118,26 @@ impl Backend {
         Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
     }
 
+    /// Tell the user which settings were not applied: one warning to show,
+    /// and each in the log.
+    async fn report_settings(&self, problems: &[Problem]) {
+        if problems.is_empty() {
+            return;
+        }
+        for p in problems {
+            self.client.log_message(lsp::MessageType::WARNING, format!("litmus: setting not applied: {p}")).await;
+        }
+        let shown = match problems {
+            [p] => format!("litmus: setting not applied: {p}"),
+            _ => format!(
+                "litmus: {} settings not applied: {}",
+                problems.len(),
+                problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ")
+            ),
+        };
+        self.client.show_message(lsp::MessageType::WARNING, shown).await;
+    }
+
     pub async fn crash(&self) -> Result<()> {
         let hooks = self.lock().test_hooks;
         guarded("litmus/crash", || {
@@ -152,13 +172,12 @@ fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp:
 impl LanguageServer for Backend {
     async fn initialize(&self, params: lsp::InitializeParams) -> Result<lsp::InitializeResult> {
         let enc = Encoding::negotiate(&params.capabilities);
-        {
+        let problems = {
             let mut s = self.lock();
             s.enc = enc;
+            let mut problems = Vec::new();
             if let Some(opts) = &params.initialization_options {
-                if let Some(c) = Config::from_value(opts) {
-                    s.config = c;
-                }
+                problems = s.config.apply(opts);
                 s.test_hooks = opts.get("testHooks").and_then(|v| v.as_bool()).unwrap_or(false);
             }
             s.progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
@@ -169,7 +188,11 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
                 .unwrap_or(false);
-        }
+            problems
+        };
+        // Allowed before the initialize result (LSP 3.17: showMessage and
+        // logMessage may be sent during the initialize request).
+        self.report_settings(&problems).await;
         let legend = lsp::SemanticTokensLegend {
             token_types: tokens::TYPES.iter().map(|t| lsp::SemanticTokenType::new(t)).collect(),
             token_modifiers: tokens::MODIFIERS.iter().map(|t| lsp::SemanticTokenModifier::new(t)).collect(),
@@ -277,18 +300,23 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
-        let jobs: Vec<Job> = {
+        let (jobs, problems) = {
             let mut s = self.lock();
-            match Config::from_value(&params.settings) {
-                Some(c) if c != s.config => s.config = c,
-                _ => return,
+            // Field by field: a bad field keeps its value, the others apply.
+            let mut config = s.config.clone();
+            let problems = config.apply(&params.settings);
+            let mut jobs: Vec<Job> = Vec::new();
+            if config != s.config {
+                s.config = config;
+                let keys: Vec<String> = s.docs.keys().cloned().collect();
+                jobs = keys.iter().filter_map(|k| s.bump(k)).collect();
             }
-            let keys: Vec<String> = s.docs.keys().cloned().collect();
-            keys.iter().filter_map(|k| s.bump(k)).collect()
+            (jobs, problems)
         };
         for job in jobs {
             self.spawn(job);
         }
+        self.report_settings(&problems).await;
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {

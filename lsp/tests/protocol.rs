@@ -343,6 +343,92 @@ async fn settings_choose_the_models() {
         .await;
     let diags = c.diagnostics(&u).unwrap();
     assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "MP is robust under TSO: {diags:#?}");
+    assert_eq!(c.shown_messages(), Vec::<String>::new(), "good settings raise no warning");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_editors_settings_raise_no_warning() {
+    // What the VS Code extension sends by default, and Neovim's empty table.
+    let vscode = json!({"models": ["sc", "tso", "pso"], "loopBound": 2, "preemptionBound": null, "bufferBound": 16,
+                        "monitor": "bss", "timeout": 20, "debounceMs": 0});
+    let (mut c, _) = Client::start(json!({}), vscode.clone()).await;
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": []}}));
+    c.notify("workspace/didChangeConfiguration", json!({"settings": vscode}));
+    let u = uri("sb.litmus");
+    c.open(&u, &example("sb.litmus"));
+    c.settled(&u, 1).await;
+    c.drain();
+    assert_eq!(c.shown_messages(), Vec::<String>::new());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_setting_is_reported_and_the_good_ones_apply() {
+    let opts = json!({"litmus": {"models": ["sc", "pso"], "loopBound": "two", "monitor": "sober", "debounceMs": 0}});
+    let (mut c, _) = Client::start(json!({}), opts).await;
+    let warning = c.next_warning().await;
+    assert!(warning.contains("`loopBound` = \"two\": expected a whole number from 0 to 1000; keeping 2"), "{warning}");
+    assert!(c.logged("`loopBound`"));
+    // The good fields took effect: only SC and PSO are checked.
+    let u = uri("mp.litmus");
+    c.open(&u, &example("mp.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "PSO")), "MP is not robust under PSO: {diags:#?}");
+    assert!(!diags.iter().any(|d| is_model_violation(d, "TSO")), "TSO was not asked for: {diags:#?}");
+    assert_eq!(c.shown_messages().len(), 1, "one warning");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_field_in_a_change_keeps_its_previous_value_and_the_rest_applies() {
+    let (mut c, _) = Client::start(json!({}), json!({"models": ["sc", "pso"], "debounceMs": 0})).await;
+    let u = uri("mp.litmus");
+    c.open(&u, &example("mp.litmus"));
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "PSO")));
+    // Unknown model, unknown monitor, a bad timeout, an unknown field; and
+    // one good field (loopBound), which changes the settings: a re-check.
+    let change = json!({"models": ["tso", "x86"], "monitor": "herd", "timeout": -1, "modles": ["tso"], "loopBound": 3});
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": change}}));
+    let warning = c.next_warning().await;
+    for part in [
+        "4 settings not applied",
+        "`models` = [\"tso\",\"x86\"]: unknown model `x86` (expected sc, tso or pso); keeping [\"sc\", \"pso\"]",
+        "`monitor` = \"herd\": unknown monitor `herd` (expected bss, sober or bss-interleaving); keeping \"bss\"",
+        "`timeout` = -1: timeout must be a number of seconds ≥ 0",
+        "keeping 20",
+        "`modles` = [\"tso\"]: unknown setting",
+    ] {
+        assert!(warning.contains(part), "{part:?} in {warning}");
+    }
+    for field in ["`models`", "`monitor`", "`timeout`", "`modles`"] {
+        assert!(c.logged(field), "{field} logged");
+    }
+    c.wait_for("the re-check", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checked").await;
+    let diags = c.diagnostics(&u).unwrap();
+    assert!(diags.iter().any(|d| is_model_violation(d, "PSO")), "models stay sc, pso: {diags:#?}");
+    assert!(!diags.iter().any(|d| is_model_violation(d, "TSO")), "models stay sc, pso: {diags:#?}");
+    // A bad field alone changes nothing.
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"models": "tso"}}));
+    let warning = c.next_warning().await;
+    assert!(warning.contains("`models` = \"tso\": expected an array of model names"), "{warning}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_timeouts_are_reported() {
+    let (mut c, _) = Client::start(json!({}), json!({"debounceMs": 0})).await;
+    for (value, shown) in [
+        (json!(-1), "-1"),
+        (json!(-0.5), "-0.5"),
+        (json!(1e20), "1e+20"),
+        (json!(31_536_001), "31536001"),
+        (json!("soon"), "\"soon\""),
+        (json!(null), "null"),
+        (json!(true), "true"),
+    ] {
+        c.notify("workspace/didChangeConfiguration", json!({"settings": {"timeout": value}}));
+        let warning = c.next_warning().await;
+        let expected = format!("`timeout` = {shown}: timeout must be a number of seconds ≥ 0 and ≤ 31536000");
+        assert!(warning.contains(&expected) && warning.contains("keeping 20"), "{expected:?} in {warning}");
+    }
 }
 
 /// A tiny deterministic generator, so a failure replays.
@@ -470,6 +556,7 @@ async fn close_and_reopen_never_mixes_the_two_texts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn absurd_settings_do_not_stall_the_checker() {
     let (mut c, _) = Client::start(json!({}), json!({"timeout": 1e20, "debounceMs": 0})).await;
+    assert!(c.next_warning().await.contains("`timeout` = 1e+20"));
     let u = uri("sb.litmus");
     c.open(&u, &example("sb.litmus"));
     let diags = c.settled(&u, 1).await;

@@ -14,11 +14,21 @@ use tokio::sync::{mpsc, oneshot};
 
 type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Value>>>>;
 
+/// What the client writes: a message it frames, or bytes as they are.
+enum Outgoing {
+    Json(Value),
+    Raw(Vec<u8>),
+}
+
 pub struct Client {
-    out: mpsc::UnboundedSender<Value>,
+    out: mpsc::UnboundedSender<Outgoing>,
     pending: Pending,
     next_id: i64,
     notes: mpsc::UnboundedReceiver<Value>,
+    /// Responses that answer none of our pending requests (e.g. `id: null`).
+    stray: mpsc::UnboundedReceiver<Value>,
+    /// The server task: how `serve` ended.
+    pub server: tokio::task::JoinHandle<std::io::Result<()>>,
     /// Every notification received so far, in order.
     pub log: Vec<Value>,
     /// Methods of the requests the server sent us.
@@ -40,14 +50,16 @@ impl Client {
     pub async fn start(capabilities: Value, options: Value) -> (Client, Value) {
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let (server_r, server_w) = tokio::io::split(server_io);
-        tokio::spawn(litmus_lsp::serve(server_r, server_w));
+        let server = tokio::spawn(litmus_lsp::serve(server_r, server_w));
         let (r, mut w) = tokio::io::split(client_io);
-        let (out, mut out_rx) = mpsc::unbounded_channel::<Value>();
+        let (out, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
         tokio::spawn(async move {
-            while let Some(v) = out_rx.recv().await {
-                let body = serde_json::to_vec(&v).unwrap();
-                let frame = format!("Content-Length: {}\r\n\r\n", body.len());
-                if w.write_all(frame.as_bytes()).await.is_err() || w.write_all(&body).await.is_err() {
+            while let Some(o) = out_rx.recv().await {
+                let bytes = match o {
+                    Outgoing::Json(v) => frame(&serde_json::to_vec(&v).unwrap()),
+                    Outgoing::Raw(b) => b,
+                };
+                if w.write_all(&bytes).await.is_err() {
                     break;
                 }
             }
@@ -55,6 +67,7 @@ impl Client {
         let pending: Pending = Arc::default();
         let server_requests: Arc<Mutex<Vec<String>>> = Arc::default();
         let (notes_tx, notes) = mpsc::unbounded_channel();
+        let (stray_tx, stray) = mpsc::unbounded_channel();
         {
             let (pending, out, server_requests) = (pending.clone(), out.clone(), server_requests.clone());
             tokio::spawn(async move {
@@ -81,11 +94,17 @@ impl Client {
                         (Some(id), Some(m)) => {
                             // A request from the server: accept it.
                             server_requests.lock().unwrap().push(m.as_str().unwrap().to_string());
-                            let _ = out.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                            let _ = out.send(Outgoing::Json(json!({"jsonrpc": "2.0", "id": id, "result": null})));
                         }
                         (Some(id), None) => {
-                            if let Some(tx) = pending.lock().unwrap().remove(&id.as_i64().unwrap()) {
-                                let _ = tx.send(msg);
+                            let waiting = id.as_i64().and_then(|id| pending.lock().unwrap().remove(&id));
+                            match waiting {
+                                Some(tx) => {
+                                    let _ = tx.send(msg);
+                                }
+                                None => {
+                                    let _ = stray_tx.send(msg);
+                                }
                             }
                         }
                         _ => {
@@ -95,7 +114,7 @@ impl Client {
                 }
             });
         }
-        let mut c = Client { out, pending, next_id: 0, notes, log: Vec::new(), server_requests };
+        let mut c = Client { out, pending, next_id: 0, notes, stray, server, log: Vec::new(), server_requests };
         let init = c
             .request(
                 "initialize",
@@ -114,7 +133,36 @@ impl Client {
     }
 
     pub fn notify(&self, method: &str, params: Value) {
-        self.out.send(json!({"jsonrpc": "2.0", "method": method, "params": params})).unwrap();
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Send any JSON value as one message (framed).
+    pub fn send(&self, msg: Value) {
+        self.out.send(Outgoing::Json(msg)).unwrap();
+    }
+
+    /// Send these bytes as the body of one well-framed message.
+    pub fn send_body(&self, body: &[u8]) {
+        self.send_raw(&frame(body));
+    }
+
+    /// Send bytes exactly as given: no framing added.
+    pub fn send_raw(&self, bytes: &[u8]) {
+        self.out.send(Outgoing::Raw(bytes.to_vec())).unwrap();
+    }
+
+    /// The next response that answers none of our requests (an error reply
+    /// to a malformed message, with `id` null or the id we made up).
+    pub async fn stray_response(&mut self) -> Value {
+        tokio::time::timeout(TIMEOUT, self.stray.recv())
+            .await
+            .expect("a response in time")
+            .expect("the server's output is open")
+    }
+
+    /// No response that answers none of our requests has arrived.
+    pub fn no_stray_response(&mut self) -> bool {
+        self.stray.try_recv().is_err()
     }
 
     /// Send a request; `Ok(result)` or `Err(error object)`.
@@ -123,7 +171,7 @@ impl Client {
         let id = self.next_id;
         let (tx, rx) = oneshot::channel();
         self.pending.lock().unwrap().insert(id, tx);
-        self.out.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).unwrap();
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         let msg = tokio::time::timeout(TIMEOUT, rx).await.expect("response in time").unwrap();
         match msg.get("error") {
             Some(e) => Err(e.clone()),
@@ -210,6 +258,13 @@ impl Client {
     }
 }
 
+/// A body with its `Content-Length` header.
+pub fn frame(body: &[u8]) -> Vec<u8> {
+    let mut f = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
+    f.extend_from_slice(body);
+    f
+}
+
 /// Byte offsets where each line starts, breaking lines as LSP does: at
 /// `\n`, `\r\n` and a lone `\r`.
 fn line_starts(text: &str) -> Vec<usize> {
@@ -289,4 +344,67 @@ pub fn brief(d: &Value) -> String {
         d["code"].as_str().unwrap_or(""),
         d["message"].as_str().unwrap_or("").lines().next().unwrap_or("")
     )
+}
+
+/// Well-framed bodies that are not valid messages: a name, the body, the
+/// error code of the reply and the id it must carry.
+pub fn malformed_bodies() -> Vec<(&'static str, Vec<u8>, i64, Value)> {
+    let b = |s: &str| s.as_bytes().to_vec();
+    vec![
+        ("not JSON", b(r#"{"jsonrpc":"2.0","method":"#), -32700, Value::Null),
+        ("an empty body", b(""), -32700, Value::Null),
+        ("not UTF-8", b"{\"jsonrpc\":\"2.0\",\"method\":\"\xff\xfe\"}".to_vec(), -32700, Value::Null),
+        ("nested too deep", "[".repeat(100_000).into_bytes(), -32700, Value::Null),
+        ("an array", b("[1,2,3]"), -32600, Value::Null),
+        ("a string", b(r#""hello""#), -32600, Value::Null),
+        ("a number", b("42"), -32600, Value::Null),
+        ("null", b("null"), -32600, Value::Null),
+        ("an empty object", b("{}"), -32600, Value::Null),
+        ("no jsonrpc", b(r#"{"id":5,"method":"shutdown"}"#), -32600, json!(5)),
+        ("jsonrpc 1.0", b(r#"{"jsonrpc":"1.0","id":"s1","method":"shutdown"}"#), -32600, json!("s1")),
+        ("a method that is not a string", b(r#"{"jsonrpc":"2.0","id":6,"method":42}"#), -32600, json!(6)),
+        ("no method", b(r#"{"jsonrpc":"2.0","id":7}"#), -32600, json!(7)),
+        (
+            "params that are not structured",
+            b(r#"{"jsonrpc":"2.0","id":8,"method":"textDocument/hover","params":"x"}"#),
+            -32600,
+            json!(8),
+        ),
+        ("an id that is not an integer", b(r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#), -32600, Value::Null),
+        ("an id that is an object", b(r#"{"jsonrpc":"2.0","id":{},"method":"shutdown"}"#), -32600, Value::Null),
+        (
+            "a response with result and error",
+            b(r#"{"jsonrpc":"2.0","id":9,"result":1,"error":{"code":1,"message":"m"}}"#),
+            -32600,
+            Value::Null,
+        ),
+    ]
+}
+
+impl Client {
+    /// The next `window/showMessage` warning; the same problems must have
+    /// gone to `window/logMessage` (one line each) before it.
+    pub async fn next_warning(&mut self) -> String {
+        let shown =
+            self.wait_for("a warning", |m| m["method"] == "window/showMessage" && m["params"]["type"] == 2).await;
+        shown["params"]["message"].as_str().unwrap().to_string()
+    }
+
+    /// A `window/logMessage` warning containing `text` has arrived.
+    pub fn logged(&self, text: &str) -> bool {
+        self.log.iter().any(|m| {
+            m["method"] == "window/logMessage"
+                && m["params"]["type"] == 2
+                && m["params"]["message"].as_str().unwrap().contains(text)
+        })
+    }
+
+    /// Every `window/showMessage` received so far.
+    pub fn shown_messages(&self) -> Vec<String> {
+        self.log
+            .iter()
+            .filter(|m| m["method"] == "window/showMessage")
+            .map(|m| m["params"]["message"].as_str().unwrap().to_string())
+            .collect()
+    }
 }
