@@ -274,6 +274,37 @@ pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
     v
 }
 
+/// For each violation, the positions (of `positions`) after which a full
+/// fence alone removes it — as far as re-checks that finished show: a
+/// re-check that stopped (deadline, cancel) shows nothing.
+pub fn kills_of(
+    src: &str,
+    prog: &Program,
+    positions: &[StmtId],
+    violations: &[Violation],
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> Vec<Vec<StmtId>> {
+    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
+    let keys: Vec<(Model, StmtId, StmtId)> =
+        violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
+    let mut kills: Vec<Vec<StmtId>> = vec![Vec::new(); violations.len()];
+    for &p in positions {
+        let Some(re) = Recheck::run(src, prog, &[full(p)], models, monitor, opts) else { continue };
+        if !re.finished() {
+            continue;
+        }
+        let left = re.remaining();
+        for (i, k) in keys.iter().enumerate() {
+            if !left.contains(k) {
+                kills[i].push(p);
+            }
+        }
+    }
+    kills
+}
+
 /// The fewest fences that make the program robust under all `models`;
 /// `robust` is the program's robustness as checked (what "no fences"
 /// earns when there are no violations).
@@ -304,28 +335,11 @@ pub fn minimal_fences(
     }
     positions.sort();
     positions.dedup();
-    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
-    let keys: Vec<(Model, StmtId, StmtId)> =
-        violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
-    let mut kills: Vec<Vec<StmtId>> = vec![Vec::new(); violations.len()];
-    for &p in &positions {
-        if opts.stopped() {
-            break;
-        }
-        let Some(re) = Recheck::run(src, prog, &[full(p)], models, monitor, opts) else { continue };
-        if !re.finished() {
-            continue;
-        }
-        let left = re.remaining();
-        for (i, k) in keys.iter().enumerate() {
-            if !left.contains(k) {
-                kills[i].push(p);
-            }
-        }
-    }
+    let kills = kills_of(src, prog, &positions, violations, models, monitor, opts);
     if kills.iter().any(|k| k.is_empty()) {
         return confirm_fences(src, prog, models, monitor, violations, opts);
     }
+    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
     let (chosen, minimal) = min_hitting_set(&kills);
     let mut fences: Vec<FencePoint> = chosen.iter().map(|&s| full(s)).collect();
     fences.sort();
