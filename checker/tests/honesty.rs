@@ -136,6 +136,29 @@ fn the_deadline_holds_across_every_phase() {
     }
 }
 
+#[test]
+fn no_phase_works_past_the_deadline() {
+    // The violations are found; the deadline passes before harm and fences.
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
+    let p = litmus_dsl::analyze(&src).program.unwrap();
+    let mut r = litmus_checker::find_violations(&p, &MODELS, MonitorKind::Bss, &Options::default());
+    assert!(r.robustness.iter().all(|rb| !rb.violations.is_empty()));
+    let late = Options::default().with_timeout(Some(Duration::ZERO));
+    let t = Instant::now();
+    litmus_checker::judge_and_fence(&mut r, &p, Some(&src), MonitorKind::Bss, &late);
+    litmus_checker::add_relaxed_outcomes(&mut r, &p, &MODELS, &late);
+    assert!(t.elapsed() < Duration::from_millis(200), "{:?}", t.elapsed());
+    for rb in &r.robustness {
+        for v in &rb.violations {
+            assert_eq!(v.harm.certainty(), litmus_checker::Certainty::Unknown, "{:?}: {:?}", v.key(), v.harm);
+        }
+        assert!(!rb.fences_confirmed.is_known(), "{:?}", rb.fences_confirmed);
+    }
+    for o in r.outcomes.iter().filter(|o| o.model != Model::Sc) {
+        assert_eq!(o.coverage, Coverage::Stopped(Why::Timeout));
+    }
+}
+
 /// Statements of a thread by position: the k-th statement of thread t.
 fn ranks(p: &Program) -> Vec<(u16, usize)> {
     let mut seen: BTreeMap<u16, usize> = BTreeMap::new();
