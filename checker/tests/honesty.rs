@@ -211,7 +211,7 @@ fn every_violation_and_its_mirror_image_get_the_same_harm() {
 
 /// Every harm shown is an execution of the model that exhibits the
 /// violation and fails or changes the final condition's answer.
-fn harms_are_witnessed(p: &Program, r: &Report) -> Result<(), String> {
+fn harms_are_witnessed(r: &Report) -> Result<(), String> {
     for rb in &r.robustness {
         for v in &rb.violations {
             let events = match v.harm.value() {
@@ -240,7 +240,7 @@ fn harm_is_judged_for_the_violation_not_for_its_witness() {
     for v in flags {
         assert!(matches!(v.harm, Answer::Proved(Harm::Fails { .. })), "{:?}: {:?}", v.key(), v.harm);
     }
-    harms_are_witnessed(&p, &r).unwrap();
+    harms_are_witnessed(&r).unwrap();
 }
 
 #[test]
@@ -356,7 +356,7 @@ proptest! {
         let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
         let bad = mirror_harms_agree("generated", &p, &r);
         prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
-        harms_are_witnessed(&p, &r).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
+        harms_are_witnessed(&r).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
         for rb in &r.robustness {
             for v in &rb.violations {
                 prop_assert!(v.harm.is_known() || !harmful(&v.harm), "{:?}", v.harm);
