@@ -288,6 +288,7 @@ fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness
         fences_confirmed: rob.and_then(|r| r.fences_confirmed.value().copied()),
         fences_certainty,
         fences_note: fences_note.flatten(),
+        fences_minimal: rob.filter(|r| !r.fences_minimal).map(|_| false),
         assertion_failures: failures,
         condition_errors: o.condition_errors.iter().map(|c| c.site.as_str()).collect(),
         unconfirmed: rob.map(|r| r.unconfirmed.len() as u64).filter(|&n| n > 0),

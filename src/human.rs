@@ -360,7 +360,11 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
                 if r.fences.len() == 1 { "" } else { "s" },
                 if r.fences.len() == 1 { "s" } else { "" },
                 r.model.upper(),
-                format!(" ({})", words::confirmation(&r.fences_confirmed)),
+                format!(
+                    " ({}{})",
+                    words::confirmation(&r.fences_confirmed),
+                    if r.fences_minimal { "" } else { "; a greedy set, not proved minimal" }
+                ),
                 list.join(", ")
             );
         }

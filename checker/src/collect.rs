@@ -213,6 +213,7 @@ impl<'p> Collector<'p> {
                 unconfirmed,
                 fences: Vec::new(),
                 fences_confirmed: Answer::Unknown(Why::Pending),
+                fences_minimal: true,
                 coverage: sc,
             });
         }

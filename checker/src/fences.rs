@@ -98,7 +98,7 @@ pub fn unchecked_fences(prog: &Program, violations: &mut [Violation], robust: An
     }
     let constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (fences, minimal) = hitting_fences(prog, &constraints);
-    assign(violations, &fences, |i, f| violations_candidates(&constraints, i, f));
+    assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed: Answer::Unknown(Why::Pending), minimal }
 }
 
@@ -176,20 +176,13 @@ impl Recheck {
     /// witnessed or not; a pair that does not map back is a new one.
     fn remaining(&self) -> Vec<(Model, StmtId, StmtId)> {
         let map = |s: StmtId| *self.back.get(&s).unwrap_or(&StmtId::MAX);
-        let mut out = Vec::new();
-        for r in &self.robustness {
-            for &(s, a) in r
-                .violations
-                .iter()
-                .map(|v| (v.store_stmt, v.access_stmt))
-                .collect::<Vec<_>>()
-                .iter()
-                .chain(&r.unconfirmed)
-            {
-                out.push((r.model, map(s), map(a)));
-            }
-        }
-        out
+        self.robustness
+            .iter()
+            .flat_map(|r| {
+                let pairs = r.violations.iter().map(|v| v.key()).chain(r.unconfirmed.iter().copied());
+                pairs.map(move |(s, a)| (r.model, map(s), map(a)))
+            })
+            .collect()
     }
 }
 
@@ -230,11 +223,12 @@ fn confirm_fences(
         }
         (fences, minimal) = hitting_fences(prog, &constraints);
     }
-    assign(violations, &fences, |i, f| violations_candidates(&constraints, i, f));
+    assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed, minimal }
 }
 
-fn violations_candidates(constraints: &[Vec<(StmtId, bool)>], i: usize, f: &FencePoint) -> bool {
+/// Is `f` among violation `i`'s candidate positions?
+fn candidate(constraints: &[Vec<(StmtId, bool)>], i: usize, f: &FencePoint) -> bool {
     constraints.get(i).is_some_and(|c| c.iter().any(|x| x.0 == f.stmt))
 }
 

@@ -125,13 +125,18 @@ pub fn judge_and_fence(
         };
         rb.fences = fix.fences;
         rb.fences_confirmed = fix.confirmed;
+        rb.fences_minimal = fix.minimal;
         all.extend(rb.violations.iter().cloned());
     }
     let robust = robust::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
     report.joint = match (src, report.robustness.as_slice()) {
         (_, []) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
-        (_, [one]) => FenceFix { fences: one.fences.clone(), confirmed: one.fences_confirmed.clone(), minimal: true },
+        (_, [one]) => FenceFix {
+            fences: one.fences.clone(),
+            confirmed: one.fences_confirmed.clone(),
+            minimal: one.fences_minimal,
+        },
         (Some(src), _) => fences::minimal_fences(src, prog, &relaxed, monitor, &mut all, robust, opts),
         (None, _) => fences::unchecked_fences(prog, &mut all, robust),
     };

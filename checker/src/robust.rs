@@ -103,6 +103,9 @@ pub struct Robustness {
     /// Whether the fenced program was re-checked robust (`Pending` until
     /// the fences are chosen).
     pub fences_confirmed: Answer<bool>,
+    /// The fences are a minimum set (false: the hitting-set search ran out
+    /// of budget and a greedy set was taken).
+    pub fences_minimal: bool,
     /// How far the SC exploration the monitors rode on went.
     pub coverage: Coverage,
 }
