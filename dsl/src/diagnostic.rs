@@ -64,6 +64,8 @@ impl Diagnostic {
 pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> String {
     use ariadne::{Config, IndexType, Label as ALabel, Report, ReportKind, Source};
     let mut out = Vec::new();
+    // One line index for every report: building it is linear in the source.
+    let source = Source::from(src);
     let len = src.len();
     let clamp = |s: Span| s.start.min(len)..s.end.min(len).max(s.start.min(len));
     for d in diags {
@@ -85,7 +87,7 @@ pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> Strin
         if let Some(h) = &d.help {
             report = report.with_help(h);
         }
-        let _ = report.finish().write((file, Source::from(src)), &mut out);
+        let _ = report.finish().write((file, &source), &mut out);
     }
     String::from_utf8_lossy(&out).into_owned()
 }

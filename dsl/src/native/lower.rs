@@ -442,11 +442,12 @@ fn map_binop(op: BinOp) -> ir::BinOp {
 
 /// Name -> (base cell, length, is array), borrowing names from the AST.
 fn file_locations<'f>(file: &'f File, locations: &[ir::Location]) -> HashMap<&'f str, (u32, u32, bool)> {
+    let by_name: HashMap<&str, &ir::Location> = locations.iter().map(|l| (l.name.as_str(), l)).collect();
     let mut out = HashMap::new();
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
-                if let Some(l) = locations.iter().find(|l| l.name == v.name.name) {
+                if let Some(l) = by_name.get(v.name.name.as_str()) {
                     out.entry(v.name.name.as_str()).or_insert((l.base, l.len, l.is_array));
                 }
             }
@@ -458,10 +459,11 @@ fn file_locations<'f>(file: &'f File, locations: &[ir::Location]) -> HashMap<&'f
 fn layout(file: &File) -> Shared {
     let mut locations = Vec::new();
     let mut init = Vec::new();
+    let mut declared = std::collections::HashSet::new();
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
-                if locations.iter().any(|l: &ir::Location| l.name == v.name.name) {
+                if !declared.insert(v.name.name.as_str()) {
                     continue;
                 }
                 let len = v.len.map(|n| n.value.clamp(1, 1 << 16) as u32).unwrap_or(1);
@@ -527,7 +529,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
             loops: tl.loops,
         });
     }
-    let mut observables = Vec::new();
+    let mut observables = ir::ObservableSet::default();
     let condition = file.items.iter().find_map(|i| if let Item::Final(f) = i { Some(f) } else { None }).map(|f| {
         let expr = lower_cond(&f.cond, &threads, &mem, &mut observables);
         ir::Condition { quantifier: f.quantifier, expr, text: cond_text(src, &f.cond), span: f.span }
@@ -542,7 +544,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
         stmts: table.stmts,
         condition,
         filter: None,
-        observables,
+        observables: observables.list,
     }
 }
 
@@ -583,13 +585,11 @@ fn lower_cond(
     e: &Expr,
     threads: &[ir::Thread],
     mem: &HashMap<&str, (u32, u32, bool)>,
-    obs: &mut Vec<ir::Observable>,
+    obs: &mut ir::ObservableSet,
 ) -> ir::CondExpr {
     use ir::CondExpr as C;
     let mut observe = |name: String, kind: ir::ObservableKind| {
-        if !obs.iter().any(|o| o.kind == kind) {
-            obs.push(ir::Observable { name, kind });
-        }
+        obs.add(kind, || name);
     };
     match &e.kind {
         ExprKind::Int(v) => C::Const(*v),
