@@ -398,7 +398,11 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         let Some(def) = self.sema.fns.get(f.name.as_str()).map(|i| i.def) else {
             return Operand::Imm(0);
         };
-        let vals: Vec<Operand> = args.iter().map(|a| self.expr(a, sid)).collect();
+        // A plain loop: iterator adapters cost stack frames per nesting level.
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a, sid));
+        }
         let result = self.temp();
         self.emit(Instr::Mov { dst: result, src: Operand::Imm(0) });
         let mark = self.live_temps.len();
