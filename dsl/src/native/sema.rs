@@ -31,7 +31,14 @@ pub struct Sema<'a> {
     thread_regs: Vec<HashMap<String, usize>>,
     reads: HashSet<usize>,
     used: HashSet<usize>,
+    /// Work left for "did you mean" suggestions (candidates looked at plus
+    /// edit-distance cells), so many unknown names among many declared ones
+    /// stay linear: past it, unknown names get no suggestion.
+    suggest_budget: std::cell::Cell<u64>,
 }
+
+/// About 50 ms of suggestions in a release build.
+const SUGGEST_BUDGET: u64 = 20_000_000;
 
 struct Body {
     owner_name: String,
@@ -72,6 +79,7 @@ impl<'a> Sema<'a> {
             thread_regs: Vec::new(),
             reads: HashSet::new(),
             used: HashSet::new(),
+            suggest_budget: std::cell::Cell::new(SUGGEST_BUDGET),
         };
         s.declare(file);
         s.check_calls(file);
@@ -638,13 +646,32 @@ impl<'a> Sema<'a> {
             .flat_map(|s| s.keys().map(|k| k.as_str()))
             .chain(self.shared.keys().copied())
             .chain(self.fns.keys().copied());
-        candidates
-            .filter(|c| {
-                let d = edit_distance(c, name);
-                d < name.len() && d <= 1 + name.len() / 4
-            })
-            .min_by_key(|c| edit_distance(c, name))
-            .map(str::to_string)
+        let limit = (1 + name.len() / 4).min(name.len().saturating_sub(1));
+        self.closest(candidates, name, limit).map(str::to_string)
+    }
+
+    /// The candidate nearest to `name` within `limit` edits (ties: the
+    /// smallest name), as far as the suggestion budget goes.
+    fn closest<'c>(&self, candidates: impl Iterator<Item = &'c str>, name: &str, limit: usize) -> Option<&'c str> {
+        let n = name.chars().count();
+        let mut best: Option<(usize, &'c str)> = None;
+        for c in candidates {
+            let m = c.chars().count();
+            let cost = 1 + if m.abs_diff(n) <= limit { (m * n) as u64 } else { 0 };
+            let Some(left) = self.suggest_budget.get().checked_sub(cost) else {
+                self.suggest_budget.set(0);
+                break;
+            };
+            self.suggest_budget.set(left);
+            if m.abs_diff(n) > limit {
+                continue; // the distance is at least the difference in length
+            }
+            let d = edit_distance(c, name);
+            if d <= limit && best.is_none_or(|b| (d, c) < b) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|b| b.1)
     }
 
     fn expr(&mut self, body: &mut Body, e: &'a Expr, value_used: bool) {
@@ -707,7 +734,9 @@ impl<'a> Sema<'a> {
                     }
                     None => {
                         let mut d = Diagnostic::error("E0225", f.span, format!("unknown function `{}`", f.name));
-                        if let Some(s) = self.fns.keys().find(|k| edit_distance(k, &f.name) <= 2 && f.name.len() > 2) {
+                        let similar =
+                            if f.name.len() > 2 { self.closest(self.fns.keys().copied(), &f.name, 2) } else { None };
+                        if let Some(s) = similar {
                             d = d.with_help(format!("did you mean `{s}`?"));
                         }
                         self.diags.push(d);
@@ -728,18 +757,27 @@ impl<'a> Sema<'a> {
     }
 
     fn check_final(&mut self, e: &'a Expr) {
+        let mut by_name: HashMap<&'a str, usize> = HashMap::new();
+        for (i, (d, _)) in self.threads.iter().enumerate() {
+            by_name.entry(d.name.name.as_str()).or_insert(i);
+        }
         e.walk(&mut |x| match &x.kind {
             ExprKind::ThreadReg(t, r) => {
-                let thread = self
-                    .threads
-                    .iter()
-                    .position(|(d, _)| d.name.name == t.name)
+                let thread = by_name
+                    .get(t.name.as_str())
+                    .copied()
                     .or_else(|| t.name.parse::<usize>().ok().filter(|&i| i < self.threads.len()));
                 match thread {
                     None => self.diags.push(
                         Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name)).with_help(format!(
-                            "threads are: {}",
-                            self.threads.iter().map(|(d, _)| d.name.name.as_str()).collect::<Vec<_>>().join(", ")
+                            "threads are: {}{}",
+                            self.threads
+                                .iter()
+                                .take(16)
+                                .map(|(d, _)| d.name.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            if self.threads.len() > 16 { ", …" } else { "" }
                         )),
                     ),
                     Some(ti) => {
@@ -1032,12 +1070,13 @@ fn cycle_path<I: Iterator<Item = usize>>(from: usize, to: usize, succ: impl Fn(u
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
     for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
+        cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }
