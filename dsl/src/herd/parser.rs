@@ -246,7 +246,10 @@ where
     let cond = recursive(|cond| {
         let primary = choice((just(Tok::True).to(CExprKind::True), just(Tok::False).to(CExprKind::False), atom))
             .map_with(|kind, e| (CExpr { kind, span: sp(e.span()) }, 0))
-            .or(deeper(cond, overflow_cond).delimited_by(just(Tok::LParen), just(Tok::RParen)))
+            // Parentheses are no node, but a level all the same (of parsing).
+            .or(deeper(cond, overflow_cond)
+                .delimited_by(just(Tok::LParen), just(Tok::RParen))
+                .map(|(c, h): Hc| (c, if h >= OVER { OVER } else { h + 1 })))
             .boxed();
         // `~` is counted on the way down, like the native prefix operators.
         let unary = custom(move |inp: &mut Inp<'t, '_, 's, I>| {

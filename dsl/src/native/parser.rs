@@ -362,7 +362,8 @@ where
             name_based,
         ))
         .map_with(|(kind, h), e| (Expr { kind, span: sp(e.span()) }, h))
-        .or(sub.clone().delimited_by(just(Token::LParen), just(Token::RParen)))
+        // Parentheses are no node, but a level all the same (of parsing).
+        .or(sub.clone().delimited_by(just(Token::LParen), just(Token::RParen)).map(|(e, h)| (e, up(h))))
         .recover_with(via_parser(balanced(Token::LParen, |span| (Expr { kind: ExprKind::Error, span: sp(span) }, 0))))
         .labelled("expression")
         .boxed();
