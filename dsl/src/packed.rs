@@ -124,3 +124,43 @@ impl<'a, 's: 'a, T: Packable<'s> + 'a> ExactSizeInput<'a> for PackedInput<'a, 's
         SimpleSpan::from(start..eoi)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::herd::lexer::Tok;
+    use crate::native::lexer::Token;
+
+    /// Packing rebuilds exactly the tokens the lexer produced, every kind.
+    #[test]
+    fn packed_tokens_are_the_lexed_ones() {
+        let native = "litmus SB+x \"doc\" shared thread fn let if else while await assert assume fence lock unlock \
+                      return cas xchg fetch_add exists forall true false name 0x1F 12 { } ( ) [ ] ; , : = == != < <= \
+                      > >= + - * / % ! && || ~ @@ é";
+        let (plain, _) = crate::native::lexer::lex(native);
+        let (packed, _, _) = crate::native::lexer::lex_packed(native);
+        assert_eq!(plain.len(), packed.len());
+        for (i, (t, s)) in plain.iter().enumerate() {
+            assert_eq!((packed.get::<Token>(native, i), packed.span(i)), (*t, SimpleSpan::from(s.range())));
+        }
+        let herd =
+            "X86 T\n{ x=0; } P0 | exists forall locations filter true false EAX 1 \"s\" ( ) [ ] ; , : = == != <> \
+                    $ % + - * /\\ \\/ ~ @";
+        let (plain, _) = crate::herd::lexer::lex(herd, 6);
+        let (packed, _, _) = crate::herd::lexer::lex_packed(herd, 6);
+        assert_eq!(plain.len(), packed.len());
+        for (i, (t, s)) in plain.iter().enumerate() {
+            assert_eq!((packed.get::<Tok>(herd, i), packed.span(i)), (*t, SimpleSpan::from(s.range())));
+        }
+    }
+
+    #[test]
+    fn every_kind_round_trips() {
+        for k in 0..=u8::MAX {
+            let t = Token::unpack(k, "x");
+            assert!(t.kind() == k || t == Token::Error, "{k}");
+            let t = Tok::unpack(k, "x");
+            assert!(t.kind() == k || t == Tok::Error, "{k}");
+        }
+    }
+}

@@ -212,10 +212,10 @@ where
         let (rhs, hr) = climb_cond(inp, operand, prec + 1)?;
         let span = lhs.span.join(rhs.span);
         let hn = if h >= OVER || hr >= OVER { OVER } else { h.max(hr) + 1 };
-        if hn < OVER && inp.state().depth + hn > MAX_NESTING {
-            report(inp, op_span);
-            (lhs, h) = (CExpr { kind: CExprKind::False, span }, OVER);
-        } else if hn >= OVER {
+        if hn >= OVER || inp.state().depth + hn > MAX_NESTING {
+            if hn < OVER {
+                report(inp, op_span);
+            }
             (lhs, h) = (CExpr { kind: CExprKind::False, span }, OVER);
         } else {
             let (a, b) = (Box::new(lhs), Box::new(rhs));

@@ -228,11 +228,10 @@ where
 {
     let span = a.span.join(b.span);
     let h = up(ha.max(hb));
-    if h < OVER && inp.state().depth + h > MAX_NESTING {
-        report(inp, op_span);
-        return (Expr { kind: ExprKind::Error, span }, OVER);
-    }
-    if h >= OVER {
+    if h >= OVER || inp.state().depth + h > MAX_NESTING {
+        if h < OVER {
+            report(inp, op_span);
+        }
         return (Expr { kind: ExprKind::Error, span }, OVER);
     }
     (Expr { kind: ExprKind::Binary(op, Box::new(a), Box::new(b)), span }, h)
@@ -268,7 +267,8 @@ where
         let lvalue = ident()
             .then(sub.clone().delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
             .map_with(|(name, index), e| {
-                let h = index.as_ref().map_or(0, |i: &Hx| up(i.1));
+                // The height of the index: the node holding the location is one more.
+                let h = index.as_ref().map_or(0, |i: &Hx| i.1);
                 (LValue { name, index: index.map(|i| Box::new(i.0)), span: sp(e.span()) }, h)
             })
             .labelled("location");
@@ -308,9 +308,7 @@ where
                     .then(sub.clone())
                     .delimited_by(just(Token::LParen), just(Token::RParen)),
             )
-            .map(|(((l, hl), (a, ha)), (b, hb))| {
-                node(ExprKind::Cas(l, Box::new(a), Box::new(b)), &[hl.saturating_sub(1), ha, hb])
-            });
+            .map(|(((l, hl), (a, ha)), (b, hb))| node(ExprKind::Cas(l, Box::new(a), Box::new(b)), &[hl, ha, hb]));
         let rmw2 = |tok: Token<'s>, f: fn(LValue, Box<Expr>) -> ExprKind| {
             just(tok)
                 .ignore_then(
@@ -320,7 +318,7 @@ where
                         .then(sub.clone())
                         .delimited_by(just(Token::LParen), just(Token::RParen)),
                 )
-                .map(move |((l, hl), (a, ha))| node(f(l, Box::new(a)), &[hl.saturating_sub(1), ha]))
+                .map(move |((l, hl), (a, ha))| node(f(l, Box::new(a)), &[hl, ha]))
         };
         let xchg = rmw2(Token::Xchg, ExprKind::Xchg);
         let fetch_add = rmw2(Token::FetchAdd, ExprKind::FetchAdd);
