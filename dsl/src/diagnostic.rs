@@ -104,7 +104,8 @@ pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> Strin
         }
         let _ = report.finish().write((file, &source), &mut out);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    // ariadne writes what it is given: UTF-8 (checked without a copy).
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// The bytes of the lines a span touches.
