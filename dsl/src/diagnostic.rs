@@ -61,9 +61,17 @@ impl Diagnostic {
 }
 
 /// Render diagnostics the way rustc does, with the offending source lines.
+///
+/// The source lines shown add up to at most twice the text (at least 1 MiB):
+/// past that, a diagnostic is one line with its position, so the output stays
+/// linear in the input even with many diagnostics on one very long line.
 pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> String {
     use ariadne::{Config, IndexType, Label as ALabel, Report, ReportKind, Source};
     let mut out = Vec::new();
+    // One line index for every report: building it is linear in the source.
+    let source = Source::from(src);
+    let lines = crate::span::LineIndex::new(src);
+    let mut budget = (2 * src.len()).max(1 << 20);
     let len = src.len();
     let clamp = |s: Span| s.start.min(len)..s.end.min(len).max(s.start.min(len));
     for d in diags {
@@ -71,6 +79,15 @@ pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> Strin
             Severity::Error => ReportKind::Error,
             Severity::Warning => ReportKind::Warning,
         };
+        let cost: usize =
+            std::iter::once(d.span).chain(d.related.iter().map(|r| r.span)).map(|s| excerpt_len(&lines, len, s)).sum();
+        if cost > budget {
+            let (line, col) = lines.line_col(src, d.span.start.min(len));
+            let sev = if d.is_error() { "Error" } else { "Warning" };
+            out.extend_from_slice(format!("[{}] {sev}: {} ({file}:{line}:{col})\n", d.code, d.message).as_bytes());
+            continue;
+        }
+        budget -= cost;
         let mut report = Report::build(kind, (file, clamp(d.span)))
             .with_config(Config::default().with_color(color).with_index_type(IndexType::Byte))
             .with_code(d.code)
@@ -85,7 +102,16 @@ pub fn render(diags: &[Diagnostic], file: &str, src: &str, color: bool) -> Strin
         if let Some(h) = &d.help {
             report = report.with_help(h);
         }
-        let _ = report.finish().write((file, Source::from(src)), &mut out);
+        let _ = report.finish().write((file, &source), &mut out);
     }
-    String::from_utf8_lossy(&out).into_owned()
+    // ariadne writes what it is given: UTF-8 (checked without a copy).
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// The bytes of the lines a span touches.
+fn excerpt_len(lines: &crate::span::LineIndex, len: usize, s: Span) -> usize {
+    let first = lines.line_of(s.start.min(len));
+    let last = lines.line_of(s.end.min(len));
+    let end = if last + 1 < lines.line_count() { lines.line_start(last + 1) } else { len };
+    end - lines.line_start(first)
 }

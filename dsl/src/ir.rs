@@ -383,6 +383,21 @@ pub struct Observable {
     pub kind: ObservableKind,
 }
 
+/// Observables in first-seen order, each kind once (constant time per addition).
+#[derive(Default)]
+pub(crate) struct ObservableSet {
+    pub(crate) list: Vec<Observable>,
+    seen: std::collections::HashSet<ObservableKind>,
+}
+
+impl ObservableSet {
+    pub(crate) fn add(&mut self, kind: ObservableKind, name: impl FnOnce() -> String) {
+        if self.seen.insert(kind.clone()) {
+            self.list.push(Observable { name: name(), kind });
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Program {
     pub name: String,

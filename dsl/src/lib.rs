@@ -10,12 +10,15 @@ pub mod edit;
 pub mod herd;
 pub mod ir;
 pub mod native;
+pub(crate) mod nesting;
+pub(crate) mod packed;
 pub mod span;
 pub mod symbols;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use ir::{Dialect, Program};
 pub use native::ast::{FenceKind, Quantifier};
+pub use nesting::{MAX_NESTING, NESTING_CODE};
 pub use span::{LineIndex, Span};
 pub use symbols::{Symbol, SymbolKind, Symbols};
 

@@ -48,6 +48,18 @@ impl From<chumsky::span::SimpleSpan> for Span {
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     starts: Vec<usize>,
+    /// The length of the text indexed.
+    len: usize,
+    /// `block_chars[k]`: the number of chars before byte `k * BLOCK`, so a
+    /// column costs at most one block of counting however long its line.
+    block_chars: Vec<usize>,
+}
+
+const BLOCK: usize = 4096;
+
+/// The chars in `bytes` (which starts on a char boundary).
+fn count_chars(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
 impl LineIndex {
@@ -64,7 +76,20 @@ impl LineIndex {
             }
             i += 1;
         }
-        LineIndex { starts }
+        let mut block_chars = Vec::with_capacity(bytes.len() / BLOCK + 1);
+        let mut chars = 0;
+        for block in bytes.chunks(BLOCK) {
+            block_chars.push(chars);
+            chars += count_chars(block);
+        }
+        block_chars.push(chars);
+        LineIndex { starts, len: src.len(), block_chars }
+    }
+
+    /// The chars in `src[..offset]`, `offset` a char boundary.
+    fn chars_before(&self, src: &str, offset: usize) -> usize {
+        let k = offset / BLOCK;
+        self.block_chars[k] + count_chars(&src.as_bytes()[k * BLOCK..offset])
     }
 
     /// 0-based line of a byte offset.
@@ -88,7 +113,13 @@ impl LineIndex {
         let offset = offset.min(src.len());
         let line = self.line_of(offset);
         let start = self.starts[line];
-        let col = src.get(start..offset).map(|s| s.chars().count()).unwrap_or(offset - start);
+        let col = if !src.is_char_boundary(offset) || !src.is_char_boundary(start) {
+            offset - start
+        } else if offset - start <= BLOCK || src.len() != self.len {
+            src[start..offset].chars().count()
+        } else {
+            self.chars_before(src, offset) - self.chars_before(src, start)
+        };
         (line as u32 + 1, col as u32 + 1)
     }
 }
@@ -106,5 +137,16 @@ mod tests {
         assert_eq!(idx.line_col(src, 6), (2, 3)); // 'x' after 'é ' (é is 2 bytes)
         assert_eq!(idx.line_col(src, 9), (3, 1));
         assert_eq!(idx.line_col(src, 11), (4, 1));
+    }
+
+    #[test]
+    fn columns_on_long_lines_count_chars() {
+        let src = format!("x\n{}{}end", "é".repeat(3000), "a".repeat(5000));
+        let idx = LineIndex::new(&src);
+        let at = src.find("end").unwrap();
+        assert_eq!(idx.line_col(&src, at), (2, 8001));
+        assert_eq!(idx.line_col(&src, 2 + 2 * 3000), (2, 3001));
+        // Not a char boundary: byte distance, as before.
+        assert_eq!(idx.line_col(&src, 3), (2, 2));
     }
 }

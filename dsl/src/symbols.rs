@@ -1,6 +1,7 @@
 //! Names and where they are declared and used: what editors navigate.
 
 use crate::span::Span;
+use std::collections::HashSet;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum SymbolKind {
@@ -29,9 +30,17 @@ pub struct Symbol {
     pub full: Span,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Symbols {
     pub list: Vec<Symbol>,
+    /// Every (symbol, reference) recorded, so a repeated one is found in O(1).
+    seen: HashSet<(usize, Span)>,
+}
+
+impl std::fmt::Debug for Symbols {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Symbols").field("list", &self.list).finish()
+    }
 }
 
 impl Symbols {
@@ -49,7 +58,7 @@ impl Symbols {
     }
     pub fn reference(&mut self, id: usize, span: Span) {
         if let Some(s) = self.list.get_mut(id) {
-            if s.def != span && !s.refs.contains(&span) {
+            if s.def != span && self.seen.insert((id, span)) {
                 s.refs.push(span);
             }
         }

@@ -118,6 +118,89 @@ impl fmt::Display for Tok<'_> {
     }
 }
 
+impl<'s> crate::packed::Packable<'s> for Tok<'s> {
+    fn kind(&self) -> u8 {
+        use Tok::*;
+        match self {
+            Exists => 0,
+            Forall => 1,
+            Locations => 2,
+            Filter => 3,
+            True => 4,
+            False => 5,
+            LBrace => 6,
+            RBrace => 7,
+            LParen => 8,
+            RParen => 9,
+            LBracket => 10,
+            RBracket => 11,
+            Bar => 12,
+            Semi => 13,
+            Comma => 14,
+            Colon => 15,
+            Eq => 16,
+            EqEq => 17,
+            Ne => 18,
+            Ne2 => 19,
+            Dollar => 20,
+            Percent => 21,
+            Plus => 22,
+            Minus => 23,
+            Star => 24,
+            And => 25,
+            Or => 26,
+            Tilde => 27,
+            Error => 28,
+            Ident(_) => 29,
+            Int(_) => 30,
+            Str(_) => 31,
+            Comment(false) => 32,
+            Comment(true) => 33,
+        }
+    }
+
+    fn unpack(kind: u8, text: &'s str) -> Self {
+        use Tok::*;
+        match kind {
+            0 => Exists,
+            1 => Forall,
+            2 => Locations,
+            3 => Filter,
+            4 => True,
+            5 => False,
+            6 => LBrace,
+            7 => RBrace,
+            8 => LParen,
+            9 => RParen,
+            10 => LBracket,
+            11 => RBracket,
+            12 => Bar,
+            13 => Semi,
+            14 => Comma,
+            15 => Colon,
+            16 => Eq,
+            17 => EqEq,
+            18 => Ne,
+            19 => Ne2,
+            20 => Dollar,
+            21 => Percent,
+            22 => Plus,
+            23 => Minus,
+            24 => Star,
+            25 => And,
+            26 => Or,
+            27 => Tilde,
+            28 => Error,
+            29 => Ident(text),
+            30 => Int(text),
+            31 => Str(text),
+            32 => Comment(false),
+            33 => Comment(true),
+            _ => Error,
+        }
+    }
+}
+
 fn block_comment<'s>(lex: &mut logos::Lexer<'s, Tok<'s>>) -> bool {
     match nested_comment_rest(lex.remainder().as_bytes()) {
         Some(n) => {
@@ -152,22 +235,47 @@ pub(crate) fn nested_comment_rest(rest: &[u8]) -> Option<usize> {
     None
 }
 
-/// Lex `src[from..]`; spans are absolute offsets into `src`.
+/// Lex `src[from..]`; spans are absolute offsets into `src`. A run of
+/// adjacent bad characters is one diagnostic and one `Error` token.
 pub fn lex(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>) {
-    let (tokens, diags, _) = lex_with_comments(src, from);
+    let mut tokens = Vec::new();
+    let (diags, _) = lex_each(src, from, |t, span| tokens.push((t, span)));
     (tokens, diags)
 }
 
-/// `lex`, plus the comment spans from `from` on (an unterminated one runs to
-/// the end).
-pub(crate) fn lex_with_comments(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
+/// `lex` in the parser's packed form, plus the comment spans from `from` on
+/// (an unterminated one runs to the end).
+pub(crate) fn lex_packed(src: &str, from: usize) -> (crate::packed::Tokens, Vec<Diagnostic>, Vec<Span>) {
+    let mut tokens = crate::packed::Tokens::default();
+    let (diags, comments) = lex_each(src, from, |t, span| tokens.push(&t, span.range()));
+    (tokens, diags, comments)
+}
+
+fn lex_each<'s>(src: &'s str, from: usize, mut push: impl FnMut(Tok<'s>, Span)) -> (Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Tok::lexer(&src[from..]);
-    let mut tokens = Vec::new();
     let mut diags = Vec::new();
     let mut comments = Vec::new();
+    let mut bad: Option<Span> = None;
+    let flush = |bad: &mut Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Tok<'s>, Span)| {
+        if let Some(span) = bad.take() {
+            diags.push(crate::native::lexer::bad_characters(src, span, "not part of herd's x86 syntax"));
+            push(Tok::Error, span);
+        }
+    };
     while let Some(tok) = lexer.next() {
         let r = lexer.span();
         let span = Span::new(r.start + from, r.end + from);
+        if tok.is_err() {
+            match &mut bad {
+                Some(run) if run.end == span.start => run.end = span.end,
+                _ => {
+                    flush(&mut bad, &mut diags, &mut push);
+                    bad = Some(span);
+                }
+            }
+            continue;
+        }
+        flush(&mut bad, &mut diags, &mut push);
         match tok {
             Ok(Tok::Comment(true)) => comments.push(span),
             Ok(Tok::Comment(false)) => {
@@ -179,19 +287,10 @@ pub(crate) fn lex_with_comments(src: &str, from: usize) -> (Vec<(Tok<'_>, Span)>
                 );
                 break;
             }
-            Ok(t) => tokens.push((t, span)),
-            Err(()) => {
-                diags.push(
-                    Diagnostic::error(
-                        "E0001",
-                        span,
-                        format!("unexpected character `{}`", span.text(src).escape_debug()),
-                    )
-                    .with_label("not part of herd's x86 syntax"),
-                );
-                tokens.push((Tok::Error, span));
-            }
+            Ok(t) => push(t, span),
+            Err(()) => {}
         }
     }
-    (tokens, diags, comments)
+    flush(&mut bad, &mut diags, &mut push);
+    (diags, comments)
 }

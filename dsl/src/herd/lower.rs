@@ -75,19 +75,17 @@ struct Ctx<'a> {
     arch: Arch,
     diags: Vec<Diagnostic>,
     symbols: Symbols,
-    loc_syms: HashMap<String, usize>,
+    /// Location name -> (index in `locations`, its symbol).
+    loc_index: HashMap<String, (usize, usize)>,
     locations: Vec<ir::Location>,
     init: Vec<i64>,
 }
 
 impl<'a> Ctx<'a> {
     fn location(&mut self, id: &Ident, len: Option<u32>) -> u32 {
-        if let Some(l) = self.locations.iter().find(|l| l.name == id.name) {
-            let base = l.base;
-            if let Some(&s) = self.loc_syms.get(&id.name) {
-                self.symbols.reference(s, id.span);
-            }
-            return base;
+        if let Some(&(i, s)) = self.loc_index.get(&id.name) {
+            self.symbols.reference(s, id.span);
+            return self.locations[i].base;
         }
         let n = len.unwrap_or(1);
         let base = self.init.len() as u32;
@@ -101,8 +99,13 @@ impl<'a> Ctx<'a> {
         });
         let kind = if len.is_some() { SymbolKind::Array } else { SymbolKind::Shared };
         let sym = self.symbols.add(&id.name, kind, id.span, format!("location {}", id.name), None, id.span);
-        self.loc_syms.insert(id.name.clone(), sym);
+        self.loc_index.insert(id.name.clone(), (self.locations.len() - 1, sym));
         base
+    }
+
+    /// The length of the location named `id` (1 if there is none).
+    fn location_len(&self, id: &Ident) -> u32 {
+        self.loc_index.get(&id.name).map(|&(i, _)| self.locations[i].len).unwrap_or(1)
     }
 }
 
@@ -196,7 +199,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
         arch: file.arch,
         diags: Vec::new(),
         symbols: Symbols::default(),
-        loc_syms: HashMap::new(),
+        loc_index: HashMap::new(),
         locations: Vec::new(),
         init: Vec::new(),
     };
@@ -345,13 +348,11 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         lower_thread(cx, th, cells, &mut table, &mut loops[ti]);
     }
 
-    let mut observables = Vec::new();
+    let mut observables = ir::ObservableSet::default();
     for l in &file.locations {
         let (expr, name) = cond_loc(cx, &mut threads, l);
         if let Some(kind) = observable_kind(&expr) {
-            if !observables.iter().any(|o: &ir::Observable| o.kind == kind) {
-                observables.push(ir::Observable { name, kind });
-            }
+            observables.add(kind, || name);
         }
     }
     let condition = file.final_.as_ref().map(|f| {
@@ -365,7 +366,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         }
     });
     let filter = file.filter.as_ref().map(|c| {
-        let mut ignored = Vec::new();
+        let mut ignored = ir::ObservableSet::default();
         lower_cond(cx, &mut threads, c, &mut ignored)
     });
 
@@ -391,7 +392,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         stmts: table.stmts,
         condition,
         filter,
-        observables,
+        observables: observables.list,
     }
 }
 
@@ -431,7 +432,7 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
         }
         CLoc::Elem(id, i) => {
             let base = cx.location(id, None);
-            let len = cx.locations.iter().find(|l| l.base == base).map(|l| l.len).unwrap_or(1);
+            let len = cx.location_len(id);
             if i.value < 0 || i.value >= len as i64 {
                 cx.diags.push(
                     Diagnostic::error("E0116", i.span, format!("index {} is out of bounds", i.value))
@@ -444,7 +445,7 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
     }
 }
 
-fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut Vec<ir::Observable>) -> ir::CondExpr {
+fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut ir::ObservableSet) -> ir::CondExpr {
     use ir::CondExpr as C;
     match &c.kind {
         CExprKind::True => C::Const(1),
@@ -459,9 +460,7 @@ fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut 
         CExprKind::Eq(l, v, eq) => {
             let (lhs, name) = cond_loc(cx, threads, l);
             if let Some(kind) = observable_kind(&lhs) {
-                if !obs.iter().any(|o| o.kind == kind) {
-                    obs.push(ir::Observable { name, kind });
-                }
+                obs.add(kind, || name);
             }
             let rhs = match v {
                 CVal::Int(i) => i.value,

@@ -7,11 +7,15 @@ use super::lexer::Tok;
 use crate::diagnostic::Diagnostic;
 use crate::native::ast::{Ident, IntLit, Quantifier};
 use crate::native::parser::{parse_int, rich_to_diag};
+use crate::nesting::{
+    balanced, bump, deeper, new_item, report, skip_expression, Bracket, Brackets, Nesting, MAX_NESTING, OVER,
+};
 use crate::span::Span;
-use chumsky::input::{Input as _, ValueInput};
+use chumsky::input::ValueInput;
 use chumsky::prelude::*;
 
-type Extra<'t, 's> = extra::Err<Rich<'t, Tok<'s>, SimpleSpan>>;
+type Extra<'t, 's> = crate::nesting::Extra<'t, Tok<'s>>;
+type Inp<'t, 'p, 's, I> = crate::nesting::Inp<'t, 'p, I, Tok<'s>>;
 
 fn sp(s: SimpleSpan) -> Span {
     Span::new(s.start, s.end)
@@ -131,14 +135,14 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
 
 fn ident<'t, 's: 't, I>() -> impl Parser<'t, I, Ident, Extra<'t, 's>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
     select! { Tok::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }.labelled("name")
 }
 
 fn int_lit<'t, 's: 't, I>() -> impl Parser<'t, I, IntLit, Extra<'t, 's>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
     just(Tok::Minus)
         .or_not()
@@ -153,9 +157,78 @@ where
         .labelled("integer")
 }
 
+fn bracket(t: &Tok<'_>) -> Bracket {
+    match t {
+        Tok::LParen => Bracket::Open(0),
+        Tok::RParen => Bracket::Close(0),
+        Tok::LBracket => Bracket::Open(1),
+        Tok::RBracket => Bracket::Close(1),
+        Tok::LBrace => Bracket::Open(2),
+        Tok::RBrace => Bracket::Close(2),
+        _ => Bracket::None,
+    }
+}
+
+/// Tokens that cannot occur inside a condition: skipping one stops there.
+fn ends_condition(t: &Tok<'_>) -> bool {
+    use Tok::*;
+    matches!(t, RParen | RBracket | LBrace | RBrace | Semi | Bar | Exists | Forall | Locations | Filter)
+}
+
+/// A condition and its height (levels of nesting below its root; `OVER`
+/// once it crossed the limit).
+type Hc = (CExpr, u32);
+
+/// At the nesting limit: report the crossing at the next token and skip the
+/// rest of the condition; it becomes `false`.
+fn overflow_cond<'t, 's: 't, I>(inp: &mut Inp<'t, '_, 's, I>) -> Option<Hc>
+where
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
+{
+    let (_, first) = crate::nesting::peek(inp)?;
+    let span = skip_expression(inp, ends_condition)?;
+    report(inp, first);
+    Some((CExpr { kind: CExprKind::False, span: sp(span) }, OVER))
+}
+
+/// `/\` binds tighter than `\/`; both are left-associative. Each operator of
+/// a chain nests its left operand one level deeper.
+fn climb_cond<'t, 's: 't, I, P>(inp: &mut Inp<'t, '_, 's, I>, operand: &P, min: u8) -> Result<Hc, Rich<'t, Tok<'s>>>
+where
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
+    P: Parser<'t, I, Hc, Extra<'t, 's>>,
+{
+    let (mut lhs, mut h) = inp.parse(operand)?;
+    loop {
+        let (is_and, prec) = match inp.peek() {
+            Some(Tok::And) => (true, 2),
+            Some(Tok::Or) => (false, 1),
+            _ => break,
+        };
+        if prec < min {
+            break;
+        }
+        let op_span = bump(inp);
+        let (rhs, hr) = climb_cond(inp, operand, prec + 1)?;
+        let span = lhs.span.join(rhs.span);
+        let hn = if h >= OVER || hr >= OVER { OVER } else { h.max(hr) + 1 };
+        if hn >= OVER || inp.state().depth + hn > MAX_NESTING {
+            if hn < OVER {
+                report(inp, op_span);
+            }
+            (lhs, h) = (CExpr { kind: CExprKind::False, span }, OVER);
+        } else {
+            let (a, b) = (Box::new(lhs), Box::new(rhs));
+            let kind = if is_and { CExprKind::And(a, b) } else { CExprKind::Or(a, b) };
+            (lhs, h) = (CExpr { kind, span }, hn);
+        }
+    }
+    Ok((lhs, h))
+}
+
 fn cond<'t, 's: 't, I>() -> impl Parser<'t, I, CExpr, Extra<'t, 's>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
     let thread = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
     let loc = choice((
@@ -170,29 +243,53 @@ where
         choice((just(Tok::Eq).to(true), just(Tok::EqEq).to(true), just(Tok::Ne).to(false), just(Tok::Ne2).to(false)));
     let atom = loc.then(op).then(val).map(|((l, eq), v)| CExprKind::Eq(l, v, eq));
 
-    recursive(|cond| {
+    let cond = recursive(|cond| {
         let primary = choice((just(Tok::True).to(CExprKind::True), just(Tok::False).to(CExprKind::False), atom))
-            .map_with(|kind, e| CExpr { kind, span: sp(e.span()) })
-            .or(cond.clone().delimited_by(just(Tok::LParen), just(Tok::RParen)))
+            .map_with(|kind, e| (CExpr { kind, span: sp(e.span()) }, 0))
+            // Parentheses are no node, but a level all the same (of parsing).
+            .or(deeper(cond, overflow_cond)
+                .delimited_by(just(Tok::LParen), just(Tok::RParen))
+                .map(|(c, h): Hc| (c, if h >= OVER { OVER } else { h + 1 })))
             .boxed();
-        let unary = just(Tok::Tilde).map_with(|_, e| sp(e.span())).repeated().foldr_with(primary, |s, c, _| {
-            let span = s.join(c.span);
-            CExpr { kind: CExprKind::Not(Box::new(c)), span }
-        });
-        let conj = unary.clone().foldl_with(just(Tok::And).ignore_then(unary).repeated(), |a, b, _| {
-            let span = a.span.join(b.span);
-            CExpr { kind: CExprKind::And(Box::new(a), Box::new(b)), span }
-        });
-        conj.clone().foldl_with(just(Tok::Or).ignore_then(conj).repeated(), |a, b, _| {
-            let span = a.span.join(b.span);
-            CExpr { kind: CExprKind::Or(Box::new(a), Box::new(b)), span }
+        // `~` is counted on the way down, like the native prefix operators.
+        let unary = custom(move |inp: &mut Inp<'t, '_, 's, I>| {
+            let base = inp.state().depth;
+            let mut nots: Vec<Span> = Vec::new();
+            while inp.peek() == Some(Tok::Tilde) {
+                let s = bump(inp);
+                if base + nots.len() as u32 + 1 > MAX_NESTING {
+                    report(inp, s);
+                    let end = skip_expression(inp, ends_condition).map_or(s.end, |r| r.end);
+                    let start = nots.first().map_or(s.start, |n| n.start);
+                    return Ok((CExpr { kind: CExprKind::False, span: Span::new(start, end) }, OVER));
+                }
+                nots.push(sp(s));
+            }
+            let k = nots.len() as u32;
+            inp.state().depth += k;
+            let r = inp.parse(&primary);
+            inp.state().depth -= k;
+            let (mut c, mut h) = r?;
+            if h >= OVER {
+                let span = nots.first().map_or(c.span, |n| n.join(c.span));
+                return Ok((CExpr { kind: CExprKind::False, span }, OVER));
+            }
+            for s in nots.into_iter().rev() {
+                let span = s.join(c.span);
+                c = CExpr { kind: CExprKind::Not(Box::new(c)), span };
+                h += 1;
+            }
+            Ok((c, h))
         })
-    })
+        .boxed();
+        custom(move |inp: &mut Inp<'t, '_, 's, I>| climb_cond(inp, &unary, 0))
+    });
+    new_item().ignore_then(cond.map(|(c, _)| c))
 }
 
 fn operand<'t, 's: 't, I>() -> impl Parser<'t, I, Operand, Extra<'t, 's>> + Clone
 where
-    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
     let pct_reg = just(Tok::Percent).ignore_then(ident());
     let part_att = pct_reg.clone().map(|name| (name, true)).or(ident().map(|name| (name, false)));
@@ -270,7 +367,7 @@ where
 
 fn body<'t, 's: 't, I>() -> impl Parser<'t, I, HerdFile, Extra<'t, 's>>
 where
-    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan>,
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
     let thread_idx = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
     let target = choice((
@@ -303,7 +400,7 @@ where
         .allow_trailing()
         .collect::<Vec<_>>()
         .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
-        .recover_with(via_parser(nested_delimiters(Tok::LBrace, Tok::RBrace, [], |_| Vec::new())))
+        .recover_with(via_parser(balanced(Tok::LBrace, |_| Vec::new())))
         .labelled("initial state");
 
     let header_row = ident()
@@ -417,18 +514,19 @@ pub fn parse_with_comments(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>, Vec
     let Some(pre) = preamble(src, &mut diags) else {
         return (None, diags, Vec::new());
     };
-    let (tokens, lex_diags, body_comments) = super::lexer::lex_with_comments(src, pre.body);
+    if src.len() > crate::packed::MAX_LEN {
+        return (None, vec![crate::packed::too_long(src)], Vec::new());
+    }
+    let (tokens, lex_diags, body_comments) = super::lexer::lex_packed(src, pre.body);
     diags.extend(lex_diags);
     let mut comments = pre.comments;
     comments.extend(body_comments);
-    let tokens: Vec<(Tok<'_>, SimpleSpan)> =
-        tokens.into_iter().map(|(t, s)| (t, SimpleSpan::from(s.start..s.end))).collect();
-    let eoi = SimpleSpan::from(src.len()..src.len());
-    let (file, errs) = body().parse(tokens.as_slice().map(eoi, |(t, s)| (t, s))).into_output_errors();
-    let lexed: Vec<Span> = diags.iter().map(|d| d.span).collect();
+    let mut state = Nesting::new(Brackets::new(tokens.len(), |i| bracket(&tokens.get(src, i))));
+    let (file, errs) = body().parse_with_state(tokens.input(src), &mut state).into_output_errors();
+    let lexed: std::collections::HashSet<Span> = diags.iter().map(|d| d.span).collect();
     let prev = |at: usize| {
-        let i = tokens.partition_point(|t| t.1.end <= at);
-        (i > 0).then(|| sp(tokens[i - 1].1))
+        let i = tokens.partition(at);
+        (i > 0).then(|| sp(tokens.span(i - 1)))
     };
     diags.extend(errs.iter().map(|e| rich_to_diag(e, prev)).filter(|d| !lexed.contains(&d.span)));
     diags.sort_by_key(|d| (d.span.start, d.span.end));

@@ -184,6 +184,131 @@ impl fmt::Display for Token<'_> {
     }
 }
 
+impl<'s> crate::packed::Packable<'s> for Token<'s> {
+    fn kind(&self) -> u8 {
+        use Token::*;
+        match self {
+            Litmus => 0,
+            Shared => 1,
+            Thread => 2,
+            Fn => 3,
+            Let => 4,
+            If => 5,
+            Else => 6,
+            While => 7,
+            Await => 8,
+            Assert => 9,
+            Assume => 10,
+            Fence => 11,
+            Lock => 12,
+            Unlock => 13,
+            Return => 14,
+            Cas => 15,
+            Xchg => 16,
+            FetchAdd => 17,
+            Exists => 18,
+            Forall => 19,
+            True => 20,
+            False => 21,
+            LBrace => 22,
+            RBrace => 23,
+            LParen => 24,
+            RParen => 25,
+            LBracket => 26,
+            RBracket => 27,
+            Semi => 28,
+            Comma => 29,
+            Colon => 30,
+            Assign => 31,
+            EqEq => 32,
+            NotEq => 33,
+            Lt => 34,
+            Le => 35,
+            Gt => 36,
+            Ge => 37,
+            Plus => 38,
+            Minus => 39,
+            Star => 40,
+            Slash => 41,
+            Percent => 42,
+            Bang => 43,
+            AndAnd => 44,
+            OrOr => 45,
+            Tilde => 46,
+            LineComment => 47,
+            Error => 48,
+            Ident(_) => 49,
+            Int(_) => 50,
+            Str(_) => 51,
+            Name(_) => 52,
+            Comment(false) => 53,
+            Comment(true) => 54,
+        }
+    }
+
+    fn unpack(kind: u8, text: &'s str) -> Self {
+        use Token::*;
+        match kind {
+            0 => Litmus,
+            1 => Shared,
+            2 => Thread,
+            3 => Fn,
+            4 => Let,
+            5 => If,
+            6 => Else,
+            7 => While,
+            8 => Await,
+            9 => Assert,
+            10 => Assume,
+            11 => Fence,
+            12 => Lock,
+            13 => Unlock,
+            14 => Return,
+            15 => Cas,
+            16 => Xchg,
+            17 => FetchAdd,
+            18 => Exists,
+            19 => Forall,
+            20 => True,
+            21 => False,
+            22 => LBrace,
+            23 => RBrace,
+            24 => LParen,
+            25 => RParen,
+            26 => LBracket,
+            27 => RBracket,
+            28 => Semi,
+            29 => Comma,
+            30 => Colon,
+            31 => Assign,
+            32 => EqEq,
+            33 => NotEq,
+            34 => Lt,
+            35 => Le,
+            36 => Gt,
+            37 => Ge,
+            38 => Plus,
+            39 => Minus,
+            40 => Star,
+            41 => Slash,
+            42 => Percent,
+            43 => Bang,
+            44 => AndAnd,
+            45 => OrOr,
+            46 => Tilde,
+            47 => LineComment,
+            48 => Error,
+            49 => Ident(text),
+            50 => Int(text),
+            51 => Str(text),
+            52 => Name(text),
+            53 => Comment(false),
+            54 => Comment(true),
+            _ => Error,
+        }
+    }
+}
+
 fn block_comment<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> bool {
     match lex.remainder().find("*/") {
         Some(i) => {
@@ -222,24 +347,63 @@ pub const KEYWORDS: &[&str] = &[
 ];
 
 /// Lex a whole file. Lexical errors become diagnostics and `Token::Error`
-/// tokens, so the parser still sees every statement after them.
+/// tokens (one per run of adjacent bad characters), so the parser still sees
+/// every statement after them.
 pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
-    let (tokens, diags, _) = lex_with_comments(src);
+    let mut tokens = Vec::new();
+    let (diags, _) = lex_each(src, |t, span| tokens.push((t, span)));
     (tokens, diags)
 }
 
-/// `lex`, plus the comment spans (an unterminated block comment runs to the
-/// end): for highlighting.
-pub(crate) fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>, Vec<Span>) {
+/// `lex` in the parser's packed form, plus the comment spans (an
+/// unterminated block comment runs to the end): for highlighting.
+pub(crate) fn lex_packed(src: &str) -> (crate::packed::Tokens, Vec<Diagnostic>, Vec<Span>) {
+    let mut tokens = crate::packed::Tokens::default();
+    let (diags, comments) = lex_each(src, |t, span| tokens.push(&t, span.range()));
+    (tokens, diags, comments)
+}
+
+/// A run of adjacent characters that are not part of the language: one
+/// diagnostic and one `Error` token.
+pub(crate) fn bad_characters(src: &str, span: Span, label: &'static str) -> Diagnostic {
+    let text = span.text(src);
+    let message = if text.chars().nth(1).is_none() {
+        format!("unexpected character `{}`", text.escape_debug())
+    } else {
+        let shown: String = text.chars().take(16).collect();
+        let more = if text.chars().nth(16).is_some() { "…" } else { "" };
+        format!("unexpected characters `{}{more}`", shown.escape_debug())
+    };
+    Diagnostic::error("E0001", span, message).with_label(label)
+}
+
+fn lex_each<'s>(src: &'s str, mut push: impl FnMut(Token<'s>, Span)) -> (Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Token::lexer(src);
-    let mut tokens = Vec::with_capacity(src.len() / 3);
     let mut diags = Vec::new();
     let mut comments = Vec::new();
+    let mut bad: Option<Span> = None;
+    let flush = |bad: &mut Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Token<'s>, Span)| {
+        if let Some(span) = bad.take() {
+            diags.push(bad_characters(src, span, "not part of the language"));
+            push(Token::Error, span);
+        }
+    };
     while let Some(tok) = lexer.next() {
         let span = Span::from(lexer.span());
+        if tok.is_err() {
+            match &mut bad {
+                Some(run) if run.end == span.start => run.end = span.end,
+                _ => {
+                    flush(&mut bad, &mut diags, &mut push);
+                    bad = Some(span);
+                }
+            }
+            continue;
+        }
+        flush(&mut bad, &mut diags, &mut push);
         match tok {
             Ok(Token::Litmus) => {
-                tokens.push((Token::Litmus, span));
+                push(Token::Litmus, span);
                 // The test name is a non-blank run (`SB+fences`, `2+2W`), not a token.
                 let rest = lexer.remainder();
                 let ws = rest.len() - rest.trim_start_matches([' ', '\t']).len();
@@ -247,7 +411,7 @@ pub(crate) fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagn
                 let name = &rest[ws..ws + run];
                 if !name.is_empty() && !name.starts_with('"') && !name.starts_with("//") {
                     let start = span.end + ws;
-                    tokens.push((Token::Name(name), Span::new(start, start + run)));
+                    push(Token::Name(name), Span::new(start, start + run));
                     lexer.bump(ws + run);
                 }
             }
@@ -261,18 +425,12 @@ pub(crate) fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagn
                 );
                 break;
             }
-            Ok(t) => tokens.push((t, span)),
-            Err(()) => {
-                let text = span.text(src);
-                diags.push(
-                    Diagnostic::error("E0001", span, format!("unexpected character `{}`", text.escape_debug()))
-                        .with_label("not part of the language"),
-                );
-                tokens.push((Token::Error, span));
-            }
+            Ok(t) => push(t, span),
+            Err(()) => {}
         }
     }
-    (tokens, diags, comments)
+    flush(&mut bad, &mut diags, &mut push);
+    (diags, comments)
 }
 
 #[cfg(test)]

@@ -398,7 +398,11 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         let Some(def) = self.sema.fns.get(f.name.as_str()).map(|i| i.def) else {
             return Operand::Imm(0);
         };
-        let vals: Vec<Operand> = args.iter().map(|a| self.expr(a, sid)).collect();
+        // A plain loop: iterator adapters cost stack frames per nesting level.
+        let mut vals = Vec::with_capacity(args.len());
+        for a in args {
+            vals.push(self.expr(a, sid));
+        }
         let result = self.temp();
         self.emit(Instr::Mov { dst: result, src: Operand::Imm(0) });
         let mark = self.live_temps.len();
@@ -442,11 +446,12 @@ fn map_binop(op: BinOp) -> ir::BinOp {
 
 /// Name -> (base cell, length, is array), borrowing names from the AST.
 fn file_locations<'f>(file: &'f File, locations: &[ir::Location]) -> HashMap<&'f str, (u32, u32, bool)> {
+    let by_name: HashMap<&str, &ir::Location> = locations.iter().map(|l| (l.name.as_str(), l)).collect();
     let mut out = HashMap::new();
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
-                if let Some(l) = locations.iter().find(|l| l.name == v.name.name) {
+                if let Some(l) = by_name.get(v.name.name.as_str()) {
                     out.entry(v.name.name.as_str()).or_insert((l.base, l.len, l.is_array));
                 }
             }
@@ -458,10 +463,11 @@ fn file_locations<'f>(file: &'f File, locations: &[ir::Location]) -> HashMap<&'f
 fn layout(file: &File) -> Shared {
     let mut locations = Vec::new();
     let mut init = Vec::new();
+    let mut declared = std::collections::HashSet::new();
     for item in &file.items {
         if let Item::Shared(d) = item {
             for v in &d.vars {
-                if locations.iter().any(|l: &ir::Location| l.name == v.name.name) {
+                if !declared.insert(v.name.name.as_str()) {
                     continue;
                 }
                 let len = v.len.map(|n| n.value.clamp(1, 1 << 16) as u32).unwrap_or(1);
@@ -527,9 +533,9 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
             loops: tl.loops,
         });
     }
-    let mut observables = Vec::new();
+    let mut observables = ir::ObservableSet::default();
     let condition = file.items.iter().find_map(|i| if let Item::Final(f) = i { Some(f) } else { None }).map(|f| {
-        let expr = lower_cond(&f.cond, &threads, &mem, &mut observables);
+        let expr = lower_cond(&f.cond, &Names::new(&threads), &mem, &mut observables);
         ir::Condition { quantifier: f.quantifier, expr, text: cond_text(src, &f.cond), span: f.span }
     });
     ir::Program {
@@ -542,7 +548,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
         stmts: table.stmts,
         condition,
         filter: None,
-        observables,
+        observables: observables.list,
     }
 }
 
@@ -553,51 +559,76 @@ pub(crate) fn cond_text(src: &str, cond: &Expr) -> String {
 }
 
 pub(crate) fn strip_parens(t: &str) -> &str {
-    let mut t = t.trim();
-    while t.starts_with('(') && t.ends_with(')') {
-        // Only if the first `(` closes at the very end.
-        let mut depth = 0;
-        let mut closes_at_end = true;
-        for (i, c) in t.char_indices() {
-            match c {
-                '(' => depth += 1,
-                ')' => {
-                    depth -= 1;
-                    if depth == 0 && i != t.len() - 1 {
-                        closes_at_end = false;
-                        break;
-                    }
+    let whole = t.trim();
+    // Where each `(` closes, found once, so stripping many layers stays linear.
+    let mut close = vec![usize::MAX; whole.len()];
+    let mut open = Vec::new();
+    for (i, c) in whole.bytes().enumerate() {
+        match c {
+            b'(' => open.push(i),
+            b')' => {
+                if let Some(o) = open.pop() {
+                    close[o] = i;
                 }
-                _ => {}
             }
+            _ => {}
         }
-        if !closes_at_end {
-            break;
-        }
-        t = t[1..t.len() - 1].trim();
     }
-    t
+    let (mut lo, mut hi) = (0, whole.len());
+    // Only while the first `(` closes at the very end.
+    while lo < hi && whole.as_bytes()[lo] == b'(' && close[lo] == hi - 1 {
+        let inner = &whole[lo + 1..hi - 1];
+        let trimmed = inner.trim_start();
+        lo = hi - 1 - inner.len() + (inner.len() - trimmed.len());
+        hi = lo + trimmed.trim_end().len();
+    }
+    &whole[lo..hi]
+}
+
+/// Threads, and each thread's registers, by name (the first of a name).
+struct Names<'t> {
+    threads: &'t [ir::Thread],
+    thread: HashMap<&'t str, usize>,
+    regs: Vec<HashMap<&'t str, Reg>>,
+}
+
+impl<'t> Names<'t> {
+    fn new(threads: &'t [ir::Thread]) -> Self {
+        let mut thread = HashMap::new();
+        for (i, t) in threads.iter().enumerate() {
+            thread.entry(t.name.as_str()).or_insert(i);
+        }
+        let regs = threads
+            .iter()
+            .map(|t| {
+                let mut by = HashMap::new();
+                for (i, r) in t.regs.iter().enumerate().filter(|r| r.1.kind == RegKind::User) {
+                    by.entry(r.name.as_str()).or_insert(i as Reg);
+                }
+                by
+            })
+            .collect();
+        Names { threads, thread, regs }
+    }
 }
 
 fn lower_cond(
     e: &Expr,
-    threads: &[ir::Thread],
+    names: &Names<'_>,
     mem: &HashMap<&str, (u32, u32, bool)>,
-    obs: &mut Vec<ir::Observable>,
+    obs: &mut ir::ObservableSet,
 ) -> ir::CondExpr {
     use ir::CondExpr as C;
     let mut observe = |name: String, kind: ir::ObservableKind| {
-        if !obs.iter().any(|o| o.kind == kind) {
-            obs.push(ir::Observable { name, kind });
-        }
+        obs.add(kind, || name);
     };
     match &e.kind {
         ExprKind::Int(v) => C::Const(*v),
         ExprKind::Bool(b) => C::Const(*b as i64),
         ExprKind::ThreadReg(t, r) => {
-            let ti =
-                threads.iter().position(|th| th.name == t.name).or_else(|| t.name.parse::<usize>().ok()).unwrap_or(0);
-            let reg = threads.get(ti).and_then(|th| th.reg_by_name(&r.name)).unwrap_or(0);
+            let threads = names.threads;
+            let ti = names.thread.get(t.name.as_str()).copied().or_else(|| t.name.parse::<usize>().ok()).unwrap_or(0);
+            let reg = names.regs.get(ti).and_then(|m| m.get(r.name.as_str()).copied()).unwrap_or(0);
             let name = format!("{}:{}", threads.get(ti).map(|t| t.name.as_str()).unwrap_or("?"), r.name);
             observe(name, ir::ObservableKind::Reg { thread: ti as u16, reg });
             C::Reg { thread: ti as u16, reg }
@@ -622,13 +653,27 @@ fn lower_cond(
                 UnOp::Not => ir::UnOp::Not,
                 UnOp::Neg => ir::UnOp::Neg,
             };
-            C::Un(op, Box::new(lower_cond(a, threads, mem, obs)))
+            C::Un(op, Box::new(lower_cond(a, names, mem, obs)))
         }
-        ExprKind::Binary(op, a, b) => C::Bin(
-            map_binop(*op),
-            Box::new(lower_cond(a, threads, mem, obs)),
-            Box::new(lower_cond(b, threads, mem, obs)),
-        ),
+        ExprKind::Binary(op, a, b) => {
+            C::Bin(map_binop(*op), Box::new(lower_cond(a, names, mem, obs)), Box::new(lower_cond(b, names, mem, obs)))
+        }
         _ => C::Const(0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::strip_parens;
+
+    #[test]
+    fn strip_parens_removes_only_enclosing_pairs() {
+        assert_eq!(strip_parens(" ( ( a == 1 ) ) "), "a == 1");
+        assert_eq!(strip_parens("(a) && (b)"), "(a) && (b)");
+        assert_eq!(strip_parens("(a))"), "(a))");
+        assert_eq!(strip_parens("()"), "");
+        assert_eq!(strip_parens(""), "");
+        let deep = format!("{}x{}", "(".repeat(200_000), ")".repeat(200_000));
+        assert_eq!(strip_parens(&deep), "x");
     }
 }

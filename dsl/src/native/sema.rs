@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use crate::diagnostic::Diagnostic;
+use crate::nesting::{MAX_NESTING, NESTING_CODE};
 use crate::span::Span;
 use crate::symbols::{SymbolKind, Symbols};
 use std::collections::{HashMap, HashSet};
@@ -30,7 +31,14 @@ pub struct Sema<'a> {
     thread_regs: Vec<HashMap<String, usize>>,
     reads: HashSet<usize>,
     used: HashSet<usize>,
+    /// Work left for "did you mean" suggestions (candidates looked at plus
+    /// edit-distance cells), so many unknown names among many declared ones
+    /// stay linear: past it, unknown names get no suggestion.
+    suggest_budget: std::cell::Cell<u64>,
 }
+
+/// About 50 ms of suggestions in a release build.
+const SUGGEST_BUDGET: u64 = 20_000_000;
 
 struct Body {
     owner_name: String,
@@ -71,9 +79,10 @@ impl<'a> Sema<'a> {
             thread_regs: Vec::new(),
             reads: HashSet::new(),
             used: HashSet::new(),
+            suggest_budget: std::cell::Cell::new(SUGGEST_BUDGET),
         };
         s.declare(file);
-        s.check_recursion();
+        s.check_calls(file);
         let fns: Vec<&'a FnDef> =
             file.items.iter().filter_map(|i| if let Item::Fn(f) = i { Some(f) } else { None }).collect();
         for f in fns {
@@ -217,46 +226,82 @@ impl<'a> Sema<'a> {
         }
     }
 
-    /// Report each call that closes a cycle in the call graph.
-    fn check_recursion(&mut self) {
-        let mut calls: HashMap<&'a str, Vec<(&'a str, Span)>> = HashMap::new();
-        for (name, info) in &self.fns {
-            let mut out = Vec::new();
-            info.def.body.walk(&mut |s| {
-                stmt_exprs(s, &mut |e| {
-                    e.walk(&mut |e| {
-                        if let ExprKind::Call(f, _) = &e.kind {
-                            out.push((f.name.as_str(), f.span));
-                        }
-                    })
-                })
-            });
-            calls.insert(name, out);
+    /// Report each call that closes a cycle in the call graph, and each call
+    /// where inlining the callee would nest deeper than the limit (lowering
+    /// inlines recursively). Linear in the program: strongly connected
+    /// components (Tarjan), then inlined depths callee first.
+    fn check_calls(&mut self, file: &'a File) {
+        // Functions in file order; a duplicate definition is not a node.
+        let fns: Vec<&'a FnDef> = file
+            .items
+            .iter()
+            .filter_map(|i| if let Item::Fn(f) = i { Some(f) } else { None })
+            .filter(|f| self.fns.get(f.name.name.as_str()).is_some_and(|i| std::ptr::eq(i.def, *f)))
+            .collect();
+        let index: HashMap<&'a str, usize> = fns.iter().enumerate().map(|(i, f)| (f.name.name.as_str(), i)).collect();
+        let bodies: Vec<BodyCalls<'a>> = fns.iter().map(|f| body_calls(&f.body)).collect();
+        let edges: Vec<Vec<(usize, &CallSite<'a>)>> = bodies
+            .iter()
+            .map(|b| b.calls.iter().filter_map(|c| index.get(c.callee).map(|&j| (j, c))).collect())
+            .collect();
+        let (comp, order) = strongly_connected(fns.len(), |i| edges[i].iter().map(|e| e.0));
+        let mut size = vec![0usize; order.len()];
+        for &c in &comp {
+            size[c] += 1;
         }
-        let mut names: Vec<&'a str> = calls.keys().copied().collect();
-        names.sort();
-        let mut reported = HashSet::new();
-        for start in names {
-            // DFS from `start`, looking for a path back to it.
-            let mut stack = vec![(start, vec![start])];
-            let mut seen = HashSet::new();
-            while let Some((f, path)) = stack.pop() {
-                for &(g, span) in calls.get(f).map(|v| v.as_slice()).unwrap_or(&[]) {
-                    if g == start {
-                        if reported.insert(span) {
-                            let mut cycle = path.clone();
-                            cycle.push(start);
-                            self.diags.push(
-                                Diagnostic::error("E0205", span, format!("recursive call of `{start}`"))
-                                    .with_label(format!("recursion: {}", cycle.join(" → ")))
-                                    .with_help("functions are inlined at their call sites, so they cannot recurse"),
-                            );
-                        }
-                    } else if calls.contains_key(g) && seen.insert(g) {
-                        let mut p = path.clone();
-                        p.push(g);
-                        stack.push((g, p));
-                    }
+        let cyclic = |i: usize, j: usize| comp[i] == comp[j] && (i == j || size[comp[i]] > 1);
+
+        // Recursion: every call inside a cycle.
+        for (i, out) in edges.iter().enumerate() {
+            for &(j, call) in out {
+                if !cyclic(i, j) {
+                    continue;
+                }
+                let callee = fns[j].name.name.as_str();
+                let label = if size[comp[j]] <= 64 {
+                    let path = cycle_path(j, i, |k| edges[k].iter().map(|e| e.0).filter(|&l| comp[l] == comp[j]));
+                    let names: Vec<&str> = path.iter().map(|&k| fns[k].name.name.as_str()).collect();
+                    format!("recursion: {} → {callee}", names.join(" → "))
+                } else {
+                    format!("recursion through a cycle of {} functions", size[comp[j]])
+                };
+                self.diags.push(
+                    Diagnostic::error("E0205", call.span, format!("recursive call of `{callee}`"))
+                        .with_label(label)
+                        .with_help("functions are inlined at their call sites, so they cannot recurse"),
+                );
+            }
+        }
+
+        // Inlined depth of each function: its own, or a call's depth plus the
+        // callee's. Components come sinks first, so callees are done first.
+        let mut depth = vec![0u32; fns.len()];
+        for members in order {
+            for &i in &members {
+                depth[i] = edges[i]
+                    .iter()
+                    .filter(|&&(j, _)| !cyclic(i, j))
+                    .map(|&(j, c)| inlined(c.depth, depth[j]))
+                    .fold(bodies[i].height, u32::max);
+            }
+        }
+        let threads: Vec<BodyCalls<'a>> = self.threads.iter().map(|(t, _)| body_calls(&t.body)).collect();
+        let calls = bodies.iter().enumerate().map(|(i, b)| (Some(i), b)).chain(threads.iter().map(|b| (None, b)));
+        for (caller, body) in calls {
+            for c in &body.calls {
+                let Some(&j) = index.get(c.callee) else { continue };
+                if caller.is_some_and(|i| cyclic(i, j)) || depth[j] > MAX_NESTING {
+                    continue; // reported as recursion, or inside the callee
+                }
+                if inlined(c.depth, depth[j]) > MAX_NESTING {
+                    self.diags.push(
+                        Diagnostic::error(NESTING_CODE, c.span, format!("nesting deeper than {MAX_NESTING} levels"))
+                            .with_label(format!(
+                                "`{}` is inlined here, at depth {}, and nests {} levels",
+                                c.callee, c.depth, depth[j]
+                            ))
+                            .with_help("functions are inlined at their call sites: call it from a shallower place"),
+                    );
                 }
             }
         }
@@ -601,13 +646,32 @@ impl<'a> Sema<'a> {
             .flat_map(|s| s.keys().map(|k| k.as_str()))
             .chain(self.shared.keys().copied())
             .chain(self.fns.keys().copied());
-        candidates
-            .filter(|c| {
-                let d = edit_distance(c, name);
-                d < name.len() && d <= 1 + name.len() / 4
-            })
-            .min_by_key(|c| edit_distance(c, name))
-            .map(str::to_string)
+        let limit = (1 + name.len() / 4).min(name.len().saturating_sub(1));
+        self.closest(candidates, name, limit).map(str::to_string)
+    }
+
+    /// The candidate nearest to `name` within `limit` edits (ties: the
+    /// smallest name), as far as the suggestion budget goes.
+    fn closest<'c>(&self, candidates: impl Iterator<Item = &'c str>, name: &str, limit: usize) -> Option<&'c str> {
+        let n = name.chars().count();
+        let mut best: Option<(usize, &'c str)> = None;
+        for c in candidates {
+            let m = c.chars().count();
+            let cost = 1 + if m.abs_diff(n) <= limit { (m * n) as u64 } else { 0 };
+            let Some(left) = self.suggest_budget.get().checked_sub(cost) else {
+                self.suggest_budget.set(0);
+                break;
+            };
+            self.suggest_budget.set(left);
+            if m.abs_diff(n) > limit {
+                continue; // the distance is at least the difference in length
+            }
+            let d = edit_distance(c, name);
+            if d <= limit && best.is_none_or(|b| (d, c) < b) {
+                best = Some((d, c));
+            }
+        }
+        best.map(|b| b.1)
     }
 
     fn expr(&mut self, body: &mut Body, e: &'a Expr, value_used: bool) {
@@ -670,7 +734,9 @@ impl<'a> Sema<'a> {
                     }
                     None => {
                         let mut d = Diagnostic::error("E0225", f.span, format!("unknown function `{}`", f.name));
-                        if let Some(s) = self.fns.keys().find(|k| edit_distance(k, &f.name) <= 2 && f.name.len() > 2) {
+                        let similar =
+                            if f.name.len() > 2 { self.closest(self.fns.keys().copied(), &f.name, 2) } else { None };
+                        if let Some(s) = similar {
                             d = d.with_help(format!("did you mean `{s}`?"));
                         }
                         self.diags.push(d);
@@ -691,18 +757,27 @@ impl<'a> Sema<'a> {
     }
 
     fn check_final(&mut self, e: &'a Expr) {
+        let mut by_name: HashMap<&'a str, usize> = HashMap::new();
+        for (i, (d, _)) in self.threads.iter().enumerate() {
+            by_name.entry(d.name.name.as_str()).or_insert(i);
+        }
         e.walk(&mut |x| match &x.kind {
             ExprKind::ThreadReg(t, r) => {
-                let thread = self
-                    .threads
-                    .iter()
-                    .position(|(d, _)| d.name.name == t.name)
+                let thread = by_name
+                    .get(t.name.as_str())
+                    .copied()
                     .or_else(|| t.name.parse::<usize>().ok().filter(|&i| i < self.threads.len()));
                 match thread {
                     None => self.diags.push(
                         Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name)).with_help(format!(
-                            "threads are: {}",
-                            self.threads.iter().map(|(d, _)| d.name.name.as_str()).collect::<Vec<_>>().join(", ")
+                            "threads are: {}{}",
+                            self.threads
+                                .iter()
+                                .take(16)
+                                .map(|(d, _)| d.name.name.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", "),
+                            if self.threads.len() > 16 { ", …" } else { "" }
                         )),
                     ),
                     Some(ti) => {
@@ -822,15 +897,186 @@ pub fn stmt_exprs<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
     }
 }
 
+/// The nesting of a body inlined at a call `at` levels deep, the body
+/// nesting `inner` levels: one more for the inlining itself, whose recursion
+/// in lowering (call, inlined block, statement) costs more stack than a plain
+/// level (measured in a debug build: about 6 KiB against 3).
+fn inlined(at: u32, inner: u32) -> u32 {
+    at.saturating_add(1).saturating_add(inner)
+}
+
+/// A call in a body, and how many levels of nesting enclose it.
+struct CallSite<'a> {
+    callee: &'a str,
+    span: Span,
+    depth: u32,
+}
+
+/// A body's calls and its own height (the deepest level of nesting in it),
+/// counted as the parser counts: a block or `else if` is a level, and so is
+/// each sub-expression.
+struct BodyCalls<'a> {
+    height: u32,
+    calls: Vec<CallSite<'a>>,
+}
+
+fn body_calls(b: &Block) -> BodyCalls<'_> {
+    fn block<'a>(b: &'a Block, d: u32, out: &mut BodyCalls<'a>) {
+        for s in &b.stmts {
+            stmt(s, d + 1, out);
+        }
+    }
+    fn stmt<'a>(s: &'a Stmt, d: u32, out: &mut BodyCalls<'a>) {
+        out.height = out.height.max(d);
+        stmt_exprs(s, &mut |e| expr(e, d, out));
+        match &s.kind {
+            StmtKind::If { then, els, .. } => {
+                block(then, d, out);
+                match els.as_deref() {
+                    Some(Else::Block(b)) => block(b, d, out),
+                    Some(Else::If(s)) => stmt(s, d + 1, out),
+                    None => {}
+                }
+            }
+            StmtKind::While { body, .. } => block(body, d, out),
+            _ => {}
+        }
+    }
+    fn expr<'a>(e: &'a Expr, d: u32, out: &mut BodyCalls<'a>) {
+        out.height = out.height.max(d);
+        let lvalue = |lv: &'a LValue, out: &mut BodyCalls<'a>| {
+            if let Some(i) = &lv.index {
+                expr(i, d + 1, out);
+            }
+        };
+        match &e.kind {
+            ExprKind::Index(_, i) | ExprKind::Unary(_, i) => expr(i, d + 1, out),
+            ExprKind::Binary(_, a, b) => {
+                expr(a, d + 1, out);
+                expr(b, d + 1, out);
+            }
+            ExprKind::Call(f, args) => {
+                out.calls.push(CallSite { callee: f.name.as_str(), span: f.span, depth: d });
+                args.iter().for_each(|a| expr(a, d + 1, out));
+            }
+            ExprKind::Cas(lv, a, b) => {
+                lvalue(lv, out);
+                expr(a, d + 1, out);
+                expr(b, d + 1, out);
+            }
+            ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
+                lvalue(lv, out);
+                expr(a, d + 1, out);
+            }
+            _ => {}
+        }
+    }
+    let mut out = BodyCalls { height: 0, calls: Vec::new() };
+    block(b, 0, &mut out);
+    out
+}
+
+/// Strongly connected components of a graph on `0..n` (Tarjan, without
+/// recursion): each node's component, and the components' members, sinks
+/// first.
+fn strongly_connected<I: Iterator<Item = usize>>(n: usize, succ: impl Fn(usize) -> I) -> (Vec<usize>, Vec<Vec<usize>>) {
+    const NONE: usize = usize::MAX;
+    let mut index = vec![NONE; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut comp = vec![NONE; n];
+    let mut stack = Vec::new();
+    let mut comps: Vec<Vec<usize>> = Vec::new();
+    let mut next = 0;
+    for root in 0..n {
+        if index[root] != NONE {
+            continue;
+        }
+        let mut frames: Vec<(usize, I)> = vec![(root, succ(root))];
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        while let Some((v, it)) = frames.last_mut() {
+            let v = *v;
+            match it.next() {
+                Some(w) if index[w] == NONE => {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    frames.push((w, succ(w)));
+                }
+                Some(w) => {
+                    if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                }
+                None => {
+                    frames.pop();
+                    if let Some((u, _)) = frames.last() {
+                        low[*u] = low[*u].min(low[v]);
+                    }
+                    if low[v] == index[v] {
+                        let mut members = Vec::new();
+                        while let Some(w) = stack.pop() {
+                            on_stack[w] = false;
+                            comp[w] = comps.len();
+                            members.push(w);
+                            if w == v {
+                                break;
+                            }
+                        }
+                        comps.push(members);
+                    }
+                }
+            }
+        }
+    }
+    (comp, comps)
+}
+
+/// A shortest path `from → … → to` (breadth first over `succ`).
+fn cycle_path<I: Iterator<Item = usize>>(from: usize, to: usize, succ: impl Fn(usize) -> I) -> Vec<usize> {
+    let mut parent: HashMap<usize, usize> = HashMap::new();
+    let mut queue = std::collections::VecDeque::from([from]);
+    parent.insert(from, from);
+    while let Some(v) = queue.pop_front() {
+        if v == to {
+            break;
+        }
+        for w in succ(v) {
+            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(w) {
+                e.insert(v);
+                queue.push_back(w);
+            }
+        }
+    }
+    let mut path = vec![to];
+    let mut v = to;
+    while v != from {
+        match parent.get(&v) {
+            Some(&p) => v = p,
+            None => break,
+        }
+        path.push(v);
+    }
+    path.reverse();
+    path
+}
+
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut cur = vec![0; b.len() + 1];
     for (i, ca) in a.chars().enumerate() {
-        let mut cur = vec![i + 1];
+        cur[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
-            cur.push((prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1));
+            cur[j + 1] = (prev[j] + (ca != *cb) as usize).min(prev[j + 1] + 1).min(cur[j] + 1);
         }
-        prev = cur;
+        std::mem::swap(&mut prev, &mut cur);
     }
     prev[b.len()]
 }
