@@ -1,0 +1,37 @@
+//! Input that would overflow a worker thread's stack gets a diagnostic at
+//! its span, and the server goes on: the parser's nesting limit holds on
+//! every thread that analyses, not only on the CLI's main thread.
+
+mod harness;
+
+use harness::{uri, Client};
+use serde_json::json;
+
+fn nested_not(n: usize) -> String {
+    format!("litmus Deep\nshared x = 0;\nthread P0 {{\n  let r = {}x;\n}}\n", "!".repeat(n))
+}
+
+fn nested_if(n: usize) -> String {
+    let mut s = String::from("litmus Deep\nshared x = 0;\nthread P0 {\n  let r = x;\n");
+    s.push_str(&"if (r == 0) { ".repeat(n));
+    s.push_str("x = 1; ");
+    s.push_str(&"} ".repeat(n));
+    s.push_str("\n}\n");
+    s
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deep_nesting_is_a_diagnostic_on_the_server_s_threads() {
+    let mut c = Client::default().await;
+    for (name, text) in
+        [("not.litmus", nested_not(5_000)), ("if.litmus", nested_if(5_000)), ("big.litmus", nested_not(200_000))]
+    {
+        let u = uri(name);
+        c.open(&u, &text);
+        let diags = c.settled(&u, 1).await;
+        assert!(diags.iter().any(|d| d["code"] == "E0010"), "{name}: {diags:?}");
+        // Still serving.
+        let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).await;
+        assert!(symbols.is_ok(), "{name}: {symbols:?}");
+    }
+}
