@@ -181,3 +181,16 @@ fn missing_closing_brace_ends_the_block_before_the_next_thread() {
     let a = analyze(src);
     assert!(a.symbols.list.iter().any(|s| s.name == "q"), "P1 still parsed");
 }
+
+#[test]
+fn shared_memory_has_a_total_limit() {
+    // Four arrays of 65,536 cells fit in 262,144; a fifth does not.
+    let arrays = |n: usize| {
+        let decls: String = (0..n).map(|i| format!("shared _a{i}[65536];\n")).collect();
+        format!("litmus M\n{decls}shared x = 0;\nthread P0 {{ x = 1; }}\n")
+    };
+    let errors =
+        |src: &str| analyze(src).diagnostics.into_iter().filter(|d| d.is_error()).map(|d| d.code).collect::<Vec<_>>();
+    assert_eq!(errors(&arrays(3)), Vec::<&str>::new());
+    assert_eq!(errors(&arrays(5)), ["E0223"]);
+}

@@ -3,6 +3,7 @@
 //! function, thread, label), in both dialects.
 
 use litmus_dsl::{Analysis, Dialect, Span, SymbolKind};
+use std::collections::HashMap;
 
 /// Token types, in the order of the legend sent to the client.
 pub const TYPES: &[&str] =
@@ -28,26 +29,31 @@ pub struct Token {
     pub modifiers: u32,
 }
 
-fn classify_name(a: &Analysis, span: Span) -> Option<(u32, u32)> {
+/// Every declaration and reference span with its token type and modifiers,
+/// built once per request (a lookup per identifier stays O(1)).
+fn classify_names(a: &Analysis) -> HashMap<Span, (u32, u32)> {
+    let mut map = HashMap::new();
     for s in &a.symbols.list {
-        let decl = s.def == span;
-        if decl || s.refs.contains(&span) {
-            let kind = match s.kind {
-                SymbolKind::Shared | SymbolKind::Array => VARIABLE,
-                SymbolKind::Register => VARIABLE,
-                SymbolKind::Param => PARAMETER,
-                SymbolKind::Function => FUNCTION,
-                SymbolKind::Thread => NAMESPACE,
-                SymbolKind::Label => LABEL,
-            };
-            let readonly = (s.kind == SymbolKind::Register) as u32 * 2;
-            return Some((kind, decl as u32 | readonly));
+        let kind = match s.kind {
+            SymbolKind::Shared | SymbolKind::Array => VARIABLE,
+            SymbolKind::Register => VARIABLE,
+            SymbolKind::Param => PARAMETER,
+            SymbolKind::Function => FUNCTION,
+            SymbolKind::Thread => NAMESPACE,
+            SymbolKind::Label => LABEL,
+        };
+        let readonly = (s.kind == SymbolKind::Register) as u32 * 2;
+        // The first symbol to claim a span wins, as a linear search would.
+        map.entry(s.def).or_insert((kind, 1 | readonly));
+        for &r in &s.refs {
+            map.entry(r).or_insert((kind, readonly));
         }
     }
-    None
+    map
 }
 
 pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
+    let names = classify_names(a);
     let mut out: Vec<Token> = a.comments.iter().map(|&span| Token { span, kind: COMMENT, modifiers: 0 }).collect();
     match a.dialect {
         Dialect::Native => {
@@ -55,7 +61,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
             let (toks, _) = litmus_dsl::native::lexer::lex(src);
             for (t, span) in toks {
                 let kind = match t {
-                    T::Ident(name) => match classify_name(a, span) {
+                    T::Ident(name) => match names.get(&span).copied() {
                         Some((k, m)) => {
                             out.push(Token { span, kind: k, modifiers: m });
                             continue;
@@ -105,7 +111,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
             let (toks, _) = litmus_dsl::herd::lexer::lex(src, body);
             for (t, span) in toks {
                 let kind = match t {
-                    T::Ident(name) => match classify_name(a, span) {
+                    T::Ident(name) => match names.get(&span).copied() {
                         Some((k, m)) => {
                             out.push(Token { span, kind: k, modifiers: m });
                             continue;

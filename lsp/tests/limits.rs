@@ -35,3 +35,28 @@ async fn deep_nesting_is_a_diagnostic_on_the_server_s_threads() {
         assert!(symbols.is_ok(), "{name}: {symbols:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn semantic_tokens_are_linear_in_the_file() {
+    // 40,000 declarations, each used once: a lookup per identifier that
+    // searched every symbol's references took seconds.
+    let mut text = String::from("litmus Many\n");
+    for i in 0..40_000 {
+        text.push_str(&format!("shared v{i} = 0;\n"));
+    }
+    // Behind a branch never taken, so the check itself is one short run.
+    text.push_str("thread P0 {\n  let go = 0;\n  if (go == 1) {\n");
+    for i in 0..40_000 {
+        text.push_str(&format!("    v{i} = 1;\n"));
+    }
+    text.push_str("  }\n}\n");
+    let mut c = Client::default().await;
+    let u = uri("many.litmus");
+    c.open(&u, &text);
+    let t = std::time::Instant::now();
+    let toks = c.request("textDocument/semanticTokens/full", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let took = t.elapsed();
+    assert!(toks["data"].as_array().unwrap().len() >= 5 * 160_000, "every name classified");
+    eprintln!("semantic tokens: {took:?}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+}

@@ -37,6 +37,9 @@ pub struct Sema<'a> {
     suggest_budget: std::cell::Cell<u64>,
 }
 
+/// Shared cells (scalars and array elements) a test may declare in all.
+pub const MAX_CELLS: i64 = 1 << 18;
+
 /// About 50 ms of suggestions in a release build.
 const SUGGEST_BUDGET: u64 = 20_000_000;
 
@@ -126,6 +129,10 @@ impl<'a> Sema<'a> {
                 false
             }
         };
+        // Every state the checker explores holds all of memory: a cap on the
+        // total keeps a short file from asking for gigabytes.
+        let mut cells: i64 = 0;
+        let mut over = false;
         for item in &file.items {
             match item {
                 Item::Shared(d) => {
@@ -134,6 +141,18 @@ impl<'a> Sema<'a> {
                             continue;
                         }
                         self.check_var_decl(v);
+                        cells += v.len.map_or(1, |n| n.value.clamp(1, 1 << 16));
+                        if cells > MAX_CELLS && !over {
+                            over = true;
+                            self.diags.push(
+                                Diagnostic::error(
+                                    "E0223",
+                                    v.span,
+                                    format!("shared memory too large: more than {MAX_CELLS} cells in all"),
+                                )
+                                .with_label("the locations declared up to here exceed the limit"),
+                            );
+                        }
                         let (kind, detail) = match &v.len {
                             Some(n) => {
                                 (SymbolKind::Array, format!("shared {}[{}]{}", v.name.name, n.value, init_text(v)))
