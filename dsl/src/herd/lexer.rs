@@ -255,9 +255,9 @@ fn lex_each<'s>(src: &'s str, from: usize, mut push: impl FnMut(Tok<'s>, Span)) 
     let mut lexer = Tok::lexer(&src[from..]);
     let mut diags = Vec::new();
     let mut comments = Vec::new();
-    let mut bad: Option<Span> = None;
-    let flush = |bad: &mut Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Tok<'s>, Span)| {
-        if let Some(span) = bad.take() {
+    let mut bad = crate::native::lexer::BadRun::default();
+    let flush = |run: Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Tok<'s>, Span)| {
+        if let Some(span) = run {
             diags.push(crate::native::lexer::bad_characters(src, span, "not part of herd's x86 syntax"));
             push(Tok::Error, span);
         }
@@ -266,16 +266,10 @@ fn lex_each<'s>(src: &'s str, from: usize, mut push: impl FnMut(Tok<'s>, Span)) 
         let r = lexer.span();
         let span = Span::new(r.start + from, r.end + from);
         if tok.is_err() {
-            match &mut bad {
-                Some(run) if run.end == span.start => run.end = span.end,
-                _ => {
-                    flush(&mut bad, &mut diags, &mut push);
-                    bad = Some(span);
-                }
-            }
+            flush(bad.add(span), &mut diags, &mut push);
             continue;
         }
-        flush(&mut bad, &mut diags, &mut push);
+        flush(bad.take(), &mut diags, &mut push);
         match tok {
             Ok(Tok::Comment(true)) => comments.push(span),
             Ok(Tok::Comment(false)) => {
@@ -291,6 +285,6 @@ fn lex_each<'s>(src: &'s str, from: usize, mut push: impl FnMut(Tok<'s>, Span)) 
             Err(()) => {}
         }
     }
-    flush(&mut bad, &mut diags, &mut push);
+    flush(bad.take(), &mut diags, &mut push);
     (diags, comments)
 }

@@ -377,13 +377,36 @@ pub(crate) fn bad_characters(src: &str, span: Span, label: &'static str) -> Diag
     Diagnostic::error("E0001", span, message).with_label(label)
 }
 
+/// Adjacent bad characters gathered into one run: one token, one diagnostic.
+#[derive(Default)]
+pub(crate) struct BadRun(Option<Span>);
+
+impl BadRun {
+    /// Add a bad span; the previous run, finished, if this one does not
+    /// continue it.
+    pub(crate) fn add(&mut self, span: Span) -> Option<Span> {
+        match &mut self.0 {
+            Some(run) if run.end == span.start => {
+                run.end = span.end;
+                None
+            }
+            _ => self.0.replace(span),
+        }
+    }
+
+    /// The run so far, finished.
+    pub(crate) fn take(&mut self) -> Option<Span> {
+        self.0.take()
+    }
+}
+
 fn lex_each<'s>(src: &'s str, mut push: impl FnMut(Token<'s>, Span)) -> (Vec<Diagnostic>, Vec<Span>) {
     let mut lexer = Token::lexer(src);
     let mut diags = Vec::new();
     let mut comments = Vec::new();
-    let mut bad: Option<Span> = None;
-    let flush = |bad: &mut Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Token<'s>, Span)| {
-        if let Some(span) = bad.take() {
+    let mut bad = BadRun::default();
+    let flush = |run: Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Token<'s>, Span)| {
+        if let Some(span) = run {
             diags.push(bad_characters(src, span, "not part of the language"));
             push(Token::Error, span);
         }
@@ -391,16 +414,10 @@ fn lex_each<'s>(src: &'s str, mut push: impl FnMut(Token<'s>, Span)) -> (Vec<Dia
     while let Some(tok) = lexer.next() {
         let span = Span::from(lexer.span());
         if tok.is_err() {
-            match &mut bad {
-                Some(run) if run.end == span.start => run.end = span.end,
-                _ => {
-                    flush(&mut bad, &mut diags, &mut push);
-                    bad = Some(span);
-                }
-            }
+            flush(bad.add(span), &mut diags, &mut push);
             continue;
         }
-        flush(&mut bad, &mut diags, &mut push);
+        flush(bad.take(), &mut diags, &mut push);
         match tok {
             Ok(Token::Litmus) => {
                 push(Token::Litmus, span);
@@ -429,7 +446,7 @@ fn lex_each<'s>(src: &'s str, mut push: impl FnMut(Token<'s>, Span)) -> (Vec<Dia
             Err(()) => {}
         }
     }
-    flush(&mut bad, &mut diags, &mut push);
+    flush(bad.take(), &mut diags, &mut push);
     (diags, comments)
 }
 
