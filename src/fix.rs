@@ -25,6 +25,10 @@ pub fn run(args: &FixArgs) -> u8 {
         Err(code) => return code,
     };
     let prog = l.analysis.program.as_ref().expect("load_one returns analysed files");
+    if models.iter().all(|m| *m == Model::Sc) {
+        eprintln!("error: `fix` needs a relaxed model (tso, pso): under SC every program is robust");
+        return 2;
+    }
     let opts = options(&args.bounds);
     let (before, fix) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();

@@ -53,7 +53,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     }
     for o in &c.outcomes {
         let rob = c.robustness.iter().find(|r| r.model == o.model);
-        let _ = writeln!(out, "    {}", model_line(p, o, sc, rob));
+        let _ = writeln!(out, "    {}", model_line(o, sc, rob));
     }
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
@@ -85,7 +85,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
             }
         }
     }
-    findings(&mut out, &mut stderr, c, p, color);
+    findings(&mut out, c, p, color);
     violations(&mut out, c, p, color);
     for o in &c.outcomes {
         let caveat = words::caveat(&o.coverage);
@@ -103,7 +103,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     Rendered { stdout: out, stderr }
 }
 
-fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>) -> String {
+fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>) -> String {
     let obs = match &o.observation {
         Some(a) => words::observation(a),
         None => "-".into(),
@@ -149,7 +149,6 @@ fn model_line(p: &Program, o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Opt
             Coverage::Stopped(_) => ", stopped",
         }
     );
-    let _ = p;
     s
 }
 
@@ -200,7 +199,7 @@ fn witness_of_difference<'a>(o: &'a ModelOutcome, sc: &ModelOutcome) -> Option<&
         .map(|s| &s.witness)
 }
 
-fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, color: bool) {
+fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
     let l = &c.loaded;
     // Group failures by statement across models.
     let mut by_stmt: BTreeMap<(u32, &'static str), Vec<&ModelOutcome>> = BTreeMap::new();
@@ -211,14 +210,9 @@ fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, col
     }
     for ((stmt, kind), models) in by_stmt {
         let s = &p.stmts[stmt as usize];
-        let names: Vec<&str> = models.iter().map(|o| o.model.upper()).collect();
-        let sc_too = models.iter().any(|o| o.model == Model::Sc);
-        let checked_sc = c.outcomes.iter().any(|o| o.model == Model::Sc);
-        let msg = format!(
-            "{kind} under {}{}",
-            names.join(", "),
-            if !sc_too && checked_sc { " (never under SC: a relaxed-memory bug)" } else { "" }
-        );
+        let under: Vec<Model> = models.iter().map(|o| o.model).collect();
+        let sc = c.outcomes.iter().find(|o| o.model == Model::Sc).filter(|_| !under.contains(&Model::Sc));
+        let msg = words::failure(kind, &under, sc.map(|o| &o.coverage));
         let d = Diagnostic::error("E0300", s.span, msg).with_label(format!("`{}` can fail", s.text));
         let _ = writeln!(out);
         out.push_str(&render_diags(&[d], &l.path, &l.src, color));
@@ -257,7 +251,6 @@ fn findings(out: &mut String, stderr: &mut String, c: &Checked, p: &Program, col
             let _ = writeln!(out, "      {line}");
         }
     }
-    let _ = stderr;
 }
 
 const CIRCLED: [&str; 20] =
@@ -353,18 +346,20 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
                     )
                 })
                 .collect();
+            let n = r.fences.len();
+            // Only a finished re-check lets the fences be said to work.
+            let claim = if r.fences_confirmed.is(&true) {
+                format!("make{} it robust under", if n == 1 { "s" } else { "" })
+            } else {
+                "chosen for".to_string()
+            };
             let _ = writeln!(
                 out,
-                "\n  {} fence{} make{} it robust under {}{}: {}",
-                r.fences.len(),
-                if r.fences.len() == 1 { "" } else { "s" },
-                if r.fences.len() == 1 { "s" } else { "" },
+                "\n  {n} fence{} {claim} {} ({}{}): {}",
+                if n == 1 { "" } else { "s" },
                 r.model.upper(),
-                format!(
-                    " ({}{})",
-                    words::confirmation(&r.fences_confirmed),
-                    if r.fences_minimal { "" } else { "; a greedy set, not proved minimal" }
-                ),
+                words::confirmation(&r.fences_confirmed),
+                if r.fences_minimal { "" } else { "; a greedy set, not proved minimal" },
                 list.join(", ")
             );
         }

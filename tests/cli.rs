@@ -331,3 +331,27 @@ fn relaxed_states_are_compared_with_sc_only_as_far_as_sc_went() {
     assert!(text.contains("not reached under SC within bounds"), "{text}");
     assert!(text.contains("the preemption bound skipped"), "{text}");
 }
+
+#[test]
+fn the_deadline_holds_on_a_big_file_in_the_fence_phase() {
+    // SB beside a thread of 3,000 stores: each fence position's re-check
+    // analyses the whole fenced text, and each witness replays thousands of
+    // buffered stores; neither may outlast the deadline.
+    let mut src = String::from(
+        "litmus Big\nshared x = 0;\nshared y = 0;\nshared z = 0;\n\
+         thread P0 {\n  x = 1;\n  let r0 = y;\n}\nthread P1 {\n  y = 1;\n  let r1 = x;\n}\nthread P2 {\n",
+    );
+    for k in 0..3000 {
+        src.push_str(&format!("  z = {k};\n"));
+    }
+    src.push_str("}\nexists (P0:r0 == 0 && P1:r1 == 0);\n");
+    let p = temp_file("bigz.litmus", &src);
+    for secs in ["0.2", "1"] {
+        let t = std::time::Instant::now();
+        let out = litmus().args(["check", "--format", "json", "--timeout", secs]).arg(&p).output().unwrap();
+        let took = t.elapsed().as_secs_f64();
+        let limit: f64 = secs.parse::<f64>().unwrap() + 0.5;
+        assert!(took < limit, "--timeout {secs} took {took:.2} s");
+        assert!(out.status.code() == Some(1) || out.status.code() == Some(3), "{:?}", out.status);
+    }
+}

@@ -30,11 +30,14 @@ impl Cuts {
         *self == Cuts::default()
     }
 
-    pub fn add(self, o: Cuts) -> Cuts {
+    /// What two searches cut, as one claim: per bound, the larger count —
+    /// "the loop bound cut N executions" then holds of at least one of them
+    /// (a sum would count a search shared by both claims twice).
+    pub fn max(self, o: Cuts) -> Cuts {
         Cuts {
-            loop_bound: self.loop_bound + o.loop_bound,
-            preemption_bound: self.preemption_bound + o.preemption_bound,
-            buffer_bound: self.buffer_bound + o.buffer_bound,
+            loop_bound: self.loop_bound.max(o.loop_bound),
+            preemption_bound: self.preemption_bound.max(o.preemption_bound),
+            buffer_bound: self.buffer_bound.max(o.buffer_bound),
         }
     }
 
@@ -69,6 +72,9 @@ pub enum Why {
     Unconfirmed(u64),
     /// Not decided yet: a later phase of the check decides it.
     Pending,
+    /// The fenced program could not be re-checked (its text did not
+    /// analyse: a bug in the insertion, reported rather than hidden).
+    Unchecked,
 }
 
 impl Why {
@@ -80,16 +86,18 @@ impl Why {
                 format!("{n} monitor signal{} without a replayable witness", if n == 1 { "" } else { "s" })
             }
             Why::Pending => "not decided yet".into(),
+            Why::Unchecked => "the fenced text could not be re-checked".into(),
         }
     }
 
-    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`.
+    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`, `unchecked`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Why::Timeout => "timeout",
             Why::Cancelled => "cancelled",
             Why::Unconfirmed(_) => "unconfirmed",
             Why::Pending => "pending",
+            Why::Unchecked => "unchecked",
         }
     }
 }
@@ -128,11 +136,12 @@ impl Coverage {
         }
     }
 
-    /// Both searches' worth: the weaker of the two, cuts added up.
+    /// Both searches' worth: the weaker of the two (cuts: the larger count
+    /// per bound).
     pub fn and(self, o: Coverage) -> Coverage {
         match (self, o) {
             (Coverage::Stopped(w), _) | (_, Coverage::Stopped(w)) => Coverage::Stopped(w),
-            (Coverage::Bounded(a), Coverage::Bounded(b)) => Coverage::Bounded(a.add(b)),
+            (Coverage::Bounded(a), Coverage::Bounded(b)) => Coverage::Bounded(a.max(b)),
             (Coverage::Bounded(a), Coverage::Complete) | (Coverage::Complete, Coverage::Bounded(a)) => {
                 Coverage::Bounded(a)
             }
@@ -267,7 +276,10 @@ mod tests {
         let cut = Coverage::Bounded(Cuts { loop_bound: 2, ..Cuts::default() });
         assert_eq!(Coverage::Complete.and(Coverage::Complete), Coverage::Complete);
         assert_eq!(Coverage::Complete.and(cut), cut);
-        assert_eq!(cut.and(cut), Coverage::Bounded(Cuts { loop_bound: 4, ..Cuts::default() }));
+        // One search behind two claims is not counted twice.
+        assert_eq!(cut.and(cut), cut);
+        let other = Coverage::Bounded(Cuts { preemption_bound: 3, ..Cuts::default() });
+        assert_eq!(cut.and(other), Coverage::Bounded(Cuts { loop_bound: 2, preemption_bound: 3, buffer_bound: 0 }));
         assert_eq!(cut.and(Coverage::Stopped(Why::Timeout)), Coverage::Stopped(Why::Timeout));
         assert_eq!(Coverage::Stopped(Why::Cancelled).answer(true), Answer::Unknown(Why::Cancelled));
         assert_eq!(Coverage::Stopped(Why::Timeout).answer(true).value(), None);

@@ -158,7 +158,7 @@ impl<'p> Collector<'p> {
         let built = if sober {
             witness::build_borderline(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
         } else {
-            witness::build(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+            witness::build(self.prog, model, self.loop_bound, &self.stop, log, hb, &upto, r.store, r.access)
         };
         match built {
             Some(w) => {

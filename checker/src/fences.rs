@@ -96,10 +96,15 @@ pub fn unchecked_fences(prog: &Program, violations: &mut [Violation], robust: An
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
     }
+    unchecked(prog, violations, Why::Pending)
+}
+
+/// The cycle-based choice, unconfirmed for this reason.
+fn unchecked(prog: &Program, violations: &mut [Violation], why: Why) -> FenceFix {
     let constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (fences, minimal) = hitting_fences(prog, &constraints);
     assign(violations, &fences, |i, f| candidate(&constraints, i, f));
-    FenceFix { fences, confirmed: Answer::Unknown(Why::Pending), minimal }
+    FenceFix { fences, confirmed: Answer::Unknown(why), minimal }
 }
 
 /// Tell each violation which fence of the set removes it.
@@ -138,8 +143,7 @@ fn map_back(orig: &Program, fenced: &Program, fences: &[FencePoint]) -> HashMap<
 }
 
 /// The robustness of the program with `at` inserted, under each relaxed
-/// model, and its statements mapped back to the original's (`None` if the
-/// fenced text does not analyse — a bug in the insertion).
+/// model, and its statements mapped back to the original's.
 struct Recheck {
     robustness: Vec<Robustness>,
     back: HashMap<StmtId, StmtId>,
@@ -153,13 +157,18 @@ impl Recheck {
         models: &[Model],
         monitor: MonitorKind,
         opts: &Options,
-    ) -> Option<Recheck> {
+    ) -> Result<Recheck, Why> {
+        // Stopped: not even the fenced text is analysed (on a big file that
+        // alone, once per candidate position, would outlast the deadline).
+        if let Some(why) = opts.why_stopped() {
+            return Err(why);
+        }
         let fenced_src = litmus_dsl::edit::apply(src, &litmus_dsl::edit::fence_edits(src, prog, &insertions(at)));
-        let fenced = litmus_dsl::analyze(&fenced_src).program?;
+        let fenced = litmus_dsl::analyze(&fenced_src).program.ok_or(Why::Unchecked)?;
         let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
         let mut c = Collector::new(&fenced, &relaxed, monitor, opts);
         let sc = c.run(opts);
-        Some(Recheck { robustness: c.finish(sc.coverage), back: map_back(prog, &fenced, at) })
+        Ok(Recheck { robustness: c.finish(sc.coverage), back: map_back(prog, &fenced, at) })
     }
 
     fn robust(&self) -> Answer<bool> {
@@ -201,7 +210,13 @@ fn confirm_fences(
     let (mut fences, mut minimal) = hitting_fences(prog, &constraints);
     let mut confirmed = Answer::Unknown(Why::Pending);
     for _round in 0..4 {
-        let Some(re) = Recheck::run(src, prog, &fences, models, monitor, opts) else { break };
+        let re = match Recheck::run(src, prog, &fences, models, monitor, opts) {
+            Ok(re) => re,
+            Err(why) => {
+                confirmed = Answer::Unknown(why);
+                break;
+            }
+        };
         confirmed = re.robust();
         if !confirmed.is(&false) {
             // Robust (proved or within bounds), or the re-check did not finish.
@@ -285,7 +300,12 @@ pub fn kills_of(
         violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
     let mut kills: Vec<Vec<StmtId>> = vec![Vec::new(); violations.len()];
     for &p in positions {
-        let Some(re) = Recheck::run(src, prog, &[full(p)], models, monitor, opts) else { continue };
+        let re = match Recheck::run(src, prog, &[full(p)], models, monitor, opts) {
+            Ok(re) => re,
+            // Stopped: nothing more can be measured.
+            Err(Why::Timeout | Why::Cancelled) => break,
+            Err(_) => continue,
+        };
         if !re.finished() {
             continue;
         }
@@ -323,6 +343,9 @@ pub fn minimal_fences(
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
     }
+    if let Some(why) = opts.why_stopped() {
+        return unchecked(prog, violations, why);
+    }
     let mut positions = store_stmts(prog);
     for v in violations.iter() {
         positions.extend(v.candidates.iter().map(|c| c.0));
@@ -338,8 +361,8 @@ pub fn minimal_fences(
     let mut fences: Vec<FencePoint> = chosen.iter().map(|&s| full(s)).collect();
     fences.sort();
     let confirmed = match Recheck::run(src, prog, &fences, models, monitor, opts) {
-        Some(re) => re.robust(),
-        None => Answer::Unknown(Why::Pending),
+        Ok(re) => re.robust(),
+        Err(why) => Answer::Unknown(why),
     };
     if !confirmed.is(&true) {
         return confirm_fences(src, prog, models, monitor, violations, opts);
@@ -358,7 +381,7 @@ pub fn minimal_fences(
     }
     let weakened = Recheck::run(src, prog, &fences, models, monitor, opts).map(|re| re.robust());
     let confirmed = match weakened {
-        Some(a) if a.is(&true) => a,
+        Ok(a) if a.is(&true) => a,
         _ => {
             // `wr` and `full` drain alike in every model the machine runs
             // (a test holds them to it), so the full fences' re-check

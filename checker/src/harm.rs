@@ -6,8 +6,9 @@
 //!
 //! An execution exhibits violation (s, a) when its trace has a store S of
 //! statement s and an access A of statement a that lie on a common hb cycle
-//! (one strongly connected component of po ∪ rf ∪ co ∪ fr), with S still
-//! pending when A takes effect — the monitors' notion, read off the trace.
+//! (one strongly connected component of po ∪ rf ∪ co ∪ fr), A touching S's
+//! location before S takes effect (A is fr- or co-before S) — the monitors'
+//! notion, read off the trace.
 //!
 //! Two searches decide it: a quick one continues the violation's own witness
 //! (a bounded number of executions; it can only find harm), and the full one
@@ -40,20 +41,26 @@ impl Harm {
     }
 }
 
-/// Nothing can harm this program: it has no final condition and no
-/// instruction that can fail (no assertion, no division by a value that may
-/// be zero, no computed or indexed address). Every violation is then benign
-/// outright — no search needed.
-pub fn harmless(prog: &Program) -> bool {
+/// Nothing can harm this program: no instruction can fail (see
+/// [`cannot_fail`]) and no final state can change the condition's answer —
+/// there is no condition, or SC already answers `sometimes` (which no
+/// relaxed final state can change). Every violation is then benign
+/// outright: no search needed.
+pub fn harmless(prog: &Program, sc: Option<&Answer<Observation>>) -> bool {
+    cannot_fail(prog) && (prog.condition.is_none() || matches!(sc, Some(Answer::Proved(Observation::Sometimes))))
+}
+
+/// No instruction of the program can fail: no assertion, no division by a
+/// value that may be zero, no computed or indexed address.
+pub fn cannot_fail(prog: &Program) -> bool {
     use litmus_dsl::ir::{Addr, BinOp, Instr, Operand};
     let checked = |a: &Addr| !matches!(a, Addr::Fixed(_));
-    prog.condition.is_none()
-        && prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
-            Instr::Assert { .. } => false,
-            Instr::Bin { op: BinOp::Div | BinOp::Rem, b, .. } => matches!(b, Operand::Imm(v) if *v != 0),
-            Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => !checked(addr),
-            _ => true,
-        })
+    prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
+        Instr::Assert { .. } => false,
+        Instr::Bin { op: BinOp::Div | BinOp::Rem, b, .. } => matches!(b, Operand::Imm(v) if *v != 0),
+        Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => !checked(addr),
+        _ => true,
+    })
 }
 
 /// Is this answer a harm found by an execution (as opposed to benign or unknown)?

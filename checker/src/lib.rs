@@ -109,7 +109,7 @@ pub fn judge_and_fence(
     opts: &Options,
 ) {
     let mut all = Vec::new();
-    let harmless = harm::harmless(prog);
+    let harmless = harm::harmless(prog, report.sc_observation.as_ref());
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
             if harmless {

@@ -14,6 +14,7 @@
 
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Machine, Model, State, NONE};
+use crate::outcome::Options;
 use crate::trace::{Edge, Trace};
 use litmus_dsl::Program;
 
@@ -37,46 +38,62 @@ struct Replay<'m, 'p> {
     schedule: Vec<u32>,
     /// Per thread: the SC log index of its k-th event (k from 1).
     sc_of: Vec<Vec<u32>>,
+    /// Per thread: the replay log index of its k-th event (k from 1); and
+    /// per replay log event, its ordinal in its thread (0 for commits). Kept
+    /// as the log grows, so the lookups below are O(1), not a log scan.
+    mine: Vec<Vec<u32>>,
+    ordinal: Vec<u32>,
     /// Replay log index of the store that must stay pending (`NONE`: none).
     avoid: u32,
     steps: usize,
+    /// The check's deadline and cancel flag: a witness is not worth missing it.
+    stop: &'m Options,
 }
 
 impl Replay<'_, '_> {
     fn step(&mut self, proc: usize) {
         let n = self.schedule.len() as u32;
+        let from = self.log.len();
         self.m.step(&mut self.st, proc, n, &mut self.log);
+        self.index_from(from);
         self.schedule.push(proc as u32);
         self.steps += 1;
     }
 
+    /// Index the log's events from `from` on (see `mine`, `ordinal`).
+    fn index_from(&mut self, from: usize) {
+        for i in from..self.log.len() {
+            let e = &self.log[i];
+            let k = if e.kind == EventKind::Commit {
+                0
+            } else {
+                let t = e.thread as usize;
+                self.mine[t].push(i as u32);
+                self.mine[t].len() as u32
+            };
+            self.ordinal.push(k);
+        }
+    }
+
+    /// Out of steps, or the check is stopped.
+    fn exhausted(&self) -> bool {
+        self.steps > 200_000 || (self.steps.is_multiple_of(1024) && self.stop.stopped())
+    }
+
     /// The replayed event that is thread `t`'s `k`-th (from 1).
     fn nth_of(&self, t: usize, k: u32) -> Option<u32> {
-        let mut n = 0;
-        for (i, e) in self.log.iter().enumerate() {
-            if e.thread as usize == t && e.kind != EventKind::Commit {
-                n += 1;
-                if n == k {
-                    return Some(i as u32);
-                }
-            }
-        }
-        None
+        k.checked_sub(1).and_then(|i| self.mine[t].get(i as usize).copied())
     }
 
     fn events_of(&self, t: usize) -> u32 {
-        self.log.iter().filter(|e| e.thread as usize == t && e.kind != EventKind::Commit).count() as u32
+        self.mine[t].len() as u32
     }
 
     /// The SC position of a replayed store (by its thread and ordinal).
     fn sc_index(&self, store: u32) -> u32 {
-        let e = &self.log[store as usize];
-        let t = e.thread as usize;
-        let k = self.log[..=store as usize]
-            .iter()
-            .filter(|x| x.thread as usize == t && x.kind != EventKind::Commit)
-            .count();
-        self.sc_of[t].get(k - 1).copied().unwrap_or(u32::MAX)
+        let t = self.log[store as usize].thread as usize;
+        let k = self.ordinal[store as usize] as usize;
+        self.sc_of[t].get(k.wrapping_sub(1)).copied().unwrap_or(u32::MAX)
     }
 
     /// Buffer process and queue index holding a store event.
@@ -109,7 +126,7 @@ impl Replay<'_, '_> {
 
     /// Commit one buffered store, and first whatever must precede it.
     fn commit(&mut self, store: u32) -> bool {
-        if self.steps > 200_000 {
+        if self.exhausted() {
             return false;
         }
         loop {
@@ -140,7 +157,7 @@ impl Replay<'_, '_> {
         let mut guard = 0;
         while self.events_of(t) < count {
             guard += 1;
-            if guard > 100_000 || !self.st.running(t) {
+            if guard > 100_000 || !self.st.running(t) || self.exhausted() {
                 return false;
             }
             if self.m.enabled(&self.st, t) {
@@ -163,17 +180,19 @@ impl Replay<'_, '_> {
         true
     }
 
-    /// Commit every pending store, in SC order.
+    /// Commit every pending store, in SC order. (Commits add no stores, so
+    /// the order is taken once; a store committed early, to let another
+    /// through, is skipped when its turn comes.)
     fn drain(&mut self) -> bool {
-        loop {
-            let mut all: Vec<(u32, u32)> =
-                self.st.bufs.iter().flatten().map(|e| (self.sc_index(e.store), e.store)).collect();
-            all.sort();
-            let Some(&(_, s)) = all.first() else { return true };
-            if !self.commit(s) {
+        let mut all: Vec<(u32, u32)> =
+            self.st.bufs.iter().flatten().map(|e| (self.sc_index(e.store), e.store)).collect();
+        all.sort();
+        for (_, s) in all {
+            if self.locate(s).is_some() && !self.commit(s) {
                 return false;
             }
         }
+        self.st.bufs.iter().all(|q| q.is_empty())
     }
 }
 
@@ -184,6 +203,7 @@ pub fn build(
     prog: &Program,
     model: Model,
     loop_bound: u32,
+    stop: &Options,
     sc: &[Event],
     hb: &Hb,
     upto: &[u32],
@@ -199,7 +219,11 @@ pub fn build(
             sc_of[e.thread as usize].push(i as u32);
         }
     }
-    let mut r = Replay { m: &m, st, log, schedule: Vec::new(), sc_of, avoid: NONE, steps: 0 };
+    let mine = vec![Vec::new(); m.threads];
+    let mut r =
+        Replay { m: &m, st, log, schedule: Vec::new(), sc_of, mine, ordinal: Vec::new(), avoid: NONE, steps: 0, stop };
+    // The initial state's log: stores buffered before any transition.
+    r.index_from(0);
     let p = sc[access as usize].thread as usize;
     let keeper = sc[store as usize].thread as usize;
     let store_po = hb.po(sc, store);

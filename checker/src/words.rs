@@ -56,7 +56,9 @@ pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
         _ => {
             let q = short(&a.coverage());
             match a.value().expect("known") {
-                Harm::Fails { stmt, .. } => format!("harmful: `{}` can then fail", p.stmts[*stmt as usize].text),
+                Harm::Fails { stmt, .. } => {
+                    format!("harmful ({q}): `{}` can then fail", p.stmts[*stmt as usize].text)
+                }
                 Harm::ChangesCondition { .. } => {
                     format!("harmful ({q}): the final condition's answer then differs from SC")
                 }
@@ -80,4 +82,18 @@ pub fn confirmation(a: &Answer<bool>) -> String {
         }
         Answer::Unknown(w) => format!("not confirmed: the re-check is unknown ({})", w.describe()),
     }
+}
+
+/// A failure seen under some models, worded once: "assertion failed under
+/// TSO, PSO (never under SC: a relaxed-memory bug)" — the contrast with SC
+/// only as far as SC's exploration went (`sc`: its coverage, if SC was
+/// checked and did not fail it).
+pub fn failure(kind: &str, models: &[crate::Model], sc: Option<&Coverage>) -> String {
+    let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
+    let contrast = match sc {
+        Some(Coverage::Complete) => " (never under SC: a relaxed-memory bug)",
+        Some(Coverage::Bounded(_)) => " (not under SC within bounds)",
+        Some(Coverage::Stopped(_)) | None => "",
+    };
+    format!("{kind} under {}{contrast}", names.join(", "))
 }

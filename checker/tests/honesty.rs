@@ -9,7 +9,7 @@ mod common;
 use litmus_checker::harm::{exhibited, harmful, harmless, Harm};
 use litmus_checker::machine::Machine;
 use litmus_checker::robust::{insertions, robustness_of};
-use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Options, Report, Why};
+use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Observation, Options, Report, Why};
 use litmus_dsl::edit::{apply, fence_edits};
 use litmus_dsl::Program;
 use proptest::prelude::*;
@@ -247,11 +247,17 @@ fn harm_is_judged_for_the_violation_not_for_its_witness() {
 fn a_program_that_nothing_can_harm_is_benign_outright() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
-    assert!(harmless(&p));
+    assert!(harmless(&p, None));
     let with_assert = src.replacen("let r3 = a;", "let r3 = a;\n  assert (r3 != 7);", 1);
-    assert!(!harmless(&litmus_dsl::analyze(&with_assert).program.unwrap()));
+    assert!(!harmless(&litmus_dsl::analyze(&with_assert).program.unwrap(), None));
     let with_div = src.replacen("let r3 = a;", "let r3 = a;\n  let q = 1 / r3;", 1);
-    assert!(!harmless(&litmus_dsl::analyze(&with_div).program.unwrap()));
+    assert!(!harmless(&litmus_dsl::analyze(&with_div).program.unwrap(), None));
+    // A condition SC answers `sometimes` cannot change either; one it
+    // answers `never` can.
+    let sometimes = format!("{src}\nexists (P0:r0 == 0);\n");
+    let q = litmus_dsl::analyze(&sometimes).program.unwrap();
+    assert!(harmless(&q, Some(&Answer::Proved(Observation::Sometimes))));
+    assert!(!harmless(&q, Some(&Answer::Proved(Observation::Never))));
     // Benign outright even when the rest of the check is cut short.
     let opts = Options::default().with_timeout(Some(Duration::from_millis(300)));
     let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
@@ -274,6 +280,23 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     // Re-checks that stopped at once show nothing removed.
     let stopped = Options::default().with_timeout(Some(Duration::ZERO));
     assert!(kills(&stopped).iter().all(|k| k.is_empty()), "{:?}", kills(&stopped));
+    // Nor does one the deadline cuts midway (a re-check of the slow program
+    // takes far longer than 50 ms): what it did not reach is not removed.
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
+    let p = litmus_dsl::analyze(&src).program.unwrap();
+    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
+    let positions = litmus_checker::robust::store_stmts(&p);
+    let midway = Options::default().with_timeout(Some(Duration::from_millis(50)));
+    let k = litmus_checker::fences::kills_of(
+        &src,
+        &p,
+        &positions,
+        &rb.violations,
+        &[Model::Tso],
+        MonitorKind::Bss,
+        &midway,
+    );
+    assert!(k.iter().all(|k| k.is_empty()), "{k:?}");
 }
 
 #[test]

@@ -90,10 +90,8 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
             by_stmt.entry(f.stmt).or_default().push(o.model);
         }
     }
-    let checked_sc = r.outcomes.iter().any(|o| o.model == Model::Sc);
     for (stmt, models) in by_stmt {
         let s = &p.stmts[stmt as usize];
-        let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
         let kind = r
             .outcomes
             .iter()
@@ -101,16 +99,12 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
             .find(|f| f.stmt == stmt)
             .map(|f| f.kind.as_str())
             .unwrap_or("assertion failed");
-        let relaxed_only = checked_sc && !models.contains(&Model::Sc);
+        let sc = r.outcomes.iter().find(|o| o.model == Model::Sc).filter(|_| !models.contains(&Model::Sc));
         out.push(Finding {
             span: s.span,
             severity: Severity::Error,
             code: "assertion".into(),
-            message: format!(
-                "{kind} under {}{}",
-                names.join(", "),
-                if relaxed_only { " (never under SC)" } else { "" }
-            ),
+            message: words::failure(kind, &models, sc.map(|o| &o.coverage)),
             related: Vec::new(),
             data: None,
         });

@@ -45,6 +45,6 @@ async fn the_lens_and_hover_carry_each_answer_s_qualifier() {
         .await
         .unwrap();
     let md = hover["contents"]["value"].as_str().unwrap();
-    assert!(md.contains("harmful: `assert (c == 0)` can then fail"), "{md}");
+    assert!(md.contains("harmful (proved): `assert (c == 0)` can then fail"), "{md}");
     assert!(md.contains("re-checked: robust within bounds"), "{md}");
 }

@@ -18,6 +18,8 @@ type Pending = Arc<Mutex<HashMap<i64, oneshot::Sender<Value>>>>;
 enum Outgoing {
     Json(Value),
     Raw(Vec<u8>),
+    /// Written one piece at a time, nothing else in between.
+    Pieces(Vec<Vec<u8>>),
 }
 
 pub struct Client {
@@ -55,12 +57,17 @@ impl Client {
         let (out, mut out_rx) = mpsc::unbounded_channel::<Outgoing>();
         tokio::spawn(async move {
             while let Some(o) = out_rx.recv().await {
-                let bytes = match o {
-                    Outgoing::Json(v) => frame(&serde_json::to_vec(&v).unwrap()),
-                    Outgoing::Raw(b) => b,
+                let pieces = match o {
+                    Outgoing::Json(v) => vec![frame(&serde_json::to_vec(&v).unwrap())],
+                    Outgoing::Raw(b) => vec![b],
+                    Outgoing::Pieces(p) => p,
                 };
-                if w.write_all(&bytes).await.is_err() {
-                    break;
+                for bytes in pieces {
+                    if w.write_all(&bytes).await.is_err() {
+                        return;
+                    }
+                    // Let the server read this piece before the next.
+                    tokio::task::yield_now().await;
                 }
             }
         });
@@ -146,9 +153,16 @@ impl Client {
         self.send_raw(&frame(body));
     }
 
-    /// Send bytes exactly as given: no framing added.
+    /// Send bytes exactly as given: no framing added. (The client answers
+    /// the server's own requests on the same stream: bytes meant to arrive
+    /// together must go in one call, or through `send_pieces`.)
     pub fn send_raw(&self, bytes: &[u8]) {
         self.out.send(Outgoing::Raw(bytes.to_vec())).unwrap();
+    }
+
+    /// Send these pieces one write each, with nothing of ours between them.
+    pub fn send_pieces(&self, pieces: Vec<Vec<u8>>) {
+        self.out.send(Outgoing::Pieces(pieces)).unwrap();
     }
 
     /// The next response that answers none of our requests (an error reply
