@@ -30,7 +30,6 @@ pub struct Collector<'p> {
     prog: &'p Program,
     models: Vec<Model>,
     monitor: MonitorKind,
-    loop_bound: u32,
     /// Witnesses are not built once the check is stopped (the exploration
     /// stops too; the answer is then unknown anyway).
     stop: Options,
@@ -103,7 +102,6 @@ impl<'p> Collector<'p> {
             groups: models.iter().map(|_| BTreeMap::new()).collect(),
             models,
             monitor,
-            loop_bound: opts.loop_bound,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
             bss,
@@ -156,35 +154,28 @@ impl<'p> Collector<'p> {
         // to the access's thread's previous event.
         let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
         let built = if sober {
-            witness::build_borderline(self.prog, model, self.loop_bound, log, hb, &upto, r.store, r.access)
+            witness::build_borderline(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         } else {
-            witness::build(self.prog, model, self.loop_bound, &self.stop, log, hb, &upto, r.store, r.access)
+            witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         };
-        match built {
-            Some(w) => {
-                let cycle = display_cycle(log, hb, r);
-                let candidates = fence_candidates(self.prog, model, log, &cycle, r);
-                g.v = Some(Violation {
-                    model,
-                    store_stmt: key.0,
-                    access_stmt: key.1,
-                    cycle: cycle
-                        .iter()
-                        .map(|&(ev, edge)| CycleStep {
-                            thread: log[ev as usize].thread,
-                            stmt: log[ev as usize].stmt,
-                            edge,
-                        })
-                        .collect(),
-                    witness: w,
-                    sc_events: log[..=r.access as usize].to_vec(),
-                    harm: Answer::Unknown(Why::Pending),
-                    occurrences: 0,
-                    candidates,
-                    fence: Vec::new(),
-                });
-            }
-            None => {}
+        if let Some(w) = built {
+            let cycle = display_cycle(log, hb, r);
+            let candidates = fence_candidates(self.prog, model, log, &cycle, r);
+            g.v = Some(Violation {
+                model,
+                store_stmt: key.0,
+                access_stmt: key.1,
+                cycle: cycle
+                    .iter()
+                    .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
+                    .collect(),
+                witness: w,
+                sc_events: log[..=r.access as usize].to_vec(),
+                harm: Answer::Unknown(Why::Pending),
+                occurrences: 0,
+                candidates,
+                fence: Vec::new(),
+            });
         }
     }
 
@@ -239,8 +230,7 @@ fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
         }
         let e = &log[v];
         let mut next: Vec<(usize, Edge)> = Vec::new();
-        for j in v + 1..n {
-            let f = &log[j];
+        for (j, f) in log.iter().enumerate().take(n).skip(v + 1) {
             if f.kind == EventKind::Commit || matches!(f.kind, EventKind::Fence(_)) && j != goal {
                 continue;
             }

@@ -98,7 +98,7 @@ impl Hb {
         self.marks.push(self.trail.len() as u32);
         let e = &log[i];
         let base = self.clocks.len();
-        self.clocks.extend(std::iter::repeat(0).take(t));
+        self.clocks.extend(std::iter::repeat_n(0, t));
         if e.kind == EventKind::Commit {
             self.prev.push(NONE);
             return;

@@ -245,9 +245,9 @@ impl<'p> Machine<'p> {
             let mut infos = Vec::new();
             for (pc, ins) in t.code.iter().enumerate() {
                 if let Instr::AwaitStart { check, .. } = *ins {
-                    for p in pc..=(check as usize).min(t.code.len().saturating_sub(1)) {
-                        map[p] = Some(infos.len());
-                    }
+                    let end = (check as usize).min(t.code.len().saturating_sub(1));
+                    let at = infos.len();
+                    map.iter_mut().take(end + 1).skip(pc).for_each(|m| *m = Some(at));
                     infos.push(AwaitInfo { start: pc as u32, check });
                 }
             }

@@ -198,7 +198,7 @@ impl Bss {
             EventKind::Store => {
                 let idx = self.stores[p].len() as u32;
                 self.stores[p].push((i, po, e.cell));
-                self.forced[p].extend(std::iter::repeat(NONE).take(t));
+                self.forced[p].extend(std::iter::repeat_n(NONE, t));
                 self.by_cell[p * self.cells + e.cell as usize].push(idx);
                 self.marks.last_mut().unwrap().1 = p as u32;
             }

@@ -78,7 +78,7 @@ pub enum SettingError {
 
 /// A timeout in seconds, as typed: finite, not negative, at most a year.
 pub fn parse_timeout(secs: f64) -> Result<Duration, SettingError> {
-    if !secs.is_finite() || secs < 0.0 || secs > MAX_TIMEOUT_SECS {
+    if !secs.is_finite() || !(0.0..=MAX_TIMEOUT_SECS).contains(&secs) {
         return Err(SettingError::Timeout(secs.to_string()));
     }
     Duration::try_from_secs_f64(secs).map_err(|_| SettingError::Timeout(secs.to_string()))

@@ -202,15 +202,13 @@ impl Replay<'_, '_> {
 pub fn build(
     prog: &Program,
     model: Model,
-    loop_bound: u32,
     stop: &Options,
     sc: &[Event],
     hb: &Hb,
     upto: &[u32],
-    store: u32,
-    access: u32,
+    (store, access): (u32, u32),
 ) -> Option<RelaxedWitness> {
-    let m = Machine::new(prog, model, loop_bound, u32::MAX);
+    let m = Machine::new(prog, model, stop.loop_bound, u32::MAX);
     let mut log = Vec::new();
     let st = m.initial(&mut log);
     let mut sc_of = vec![Vec::new(); m.threads];
@@ -420,14 +418,13 @@ fn realize(
 pub fn build_borderline(
     prog: &Program,
     model: Model,
-    loop_bound: u32,
+    opts: &Options,
     sc: &[Event],
     hb: &Hb,
     upto: &[u32],
-    store: u32,
-    access: u32,
+    (store, access): (u32, u32),
 ) -> Option<RelaxedWitness> {
-    let m = Machine::new(prog, model, loop_bound, u32::MAX);
+    let m = Machine::new(prog, model, opts.loop_bound, u32::MAX);
     let threads = m.threads;
     let ord = |i: u32| (sc[i as usize].thread, hb.po(sc, i));
     let mut targets: Vec<Vec<Target>> = vec![Vec::new(); threads];

@@ -34,7 +34,7 @@ pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<St
             || d.known_observation() != r.observation
             || df != r.failures
             || d.complete() != r.complete
-            || (!d.deadlocks.is_empty()) != r.deadlock
+            || d.deadlocks.is_empty() == r.deadlock
         {
             bad.push(format!(
                 "{name} {:?}: dpor {} states {:?} fails {:?} complete {} deadlock {} | reference {} states {:?} fails {:?} complete {} deadlock {}",

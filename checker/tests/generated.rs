@@ -44,9 +44,12 @@ fn trace_key(events: &[Event], cells: usize) -> Vec<Vec<(u16, u32, bool)>> {
     per_cell
 }
 
+/// One execution's trace: per cell, the accesses in coherence order.
+type TraceKey = Vec<Vec<(u16, u32, bool)>>;
+
 /// Every SC interleaving, by brute force; the set of traces seen.
-fn brute_force_traces(m: &Machine<'_>) -> BTreeSet<Vec<Vec<(u16, u32, bool)>>> {
-    fn go(m: &Machine<'_>, st: &State, log: &mut Vec<Event>, out: &mut BTreeSet<Vec<Vec<(u16, u32, bool)>>>) {
+fn brute_force_traces(m: &Machine<'_>) -> BTreeSet<TraceKey> {
+    fn go(m: &Machine<'_>, st: &State, log: &mut Vec<Event>, out: &mut BTreeSet<TraceKey>) {
         let enabled: Vec<usize> = (0..m.procs()).filter(|&p| m.enabled(st, p)).collect();
         if enabled.is_empty() {
             out.insert(trace_key(log, m.cells));

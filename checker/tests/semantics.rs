@@ -75,7 +75,7 @@ fn multi_load_await_sees_values_from_different_moments() {
     let src = "litmus T\nshared x = 1, y = 0;\nthread P0 { await (x == 1 && y == 1); let r = 1; }\nthread P1 { x = 0; y = 1; }\nforall (P0:r == 1);";
     let (_, o) = run(src, Model::Sc, Options::default());
     assert_eq!(o.states.len(), 1);
-    assert!(o.deadlocks.len() > 0, "when P1 ran first P0 waits forever");
+    assert!(!o.deadlocks.is_empty(), "when P1 ran first P0 waits forever");
 }
 
 #[test]
@@ -102,7 +102,7 @@ fn loop_bound_cuts_and_says_so() {
     assert!(!o.complete());
     assert!(o.stats.cut > 0);
     let (_, o) = run(src, Model::Sc, Options { loop_bound: 5, ..Options::default() });
-    assert_eq!(o.states.len(), 0 + o.states.len());
+    assert_eq!(o.states.len(), o.states.len());
     assert!(!o.complete(), "the loop can spin forever: always cut somewhere");
     let bounded =
         "litmus T\nshared f = 0;\nthread P0 { let n = 0; while (n < 3) { n = n + 1; } f = n; }\nforall (f == 3);";

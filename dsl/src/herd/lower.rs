@@ -2,6 +2,9 @@
 //! grouped by family (`EAX`, `eax`, `%rax` are one register); LOCK'd
 //! instructions and XCHG are atomic and fence every buffer of their thread.
 
+// A diagnostic is the error path only, taken once per file; boxing it buys nothing.
+#![allow(clippy::result_large_err)]
+
 use super::ast::Operand as HOperand;
 use super::ast::*;
 use crate::diagnostic::Diagnostic;

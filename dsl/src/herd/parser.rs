@@ -317,10 +317,8 @@ where
                 if let Some((name, percent)) = base {
                     m.parts.push(MemPart { name, scale: 1, percent });
                 }
-                if let Some((index, scale)) = rest {
-                    if let Some((name, percent)) = index {
-                        m.parts.push(MemPart { name, scale: scale.map(|s| s.value).unwrap_or(1), percent });
-                    }
+                if let Some((Some((name, percent)), scale)) = rest {
+                    m.parts.push(MemPart { name, scale: scale.map(|s| s.value).unwrap_or(1), percent });
                 }
                 m
             },
