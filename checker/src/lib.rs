@@ -5,7 +5,8 @@
 //! - [`reference`]: explicit-state exploration with hashing (the oracle);
 //! - [`outcome`]: herd's question per model (final states, observation,
 //!   failing assertions, each with a witness);
-//! - [`narrate`]: executions as numbered steps for humans.
+//! - [`narrate`]: executions as numbered steps for humans;
+//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore.
 
 pub mod bitset;
 pub mod certainty;
@@ -20,6 +21,7 @@ pub mod narrate;
 pub mod options;
 pub mod outcome;
 pub mod reference;
+pub mod relaxer;
 pub mod robust;
 pub mod trace;
 pub mod witness;

@@ -1,0 +1,147 @@
+//! Does an execution's trace contain a predicted cycle? RELAXER §4.3:
+//! events `e1 … en` with `l(ej) = lj`, `ej →po ej+1` for odd `j` and
+//! `ej →c e(j+1)%n` for even `j`, where `→c` is the conflict order of §3.2:
+//! `e →c e'` iff one cell and either `e'` writes and `c(e) < c(e')`, or `e`
+//! writes, `e'` reads and `c(e) ≤ c(e')` (`c`: the coherence position of a
+//! write, or of the write a load reads). `→c ⊆ (rf ∪ co ∪ fr)⁺`, so a match
+//! is a happens-before cycle of the trace (`crate::trace`), which the tests
+//! check on every confirmation.
+
+use super::predict::op_of;
+use super::{Label, Op};
+use crate::machine::{Event, EventKind, NONE};
+use crate::trace::{source_write, Edge};
+
+struct Ev {
+    log: u32,
+    label: Label,
+    cell: u32,
+    /// Position among its thread's memory events.
+    ordinal: u32,
+    /// Coherence position (1-based; 0 = the initial value, for loads).
+    c: u32,
+}
+
+impl Ev {
+    fn writes(&self) -> bool {
+        self.label.op != Op::Read
+    }
+}
+
+fn conflict(e: &Ev, f: &Ev) -> bool {
+    e.cell == f.cell
+        && e.label.thread != f.label.thread
+        && ((f.writes() && e.c < f.c) || (e.writes() && f.label.op == Op::Read && e.c <= f.c))
+}
+
+fn edge(e: &Ev, f: &Ev) -> Edge {
+    match (e.writes(), f.writes()) {
+        (false, _) => Edge::Fr,
+        (true, true) => Edge::Co,
+        (true, false) if e.c == f.c => Edge::Rf,
+        (true, false) => Edge::Co,
+    }
+}
+
+/// The trace events of a log with their conflict positions. Stores that
+/// never committed have no place in coherence and are left out.
+fn events(log: &[Event]) -> Vec<Ev> {
+    let mut pos = vec![0u32; log.len()];
+    let mut count: std::collections::HashMap<u32, u32> = Default::default();
+    let relaxed = log.iter().any(|e| e.kind == EventKind::Commit);
+    for (i, e) in log.iter().enumerate() {
+        let write = match e.kind {
+            EventKind::Commit => Some(e.store as usize),
+            EventKind::Rmw => Some(i),
+            EventKind::Store if !relaxed => Some(i),
+            _ => None,
+        };
+        if let Some(w) = write {
+            let n = count.entry(e.cell).or_default();
+            *n += 1;
+            pos[w] = *n;
+        }
+    }
+    let mut ordinal = std::collections::HashMap::<u16, u32>::new();
+    let mut out = Vec::new();
+    for (i, e) in log.iter().enumerate() {
+        let Some(op) = op_of(e) else { continue };
+        let k = ordinal.entry(e.thread).or_default();
+        *k += 1;
+        let c = match op {
+            Op::Read => {
+                let src = source_write(log, e.rf);
+                if src == NONE {
+                    0
+                } else {
+                    pos[src as usize]
+                }
+            }
+            _ => pos[i],
+        };
+        if op != Op::Read && c == 0 {
+            continue; // a store still in its buffer
+        }
+        out.push(Ev {
+            log: i as u32,
+            label: Label { thread: e.thread, stmt: e.stmt, op },
+            cell: e.cell,
+            ordinal: *k,
+            c,
+        });
+    }
+    out
+}
+
+/// The cycle's events in the log and the edge leaving each, if the trace
+/// contains the cycle.
+pub fn find(log: &[Event], cycle: &[Label]) -> Option<Vec<(u32, Edge)>> {
+    let evs = events(log);
+    let by_label: Vec<Vec<usize>> =
+        cycle.iter().map(|l| (0..evs.len()).filter(|&i| evs[i].label == *l).collect()).collect();
+    if by_label.iter().any(|c| c.is_empty()) {
+        return None;
+    }
+    let mut chosen: Vec<usize> = Vec::with_capacity(cycle.len());
+    if search(&evs, &by_label, &mut chosen) {
+        let n = chosen.len();
+        Some(
+            (0..n)
+                // A one-event pair appears once, with the edge leaving it.
+                .filter(|&j| !(j % 2 == 0 && chosen[j] == chosen[j + 1]))
+                .map(|j| {
+                    let (e, f) = (&evs[chosen[j]], &evs[chosen[(j + 1) % n]]);
+                    (e.log, if j % 2 == 0 { Edge::Po } else { edge(e, f) })
+                })
+                .collect(),
+        )
+    } else {
+        None
+    }
+}
+
+fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool {
+    let j = chosen.len();
+    if j == by_label.len() {
+        return conflict(&evs[chosen[j - 1]], &evs[chosen[0]]);
+    }
+    for &i in &by_label[j] {
+        let ok = match j {
+            0 => true,
+            // po, reflexive: a one-event pair is the same event twice.
+            _ if j % 2 == 1 => {
+                let prev = &evs[chosen[j - 1]];
+                prev.ordinal < evs[i].ordinal || (prev.log == evs[i].log && by_label[j - 1] == by_label[j])
+            }
+            _ => conflict(&evs[chosen[j - 1]], &evs[i]),
+        };
+        if ok {
+            chosen.push(i);
+            if search(evs, by_label, chosen) {
+                return true;
+            }
+            chosen.pop();
+        }
+    }
+    false
+}

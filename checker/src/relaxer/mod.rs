@@ -1,0 +1,386 @@
+//! Active testing for programs too big to explore: RELAXER (Burnim, Sen,
+//! Stergiou, ISSTA'11). Phase I ([`predict`]) runs the program under SC on
+//! random schedules and predicts potential happens-before cycles; Phase II
+//! ([`steer`]) runs it again under a relaxed model, steering the scheduler
+//! and the simulated store buffers to create each cycle, and goes on to the
+//! end of the run to see whether the program then breaks.
+//!
+//! Everything is seeded: a trial's seed is derived from the user's seed and
+//! the trial's place (model, cycle, number), so results do not depend on how
+//! many threads run the trials. A cycle is *confirmed* only when a run's
+//! trace contains it ([`confirm`]); that run is its witness and its handle
+//! replays it exactly. Nothing here ever says "robust": an active answer is
+//! "no violation found in N runs".
+
+pub mod confirm;
+pub mod predict;
+mod rng;
+pub mod steer;
+
+use crate::certainty::Why;
+use crate::machine::{Event, FailureKind, Machine, Model, State, ThreadStatus, Verdict};
+use crate::options::Options;
+use crate::outcome::Observation;
+use crate::trace::Edge;
+use crate::Answer;
+use litmus_dsl::ir::{Program, StmtId};
+use rayon::prelude::*;
+use std::time::{Duration, Instant};
+
+pub use predict::{predict, Prediction};
+
+/// The access a cycle's statement makes (a statement like `x = y + 1`
+/// makes two, so a label names both).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Op {
+    Read,
+    Write,
+    /// An atomic read-modify-write (cas, xchg, fetch_add, lock).
+    Update,
+}
+
+impl Op {
+    pub fn letter(self) -> char {
+        match self {
+            Op::Read => 'r',
+            Op::Write => 'w',
+            Op::Update => 'u',
+        }
+    }
+    fn from_letter(c: char) -> Option<Op> {
+        match c {
+            'r' => Some(Op::Read),
+            'w' => Some(Op::Write),
+            'u' => Some(Op::Update),
+            _ => None,
+        }
+    }
+}
+
+/// One statement of a predicted cycle: which thread, which access.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Label {
+    pub thread: u16,
+    pub stmt: StmtId,
+    pub op: Op,
+}
+
+/// The knobs of active testing (the paper's defaults where it has them).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Phase I: random SC runs to predict from.
+    pub sc_runs: u32,
+    /// Phase II: steered runs per predicted cycle and model.
+    pub trials: u32,
+    pub seed: u64,
+    /// P: the chance of delaying a store, pausing before a load, or (PSLO)
+    /// reading the oldest value, at a statement of the cycle.
+    pub probability: f64,
+    /// Longest predicted cycle, in events (even, 4..=8).
+    pub cycle_length: usize,
+    /// Logical ticks a thread pauses before a load or atomic (PSO).
+    pub delay_load: u64,
+    /// Logical ticks a delayed store stays in its buffer (> `delay_load`).
+    pub delay_store: u64,
+    /// Transitions per run before it is cut.
+    pub max_steps: u64,
+    /// Predicted cycles kept at most.
+    pub max_cycles: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            sc_runs: 100,
+            trials: 30,
+            seed: 0,
+            probability: 0.5,
+            cycle_length: 4,
+            delay_load: 8,
+            delay_store: 16,
+            max_steps: 100_000,
+            max_cycles: 5_000,
+        }
+    }
+}
+
+/// How a steered run broke the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bug {
+    /// An assertion failed or a run-time error happened.
+    Failure { thread: u16, stmt: StmtId, kind: FailureKind },
+    /// The final state contradicts the condition (`~exists`/`forall`), or
+    /// reaches an `exists` condition SC never reaches.
+    Condition,
+}
+
+/// One steered run that created its cycle: the witness.
+#[derive(Clone, Debug)]
+pub struct Trial {
+    pub handle: Handle,
+    pub schedule: Vec<u32>,
+    pub events: Vec<Event>,
+    /// The cycle in the run's trace: (event, edge leaving it).
+    pub cycle: Vec<(u32, Edge)>,
+    pub bug: Option<Bug>,
+}
+
+/// What Phase II did with one predicted cycle under one model.
+#[derive(Clone, Debug)]
+pub struct CycleResult {
+    pub cycle: Vec<Label>,
+    /// False when no pair of the cycle is one the model can reorder: then
+    /// no run is made (it cannot be created).
+    pub attempted: bool,
+    pub trials: u32,
+    pub confirmations: u32,
+    /// Trials that created the cycle and broke the program.
+    pub bugs: u32,
+    /// The first confirming trial (the first that also broke the program,
+    /// if any did).
+    pub witness: Option<Trial>,
+}
+
+impl CycleResult {
+    /// The empirical probability that one steered run creates the cycle.
+    pub fn probability(&self) -> f64 {
+        if self.trials == 0 {
+            0.0
+        } else {
+            self.confirmations as f64 / self.trials as f64
+        }
+    }
+}
+
+/// Active testing of one model.
+#[derive(Clone, Debug)]
+pub struct Active {
+    pub model: Model,
+    pub cycles: Vec<CycleResult>,
+    /// Steered runs made (all cycles).
+    pub runs: u64,
+    /// Runs cut by the step limit or the loop bound.
+    pub cut_runs: u64,
+    pub time: Duration,
+    /// The deadline or cancel flag stopped Phase II before every trial ran.
+    pub stopped: Option<Why>,
+}
+
+impl Active {
+    pub fn confirmed(&self) -> usize {
+        self.cycles.iter().filter(|c| c.confirmations > 0).count()
+    }
+    pub fn bugs(&self) -> usize {
+        self.cycles.iter().filter(|c| c.bugs > 0).count()
+    }
+    /// The average empirical probability over the confirmed cycles (the
+    /// paper's last columns: a cycle never created is taken as infeasible).
+    pub fn mean_probability(&self) -> Option<f64> {
+        let c: Vec<f64> = self.cycles.iter().filter(|c| c.confirmations > 0).map(|c| c.probability()).collect();
+        (!c.is_empty()).then(|| c.iter().sum::<f64>() / c.len() as f64)
+    }
+}
+
+/// A replayable trial: the model, the cycle it steered for, the settings
+/// that shape a run and its seed. Written as text for `explain --replay`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Handle {
+    pub model: Model,
+    pub cycle: Vec<Label>,
+    pub probability: f64,
+    pub delay_load: u64,
+    pub delay_store: u64,
+    pub loop_bound: u32,
+    pub seed: u64,
+}
+
+impl std::fmt::Display for Handle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let labels: Vec<String> =
+            self.cycle.iter().map(|l| format!("{}.{}{}", l.thread, l.stmt, l.op.letter())).collect();
+        write!(
+            f,
+            "{}/{}/p{}/d{}.{}/l{}/{:016x}",
+            self.model.as_str(),
+            labels.join("-"),
+            self.probability,
+            self.delay_load,
+            self.delay_store,
+            self.loop_bound,
+            self.seed
+        )
+    }
+}
+
+impl std::str::FromStr for Handle {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let bad = || {
+            format!(
+                "`{s}` is not a replay handle (model/cycle/pP/dL.S/lB/seed, as `litmus check --mode active` prints)"
+            )
+        };
+        let parts: Vec<&str> = s.trim().split('/').collect();
+        let [model, cycle, p, d, l, seed] = parts.as_slice() else { return Err(bad()) };
+        let model = Model::parse(model).map_err(|_| bad())?;
+        let cycle = cycle
+            .split('-')
+            .map(|x| {
+                let (t, rest) = x.split_once('.')?;
+                let op = Op::from_letter(rest.chars().last()?)?;
+                let stmt = rest[..rest.len() - 1].parse().ok()?;
+                Some(Label { thread: t.parse().ok()?, stmt, op })
+            })
+            .collect::<Option<Vec<_>>>()
+            .filter(|c| c.len() >= 2 && c.len() % 2 == 0)
+            .ok_or_else(bad)?;
+        let probability: f64 = p
+            .strip_prefix('p')
+            .and_then(|x| x.parse().ok())
+            .filter(|p: &f64| (0.0..=1.0).contains(p))
+            .ok_or_else(bad)?;
+        let (dl, ds) = d.strip_prefix('d').and_then(|x| x.split_once('.')).ok_or_else(bad)?;
+        Ok(Handle {
+            model,
+            cycle,
+            probability,
+            delay_load: dl.parse().map_err(|_| bad())?,
+            delay_store: ds.parse().map_err(|_| bad())?,
+            loop_bound: l.strip_prefix('l').and_then(|x| x.parse().ok()).ok_or_else(bad)?,
+            seed: u64::from_str_radix(seed, 16).map_err(|_| bad())?,
+        })
+    }
+}
+
+/// Can `model` reorder the pair `(a, b)` (`a` before `b` in program order)?
+/// Judged by access kinds only: whether the cells differ is up to the run.
+pub fn relaxes(model: Model, a: Op, b: Op) -> bool {
+    match model {
+        Model::Sc => false,
+        Model::Tso => a == Op::Write && b == Op::Read,
+        // A native atomic drains only its own cell's buffer under PSO.
+        Model::Pso => a == Op::Write,
+    }
+}
+
+/// Phase II under `model` for every predicted cycle: `settings.trials`
+/// steered runs each, in parallel, deterministic for a given seed.
+pub fn test(
+    prog: &Program,
+    model: Model,
+    prediction: &Prediction,
+    settings: &Settings,
+    opts: &Options,
+    sc: Option<&Answer<Observation>>,
+) -> Active {
+    let start = Instant::now();
+    let model_no = model as u64;
+    // A machine per worker: its scratch registers are not shared.
+    let results: Vec<(CycleResult, u64, u64)> = prediction
+        .cycles
+        .par_iter()
+        .enumerate()
+        .map_init(
+            || Machine::new(prog, model, opts.loop_bound, opts.buffer_bound),
+            |m, (ci, cycle)| {
+                let attempted = cycle.chunks(2).any(|p| relaxes(model, p[0].op, p[1].op));
+                let mut r = CycleResult {
+                    cycle: cycle.clone(),
+                    attempted,
+                    trials: 0,
+                    confirmations: 0,
+                    bugs: 0,
+                    witness: None,
+                };
+                let (mut runs, mut cut) = (0, 0);
+                if !attempted {
+                    return (r, runs, cut);
+                }
+                for k in 0..settings.trials {
+                    if opts.stopped() {
+                        break;
+                    }
+                    let seed = rng::derive(settings.seed, &[2, model_no, ci as u64, k as u64]);
+                    let run = steer::run(m, cycle, settings, seed);
+                    runs += 1;
+                    r.trials += 1;
+                    if run.cut_by_steps || run.verdict == Verdict::Cut {
+                        cut += 1;
+                    }
+                    let Some(found) = confirm::find(&run.events, cycle) else { continue };
+                    r.confirmations += 1;
+                    let bug = bug_of(m, &run.state, run.verdict, sc);
+                    if bug.is_some() {
+                        r.bugs += 1;
+                    }
+                    let better = match &r.witness {
+                        None => true,
+                        Some(w) => w.bug.is_none() && bug.is_some(),
+                    };
+                    if better {
+                        let handle = Handle {
+                            model,
+                            cycle: cycle.clone(),
+                            probability: settings.probability,
+                            delay_load: settings.delay_load,
+                            delay_store: settings.delay_store,
+                            loop_bound: opts.loop_bound,
+                            seed,
+                        };
+                        r.witness =
+                            Some(Trial { handle, schedule: run.schedule, events: run.events, cycle: found, bug });
+                    }
+                }
+                (r, runs, cut)
+            },
+        )
+        .collect();
+    let runs = results.iter().map(|r| r.1).sum();
+    let cut_runs = results.iter().map(|r| r.2).sum();
+    let cycles: Vec<CycleResult> = results.into_iter().map(|r| r.0).collect();
+    let finished = cycles.iter().all(|c| !c.attempted || c.trials == settings.trials);
+    Active {
+        model,
+        cycles,
+        runs,
+        cut_runs,
+        time: start.elapsed(),
+        stopped: (!finished).then(|| opts.why_stopped()).flatten(),
+    }
+}
+
+/// Did this run break the program? Judged on its final state.
+pub fn bug_of(m: &Machine<'_>, st: &State, verdict: Verdict, sc: Option<&Answer<Observation>>) -> Option<Bug> {
+    use litmus_dsl::Quantifier;
+    for (t, s) in st.threads.iter().enumerate() {
+        if let ThreadStatus::Failed { stmt, kind, .. } = *s {
+            return Some(Bug::Failure { thread: t as u16, stmt, kind });
+        }
+    }
+    if verdict != Verdict::Complete {
+        return None;
+    }
+    let cond = m.prog.condition.as_ref()?;
+    let holds = m.eval(&cond.expr, st)?;
+    let sc_never = matches!(sc.and_then(|a| a.value()), Some(Observation::Never));
+    let broken = match cond.quantifier {
+        Quantifier::NotExists => holds,
+        Quantifier::Forall => !holds,
+        Quantifier::Exists => holds && sc_never,
+    };
+    broken.then_some(Bug::Condition)
+}
+
+/// Re-run a handle's trial (same model, cycle, settings and seed).
+pub fn replay(prog: &Program, h: &Handle, opts: &Options) -> (steer::Run, Option<Vec<(u32, Edge)>>) {
+    let m = Machine::new(prog, h.model, h.loop_bound, opts.buffer_bound);
+    let s = Settings {
+        probability: h.probability,
+        delay_load: h.delay_load,
+        delay_store: h.delay_store,
+        ..Settings::default()
+    };
+    let run = steer::run(&m, &h.cycle, &s, h.seed);
+    let found = confirm::find(&run.events, &h.cycle);
+    (run, found)
+}

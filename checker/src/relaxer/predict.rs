@@ -1,0 +1,181 @@
+//! Phase I of RELAXER (Burnim, Sen, Stergiou, ISSTA'11, §4.1, Algorithm 1):
+//! run the program under SC on random schedules, then predict every
+//! *potential happens-before cycle* `e1 e1' … en en'`: `ej →po ej'` in one
+//! thread (a different thread for each j), and `ej'`, `e(j+1)` (and `en'`,
+//! `e1`) in potential data race — different threads, one cell, one a write.
+//!
+//! A cycle is named by its statements, so the dynamic events of a trace are
+//! folded into *nodes* (thread, statement, access, cell): a chain over the
+//! events exists iff one exists over the nodes, with `a →po b` when some
+//! instance of `a` precedes some instance of `b` (each thread contributes
+//! one pair, so nothing else about instances matters). As in the paper, po
+//! is reflexive: a thread may take part with a single event.
+
+use super::rng::{derive, Rng};
+use super::{Label, Op, Settings};
+use crate::machine::{Event, EventKind, Machine, Model, ThreadStatus};
+use crate::options::Options;
+use litmus_dsl::ir::{Cell, Program};
+use std::collections::{BTreeSet, HashMap};
+use std::time::{Duration, Instant};
+
+/// The predicted cycles, in a stable order (the replay handles name them).
+#[derive(Clone, Debug, Default)]
+pub struct Prediction {
+    pub cycles: Vec<Vec<Label>>,
+    /// SC runs made.
+    pub runs: u32,
+    /// Memory events seen over all runs.
+    pub events: u64,
+    /// More cycles existed than `Settings::max_cycles`: the rest were dropped.
+    pub truncated: bool,
+    pub time: Duration,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+struct Node {
+    label: Label,
+    cell: Cell,
+}
+
+impl Node {
+    fn writes(&self) -> bool {
+        self.label.op != Op::Read
+    }
+}
+
+/// One SC run on a random schedule (seeded): the event log.
+pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64) -> Vec<Event> {
+    let mut log = Vec::new();
+    let mut st = m.initial(&mut log);
+    let mut ready = Vec::with_capacity(m.threads);
+    for step in 0..max_steps {
+        ready.clear();
+        ready.extend((0..m.threads).filter(|&t| !m.blocked(&st, t) && (st.running(t) || stuck(&st, t))));
+        if ready.is_empty() {
+            break;
+        }
+        let t = ready[rng.below(ready.len())];
+        st.threads[t] = ThreadStatus::Running;
+        m.step(&mut st, t, step as u32, &mut log);
+    }
+    log
+}
+
+fn stuck(st: &crate::machine::State, t: usize) -> bool {
+    st.threads[t] == ThreadStatus::Stuck
+}
+
+pub fn op_of(e: &Event) -> Option<Op> {
+    match e.kind {
+        EventKind::Load => Some(Op::Read),
+        EventKind::Store => Some(Op::Write),
+        EventKind::Rmw => Some(Op::Update),
+        _ => None,
+    }
+}
+
+/// Phase I: `settings.sc_runs` random SC runs, and the potential cycles of
+/// up to `settings.cycle_length` events over everything they did.
+pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Prediction {
+    let start = Instant::now();
+    let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
+    // Per thread: node -> (first, last) position in some run's thread order;
+    // a →po b iff a occurs before b in one run.
+    let mut po: BTreeSet<(Node, Node)> = BTreeSet::new();
+    let mut runs = 0;
+    let mut events = 0u64;
+    for r in 0..settings.sc_runs {
+        if opts.stopped() {
+            break;
+        }
+        let mut rng = Rng::new(derive(settings.seed, &[1, r as u64]));
+        let log = random_sc_run(&m, &mut rng, settings.max_steps);
+        runs += 1;
+        let mut seen: Vec<Vec<Node>> = vec![Vec::new(); m.threads];
+        for e in &log {
+            let Some(op) = op_of(e) else { continue };
+            events += 1;
+            let n = Node { label: Label { thread: e.thread, stmt: e.stmt, op }, cell: e.cell };
+            let mine = &mut seen[e.thread as usize];
+            // A thread may also take part with one event (ej = ej': po is
+            // reflexive in the paper), as the writer of RWC or WRC does.
+            po.insert((n, n));
+            // Pairs with every earlier node of the thread (distinct nodes
+            // only: the set keeps this bounded by nodes², not events²).
+            for &a in mine.iter() {
+                po.insert((a, n));
+            }
+            if !mine.contains(&n) {
+                mine.push(n);
+            }
+        }
+    }
+    let (cycles, truncated) = cycles(&po, settings.cycle_length, settings.max_cycles);
+    Prediction { cycles, runs, events, truncated, time: start.elapsed() }
+}
+
+fn races(a: &Node, b: &Node) -> bool {
+    a.label.thread != b.label.thread && a.cell == b.cell && (a.writes() || b.writes())
+}
+
+/// Every potential cycle of 2..=`max_len` events, rotations and duplicates
+/// removed (the thread of the first pair is the smallest of the cycle).
+fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize) -> (Vec<Vec<Label>>, bool) {
+    let mut pairs_of: HashMap<u16, Vec<(Node, Node)>> = HashMap::new();
+    for &(a, b) in po {
+        pairs_of.entry(a.label.thread).or_default().push((a, b));
+    }
+    let mut threads: Vec<u16> = pairs_of.keys().copied().collect();
+    threads.sort_unstable();
+    let mut out: BTreeSet<Vec<Label>> = BTreeSet::new();
+    let mut truncated = false;
+    let mut chain: Vec<(Node, Node)> = Vec::new();
+    for &t1 in &threads {
+        for &first in &pairs_of[&t1] {
+            chain.push(first);
+            extend(&pairs_of, &threads, &mut chain, max_len / 2, &mut out, max_cycles, &mut truncated);
+            chain.pop();
+        }
+    }
+    (out.into_iter().collect(), truncated)
+}
+
+fn extend(
+    pairs_of: &HashMap<u16, Vec<(Node, Node)>>,
+    threads: &[u16],
+    chain: &mut Vec<(Node, Node)>,
+    max_pairs: usize,
+    out: &mut BTreeSet<Vec<Label>>,
+    max_cycles: usize,
+    truncated: &mut bool,
+) {
+    let first = chain[0];
+    let last = *chain.last().unwrap();
+    if chain.len() >= 2 && races(&last.1, &first.0) {
+        // At least one pair must be of different cells: a cycle whose every
+        // pair is on one cell is a coherence cycle no model here relaxes.
+        if chain.iter().any(|(a, b)| a.cell != b.cell) {
+            if out.len() >= max_cycles {
+                *truncated = true;
+                return;
+            }
+            out.insert(chain.iter().flat_map(|(a, b)| [a.label, b.label]).collect());
+        }
+    }
+    if chain.len() >= max_pairs {
+        return;
+    }
+    for &t in threads {
+        if t <= first.0.label.thread || chain.iter().any(|(a, _)| a.label.thread == t) {
+            continue;
+        }
+        for &next in &pairs_of[&t] {
+            if races(&last.1, &next.0) {
+                chain.push(next);
+                extend(pairs_of, threads, chain, max_pairs, out, max_cycles, truncated);
+                chain.pop();
+            }
+        }
+    }
+}

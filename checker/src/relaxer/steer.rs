@@ -1,0 +1,212 @@
+//! Phase II of RELAXER (§4.3, Figs. 7–9): one controlled run of the program
+//! under a relaxed model, steered to create one predicted cycle.
+//!
+//! Time is logical: one tick per thread transition, no sleeps. Each store
+//! gets a commit time when it enters its buffer — now, or (with probability
+//! P, for a store that opens a pair of the cycle, `c_o`) now + `delay_store`
+//! — and `after_any` commits every buffer front whose time has come (FIFO:
+//! a store behind a delayed one waits for it). Under PSO a load or atomic
+//! that opens a pair pauses its thread for `delay_load` < `delay_store`
+//! ticks with probability P (TSO never pauses: its `c_o` pairs that can
+//! relax start with stores). A fence or atomic that must drain waits until
+//! the commit times of its thread's stores have come (`before_membar`), so
+//! no purposely delayed store commits early. The run goes on to its end:
+//! every thread finished or stuck for good, every buffer drained.
+
+use super::predict::op_of;
+use super::rng::Rng;
+use super::{Label, Op, Settings};
+use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, Verdict};
+use litmus_dsl::ir::{Cell, Instr};
+use std::collections::VecDeque;
+
+/// What one steered run did.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub events: Vec<Event>,
+    /// The process of each transition, in order (threads, then buffers as
+    /// in [`Machine::procs`]): replays the run on the machine.
+    pub schedule: Vec<u32>,
+    pub state: State,
+    pub verdict: Verdict,
+    /// The step limit stopped the run.
+    pub cut_by_steps: bool,
+}
+
+/// The buffer (process index minus threads) a store of `t` to `cell` enters.
+fn buffer_of(m: &Machine<'_>, t: usize, cell: Cell) -> usize {
+    match m.model {
+        Model::Sc => unreachable!("no buffers under SC"),
+        Model::Tso => t,
+        Model::Pso => t * m.cells + cell as usize,
+    }
+}
+
+/// The statement and access of thread `t`'s next visible operation, if it
+/// is a load or an atomic.
+fn next_read(m: &Machine<'_>, st: &State, t: usize) -> Option<(u32, Op)> {
+    match m.prog.threads[t].code.get(st.pc[t] as usize)? {
+        Instr::Load { stmt, .. } => Some((*stmt, Op::Read)),
+        Instr::Rmw { stmt, .. } => Some((*stmt, Op::Update)),
+        _ => None,
+    }
+}
+
+/// One steered run for `cycle` under `m`'s model, all choices from `seed`.
+pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
+    // c_o: the statements that open a pair (delayed); the closing ones run
+    // as soon as they can, which is what the scheduler does anyway.
+    let c_o: Vec<(u32, Op)> = cycle.iter().step_by(2).map(|l| (l.stmt, l.op)).collect();
+    let opens_pair = |stmt: u32, op: Op| c_o.contains(&(stmt, op));
+    let mut rng = Rng::new(seed);
+    let mut log = Vec::new();
+    let mut schedule = Vec::new();
+    let mut st = m.initial(&mut log);
+    let nbufs = m.procs() - m.threads;
+    let per_thread = if m.model == Model::Pso { m.cells } else { 1 };
+    // Commit times, parallel to each buffer's FIFO. `None`: not delayed, so
+    // it commits as soon as its thread goes on past it (the machine buffers
+    // a store at the end of the transition before it, so "now" would let it
+    // overtake nothing: a thread's first stores would commit before any
+    // other thread ran).
+    let mut times: Vec<VecDeque<Option<u64>>> = vec![VecDeque::new(); nbufs];
+    let mut paused_until = vec![0u64; m.threads];
+    // The pc whose pause decision is made (one coin per dynamic instance).
+    let mut decided: Vec<Option<u32>> = vec![None; m.threads];
+    let mut now: u64 = 0;
+    let mut ready = Vec::with_capacity(m.threads);
+    let mut timed_upto = 0;
+    let mut steps: u64 = 0;
+    let mut cut_by_steps = false;
+    // Thread `t` has gone on past its undelayed stores: they commit now.
+    let release = |times: &mut Vec<VecDeque<Option<u64>>>, t: usize, now: u64| {
+        for q in &mut times[t * per_thread..(t + 1) * per_thread] {
+            for x in q.iter_mut().filter(|x| x.is_none()) {
+                *x = Some(now);
+            }
+        }
+    };
+    loop {
+        // Stores that entered a buffer since last time get their commit time.
+        for e in &log[timed_upto..] {
+            if e.kind == EventKind::Store && m.model != Model::Sc {
+                let delay = opens_pair(e.stmt, Op::Write) && rng.chance(s.probability);
+                let b = buffer_of(m, e.thread as usize, e.cell);
+                // Delays vary (from `delay_store` to 4× it): with one fixed
+                // delay, two delayed stores of a cycle would tie.
+                let d = s.delay_store + rng.below(3 * s.delay_store as usize + 1) as u64;
+                times[b].push_back(delay.then_some(now + d));
+            }
+        }
+        timed_upto = log.len();
+        // after_any: commit every store whose time has come.
+        commit_due(m, &mut st, &mut log, &mut schedule, &mut times, 0..nbufs, now);
+        timed_upto = timed_upto.max(log.len());
+        // A thread can be scheduled if it can step, or if it has undelayed
+        // stores to perform (the machine buffered them early; they happen
+        // when the thread is scheduled, as in the paper's model).
+        ready.clear();
+        for t in 0..m.threads {
+            let undelayed = times[t * per_thread..(t + 1) * per_thread].iter().any(|q| q.iter().any(|x| x.is_none()));
+            let can_step = (st.running(t) || st.threads[t] == ThreadStatus::Stuck) && !m.blocked(&st, t);
+            if paused_until[t] <= now && (can_step || undelayed) {
+                ready.push(t);
+            }
+        }
+        if ready.is_empty() {
+            // Nothing can run now: jump to the next commit or wake-up.
+            let next = times
+                .iter()
+                .filter_map(|q| q.front().copied().flatten())
+                .chain(paused_until.iter().copied().filter(|&t| t > now))
+                .min();
+            match next {
+                Some(t) if t > now => {
+                    now = t;
+                    continue;
+                }
+                _ => break,
+            }
+        }
+        let t = ready[rng.below(ready.len())];
+        release(&mut times, t, now);
+        now += 1;
+        let can_step = (st.running(t) || st.threads[t] == ThreadStatus::Stuck) && !m.blocked(&st, t);
+        if !can_step {
+            continue; // it performed its stores; it waits (fence, lock) or is done
+        }
+        // before_load / before_CAS (PSO): pause before a read that opens a
+        // pair, so the racing access of another thread goes first.
+        if m.model == Model::Pso && decided[t] != Some(st.pc[t]) {
+            if let Some((stmt, op)) = next_read(m, &st, t) {
+                decided[t] = Some(st.pc[t]);
+                if opens_pair(stmt, op) && rng.chance(s.probability) {
+                    paused_until[t] = now + s.delay_load + rng.below(s.delay_load as usize + 1) as u64;
+                    continue;
+                }
+            }
+        }
+        // Its stores commit before its next operation, unless delayed.
+        commit_due(m, &mut st, &mut log, &mut schedule, &mut times, t * per_thread..(t + 1) * per_thread, now);
+        if m.blocked(&st, t) {
+            continue;
+        }
+        st.threads[t] = ThreadStatus::Running;
+        let step = schedule.len() as u32;
+        m.step(&mut st, t, step, &mut log);
+        schedule.push(t as u32);
+        decided[t] = None;
+        steps += 1;
+        if steps >= s.max_steps {
+            cut_by_steps = true;
+            break;
+        }
+    }
+    let verdict = m.verdict(&st);
+    Run { events: log, schedule, state: st, verdict, cut_by_steps }
+}
+
+/// Commit the front of each buffer in `bufs` while its time has come.
+fn commit_due(
+    m: &Machine<'_>,
+    st: &mut State,
+    log: &mut Vec<Event>,
+    schedule: &mut Vec<u32>,
+    times: &mut [VecDeque<Option<u64>>],
+    bufs: std::ops::Range<usize>,
+    now: u64,
+) {
+    for (b, q) in times.iter_mut().enumerate().take(bufs.end).skip(bufs.start) {
+        while q.front().is_some_and(|&x| x.is_some_and(|x| x <= now)) && !st.bufs[b].is_empty() {
+            q.pop_front();
+            let step = schedule.len() as u32;
+            m.step(st, m.threads + b, step, log);
+            schedule.push((m.threads + b) as u32);
+        }
+    }
+}
+
+/// The same run again from its schedule (no randomness): what `explain
+/// --replay` shows, and the check that a handle replays exactly.
+pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State)> {
+    let mut log = Vec::new();
+    let mut st = m.initial(&mut log);
+    for (i, &p) in schedule.iter().enumerate() {
+        let p = p as usize;
+        if p < m.threads {
+            if !(st.running(p) || st.threads[p] == ThreadStatus::Stuck) || m.blocked(&st, p) {
+                return None;
+            }
+            st.threads[p] = ThreadStatus::Running;
+        } else if p >= m.procs() || !m.enabled(&st, p) {
+            return None;
+        }
+        m.step(&mut st, p, i as u32, &mut log);
+    }
+    Some((log, st))
+}
+
+/// The events' labels (for tests and displays).
+pub fn label_of(e: &Event) -> Option<Label> {
+    op_of(e).map(|op| Label { thread: e.thread, stmt: e.stmt, op })
+}

@@ -1,0 +1,185 @@
+//! Active testing (RELAXER): prediction, steering, confirmation, replay.
+//! The standard: no false reports (every confirmed cycle is a real
+//! happens-before cycle of a run of the model, and one exhaustive checking
+//! of the same model reports), and power (most violations exhaustive
+//! checking finds are confirmed).
+
+use litmus_checker::machine::Model;
+use litmus_checker::relaxer::{self, Label, Settings};
+use litmus_checker::trace::Trace;
+use litmus_checker::Options;
+use std::path::Path;
+
+fn program(name: &str) -> litmus_dsl::Program {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
+    let src = std::fs::read_to_string(&path).unwrap();
+    litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{name} does not analyse"))
+}
+
+fn names(p: &litmus_dsl::Program, c: &[Label]) -> Vec<String> {
+    c.iter().map(|l| format!("{}:{}", p.threads[l.thread as usize].name, p.stmts[l.stmt as usize].text)).collect()
+}
+
+#[test]
+fn sb_predicts_its_cycle_and_tso_creates_it() {
+    let p = program("examples/sb.litmus");
+    let s = Settings::default();
+    let opts = Options::default();
+    let pred = relaxer::predict(&p, &s, &opts);
+    assert!(!pred.cycles.is_empty());
+    for c in &pred.cycles {
+        eprintln!("{:?}", names(&p, c));
+    }
+    for model in [Model::Tso, Model::Pso] {
+        let a = relaxer::test(&p, model, &pred, &s, &opts, None);
+        assert!(a.confirmed() >= 1, "{model:?}: {a:#?}");
+        for c in &a.cycles {
+            if let Some(w) = &c.witness {
+                assert!(Trace::of(&w.events).cycle().is_some(), "a confirmed cycle is a trace cycle");
+                eprintln!("{model:?} {:?} p={} bug={:?} {}", names(&p, &c.cycle), c.probability(), w.bug, w.handle);
+            }
+        }
+    }
+}
+
+/// Every `.litmus` file of a directory.
+fn files(dir: &str) -> Vec<std::path::PathBuf> {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);
+    let mut v: Vec<_> = std::fs::read_dir(&d)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// The conflict edges of a cycle `l1 l2 … ln`: `l2 → l3`, …, `ln → l1`.
+fn conflicts(c: &[Label]) -> impl Iterator<Item = (Label, Label)> + '_ {
+    (1..c.len()).step_by(2).map(move |j| (c[j], c[(j + 1) % c.len()]))
+}
+
+struct Agreement {
+    /// (file, model, violations found exhaustively, of them confirmed).
+    rows: Vec<(String, Model, usize, usize)>,
+    false_reports: Vec<String>,
+}
+
+/// Active testing against exhaustive checking on one file, both models.
+fn agree(path: &Path, out: &mut Agreement) {
+    use litmus_checker::{find_violations, MonitorKind};
+    let src = std::fs::read_to_string(path).unwrap();
+    let Some(p) = litmus_dsl::analyze(&src).program else { return };
+    let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let opts = Options::default();
+    let exhaustive = find_violations(&p, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
+    let s = Settings { cycle_length: (2 * p.threads.len()).clamp(4, 16), sc_runs: 200, ..Settings::default() };
+    let pred = relaxer::predict(&p, &s, &opts);
+    for rb in &exhaustive.robustness {
+        assert!(rb.coverage.finished(), "{name}: exhaustive check unfinished");
+        let a = relaxer::test(&p, rb.model, &pred, &s, &opts, exhaustive.sc_observation.as_ref());
+        // Every confirmed cycle: its witness replays on the machine, has an
+        // hb cycle, and some execution of the model's exhaustive
+        // exploration contains the same cycle.
+        let confirmed: Vec<&relaxer::CycleResult> = a.cycles.iter().filter(|c| c.confirmations > 0).collect();
+        let mut seen = vec![false; confirmed.len()];
+        let ex = litmus_checker::outcome::explore_with(&p, rb.model, &opts, |e| {
+            for (i, c) in confirmed.iter().enumerate() {
+                if !seen[i] && relaxer::confirm::find(e.events, &c.cycle).is_some() {
+                    seen[i] = true;
+                }
+            }
+        });
+        assert!(ex.coverage.finished(), "{name}: exhaustive {:?} exploration unfinished", rb.model);
+        let m = litmus_checker::machine::Machine::new(&p, rb.model, opts.loop_bound, opts.buffer_bound);
+        for (c, seen) in confirmed.iter().zip(seen) {
+            let w = c.witness.as_ref().unwrap();
+            let why = if Trace::of(&w.events).cycle().is_none() {
+                Some("its witness has no hb cycle")
+            } else if relaxer::steer::replay(&m, &w.schedule).map(|r| r.0) != Some(w.events.clone()) {
+                Some("its witness does not replay")
+            } else if !seen {
+                Some("no execution of the exhaustive exploration has it")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                out.false_reports.push(format!("{name} {:?} {:?}: {why}", rb.model, names(&p, &c.cycle)));
+            }
+        }
+        // Power: the monitors name a violation by the delayed store and the
+        // access of another thread that reads memory before the store
+        // reaches it — in a cycle, a conflict edge `b →c a` taken backwards.
+        let confirmed = rb
+            .violations
+            .iter()
+            .filter(|v| {
+                a.cycles.iter().any(|c| {
+                    c.confirmations > 0
+                        && conflicts(&c.cycle).any(|(b, a)| a.stmt == v.store_stmt && b.stmt == v.access_stmt)
+                })
+            })
+            .count();
+        // RELAXER_DEBUG=1: which violations were not confirmed, and what
+        // Phase I predicted for them.
+        if std::env::var("RELAXER_DEBUG").is_ok() {
+            for v in &rb.violations {
+                let covered = a.cycles.iter().any(|c| {
+                    c.confirmations > 0
+                        && conflicts(&c.cycle).any(|(b, a)| a.stmt == v.store_stmt && b.stmt == v.access_stmt)
+                });
+                if covered {
+                    continue;
+                }
+                let pred: Vec<_> = a
+                    .cycles
+                    .iter()
+                    .filter(|c| conflicts(&c.cycle).any(|(b, a)| a.stmt == v.store_stmt && b.stmt == v.access_stmt))
+                    .map(|c| (names(&p, &c.cycle), c.attempted, c.confirmations))
+                    .collect();
+                let cyc: Vec<_> = v
+                    .cycle
+                    .iter()
+                    .map(|s| format!("{} -{}->", p.stmts[s.stmt as usize].text, s.edge.as_str()))
+                    .collect();
+                eprintln!("  {name} {:?} exhaustive {:?} relaxer {:?}", rb.model, cyc, pred);
+            }
+        }
+        out.rows.push((name.clone(), rb.model, rb.violations.len(), confirmed));
+    }
+}
+
+fn report(a: &Agreement) -> (usize, usize) {
+    let (mut found, mut confirmed) = (0, 0);
+    for (f, m, n, c) in &a.rows {
+        if *n > 0 {
+            eprintln!("{f:<28} {:<4} {c:>3}/{n:<3}", m.upper());
+        }
+        found += n;
+        confirmed += c;
+    }
+    eprintln!("total: {confirmed}/{found} violations confirmed");
+    (found, confirmed)
+}
+
+#[test]
+fn on_the_examples_active_testing_agrees_with_exhaustive_checking() {
+    let mut a = Agreement { rows: Vec::new(), false_reports: Vec::new() };
+    for f in files("examples") {
+        agree(&f, &mut a);
+    }
+    let (found, confirmed) = report(&a);
+    assert!(a.false_reports.is_empty(), "false reports:\n{}", a.false_reports.join("\n"));
+    assert!(confirmed * 10 >= found * 9, "power: {confirmed}/{found} < 90%");
+}
+
+#[test]
+fn on_the_corpus_active_testing_agrees_with_exhaustive_checking() {
+    let mut a = Agreement { rows: Vec::new(), false_reports: Vec::new() };
+    for f in files("tests/corpus/herd-x86") {
+        agree(&f, &mut a);
+    }
+    let (found, confirmed) = report(&a);
+    assert!(a.false_reports.is_empty(), "false reports:\n{}", a.false_reports.join("\n"));
+    assert!(confirmed * 10 >= found * 9, "power: {confirmed}/{found} < 90%");
+}
