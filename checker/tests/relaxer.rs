@@ -8,7 +8,10 @@ use litmus_checker::machine::Model;
 use litmus_checker::relaxer::{self, Label, Settings};
 use litmus_checker::trace::Trace;
 use litmus_checker::Options;
+use proptest::prelude::*;
 use std::path::Path;
+
+mod common;
 
 fn program(name: &str) -> litmus_dsl::Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
@@ -67,17 +70,23 @@ struct Agreement {
 
 /// Active testing against exhaustive checking on one file, both models.
 fn agree(path: &Path, out: &mut Agreement) {
-    use litmus_checker::{find_violations, MonitorKind};
     let src = std::fs::read_to_string(path).unwrap();
-    let Some(p) = litmus_dsl::analyze(&src).program else { return };
     let name = path.file_name().unwrap().to_string_lossy().to_string();
+    let s = Settings { sc_runs: 200, ..Settings::default() };
+    agree_on(&name, &src, &s, out);
+}
+
+fn agree_on(name: &str, src: &str, s: &Settings, out: &mut Agreement) {
+    use litmus_checker::{find_violations, MonitorKind};
+    let name = name.to_string();
+    let Some(p) = litmus_dsl::analyze(src).program else { return };
     let opts = Options::default();
     let exhaustive = find_violations(&p, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
-    let s = Settings { cycle_length: (2 * p.threads.len()).clamp(4, 16), sc_runs: 200, ..Settings::default() };
-    let pred = relaxer::predict(&p, &s, &opts);
+    let s = &Settings { cycle_length: (2 * p.threads.len()).clamp(4, 16), ..s.clone() };
+    let pred = relaxer::predict(&p, s, &opts);
     for rb in &exhaustive.robustness {
         assert!(rb.coverage.finished(), "{name}: exhaustive check unfinished");
-        let a = relaxer::test(&p, rb.model, &pred, &s, &opts, exhaustive.sc_observation.as_ref());
+        let a = relaxer::test(&p, rb.model, &pred, s, &opts, exhaustive.sc_observation.as_ref());
         // Every confirmed cycle: its witness replays on the machine, has an
         // hb cycle, and some execution of the model's exhaustive
         // exploration contains the same cycle.
@@ -182,4 +191,20 @@ fn on_the_corpus_active_testing_agrees_with_exhaustive_checking() {
     let (found, confirmed) = report(&a);
     assert!(a.false_reports.is_empty(), "false reports:\n{}", a.false_reports.join("\n"));
     assert!(confirmed * 10 >= found * 9, "power: {confirmed}/{found} < 90%");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
+
+    /// No false reports on generated programs (fences, atomics, branches):
+    /// every confirmed cycle replays, is an hb cycle, and is one of the
+    /// model's executions.
+    #[test]
+    fn generated_programs_get_no_false_reports(threads in common::program(2..4, 1..5, true)) {
+        let src = common::render(&threads);
+        let mut a = Agreement { rows: Vec::new(), false_reports: Vec::new() };
+        let s = Settings { sc_runs: 20, trials: 10, ..Settings::default() };
+        agree_on("generated", &src, &s, &mut a);
+        prop_assert!(a.false_reports.is_empty(), "{}\n{}", a.false_reports.join("\n"), src);
+    }
 }
