@@ -1,6 +1,7 @@
 //! `litmus check`: analyse and explore files (in parallel), report each in
 //! input order, human or JSON.
 
+use crate::active::{self, ActiveArgs, ActiveRun, Mode};
 use crate::report::{
     BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
     Position, ViolationJson,
@@ -29,6 +30,8 @@ pub struct CheckArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
+    #[command(flatten)]
+    pub active: ActiveArgs,
 }
 
 /// Exploration bounds and the monitor, shared by check, fix and explain.
@@ -115,8 +118,12 @@ pub fn load(path: &str) -> Result<Loaded, String> {
 /// A file and what the checker found.
 pub struct Checked {
     pub loaded: Loaded,
+    pub models: Vec<Model>,
     pub outcomes: Vec<ModelOutcome>,
     pub robustness: Vec<Robustness>,
+    /// Active testing, for the relaxed models exhaustive checking did not
+    /// finish (auto) or for all (active).
+    pub active: Option<ActiveRun>,
 }
 
 /// What a file's check amounts to, for the exit status.
@@ -151,15 +158,20 @@ impl Checked {
         if self.loaded.analysis.has_errors() {
             return Status::Error;
         }
+        let actives = self.active.iter().flat_map(|a| a.models.iter());
         let finding = self.robustness.iter().any(|r| !r.violations.is_empty())
+            || actives.clone().any(|a| a.confirmed() > 0)
             || self.outcomes.iter().any(|o| {
                 !o.failures.is_empty()
                     || !o.deadlocks.is_empty()
                     || !o.condition_errors.is_empty()
                     || o.condition_fails(p)
             });
+        // An active answer is never clean: finding nothing proves nothing.
         let unknown = self.outcomes.iter().any(|o| !o.coverage.finished())
-            || self.robustness.iter().any(|r| !r.robust().is_known());
+            || self.robustness.iter().any(|r| !r.robust().is_known())
+            || actives.count() > 0
+            || self.outcomes.len() < self.models.len();
         if finding {
             Status::Finding
         } else if unknown {
@@ -187,15 +199,29 @@ pub fn options(b: &Bounds) -> Options {
     .with_timeout(b.timeout)
 }
 
-pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: &Options) -> Checked {
-    let (outcomes, robustness) = match &loaded.analysis.program {
-        Some(p) => {
-            let r = litmus_checker::check_all(p, Some(&loaded.src), models, monitor, opts);
-            (r.outcomes, r.robustness)
+pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: &Options, act: &ActiveArgs) -> Checked {
+    let mut c = Checked { loaded, models: models.to_vec(), outcomes: Vec::new(), robustness: Vec::new(), active: None };
+    let Some(p) = &c.loaded.analysis.program else { return c };
+    if act.mode == Mode::Active {
+        c.active = Some(active::run(p, models, opts, act, None));
+        return c;
+    }
+    // auto: exhaustive checking gets the budget (within the file's deadline).
+    let budget_end = std::time::Instant::now().checked_add(act.budget);
+    let exhaustive = match (act.mode, budget_end) {
+        (Mode::Auto, Some(end)) => {
+            Options { deadline: Some(opts.deadline.map_or(end, |d| d.min(end))), ..opts.clone() }
         }
-        None => (Vec::new(), Vec::new()),
+        _ => opts.clone(),
     };
-    Checked { loaded, outcomes, robustness }
+    let r = litmus_checker::check_all(p, Some(&c.loaded.src), models, monitor, &exhaustive);
+    (c.outcomes, c.robustness) = (r.outcomes, r.robustness);
+    // What the budget (not the user's deadline or cancel) left unknown goes to active testing.
+    let unfinished: Vec<Model> = c.robustness.iter().filter(|rb| !rb.robust().is_known()).map(|rb| rb.model).collect();
+    if act.mode == Mode::Auto && !unfinished.is_empty() && !opts.stopped() {
+        c.active = Some(active::run(p, &unfinished, opts, act, r.sc_observation.as_ref()));
+    }
+    c
 }
 
 pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
@@ -237,7 +263,12 @@ fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> Vio
     }
 }
 
-fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness>) -> ModelJson {
+fn model_json(
+    p: &litmus_dsl::Program,
+    o: &ModelOutcome,
+    rob: Option<&Robustness>,
+    act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>,
+) -> ModelJson {
     let failures = o
         .failures
         .iter()
@@ -255,6 +286,8 @@ fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness
         // SC is robust by definition; the claim still goes no further than
         // the exploration did, so a cut-short run never prints `true` bare.
         (Model::Sc, _) => Some(o.coverage.answer(true)),
+        // Exhaustive checking did not finish: active testing's word.
+        (_, Some(r)) if !r.robust().is_known() && act.is_some() => Some(active::robust(act.unwrap().1)),
         (_, r) => r.map(|r| r.robust()),
     };
     let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();
@@ -296,6 +329,43 @@ fn model_json(p: &litmus_dsl::Program, o: &ModelOutcome, rob: Option<&Robustness
         executions: o.stats.executions,
         cut: o.stats.cut,
         timed_out: o.stats.timed_out,
+        mode: if act.is_some() { "active" } else { "exhaustive" },
+        active: act.map(|(run, a)| active::json(p, run, a)),
+    }
+}
+
+/// A model only tested actively (`--mode active`): nothing explored, so no
+/// states or observation; robustness as active testing found it.
+fn active_only_json(p: &litmus_dsl::Program, act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>) -> ModelJson {
+    let robust = act.map(|(_, a)| active::robust(a));
+    let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();
+    ModelJson {
+        observation: None,
+        observation_certainty: p.condition.as_ref().map(|_| "unknown"),
+        observation_note: p.condition.as_ref().map(|_| "not explored (active mode)".to_string()),
+        states: 0,
+        complete: false,
+        certainty: "unknown",
+        bounds_hit: None,
+        unknown_reason: Some("not-explored"),
+        robust: robust.as_ref().and_then(|a| a.value().copied()),
+        robust_certainty,
+        robust_note: robust_note.flatten(),
+        violations: None,
+        fences: None,
+        fences_confirmed: None,
+        fences_certainty: None,
+        fences_note: None,
+        fences_minimal: None,
+        assertion_failures: Vec::new(),
+        condition_errors: Vec::new(),
+        unconfirmed: None,
+        deadlocks: 0,
+        executions: 0,
+        cut: 0,
+        timed_out: false,
+        mode: "active",
+        active: act.map(|(run, a)| active::json(p, run, a)),
     }
 }
 
@@ -304,9 +374,16 @@ pub fn file_report(c: &Checked) -> FileReport {
     let a = &l.analysis;
     let models = match &a.program {
         Some(p) => c
-            .outcomes
+            .models
             .iter()
-            .map(|o| (o.model.as_str(), model_json(p, o, c.robustness.iter().find(|r| r.model == o.model))))
+            .map(|&m| {
+                let act = c.active.as_ref().and_then(|run| run.of(m).map(|a| (run, a)));
+                let json = match c.outcomes.iter().find(|o| o.model == m) {
+                    Some(o) => model_json(p, o, c.robustness.iter().find(|r| r.model == m), act),
+                    None => active_only_json(p, act),
+                };
+                (m.as_str(), json)
+            })
             .collect(),
         None => Vec::new(),
     };
@@ -375,7 +452,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     let results: Vec<Result<Checked, String>> = args
         .files
         .par_iter()
-        .map(|path| load(path).map(|l| check_file(l, &models, monitor, &options(&args.bounds))))
+        .map(|path| load(path).map(|l| check_file(l, &models, monitor, &options(&args.bounds), &args.active)))
         .collect();
     let mut status = Status::Clean;
     let stdout = std::io::stdout();

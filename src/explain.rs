@@ -1,6 +1,7 @@
 //! `litmus explain FILE --violation N`: the witness of a violation, step by
 //! step, or (`--dot`) its events with po/rf/co/fr edges for Graphviz.
 
+use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
 use litmus_checker::machine::{EventKind, NONE};
 use litmus_checker::narrate;
@@ -13,8 +14,12 @@ use std::fmt::Write;
 pub struct ExplainArgs {
     pub file: String,
     /// The violation's number, as `litmus check` lists them (from 1).
+    #[arg(long, required_unless_present = "replay", conflicts_with = "replay")]
+    pub violation: Option<usize>,
+    /// Re-run an active-testing run by the handle `litmus check --mode
+    /// active` printed, and show it step by step.
     #[arg(long)]
-    pub violation: usize,
+    pub replay: Option<String>,
     /// Print a Graphviz graph of the witness instead.
     #[arg(long)]
     pub dot: bool,
@@ -29,11 +34,15 @@ pub fn run(args: &ExplainArgs) -> u8 {
         Ok(x) => x,
         Err(code) => return code,
     };
-    let c = check_file(l, &models, args.bounds.monitor.kind(), &options(&args.bounds));
+    if let Some(h) = &args.replay {
+        return replay(&l, h, &args.bounds);
+    }
+    let violation = args.violation.expect("clap requires --violation without --replay");
+    let c = check_file(l, &models, args.bounds.monitor.kind(), &options(&args.bounds), &exhaustive_only());
     let p = c.loaded.analysis.program.as_ref().unwrap();
     let all: Vec<_> = c.robustness.iter().flat_map(|r| r.violations.iter()).collect();
-    let Some(v) = args.violation.checked_sub(1).and_then(|i| all.get(i)) else {
-        eprintln!("error: there is no violation {} ({} found)", args.violation, all.len());
+    let Some(v) = violation.checked_sub(1).and_then(|i| all.get(i)) else {
+        eprintln!("error: there is no violation {violation} ({} found)", all.len());
         return 2;
     };
     if args.dot {
@@ -45,7 +54,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
     let _ = writeln!(
         out,
         "violation {} under {}: `{}` ({} line {}) is delayed",
-        args.violation,
+        violation,
         v.model.upper(),
         store.text,
         p.threads[store.thread as usize].name,
@@ -147,4 +156,64 @@ fn dot(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> String {
     let _ = NONE;
     s.push_str("}\n");
     s
+}
+
+/// Explain's violations are the exhaustive check's (numbered as `check` lists them).
+fn exhaustive_only() -> ActiveArgs {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct A {
+        #[command(flatten)]
+        a: ActiveArgs,
+    }
+    let mut a = A::parse_from(["explain"]).a;
+    a.mode = Mode::Exhaustive;
+    a
+}
+
+/// `--replay HANDLE`: the same steered run again (same model, cycle,
+/// settings and seed), step by step, and the cycle its trace contains.
+fn replay(l: &crate::check::Loaded, handle: &str, bounds: &Bounds) -> u8 {
+    use litmus_checker::relaxer;
+    let h: relaxer::Handle = match handle.parse() {
+        Ok(h) => h,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
+    };
+    let p = l.analysis.program.as_ref().expect("load_one checked it");
+    let bad_label = h.cycle.iter().find(|c| {
+        p.stmts.get(c.stmt as usize).is_none_or(|s| s.thread != c.thread) || c.thread as usize >= p.threads.len()
+    });
+    if bad_label.is_some() {
+        eprintln!("error: the handle names statements `{}` does not have (was it edited since?)", l.path);
+        return 2;
+    }
+    let (run, found) = relaxer::replay(p, &h, &options(bounds));
+    let mut out = String::new();
+    let _ = writeln!(out, "active-testing run {} under {} ({} steps):", h, h.model.upper(), run.events.len());
+    for line in narrate::lines(p, h.model, &run.events) {
+        let _ = writeln!(out, "    {line}");
+    }
+    match found {
+        Some(cycle) => {
+            let chain: Vec<String> = cycle
+                .iter()
+                .map(|&(i, e)| {
+                    let ev = &run.events[i as usize];
+                    let s = &p.stmts[ev.stmt as usize];
+                    format!("{} {}:{} `{}` —{}→", p.threads[ev.thread as usize].name, s.line, s.col, s.text, e.as_str())
+                })
+                .collect();
+            let _ = writeln!(out, "its trace has the cycle: {} (back to the start)", chain.join(" "));
+            print!("{out}");
+            0
+        }
+        None => {
+            print!("{out}");
+            eprintln!("error: this run does not create the cycle (the file or the bounds differ from the run's)");
+            1
+        }
+    }
 }

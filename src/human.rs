@@ -55,6 +55,26 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
         let rob = c.robustness.iter().find(|r| r.model == o.model);
         let _ = writeln!(out, "    {}", model_line(o, sc, rob));
     }
+    if let Some(run) = &c.active {
+        let why = if c.outcomes.is_empty() { "active mode" } else { "exhaustive checking did not finish" };
+        let _ = writeln!(
+            out,
+            "  active testing ({why}; RELAXER: {} SC runs predicted {} cycle{} in {:.1} ms):",
+            run.prediction.runs,
+            run.prediction.cycles.len(),
+            if run.prediction.cycles.len() == 1 { "" } else { "s" },
+            run.prediction.time.as_secs_f64() * 1e3
+        );
+        for a in &run.models {
+            let _ = writeln!(
+                out,
+                "    {:<4} {}  [{:.1} ms]",
+                a.model.upper(),
+                words::active(a, run.prediction.cycles.len()),
+                a.time.as_secs_f64() * 1e3
+            );
+        }
+    }
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
     }
@@ -87,6 +107,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     }
     findings(&mut out, c, p, color);
     violations(&mut out, c, p, color);
+    active_cycles(&mut out, c, p, color);
     for o in &c.outcomes {
         let caveat = words::caveat(&o.coverage);
         if !caveat.is_empty() {
@@ -366,5 +387,50 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
     }
     if n > 0 {
         let _ = writeln!(out, "  `litmus fix {}` inserts them", l.path);
+    }
+}
+
+/// Each cycle active testing confirmed, drawn over the source like a
+/// violation, with the handle that replays its run.
+fn active_cycles(out: &mut String, c: &Checked, p: &Program, color: bool) {
+    let Some(run) = &c.active else { return };
+    let l = &c.loaded;
+    let mut n = 0;
+    for a in &run.models {
+        for cy in a.cycles.iter().filter(|cy| cy.confirmations > 0) {
+            let Some(w) = &cy.witness else { continue };
+            n += 1;
+            let steps = crate::active::cycle_steps(cy);
+            let first = &p.stmts[steps[0].1 as usize];
+            let msg = format!(
+                "{}: happens-before cycle found by active testing (cycle {n}: created in {} of {} runs)",
+                a.model.upper(),
+                cy.confirmations,
+                cy.trials
+            );
+            let mut d = if w.bug.is_some() {
+                Diagnostic::error("E0401", first.span, msg)
+            } else {
+                Diagnostic::warning("W0401", first.span, msg)
+            };
+            let k = steps.len();
+            for (i, &(t, stmt, edge)) in steps.iter().enumerate() {
+                let to = &p.stmts[steps[(i + 1) % k].1 as usize];
+                let label = format!("{} {} —{edge}→ {}", CIRCLED[i.min(19)], p.threads[t as usize].name, to.text);
+                if i == 0 {
+                    d = d.with_label(label);
+                } else {
+                    d = d.with_related(p.stmts[stmt as usize].span, label);
+                }
+            }
+            d = d.with_help(format!(
+                "{}\nreplay: litmus explain {} --replay {}",
+                words::active_bug(p, w.bug.as_ref()),
+                l.path,
+                w.handle
+            ));
+            let _ = writeln!(out);
+            out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+        }
     }
 }

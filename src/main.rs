@@ -1,5 +1,6 @@
 //! `litmus`: check small concurrent programs for relaxed-memory behaviour.
 
+mod active;
 mod check;
 mod explain;
 mod fix;

@@ -90,6 +90,12 @@ pub struct ModelJson {
     /// Executions cut by the loop bound (extension).
     pub cut: u64,
     pub timed_out: bool,
+    /// Which mode produced this model's answers: `exhaustive` or `active`
+    /// (extension; see `--mode`).
+    pub mode: &'static str,
+    /// Active testing's results (`--mode active|auto`; extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub active: Option<crate::active::ActiveJson>,
 }
 
 #[derive(Serialize)]

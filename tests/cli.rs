@@ -355,3 +355,101 @@ fn the_deadline_holds_on_a_big_file_in_the_fence_phase() {
         assert!(out.status.code() == Some(1) || out.status.code() == Some(3), "{:?}", out.status);
     }
 }
+
+/// The JSON line of one file, checked with these extra arguments.
+fn check_json(args: &[&str], file: &str) -> (Option<i32>, serde_json::Value) {
+    let out = litmus().args(["check", "--format", "json"]).args(args).arg(file).output().unwrap();
+    (out.status.code(), serde_json::from_slice(&out.stdout).unwrap())
+}
+
+/// Active testing's results without the timings (which vary run to run).
+fn active_results(v: &serde_json::Value) -> Vec<serde_json::Value> {
+    ["tso", "pso"]
+        .iter()
+        .map(|m| {
+            let mut a = v["models"][m]["active"].clone();
+            for k in ["phase1_ms", "phase2_ms"] {
+                a.as_object_mut().unwrap().remove(k);
+            }
+            a
+        })
+        .collect()
+}
+
+#[test]
+fn active_mode_confirms_sb_and_its_handle_replays_the_run() {
+    let (code, v) = check_json(&["--mode", "active"], "examples/sb.litmus");
+    assert_eq!(code, Some(1), "a confirmed cycle is a finding");
+    for m in ["tso", "pso"] {
+        let j = &v["models"][m];
+        assert_eq!(j["mode"], "active");
+        assert_eq!(j["robust"], false, "a confirmed cycle proves a violation");
+        assert_eq!(j["states"], 0, "nothing was explored");
+        let a = &j["active"];
+        assert!(a["confirmed"].as_u64().unwrap() >= 1, "{a:#}");
+        let c = a["cycles"].as_array().unwrap().iter().find(|c| c["confirmations"].as_u64() > Some(0)).unwrap();
+        let edges: Vec<&str> = c["cycle"].as_array().unwrap().iter().map(|s| s["edge"].as_str().unwrap()).collect();
+        assert_eq!(edges, ["po", "fr", "po", "fr"]);
+        let handle = c["replay"].as_str().unwrap();
+        let out = litmus().args(["explain", "examples/sb.litmus", "--replay", handle]).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(0), "{text}");
+        assert!(text.contains("its trace has the cycle") && text.contains("commit"), "{text}");
+    }
+}
+
+#[test]
+fn active_results_depend_on_the_seed_only_not_on_the_worker_threads() {
+    let run = |threads: &str, seed: &str| {
+        let out = litmus()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["check", "--format", "json", "--mode", "active", "--seed", seed])
+            .arg("examples/lamport-fast.litmus")
+            .output()
+            .unwrap();
+        active_results(&serde_json::from_slice(&out.stdout).unwrap())
+    };
+    let one = run("1", "7");
+    assert_eq!(one, run("4", "7"));
+    assert_ne!(one, run("1", "8"), "another seed, other runs");
+}
+
+#[test]
+fn active_testing_that_finds_nothing_claims_nothing() {
+    let (code, v) = check_json(&["--mode", "active"], "examples/sb-fences.litmus");
+    assert_eq!(code, Some(3), "nothing found, nothing proved: unknown");
+    for m in ["tso", "pso"] {
+        let j = &v["models"][m];
+        assert!(j.get("robust").is_none(), "{j:#}");
+        assert_eq!(j["robust_certainty"], "unknown");
+        assert!(j["robust_note"].as_str().unwrap().contains("no violation found in 30 active runs"), "{j:#}");
+    }
+    let out = litmus().args(["check", "--mode", "active", "examples/sb-fences.litmus"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("this proves nothing") && !text.contains("robust"), "{text}");
+}
+
+#[test]
+fn auto_mode_tests_actively_what_the_exhaustive_budget_did_not_finish() {
+    // A budget of zero: exhaustive checking stops at once, active testing answers.
+    let (code, v) = check_json(&["--mode", "auto", "--budget", "0"], "examples/sb.litmus");
+    assert_eq!(code, Some(1));
+    assert_eq!(v["models"]["tso"]["mode"], "active");
+    assert_eq!(v["models"]["sc"]["mode"], "exhaustive");
+    assert_eq!(v["models"]["sc"]["certainty"], "unknown");
+    // The default budget finishes sb: no active testing.
+    let (_, v) = check_json(&[], "examples/sb.litmus");
+    assert_eq!(v["models"]["tso"]["mode"], "exhaustive");
+    assert!(v["models"]["tso"].get("active").is_none());
+}
+
+#[test]
+fn active_testing_rejects_bad_knobs() {
+    for args in [["--probability", "2"], ["--cycle-length", "5"], ["--cycle-length", "18"], ["--budget", "-1"]] {
+        let out = litmus().args(["check", "--mode", "active"]).args(args).arg("examples/sb.litmus").output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    let out = litmus().args(["explain", "examples/sb.litmus", "--replay", "tso/9.99w-9.98r/p0.5/d8.16/l2/00"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not have"));
+}

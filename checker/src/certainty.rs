@@ -75,6 +75,9 @@ pub enum Why {
     /// The fenced program could not be re-checked (its text did not
     /// analyse: a bug in the insertion, reported rather than hidden).
     Unchecked,
+    /// Only tested actively (RELAXER): this many steered runs found no
+    /// violation, which proves nothing.
+    Tested(u64),
 }
 
 impl Why {
@@ -87,6 +90,7 @@ impl Why {
             }
             Why::Pending => "not decided yet".into(),
             Why::Unchecked => "the fenced text could not be re-checked".into(),
+            Why::Tested(n) => format!("no violation found in {n} active run{}", if n == 1 { "" } else { "s" }),
         }
     }
 
@@ -98,6 +102,7 @@ impl Why {
             Why::Unconfirmed(_) => "unconfirmed",
             Why::Pending => "pending",
             Why::Unchecked => "unchecked",
+            Why::Tested(_) => "tested",
         }
     }
 }

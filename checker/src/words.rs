@@ -97,3 +97,42 @@ pub fn failure(kind: &str, models: &[crate::Model], sc: Option<&Coverage>) -> St
     };
     format!("{kind} under {}{contrast}", names.join(", "))
 }
+
+/// Active testing's answer for a model, one line: never "robust" — "2 of
+/// 6 predicted cycles confirmed (1 breaks the program) in 180 runs", or
+/// "no violation found in 180 runs (active testing proves nothing)".
+pub fn active(a: &crate::relaxer::Active, predicted: usize) -> String {
+    let mut s = match a.confirmed() {
+        0 => format!(
+            "no violation found in {} active run{} ({predicted} cycle{} predicted; this proves nothing)",
+            a.runs,
+            if a.runs == 1 { "" } else { "s" },
+            if predicted == 1 { "" } else { "s" }
+        ),
+        n => format!(
+            "{n} of {predicted} predicted cycle{} confirmed by active testing{} in {} runs",
+            if predicted == 1 { "" } else { "s" },
+            match a.bugs() {
+                0 => String::new(),
+                b => format!(" ({b} break{} the program)", if b == 1 { "s" } else { "" }),
+            },
+            a.runs
+        ),
+    };
+    if let Some(w) = a.stopped {
+        s.push_str(&format!("; stopped early: {}", w.describe()));
+    }
+    s
+}
+
+/// What a confirmed cycle did to the program, as a clause.
+pub fn active_bug(p: &Program, bug: Option<&crate::relaxer::Bug>) -> String {
+    use crate::relaxer::Bug;
+    match bug {
+        Some(Bug::Failure { stmt, kind, .. }) => {
+            format!("harmful: then `{}` fails ({})", p.stmts[*stmt as usize].text, kind.as_str())
+        }
+        Some(Bug::Condition) => "harmful: the final condition's answer then differs from SC".into(),
+        None => "no run that created it broke the program (not a proof that none can)".into(),
+    }
+}

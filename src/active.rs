@@ -1,0 +1,224 @@
+//! `litmus check --mode active|auto`: active testing (RELAXER) where
+//! exhaustive checking cannot finish. Its arguments, its run over a file,
+//! and its JSON and human renderings. An active answer is never "robust":
+//! a confirmed cycle is a proved violation (its run is the witness); no
+//! confirmation is "no violation found in N runs".
+
+use crate::report::CycleJson;
+use litmus_checker::relaxer::{self, Active, Prediction, Settings};
+use litmus_checker::{words, Answer, Model, Observation, Options};
+use litmus_dsl::Program;
+use serde::Serialize;
+use std::time::Duration;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// Explore every execution (within the bounds).
+    Exhaustive,
+    /// Active testing only (RELAXER).
+    Active,
+    /// Exhaustive for `--budget` seconds, then active testing for every
+    /// relaxed model it did not finish.
+    Auto,
+}
+
+/// Active testing's knobs, shared by check and explain.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ActiveArgs {
+    /// exhaustive, active (RELAXER), or auto (exhaustive, then active for
+    /// whatever the budget did not finish).
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mode: Mode,
+    /// auto: seconds of exhaustive checking per file before active testing
+    /// takes over.
+    #[arg(long, default_value = "10", value_parser = budget_arg)]
+    pub budget: Duration,
+    /// Active: steered runs per predicted cycle and model.
+    #[arg(long, default_value_t = 30)]
+    pub runs: u32,
+    /// Active: random SC runs to predict cycles from.
+    #[arg(long, default_value_t = 100)]
+    pub sc_runs: u32,
+    /// Active: the seed of every random choice (same seed, same results).
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Active: the chance of delaying or pausing at a cycle's statement.
+    #[arg(long, default_value_t = 0.5, value_parser = probability_arg)]
+    pub probability: f64,
+    /// Active: the longest predicted cycle, in events (even, 4 to 16).
+    #[arg(long, default_value_t = 4, value_parser = cycle_length_arg)]
+    pub cycle_length: usize,
+}
+
+fn budget_arg(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    litmus_checker::options::parse_timeout(secs).map_err(|e| e.to_string())
+}
+
+fn probability_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(p) if (0.0..=1.0).contains(&p) => Ok(p),
+        _ => Err(format!("`{s}` is not a probability (a number from 0 to 1)")),
+    }
+}
+
+fn cycle_length_arg(s: &str) -> Result<usize, String> {
+    match s.trim().parse::<usize>() {
+        Ok(n) if (4..=16).contains(&n) && n % 2 == 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a cycle length (an even number of events from 4 to 16)")),
+    }
+}
+
+impl ActiveArgs {
+    pub fn settings(&self) -> Settings {
+        Settings {
+            sc_runs: self.sc_runs,
+            trials: self.runs,
+            seed: self.seed,
+            probability: self.probability,
+            cycle_length: self.cycle_length,
+            ..Settings::default()
+        }
+    }
+}
+
+/// Active testing of a file: one prediction, then each model.
+pub struct ActiveRun {
+    pub prediction: Prediction,
+    pub models: Vec<Active>,
+    pub settings: Settings,
+}
+
+impl ActiveRun {
+    pub fn of(&self, m: Model) -> Option<&Active> {
+        self.models.iter().find(|a| a.model == m)
+    }
+}
+
+pub fn run(
+    prog: &Program,
+    models: &[Model],
+    opts: &Options,
+    args: &ActiveArgs,
+    sc: Option<&Answer<Observation>>,
+) -> ActiveRun {
+    let settings = args.settings();
+    let prediction = relaxer::predict(prog, &settings, opts);
+    let models = models
+        .iter()
+        .filter(|&&m| m != Model::Sc)
+        .map(|&m| relaxer::test(prog, m, &prediction, &settings, opts, sc))
+        .collect();
+    ActiveRun { prediction, models, settings }
+}
+
+/// The robustness claim of an actively tested model: a confirmed cycle
+/// proves a violation; otherwise nothing is known.
+pub fn robust(a: &Active) -> Answer<bool> {
+    if a.confirmed() > 0 {
+        Answer::Proved(false)
+    } else {
+        Answer::Unknown(a.stopped.unwrap_or(litmus_checker::Why::Tested(a.runs)))
+    }
+}
+
+#[derive(Serialize)]
+pub struct ActiveJson {
+    pub predicted: usize,
+    pub confirmed: usize,
+    pub bugs: usize,
+    /// Steered runs made under this model.
+    pub runs: u64,
+    pub sc_runs: u32,
+    pub seed: u64,
+    pub probability: f64,
+    pub cycle_length: usize,
+    /// Phase I (shared by the models) and this model's Phase II, in ms.
+    pub phase1_ms: f64,
+    pub phase2_ms: f64,
+    /// Mean empirical probability over the confirmed cycles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_probability: Option<f64>,
+    /// Why Phase II stopped before every run was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<&'static str>,
+    /// More cycles were predicted than kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    pub cycles: Vec<ActiveCycleJson>,
+}
+
+#[derive(Serialize)]
+pub struct ActiveCycleJson {
+    /// The cycle's statements; for a confirmed cycle, with the edges of
+    /// its run's trace, else `po` and `race`.
+    pub cycle: Vec<CycleJson>,
+    pub runs: u32,
+    pub confirmations: u32,
+    pub probability: f64,
+    pub bugs: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harm: Option<String>,
+    /// `litmus explain FILE --replay HANDLE` re-runs the witness.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+}
+
+fn stmt_json(p: &Program, thread: u16, stmt: u32, edge: &'static str) -> CycleJson {
+    let s = &p.stmts[stmt as usize];
+    CycleJson {
+        thread: p.threads[thread as usize].name.clone(),
+        line: s.line,
+        column: s.col,
+        statement: s.text.clone(),
+        edge,
+    }
+}
+
+/// A cycle's statements and edges, as drawn: the run's trace cycle when
+/// confirmed, else the predicted labels.
+pub fn cycle_steps(c: &relaxer::CycleResult) -> Vec<(u16, u32, &'static str)> {
+    match &c.witness {
+        Some(w) => {
+            w.cycle.iter().map(|&(i, e)| (w.events[i as usize].thread, w.events[i as usize].stmt, e.as_str())).collect()
+        }
+        None => c
+            .cycle
+            .iter()
+            .enumerate()
+            .map(|(j, l)| (l.thread, l.stmt, if j % 2 == 0 { "po" } else { "race" }))
+            .collect(),
+    }
+}
+
+pub fn json(p: &Program, run: &ActiveRun, a: &Active) -> ActiveJson {
+    ActiveJson {
+        predicted: run.prediction.cycles.len(),
+        confirmed: a.confirmed(),
+        bugs: a.bugs(),
+        runs: a.runs,
+        sc_runs: run.prediction.runs,
+        seed: run.settings.seed,
+        probability: run.settings.probability,
+        cycle_length: run.settings.cycle_length,
+        phase1_ms: run.prediction.time.as_secs_f64() * 1e3,
+        phase2_ms: a.time.as_secs_f64() * 1e3,
+        mean_probability: a.mean_probability(),
+        stopped: a.stopped.map(|w| w.as_str()),
+        truncated: run.prediction.truncated,
+        cycles: a
+            .cycles
+            .iter()
+            .filter(|c| c.attempted)
+            .map(|c| ActiveCycleJson {
+                cycle: cycle_steps(c).into_iter().map(|(t, s, e)| stmt_json(p, t, s, e)).collect(),
+                runs: c.trials,
+                confirmations: c.confirmations,
+                probability: c.probability(),
+                bugs: c.bugs,
+                harm: c.witness.as_ref().map(|w| words::active_bug(p, w.bug.as_ref())),
+                replay: c.witness.as_ref().map(|w| w.handle.to_string()),
+            })
+            .collect(),
+    }
+}
