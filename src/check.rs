@@ -195,6 +195,7 @@ pub fn options(b: &Bounds) -> Options {
         preemption_bound: b.preemption_bound,
         deadline: None,
         cancel: None,
+        polls_left: None,
     }
     .with_timeout(b.timeout)
 }

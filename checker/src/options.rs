@@ -19,11 +19,21 @@ pub struct Options {
     pub deadline: Option<Instant>,
     /// Stop early when set (from another thread): the answer is unknown.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Tests: set `cancel` at the n-th poll of [`Options::stopped`], to cut
+    /// a check short at every phase boundary deterministically.
+    pub polls_left: Option<Arc<std::sync::atomic::AtomicU64>>,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { loop_bound: 2, buffer_bound: 16, preemption_bound: None, deadline: None, cancel: None }
+        Options {
+            loop_bound: 2,
+            buffer_bound: 16,
+            preemption_bound: None,
+            deadline: None,
+            cancel: None,
+            polls_left: None,
+        }
     }
 }
 
@@ -39,12 +49,24 @@ impl Options {
 
     /// Cancelled or past the deadline: whatever is not finished now stays unknown.
     pub fn stopped(&self) -> bool {
+        if let (Some(left), Some(cancel)) = (&self.polls_left, &self.cancel) {
+            if left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
         self.late() || self.cancelled()
+    }
+
+    /// Tests: these options, cancelled at the `n`-th poll of `stopped()`.
+    pub fn cancel_after_polls(mut self, n: u64) -> Self {
+        self.cancel = Some(Arc::new(AtomicBool::new(false)));
+        self.polls_left = Some(Arc::new(std::sync::atomic::AtomicU64::new(n)));
+        self
     }
 
     /// Why the check stopped, if it did.
     pub fn why_stopped(&self) -> Option<crate::certainty::Why> {
-        if self.cancelled() {
+        if self.stopped() && self.cancelled() {
             Some(crate::certainty::Why::Cancelled)
         } else if self.late() {
             Some(crate::certainty::Why::Timeout)

@@ -387,3 +387,39 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_check_cancelled_at_every_phase_boundary_claims_nothing_the_whole_check_contradicts() {
+    // Deterministic, unlike a deadline: cancel at the n-th poll, for every n
+    // until the check runs to its end; each cut-short report must agree
+    // with the whole one, and fences confirmed by a cut-short check must
+    // be the whole check's.
+    let mut bad = Vec::new();
+    let mut cut = 0;
+    for name in ["sb", "mp", "dekker", "peterson", "2+2w"] {
+        let src = std::fs::read_to_string(format!("{}/../examples/{name}.litmus", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let whole = full(&prog, &src);
+        for n in 0.. {
+            let opts = Options::default().cancel_after_polls(n);
+            let part = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+            bad.extend(agrees(name, &src, &prog, &part, &whole));
+            for rb in part.robustness.iter().filter(|rb| rb.fences_confirmed.is(&true)) {
+                // Confirmed fences must really work: re-check them whole.
+                let edits = litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::robust::insertions(&rb.fences));
+                let fenced = litmus_dsl::analyze(&litmus_dsl::edit::apply(&src, &edits)).program.unwrap();
+                let r = litmus_checker::find_violations(&fenced, &[rb.model], MonitorKind::Bss, &Options::default());
+                if !r.robustness[0].robust().is(&true) {
+                    bad.push(format!("{name} {:?} cut at poll {n}: confirms fences {:?}", rb.model, rb.fences));
+                }
+            }
+            if !part.cancelled {
+                break;
+            }
+            cut += 1;
+            assert!(n < 100_000, "{name}: the check polls without end");
+        }
+    }
+    assert!(cut > 20, "only {cut} cut-short checks: the test tests little");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

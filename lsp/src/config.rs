@@ -218,6 +218,7 @@ impl Config {
             preemption_bound: self.preemption_bound,
             deadline: None,
             cancel: None,
+            polls_left: None,
         }
         .with_timeout(Some(self.timeout))
     }
