@@ -449,7 +449,10 @@ fn active_testing_rejects_bad_knobs() {
         let out = litmus().args(["check", "--mode", "active"]).args(args).arg("examples/sb.litmus").output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
-    let out = litmus().args(["explain", "examples/sb.litmus", "--replay", "tso/9.99w-9.98r/p0.5/d8.16/l2/00"]).output().unwrap();
+    let out = litmus()
+        .args(["explain", "examples/sb.litmus", "--replay", "tso/9.99w-9.98r/p0.5/d8.16/l2/00"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not have"));
 }

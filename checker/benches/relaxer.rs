@@ -28,7 +28,7 @@ fn files() -> Vec<PathBuf> {
 /// The loop bound a file asks for in a `// bench: loop-bound N` line (default 2).
 fn loop_bound(src: &str) -> u32 {
     src.lines()
-        .find_map(|l| l.split_once("loop-bound").and_then(|(_, n)| n.trim().split_whitespace().next()?.parse().ok()))
+        .find_map(|l| l.split_once("loop-bound").and_then(|(_, n)| n.split_whitespace().next()?.parse().ok()))
         .unwrap_or(2)
 }
 
