@@ -67,6 +67,9 @@ pub struct Limits {
     pub deadline: Option<Instant>,
     /// Set from another thread to stop early (the editor moved on).
     pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Tests: counts down at each stop check and sets `cancel` when spent
+    /// (see `Options::cancel_after_polls`).
+    pub polls_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
@@ -346,6 +349,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 continue;
             };
             if self.stats.transitions.is_multiple_of(256) {
+                if let (Some(left), Some(cancel)) = (&limits.polls_left, &limits.cancel) {
+                    use std::sync::atomic::Ordering::Relaxed;
+                    if left.fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1)).is_err() {
+                        cancel.store(true, Relaxed);
+                    }
+                }
                 let late = limits.deadline.is_some_and(|d| Instant::now() > d);
                 let cancelled = limits.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
                 if late || cancelled {

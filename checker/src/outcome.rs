@@ -228,6 +228,7 @@ pub fn explore_listened(
     let limits = Limits {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
+        polls_left: opts.polls_left.clone(),
         preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };
     ex.run_listened(limits, listener, |e| {
