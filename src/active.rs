@@ -5,7 +5,7 @@
 //! confirmation is "no violation found in N runs".
 
 use crate::report::CycleJson;
-use litmus_checker::relaxer::{self, Active, Prediction, Settings};
+use litmus_checker::relaxer::{self, Active, Settings};
 use litmus_checker::{words, Answer, Model, Observation, Options};
 use litmus_dsl::Program;
 use serde::Serialize;
@@ -30,9 +30,9 @@ pub struct ActiveArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub mode: Mode,
     /// auto: seconds of exhaustive checking per file before active testing
-    /// takes over.
-    #[arg(long, default_value = "10", value_parser = budget_arg)]
-    pub budget: Duration,
+    /// takes over (default: 10, or half of `--timeout` when one is given).
+    #[arg(long, value_parser = budget_arg, allow_hyphen_values = true)]
+    pub budget: Option<Duration>,
     /// Active: steered runs per predicted cycle and model.
     #[arg(long, default_value_t = 30)]
     pub runs: u32,
@@ -70,6 +70,11 @@ fn cycle_length_arg(s: &str) -> Result<usize, String> {
 }
 
 impl ActiveArgs {
+    /// The exhaustive budget of `--mode auto`.
+    pub fn budget(&self, timeout: Option<Duration>) -> Duration {
+        self.budget.unwrap_or_else(|| timeout.map_or(Duration::from_secs(10), |t| t / 2))
+    }
+
     pub fn settings(&self) -> Settings {
         Settings {
             sc_runs: self.sc_runs,
@@ -82,18 +87,7 @@ impl ActiveArgs {
     }
 }
 
-/// Active testing of a file: one prediction, then each model.
-pub struct ActiveRun {
-    pub prediction: Prediction,
-    pub models: Vec<Active>,
-    pub settings: Settings,
-}
-
-impl ActiveRun {
-    pub fn of(&self, m: Model) -> Option<&Active> {
-        self.models.iter().find(|a| a.model == m)
-    }
-}
+pub use relaxer::ActiveRun;
 
 pub fn run(
     prog: &Program,
@@ -102,25 +96,10 @@ pub fn run(
     args: &ActiveArgs,
     sc: Option<&Answer<Observation>>,
 ) -> ActiveRun {
-    let settings = args.settings();
-    let prediction = relaxer::predict(prog, &settings, opts);
-    let models = models
-        .iter()
-        .filter(|&&m| m != Model::Sc)
-        .map(|&m| relaxer::test(prog, m, &prediction, &settings, opts, sc))
-        .collect();
-    ActiveRun { prediction, models, settings }
+    relaxer::run(prog, models, &args.settings(), opts, sc)
 }
 
-/// The robustness claim of an actively tested model: a confirmed cycle
-/// proves a violation; otherwise nothing is known.
-pub fn robust(a: &Active) -> Answer<bool> {
-    if a.confirmed() > 0 {
-        Answer::Proved(false)
-    } else {
-        Answer::Unknown(a.stopped.unwrap_or(litmus_checker::Why::Tested(a.runs)))
-    }
-}
+pub use relaxer::robust;
 
 #[derive(Serialize)]
 pub struct ActiveJson {

@@ -208,7 +208,8 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         return c;
     }
     // auto: exhaustive checking gets the budget (within the file's deadline).
-    let budget_end = std::time::Instant::now().checked_add(act.budget);
+    let timeout = opts.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+    let budget_end = std::time::Instant::now().checked_add(act.budget(timeout));
     let exhaustive = match (act.mode, budget_end) {
         (Mode::Auto, Some(end)) => {
             Options { deadline: Some(opts.deadline.map_or(end, |d| d.min(end))), ..opts.clone() }

@@ -54,6 +54,9 @@ pub struct Report {
     pub cancelled: bool,
     /// SC's answer to the final condition (what harm is judged against).
     pub sc_observation: Option<Answer<Observation>>,
+    /// Active testing of the relaxed models exhaustive checking left
+    /// unknown ([`add_active_testing`]).
+    pub active: Option<relaxer::ActiveRun>,
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
@@ -96,7 +99,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
     let sc_observation = sc.observation.clone();
     let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
     let pending = FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::Pending), minimal: true };
-    Report { outcomes, robustness, joint: pending, cancelled: opts.cancelled(), sc_observation }
+    Report { outcomes, robustness, joint: pending, cancelled: opts.cancelled(), sc_observation, active: None }
 }
 
 /// Look for harm in each violation's own continuations (what is found is
@@ -169,5 +172,26 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         report.outcomes.push(o);
     }
     report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
+    report.cancelled = opts.cancelled();
+}
+
+/// The fallback for a program past the exhaustive budget: RELAXER for every
+/// relaxed model whose robustness the (stopped) exhaustive check left
+/// unknown, within `opts` (a budget of its own). Nothing when none is.
+pub fn add_active_testing(
+    report: &mut Report,
+    prog: &litmus_dsl::Program,
+    settings: &relaxer::Settings,
+    opts: &Options,
+) {
+    let unknown: Vec<Model> = report
+        .robustness
+        .iter()
+        .filter(|rb| matches!(rb.robust(), Answer::Unknown(Why::Timeout)))
+        .map(|rb| rb.model)
+        .collect();
+    if !unknown.is_empty() {
+        report.active = Some(relaxer::run(prog, &unknown, settings, opts, report.sc_observation.as_ref()));
+    }
     report.cancelled = opts.cancelled();
 }

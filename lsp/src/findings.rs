@@ -83,6 +83,50 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
             });
         }
     }
+    // Cycles active testing confirmed (a file past the exhaustive budget).
+    for a in r.active.iter().flat_map(|run| &run.models) {
+        for c in a.cycles.iter().filter(|c| c.confirmations > 0) {
+            let Some(w) = &c.witness else { continue };
+            let steps: Vec<(u16, u32, &str)> = w
+                .cycle
+                .iter()
+                .map(|&(i, e)| (w.events[i as usize].thread, w.events[i as usize].stmt, e.as_str()))
+                .collect();
+            let k = steps.len();
+            let related = steps
+                .iter()
+                .enumerate()
+                .skip(1)
+                .map(|(i, &(t, stmt, edge))| {
+                    let s = &p.stmts[stmt as usize];
+                    let to = &p.stmts[steps[(i + 1) % k].1 as usize];
+                    let label = format!(
+                        "{} {} `{}` —{edge}→ `{}`",
+                        CIRCLED[i.min(19)],
+                        p.threads[t as usize].name,
+                        s.text,
+                        to.text
+                    );
+                    (s.span, label)
+                })
+                .collect();
+            let first = &p.stmts[steps[0].1 as usize];
+            out.push(Finding {
+                span: first.span,
+                severity: if w.bug.is_some() { Severity::Error } else { Severity::Warning },
+                code: "sc-violation-active".into(),
+                message: format!(
+                    "{}: happens-before cycle found by active testing (created in {} of {} runs) — {}",
+                    a.model.upper(),
+                    c.confirmations,
+                    c.trials,
+                    words::active_bug(p, w.bug.as_ref())
+                ),
+                related,
+                data: Some(serde_json::json!({ "replay": w.handle.to_string() })),
+            });
+        }
+    }
     // Failing assertions, once per statement, naming every model.
     let mut by_stmt: std::collections::BTreeMap<u32, Vec<Model>> = Default::default();
     for o in &r.outcomes {

@@ -120,6 +120,7 @@ pub async fn run(b: Backend, job: Job) {
             return;
         }
         let (a, r) = (analyzed.clone(), report.clone());
+        let active_opts = opts.clone().with_timeout(Some(Duration::from_secs(10)));
         let Some(full) = b
             .phase(&job, move || {
                 let mut r = Arc::unwrap_or_clone(r);
@@ -136,6 +137,33 @@ pub async fn run(b: Backend, job: Job) {
             return;
         };
         report = Arc::new(full);
+        // Past the exhaustive budget (the timeout): active testing, with a
+        // budget of its own, for the relaxed models left unknown.
+        let timed_out = report
+            .robustness
+            .iter()
+            .any(|rb| matches!(rb.robust(), litmus_checker::Answer::Unknown(litmus_checker::Why::Timeout)));
+        if timed_out {
+            if !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", "active testing").await {
+                return;
+            }
+            let (a, r) = (analyzed.clone(), report.clone());
+            // A fresh deadline from now (the exhaustive one has passed).
+            let active_opts = active_opts.with_timeout(Some(Duration::from_secs(10)));
+            let Some(tested) = b
+                .phase(&job, move || {
+                    let mut r = Arc::unwrap_or_clone(r);
+                    let prog = a.analysis.program.as_ref().expect("lowered");
+                    let settings = litmus_checker::relaxer::Settings::default();
+                    litmus_checker::add_active_testing(&mut r, prog, &settings, &active_opts);
+                    r
+                })
+                .await
+            else {
+                return;
+            };
+            report = Arc::new(tested);
+        }
     }
     drop(progress);
     b.deliver(&job, &analyzed, &findings, report, "checked", "").await;

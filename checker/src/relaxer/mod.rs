@@ -384,3 +384,41 @@ pub fn replay(prog: &Program, h: &Handle, opts: &Options) -> (steer::Run, Option
     let found = confirm::find(&run.events, &h.cycle);
     (run, found)
 }
+
+/// Active testing of a program: one prediction, then each relaxed model.
+#[derive(Clone, Debug)]
+pub struct ActiveRun {
+    pub prediction: Prediction,
+    pub models: Vec<Active>,
+    pub settings: Settings,
+}
+
+impl ActiveRun {
+    pub fn of(&self, m: Model) -> Option<&Active> {
+        self.models.iter().find(|a| a.model == m)
+    }
+}
+
+/// Phase I once, then Phase II for each relaxed model of `models`.
+pub fn run(
+    prog: &Program,
+    models: &[Model],
+    settings: &Settings,
+    opts: &Options,
+    sc: Option<&Answer<Observation>>,
+) -> ActiveRun {
+    let prediction = predict(prog, settings, opts);
+    let models =
+        models.iter().filter(|&&m| m != Model::Sc).map(|&m| test(prog, m, &prediction, settings, opts, sc)).collect();
+    ActiveRun { prediction, models, settings: settings.clone() }
+}
+
+/// The robustness claim of an actively tested model: a confirmed cycle
+/// proves a violation; otherwise nothing is known.
+pub fn robust(a: &Active) -> Answer<bool> {
+    if a.confirmed() > 0 {
+        Answer::Proved(false)
+    } else {
+        Answer::Unknown(a.stopped.unwrap_or(Why::Tested(a.runs)))
+    }
+}
