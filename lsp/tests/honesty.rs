@@ -48,3 +48,21 @@ async fn the_lens_and_hover_carry_each_answer_s_qualifier() {
     assert!(md.contains("harmful (proved): `assert (c == 0)` can then fail"), "{md}");
     assert!(md.contains("re-checked: robust within bounds"), "{md}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn past_the_exhaustive_budget_active_testing_shows_what_it_confirmed() {
+    // A timeout of zero: exhaustive checking stops at once; active testing
+    // (its own budget) confirms SB's cycle, shown as found by active testing.
+    let (mut c, _) = Client::start(json!({}), json!({"timeout": 0, "debounceMs": 0})).await;
+    let u = uri("sb.litmus");
+    c.open(&u, &example("sb.litmus"));
+    let diags = c.settled(&u, 1).await;
+    let active: Vec<_> = diags.iter().filter(|d| d["code"] == "sc-violation-active").collect();
+    assert!(!active.is_empty(), "{diags:?}");
+    for d in active {
+        let msg = d["message"].as_str().unwrap();
+        assert!(msg.contains("found by active testing") && msg.contains("runs"), "{msg}");
+        assert_eq!(d["relatedInformation"].as_array().unwrap().len(), 3, "the cycle's other statements: {d}");
+        assert!(d["data"]["replay"].as_str().unwrap().contains("0.0w"), "{d}");
+    }
+}
