@@ -73,3 +73,17 @@ fn corpus_names_and_quantifiers_match_the_verdicts_table() {
     }
     assert_eq!(rows, 88);
 }
+
+#[test]
+fn a_condition_that_begins_or_ends_with_a_parenthesised_term_keeps_its_parentheses() {
+    let prog = |cond: &str| format!("litmus T\nshared x = 0;\nthread P0 {{\n  let a = 1;\n  x = 1;\n}}\n{cond};\n");
+    for (cond, text) in [
+        ("forall ((P0:a == 1) + (x == 1) == 2)", "(P0:a == 1) + (x == 1) == 2"),
+        ("forall (x == 1 && (P0:a == 1))", "x == 1 && (P0:a == 1)"),
+        ("exists ((P0:a == 1))", "P0:a == 1"),
+        ("exists (x == 1)", "x == 1"),
+    ] {
+        let a = litmus_dsl::analyze(&prog(cond));
+        assert_eq!(a.condition.as_ref().map(|c| c.text.as_str()), Some(text), "{cond}");
+    }
+}

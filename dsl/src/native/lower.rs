@@ -554,7 +554,43 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
 
 /// The predicate's text on one line, without enclosing parentheses.
 pub(crate) fn cond_text(src: &str, cond: &Expr) -> String {
-    let t = cond.span.text(src).split_whitespace().collect::<Vec<_>>().join(" ");
+    // A parenthesised operand's span leaves its parentheses out, so a
+    // condition that begins (or ends) with one would lose a `(` (or `)`):
+    // widen the span over the parentheses its text leaves unmatched.
+    let (mut lo, mut hi) = (cond.span.start as usize, cond.span.end as usize);
+    let (mut unopened, mut unclosed) = (0usize, 0usize);
+    for c in src[lo..hi].bytes() {
+        match c {
+            b'(' => unclosed += 1,
+            b')' if unclosed > 0 => unclosed -= 1,
+            b')' => unopened += 1,
+            _ => {}
+        }
+    }
+    let b = src.as_bytes();
+    while unopened > 0 {
+        let mut k = lo;
+        while k > 0 && b[k - 1].is_ascii_whitespace() {
+            k -= 1;
+        }
+        if k == 0 || b[k - 1] != b'(' {
+            break;
+        }
+        lo = k - 1;
+        unopened -= 1;
+    }
+    while unclosed > 0 {
+        let mut k = hi;
+        while k < b.len() && b[k].is_ascii_whitespace() {
+            k += 1;
+        }
+        if k >= b.len() || b[k] != b')' {
+            break;
+        }
+        hi = k + 1;
+        unclosed -= 1;
+    }
+    let t = src[lo..hi].split_whitespace().collect::<Vec<_>>().join(" ");
     strip_parens(&t).to_string()
 }
 
