@@ -557,7 +557,7 @@ pub(crate) fn cond_text(src: &str, cond: &Expr) -> String {
     // A parenthesised operand's span leaves its parentheses out, so a
     // condition that begins (or ends) with one would lose a `(` (or `)`):
     // widen the span over the parentheses its text leaves unmatched.
-    let (mut lo, mut hi) = (cond.span.start as usize, cond.span.end as usize);
+    let (mut lo, mut hi) = (cond.span.start, cond.span.end);
     let (mut unopened, mut unclosed) = (0usize, 0usize);
     for c in src[lo..hi].bytes() {
         match c {
