@@ -242,7 +242,7 @@ mod tests {
         assert_eq!((c.loop_bound, c.monitor, c.timeout), (5, MonitorKind::Sober, Duration::from_secs(20)));
         assert_eq!(
             p[0].to_string(),
-            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso or pso); keeping [\"sc\", \"tso\", \"pso\"]"
+            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [\"sc\", \"tso\", \"pso\"]"
         );
         assert!(p[1].to_string().starts_with("`timeout` = -1: timeout must be a number of seconds"), "{}", p[1]);
     }
@@ -252,7 +252,7 @@ mod tests {
         let bad = [
             json!({"models": "tso"}),
             json!({"models": ["tso", 3]}),
-            json!({"models": ["pslo"]}),
+            json!({"models": ["pslo", "arm"]}),
             json!({"loopBound": -1}),
             json!({"loopBound": 1e12}),
             json!({"loopBound": 2.5}),
