@@ -79,6 +79,9 @@ pub struct Stats {
     pub buffer_waits: u64,
     /// Stopped by the cancel flag.
     pub cancelled: bool,
+    /// Races whose reversal had no initial that could run then: every
+    /// enabled process was explored there instead.
+    pub fallbacks: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -725,9 +728,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         let q = if initials.contains(&p) { p } else { initials[0] };
         let st = &self.states[j as usize];
-        if self.m.enabled(st, q) {
+        // Any initial will do; prefer `q`, else one that can run now.
+        let q = if self.m.enabled(st, q) { Some(q) } else { initials.iter().copied().find(|&r| self.m.enabled(st, r)) };
+        if let Some(q) = q {
             self.frames[j as usize].backtrack.insert(q);
         } else {
+            self.stats.fallbacks += 1;
             for r in 0..self.procs {
                 if self.m.enabled(st, r) {
                     self.frames[j as usize].backtrack.insert(r);
