@@ -1,4 +1,4 @@
-//! The checker: runs the IR under SC, TSO and PSO.
+//! The checker: runs the IR under SC, TSO, PSO and PSLO.
 //!
 //! - [`machine`]: the interpreter (state, one step per visible operation);
 //! - [`dpor`]: stateless exploration with source-DPOR and sleep sets;
@@ -11,6 +11,7 @@ pub mod bitset;
 pub mod certainty;
 pub mod collect;
 pub mod dpor;
+pub mod explicit;
 pub mod fences;
 pub mod harm;
 pub mod hb;

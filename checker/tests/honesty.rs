@@ -218,7 +218,7 @@ fn harms_are_witnessed(r: &Report) -> Result<(), String> {
                 Some(Harm::Fails { events, .. } | Harm::ChangesCondition { events }) => events,
                 _ => continue,
             };
-            if !exhibited(events, &[v.key()])[0] {
+            if !exhibited(rb.model, events, &[v.key()])[0] {
                 return Err(format!("{:?} {:?}: the harmful execution does not exhibit it", rb.model, v.key()));
             }
         }
