@@ -26,8 +26,10 @@ use litmus_dsl::ir::{StmtForm, StmtId};
 use litmus_dsl::{FenceKind, Program};
 use std::collections::BTreeMap;
 
-/// When each event takes effect, doubled (odd values fall between two
-/// events): see the module doc. Fences and commits get `u64::MAX`.
+/// When each event takes effect, in log order: event `k` at `2k + 2`, a
+/// value in between for a load that read a replaced value or forwarded
+/// (see the module doc). Fences, commits and stores never committed get
+/// `u64::MAX`.
 pub fn effect_times(log: &[Event]) -> Vec<u64> {
     // The writes (commits, atomics) of each cell in log order, and where a
     // buffered store committed.
@@ -57,25 +59,29 @@ pub fn effect_times(log: &[Event]) -> Vec<u64> {
     log.iter()
         .enumerate()
         .map(|(i, e)| {
+            // Event k takes effect at 2k + 2; odd values fall just between.
+            let at = |k: u64| 2 * k + 2;
             let i = i as u64;
             match e.kind {
-                EventKind::Rmw => 2 * i,
-                EventKind::Store if sc => 2 * i,
+                EventKind::Rmw => at(i),
+                EventKind::Store if sc => at(i),
                 EventKind::Store => match commit_of[i as usize] {
                     NONE => u64::MAX,
-                    c => 2 * c as u64,
+                    c => at(c as u64),
                 },
                 EventKind::Load => {
                     let forwarded = e.rf != NONE && log[e.rf as usize].kind == EventKind::Store;
                     if forwarded {
+                        // Just after its source commits.
                         match commit_of[e.rf as usize] {
-                            NONE => 2 * i,
-                            c => 2 * c as u64 + 1,
+                            NONE => at(i),
+                            c => at(c as u64) + 1,
                         }
                     } else {
+                        // Just before the write that replaced its value.
                         match next_write(e.cell, e.rf) {
-                            Some(n) if (n as u64) < i => 2 * n as u64 - 1,
-                            _ => 2 * i,
+                            Some(n) if (n as u64) < i => at(n as u64) - 1,
+                            _ => at(i),
                         }
                     }
                 }
@@ -182,7 +188,16 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     let limits = Limits { deadline: opts.deadline, cancel: opts.cancel.clone(), preemption_bound: None };
     ex.run(limits, |e| {
         let Some(cycle) = Trace::of(e.events).cycle() else { return Control::Continue };
-        for (a, b) in relaxed_pairs(e.events, &cycle) {
+        let mut pairs = relaxed_pairs(e.events, &cycle);
+        if pairs.is_empty() {
+            // Cannot happen (rf, co and fr all go forward in effect order);
+            // were it to, the cycle still makes the program not robust.
+            debug_assert!(false, "a cycle with every po edge kept");
+            let n = cycle.len();
+            pairs
+                .extend((0..n).filter(|&k| cycle[k].1 == Edge::Po).map(|k| (cycle[k].0, cycle[(k + 1) % n].0)).take(1));
+        }
+        for (a, b) in pairs {
             let log = e.events;
             let key = (log[a as usize].stmt, log[b as usize].stmt);
             let g = groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
