@@ -25,9 +25,11 @@
 //! histories — depends on the pops that made them so (not reversible), but
 //! the writes those pops exposed could have come after it instead: those
 //! pops join its clock only after its races are decided. A resetting fence
-//! (like a load of every cell) races with the last write of every cell by
-//! another thread unless that write happens before it by another path, and
-//! every later write by another thread races with it.
+//! (like a load of every cell its thread may still load: for the other
+//! cells, where it stands changes nothing its thread can observe) races
+//! with the last write of each such cell by another thread unless that
+//! write happens before it by another path, and every later write of one
+//! by another thread races with it.
 
 use crate::bitset::BitSet;
 use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
@@ -213,7 +215,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // its commits and atomics on the cell. Others' writes append at
             // the back: they commute with it.
             let (pop, x) = if a.pop { (a, b) } else { (b, a) };
-            return !x.pop && x.owner == pop.owner && (x.cell == pop.cell && (x.hist || x.write) || x.all_cells);
+            return !x.pop
+                && x.owner == pop.owner
+                && (x.cell == pop.cell && (x.hist || x.write) || x.all_cells && self.observes(x, pop.cell));
         }
         let same_cell = a.cell != NONE && a.cell == b.cell;
         if a.owner == b.owner && (a.is_commit != b.is_commit) {
@@ -222,11 +226,21 @@ impl<'m, 'p> Explorer<'m, 'p> {
             let thread = if a.is_commit { b } else { a };
             return same_cell || thread.cell == NONE || thread.all_cells;
         }
-        // PSLO: a write to any cell can make a resetting fence wait.
-        if a.all_cells && b.mem && b.write || b.all_cells && a.mem && a.write {
+        // PSLO: a write can make a resetting fence wait (it matters if the
+        // fence's thread may load the cell afterwards).
+        if a.all_cells && b.mem && b.write && self.observes(a, b.cell)
+            || b.all_cells && a.mem && a.write && self.observes(b, a.cell)
+        {
             return true;
         }
         same_cell && a.mem && b.mem && (a.write || b.write)
+    }
+
+    /// Does the cell's history matter after resetting access `a` — may its
+    /// thread load the cell later? (If not, a write of it only makes `a`
+    /// wait for a pop that changes nothing observable: independent.)
+    fn observes(&self, a: &Access, cell: u32) -> bool {
+        self.m.loaded_after(a.owner as usize, a.at).is_none_or(|c| c.contains(cell))
     }
 
     /// The key of `thread`'s history of `cell` (PSLO).
@@ -296,7 +310,13 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
         }
         if resets {
-            late.extend(st.shrunk[t * m.cells..(t + 1) * m.cells].iter().copied());
+            // Only the pops of histories it observes: for the others the
+            // wait changes nothing (see `observes`).
+            let seen = m.loaded_after(t, st.pc[t]);
+            let shrunk = &st.shrunk[t * m.cells..(t + 1) * m.cells];
+            late.extend(
+                shrunk.iter().enumerate().filter(|&(c, _)| seen.is_none_or(|s| s.contains(c as u32))).map(|(_, &x)| x),
+            );
         }
         out.retain(|&x| x != NONE);
         late.retain(|&x| x != NONE);
@@ -345,7 +365,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     break;
                 }
                 let b = self.frames[j as usize].access;
-                if b.owner == a.owner {
+                if b.owner == a.owner || !self.observes(&b, a.cell) {
                     continue;
                 }
                 if !self.hb(j, acc) {
@@ -360,8 +380,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // another path than the pops.
             let mut last: Vec<u32> = Vec::new();
             for (c, list) in self.by_key[..self.m.cells].iter().enumerate() {
-                if c as u32 == a.cell {
-                    continue; // scanned as a memory access
+                if c as u32 == a.cell || !self.observes(a, c as u32) {
+                    continue; // scanned as a memory access, or not observed
                 }
                 let w = list.iter().rev().copied().find(|&j| {
                     let b = self.frames[j as usize].access;

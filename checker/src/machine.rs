@@ -267,8 +267,11 @@ pub struct Access {
     pub pop: bool,
     /// PSLO: waits until every history of its thread is a singleton (a
     /// resetting fence, an x86 LOCK'd atomic): another thread's write to any
-    /// cell can make it wait.
+    /// cell can make it wait — it matters for the cells its thread may load
+    /// afterwards ([`Machine::loaded_after`] at `at`).
     pub all_cells: bool,
+    /// A thread's transition: the pc of its visible operation.
+    pub at: u32,
 }
 
 impl Access {
@@ -283,7 +286,22 @@ impl Access {
         hist: false,
         pop: false,
         all_cells: false,
+        at: NONE,
     };
+}
+
+/// A set of cells: some, or all of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cells {
+    pub all: bool,
+    /// Sorted, without duplicates (unless `all`).
+    pub some: Vec<Cell>,
+}
+
+impl Cells {
+    pub fn contains(&self, c: Cell) -> bool {
+        self.all || self.some.binary_search(&c).is_ok()
+    }
 }
 
 struct AwaitInfo {
@@ -302,6 +320,9 @@ pub struct Machine<'p> {
     loop_base: Vec<usize>,
     /// Per thread, per pc: the await region containing it.
     awaits: Vec<Vec<Option<usize>>>,
+    /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
+    /// the thread may load after it.
+    loads_after: Vec<std::collections::HashMap<u32, Cells>>,
     await_info: Vec<Vec<AwaitInfo>>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
@@ -334,6 +355,17 @@ impl<'p> Machine<'p> {
         }
         reg_base.push(r);
         loop_base.push(l);
+        let cells = prog.mem_size();
+        let loads_after = prog
+            .threads
+            .iter()
+            .map(|t| {
+                (0..t.code.len())
+                    .filter(|&pc| matches!(t.code[pc], Instr::Fence { .. } | Instr::Rmw { x86_locked: true, .. }))
+                    .map(|pc| (pc as u32, Self::loads_from(&t.code, pc + 1, cells)))
+                    .collect()
+            })
+            .collect();
         Machine {
             prog,
             model,
@@ -345,8 +377,54 @@ impl<'p> Machine<'p> {
             loop_base,
             awaits,
             await_info,
+            loads_after,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// The cells a thread's code may load from `pc` on (following every
+    /// branch): a load's fixed cell, an indexed load's whole array, every
+    /// cell for a computed address.
+    fn loads_from(code: &[Instr], pc: usize, cells: usize) -> Cells {
+        let mut seen = vec![false; code.len() + 1];
+        let mut stack = vec![pc];
+        let mut out = Cells::default();
+        while let Some(pc) = stack.pop() {
+            if pc >= code.len() || std::mem::replace(&mut seen[pc], true) {
+                continue;
+            }
+            match code[pc] {
+                Instr::Load { addr, .. } => match addr {
+                    Addr::Fixed(c) => out.some.push(c),
+                    Addr::Indexed { base, len, .. } => out.some.extend(base..base + len),
+                    Addr::Computed { .. } => out.all = true,
+                },
+                Instr::Jump { target } => {
+                    stack.push(target as usize);
+                    continue;
+                }
+                Instr::Branch { target, .. } => stack.push(target as usize),
+                Instr::Halt => continue,
+                _ => {}
+            }
+            stack.push(pc + 1);
+        }
+        if out.all {
+            out.some.clear();
+        } else {
+            out.some.retain(|&c| (c as usize) < cells);
+            out.some.sort_unstable();
+            out.some.dedup();
+        }
+        out
+    }
+
+    /// PSLO: the cells whose history matters after the fence (or x86 LOCK'd
+    /// atomic) at `pc` of `thread` — those it may load later. Another
+    /// thread's write of any other cell only makes it wait for a pop that
+    /// changes nothing it can observe.
+    pub fn loaded_after(&self, thread: usize, pc: u32) -> Option<&Cells> {
+        self.loads_after.get(thread).and_then(|m| m.get(&pc))
     }
 
     /// Processes, numbered: threads `0..threads`; then the store buffers
@@ -948,6 +1026,7 @@ impl<'p> Machine<'p> {
         }
         let t = proc;
         let pslo = self.model == Model::Pslo;
+        acc.at = st.pc[t];
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
             Some(&Instr::Load { addr, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
