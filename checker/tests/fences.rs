@@ -117,9 +117,7 @@ fn fixed_files_are_robust_under_pslo() {
     let opts = Options::default();
     let mut bad = Vec::new();
     let mut kinds = std::collections::BTreeSet::new();
-    // ms2-queue's fence search under PSLO takes seconds (each candidate
-    // fence in its dequeue multiplies the executions): left out here.
-    for (name, src) in files().into_iter().filter(|(n, _)| !n.starts_with("ms2-queue")) {
+    for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for models in [vec![Model::Pslo], vec![Model::Pso, Model::Pslo]] {
             let (_, fix) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
@@ -149,7 +147,7 @@ fn fixed_files_are_robust_under_pslo() {
 fn no_smaller_fence_set_makes_an_example_robust_under_pslo() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
     let mut checked = 0;
-    for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists() && !n.starts_with("ms2-queue")) {
+    for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists()) {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         let positions = litmus_checker::fences::fence_positions(&prog, &[Model::Pslo]);
         let (_, fix) = joint_fences(&src, &prog, &[Model::Pslo], MonitorKind::Bss, &Options::default());

@@ -296,5 +296,9 @@ mod tests {
         );
         assert!(c.apply(&json!({"preemptionBound": null})).is_empty());
         assert_eq!(c.preemption_bound, None);
+        // PSLO is asked for like any model; the default stays SC, TSO, PSO.
+        assert!(c.apply(&json!({"models": ["pslo", "pso"]})).is_empty());
+        assert_eq!(c.models(), [Model::Sc, Model::Pso, Model::Pslo]);
+        assert_eq!(Config::default().models(), [Model::Sc, Model::Tso, Model::Pso]);
     }
 }
