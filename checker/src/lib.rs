@@ -56,7 +56,7 @@ pub struct Report {
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
-/// the SC executions. With the source, fences are confirmed by re-checking
+/// the SC executions (PSLO: from exploring its own). With the source, fences are confirmed by re-checking
 /// the fenced text. Every phase shares `opts`' one deadline.
 pub fn check_all(
     prog: &litmus_dsl::Program,

@@ -129,9 +129,10 @@ impl Config {
                     match names.map(|n| Model::parse_list(&n)) {
                         Some(Ok(m)) => self.models = m,
                         Some(Err(e)) => bad(e.to_string(), models_shown(&self.models)),
-                        None => {
-                            bad("expected an array of model names (sc, tso, pso)".into(), models_shown(&self.models))
-                        }
+                        None => bad(
+                            "expected an array of model names (sc, tso, pso, pslo)".into(),
+                            models_shown(&self.models),
+                        ),
                     }
                 }
                 "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
