@@ -902,6 +902,8 @@ impl<'p> Machine<'p> {
 
     /// Would thread `t`'s pending `await` succeed if evaluated afresh now,
     /// atomically? (A fresh attempt: a failing one in progress is dropped.)
+    /// Asked when nothing can move: under PSLO every history then holds only
+    /// the memory value, what every retry reads from then on.
     pub fn dry_run_await(&self, st: &State, t: usize) -> bool {
         let Some(a) = self.awaits[t].get(st.pc[t] as usize).copied().flatten() else {
             return true;
@@ -1060,8 +1062,8 @@ impl<'p> Machine<'p> {
 
     /// Execute `proc`'s next transition (it must be enabled). Returns the
     /// transitions that must precede it besides those on the same cell:
-    /// for a commit, the transition that buffered the store.
-    /// For a history pop, the transition that appended the value it exposes.
+    /// for a commit, the transition that buffered the store; for a history
+    /// pop (which logs no event), the one that appended the value it exposes.
     pub fn step(&self, st: &mut State, proc: usize, step: u32, log: &mut Vec<Event>) -> u32 {
         if self.is_history(proc) {
             let h = proc - self.threads - self.buffers();
