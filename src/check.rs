@@ -22,7 +22,7 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
     pub format: Format,
-    /// Memory models to check, comma-separated: sc, tso, pso.
+    /// Memory models to check, comma-separated: sc, tso, pso, pslo.
     #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
     #[command(flatten)]
@@ -43,7 +43,7 @@ pub struct Bounds {
     /// At most this many preemptions in the SC exploration (default: unbounded).
     #[arg(long)]
     pub preemption_bound: Option<u32>,
-    /// At most this many pending stores per thread under TSO/PSO.
+    /// At most this many pending stores per thread under TSO/PSO/PSLO.
     #[arg(long, default_value_t = 16)]
     pub buffer_bound: u32,
     /// Give up on a file after this many seconds, across every phase (what
@@ -52,7 +52,8 @@ pub struct Bounds {
     pub timeout: Option<Duration>,
     /// The SC-violation monitor: bss (Burnim–Sen–Stergiou; TSO and PSO),
     /// sober (Burckhardt–Musuvathi; TSO, with bss for PSO), or
-    /// bss-interleaving (BSS with the paper's commit rule).
+    /// bss-interleaving (BSS with the paper's commit rule). PSLO has none:
+    /// its own executions are explored.
     #[arg(long, value_enum, default_value = "bss")]
     pub monitor: MonitorArg,
 }

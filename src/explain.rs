@@ -3,7 +3,7 @@
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
-use litmus_checker::machine::{EventKind, NONE};
+use litmus_checker::machine::{EventKind, Model, NONE};
 use litmus_checker::narrate;
 use litmus_checker::robust::Harm;
 use litmus_checker::trace::{Edge, Trace};
@@ -50,16 +50,34 @@ pub fn run(args: &ExplainArgs) -> u8 {
         return 0;
     }
     let store = &p.stmts[v.store_stmt as usize];
+    let access = &p.stmts[v.access_stmt as usize];
+    // PSLO's violations come from its own executions (no monitor): a po
+    // pair of the cycle whose later statement took effect first.
+    let explicit = v.model == Model::Pslo;
     let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "violation {} under {}: `{}` ({} line {}) is delayed",
-        violation,
-        v.model.upper(),
-        store.text,
-        p.threads[store.thread as usize].name,
-        store.line
-    );
+    if explicit {
+        let _ = writeln!(
+            out,
+            "violation {} under {}: `{}` ({} line {}) takes effect before `{}` (line {}), which precedes it",
+            violation,
+            v.model.upper(),
+            access.text,
+            p.threads[access.thread as usize].name,
+            access.line,
+            store.text,
+            store.line
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "violation {} under {}: `{}` ({} line {}) is delayed",
+            violation,
+            v.model.upper(),
+            store.text,
+            p.threads[store.thread as usize].name,
+            store.line
+        );
+    }
     let _ = writeln!(out, "cycle:");
     for st in &v.cycle {
         let s = &p.stmts[st.stmt as usize];
@@ -73,14 +91,26 @@ pub fn run(args: &ExplainArgs) -> u8 {
             st.edge.as_str()
         );
     }
+    let later = v.witness.cycle.get(1).map(|c| c.0 as usize);
     let _ = writeln!(
         out,
-        "witness under {} ({} steps; the delayed store commits last):",
+        "witness under {} ({} steps; {}):",
         v.model.upper(),
-        v.witness.events.len()
+        v.witness.events.len(),
+        if explicit { "an execution whose trace has the cycle" } else { "the delayed store commits last" }
     );
     for (i, line) in narrate::lines(p, v.model, &v.witness.events).iter().enumerate() {
-        let mark = if i + 1 == v.witness.before_drain { "   ← runs before the delayed store commits" } else { "" };
+        let mark = if explicit {
+            if Some(i) == later {
+                format!("   ← takes effect before `{}`", store.text)
+            } else {
+                String::new()
+            }
+        } else if i + 1 == v.witness.before_drain {
+            "   ← runs before the delayed store commits".to_string()
+        } else {
+            String::new()
+        };
         let _ = writeln!(out, "    {line}{mark}");
     }
     let trace_cycle: Vec<String> = v

@@ -26,7 +26,7 @@ pub fn run(args: &FixArgs) -> u8 {
     };
     let prog = l.analysis.program.as_ref().expect("load_one returns analysed files");
     if models.iter().all(|m| *m == Model::Sc) {
-        eprintln!("error: `fix` needs a relaxed model (tso, pso): under SC every program is robust");
+        eprintln!("error: `fix` needs a relaxed model (tso, pso, pslo): under SC every program is robust");
         return 2;
     }
     let opts = options(&args.bounds);

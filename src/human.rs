@@ -5,7 +5,7 @@ use crate::check::Checked;
 use litmus_checker::harm::harmful;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::{words, Coverage, Model, ModelOutcome, Observation, Robustness};
+use litmus_checker::{words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
@@ -114,8 +114,9 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
             let _ = writeln!(out, "  note: {}'s exploration is {caveat}", o.model.upper());
         }
     }
-    if let Some(rb) = c.robustness.first() {
-        // All relaxed models' robustness rests on the one SC exploration.
+    if let Some(rb) = c.robustness.iter().find(|r| r.monitor != MonitorKind::Explicit) {
+        // TSO's and PSO's robustness rests on the one SC exploration (PSLO's
+        // on its own, whose note is its model's above).
         let caveat = words::caveat(&rb.coverage);
         if !caveat.is_empty() && sc.is_none() {
             let _ = writeln!(out, "  note: the SC exploration the monitors rode on is {caveat}");

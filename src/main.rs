@@ -32,7 +32,7 @@ pub enum Color {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, analyse and check each file under SC, TSO and PSO.
+    /// Parse, analyse and check each file under SC, TSO and PSO (PSLO with --model).
     Check(check::CheckArgs),
     /// Print the file with the fewest fences that make it robust.
     Fix(fix::FixArgs),

@@ -15,7 +15,7 @@ pub struct FileReport {
     pub dialect: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<ConditionJson>,
-    /// Per requested model, in the order sc, tso, pso. Absent when the file has errors.
+    /// Per requested model, in the order sc, tso, pso, pslo. Absent when the file has errors.
     #[serde(skip_serializing_if = "Models::is_empty")]
     pub models: Models,
     /// Errors and warnings of parsing and analysis (an extension of cli.md).

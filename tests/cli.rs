@@ -456,3 +456,85 @@ fn active_testing_rejects_bad_knobs() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("does not have"));
 }
+
+#[test]
+fn pslo_is_a_model_like_the_others() {
+    // MP with `fence ww;` in the writer: robust under PSO, not under PSLO,
+    // where the reader's second load is satisfied early (a load→load pair).
+    let mp = root().join("examples/mp-fence-ww.litmus");
+    let out = litmus().args(["check", "--format", "json", "--model", "pso,pslo"]).arg(&mp).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "a PSLO violation is a finding");
+    let v = json_of(&out);
+    assert_eq!(v["models"]["pso"]["robust"], true);
+    assert_eq!(v["models"]["pso"]["observation"], "never");
+    let pslo = &v["models"]["pslo"];
+    assert_eq!(pslo["robust"], false);
+    assert_eq!(pslo["robust_certainty"], "proved");
+    assert_eq!(pslo["observation"], "sometimes");
+    let cycle = pslo["violations"][0]["cycle"].as_array().unwrap();
+    let texts: Vec<&str> = cycle.iter().map(|c| c["statement"].as_str().unwrap()).collect();
+    assert_eq!(texts[..2], ["let r0 = y", "let r1 = x"], "{cycle:?}");
+    assert_eq!(cycle[0]["edge"], "po");
+    assert_eq!(pslo["fences"][0]["kind"], "rr");
+    assert_eq!(pslo["fences_confirmed"], true);
+    // With `fence rr;` in the reader it is robust under PSLO too: exit 0.
+    let rr = root().join("examples/mp-fence-ww-rr.litmus");
+    let out = litmus().args(["check", "--format", "json", "--model", "sc,tso,pso,pslo"]).arg(&rr).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    let v = json_of(&out);
+    for m in ["tso", "pso", "pslo"] {
+        assert_eq!(v["models"][m]["robust"], true, "{m}");
+        assert_eq!(v["models"][m]["observation"], "never", "{m}");
+    }
+    // The default models stay SC, TSO and PSO.
+    let out = litmus().args(["check", "--format", "json"]).arg(&rr).output().unwrap();
+    let v = json_of(&out);
+    let mut names: Vec<&str> = v["models"].as_object().unwrap().keys().map(|k| k.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["pso", "sc", "tso"]);
+    // An unknown model's message names all four.
+    let out = litmus().args(["check", "--model", "rmo"]).arg(&rr).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sc, tso, pso or pslo"));
+}
+
+#[test]
+fn pslo_fix_inserts_an_rr_fence_and_explain_tells_the_stale_load() {
+    let mp = root().join("examples/mp-fence-ww.litmus");
+    let out = litmus().args(["fix", "--model", "pslo"]).arg(&mp).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let fixed = String::from_utf8(out.stdout).unwrap();
+    assert!(fixed.contains("  let r0 = y;\n  fence rr;\n  let r1 = x;"), "{fixed}");
+    assert!(stderr.contains("re-checked: robust (proved) under PSLO"), "{stderr}");
+    // The herd dialect gets an LFENCE.
+    let x86 = temp_file(
+        "mp-sfence.litmus",
+        "X86 MP+sfence\n{ x=0; y=0; }\n P0          | P1          ;\n MOV [x],$1  | MOV EAX,[y] ;\n SFENCE      | MOV EBX,[x] ;\n MOV [y],$1  |             ;\nexists (1:EAX=1 /\\ 1:EBX=0)\n",
+    );
+    let out = litmus().args(["fix", "--model", "pslo"]).arg(&x86).output().unwrap();
+    let fixed = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(fixed.contains("LFENCE"), "{fixed}");
+    // explain: the later load takes effect first, reading from its history.
+    let out = litmus().args(["explain", "--model", "pslo", "--violation", "1"]).arg(&mp).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text.contains("`let r1 = x` (P1 line"), "{text}");
+    assert!(text.contains("an older value, still in its history"), "{text}");
+}
+
+#[test]
+fn a_timed_out_pslo_check_is_unknown() {
+    let mp = root().join("examples/mp-fence-ww.litmus");
+    let out = litmus()
+        .args(["check", "--model", "pslo", "--timeout", "0.000001", "--format", "json"])
+        .arg(&mp)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let v = json_of(&out);
+    let o = &v["models"]["pslo"];
+    assert!(o.get("robust").is_none() && o.get("observation").is_none(), "{o}");
+    assert_eq!(o["robust_certainty"], "unknown");
+}

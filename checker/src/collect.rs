@@ -2,7 +2,8 @@
 //! its (delayed store, overtaking access) statement pair, proved by a
 //! witness replayed on the relaxed machine (a group with no replayable
 //! witness is never shown, and keeps robustness unknown), and explained as
-//! the shortest hb cycle over source statements.
+//! the shortest hb cycle over source statements. PSLO has no monitor: its
+//! robustness comes from exploring its own executions ([`crate::explicit`]).
 
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::Execution;
@@ -14,7 +15,7 @@ use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
 use crate::trace::Edge;
 use crate::witness;
 use litmus_dsl::ir::{StmtForm, StmtId};
-use litmus_dsl::Program;
+use litmus_dsl::{FenceKind, Program};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
 struct Group {
@@ -28,7 +29,12 @@ struct Group {
 /// before (depth-first order), and only the new suffix is monitored.
 pub struct Collector<'p> {
     prog: &'p Program,
+    /// The relaxed models the monitors decide (TSO, PSO).
     models: Vec<Model>,
+    /// Every relaxed model asked for, in order (PSLO too).
+    asked: Vec<Model>,
+    /// PSLO's robustness, by explicit exploration (no monitor), once run.
+    explicit: Vec<Robustness>,
     monitor: MonitorKind,
     /// Witnesses are not built once the check is stopped (the exploration
     /// stops too; the answer is then unknown anyway).
@@ -88,7 +94,8 @@ impl crate::dpor::EventListener for ListenerRef<'_, '_, '_> {
 
 impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
-        let models: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let asked: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let models: Vec<Model> = asked.iter().copied().filter(|m| *m != Model::Pslo).collect();
         let bss = models
             .iter()
             .map(|&m| match (monitor, m) {
@@ -101,6 +108,8 @@ impl<'p> Collector<'p> {
             prog,
             groups: models.iter().map(|_| BTreeMap::new()).collect(),
             models,
+            asked,
+            explicit: Vec::new(),
             monitor,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
@@ -125,18 +134,25 @@ impl<'p> Collector<'p> {
         }
     }
 
-    /// Explore the SC executions with the monitors riding along; returns
-    /// the SC outcome.
+    /// Explore the SC executions with the monitors riding along, then (if
+    /// asked) PSLO's own executions; returns the SC outcome.
     pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
         let prog = self.prog;
         let sober = self.bss.iter().any(|m| m.is_none());
-        let cell = std::cell::RefCell::new(self);
+        let cell = std::cell::RefCell::new(&mut *self);
         let mut listener = ListenerRef(&cell);
-        crate::outcome::explore_listened(prog, Model::Sc, opts, &mut listener, |e| {
+        let sc = crate::outcome::explore_listened(prog, Model::Sc, opts, &mut listener, |e| {
             if sober {
                 cell.borrow_mut().observe(e);
             }
-        })
+        });
+        self.explicit = self
+            .asked
+            .iter()
+            .filter(|&&m| m == Model::Pslo)
+            .map(|&m| crate::explicit::robustness(prog, m, opts))
+            .collect();
+        sc
     }
 
     fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
@@ -180,9 +196,12 @@ impl<'p> Collector<'p> {
     }
 
     /// Per relaxed model, the confirmed violations in statement order and
-    /// the unconfirmed pairs; `sc` is how far the SC exploration went.
+    /// the unconfirmed pairs; `sc` is how far the SC exploration went (PSLO's
+    /// answer is worth what its own exploration was).
     pub fn finish(self, sc: Coverage) -> Vec<Robustness> {
         let monitor = self.monitor;
+        let asked = self.asked;
+        let mut explicit = self.explicit;
         let mut out = Vec::new();
         for (model, groups) in self.models.into_iter().zip(self.groups) {
             let mut unconfirmed = Vec::new();
@@ -208,6 +227,8 @@ impl<'p> Collector<'p> {
                 coverage: sc,
             });
         }
+        out.append(&mut explicit);
+        out.sort_by_key(|r| asked.iter().position(|&m| m == r.model));
         out
     }
 }
@@ -278,7 +299,7 @@ fn fence_candidates(
     log: &[Event],
     cycle: &[(u32, Edge)],
     r: RawViolation,
-) -> Vec<(StmtId, bool)> {
+) -> Vec<(StmtId, FenceKind)> {
     let s = &log[r.store as usize];
     // The stretch of the cycle in the store's thread, starting at the store.
     let mut exit = cycle[0].0;
@@ -290,8 +311,8 @@ fn fence_candidates(
     }
     let b = &log[exit as usize];
     // ww suffices when the store is only overtaken by a store (PSO).
-    let ww_only = model == Model::Pso && b.kind == EventKind::Store;
-    let mut out: Vec<(StmtId, bool)> = Vec::new();
+    let kind = if model == Model::Pso && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    let mut out: Vec<(StmtId, FenceKind)> = Vec::new();
     for j in r.store..exit.max(r.store + 1) {
         let f = &log[j as usize];
         if f.thread != s.thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
@@ -302,11 +323,11 @@ fn fence_candidates(
             continue;
         }
         if !out.iter().any(|c| c.0 == f.stmt) {
-            out.push((f.stmt, ww_only));
+            out.push((f.stmt, kind));
         }
     }
     if out.is_empty() {
-        out.push((s.stmt, ww_only));
+        out.push((s.stmt, kind));
     }
     out
 }

@@ -1,14 +1,35 @@
 //! Stateless exploration with source-DPOR and sleep sets (Abdulla, Aronis,
 //! Jonsson, Sagonas, POPL'14, Algorithm 1), over the processes of a
 //! [`Machine`]: threads under SC; threads and their store buffers under TSO
-//! and PSO (as in Abdulla et al., TACAS'15). Every Mazurkiewicz trace is
-//! explored once: sleep sets stop the others before they complete.
+//! and PSO (as in Abdulla et al., TACAS'15); under PSLO also the threads'
+//! store histories. Every Mazurkiewicz trace is explored once: sleep sets
+//! stop the others before they complete.
 //!
 //! Two transitions are dependent when they are of one process, or access one
 //! cell and one of them writes. A store's commit also depends on the
 //! transition that buffered it, and a fence or atomic on the commits that
 //! had to drain first: those orders can never be reversed, so they join the
 //! happens-before relation without being races.
+//!
+//! PSLO. A load never reads memory: it reads its own buffer or the front of
+//! its own history, so it is independent of other threads' writes (a write
+//! appends at the back). What a load reads is decided by the pops of its
+//! history before it: a pop of `h(p, a)` races with `p`'s loads of `a` from
+//! the history, in both orders. A pop follows the write that appended the
+//! value it exposes (without it there is nothing to pop: not a race).
+//! Nothing ever disables a pop (a commit or atomic of `p` on `a`, which
+//! replaces `p`'s history of `a`, waits until it is a singleton; histories
+//! stay enabled after their thread stops), so every load's chance to read a
+//! later value shows up as a race with some pop after it. Whatever waits for
+//! singletons — those commits and atomics, and the fences that reset the
+//! histories — depends on the pops that made them so (not reversible), but
+//! the writes those pops exposed could have come after it instead: those
+//! pops join its clock only after its races are decided. A resetting fence
+//! (like a load of every cell its thread may still load: for the other
+//! cells, where it stands changes nothing its thread can observe) races
+//! with the last write of each such cell by another thread unless that
+//! write happens before it by another path, and every later write of one
+//! by another thread races with it.
 
 use crate::bitset::BitSet;
 use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
@@ -60,6 +81,9 @@ pub struct Stats {
     pub buffer_waits: u64,
     /// Stopped by the cancel flag.
     pub cancelled: bool,
+    /// Races whose reversal had no initial that could run then: every
+    /// enabled process was explored there instead.
+    pub fallbacks: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -105,7 +129,10 @@ struct Frame {
     log_start: u32,
     /// To undo: the previous transition of `proc`.
     prev_of_proc: u32,
-    pushed_cell: bool,
+    /// The `by_key` lists this transition was pushed on (`NONE`: unused).
+    pushed: [u32; 2],
+    /// It was pushed on the list of PSLO resetting fences.
+    pushed_fence: bool,
     backtrack: BitSet,
     sleep: BitSet,
     initialized: bool,
@@ -122,7 +149,12 @@ pub struct Explorer<'m, 'p> {
     clocks: Vec<u32>,
     log: Vec<Event>,
     schedule: Vec<u32>,
-    by_cell: Vec<Vec<u32>>,
+    /// Per key, the transitions that accessed it: keys `0..cells` are memory
+    /// cells; under PSLO, `cells + thread * cells + cell` is a history.
+    by_key: Vec<Vec<u32>>,
+    /// PSLO: the transitions that wait for their thread's histories (reset
+    /// fences, x86 LOCK'd atomics), in order: they read every cell.
+    resets: Vec<u32>,
     proc_last: Vec<u32>,
     proc_count: Vec<u32>,
     scratch_clock: Vec<u32>,
@@ -140,7 +172,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             clocks: Vec::new(),
             log: Vec::new(),
             schedule: Vec::new(),
-            by_cell: vec![Vec::new(); m.cells],
+            by_key: vec![Vec::new(); m.cells * if m.model == Model::Pslo { m.threads + 1 } else { 1 }],
+            resets: Vec::new(),
             proc_last: vec![NONE; procs],
             proc_count: vec![0; procs],
             scratch_clock: vec![0; procs],
@@ -151,10 +184,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
     fn new_frame(&self) -> Frame {
         Frame {
             proc: NONE,
-            access: Access { proc: NONE, owner: 0, cell: NONE, write: false, is_commit: false },
+            access: Access::NONE,
             log_start: 0,
             prev_of_proc: NONE,
-            pushed_cell: false,
+            pushed: [NONE; 2],
+            pushed_fence: false,
             backtrack: BitSet::with_capacity(self.procs),
             sleep: BitSet::with_capacity(self.procs),
             initialized: false,
@@ -178,26 +212,73 @@ impl<'m, 'p> Explorer<'m, 'p> {
         if a.proc == b.proc {
             return true;
         }
+        if a.pop || b.pop {
+            // A pop touches only its thread's history of its cell: read by
+            // the thread's loads, waited on by its resetting fences, reset by
+            // its commits and atomics on the cell. Others' writes append at
+            // the back: they commute with it.
+            let (pop, x) = if a.pop { (a, b) } else { (b, a) };
+            return !x.pop
+                && x.owner == pop.owner
+                && (x.cell == pop.cell && (x.hist || x.write) || x.all_cells && self.observes(x, pop.cell));
+        }
         let same_cell = a.cell != NONE && a.cell == b.cell;
         if a.owner == b.owner && (a.is_commit != b.is_commit) {
             // A thread and its own buffer: ordered by the buffer's contents
             // when they touch one cell, or when the thread waits on it.
             let thread = if a.is_commit { b } else { a };
-            return same_cell || thread.cell == NONE;
+            return same_cell || thread.cell == NONE || thread.all_cells;
         }
-        same_cell && (a.write || b.write)
+        // PSLO: a write can make a resetting fence wait (it matters if the
+        // fence's thread may load the cell afterwards).
+        if a.all_cells && b.mem && b.write && self.observes(a, b.cell)
+            || b.all_cells && a.mem && a.write && self.observes(b, a.cell)
+        {
+            return true;
+        }
+        same_cell && a.mem && b.mem && (a.write || b.write)
+    }
+
+    /// Does the cell's history matter after resetting access `a` — may its
+    /// thread load the cell later? (If not, a write of it only makes `a`
+    /// wait for a pop that changes nothing observable: independent.)
+    fn observes(&self, a: &Access, cell: u32) -> bool {
+        self.m.loaded_after(a.owner as usize, a.at).is_none_or(|c| c.contains(cell))
+    }
+
+    /// The key of `thread`'s history of `cell` (PSLO).
+    fn hkey(&self, thread: u16, cell: u32) -> u32 {
+        (self.m.cells * (1 + thread as usize) + cell as usize) as u32
     }
 
     /// Transitions that must precede `proc`'s next one besides conflicts:
-    /// for a commit, the transition that buffered the store; for a fence or
-    /// atomic, the last commits it waited for.
-    fn causal_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>) {
+    /// for a commit, the transition that buffered the store; for a history
+    /// pop, the one that appended the value it exposes; for a fence or
+    /// atomic, the last commits it waited for. `late`: under PSLO, for what
+    /// waits for histories to be singletons, the pops that made them so
+    /// (joined after the race checks: the writes behind them could have come
+    /// after it).
+    fn causal_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>, late: &mut Vec<u32>) {
         let m = self.m;
+        if m.is_history(proc) {
+            let h = &st.hist[proc - m.threads - m.threads * m.cells];
+            if let Some(e) = h.get(1) {
+                if e.origin != NONE {
+                    out.push(e.origin);
+                }
+            }
+            return;
+        }
         if proc >= m.threads {
-            // A commit follows the transition that buffered its store.
+            // A commit follows the transition that buffered its store (and,
+            // under PSLO, the pop that made its history a singleton).
             if let Some(e) = st.bufs[proc - m.threads].front() {
                 if e.origin != NONE {
                     out.push(e.origin);
+                }
+                if m.model == Model::Pslo {
+                    late.push(st.shrunk[m.hist_index(m.owner(proc), e.cell)]);
+                    late.retain(|&x| x != NONE);
                 }
             }
             return;
@@ -207,25 +288,193 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         let t = proc;
         let code = &m.prog.threads[t].code;
-        let (all, cell) = match code.get(st.pc[t] as usize) {
-            Some(Instr::Fence { .. }) => (true, NONE),
+        let (drain, all, cell, resets) = match code.get(st.pc[t] as usize) {
+            Some(&Instr::Fence { kind, .. }) => (m.fence_drains(kind), true, NONE, m.fence_resets(kind)),
             Some(&Instr::Rmw { x86_locked, .. }) => {
                 let acc = m.access(st, proc);
-                (m.model == Model::Tso || x86_locked, acc.cell)
+                (true, m.model == Model::Tso || x86_locked, acc.cell, acc.all_cells)
             }
             _ => return,
         };
-        match m.model {
-            Model::Tso => out.push(self.proc_last[m.threads + t]),
-            Model::Pso if all => {
-                for c in 0..m.cells {
-                    out.push(self.proc_last[m.threads + t * m.cells + c]);
+        if m.model == Model::Pslo && !resets && cell != NONE {
+            // An atomic waits for its own history of the cell.
+            late.push(st.shrunk[m.hist_index(t, cell)]);
+        }
+        if drain {
+            match m.model {
+                Model::Tso => out.push(self.proc_last[m.threads + t]),
+                Model::Pso | Model::Pslo if all => {
+                    for c in 0..m.cells {
+                        out.push(self.proc_last[m.buffer_proc(t, c as u32)]);
+                    }
                 }
+                Model::Pso | Model::Pslo if cell != NONE => out.push(self.proc_last[m.buffer_proc(t, cell)]),
+                _ => {}
             }
-            Model::Pso if cell != NONE => out.push(self.proc_last[m.threads + t * m.cells + cell as usize]),
-            _ => {}
+        }
+        if resets {
+            // Only the pops of histories it observes: for the others the
+            // wait changes nothing (see `observes`).
+            let seen = m.loaded_after(t, st.pc[t]);
+            let shrunk = &st.shrunk[t * m.cells..(t + 1) * m.cells];
+            late.extend(
+                shrunk.iter().enumerate().filter(|&(c, _)| seen.is_none_or(|s| s.contains(c as u32))).map(|(_, &x)| x),
+            );
         }
         out.retain(|&x| x != NONE);
+        late.retain(|&x| x != NONE);
+    }
+
+    /// Races of a transition with access `a` against earlier ones, and its
+    /// clock `acc` joined with theirs; the keys to file it under, and
+    /// whether it is a PSLO resetting fence (see the module doc).
+    fn conflicts(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) -> ([u32; 2], bool) {
+        let mut keys = [NONE; 2];
+        if self.m.model != Model::Pslo {
+            if a.cell != NONE {
+                self.scan_mem(a, acc, races);
+                keys[0] = a.cell;
+            }
+            return (keys, false);
+        }
+        if a.pop {
+            let h = self.hkey(a.owner, a.cell);
+            self.scan_hist(a, h, acc, races);
+            return ([h, NONE], false);
+        }
+        let mut last_write = None;
+        if a.cell != NONE {
+            last_write = self.scan_mem(a, acc, races);
+            // Memory accesses, and loads that forward (an own commit decides them).
+            if a.mem || !a.hist {
+                keys[0] = a.cell;
+            }
+            // Loads from the history race with its pops. Commits and atomics
+            // replace it (once popped to a singleton: their late preds); a
+            // pop after them follows them.
+            if a.hist || a.write {
+                let h = self.hkey(a.owner, a.cell);
+                if a.hist {
+                    self.scan_hist(a, h, acc, races);
+                }
+                keys[1] = h;
+            }
+        }
+        if a.write && a.mem {
+            // Another thread's resetting fence since the cell's last write:
+            // this write, before it, would have made it wait.
+            for &j in self.resets.iter().rev() {
+                if last_write.is_some_and(|w| j < w) {
+                    break;
+                }
+                let b = self.frames[j as usize].access;
+                if b.owner == a.owner || !self.observes(&b, a.cell) {
+                    continue;
+                }
+                if !self.hb(j, acc) {
+                    races.push(j);
+                }
+                join(acc, self.clock(j));
+            }
+        }
+        if a.all_cells {
+            // The last write of every cell by another thread (the value the
+            // history had to reach): a race unless it happens before by
+            // another path than the pops.
+            let mut last: Vec<u32> = Vec::new();
+            for (c, list) in self.by_key[..self.m.cells].iter().enumerate() {
+                if c as u32 == a.cell || !self.observes(a, c as u32) {
+                    continue; // scanned as a memory access, or not observed
+                }
+                let w = list.iter().rev().copied().find(|&j| {
+                    let b = self.frames[j as usize].access;
+                    b.owner != a.owner && b.mem && b.write
+                });
+                last.extend(w);
+            }
+            last.sort_unstable_by(|x, y| y.cmp(x));
+            for j in last {
+                if !self.hb(j, acc) {
+                    races.push(j);
+                }
+                join(acc, self.clock(j));
+            }
+        }
+        (keys, a.all_cells)
+    }
+
+    /// The memory cell's list, newest first, up to its last write (returned).
+    /// Under PSLO, other threads' loads (which read their own buffer or
+    /// history) are independent of everything here, and a load depends only
+    /// on its own thread's commits: a write of another thread orders every
+    /// earlier memory access, but not this thread's own loads — the scan goes
+    /// on for those until a write of this thread.
+    fn scan_mem(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) -> Option<u32> {
+        let mut last_write = None;
+        for &j in self.by_key[a.cell as usize].iter().rev() {
+            let b = self.frames[j as usize].access;
+            if b.proc == a.proc {
+                if b.write {
+                    return last_write.or(Some(j));
+                }
+                continue;
+            }
+            let own = a.owner == b.owner;
+            if last_write.is_some() {
+                // Past another thread's write: only this thread's loads are left.
+                if own && b.write {
+                    break;
+                }
+                if !own || b.mem {
+                    continue;
+                }
+            } else if !(a.mem && b.mem || own) {
+                continue;
+            }
+            if !(a.write || b.write) {
+                continue;
+            }
+            // A thread's atomic after its own commit of the cell: the commit
+            // had to drain first; not reversible.
+            let drained = own && b.is_commit && !a.is_commit && a.write;
+            if !drained && !self.hb(j, acc) {
+                races.push(j);
+            }
+            join(acc, self.clock(j));
+            if b.write {
+                if own || !a.mem || self.m.model != Model::Pslo {
+                    return Some(j);
+                }
+                last_write = Some(j);
+            }
+        }
+        last_write
+    }
+
+    /// A PSLO history's list, newest first, up to its last change (a pop or
+    /// a reset). Only a load and a pop race; a reset follows what it resets.
+    fn scan_hist(&self, a: &Access, key: u32, acc: &mut [u32], races: &mut Vec<u32>) {
+        let a_writes = !a.hist;
+        for &j in self.by_key[key as usize].iter().rev() {
+            let b = self.frames[j as usize].access;
+            let b_writes = !b.hist;
+            if b.proc == a.proc {
+                if b_writes {
+                    break;
+                }
+                continue;
+            }
+            if !(a_writes || b_writes) {
+                continue;
+            }
+            if (a.pop && b.hist || a.hist && b.pop) && !self.hb(j, acc) {
+                races.push(j);
+            }
+            join(acc, self.clock(j));
+            if b_writes {
+                break;
+            }
+        }
     }
 
     /// Explore every trace, calling `on_exec` on each maximal execution.
@@ -268,17 +517,25 @@ impl<'m, 'p> Explorer<'m, 'p> {
         mut on_exec: impl FnMut(&Execution<'_>) -> Control,
     ) {
         let bounded = limits.preemption_bound;
-        // Buffered stores of the given state precede every new transition.
+        // Buffered stores and history values of the given state precede
+        // every new transition.
         let mut init = init;
         for b in &mut init.bufs {
             for e in b.iter_mut() {
                 e.origin = NONE;
             }
         }
+        for h in &mut init.hist {
+            for e in h.iter_mut() {
+                e.origin = NONE;
+            }
+        }
+        init.shrunk.iter_mut().for_each(|x| *x = NONE);
         self.log = log;
         listener.on_truncate(0);
         listener.on_events(&self.log, 0);
-        self.by_cell.iter_mut().for_each(|v| v.clear());
+        self.by_key.iter_mut().for_each(|v| v.clear());
+        self.resets.clear();
         self.proc_last.iter_mut().for_each(|x| *x = NONE);
         self.proc_count.iter_mut().for_each(|x| *x = 0);
         self.clocks.clear();
@@ -289,6 +546,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.frames.push(self.new_frame());
         let mut depth = 0usize;
         let mut preds = Vec::new();
+        let mut late = Vec::new();
         let mut races: Vec<u32> = Vec::new();
         let mut enabled_buf: Vec<usize> = Vec::new();
         'outer: loop {
@@ -385,7 +643,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
 
             // Clock of the new transition, and its races.
             preds.clear();
-            self.causal_preds(st, p, &mut preds);
+            late.clear();
+            self.causal_preds(st, p, &mut preds, &mut late);
             let n = depth as u32;
             let mut acc = std::mem::take(&mut self.scratch_clock);
             acc.iter_mut().for_each(|c| *c = 0);
@@ -396,29 +655,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 join(&mut acc, self.clock(x));
             }
             races.clear();
-            if access.cell != NONE {
-                for &j in self.by_cell[access.cell as usize].iter().rev() {
-                    let b = self.frames[j as usize].access;
-                    if b.proc == access.proc {
-                        if b.write {
-                            break;
-                        }
-                        continue;
-                    }
-                    if !(access.write || b.write) {
-                        continue;
-                    }
-                    // A thread's atomic after its own commit of the cell:
-                    // the commit had to drain first; not reversible.
-                    let drained = b.owner == access.owner && b.is_commit && !access.is_commit && access.write;
-                    if !drained && !self.hb(j, &acc) {
-                        races.push(j);
-                    }
-                    join(&mut acc, &self.clocks[j as usize * self.procs..(j as usize + 1) * self.procs]);
-                    if b.write {
-                        break;
-                    }
-                }
+            let (keys, is_reset) = self.conflicts(&access, &mut acc, &mut races);
+            for &x in &late {
+                join(&mut acc, self.clock(x));
             }
             acc[p] = self.proc_count[p] + 1;
             if bounded.is_none() {
@@ -449,9 +688,13 @@ impl<'m, 'p> Explorer<'m, 'p> {
             f.access = access;
             f.log_start = log_start;
             f.prev_of_proc = self.proc_last[p];
-            f.pushed_cell = access.cell != NONE;
-            if access.cell != NONE {
-                self.by_cell[access.cell as usize].push(n);
+            f.pushed = keys;
+            f.pushed_fence = is_reset;
+            for k in keys.into_iter().filter(|&k| k != NONE) {
+                self.by_key[k as usize].push(n);
+            }
+            if is_reset {
+                self.resets.push(n);
             }
             self.proc_last[p] = n;
             self.proc_count[p] += 1;
@@ -478,8 +721,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
     fn undo(&mut self, depth: usize) {
         let f = &self.frames[depth];
         let p = f.proc as usize;
-        if f.pushed_cell {
-            self.by_cell[f.access.cell as usize].pop();
+        for k in f.pushed.into_iter().filter(|&k| k != NONE) {
+            self.by_key[k as usize].pop();
+        }
+        if f.pushed_fence {
+            self.resets.pop();
         }
         self.proc_last[p] = f.prev_of_proc;
         self.proc_count[p] -= 1;
@@ -511,9 +757,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         let q = if initials.contains(&p) { p } else { initials[0] };
         let st = &self.states[j as usize];
-        if self.m.enabled(st, q) {
+        // Any initial will do; prefer `q`, else one that can run now.
+        let q = if self.m.enabled(st, q) { Some(q) } else { initials.iter().copied().find(|&r| self.m.enabled(st, r)) };
+        if let Some(q) = q {
             self.frames[j as usize].backtrack.insert(q);
         } else {
+            self.stats.fallbacks += 1;
             for r in 0..self.procs {
                 if self.m.enabled(st, r) {
                     self.frames[j as usize].backtrack.insert(r);

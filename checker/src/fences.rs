@@ -64,18 +64,29 @@ pub fn min_hitting_set(sets: &[Vec<StmtId>]) -> (Vec<StmtId>, bool) {
     (set, exhaustive)
 }
 
+/// One fence that does what each of `kinds` does: the kind itself if they
+/// agree, else `wr` (under every model at least as strong as `ww` and
+/// `rr`: it drains, and under PSLO resets the histories too).
+pub fn combine(kinds: impl IntoIterator<Item = FenceKind>) -> FenceKind {
+    let mut it = kinds.into_iter();
+    let Some(first) = it.next() else { return FenceKind::WR };
+    if first != FenceKind::Full && it.all(|k| k == first) {
+        first
+    } else {
+        FenceKind::WR
+    }
+}
+
 /// Fences at the chosen positions, each as weak as the violations it
-/// removes allow (`ww` only if they are all PSO store→store delays).
-fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, bool)>]) -> Vec<FencePoint> {
+/// removes allow (`ww` only if they are all store→store delays, `rr` if all
+/// PSLO load→load ones).
+fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, FenceKind)>]) -> Vec<FencePoint> {
     let mut fences: Vec<FencePoint> = chosen
         .iter()
-        .map(|&stmt| {
-            let ww = constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == stmt)).all(|c| c.1);
-            FencePoint {
-                thread: prog.stmts[stmt as usize].thread,
-                stmt,
-                kind: if ww { FenceKind::WW } else { FenceKind::WR },
-            }
+        .map(|&stmt| FencePoint {
+            thread: prog.stmts[stmt as usize].thread,
+            stmt,
+            kind: combine(constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == stmt)).map(|c| c.1)),
         })
         .collect();
     fences.sort();
@@ -84,7 +95,7 @@ fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, bool
 
 /// Fences for constraints (each violation's candidate positions): a minimum
 /// hitting set, and whether it is proved minimum.
-fn hitting_fences(prog: &Program, constraints: &[Vec<(StmtId, bool)>]) -> (Vec<FencePoint>, bool) {
+fn hitting_fences(prog: &Program, constraints: &[Vec<(StmtId, FenceKind)>]) -> (Vec<FencePoint>, bool) {
     let sets: Vec<Vec<StmtId>> = constraints.iter().map(|c| c.iter().map(|x| x.0).collect()).collect();
     let (set, minimal) = min_hitting_set(&sets);
     (fences_at(prog, &set, constraints), minimal)
@@ -101,7 +112,7 @@ pub fn unchecked_fences(prog: &Program, violations: &mut [Violation], robust: An
 
 /// The cycle-based choice, unconfirmed for this reason.
 fn unchecked(prog: &Program, violations: &mut [Violation], why: Why) -> FenceFix {
-    let constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (fences, minimal) = hitting_fences(prog, &constraints);
     assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed: Answer::Unknown(why), minimal }
@@ -206,7 +217,7 @@ fn confirm_fences(
     violations: &mut [Violation],
     opts: &Options,
 ) -> FenceFix {
-    let mut constraints: Vec<Vec<(StmtId, bool)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let mut constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (mut fences, mut minimal) = hitting_fences(prog, &constraints);
     let mut confirmed = Answer::Unknown(Why::Pending);
     for _round in 0..4 {
@@ -225,8 +236,8 @@ fn confirm_fences(
         let mut progressed = false;
         for r in &re.robustness {
             for v in &r.violations {
-                let set: Vec<(StmtId, bool)> =
-                    v.candidates.iter().filter_map(|&(s, ww)| re.back.get(&s).map(|&o| (o, ww))).collect();
+                let set: Vec<(StmtId, FenceKind)> =
+                    v.candidates.iter().filter_map(|&(s, k)| re.back.get(&s).map(|&o| (o, k))).collect();
                 if !set.is_empty() && !constraints.contains(&set) {
                     constraints.push(set);
                     progressed = true;
@@ -243,7 +254,7 @@ fn confirm_fences(
 }
 
 /// Is `f` among violation `i`'s candidate positions?
-fn candidate(constraints: &[Vec<(StmtId, bool)>], i: usize, f: &FencePoint) -> bool {
+fn candidate(constraints: &[Vec<(StmtId, FenceKind)>], i: usize, f: &FencePoint) -> bool {
     constraints.get(i).is_some_and(|c| c.iter().any(|x| x.0 == f.stmt))
 }
 
@@ -268,12 +279,30 @@ pub fn joint_fences(
 /// Statements of the program that store (where a fence can matter: a fence
 /// later in the same straight-line stretch orders less).
 pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
+    stmts_where(prog, |i| matches!(i, litmus_dsl::ir::Instr::Store { .. }))
+}
+
+/// Where a fence can matter under these models: after a store; under PSLO
+/// (which reorders loads) after a load or an atomic too.
+pub fn fence_positions(prog: &Program, models: &[Model]) -> Vec<StmtId> {
+    use litmus_dsl::ir::Instr;
+    let loads = models.contains(&Model::Pslo);
+    stmts_where(prog, |i| match i {
+        Instr::Store { .. } => true,
+        Instr::Load { .. } | Instr::Rmw { .. } => loads,
+        _ => false,
+    })
+}
+
+fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) -> Vec<StmtId> {
+    use litmus_dsl::ir::Instr;
     let mut v: Vec<StmtId> = prog
         .threads
         .iter()
         .flat_map(|t| t.code.iter())
-        .filter_map(|i| match i {
-            litmus_dsl::ir::Instr::Store { stmt, .. } => Some(*stmt),
+        .filter(|i| pick(i))
+        .filter_map(|i| match *i {
+            Instr::Store { stmt, .. } | Instr::Load { stmt, .. } | Instr::Rmw { stmt, .. } => Some(stmt),
             _ => None,
         })
         .filter(|&s| prog.stmts[s as usize].form == StmtForm::Simple)
@@ -346,7 +375,7 @@ pub fn minimal_fences(
     if let Some(why) = opts.why_stopped() {
         return unchecked(prog, violations, why);
     }
-    let mut positions = store_stmts(prog);
+    let mut positions = fence_positions(prog, models);
     for v in violations.iter() {
         positions.extend(v.candidates.iter().map(|c| c.0));
     }
@@ -367,25 +396,28 @@ pub fn minimal_fences(
     if !confirmed.is(&true) {
         return confirm_fences(src, prog, models, monitor, violations, opts);
     }
-    // `ww` where every violation the fence removes is a PSO store→store
-    // delay (as on real PSO hardware, where it orders stores only), else
-    // `wr`. (The operational PSO of the seeds drains on both, so the
-    // re-check cannot tell them apart: the kind follows the cycles.)
+    // Each fence as weak as the violations it removes allow: `ww` where
+    // they are all store→store delays (as on real PSO hardware, where it
+    // orders stores only), `rr` where they are all PSLO load→load ones, else
+    // `wr`. (The operational PSO of the seeds drains on `ww` and `wr` alike,
+    // so the re-check cannot tell those apart: the kind follows the cycles.
+    // Under PSLO they differ, and the re-check below tells.)
     for f in fences.iter_mut() {
-        let ww = violations
-            .iter()
-            .zip(&kills)
-            .filter(|(_, k)| k.contains(&f.stmt))
-            .all(|(v, _)| v.model == Model::Pso && v.candidates.iter().all(|c| c.1));
-        f.kind = if ww { FenceKind::WW } else { FenceKind::WR };
+        f.kind = combine(
+            violations
+                .iter()
+                .zip(&kills)
+                .filter(|(_, k)| k.contains(&f.stmt))
+                .map(|(v, _)| combine(v.candidates.iter().map(|c| c.1))),
+        );
     }
     let weakened = Recheck::run(src, prog, &fences, models, monitor, opts).map(|re| re.robust());
     let confirmed = match weakened {
         Ok(a) if a.is(&true) => a,
         _ => {
-            // `wr` and `full` drain alike in every model the machine runs
-            // (a test holds them to it), so the full fences' re-check
-            // confirms the same set as `wr`.
+            // `wr` and `full` act alike in every model the machine runs
+            // (they drain; under PSLO they also reset the histories — a test
+            // holds them to it), so the full fences' re-check confirms `wr`.
             for f in fences.iter_mut() {
                 f.kind = FenceKind::WR;
             }

@@ -16,7 +16,7 @@
 
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
-use crate::machine::{Event, EventKind, Machine, ThreadStatus, NONE};
+use crate::machine::{Event, EventKind, Machine, Model, ThreadStatus, NONE};
 use crate::outcome::{Final, Observation, Options};
 use crate::robust::Violation;
 use crate::trace::Trace;
@@ -68,8 +68,12 @@ pub fn harmful(a: &Answer<Harm>) -> bool {
     a.value().is_some_and(|h| h.is_harmful())
 }
 
-/// The statement pairs of `keys` that an execution exhibits.
-pub fn exhibited(log: &[Event], keys: &[(StmtId, StmtId)]) -> Vec<bool> {
+/// The statement pairs of `keys` that an execution of `model` exhibits
+/// (PSLO's pairs are po pairs of the cycle: see [`crate::explicit`]).
+pub fn exhibited(model: Model, log: &[Event], keys: &[(StmtId, StmtId)]) -> Vec<bool> {
+    if model == Model::Pslo {
+        return crate::explicit::exhibited(log, keys);
+    }
     let trace = Trace::of(log);
     let comp = trace.components();
     // When each event takes effect: a buffered store at its commit.
@@ -189,7 +193,7 @@ pub fn quick_harm(
     ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
         seen += 1;
         if let Some(h) = judge.damage(e).and_then(|d| judge.harm(&d, e.events)) {
-            if exhibited(e.events, &[v.key()])[0] {
+            if exhibited(v.model, e.events, &[v.key()])[0] {
                 found = Some(h);
                 return Control::Stop;
             }
@@ -252,7 +256,7 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
         let Some(d) = self.judge.damage(e) else { return };
         let open: Vec<usize> = (0..self.keys.len()).filter(|&i| !Self::settled(&self.seen[i])).collect();
         let keys: Vec<_> = open.iter().map(|&i| self.keys[i]).collect();
-        for (&i, hit) in open.iter().zip(exhibited(e.events, &keys)) {
+        for (&i, hit) in open.iter().zip(exhibited(self.judge.machine.model, e.events, &keys)) {
             if !hit {
                 continue;
             }

@@ -1,4 +1,4 @@
-//! The checker: runs the IR under SC, TSO and PSO.
+//! The checker: runs the IR under SC, TSO, PSO and PSLO.
 //!
 //! - [`machine`]: the interpreter (state, one step per visible operation);
 //! - [`dpor`]: stateless exploration with source-DPOR and sleep sets;
@@ -12,6 +12,7 @@ pub mod bitset;
 pub mod certainty;
 pub mod collect;
 pub mod dpor;
+pub mod explicit;
 pub mod fences;
 pub mod harm;
 pub mod hb;
@@ -60,7 +61,7 @@ pub struct Report {
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
-/// the SC executions. With the source, fences are confirmed by re-checking
+/// the SC executions (PSLO: from exploring its own). With the source, fences are confirmed by re-checking
 /// the fenced text. Every phase shares `opts`' one deadline.
 pub fn check_all(
     prog: &litmus_dsl::Program,

@@ -1,15 +1,33 @@
-//! The interpreter of the IR under SC, TSO and PSO: a compact state and a
-//! step function that does not allocate (states are reused with
+//! The interpreter of the IR under SC, TSO, PSO and PSLO: a compact state
+//! and a step function that does not allocate (states are reused with
 //! `clone_from`).
 //!
-//! A *process* is either a thread or a store buffer (TSO: one per thread;
-//! PSO: one per thread and cell). A thread's *transition* is one visible
-//! operation followed by every local instruction up to its next visible one:
-//! register arithmetic, branches, asserts, fences that need no draining and,
-//! under TSO/PSO, stores (they only append to the thread's own buffer; the
+//! A *process* is a thread, a store buffer (TSO: one per thread; PSO and
+//! PSLO: one per thread and cell) or, under PSLO, a *history* (one per
+//! thread and cell). A thread's *transition* is one visible operation
+//! followed by every local instruction up to its next visible one: register
+//! arithmetic, branches, asserts, fences that need no waiting and, under
+//! TSO/PSO/PSLO, stores (they only append to the thread's own buffer; the
 //! commit that follows is what other threads see). Loads are always visible,
 //! even when they forward from the buffer: whether they forward depends on
 //! when the buffer commits.
+//!
+//! PSLO (RELAXER, Burnim–Sen–Stergiou ISSTA'11, Fig. 6) is PSO plus a
+//! *store history* `S[p][a]` per thread `p` and cell `a`: the values of `a`
+//! that `p` may still read, oldest first; its newest element is always the
+//! memory value. A load with no pending own store to its cell reads the
+//! *front* (oldest element) of its history; the history process `h(p, a)`,
+//! enabled while the history holds more than one value, drops the front.
+//! Reading the k-th element is popping k-1 times and reading the front, so
+//! the behaviours are exactly Fig. 6's nondeterministic choices. A commit or
+//! an atomic by `p` makes `S[p][a]` the singleton of the new value and
+//! appends it to every other thread's history of `a`; it first waits for
+//! `S[p][a]` to be a singleton (the values it drops are popped first: no
+//! behaviour changes, and no pop is ever disabled). `fence rr`, `fence wr`
+//! and `fence` (and x86 LOCK'd atomics, full fences) wait until every
+//! history of their thread is a singleton, as draining fences wait for the
+//! buffers; under PSLO they are always visible operations (whether they may
+//! run depends on other threads' writes).
 
 use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
 use litmus_dsl::FenceKind;
@@ -20,6 +38,9 @@ pub enum Model {
     Sc,
     Tso,
     Pso,
+    /// PSO plus per-thread store histories: loads may be satisfied early
+    /// (RELAXER's Partial Store Load Order).
+    Pslo,
 }
 
 impl Model {
@@ -28,6 +49,7 @@ impl Model {
             Model::Sc => "sc",
             Model::Tso => "tso",
             Model::Pso => "pso",
+            Model::Pslo => "pslo",
         }
     }
     pub fn upper(self) -> &'static str {
@@ -35,7 +57,13 @@ impl Model {
             Model::Sc => "SC",
             Model::Tso => "TSO",
             Model::Pso => "PSO",
+            Model::Pslo => "PSLO",
         }
+    }
+
+    /// One buffer per (thread, cell): PSO and PSLO.
+    pub fn per_cell_buffers(self) -> bool {
+        matches!(self, Model::Pso | Model::Pslo)
     }
 }
 
@@ -44,9 +72,9 @@ pub const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EventKind {
     Load,
-    /// SC: a store to memory. TSO/PSO: a store into the thread's buffer.
+    /// SC: a store to memory. TSO/PSO/PSLO: a store into the thread's buffer.
     Store,
-    /// TSO/PSO: a buffered store reaching memory.
+    /// TSO/PSO/PSLO: a buffered store reaching memory.
     Commit,
     Rmw,
     Fence(FenceKind),
@@ -148,6 +176,16 @@ pub struct BufEntry {
     pub origin: u32,
 }
 
+/// One value of a PSLO store history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct HistEntry {
+    pub value: i64,
+    /// The event that wrote it (a commit or an atomic; `NONE`: initial).
+    pub writer: u32,
+    /// The transition that put it there (`NONE`: the initial state).
+    pub origin: u32,
+}
+
 /// A machine state. Everything is flat so `clone_from` reuses memory.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
@@ -158,8 +196,15 @@ pub struct State {
     pub pc: Vec<u32>,
     pub loops: Vec<u32>,
     pub threads: Vec<ThreadStatus>,
-    /// TSO: one FIFO per thread; PSO: one per (thread, cell); SC: none.
+    /// TSO: one FIFO per thread; PSO/PSLO: one per (thread, cell); SC: none.
     pub bufs: Vec<VecDeque<BufEntry>>,
+    /// PSLO: the store history of each (thread, cell), oldest first, never
+    /// empty; its newest entry is the memory value. Other models: none.
+    pub hist: Vec<VecDeque<HistEntry>>,
+    /// PSLO, per (thread, cell): the transition (a history pop) that last
+    /// made the history a singleton, `NONE` if a commit or atomic of the
+    /// thread did (or it never held more). What a waiting fence needed.
+    pub shrunk: Vec<u32>,
     /// Some store had to wait for room in a buffer (the answer is bounded).
     pub buffer_bound_hit: bool,
 }
@@ -174,6 +219,8 @@ impl Clone for State {
             loops: self.loops.clone(),
             threads: self.threads.clone(),
             bufs: self.bufs.clone(),
+            hist: self.hist.clone(),
+            shrunk: self.shrunk.clone(),
             buffer_bound_hit: self.buffer_bound_hit,
         }
     }
@@ -188,6 +235,8 @@ impl Clone for State {
         self.loops.clone_from(&o.loops);
         self.threads.clone_from(&o.threads);
         self.bufs.clone_from(&o.bufs);
+        self.hist.clone_from(&o.hist);
+        self.shrunk.clone_from(&o.shrunk);
         self.buffer_bound_hit = o.buffer_bound_hit;
     }
 }
@@ -206,6 +255,53 @@ pub struct Access {
     pub cell: Cell,
     pub write: bool,
     pub is_commit: bool,
+    /// It reads or writes the memory value of `cell` (every access with a
+    /// cell, except PSLO loads and history pops: they touch only their
+    /// thread's own buffer and history).
+    pub mem: bool,
+    /// PSLO: a load that reads the front of its thread's history of `cell`
+    /// (no pending own store to forward from).
+    pub hist: bool,
+    /// PSLO: a history process dropping the oldest value of its thread's
+    /// history of `cell`.
+    pub pop: bool,
+    /// PSLO: waits until every history of its thread is a singleton (a
+    /// resetting fence, an x86 LOCK'd atomic): another thread's write to any
+    /// cell can make it wait — it matters for the cells its thread may load
+    /// afterwards ([`Machine::loaded_after`] at `at`).
+    pub all_cells: bool,
+    /// A thread's transition: the pc of its visible operation.
+    pub at: u32,
+}
+
+impl Access {
+    /// Nothing: the access of no transition.
+    pub const NONE: Access = Access {
+        proc: NONE,
+        owner: 0,
+        cell: NONE,
+        write: false,
+        is_commit: false,
+        mem: false,
+        hist: false,
+        pop: false,
+        all_cells: false,
+        at: NONE,
+    };
+}
+
+/// A set of cells: some, or all of them.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Cells {
+    pub all: bool,
+    /// Sorted, without duplicates (unless `all`).
+    pub some: Vec<Cell>,
+}
+
+impl Cells {
+    pub fn contains(&self, c: Cell) -> bool {
+        self.all || self.some.binary_search(&c).is_ok()
+    }
 }
 
 struct AwaitInfo {
@@ -224,6 +320,9 @@ pub struct Machine<'p> {
     loop_base: Vec<usize>,
     /// Per thread, per pc: the await region containing it.
     awaits: Vec<Vec<Option<usize>>>,
+    /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
+    /// the thread may load after it.
+    loads_after: Vec<std::collections::HashMap<u32, Cells>>,
     await_info: Vec<Vec<AwaitInfo>>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
@@ -256,6 +355,17 @@ impl<'p> Machine<'p> {
         }
         reg_base.push(r);
         loop_base.push(l);
+        let cells = prog.mem_size();
+        let loads_after = prog
+            .threads
+            .iter()
+            .map(|t| {
+                (0..t.code.len())
+                    .filter(|&pc| matches!(t.code[pc], Instr::Fence { .. } | Instr::Rmw { x86_locked: true, .. }))
+                    .map(|pc| (pc as u32, Self::loads_from(&t.code, pc + 1, cells)))
+                    .collect()
+            })
+            .collect();
         Machine {
             prog,
             model,
@@ -267,41 +377,148 @@ impl<'p> Machine<'p> {
             loop_base,
             awaits,
             await_info,
+            loads_after,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
     }
 
+    /// The cells a thread's code may load from `pc` on (following every
+    /// branch): a load's fixed cell, an indexed load's whole array, every
+    /// cell for a computed address.
+    fn loads_from(code: &[Instr], pc: usize, cells: usize) -> Cells {
+        let mut seen = vec![false; code.len() + 1];
+        let mut stack = vec![pc];
+        let mut out = Cells::default();
+        while let Some(pc) = stack.pop() {
+            if pc >= code.len() || std::mem::replace(&mut seen[pc], true) {
+                continue;
+            }
+            match code[pc] {
+                Instr::Load { addr, .. } => match addr {
+                    Addr::Fixed(c) => out.some.push(c),
+                    Addr::Indexed { base, len, .. } => out.some.extend(base..base + len),
+                    Addr::Computed { .. } => out.all = true,
+                },
+                Instr::Jump { target } => {
+                    stack.push(target as usize);
+                    continue;
+                }
+                Instr::Branch { target, .. } => stack.push(target as usize),
+                Instr::Halt => continue,
+                _ => {}
+            }
+            stack.push(pc + 1);
+        }
+        if out.all {
+            out.some.clear();
+        } else {
+            out.some.retain(|&c| (c as usize) < cells);
+            out.some.sort_unstable();
+            out.some.dedup();
+        }
+        out
+    }
+
+    /// PSLO: the cells whose history matters after the fence (or x86 LOCK'd
+    /// atomic) at `pc` of `thread` — those it may load later. Another
+    /// thread's write of any other cell only makes it wait for a pop that
+    /// changes nothing it can observe.
+    pub fn loaded_after(&self, thread: usize, pc: u32) -> Option<&Cells> {
+        self.loads_after.get(thread).and_then(|m| m.get(&pc))
+    }
+
+    /// Processes, numbered: threads `0..threads`; then the store buffers
+    /// (TSO: one per thread; PSO/PSLO: one per thread and cell, thread-major);
+    /// then, under PSLO, the histories (one per thread and cell, likewise).
     pub fn procs(&self) -> usize {
+        self.threads + self.buffers() + self.histories()
+    }
+
+    /// How many buffer processes there are.
+    pub fn buffers(&self) -> usize {
         match self.model {
-            Model::Sc => self.threads,
-            Model::Tso => 2 * self.threads,
-            Model::Pso => self.threads + self.threads * self.cells,
+            Model::Sc => 0,
+            Model::Tso => self.threads,
+            Model::Pso | Model::Pslo => self.threads * self.cells,
+        }
+    }
+
+    /// How many history processes there are (PSLO only).
+    fn histories(&self) -> usize {
+        if self.model == Model::Pslo {
+            self.threads * self.cells
+        } else {
+            0
         }
     }
 
     /// The thread a process belongs to.
     pub fn owner(&self, proc: usize) -> usize {
         if proc < self.threads {
-            proc
-        } else {
-            match self.model {
-                Model::Sc => proc,
-                Model::Tso => proc - self.threads,
-                Model::Pso => (proc - self.threads) / self.cells.max(1),
-            }
+            return proc;
+        }
+        let per_cell = |i: usize| i / self.cells.max(1);
+        match self.model {
+            Model::Sc => proc,
+            Model::Tso => proc - self.threads,
+            Model::Pso => per_cell(proc - self.threads),
+            Model::Pslo if self.is_history(proc) => per_cell(proc - self.threads - self.buffers()),
+            Model::Pslo => per_cell(proc - self.threads),
         }
     }
 
-    pub fn is_buffer(&self, proc: usize) -> bool {
-        proc >= self.threads
+    /// Is `proc` a thread (not a buffer or a history)?
+    pub fn is_thread(&self, proc: usize) -> bool {
+        proc < self.threads
     }
 
-    fn buf_index(&self, thread: usize, cell: Cell) -> usize {
+    /// Is `proc` a store buffer (its transitions commit stores)?
+    pub fn is_buffer(&self, proc: usize) -> bool {
+        proc >= self.threads && proc < self.threads + self.buffers()
+    }
+
+    /// Is `proc` a PSLO history (its transitions drop the oldest value)?
+    pub fn is_history(&self, proc: usize) -> bool {
+        self.model == Model::Pslo && proc >= self.threads + self.buffers() && proc < self.procs()
+    }
+
+    /// The process of `thread`'s store buffer for `cell` (under TSO its one
+    /// buffer, whatever the cell). Panics under SC, which has none.
+    pub fn buffer_proc(&self, thread: usize, cell: Cell) -> usize {
+        assert!(self.model != Model::Sc, "SC has no store buffers");
+        self.threads + self.buf_index(thread, cell)
+    }
+
+    /// The process of `thread`'s store history of `cell`. PSLO only (panics
+    /// otherwise).
+    pub fn history_proc(&self, thread: usize, cell: Cell) -> usize {
+        assert!(self.model == Model::Pslo, "only PSLO has store histories");
+        self.threads + self.buffers() + self.hist_index(thread, cell)
+    }
+
+    /// The cell of a per-cell buffer (PSO/PSLO) or of a history (PSLO).
+    pub fn proc_cell(&self, proc: usize) -> Option<Cell> {
+        let c = self.cells.max(1);
+        if self.is_history(proc) {
+            Some(((proc - self.threads - self.buffers()) % c) as Cell)
+        } else if self.is_buffer(proc) && self.model.per_cell_buffers() {
+            Some(((proc - self.threads) % c) as Cell)
+        } else {
+            None
+        }
+    }
+
+    pub fn buf_index(&self, thread: usize, cell: Cell) -> usize {
         match self.model {
             Model::Sc => usize::MAX,
             Model::Tso => thread,
-            Model::Pso => thread * self.cells + cell as usize,
+            Model::Pso | Model::Pslo => thread * self.cells + cell as usize,
         }
+    }
+
+    /// Index of `thread`'s history of `cell` in `State::hist` (PSLO).
+    pub fn hist_index(&self, thread: usize, cell: Cell) -> usize {
+        thread * self.cells + cell as usize
     }
 
     /// The initial state, with every thread run up to its first visible operation.
@@ -310,11 +527,13 @@ impl<'p> Machine<'p> {
         for t in &self.prog.threads {
             regs.extend_from_slice(&t.init_regs);
         }
-        let nbufs = match self.model {
-            Model::Sc => 0,
-            Model::Tso => self.threads,
-            Model::Pso => self.threads * self.cells,
-        };
+        let nbufs = self.buffers();
+        let hist: Vec<VecDeque<HistEntry>> = (0..self.histories())
+            .map(|i| {
+                let value = self.prog.init[i % self.cells.max(1)];
+                VecDeque::from([HistEntry { value, writer: NONE, origin: NONE }])
+            })
+            .collect();
         let mut st = State {
             mem: self.prog.init.clone(),
             writer: vec![NONE; self.cells],
@@ -323,6 +542,8 @@ impl<'p> Machine<'p> {
             loops: vec![0; self.loop_base[self.threads]],
             threads: vec![ThreadStatus::Running; self.threads],
             bufs: vec![VecDeque::new(); nbufs],
+            shrunk: vec![NONE; hist.len()],
+            hist,
             buffer_bound_hit: false,
         };
         for t in 0..self.threads {
@@ -350,7 +571,7 @@ impl<'p> Machine<'p> {
     }
 
     /// The cell an address denotes, or the failure it causes.
-    fn cell_of(&self, st: &State, t: usize, a: Addr) -> Result<Cell, FailureKind> {
+    pub fn cell_of(&self, st: &State, t: usize, a: Addr) -> Result<Cell, FailureKind> {
         self.cell_in(&st.regs[self.reg_base[t]..self.reg_base[t + 1]], a)
     }
 
@@ -392,37 +613,57 @@ impl<'p> Machine<'p> {
         match self.model {
             Model::Sc => false,
             Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
-            Model::Pso => !matches!(kind, FenceKind::RR),
+            Model::Pso | Model::Pslo => !matches!(kind, FenceKind::RR),
         }
+    }
+
+    /// Does this fence reset the thread's load histories (PSLO: `rr`, `wr`
+    /// and `full`; it waits until each is a singleton)?
+    pub fn fence_resets(&self, kind: FenceKind) -> bool {
+        self.model == Model::Pslo && kind != FenceKind::WW
     }
 
     fn thread_buffers_empty(&self, st: &State, t: usize) -> bool {
         match self.model {
             Model::Sc => true,
             Model::Tso => st.bufs[t].is_empty(),
-            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells].iter().all(|b| b.is_empty()),
+            Model::Pso | Model::Pslo => st.bufs[t * self.cells..(t + 1) * self.cells].iter().all(|b| b.is_empty()),
         }
+    }
+
+    /// Every history of thread `t` holds one value (always, but under PSLO).
+    pub fn histories_single(&self, st: &State, t: usize) -> bool {
+        self.model != Model::Pslo || st.hist[t * self.cells..(t + 1) * self.cells].iter().all(|h| h.len() == 1)
+    }
+
+    /// Thread `t`'s history of `cell` holds one value (always, but under PSLO).
+    pub fn history_single(&self, st: &State, t: usize, cell: Cell) -> bool {
+        self.model != Model::Pslo || st.hist[self.hist_index(t, cell)].len() == 1
     }
 
     fn buffered(&self, st: &State, t: usize) -> usize {
         match self.model {
             Model::Sc => 0,
             Model::Tso => st.bufs[t].len(),
-            Model::Pso => st.bufs[t * self.cells..(t + 1) * self.cells].iter().map(|b| b.len()).sum(),
+            Model::Pso | Model::Pslo => st.bufs[t * self.cells..(t + 1) * self.cells].iter().map(|b| b.len()).sum(),
         }
     }
 
-    /// Must this rmw wait for buffers to drain first (and which)?
+    /// Must this rmw wait for buffers to drain first (and which)? Under PSLO
+    /// it also waits for its history of the cell to be a singleton (it
+    /// replaces it), and an x86 LOCK'd one, a full fence, for all of them.
     fn rmw_ready(&self, st: &State, t: usize, cell: Cell, x86_locked: bool) -> bool {
         match self.model {
             Model::Sc => true,
             Model::Tso => st.bufs[t].is_empty(),
-            Model::Pso if x86_locked => self.thread_buffers_empty(st, t),
-            Model::Pso => st.bufs[self.buf_index(t, cell)].is_empty(),
+            Model::Pso | Model::Pslo if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
+            Model::Pso | Model::Pslo => st.bufs[self.buf_index(t, cell)].is_empty() && self.history_single(st, t, cell),
         }
     }
 
-    /// The value a load by `t` of `cell` sees, and the event it reads from.
+    /// The value a load by `t` of `cell` sees, and the event it reads from:
+    /// its own newest pending store to the cell, else memory (PSLO: the
+    /// oldest value of its history).
     fn read(&self, st: &State, t: usize, cell: Cell) -> (i64, u32) {
         match self.model {
             Model::Sc => {}
@@ -431,13 +672,37 @@ impl<'p> Machine<'p> {
                     return (e.value, e.store);
                 }
             }
-            Model::Pso => {
+            Model::Pso | Model::Pslo => {
                 if let Some(e) = st.bufs[self.buf_index(t, cell)].back() {
                     return (e.value, e.store);
+                }
+                if self.model == Model::Pslo {
+                    let h = st.hist[self.hist_index(t, cell)][0];
+                    return (h.value, h.writer);
                 }
             }
         }
         (st.mem[cell as usize], st.writer[cell as usize])
+    }
+
+    /// A write of `cell` by thread `t` reached memory (a commit or an
+    /// atomic, event `idx`): under PSLO, `t`'s history of the cell (a
+    /// singleton: the write waited for it) becomes that value, and every
+    /// other thread may still read the older values of its own history first.
+    fn record_write(&self, st: &mut State, t: usize, cell: Cell, value: i64, idx: u32, step: u32) {
+        if self.model != Model::Pslo {
+            return;
+        }
+        let e = HistEntry { value, writer: idx, origin: step };
+        for p in 0..self.threads {
+            let h = self.hist_index(p, cell);
+            if p == t {
+                debug_assert_eq!(st.hist[h].len(), 1, "a write replaces a singleton history");
+                st.hist[h].clear();
+                st.shrunk[h] = NONE;
+            }
+            st.hist[h].push_back(e);
+        }
     }
 
     /// Run thread `t`'s local instructions until its next visible one.
@@ -511,6 +776,11 @@ impl<'p> Machine<'p> {
                     if self.fence_drains(kind) && !self.thread_buffers_empty(st, t) {
                         return; // visible: waits for the buffers to drain
                     }
+                    if self.fence_resets(kind) {
+                        // Visible: it waits for the histories, which other
+                        // threads' writes lengthen.
+                        return;
+                    }
                     log.push(Event {
                         thread: t as u16,
                         kind: EventKind::Fence(kind),
@@ -544,10 +814,10 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// The address whose buffer thread `t` waits on (PSO native atomic), or
-    /// `NONE` when it waits for all of its buffers (or none).
+    /// The address whose buffer thread `t` waits on (PSO/PSLO native
+    /// atomic), or `NONE` when it waits for all of its buffers (or none).
     pub fn waits_for_cell(&self, st: &State, t: usize) -> Cell {
-        if self.model != Model::Pso {
+        if !self.model.per_cell_buffers() {
             return NONE;
         }
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
@@ -589,13 +859,27 @@ impl<'p> Machine<'p> {
         }
     }
 
-    /// Is `proc`'s next transition enabled? Only buffers can hold a thread
-    /// back (a fence or atomic waits for them to drain, a store for room);
-    /// an `await` or `lock` that would fail is attempted, and the thread
-    /// gets stuck.
+    /// Is `proc`'s next transition enabled? Only buffers and histories can
+    /// hold a thread back (a fence or atomic waits for them to drain or to
+    /// be singletons, a store for room); an `await` or `lock` that would
+    /// fail is attempted, and the thread gets stuck. A buffer is enabled
+    /// while it holds a store; a history while it holds more than one value
+    /// (whatever its thread does: it may have read its last value already,
+    /// and the explorer must still see which value it could have read).
     pub fn enabled(&self, st: &State, proc: usize) -> bool {
+        if self.is_history(proc) {
+            return st.hist[proc - self.threads - self.buffers()].len() > 1;
+        }
         if proc >= self.threads {
-            return !st.bufs[proc - self.threads].is_empty();
+            let b = &st.bufs[proc - self.threads];
+            return match b.front() {
+                None => false,
+                // PSLO: a commit replaces its thread's history of the cell;
+                // it waits until the values it drops are popped (so no pop
+                // is ever disabled, and what a load could have read stays
+                // visible to the explorer as a race with a pop).
+                Some(e) => self.history_single(st, self.owner(proc), e.cell),
+            };
         }
         let t = proc;
         if !st.running(t) {
@@ -608,13 +892,18 @@ impl<'p> Machine<'p> {
                 Ok(cell) => self.rmw_ready(st, t, cell, x86_locked),
                 Err(_) => true,
             },
-            Some(Instr::Fence { .. }) => self.thread_buffers_empty(st, t),
+            Some(&Instr::Fence { kind, .. }) => {
+                (!self.fence_drains(kind) || self.thread_buffers_empty(st, t))
+                    && (!self.fence_resets(kind) || self.histories_single(st, t))
+            }
             Some(_) => true,
         }
     }
 
     /// Would thread `t`'s pending `await` succeed if evaluated afresh now,
     /// atomically? (A fresh attempt: a failing one in progress is dropped.)
+    /// Asked when nothing can move: under PSLO every history then holds only
+    /// the memory value, what every retry reads from then on.
     pub fn dry_run_await(&self, st: &State, t: usize) -> bool {
         let Some(a) = self.awaits[t].get(st.pc[t] as usize).copied().flatten() else {
             return true;
@@ -689,13 +978,15 @@ impl<'p> Machine<'p> {
         st.threads[t] == ThreadStatus::Stuck || !self.enabled(st, t)
     }
 
-    /// Some thread is unfinished, every unfinished one is blocked, and no
-    /// buffer can commit: a deadlock.
+    /// Some thread is unfinished, every unfinished one is blocked, no
+    /// buffer can commit and (PSLO) every history holds only the memory
+    /// value — what every retry of an `await` reads from then on: a deadlock.
     pub fn deadlocked(&self, st: &State) -> bool {
         let unfinished = |t: usize| matches!(st.threads[t], ThreadStatus::Running | ThreadStatus::Stuck);
         (0..self.threads).any(unfinished)
             && (0..self.threads).all(|t| !unfinished(t) || self.blocked(st, t))
             && st.bufs.iter().all(|b| b.is_empty())
+            && st.hist.iter().all(|h| h.len() == 1)
     }
 
     /// How an execution that can take no further step ended.
@@ -720,35 +1011,50 @@ impl<'p> Machine<'p> {
     /// What `proc`'s next transition accesses (call only when enabled).
     pub fn access(&self, st: &State, proc: usize) -> Access {
         let owner = self.owner(proc) as u16;
-        let mut acc = Access { proc: proc as u32, owner, cell: NONE, write: false, is_commit: false };
+        let mut acc = Access { proc: proc as u32, owner, ..Access::NONE };
+        if self.is_history(proc) {
+            acc.cell = self.proc_cell(proc).unwrap_or(NONE);
+            acc.pop = true;
+            return acc;
+        }
         if proc >= self.threads {
             if let Some(e) = st.bufs[proc - self.threads].front() {
                 acc.cell = e.cell;
                 acc.write = true;
                 acc.is_commit = true;
+                acc.mem = true;
             }
             return acc;
         }
         let t = proc;
+        let pslo = self.model == Model::Pslo;
+        acc.at = st.pc[t];
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
             Some(&Instr::Load { addr, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
+                    // A PSLO load reads its own buffer or history, never memory.
+                    acc.mem = !pslo;
+                    acc.hist = pslo && st.bufs[self.buf_index(t, c)].is_empty();
                 }
             }
             Some(&Instr::Store { addr, .. }) if self.model == Model::Sc => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
                     acc.write = true;
+                    acc.mem = true;
                 }
             }
-            Some(&Instr::Rmw { addr, op, .. }) => {
+            Some(&Instr::Rmw { addr, op, x86_locked, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
+                    acc.mem = true;
                     // A lock attempt that fails only reads.
                     acc.write = !(op == RmwOp::Lock && st.mem[c as usize] != 0);
                 }
+                acc.all_cells = pslo && x86_locked;
             }
+            Some(&Instr::Fence { kind, .. }) => acc.all_cells = self.fence_resets(kind),
             _ => {}
         }
         acc
@@ -756,8 +1062,17 @@ impl<'p> Machine<'p> {
 
     /// Execute `proc`'s next transition (it must be enabled). Returns the
     /// transitions that must precede it besides those on the same cell:
-    /// for a commit, the transition that buffered the store.
+    /// for a commit, the transition that buffered the store; for a history
+    /// pop (which logs no event), the one that appended the value it exposes.
     pub fn step(&self, st: &mut State, proc: usize, step: u32, log: &mut Vec<Event>) -> u32 {
+        if self.is_history(proc) {
+            let h = proc - self.threads - self.buffers();
+            st.hist[h].pop_front().expect("pop of an empty history");
+            if st.hist[h].len() == 1 {
+                st.shrunk[h] = step;
+            }
+            return st.hist[h][0].origin;
+        }
         if proc >= self.threads {
             let b = proc - self.threads;
             let e = st.bufs[b].pop_front().expect("commit of an empty buffer");
@@ -777,6 +1092,7 @@ impl<'p> Machine<'p> {
             });
             st.mem[e.cell as usize] = e.value;
             st.writer[e.cell as usize] = idx;
+            self.record_write(st, t, e.cell, e.value, idx, step);
             return e.origin;
         }
         let t = proc;
@@ -855,6 +1171,7 @@ impl<'p> Machine<'p> {
                     });
                     st.mem[cell as usize] = new;
                     st.writer[cell as usize] = idx;
+                    self.record_write(st, t, cell, new, idx, step);
                     self.set_reg(st, t, dst, old);
                 }
                 Err(k) => return self.fail_step(st, t, stmt, k, log),

@@ -27,10 +27,20 @@ fn source_of(prog: &Program, events: &[Event], i: u32) -> String {
     format!("{}from {} `{}`, line {}", what, prog.threads[e.thread as usize].name, s.text, s.line)
 }
 
+/// Under PSLO, did load `i` read a value memory no longer held (a write to
+/// its cell reached memory after its source and before it)?
+fn stale(events: &[Event], i: usize) -> bool {
+    let e = &events[i];
+    events[..i].iter().enumerate().any(|(j, w)| {
+        w.cell == e.cell && matches!(w.kind, EventKind::Commit | EventKind::Rmw) && (e.rf == NONE || j > e.rf as usize)
+    })
+}
+
 pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
     events
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(i, e)| {
             let s = &prog.stmts[e.stmt as usize];
             let cell = if e.cell == NONE { String::new() } else { prog.cell_name(e.cell) };
             let v = |x: i64| prog.show_value(x);
@@ -42,6 +52,9 @@ pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
                         && model != Model::Sc;
                     if forwarded {
                         format!("load {cell} = {} (forwarded from its own buffer)", v(e.value))
+                    } else if model == Model::Pslo && stale(events, i) {
+                        let src = source_of(prog, events, e.rf);
+                        format!("load {cell} = {} ({src}; an older value, still in its history)", v(e.value))
                     } else {
                         format!("load {cell} = {} ({})", v(e.value), source_of(prog, events, e.rf))
                     }

@@ -90,10 +90,8 @@ pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 86_400.0;
 pub enum SettingError {
     #[error("timeout must be a number of seconds ≥ 0 and ≤ {MAX_TIMEOUT_SECS}, not {0}")]
     Timeout(String),
-    #[error("unknown model `{0}` (expected sc, tso or pso)")]
+    #[error("unknown model `{0}` (expected sc, tso, pso or pslo)")]
     UnknownModel(String),
-    #[error("the PSLO model is not supported yet (sc, tso, pso are)")]
-    Pslo,
     #[error("unknown monitor `{0}` (expected bss, sober or bss-interleaving)")]
     UnknownMonitor(String),
 }
@@ -107,13 +105,13 @@ pub fn parse_timeout(secs: f64) -> Result<Duration, SettingError> {
 }
 
 impl Model {
-    /// `sc`, `tso`, `pso` (any case).
+    /// `sc`, `tso`, `pso`, `pslo` (any case).
     pub fn parse(name: &str) -> Result<Model, SettingError> {
         match name.trim().to_ascii_lowercase().as_str() {
             "sc" => Ok(Model::Sc),
             "tso" => Ok(Model::Tso),
             "pso" => Ok(Model::Pso),
-            "pslo" => Err(SettingError::Pslo),
+            "pslo" => Ok(Model::Pslo),
             _ => Err(SettingError::UnknownModel(name.trim().to_string())),
         }
     }
@@ -155,7 +153,8 @@ mod tests {
     fn names() {
         assert_eq!(Model::parse_list(&["PSO", "sc", "tso", "sc"]), Ok(vec![Model::Sc, Model::Tso, Model::Pso]));
         assert_eq!(Model::parse("x86"), Err(SettingError::UnknownModel("x86".into())));
-        assert_eq!(Model::parse("pslo"), Err(SettingError::Pslo));
+        assert_eq!(Model::parse(" PSLO "), Ok(Model::Pslo));
+        assert_eq!(Model::parse_list(&["pslo", "sc", "pso"]), Ok(vec![Model::Sc, Model::Pso, Model::Pslo]));
         assert_eq!(MonitorKind::parse("Sober"), Ok(MonitorKind::Sober));
         assert!(MonitorKind::parse("herd").is_err());
     }

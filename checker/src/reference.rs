@@ -32,6 +32,13 @@ fn canonical(st: &State) -> State {
             e.origin = 0;
         }
     }
+    for h in &mut c.hist {
+        for e in h.iter_mut() {
+            e.writer = 0;
+            e.origin = 0;
+        }
+    }
+    c.shrunk.iter_mut().for_each(|x| *x = 0);
     c
 }
 

@@ -26,6 +26,9 @@ pub enum MonitorKind {
     BssInterleaving,
     /// Burckhardt–Musuvathi (TSO only; PSO falls back to BSS).
     Sober,
+    /// No monitor: the model's own executions explored, each one with a
+    /// cyclic trace a violation (PSLO, whatever monitor was asked for).
+    Explicit,
 }
 
 impl MonitorKind {
@@ -34,6 +37,7 @@ impl MonitorKind {
             MonitorKind::Bss => "bss",
             MonitorKind::BssInterleaving => "bss-interleaving",
             MonitorKind::Sober => "sober",
+            MonitorKind::Explicit => "explicit",
         }
     }
 }
@@ -62,16 +66,18 @@ pub struct Violation {
     pub access_stmt: StmtId,
     pub cycle: Vec<CycleStep>,
     pub witness: RelaxedWitness,
-    /// The SC execution the monitor flagged, up to the access.
+    /// The SC execution the monitor flagged, up to the access (PSLO, found
+    /// by explicit exploration: the witness up to the later access).
     pub sc_events: Vec<Event>,
     /// Whether some execution of the model exhibiting this violation fails
     /// an assertion or changes the final condition's answer.
     pub harm: Answer<Harm>,
     /// Times the monitor signalled this pair (once per distinct SC prefix).
     pub occurrences: u64,
-    /// Fence positions that each remove this violation, and whether
-    /// ordering stores suffices there.
-    pub candidates: Vec<(StmtId, bool)>,
+    /// Fence positions that each remove this violation, and the weakest
+    /// kind that does there (`ww`: a store overtaken by a store under
+    /// PSO/PSLO; `rr`: a load by a load under PSLO; else `wr`).
+    pub candidates: Vec<(StmtId, FenceKind)>,
     /// The fence, of the minimal set, that removes this violation.
     pub fence: Vec<FencePoint>,
 }

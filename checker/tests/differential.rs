@@ -1,6 +1,8 @@
 //! The DPOR explorer agrees with the explicit-state reference (state
 //! hashing, no reduction) on every example and corpus test, under every
-//! model: same final states, observation, failing assertions, deadlocks.
+//! model: same final states, observation, failing assertions, deadlocks
+//! (PSLO: where the reference finishes within 25,000 states; not the
+//! four big examples).
 
 use litmus_checker::machine::Model;
 use litmus_checker::outcome::{explore, Options};
@@ -24,9 +26,19 @@ fn files() -> Vec<PathBuf> {
 
 pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<String> {
     let mut bad = Vec::new();
-    for model in [Model::Sc, Model::Tso, Model::Pso] {
+    for model in [Model::Sc, Model::Tso, Model::Pso, Model::Pslo] {
+        // PSLO's states (store histories) are many: the reference, which
+        // hashes them, is only asked where it finishes quickly.
+        let big = ["bakery", "lamport-fast", "ms2-queue", "treiber-stack"];
+        if model == Model::Pslo && big.iter().any(|b| name.contains(b)) {
+            continue;
+        }
+        let cap = if model == Model::Pslo { 25_000 } else { 2_000_000 };
+        let r = reference::explore(prog, model, opts, cap);
+        if model == Model::Pslo && r.visited >= cap {
+            continue;
+        }
         let d = explore(prog, model, opts);
-        let r = reference::explore(prog, model, opts, 2_000_000);
         let ds: Vec<_> = d.states.iter().map(|s| s.values.clone()).collect();
         let rs: Vec<_> = r.states.iter().map(|s| s.values.clone()).collect();
         let df: Vec<_> = d.failures.iter().map(|f| (f.thread, f.stmt, f.kind)).collect();

@@ -108,3 +108,61 @@ fn no_smaller_fence_set_makes_an_example_robust() {
     }
     assert!(checked >= 40);
 }
+
+/// Under PSLO too: the chosen fences (`rr` between loads, `ww` between
+/// stores, `wr` store→load) make every file robust, by re-check and by
+/// explicit exploration — alone and jointly with PSO.
+#[test]
+fn fixed_files_are_robust_under_pslo() {
+    let opts = Options::default();
+    let mut bad = Vec::new();
+    let mut kinds = std::collections::BTreeSet::new();
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for models in [vec![Model::Pslo], vec![Model::Pso, Model::Pslo]] {
+            let (_, fix) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            kinds.extend(fix.fences.iter().map(|f| f.kind));
+            let fixed = apply(&src, &fence_edits(&src, &prog, &insertions(&fix.fences)));
+            let fp = litmus_dsl::analyze(&fixed).program.unwrap();
+            for &m in &models {
+                if !fix.confirmed.is(&true)
+                    || !robustness_of(&fp, m, MonitorKind::Bss, &opts).robust().is(&true)
+                    || !explicitly_robust(&fp, m)
+                {
+                    bad.push(format!("{name} {m:?} (of {models:?}): not robust after {:?}", fix.fences));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(
+        kinds.contains(&FenceKind::RR) && kinds.contains(&FenceKind::WW) && kinds.contains(&FenceKind::WR),
+        "{kinds:?}"
+    );
+}
+
+/// Under PSLO no smaller set of full fences (after any store, load or
+/// atomic) makes an example robust, where ours has at most two.
+#[test]
+fn no_smaller_fence_set_makes_an_example_robust_under_pslo() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut checked = 0;
+    for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists()) {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let positions = litmus_checker::fences::fence_positions(&prog, &[Model::Pslo]);
+        let (_, fix) = joint_fences(&src, &prog, &[Model::Pslo], MonitorKind::Bss, &Options::default());
+        assert!(fix.confirmed.is(&true), "{name}: {:?}", fix.confirmed);
+        if fix.fences.len() > 2 {
+            continue;
+        }
+        for k in 0..fix.fences.len() {
+            let found = subsets(positions.len(), k, 0, &mut Vec::new(), &mut |idx| {
+                let at: Vec<u32> = idx.iter().map(|&i| positions[i]).collect();
+                robust_with(&src, &prog, &at, Model::Pslo)
+            });
+            assert!(!found, "{name}: {k} fences suffice but {} were chosen", fix.fences.len());
+        }
+        checked += 1;
+    }
+    assert!(checked >= 15, "{checked}");
+}

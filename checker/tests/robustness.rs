@@ -262,3 +262,77 @@ fn paper_bss_agrees_with_explicit_exploration_on_examples_and_corpus() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// PSLO has no monitor: its robustness comes from its own executions. Every
+/// execution with a cyclic trace must yield a violation (some po edge of the
+/// cycle taken out of order), every violation's witness replays to a cyclic
+/// trace, and PSO's violations are PSLO's too (PSLO ⊇ PSO).
+fn pslo_agrees(prog: &litmus_dsl::Program, name: &str, opts: &Options) -> Vec<String> {
+    let mut bad = agree_all(prog, name, &[(MonitorKind::Bss, Model::Pslo)], opts, true);
+    let pslo = robustness_of(prog, Model::Pslo, MonitorKind::Bss, opts);
+    if pslo.monitor != MonitorKind::Explicit || !pslo.unconfirmed.is_empty() {
+        bad.push(format!("{name}: PSLO robustness must come from explicit exploration, all witnessed"));
+    }
+    for v in &pslo.violations {
+        // The named pair is the first po edge of the displayed cycle.
+        let c = &v.cycle;
+        if c.len() < 2 || c[0].stmt != v.store_stmt || c[1].stmt != v.access_stmt || c[0].edge != trace::Edge::Po {
+            bad.push(format!("{name}: PSLO violation {:?} is not its cycle's first po edge", v.key()));
+        }
+        if !litmus_checker::harm::exhibited(Model::Pslo, &v.witness.events, &[v.key()])[0] {
+            bad.push(format!("{name}: PSLO violation {:?}: its witness does not exhibit it", v.key()));
+        }
+    }
+    if !explicitly_robust(prog, Model::Pso, opts) && explicitly_robust(prog, Model::Pslo, opts) {
+        bad.push(format!("{name}: not robust under PSO but robust under PSLO"));
+    }
+    bad
+}
+
+#[test]
+fn pslo_robustness_from_its_own_executions_on_examples_and_corpus() {
+    let mut bad = Vec::new();
+    for (name, prog) in corpus_and_examples() {
+        // ms2-queue's PSLO executions are many; its loop bound 1 keeps this quick.
+        let opts = Options { loop_bound: 1, ..Options::default() };
+        bad.extend(pslo_agrees(&prog, &name, &opts));
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn pslo_robustness_from_its_own_executions_on_generated_programs(threads in common::blocking_program(2..4, 1..4)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let bad = pslo_agrees(&prog, "generated", &Options { loop_bound: 1, ..Options::default() });
+        prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 60, ..ProptestConfig::default() })]
+
+    /// The whole check under PSLO (harm, fences and their re-checks): no
+    /// panic, every witness replays, and confirmed fences make the program
+    /// robust under PSLO.
+    #[test]
+    fn the_whole_check_under_pslo(threads in common::program(2..4, 1..4, true)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let opts = Options { loop_bound: 1, ..Options::default() };
+        let r = litmus_checker::check_all(&prog, Some(&src), &[Model::Sc, Model::Pso, Model::Pslo], MonitorKind::Bss, &opts);
+        for rb in &r.robustness {
+            witnesses_replay(&prog, &rb.violations, &opts).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
+        }
+        let pslo = r.robustness.iter().find(|rb| rb.model == Model::Pslo).unwrap();
+        if pslo.fences_confirmed.is(&true) && !pslo.fences.is_empty() {
+            let edits = litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::robust::insertions(&pslo.fences));
+            let fixed = litmus_dsl::edit::apply(&src, &edits);
+            let fp = common::compile(&fixed);
+            prop_assert!(explicitly_robust(&fp, Model::Pslo, &opts), "confirmed fences leave a violation\n{}", fixed);
+        }
+    }
+}

@@ -175,3 +175,50 @@ fn buffer_bound_is_reported() {
     assert!(o.complete());
     assert_eq!(o.observation, Some(litmus_checker::Answer::Proved(Observation::Sometimes)));
 }
+
+#[test]
+fn pslo_loads_may_read_older_values_from_their_history() {
+    // MP with the writer fenced: only PSLO lets the second load see stale data.
+    let mp = |reader: &str| {
+        format!("litmus T\nshared x = 0, y = 0;\nthread P0 {{ x = 1; fence ww; y = 1; }}\nthread P1 {{ let a = y; {reader} let b = x; }}\nexists (P1:a == 1 && P1:b == 0);")
+    };
+    assert_eq!(obs(&mp(""), Model::Pso), Observation::Never);
+    assert_eq!(obs(&mp(""), Model::Pslo), Observation::Sometimes);
+    // rr resets the histories, wr and full drain and reset; ww only drains.
+    assert_eq!(obs(&mp("fence rr;"), Model::Pslo), Observation::Never);
+    assert_eq!(obs(&mp("fence wr;"), Model::Pslo), Observation::Never);
+    assert_eq!(obs(&mp("fence;"), Model::Pslo), Observation::Never);
+    assert_eq!(obs(&mp("fence ww;"), Model::Pslo), Observation::Sometimes);
+    // An atomic on another location resets only its own history.
+    assert_eq!(obs(&mp("fetch_add(y, 0);"), Model::Pslo), Observation::Sometimes);
+    // Coherence stays: once a load read x = 1, a later load of x cannot go back.
+    let corr = "litmus T\nshared x = 0;\nthread P0 { x = 1; }\nthread P1 { let a = x; let b = x; }\nexists (P1:a == 1 && P1:b == 0);";
+    assert_eq!(obs(corr, Model::Pslo), Observation::Never);
+    // A thread's own store: forwarded while pending, and its history holds
+    // only it once committed (no older value of its own location).
+    let own = "litmus T\nshared x = 0;\nthread P0 { x = 1; fence ww; let a = x; }\nexists (P0:a == 0);";
+    assert_eq!(obs(own, Model::Pslo), Observation::Never);
+    // Store→load reordering as under PSO, and wr fixes it there too.
+    let sb = |f: &str| {
+        format!("litmus T\nshared x = 0, y = 0;\nthread P0 {{ x = 1; {f} let a = y; }}\nthread P1 {{ y = 1; {f} let b = x; }}\nexists (P0:a == 0 && P1:b == 0);")
+    };
+    assert_eq!(obs(&sb(""), Model::Pslo), Observation::Sometimes);
+    assert_eq!(obs(&sb("fence ww;"), Model::Pslo), Observation::Sometimes);
+    assert_eq!(obs(&sb("fence rr;"), Model::Pslo), Observation::Sometimes);
+    assert_eq!(obs(&sb("fence wr;"), Model::Pslo), Observation::Never);
+}
+
+#[test]
+fn pslo_x86_fences_and_locked_instructions() {
+    // MP with SFENCE in the writer; the reader's loads ordered by MFENCE,
+    // LFENCE or a LOCK'd instruction (a full fence), not by SFENCE.
+    let mp = |fence: &str| {
+        format!("X86 T\n{{ x=0; y=0; z=0; }}\n P0          | P1          ;\n MOV [x],$1  | MOV EAX,[y] ;\n SFENCE      | {fence:<11} ;\n MOV [y],$1  | MOV ECX,[x] ;\nexists (1:EAX=1 /\\ 1:ECX=0)\n")
+    };
+    assert_eq!(obs(&mp("NOP"), Model::Pso), Observation::Never);
+    assert_eq!(obs(&mp("NOP"), Model::Pslo), Observation::Sometimes);
+    assert_eq!(obs(&mp("SFENCE"), Model::Pslo), Observation::Sometimes);
+    assert_eq!(obs(&mp("LFENCE"), Model::Pslo), Observation::Never);
+    assert_eq!(obs(&mp("MFENCE"), Model::Pslo), Observation::Never);
+    assert_eq!(obs(&mp("LOCK INC [z]"), Model::Pslo), Observation::Never);
+}

@@ -129,9 +129,10 @@ impl Config {
                     match names.map(|n| Model::parse_list(&n)) {
                         Some(Ok(m)) => self.models = m,
                         Some(Err(e)) => bad(e.to_string(), models_shown(&self.models)),
-                        None => {
-                            bad("expected an array of model names (sc, tso, pso)".into(), models_shown(&self.models))
-                        }
+                        None => bad(
+                            "expected an array of model names (sc, tso, pso, pslo)".into(),
+                            models_shown(&self.models),
+                        ),
                     }
                 }
                 "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
@@ -243,7 +244,7 @@ mod tests {
         assert_eq!((c.loop_bound, c.monitor, c.timeout), (5, MonitorKind::Sober, Duration::from_secs(20)));
         assert_eq!(
             p[0].to_string(),
-            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso or pso); keeping [\"sc\", \"tso\", \"pso\"]"
+            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [\"sc\", \"tso\", \"pso\"]"
         );
         assert!(p[1].to_string().starts_with("`timeout` = -1: timeout must be a number of seconds"), "{}", p[1]);
     }
@@ -253,7 +254,7 @@ mod tests {
         let bad = [
             json!({"models": "tso"}),
             json!({"models": ["tso", 3]}),
-            json!({"models": ["pslo"]}),
+            json!({"models": ["pslo", "arm"]}),
             json!({"loopBound": -1}),
             json!({"loopBound": 1e12}),
             json!({"loopBound": 2.5}),
@@ -297,5 +298,9 @@ mod tests {
         );
         assert!(c.apply(&json!({"preemptionBound": null})).is_empty());
         assert_eq!(c.preemption_bound, None);
+        // PSLO is asked for like any model; the default stays SC, TSO, PSO.
+        assert!(c.apply(&json!({"models": ["pslo", "pso"]})).is_empty());
+        assert_eq!(c.models(), [Model::Sc, Model::Pso, Model::Pslo]);
+        assert_eq!(Config::default().models(), [Model::Sc, Model::Tso, Model::Pso]);
     }
 }

@@ -347,6 +347,38 @@ async fn settings_choose_the_models() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pslo_violations_get_an_rr_fence_quick_fix() {
+    // MP with `fence ww;` in the writer: robust under PSO; under PSLO the
+    // reader's second load may be satisfied early — a load→load violation,
+    // fixed by `fence rr;` between the loads.
+    let caps = json!({});
+    let (mut c, _) = Client::start(caps, json!({"litmus": {"models": ["pso", "pslo"], "debounceMs": 0}})).await;
+    let u = uri("mp-fence-ww.litmus");
+    let text = example("mp-fence-ww.litmus");
+    c.open(&u, &text);
+    let diags = c.settled(&u, 1).await;
+    assert!(!diags.iter().any(|d| is_model_violation(d, "PSO")), "{diags:#?}");
+    let pslo: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "PSLO")).collect();
+    assert_eq!(pslo.len(), 1, "{diags:#?}");
+    let line = text.lines().position(|l| l.contains("let r0 = y;")).unwrap() as u64;
+    assert_eq!(pslo[0]["range"]["start"]["line"], line);
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": pslo[0]["range"], "context": {"diagnostics": [pslo[0]]}}),
+        )
+        .await
+        .unwrap();
+    let titles: Vec<&str> = actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    assert_eq!(titles[0], format!("Insert `fence rr` after line {}", line + 1));
+    let fixed = apply_edits(&text, edits_for(&actions.as_array().unwrap()[0]["edit"], &u));
+    assert!(fixed.contains("let r0 = y;\n  fence rr;\n  let r1 = x;"), "{fixed}");
+    c.replace_all(&u, 2, &fixed);
+    let diags = c.settled(&u, 2).await;
+    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "{diags:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_editors_settings_raise_no_warning() {
     // What the VS Code extension sends by default, and Neovim's empty table.
     let vscode = json!({"models": ["sc", "tso", "pso"], "loopBound": 2, "preemptionBound": null, "bufferBound": 16,
@@ -391,7 +423,7 @@ async fn a_bad_field_in_a_change_keeps_its_previous_value_and_the_rest_applies()
     let warning = c.next_warning().await;
     for part in [
         "4 settings not applied",
-        "`models` = [\"tso\",\"x86\"]: unknown model `x86` (expected sc, tso or pso); keeping [\"sc\", \"pso\"]",
+        "`models` = [\"tso\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [\"sc\", \"pso\"]",
         "`monitor` = \"herd\": unknown monitor `herd` (expected bss, sober or bss-interleaving); keeping \"bss\"",
         "`timeout` = -1: timeout must be a number of seconds ≥ 0",
         "keeping 20",

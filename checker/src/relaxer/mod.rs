@@ -260,6 +260,9 @@ pub fn relaxes(model: Model, a: Op, b: Op) -> bool {
         Model::Tso => a == Op::Write && b == Op::Read,
         // A native atomic drains only its own cell's buffer under PSO.
         Model::Pso => a == Op::Write,
+        // PSLO also lets a load read an older value than an earlier load or
+        // atomic saw (its store history); a store never overtakes a load.
+        Model::Pslo => a == Op::Write || b == Op::Read,
     }
 }
 

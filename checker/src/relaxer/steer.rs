@@ -17,7 +17,7 @@ use super::predict::op_of;
 use super::rng::Rng;
 use super::{Label, Op, Settings};
 use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, Verdict};
-use litmus_dsl::ir::{Cell, Instr};
+use litmus_dsl::ir::{Cell, Instr, RmwOp};
 use std::collections::VecDeque;
 
 /// What one steered run did.
@@ -38,7 +38,7 @@ fn buffer_of(m: &Machine<'_>, t: usize, cell: Cell) -> usize {
     match m.model {
         Model::Sc => unreachable!("no buffers under SC"),
         Model::Tso => t,
-        Model::Pso => t * m.cells + cell as usize,
+        Model::Pso | Model::Pslo => t * m.cells + cell as usize,
     }
 }
 
@@ -62,8 +62,12 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut log = Vec::new();
     let mut schedule = Vec::new();
     let mut st = m.initial(&mut log);
-    let nbufs = m.procs() - m.threads;
-    let per_thread = if m.model == Model::Pso { m.cells } else { 1 };
+    let nbufs = m.buffers();
+    let per_thread = if m.model.per_cell_buffers() { m.cells } else { 1 };
+    let pslo = m.model == Model::Pslo;
+    // c_e: the statements that close a pair. Under PSLO a load among them
+    // reads the oldest value of its history with probability P (Fig. 9).
+    let c_e: Vec<(u32, Op)> = cycle.iter().skip(1).step_by(2).map(|l| (l.stmt, l.op)).collect();
     // Commit times, parallel to each buffer's FIFO. `None`: not delayed, so
     // it commits as soon as its thread goes on past it (the machine buffers
     // a store at the end of the transition before it, so "now" would let it
@@ -108,7 +112,15 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         ready.clear();
         for t in 0..m.threads {
             let undelayed = times[t * per_thread..(t + 1) * per_thread].iter().any(|q| q.iter().any(|x| x.is_none()));
-            let can_step = (st.running(t) || st.threads[t] == ThreadStatus::Stuck) && !m.blocked(&st, t);
+            let live = st.running(t) || st.threads[t] == ThreadStatus::Stuck;
+            if pslo && live && m.blocked(&st, t) && !waits_on_itself(m, &st, t) {
+                // An await that old values fail: what it retries on is
+                // memory, so its thread's histories are dropped (legal pops).
+                for cell in 0..m.cells as Cell {
+                    settle(m, &mut st, &mut log, &mut schedule, t, cell);
+                }
+            }
+            let can_step = live && (!m.blocked(&st, t) || (pslo && waits_on_itself(m, &st, t)));
             if paused_until[t] <= now && (can_step || undelayed) {
                 ready.push(t);
             }
@@ -131,13 +143,14 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         let t = ready[rng.below(ready.len())];
         release(&mut times, t, now);
         now += 1;
-        let can_step = (st.running(t) || st.threads[t] == ThreadStatus::Stuck) && !m.blocked(&st, t);
+        let live = st.running(t) || st.threads[t] == ThreadStatus::Stuck;
+        let can_step = live && (!m.blocked(&st, t) || (pslo && waits_on_itself(m, &st, t)));
         if !can_step {
             continue; // it performed its stores; it waits (fence, lock) or is done
         }
-        // before_load / before_CAS (PSO): pause before a read that opens a
-        // pair, so the racing access of another thread goes first.
-        if m.model == Model::Pso && decided[t] != Some(st.pc[t]) {
+        // before_load / before_CAS (PSO, PSLO): pause before a read that
+        // opens a pair, so the racing access of another thread goes first.
+        if m.model.per_cell_buffers() && decided[t] != Some(st.pc[t]) {
             if let Some((stmt, op)) = next_read(m, &st, t) {
                 decided[t] = Some(st.pc[t]);
                 if opens_pair(stmt, op) && rng.chance(s.probability) {
@@ -145,6 +158,9 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
                     continue;
                 }
             }
+        }
+        if pslo {
+            prepare_pslo(m, &mut st, &mut log, &mut schedule, &mut times, t, now, &c_e, s.probability, &mut rng);
         }
         // Its stores commit before its next operation, unless delayed.
         commit_due(m, &mut st, &mut log, &mut schedule, &mut times, t * per_thread..(t + 1) * per_thread, now);
@@ -179,10 +195,108 @@ fn commit_due(
     for (b, q) in times.iter_mut().enumerate().take(bufs.end).skip(bufs.start) {
         while q.front().is_some_and(|&x| x.is_some_and(|x| x <= now)) && !st.bufs[b].is_empty() {
             q.pop_front();
+            if m.model == Model::Pslo {
+                // The commit replaces its thread's history of the cell.
+                let cell = st.bufs[b][0].cell;
+                settle(m, st, log, schedule, m.owner(m.threads + b), cell);
+            }
             let step = schedule.len() as u32;
             m.step(st, m.threads + b, step, log);
             schedule.push((m.threads + b) as u32);
         }
+    }
+}
+
+/// PSLO: drop the older values of `t`'s history of `cell` (history pops),
+/// so its loads read memory.
+fn settle(m: &Machine<'_>, st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, t: usize, cell: Cell) {
+    let h = m.history_proc(t, cell);
+    while m.enabled(st, h) {
+        let step = schedule.len() as u32;
+        m.step(st, h, step, log);
+        schedule.push(h as u32);
+    }
+}
+
+/// PSLO: is thread `t` held back only by its own buffers or histories (a
+/// fence, or an atomic whose lock is free)? Phase II commits and pops those
+/// on the spot (`prepare_pslo`), so the thread counts as ready.
+fn waits_on_itself(m: &Machine<'_>, st: &State, t: usize) -> bool {
+    if st.threads[t] != ThreadStatus::Running {
+        return false;
+    }
+    match m.prog.threads[t].code.get(st.pc[t] as usize) {
+        Some(Instr::Fence { .. }) => true,
+        Some(&Instr::Rmw { addr, op, .. }) => match m.cell_of(st, t, addr) {
+            Ok(c) => !(op == RmwOp::Lock && st.mem[c as usize] != 0),
+            Err(_) => true,
+        },
+        _ => false,
+    }
+}
+
+/// PSLO's Phase II before thread `t`'s next operation (Fig. 9). A load that
+/// closes a pair of the cycle reads the oldest value of its history with
+/// probability P; any other load first drops the older values (it reads
+/// memory). A fence does not pause as under PSO: its thread's delayed
+/// stores lose their times and commit now, and a resetting fence drops the
+/// older history values. An atomic commits its cell's stores (all of them
+/// if it is x86 LOCK'd) and replaces the history it writes.
+#[allow(clippy::too_many_arguments)]
+fn prepare_pslo(
+    m: &Machine<'_>,
+    st: &mut State,
+    log: &mut Vec<Event>,
+    schedule: &mut Vec<u32>,
+    times: &mut [VecDeque<Option<u64>>],
+    t: usize,
+    now: u64,
+    c_e: &[(u32, Op)],
+    probability: f64,
+    rng: &mut Rng,
+) {
+    let own = t * m.cells..(t + 1) * m.cells;
+    let mut commit_now = |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
+        for q in &mut times[bufs.clone()] {
+            q.iter_mut().for_each(|x| *x = Some(now));
+        }
+        commit_due(m, st, log, schedule, times, bufs, now);
+    };
+    match m.prog.threads[t].code.get(st.pc[t] as usize) {
+        Some(&Instr::Load { addr, stmt, .. }) => {
+            let Ok(cell) = m.cell_of(st, t, addr) else { return };
+            if !st.bufs[m.buf_index(t, cell)].is_empty() {
+                return; // it forwards from its own buffer
+            }
+            let early = c_e.contains(&(stmt, Op::Read)) && rng.chance(probability);
+            if !early {
+                settle(m, st, log, schedule, t, cell);
+            }
+        }
+        Some(&Instr::Rmw { addr, x86_locked, .. }) => {
+            let Ok(cell) = m.cell_of(st, t, addr) else { return };
+            if x86_locked {
+                commit_now(st, log, schedule, own);
+                for c in 0..m.cells as Cell {
+                    settle(m, st, log, schedule, t, c);
+                }
+            } else {
+                let b = m.buf_index(t, cell);
+                commit_now(st, log, schedule, b..b + 1);
+                settle(m, st, log, schedule, t, cell);
+            }
+        }
+        Some(&Instr::Fence { kind, .. }) => {
+            if m.fence_drains(kind) {
+                commit_now(st, log, schedule, own);
+            }
+            if m.fence_resets(kind) {
+                for c in 0..m.cells as Cell {
+                    settle(m, st, log, schedule, t, c);
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -1,0 +1,264 @@
+//! Robustness by explicit exploration, for PSLO (no monitor decides it from
+//! SC executions): every execution of the model whose trace has a
+//! happens-before cycle is a violation — the execution is its own witness.
+//!
+//! A violation is named, as the monitors' are, by a statement pair of the
+//! cycle: an edge `a →po b` whose order the execution did not keep. When
+//! each event *takes effect*, in log order: a store when it commits, an
+//! atomic when it runs, a load when the value it read was the memory value
+//! (just before the write that replaced it, if the load read a stale value
+//! from its history; just after its source commits if it forwarded). Every
+//! rf, co and fr edge goes forward in that order, so a cycle has some po
+//! edge that goes backward: `b` took effect before `a`. A load–load pair
+//! is PSLO's own reordering (fixed by `fence rr`), a store–load pair a
+//! delayed store (`fence wr`), a store–store pair a store overtaken by a
+//! later one (`fence ww`).
+
+use crate::certainty::{Answer, Coverage, Why};
+use crate::dpor::{Control, Explorer, Limits};
+use crate::machine::{Event, EventKind, Machine, Model, NONE};
+use crate::outcome::Options;
+use crate::reference::replay;
+use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
+use crate::trace::{Edge, Trace};
+use crate::witness::RelaxedWitness;
+use litmus_dsl::ir::{StmtForm, StmtId};
+use litmus_dsl::{FenceKind, Program};
+use std::collections::BTreeMap;
+
+/// When each event takes effect, in log order: event `k` at `2k + 2`, a
+/// value in between for a load that read a replaced value or forwarded
+/// (see the module doc). Fences, commits and stores never committed get
+/// `u64::MAX`.
+pub fn effect_times(log: &[Event]) -> Vec<u64> {
+    // The writes (commits, atomics) of each cell in log order, and where a
+    // buffered store committed.
+    let sc = !log.iter().any(|e| e.kind == EventKind::Commit);
+    let mut writes: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let mut commit_of = vec![NONE; log.len()];
+    for (i, e) in log.iter().enumerate() {
+        match e.kind {
+            EventKind::Commit => {
+                writes.entry(e.cell).or_default().push(i as u32);
+                if e.store != NONE {
+                    commit_of[e.store as usize] = i as u32;
+                }
+            }
+            // An atomic, or an SC store: its own write.
+            EventKind::Rmw => writes.entry(e.cell).or_default().push(i as u32),
+            EventKind::Store if sc => writes.entry(e.cell).or_default().push(i as u32),
+            _ => {}
+        }
+    }
+    // The first write of the cell after log index `w` (`NONE`: before all).
+    let next_write = |cell: u32, w: u32| -> Option<u32> {
+        let ws = writes.get(&cell)?;
+        let k = if w == NONE { 0 } else { ws.partition_point(|&x| x <= w) };
+        ws.get(k).copied()
+    };
+    log.iter()
+        .enumerate()
+        .map(|(i, e)| {
+            // Event k takes effect at 2k + 2; odd values fall just between.
+            let at = |k: u64| 2 * k + 2;
+            let i = i as u64;
+            match e.kind {
+                EventKind::Rmw => at(i),
+                EventKind::Store if sc => at(i),
+                EventKind::Store => match commit_of[i as usize] {
+                    NONE => u64::MAX,
+                    c => at(c as u64),
+                },
+                EventKind::Load => {
+                    let forwarded = e.rf != NONE && log[e.rf as usize].kind == EventKind::Store;
+                    if forwarded {
+                        // Just after its source commits.
+                        match commit_of[e.rf as usize] {
+                            NONE => at(i),
+                            c => at(c as u64) + 1,
+                        }
+                    } else {
+                        // Just before the write that replaced its value.
+                        match next_write(e.cell, e.rf) {
+                            Some(n) if (n as u64) < i => at(n as u64) - 1,
+                            _ => at(i),
+                        }
+                    }
+                }
+                EventKind::Commit | EventKind::Fence(_) => u64::MAX,
+            }
+        })
+        .collect()
+}
+
+/// The po edges `a →po b` of a cycle whose order the execution did not
+/// keep (`b` took effect before `a`), as (a, b) log indices.
+pub fn relaxed_pairs(log: &[Event], cycle: &[(u32, Edge)]) -> Vec<(u32, u32)> {
+    let eff = effect_times(log);
+    let n = cycle.len();
+    (0..n)
+        .filter(|&k| cycle[k].1 == Edge::Po)
+        .map(|k| (cycle[k].0, cycle[(k + 1) % n].0))
+        .filter(|&(a, b)| eff[b as usize] < eff[a as usize])
+        .collect()
+}
+
+/// The pairs of `keys` (statement of `a`, statement of `b`) an execution
+/// exhibits: events of those statements, `a` before `b` in one thread, on a
+/// common hb cycle (one strongly connected component), `b` taking effect
+/// before `a`.
+pub fn exhibited(log: &[Event], keys: &[(StmtId, StmtId)]) -> Vec<bool> {
+    let trace = Trace::of(log);
+    let comp = trace.components();
+    let eff = effect_times(log);
+    let mut at: BTreeMap<StmtId, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in trace.events.iter().enumerate() {
+        at.entry(log[i as usize].stmt).or_default().push(k);
+    }
+    let none = Vec::new();
+    keys.iter()
+        .map(|&(sa, sb)| {
+            let aa = at.get(&sa).unwrap_or(&none);
+            let bb = at.get(&sb).unwrap_or(&none);
+            aa.iter().any(|&ka| {
+                let a = trace.events[ka] as usize;
+                bb.iter().any(|&kb| {
+                    let b = trace.events[kb] as usize;
+                    a < b && log[a].thread == log[b].thread && comp[ka] == comp[kb] && eff[b] < eff[a]
+                })
+            })
+        })
+        .collect()
+}
+
+/// The store a forwarded load read (its delay is what the pair shows), or
+/// the event itself.
+fn delayed(log: &[Event], a: u32) -> u32 {
+    let e = &log[a as usize];
+    if e.kind == EventKind::Load && e.rf != NONE && log[e.rf as usize].kind == EventKind::Store {
+        e.rf
+    } else {
+        a
+    }
+}
+
+/// The weakest fence that orders `a` before `b` under PSLO.
+pub fn fence_kind(log: &[Event], a: u32, b: u32) -> FenceKind {
+    let store = log[delayed(log, a) as usize].kind == EventKind::Store;
+    match (store, log[b as usize].kind) {
+        (true, EventKind::Store | EventKind::Rmw) => FenceKind::WW,
+        (true, _) => FenceKind::WR,
+        (false, EventKind::Load) => FenceKind::RR,
+        (false, _) => FenceKind::WR,
+    }
+}
+
+/// Statements after which a fence orders `a` (or the store it forwarded)
+/// before `b`: those of the thread from there up to `b`, that fall through.
+fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(StmtId, FenceKind)> {
+    let kind = fence_kind(log, a, b);
+    let from = delayed(log, a);
+    let t = log[b as usize].thread;
+    let mut out: Vec<(StmtId, FenceKind)> = Vec::new();
+    for f in &log[from as usize..b as usize] {
+        if f.thread != t || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
+            continue;
+        }
+        if prog.stmts[f.stmt as usize].form == StmtForm::Simple && !out.iter().any(|c| c.0 == f.stmt) {
+            out.push((f.stmt, kind));
+        }
+    }
+    if out.is_empty() {
+        out.push((log[from as usize].stmt, kind));
+    }
+    out
+}
+
+struct Group {
+    v: Option<Violation>,
+    occurrences: u64,
+}
+
+/// PSLO robustness: explore every execution; each one with a cyclic trace
+/// gives a violation per po edge of its cycle that it did not keep.
+pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
+    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&m);
+    let mut groups: BTreeMap<(StmtId, StmtId), Group> = BTreeMap::new();
+    let limits = Limits {
+        deadline: opts.deadline,
+        cancel: opts.cancel.clone(),
+        polls_left: opts.polls_left.clone(),
+        preemption_bound: None,
+    };
+    ex.run(limits, |e| {
+        let Some(cycle) = Trace::of(e.events).cycle() else { return Control::Continue };
+        let mut pairs = relaxed_pairs(e.events, &cycle);
+        if pairs.is_empty() {
+            // Cannot happen (rf, co and fr all go forward in effect order);
+            // were it to, the cycle still makes the program not robust.
+            debug_assert!(false, "a cycle with every po edge kept");
+            let n = cycle.len();
+            pairs
+                .extend((0..n).filter(|&k| cycle[k].1 == Edge::Po).map(|k| (cycle[k].0, cycle[(k + 1) % n].0)).take(1));
+        }
+        for (a, b) in pairs {
+            let log = e.events;
+            let key = (log[a as usize].stmt, log[b as usize].stmt);
+            let g = groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
+            g.occurrences += 1;
+            if g.v.is_some() {
+                continue;
+            }
+            // The cycle from `a`: its first edge is the po edge to `b`.
+            let at = cycle.iter().position(|&(ev, _)| ev == a).unwrap_or(0);
+            let mut rotated = cycle[at..].to_vec();
+            rotated.extend_from_slice(&cycle[..at]);
+            // The state right after `b`'s transition, to continue from.
+            let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
+            let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
+            g.v = Some(Violation {
+                model,
+                store_stmt: key.0,
+                access_stmt: key.1,
+                cycle: rotated
+                    .iter()
+                    .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
+                    .collect(),
+                witness: RelaxedWitness {
+                    schedule: e.schedule.to_vec(),
+                    events: log.to_vec(),
+                    before_drain: prefix.len(),
+                    state_after_access,
+                    cycle: rotated,
+                },
+                sc_events: log[..=b as usize].to_vec(),
+                harm: Answer::Unknown(Why::Pending),
+                occurrences: 0,
+                candidates: candidates(prog, log, a, b),
+                fence: Vec::new(),
+            });
+        }
+        Control::Continue
+    });
+    let mut violations: Vec<Violation> = groups
+        .into_values()
+        .filter_map(|g| {
+            g.v.map(|mut v| {
+                v.occurrences = g.occurrences;
+                v
+            })
+        })
+        .collect();
+    violations.sort_by_key(|v| v.key());
+    Robustness {
+        model,
+        monitor: MonitorKind::Explicit,
+        violations,
+        unconfirmed: Vec::new(),
+        fences: Vec::new(),
+        fences_confirmed: Answer::Unknown(Why::Pending),
+        fences_minimal: true,
+        coverage: Coverage::of_stats(&ex.stats),
+    }
+}
