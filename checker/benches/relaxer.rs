@@ -34,7 +34,7 @@ fn loop_bound(src: &str) -> u32 {
 
 fn main() {
     let exhaustive_secs: u64 = std::env::var("RELAXER_EXHAUSTIVE_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(60);
-    let models = [Model::Tso, Model::Pso];
+    let models = [Model::Tso, Model::Pso, Model::Pslo];
     println!(
         "{:<22} {:<5} {:>9} {:>9} {:>5} {:>6} {:>9} {:>11} {:>9}",
         "program", "model", "predicted", "confirmed", "bugs", "p̄", "phase I", "II per run", "runs/s"

@@ -685,6 +685,15 @@ impl<'p> Machine<'p> {
         (st.mem[cell as usize], st.writer[cell as usize])
     }
 
+    /// What a load by `t` of `cell` reads, or (`settled`) would read once
+    /// its PSLO history were dropped to the memory value.
+    fn read_settled(&self, st: &State, t: usize, cell: Cell, settled: bool) -> i64 {
+        if settled && self.model == Model::Pslo && st.bufs[self.buf_index(t, cell)].is_empty() {
+            return st.mem[cell as usize];
+        }
+        self.read(st, t, cell).0
+    }
+
     /// A write of `cell` by thread `t` reached memory (a commit or an
     /// atomic, event `idx`): under PSLO, `t`'s history of the cell (a
     /// singleton: the write waited for it) becomes that value, and every
@@ -905,6 +914,12 @@ impl<'p> Machine<'p> {
     /// Asked when nothing can move: under PSLO every history then holds only
     /// the memory value, what every retry reads from then on.
     pub fn dry_run_await(&self, st: &State, t: usize) -> bool {
+        self.dry_run_await_with(st, t, false)
+    }
+
+    /// The same, but (PSLO) reading memory where the thread's histories
+    /// hold older values: would it succeed once they were dropped?
+    fn dry_run_await_with(&self, st: &State, t: usize, settled: bool) -> bool {
         let Some(a) = self.awaits[t].get(st.pc[t] as usize).copied().flatten() else {
             return true;
         };
@@ -929,13 +944,13 @@ impl<'p> Machine<'p> {
                     let Ok(c) = self.cell_in(&regs, addr) else {
                         return true;
                     };
-                    regs[dst as usize] = self.read(st, t, c).0;
+                    regs[dst as usize] = self.read_settled(st, t, c, settled);
                 }
                 Instr::Rmw { dst, addr, op, .. } => {
                     let Ok(c) = self.cell_in(&regs, addr) else {
                         return true;
                     };
-                    let old = self.read(st, t, c).0;
+                    let old = self.read_settled(st, t, c, settled);
                     if op == RmwOp::Lock && old != 0 {
                         return false;
                     }
@@ -962,6 +977,16 @@ impl<'p> Machine<'p> {
     /// Would thread `t` wait forever if nothing else changed: stuck, or its
     /// next step is an `await`/`lock` that would fail now, or cannot happen?
     pub fn blocked(&self, st: &State, t: usize) -> bool {
+        self.blocked_with(st, t, false)
+    }
+
+    /// The same, as if thread `t`'s PSLO histories held only the memory
+    /// value (RELAXER's Phase II drops them when the thread reads).
+    pub fn blocked_settled(&self, st: &State, t: usize) -> bool {
+        self.blocked_with(st, t, true)
+    }
+
+    fn blocked_with(&self, st: &State, t: usize, settled: bool) -> bool {
         match st.threads[t] {
             ThreadStatus::Running | ThreadStatus::Stuck => {}
             _ => return false,
@@ -973,7 +998,7 @@ impl<'p> Machine<'p> {
             }
         }
         if self.awaits[t].get(pc).copied().flatten().is_some() {
-            return !self.dry_run_await(st, t);
+            return !self.dry_run_await_with(st, t, settled);
         }
         st.threads[t] == ThreadStatus::Stuck || !self.enabled(st, t)
     }

@@ -33,6 +33,9 @@ pub struct Run {
     pub cut_by_steps: bool,
 }
 
+/// Picks in a row of a thread that then could not step, before a run gives up.
+const IDLE_LIMIT: u32 = 10_000;
+
 /// The buffer (process index minus threads) a store of `t` to `cell` enters.
 fn buffer_of(m: &Machine<'_>, t: usize, cell: Cell) -> usize {
     match m.model {
@@ -82,6 +85,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut timed_upto = 0;
     let mut steps: u64 = 0;
     let mut cut_by_steps = false;
+    let mut idle = 0u32;
     // Thread `t` has gone on past its undelayed stores: they commit now.
     let release = |times: &mut Vec<VecDeque<Option<u64>>>, t: usize, now: u64| {
         for q in &mut times[t * per_thread..(t + 1) * per_thread] {
@@ -112,15 +116,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         ready.clear();
         for t in 0..m.threads {
             let undelayed = times[t * per_thread..(t + 1) * per_thread].iter().any(|q| q.iter().any(|x| x.is_none()));
-            let live = st.running(t) || st.threads[t] == ThreadStatus::Stuck;
-            if pslo && live && m.blocked(&st, t) && !waits_on_itself(m, &st, t) {
-                // An await that old values fail: what it retries on is
-                // memory, so its thread's histories are dropped (legal pops).
-                for cell in 0..m.cells as Cell {
-                    settle(m, &mut st, &mut log, &mut schedule, t, cell);
-                }
-            }
-            let can_step = live && (!m.blocked(&st, t) || (pslo && waits_on_itself(m, &st, t)));
+            let can_step = steppable(m, &st, t);
             if paused_until[t] <= now && (can_step || undelayed) {
                 ready.push(t);
             }
@@ -143,9 +139,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         let t = ready[rng.below(ready.len())];
         release(&mut times, t, now);
         now += 1;
-        let live = st.running(t) || st.threads[t] == ThreadStatus::Stuck;
-        let can_step = live && (!m.blocked(&st, t) || (pslo && waits_on_itself(m, &st, t)));
-        if !can_step {
+        if !steppable(m, &st, t) {
             continue; // it performed its stores; it waits (fence, lock) or is done
         }
         // before_load / before_CAS (PSO, PSLO): pause before a read that
@@ -164,9 +158,19 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         }
         // Its stores commit before its next operation, unless delayed.
         commit_due(m, &mut st, &mut log, &mut schedule, &mut times, t * per_thread..(t + 1) * per_thread, now);
-        if m.blocked(&st, t) {
+        let held = if pslo { m.blocked_settled(&st, t) } else { m.blocked(&st, t) };
+        if held {
+            idle += 1;
+            if idle > IDLE_LIMIT {
+                // Cannot happen (what made it ready still holds); were it
+                // to, the run ends cut rather than spinning.
+                debug_assert!(false, "a ready thread that never steps");
+                cut_by_steps = true;
+                break;
+            }
             continue;
         }
+        idle = 0;
         st.threads[t] = ThreadStatus::Running;
         let step = schedule.len() as u32;
         m.step(&mut st, t, step, &mut log);
@@ -215,6 +219,21 @@ fn settle(m: &Machine<'_>, st: &mut State, log: &mut Vec<Event>, schedule: &mut 
         let step = schedule.len() as u32;
         m.step(st, h, step, log);
         schedule.push(h as u32);
+    }
+}
+
+/// Can thread `t` take its next step now? Under PSLO, as Phase II would
+/// run it: its loads other than the cycle's closing ones read memory (an
+/// await is judged on what it will read, not on older history values), and
+/// what it waits for of its own is committed and dropped on the spot.
+fn steppable(m: &Machine<'_>, st: &State, t: usize) -> bool {
+    if !(st.running(t) || st.threads[t] == ThreadStatus::Stuck) {
+        return false;
+    }
+    if m.model == Model::Pslo {
+        !m.blocked_settled(st, t) || waits_on_itself(m, st, t)
+    } else {
+        !m.blocked(st, t)
     }
 }
 
@@ -308,10 +327,14 @@ pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State)> 
     for (i, &p) in schedule.iter().enumerate() {
         let p = p as usize;
         if p < m.threads {
-            if !(st.running(p) || st.threads[p] == ThreadStatus::Stuck) || m.blocked(&st, p) {
+            // Any step the machine allows (a stuck await may try again).
+            if !(st.running(p) || st.threads[p] == ThreadStatus::Stuck) {
                 return None;
             }
             st.threads[p] = ThreadStatus::Running;
+            if !m.enabled(&st, p) {
+                return None;
+            }
         } else if p >= m.procs() || !m.enabled(&st, p) {
             return None;
         }
