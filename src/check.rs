@@ -205,7 +205,17 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
     let mut c = Checked { loaded, models: models.to_vec(), outcomes: Vec::new(), robustness: Vec::new(), active: None };
     let Some(p) = &c.loaded.analysis.program else { return c };
     if act.mode == Mode::Active {
-        c.active = Some(active::run(p, models, opts, act, None));
+        // An `exists` condition breaks only where SC never meets it: the SC
+        // exploration (cheap next to the relaxed ones) gets the budget; if it
+        // does not finish, such condition bugs are not judged.
+        let exists = p.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
+        let sc = exists.then(|| {
+            let timeout = opts.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
+            let o = opts.clone().with_timeout(Some(act.budget(timeout)));
+            let o = Options { deadline: match (o.deadline, opts.deadline) { (Some(a), Some(b)) => Some(a.min(b)), (a, b) => a.or(b) }, ..o };
+            litmus_checker::outcome::explore(p, Model::Sc, &o).observation
+        });
+        c.active = Some(active::run(p, models, opts, act, sc.flatten().as_ref()));
         return c;
     }
     // auto: exhaustive checking gets the budget (within the file's deadline).

@@ -444,6 +444,33 @@ fn auto_mode_tests_actively_what_the_exhaustive_budget_did_not_finish() {
 }
 
 #[test]
+fn active_testing_under_pslo_finds_the_stale_load_and_judges_exists_conditions() {
+    // publish-pslo: only PSLO lets the reader take data's old value after
+    // the flag; its assertion then fails. Active testing confirms the
+    // cycle under PSLO only, calls it a bug, and the handle replays it.
+    let (code, v) = check_json(&["--mode", "active", "--model", "pso,pslo"], "examples/publish-pslo.litmus");
+    assert_eq!(code, Some(1));
+    assert_eq!(v["models"]["pso"]["active"]["confirmed"], 0, "{v:#}");
+    let a = &v["models"]["pslo"]["active"];
+    assert!(a["confirmed"].as_u64() >= Some(1) && a["bugs"].as_u64() >= Some(1), "{a:#}");
+    let c = a["cycles"].as_array().unwrap().iter().find(|c| c["confirmations"].as_u64() > Some(0)).unwrap();
+    let edges: Vec<&str> = c["cycle"].as_array().unwrap().iter().map(|s| s["edge"].as_str().unwrap()).collect();
+    assert_eq!(edges, ["po", "rf", "po", "fr"]);
+    let out =
+        litmus().args(["explain", "examples/publish-pslo.litmus", "--replay", c["replay"].as_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
+    // The rr fence in the reader: nothing confirmed, nothing claimed.
+    let (code, v) = check_json(&["--mode", "active", "--model", "pslo"], "examples/publish-pslo-rr.litmus");
+    assert_eq!(code, Some(3));
+    assert_eq!(v["models"]["pslo"]["active"]["confirmed"], 0);
+    assert_eq!(v["models"]["pslo"]["robust_certainty"], "unknown");
+    // mp-fence-ww's `exists` holds only under PSLO: in active mode the SC
+    // exploration says SC never meets it, so the confirmed run is a bug.
+    let (_, v) = check_json(&["--mode", "active", "--model", "pslo"], "examples/mp-fence-ww.litmus");
+    assert!(v["models"]["pslo"]["active"]["bugs"].as_u64() >= Some(1), "{v:#}");
+}
+
+#[test]
 fn active_testing_rejects_bad_knobs() {
     for args in [["--probability", "2"], ["--cycle-length", "5"], ["--cycle-length", "18"], ["--budget", "-1"]] {
         let out = litmus().args(["check", "--mode", "active"]).args(args).arg("examples/sb.litmus").output().unwrap();
