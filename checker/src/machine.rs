@@ -974,6 +974,11 @@ impl<'p> Machine<'p> {
         true
     }
 
+    /// Is `pc` inside one of thread `t`'s awaits (its loads and check)?
+    pub fn in_await(&self, t: usize, pc: u32) -> bool {
+        self.awaits[t].get(pc as usize).copied().flatten().is_some()
+    }
+
     /// Would thread `t` wait forever if nothing else changed: stuck, or its
     /// next step is an `await`/`lock` that would fail now, or cannot happen?
     pub fn blocked(&self, st: &State, t: usize) -> bool {

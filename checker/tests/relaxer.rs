@@ -228,10 +228,12 @@ fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
     // Table 1's programs that exhaustive checking finishes in a second or
     // so, checked both ways (dekker-small and lazylist take minutes here:
     // they are in the relaxer bench).
+    // RELAXER_FILES=dekker-small,lazylist picks others (locally: slow).
+    let pick = std::env::var("RELAXER_FILES").unwrap_or("bakery-small,harris-small,msn-small,ms2".into());
     let mut a = Agreement { rows: Vec::new(), false_reports: Vec::new() };
     for f in files("examples/relaxer") {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
-        if !["bakery-small", "harris-small", "msn-small", "ms2"].iter().any(|n| name.starts_with(n)) {
+        if !pick.split(',').any(|n| name.starts_with(n)) {
             continue;
         }
         let src = std::fs::read_to_string(&f).unwrap();
@@ -243,10 +245,10 @@ fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
         // Exhaustive PSLO does not finish on the queues in minutes (their
         // store histories multiply the executions): there PSLO is checked
         // actively only (the bench prints it), not both ways.
-        let models: &[Model] = if name.starts_with("ms") { &ALL[..3] } else { &ALL };
+        let models: &[Model] = if name.starts_with("ms") || std::env::var("RELAXER_FILES").is_ok() { &ALL[..3] } else { &ALL };
         agree_on_with(&name, &src, &s, &Options { loop_bound: lb, ..Options::default() }, models, &mut a);
     }
     let (found, confirmed) = report(&a);
     assert!(a.false_reports.is_empty(), "false reports:\n{}", a.false_reports.join("\n"));
-    assert!(found > 0 && confirmed * 10 >= found * 8, "power: {confirmed}/{found}");
+    assert!(found > 0 && confirmed * 10 >= found * 9, "power: {confirmed}/{found}");
 }

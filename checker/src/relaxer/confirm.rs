@@ -20,6 +20,8 @@ struct Ev {
     ordinal: u32,
     /// Coherence position (1-based; 0 = the initial value, for loads).
     c: u32,
+    /// A cycle through this event must lie before this log index.
+    until: u32,
 }
 
 impl Ev {
@@ -88,6 +90,7 @@ fn events(log: &[Event]) -> Vec<Ev> {
             cell: e.cell,
             ordinal: *k,
             c,
+            until: u32::MAX,
         });
     }
     out
@@ -96,7 +99,19 @@ fn events(log: &[Event]) -> Vec<Ev> {
 /// The cycle's events in the log and the edge leaving each, if the trace
 /// contains the cycle.
 pub fn find(log: &[Event], cycle: &[Label]) -> Option<Vec<(u32, Edge)>> {
-    let evs = events(log);
+    find_excluding(log, cycle, &[])
+}
+
+/// The same, where each read in `abandoned` (a failed attempt's, with the
+/// log length at its retry) may take part only in a cycle that is all
+/// before that retry.
+pub fn find_excluding(log: &[Event], cycle: &[Label], abandoned: &[(u32, u32)]) -> Option<Vec<(u32, Edge)>> {
+    let mut evs = events(log);
+    for e in &mut evs {
+        if let Some(&(_, at)) = abandoned.iter().find(|a| a.0 == e.log) {
+            e.until = at;
+        }
+    }
     let by_label: Vec<Vec<usize>> =
         cycle.iter().map(|l| (0..evs.len()).filter(|&i| evs[i].label == *l).collect()).collect();
     if by_label.iter().any(|c| c.is_empty()) {
@@ -123,7 +138,9 @@ pub fn find(log: &[Event], cycle: &[Label]) -> Option<Vec<(u32, Edge)>> {
 fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool {
     let j = chosen.len();
     if j == by_label.len() {
-        return conflict(&evs[chosen[j - 1]], &evs[chosen[0]]);
+        let last = chosen.iter().map(|&i| evs[i].log).max().unwrap_or(0);
+        let until = chosen.iter().map(|&i| evs[i].until).min().unwrap_or(u32::MAX);
+        return last < until && conflict(&evs[chosen[j - 1]], &evs[chosen[0]]);
     }
     for &i in &by_label[j] {
         let ok = match j {

@@ -51,7 +51,11 @@ pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64) -> Vec<Even
     let mut ready = Vec::with_capacity(m.threads);
     for step in 0..max_steps {
         ready.clear();
-        ready.extend((0..m.threads).filter(|&t| !m.blocked(&st, t) && (st.running(t) || stuck(&st, t))));
+        // A running thread may make an attempt that fails (an await or lock
+        // reads, then waits): the exhaustive explorer's executions have
+        // those reads too, and cycles through them. A waiting thread goes
+        // again only when its retry would succeed.
+        ready.extend((0..m.threads).filter(|&t| (st.running(t) && m.enabled(&st, t)) || (stuck(&st, t) && !m.blocked(&st, t))));
         if ready.is_empty() {
             break;
         }
@@ -131,11 +135,18 @@ fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize) -> (Ve
     let mut out: BTreeSet<Vec<Label>> = BTreeSet::new();
     let mut truncated = false;
     let mut chain: Vec<(Node, Node)> = Vec::new();
-    for &t1 in &threads {
-        for &first in &pairs_of[&t1] {
-            chain.push(first);
-            extend(&pairs_of, &threads, &mut chain, max_len / 2, &mut out, max_cycles, &mut truncated);
-            chain.pop();
+    // Shortest cycles first: when there are more than `max_cycles`, the
+    // longest ones (least likely to be created) are the ones dropped.
+    for pairs in 2..=max_len / 2 {
+        if truncated {
+            break;
+        }
+        for &t1 in &threads {
+            for &first in &pairs_of[&t1] {
+                chain.push(first);
+                extend(&pairs_of, &threads, &mut chain, pairs, &mut out, max_cycles, &mut truncated);
+                chain.pop();
+            }
         }
     }
     (out.into_iter().collect(), truncated)
@@ -152,7 +163,7 @@ fn extend(
 ) {
     let first = chain[0];
     let last = *chain.last().unwrap();
-    if chain.len() >= 2 && races(&last.1, &first.0) {
+    if chain.len() == max_pairs && races(&last.1, &first.0) {
         // At least one pair must be of different cells: a cycle whose every
         // pair is on one cell is a coherence cycle no model here relaxes.
         if chain.iter().any(|(a, b)| a.cell != b.cell) {

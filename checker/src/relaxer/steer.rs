@@ -17,7 +17,7 @@ use super::predict::op_of;
 use super::rng::Rng;
 use super::{Label, Op, Settings};
 use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, Verdict};
-use litmus_dsl::ir::{Cell, Instr, RmwOp};
+use litmus_dsl::ir::{Cell, Instr};
 use std::collections::VecDeque;
 
 /// What one steered run did.
@@ -31,6 +31,51 @@ pub struct Run {
     pub verdict: Verdict,
     /// The step limit stopped the run.
     pub cut_by_steps: bool,
+    /// The reads of failed attempts that their thread made again later,
+    /// each with the log length when it tried again (see [`Attempts`]).
+    pub abandoned: Vec<(u32, u32)>,
+}
+
+/// Failed attempts: an await or lock that read and then waited. In the
+/// exhaustive explorer's executions a failed attempt waits for good (the
+/// retry is the same attempt made later, in another execution). So when a
+/// steered run's thread tries again, the reads of its failed attempt are
+/// *abandoned* at that point: the run up to the retry is a prefix of an
+/// execution where the thread waits for good, and a cycle through those
+/// reads counts only if all of it happened before the retry.
+struct Attempts {
+    /// Log length when the thread's await attempt in progress began.
+    from: Vec<Option<usize>>,
+    /// The reads of each thread's last failed attempt.
+    failed: Vec<Vec<u32>>,
+    abandoned: Vec<(u32, u32)>,
+}
+
+impl Attempts {
+    fn new(threads: usize) -> Self {
+        Attempts { from: vec![None; threads], failed: vec![Vec::new(); threads], abandoned: Vec::new() }
+    }
+
+    fn before(&mut self, m: &Machine<'_>, st: &State, t: usize, log_len: usize) {
+        if st.threads[t] == ThreadStatus::Stuck {
+            self.abandoned.extend(self.failed[t].drain(..).map(|r| (r, log_len as u32)));
+        }
+        if self.from[t].is_none() && m.in_await(t, st.pc[t]) {
+            self.from[t] = Some(log_len);
+        }
+    }
+
+    fn after(&mut self, m: &Machine<'_>, st: &State, t: usize, log_before: usize, log: &[Event]) {
+        if st.threads[t] == ThreadStatus::Stuck {
+            let from = self.from[t].take().unwrap_or(log_before);
+            self.failed[t] = (from..log.len())
+                .filter(|&i| log[i].thread as usize == t && log[i].kind == EventKind::Load)
+                .map(|i| i as u32)
+                .collect();
+        } else if !m.in_await(t, st.pc[t]) {
+            self.from[t] = None;
+        }
+    }
 }
 
 /// Picks in a row of a thread that then could not step, before a run gives up.
@@ -86,6 +131,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut steps: u64 = 0;
     let mut cut_by_steps = false;
     let mut idle = 0u32;
+    let mut attempts = Attempts::new(m.threads);
     // Thread `t` has gone on past its undelayed stores: they commit now.
     let release = |times: &mut Vec<VecDeque<Option<u64>>>, t: usize, now: u64| {
         for q in &mut times[t * per_thread..(t + 1) * per_thread] {
@@ -158,7 +204,11 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         }
         // Its stores commit before its next operation, unless delayed.
         commit_due(m, &mut st, &mut log, &mut schedule, &mut times, t * per_thread..(t + 1) * per_thread, now);
-        let held = if pslo { m.blocked_settled(&st, t) } else { m.blocked(&st, t) };
+        // What it waits for of its own is done: it goes if the machine lets it.
+        let held = match st.threads[t] {
+            ThreadStatus::Running => !m.enabled(&st, t),
+            _ => !steppable(m, &st, t),
+        };
         if held {
             idle += 1;
             if idle > IDLE_LIMIT {
@@ -171,9 +221,12 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
             continue;
         }
         idle = 0;
+        let before = log.len();
+        attempts.before(m, &st, t, before);
         st.threads[t] = ThreadStatus::Running;
         let step = schedule.len() as u32;
         m.step(&mut st, t, step, &mut log);
+        attempts.after(m, &st, t, before, &log);
         schedule.push(t as u32);
         decided[t] = None;
         steps += 1;
@@ -183,7 +236,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         }
     }
     let verdict = m.verdict(&st);
-    Run { events: log, schedule, state: st, verdict, cut_by_steps }
+    Run { events: log, schedule, state: st, verdict, cut_by_steps, abandoned: attempts.abandoned }
 }
 
 /// Commit the front of each buffer in `bufs` while its time has come.
@@ -226,32 +279,25 @@ fn settle(m: &Machine<'_>, st: &mut State, log: &mut Vec<Event>, schedule: &mut 
 /// run it: its loads other than the cycle's closing ones read memory (an
 /// await is judged on what it will read, not on older history values), and
 /// what it waits for of its own is committed and dropped on the spot.
+/// A running thread may make an attempt that fails (an await or lock reads,
+/// then waits), as in the exhaustive explorer's executions; a waiting one
+/// goes again only when its retry would succeed.
 fn steppable(m: &Machine<'_>, st: &State, t: usize) -> bool {
-    if !(st.running(t) || st.threads[t] == ThreadStatus::Stuck) {
-        return false;
-    }
-    if m.model == Model::Pslo {
-        !m.blocked_settled(st, t) || waits_on_itself(m, st, t)
-    } else {
-        !m.blocked(st, t)
+    let pslo = m.model == Model::Pslo;
+    match st.threads[t] {
+        ThreadStatus::Running => m.enabled(st, t) || (pslo && waits_on_itself(m, st, t)),
+        ThreadStatus::Stuck if pslo => !m.blocked_settled(st, t),
+        ThreadStatus::Stuck => !m.blocked(st, t),
+        _ => false,
     }
 }
 
 /// PSLO: is thread `t` held back only by its own buffers or histories (a
-/// fence, or an atomic whose lock is free)? Phase II commits and pops those
-/// on the spot (`prepare_pslo`), so the thread counts as ready.
+/// fence or an atomic)? Phase II commits and pops those on the spot
+/// (`prepare_pslo`), so the thread counts as ready.
 fn waits_on_itself(m: &Machine<'_>, st: &State, t: usize) -> bool {
-    if st.threads[t] != ThreadStatus::Running {
-        return false;
-    }
-    match m.prog.threads[t].code.get(st.pc[t] as usize) {
-        Some(Instr::Fence { .. }) => true,
-        Some(&Instr::Rmw { addr, op, .. }) => match m.cell_of(st, t, addr) {
-            Ok(c) => !(op == RmwOp::Lock && st.mem[c as usize] != 0),
-            Err(_) => true,
-        },
-        _ => false,
-    }
+    st.threads[t] == ThreadStatus::Running
+        && matches!(m.prog.threads[t].code.get(st.pc[t] as usize), Some(Instr::Fence { .. } | Instr::Rmw { .. }))
 }
 
 /// PSLO's Phase II before thread `t`'s next operation (Fig. 9). A load that
@@ -321,9 +367,10 @@ fn prepare_pslo(
 
 /// The same run again from its schedule (no randomness): what `explain
 /// --replay` shows, and the check that a handle replays exactly.
-pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State)> {
+pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State, Vec<(u32, u32)>)> {
     let mut log = Vec::new();
     let mut st = m.initial(&mut log);
+    let mut attempts = Attempts::new(m.threads);
     for (i, &p) in schedule.iter().enumerate() {
         let p = p as usize;
         if p < m.threads {
@@ -331,16 +378,21 @@ pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State)> 
             if !(st.running(p) || st.threads[p] == ThreadStatus::Stuck) {
                 return None;
             }
+            let before = log.len();
+            attempts.before(m, &st, p, before);
             st.threads[p] = ThreadStatus::Running;
             if !m.enabled(&st, p) {
                 return None;
             }
+            m.step(&mut st, p, i as u32, &mut log);
+            attempts.after(m, &st, p, before, &log);
+            continue;
         } else if p >= m.procs() || !m.enabled(&st, p) {
             return None;
         }
         m.step(&mut st, p, i as u32, &mut log);
     }
-    Some((log, st))
+    Some((log, st, attempts.abandoned))
 }
 
 /// The events' labels (for tests and displays).
