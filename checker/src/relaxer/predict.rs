@@ -44,11 +44,37 @@ impl Node {
     }
 }
 
+/// How a Phase I run picks the next thread.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schedule {
+    /// Uniformly among the threads that can go.
+    Uniform,
+    /// PCT (Burckhardt et al., ASPLOS'10): random thread priorities, the
+    /// highest that can go runs, and at two random steps the running
+    /// thread drops to the lowest priority. Uniform choice almost never
+    /// lets a short thread run after a long one's work; priorities do, so
+    /// the races between them are seen (and predicted).
+    Priorities,
+}
+
 /// One SC run on a random schedule (seeded): the event log.
-pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64) -> Vec<Event> {
+pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64, how: Schedule) -> Vec<Event> {
     let mut log = Vec::new();
     let mut st = m.initial(&mut log);
     let mut ready = Vec::with_capacity(m.threads);
+    let mut prio: Vec<u64> = (0..m.threads as u64).map(|t| t + 2).collect();
+    let mut changes = [u64::MAX; 2];
+    if how == Schedule::Priorities {
+        for i in (1..prio.len()).rev() {
+            prio.swap(i, rng.below(i + 1));
+        }
+        // Change points within the length such runs typically have.
+        let horizon = 32 * m.threads.max(1);
+        for c in &mut changes {
+            *c = rng.below(horizon) as u64;
+        }
+    }
+    let mut lowest = 1u64;
     for step in 0..max_steps {
         ready.clear();
         // A running thread may make an attempt that fails (an await or lock
@@ -59,7 +85,14 @@ pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64) -> Vec<Even
         if ready.is_empty() {
             break;
         }
-        let t = ready[rng.below(ready.len())];
+        let t = match how {
+            Schedule::Uniform => ready[rng.below(ready.len())],
+            Schedule::Priorities => *ready.iter().max_by_key(|&&t| prio[t]).unwrap(),
+        };
+        if changes.contains(&step) {
+            prio[t] = lowest;
+            lowest = lowest.saturating_sub(1);
+        }
         st.threads[t] = ThreadStatus::Running;
         m.step(&mut st, t, step as u32, &mut log);
     }
@@ -94,7 +127,9 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
             break;
         }
         let mut rng = Rng::new(derive(settings.seed, &[1, r as u64]));
-        let log = random_sc_run(&m, &mut rng, settings.max_steps);
+        // Half the runs uniform, half by priorities.
+        let how = if r % 2 == 0 { Schedule::Uniform } else { Schedule::Priorities };
+        let log = random_sc_run(&m, &mut rng, settings.max_steps, how);
         runs += 1;
         let mut seen: Vec<Vec<Node>> = vec![Vec::new(); m.threads];
         for e in &log {
