@@ -9,7 +9,7 @@
 //! a pair pauses its thread for `delay_load` < `delay_store` ticks with
 //! probability P — under TSO too, unlike the paper: in a cycle through
 //! three threads a load may open a pair (RWC's reader) and must wait for
-//! the racing write. A one-event pair is never delayed (it relaxes nothing). A fence or atomic that must drain waits until
+//! the racing write. A fence or atomic that must drain waits until
 //! the commit times of its thread's stores have come (`before_membar`), so
 //! no purposely delayed store commits early. The run goes on to its end:
 //! every thread finished or stuck for good, every buffer drained.
@@ -105,10 +105,7 @@ fn next_read(m: &Machine<'_>, st: &State, t: usize) -> Option<(u32, Op)> {
 pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     // c_o: the statements that open a pair (delayed); the closing ones run
     // as soon as they can, which is what the scheduler does anyway.
-    // A one-event pair (po is reflexive) relaxes nothing: its event closes
-    // a conflict and should go fast, so it is not delayed.
-    let c_o: Vec<(u32, Op)> =
-        cycle.chunks(2).filter(|p| p[0] != p[1]).map(|p| (p[0].stmt, p[0].op)).collect();
+    let c_o: Vec<(u32, Op)> = cycle.iter().step_by(2).map(|l| (l.stmt, l.op)).collect();
     let opens_pair = |stmt: u32, op: Op| c_o.contains(&(stmt, op));
     let mut rng = Rng::new(seed);
     let mut log = Vec::new();
