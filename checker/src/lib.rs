@@ -15,6 +15,7 @@ pub mod dpor;
 pub mod explicit;
 pub mod fences;
 pub mod harm;
+pub mod history;
 pub mod hb;
 pub mod machine;
 pub mod monitor;
