@@ -44,7 +44,13 @@ fn agreed(h: &History, model: Model) -> Vec<Outcome> {
             Verdict::Consistent { store_order } => {
                 assert!(base::is_store_order(h, store_order), "{:?}: not a store order", o.method);
                 if let Some(c) = base::violated_by(h, model, store_order) {
-                    panic!("{:?} {:?}: its store order has a cycle {}\n{}", model, o.method, cycle_text(h, &c), to_text(h));
+                    panic!(
+                        "{:?} {:?}: its store order has a cycle {}\n{}",
+                        model,
+                        o.method,
+                        cycle_text(h, &c),
+                        to_text(h)
+                    );
                 }
             }
             Verdict::Violation { cycle, other, .. } => {
@@ -164,9 +170,8 @@ fn classics() {
     assert_eq!((out[0].stats.write_pairs, out[0].stats.unordered), (1, Some(1)));
     // CCM holds, but the orders its cycles force on x and y make a cycle
     // (found by random search; rare: random violations are CCM's).
-    let forced = text(
-        "P0: W(x,1) R(y,0) R(y,2)\nP1: W(y,2) R(x,1) R(y,2)\nP2: W(y,1) R(y,2) R(x,2)\nP3: W(x,2) R(y,1)\n",
-    );
+    let forced =
+        text("P0: W(x,1) R(y,0) R(y,2)\nP1: W(y,2) R(x,1) R(y,2)\nP2: W(y,1) R(y,2) R(x,2)\nP3: W(x,2) R(y,1)\n");
     assert_eq!(criterion(&forced, Model::Sc), Some(Criterion::NoStoreOrder));
     for h in [sb, sb_fenced, sb_rmw, mp, n6, future, rmw2, corr, iriw, free, forced] {
         for model in [Model::Sc, Model::Tso] {
@@ -315,7 +320,13 @@ fn random_histories_all_methods_agree() {
                     t[3 + i] += usize::from(!ok);
                     if small_enough(&m) {
                         t[5] += 1;
-                        assert_eq!(ok, brute_force(&m, model), "{}: brute force disagrees\n{}", model.upper(), to_text(&m));
+                        assert_eq!(
+                            ok,
+                            brute_force(&m, model),
+                            "{}: brute force disagrees\n{}",
+                            model.upper(),
+                            to_text(&m)
+                        );
                     }
                 }
             }

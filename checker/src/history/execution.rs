@@ -54,7 +54,11 @@ pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, Executio
         for k in &kinds {
             if let Some(value) = k.written_value() {
                 if value == init[loc] {
-                    return Err(ExecutionError::WritesInitial { loc: locs[loc].clone(), value, thread: thread_name(t) });
+                    return Err(ExecutionError::WritesInitial {
+                        loc: locs[loc].clone(),
+                        value,
+                        thread: thread_name(t),
+                    });
                 }
                 if let Some(&first) = written.get(&(loc, value)) {
                     return Err(ExecutionError::Duplicate {

@@ -200,7 +200,8 @@ impl Reader<'_> {
                         Some(b'r') => '\r',
                         Some(b't') => '\t',
                         Some(b'u') => {
-                            let hex = self.src.get(self.pos + 1..self.pos + 5).and_then(|h| std::str::from_utf8(h).ok());
+                            let hex =
+                                self.src.get(self.pos + 1..self.pos + 5).and_then(|h| std::str::from_utf8(h).ok());
                             let code = hex.and_then(|h| u32::from_str_radix(h, 16).ok());
                             self.pos += 4;
                             // Lone surrogates become U+FFFD: location names need no more.
@@ -317,14 +318,17 @@ fn op(o: &Node, locs: &mut Locations) -> PResult<(OpKind, Span)> {
         "R" | "W" => &["op", "loc", "value"],
         "RMW" => &["op", "loc", "read", "write"],
         "F" => &["op"],
-        other => return err(format!("unknown operation \"{other}\": expected \"R\", \"W\", \"RMW\" or \"F\""), kind.span),
+        other => {
+            return err(format!("unknown operation \"{other}\": expected \"R\", \"W\", \"RMW\" or \"F\""), kind.span)
+        }
     };
     for (k, v) in f {
         if !allowed.contains(&k.as_str()) {
             return err(format!("unknown field \"{k}\" for a {kind_name} (it has {})", allowed.join(", ")), v.span);
         }
     }
-    let need = |name: &str| field(f, name).ok_or_else(|| (ErrorKind::Syntax(format!("missing field \"{name}\"")), o.span));
+    let need =
+        |name: &str| field(f, name).ok_or_else(|| (ErrorKind::Syntax(format!("missing field \"{name}\"")), o.span));
     if kind_name == "F" {
         return Ok((OpKind::Fence, o.span));
     }
@@ -351,7 +355,8 @@ mod tests {
         let h = parse_json(src).unwrap();
         let t = parse_text("P0: W(x,1) R(y,0)\nP1: W(y,1) F RMW(x,1,2)\n").unwrap();
         assert_eq!(to_text(&h), to_text(&t));
-        let h = parse_json(r#"{"init": {"x": 5, "a\u005b1]": 2}, "threads": [[{"op":"R","loc":"x","value":5}]]}"#).unwrap();
+        let h =
+            parse_json(r#"{"init": {"x": 5, "a\u005b1]": 2}, "threads": [[{"op":"R","loc":"x","value":5}]]}"#).unwrap();
         assert_eq!(to_text(&h), "init: x=5 a[1]=2\nP0: R(x,5)\n");
     }
 

@@ -15,11 +15,21 @@ pub const NO_OP: OpId = usize::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OpKind {
-    Read { loc: Loc, value: i64 },
-    Write { loc: Loc, value: i64 },
+    Read {
+        loc: Loc,
+        value: i64,
+    },
+    Write {
+        loc: Loc,
+        value: i64,
+    },
     /// One atomic event that read `read` and wrote `write` (a locked x86
     /// instruction: under TSO also a full fence).
-    Rmw { loc: Loc, read: i64, write: i64 },
+    Rmw {
+        loc: Loc,
+        read: i64,
+        write: i64,
+    },
     /// A full fence (x86 `mfence`): orders earlier writes before later reads.
     Fence,
 }
@@ -108,7 +118,9 @@ pub enum ErrorKind {
     Unwritten { loc: String, value: i64 },
     #[error("{value} is written to {loc} a second time: a history writes each value to a location at most once")]
     Duplicate { loc: String, value: i64, first: Span },
-    #[error("{value} is written to {loc}, but it is {loc}'s initial value: a read of it could not tell the writes apart")]
+    #[error(
+        "{value} is written to {loc}, but it is {loc}'s initial value: a read of it could not tell the writes apart"
+    )]
     WritesInitial { loc: String, value: i64 },
     #[error("thread {name} is defined twice")]
     DuplicateThread { name: String, first: Span },

@@ -254,10 +254,8 @@ impl Parser<'_> {
 /// The history in the text format (what [`parse_text`] reads back).
 pub fn to_text(h: &History) -> String {
     let mut out = String::new();
-    let inits: Vec<String> = (0..h.locs.len())
-        .filter(|&l| h.init[l] != 0)
-        .map(|l| format!("{}={}", h.locs[l], h.init[l]))
-        .collect();
+    let inits: Vec<String> =
+        (0..h.locs.len()).filter(|&l| h.init[l] != 0).map(|l| format!("{}={}", h.locs[l], h.init[l])).collect();
     if !inits.is_empty() {
         out.push_str(&format!("init: {}\n", inits.join(" ")));
     }
