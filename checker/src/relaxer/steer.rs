@@ -275,13 +275,12 @@ fn prepare_pslo(
     rng: &mut Rng,
 ) {
     let own = t * m.cells..(t + 1) * m.cells;
-    let mut commit_now =
-        |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
-            for q in &mut times[bufs.clone()] {
-                q.iter_mut().for_each(|x| *x = Some(now));
-            }
-            commit_due(m, st, log, schedule, times, bufs, now);
-        };
+    let mut commit_now = |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
+        for q in &mut times[bufs.clone()] {
+            q.iter_mut().for_each(|x| *x = Some(now));
+        }
+        commit_due(m, st, log, schedule, times, bufs, now);
+    };
     match m.prog.threads[t].code.get(st.pc[t] as usize) {
         Some(&Instr::Load { addr, stmt, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
