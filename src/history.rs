@@ -55,7 +55,7 @@ pub struct HistoryArgs {
 enum Checked {
     Unreadable(String),
     Bad { src: String, error: HistoryError },
-    Done { src: String, h: History, outcome: Outcome },
+    Done { src: String, h: Box<History>, outcome: Outcome },
 }
 
 pub fn run(args: &HistoryArgs) -> u8 {
@@ -82,7 +82,7 @@ pub fn run(args: &HistoryArgs) -> u8 {
                 Err(error) => Checked::Bad { src, error },
                 Ok(h) => {
                     let outcome = check(&h, model, method);
-                    Checked::Done { src, h, outcome }
+                    Checked::Done { src, h: Box::new(h), outcome }
                 }
             },
         })
@@ -181,6 +181,7 @@ fn outcome_json(path: &str, src: &str, h: &History, o: &Outcome) -> Value {
             "decisions": s.decisions,
             "sat_vars": s.sat_vars,
             "sat_clauses": s.sat_clauses,
+            "sat_rounds": s.sat_rounds,
         },
     });
     match &o.verdict {

@@ -13,9 +13,13 @@ use super::model::{History, OpId};
 use super::relation::Rel;
 use super::verdict::{EdgeKind, Step};
 
+/// No store order: a cycle, and (after a choice) the cycle met with the
+/// first choice the other way round.
+pub(super) type Refutation = (Vec<Step>, Option<Vec<Step>>);
+
 /// How the search ended, and the choices it made.
 pub(super) struct Search {
-    pub result: Result<Vec<Vec<OpId>>, (Vec<Step>, Option<Vec<Step>>)>,
+    pub result: Result<Vec<Vec<OpId>>, Refutation>,
     pub decisions: u64,
 }
 

@@ -45,6 +45,7 @@ pub fn check(h: &History, model: Model, method: Method) -> Outcome {
             let r = sat::solve(h, &fixed, &init_first(h));
             stats.sat_vars = r.vars;
             stats.sat_clauses = r.clauses;
+            stats.sat_rounds = r.rounds;
             match r.order {
                 Some(store_order) => Verdict::Consistent { store_order },
                 // The solver proves there is none; the criteria say why.
@@ -60,9 +61,10 @@ pub fn check(h: &History, model: Model, method: Method) -> Outcome {
                     stats.decisions = s.decisions;
                     searched(s)
                 } else {
-                    let r = sat::solve(h, &fixed, &partial);
+                    let r = sat::complete(h, model, &partial);
                     stats.sat_vars = r.vars;
                     stats.sat_clauses = r.clauses;
+                    stats.sat_rounds = r.rounds;
                     match r.order {
                         Some(store_order) => Verdict::Consistent { store_order },
                         None => searched(enumerate::extend(h, &fixed, &partial)),

@@ -7,18 +7,24 @@
 //! exists iff the graph is acyclic, so the store order need not be
 //! constrained to be transitive: an acyclic tournament is a total order.
 //!
-//! With a partial store order (CCM's `pww`, wCCM's `wpww`: `ccm-sat`), its
-//! pairs are constants and only the rest are variables.
+//! `ccm-sat` completes CCM's `pww` (wCCM's `wpww`) lazily instead: variables
+//! only for the pairs it leaves unordered, with transitivity clauses; each
+//! model's store order is judged by the axioms, and a cycle found adds the
+//! clause that forbids its chosen pairs, until an order passes or none is
+//! left. Ranking every operation again would cost what the criteria saved.
 
+use super::base;
 use super::model::{History, OpId};
 use super::relation::Rel;
-use super::verdict::EdgeKind;
+use super::verdict::{EdgeKind, Model};
 use std::collections::HashMap;
 
 pub(super) struct SatResult {
     pub order: Option<Vec<Vec<OpId>>>,
     pub vars: usize,
     pub clauses: usize,
+    /// Models the solver produced (the lazy completion; 1 for the direct encoding).
+    pub rounds: usize,
 }
 
 #[derive(Clone, Copy)]
@@ -137,25 +143,94 @@ pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial:
     }
     let (vars, clauses) = (e.vars as usize, e.clauses);
     if e.solver.solve() != Some(true) {
-        return SatResult { order: None, vars, clauses };
+        return SatResult { order: None, vars, clauses, rounds: 1 };
     }
-    let mut order = Vec::new();
+    SatResult { order: Some(e.order()), vars, clauses, rounds: 1 }
+}
+
+/// Complete `partial` lazily: see the module's doc.
+pub(super) fn complete(h: &History, model: Model, partial: &Rel) -> SatResult {
+    let mut e = Encoder { h, partial, solver: cadical::Solver::new(), vars: 0, clauses: 0, pair_vars: HashMap::new() };
+    // Transitivity among each location's writes, wherever a pair is open.
     for ws in &h.writes_of {
-        let mut place: Vec<(usize, OpId)> = Vec::new();
-        for &w in ws {
-            let mut earlier = 0;
-            for &v in ws.iter().filter(|&&v| v != w) {
-                let first = match e.before(v, w) {
-                    Lit::True => true,
-                    Lit::False => false,
-                    Lit::Var(x) => e.solver.value(x).unwrap_or(false),
-                };
-                earlier += first as usize;
+        let ws = &ws[1..];
+        for &a in ws {
+            for &b in ws.iter().filter(|&&b| b != a) {
+                for &c in ws.iter().filter(|&&c| c != a && c != b) {
+                    let lits = [e.before(a, b), e.before(b, c), e.before(a, c)];
+                    let mut clause = Vec::new();
+                    let mut satisfied = false;
+                    for (i, l) in lits.into_iter().enumerate() {
+                        // ¬ab ∨ ¬bc ∨ ac
+                        match (l, i == 2) {
+                            (Lit::Var(v), true) => clause.push(v),
+                            (Lit::Var(v), false) => clause.push(-v),
+                            (Lit::True, true) | (Lit::False, false) => satisfied = true,
+                            (Lit::True, false) | (Lit::False, true) => {}
+                        }
+                    }
+                    if !satisfied && !clause.is_empty() {
+                        e.clause(&clause);
+                    }
+                }
             }
-            place.push((earlier, w));
         }
-        place.sort_unstable();
-        order.push(place.into_iter().map(|(_, w)| w).collect());
     }
-    SatResult { order: Some(order), vars, clauses }
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let (vars, clauses) = (e.vars as usize, e.clauses);
+        if e.solver.solve() != Some(true) {
+            return SatResult { order: None, vars, clauses, rounds };
+        }
+        let order = e.order();
+        let Some(cycle) = base::violated_by(h, model, &order) else {
+            return SatResult { order: Some(order), vars, clauses, rounds };
+        };
+        // The open pairs the cycle's ww and rw edges rely on, all true now.
+        let mut block = Vec::new();
+        for (i, st) in cycle.iter().enumerate() {
+            let next = cycle[(i + 1) % cycle.len()].op;
+            let lit = match st.edge {
+                EdgeKind::Ww => e.before(st.op, next),
+                EdgeKind::Rw => e.before(h.source[st.op], next),
+                _ => Lit::True,
+            };
+            if let Lit::Var(v) = lit {
+                block.push(-v);
+            }
+        }
+        if block.is_empty() {
+            // The cycle needs no open pair: no completion avoids it.
+            return SatResult { order: None, vars, clauses, rounds };
+        }
+        e.clause(&block);
+    }
+}
+
+impl Encoder<'_> {
+    /// The store order of the solver's model: each location's writes by how
+    /// many precede them.
+    fn order(&mut self) -> Vec<Vec<OpId>> {
+        let h = self.h;
+        let mut order = Vec::new();
+        for ws in &h.writes_of {
+            let mut place: Vec<(usize, OpId)> = Vec::new();
+            for &w in ws {
+                let mut earlier = 0;
+                for &v in ws.iter().filter(|&&v| v != w) {
+                    let first = match self.before(v, w) {
+                        Lit::True => true,
+                        Lit::False => false,
+                        Lit::Var(x) => self.solver.value(x).unwrap_or(false),
+                    };
+                    earlier += first as usize;
+                }
+                place.push((earlier, w));
+            }
+            place.sort_unstable();
+            order.push(place.into_iter().map(|(_, w)| w).collect());
+        }
+        order
+    }
 }

@@ -31,7 +31,8 @@ pub enum Method {
     /// CCM (wCCM under TSO), then backtracking over the pairs of writes its
     /// partial store order leaves unordered.
     CcmEnum,
-    /// CCM (wCCM), then SAT over the pairs left unordered.
+    /// CCM (wCCM), then SAT over the pairs left unordered (lazily: a
+    /// clause per cycle found in a model).
     CcmSat,
     /// The direct SAT encoding of the model's axioms (the paper's X-SAT).
     Sat,
@@ -170,6 +171,9 @@ pub struct Stats {
     /// Size of the SAT instance, when one was solved.
     pub sat_vars: usize,
     pub sat_clauses: usize,
+    /// Models the solver produced (the lazy completion of `ccm-sat` may
+    /// need several).
+    pub sat_rounds: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
