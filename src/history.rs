@@ -8,7 +8,7 @@ use crate::check::read_utf8;
 use crate::{Color, Format};
 use litmus_checker::history::verdict::{cycle_text, store_order_text};
 use litmus_checker::history::{
-    check, parse_any, ErrorKind, History, HistoryError, Method, Model, Outcome, Step, Verdict,
+    check, parse_any, Criterion, ErrorKind, History, HistoryError, Method, Model, Outcome, Step, Verdict,
 };
 use litmus_dsl::diagnostic::{render, Diagnostic};
 use litmus_dsl::span::LineIndex;
@@ -226,13 +226,17 @@ fn human(path: &str, src: &str, h: &History, o: &Outcome, color: bool) -> String
             let _ = writeln!(out, "  store order: {}", store_order_text(h, store_order));
         }
         Verdict::Violation { criterion, cycle, other } => {
-            let _ = writeln!(out, "{path}: not {model}: {} fails ({how})", criterion.as_str());
+            let failed = match criterion {
+                Criterion::NoStoreOrder => "no store order extends the partial one".to_string(),
+                c => format!("{} fails", c.as_str()),
+            };
+            let _ = writeln!(out, "{path}: not {model}: {failed} ({how})");
             let _ = writeln!(out, "  {}", criterion.condition(o.model));
             let _ = writeln!(out, "  cycle: {}", cycle_text(h, cycle));
             if let Some(c) = other {
                 let _ = writeln!(out, "  the first choice the other way round: {}", cycle_text(h, c));
             }
-            out.push_str(&drawn(path, src, h, cycle, &format!("not {model}: {} fails", criterion.as_str()), color));
+            out.push_str(&drawn(path, src, h, cycle, &format!("not {model}: {failed}"), color));
         }
     }
     out

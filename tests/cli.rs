@@ -637,3 +637,38 @@ fn explain_prints_a_witness_history_that_history_judges() {
     assert_eq!(litmus().args(["history", "--model", "tso"]).arg(&p).output().unwrap().status.code(), Some(0));
     assert_eq!(litmus().args(["history", "--model", "sc"]).arg(&p).output().unwrap().status.code(), Some(1));
 }
+
+/// Each example history says what each model answers: `# Expected: SC
+/// violation (CC); TSO consistent`. Every method must give the verdict,
+/// and the default method the criterion.
+#[test]
+fn example_histories_have_their_expected_verdicts() {
+    let dir = root().join("examples/histories");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 5);
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let expected = src.lines().find_map(|l| l.strip_prefix("# Expected: ")).expect("an Expected line");
+        for part in expected.split("; ") {
+            let (model, answer) = part.split_once(' ').unwrap();
+            let (verdict, criterion) = match answer.split_once(" (") {
+                Some((v, c)) => (v, Some(c.trim_end_matches(')'))),
+                None => (answer, None),
+            };
+            for method in ["ccm-enum", "ccm-sat", "sat"] {
+                let out = litmus()
+                    .args(["history", "--format", "json", "--model", &model.to_lowercase(), "--method", method])
+                    .arg(&f)
+                    .output()
+                    .unwrap();
+                let v = json_of(&out);
+                assert_eq!(v["verdict"], verdict, "{} {model} {method}: {v}", f.display());
+                assert_eq!(out.status.code(), Some(if verdict == "consistent" { 0 } else { 1 }));
+                if let (Some(c), "ccm-enum") = (criterion, method) {
+                    assert_eq!(v["criterion"], c, "{} {model}: {v}", f.display());
+                }
+            }
+        }
+    }
+}
