@@ -247,6 +247,26 @@ fn string<'n>(n: &'n Node, what: &str) -> PResult<&'n str> {
     }
 }
 
+/// A name as the text format writes it (a letter or `_`, then letters,
+/// digits, `_`; a location may end in `[index]`), so either format can be
+/// printed as the other.
+fn name<'n>(n: &'n Node, what: &str, cell: bool) -> PResult<&'n str> {
+    let s = string(n, what)?;
+    let (base, index) = match s.split_once('[') {
+        Some((b, rest)) if cell => (b, Some(rest)),
+        _ => (s, None),
+    };
+    let ident = base.chars().next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && base.chars().all(|c| c.is_alphanumeric() || c == '_');
+    let index_ok = index
+        .is_none_or(|i| i.strip_suffix(']').is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit())));
+    if ident && index_ok {
+        Ok(s)
+    } else {
+        err(format!("{what} must be a name like the text format's (`x`, `P0`, `a[2]`), not \"{s}\""), n.span)
+    }
+}
+
 /// The history the document describes.
 fn schema(root: &Node) -> PResult<(Locations, Vec<ThreadSpec>)> {
     let Value::Obj(fields) = &root.value else {
@@ -262,11 +282,12 @@ fn schema(root: &Node) -> PResult<(Locations, Vec<ThreadSpec>)> {
         let Value::Obj(inits) = &init.value else {
             return err("\"init\" must map locations to their initial values", init.span);
         };
-        for (i, (name, v)) in inits.iter().enumerate() {
-            if let Some((_, first)) = inits[..i].iter().find(|(k, _)| k == name) {
-                return Err((ErrorKind::DuplicateInit { loc: name.clone(), first: first.span }, v.span));
+        for (i, (loc, v)) in inits.iter().enumerate() {
+            if let Some((_, first)) = inits[..i].iter().find(|(k, _)| k == loc) {
+                return Err((ErrorKind::DuplicateInit { loc: loc.clone(), first: first.span }, v.span));
             }
-            let id = locs.id(name);
+            let key = Node { value: Value::Str(loc.clone()), span: v.span };
+            let id = locs.id(name(&key, "a location", true)?);
             locs.init[id] = int(v, "an initial value")?;
         }
     }
@@ -287,7 +308,10 @@ fn schema(root: &Node) -> PResult<(Locations, Vec<ThreadSpec>)> {
                     }
                 }
                 let name = match field(tf, "name") {
-                    Some(n) => string(n, "a thread name")?.to_string(),
+                    Some(n) if matches!(&n.value, Value::Str(s) if s == "init") => {
+                        return err("`init` names the initial values, not a thread", n.span)
+                    }
+                    Some(n) => name(n, "a thread name", false)?.to_string(),
                     None => format!("P{i}"),
                 };
                 let Some(ops) = field(tf, "ops") else {
@@ -332,7 +356,7 @@ fn op(o: &Node, locs: &mut Locations) -> PResult<(OpKind, Span)> {
     if kind_name == "F" {
         return Ok((OpKind::Fence, o.span));
     }
-    let loc = locs.id(string(need("loc")?, "\"loc\"")?);
+    let loc = locs.id(name(need("loc")?, "\"loc\"", true)?);
     let kind = match kind_name {
         "R" => OpKind::Read { loc, value: int(need("value")?, "\"value\"")? },
         "W" => OpKind::Write { loc, value: int(need("value")?, "\"value\"")? },
@@ -372,6 +396,11 @@ mod tests {
         assert_eq!((e.line, e.column), (1, 18), "{e}");
         let e = parse_json("{\"threads\": [[]]} x").unwrap_err();
         assert_eq!((e.line, e.column), (1, 19), "{e}");
+        let e = parse_json("{\"threads\": [{\"name\": \"P 0\", \"ops\": []}]}").unwrap_err();
+        assert!(e.to_string().contains("a thread name must be a name"), "{e}");
+        let e = parse_json("{\"threads\": [[{\"op\": \"R\", \"loc\": \"a[x]\", \"value\": 0}]]}").unwrap_err();
+        assert_eq!(e.column, 34, "{e}");
+        assert!(parse_json("{\"threads\": [[{\"op\": \"R\", \"loc\": \"a[12]\", \"value\": 0}]]}").is_ok());
         let e = parse_json("{\"thread\": []}").unwrap_err();
         assert!(e.to_string().contains("unknown field \"thread\""), "{e}");
         let deep = format!("{{\"threads\": {}{}}}", "[".repeat(100), "]".repeat(100));
