@@ -363,3 +363,26 @@ fn every_criterion_rejects_something() {
         assert!(seen.contains(&want), "{want:?} never seen: {seen:?}");
     }
 }
+
+/// Bad input names its line and column (1-based, columns in characters)
+/// in both formats.
+#[test]
+fn input_errors_have_positions() {
+    use litmus_checker::history::{parse_any, ErrorKind};
+    let cases: [(&str, (u32, u32), &str); 7] = [
+        ("P0: W(x,1)\n# fine\nP1: R(x,7)\n", (3, 5), "E0602"),
+        ("P0: W(x,1) W(y,1)\nP1: W(x,1)\n", (2, 5), "E0603"),
+        ("init: x=3\nP0: W(x,3)\n", (2, 5), "E0604"),
+        ("P0: W(x,1) R(x\n", (1, 15), "E0601"),
+        ("P0: R(é,0) X(x,1)\n", (1, 12), "E0601"),
+        ("{\"threads\": [\n [{\"op\": \"R\", \"loc\": \"x\", \"value\": 4}]]}", (2, 3), "E0602"),
+        ("{\"threads\": [[{\"op\": \"W\", \"loc\": \"x\"}]]}", (1, 15), "E0601"),
+    ];
+    for (src, pos, code) in cases {
+        let e = parse_any(src).unwrap_err();
+        assert_eq!(((e.line, e.column), e.code()), (pos, code), "{src:?}: {e}");
+        assert!(e.to_string().starts_with(&format!("{}:{}: ", pos.0, pos.1)), "{e}");
+    }
+    let e = parse_any("P0: W(x,1)\nP1: W(x,1)\n").unwrap_err();
+    assert!(matches!(e.kind, ErrorKind::Duplicate { ref loc, value: 1, first } if loc == "x" && first.start == 4));
+}
