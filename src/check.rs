@@ -104,16 +104,21 @@ pub fn load_one(model_names: &[String], path: &str) -> Result<(Vec<Model>, Loade
 }
 
 pub fn load(path: &str) -> Result<Loaded, String> {
+    let src = read_utf8(path)?;
+    let analysis = analyze(&src);
+    Ok(Loaded { path: path.to_string(), src, analysis })
+}
+
+/// A file's text, or why it cannot be had.
+pub fn read_utf8(path: &str) -> Result<String, String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
-    let src = String::from_utf8(bytes).map_err(|e| {
+    String::from_utf8(bytes).map_err(|e| {
         // Where it breaks: line, and byte within the line (1-based).
         let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
         let line = ok.iter().filter(|&&b| b == b'\n').count() + 1;
         let col = ok.len() - ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
         format!("`{path}` is not valid UTF-8: line {line}, byte {col} (offset {})", ok.len())
-    })?;
-    let analysis = analyze(&src);
-    Ok(Loaded { path: path.to_string(), src, analysis })
+    })
 }
 
 /// A file and what the checker found.
@@ -212,7 +217,13 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         let sc = exists.then(|| {
             let timeout = opts.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
             let o = opts.clone().with_timeout(Some(act.budget(timeout)));
-            let o = Options { deadline: match (o.deadline, opts.deadline) { (Some(a), Some(b)) => Some(a.min(b)), (a, b) => a.or(b) }, ..o };
+            let o = Options {
+                deadline: match (o.deadline, opts.deadline) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                },
+                ..o
+            };
             litmus_checker::outcome::explore(p, Model::Sc, &o).observation
         });
         c.active = Some(active::run(p, models, opts, act, sc.flatten().as_ref()));

@@ -3,6 +3,7 @@
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
+use litmus_checker::history::{execution, to_text};
 use litmus_checker::machine::{EventKind, Model, NONE};
 use litmus_checker::narrate;
 use litmus_checker::robust::Harm;
@@ -23,6 +24,10 @@ pub struct ExplainArgs {
     /// Print a Graphviz graph of the witness instead.
     #[arg(long)]
     pub dot: bool,
+    /// Print the witness as a history in `litmus history`'s text format
+    /// instead (loads, stores where they were issued, atomics, fences).
+    #[arg(long, conflicts_with = "dot")]
+    pub history: bool,
     #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
     #[command(flatten)]
@@ -48,6 +53,18 @@ pub fn run(args: &ExplainArgs) -> u8 {
     if args.dot {
         print!("{}", dot(p, v));
         return 0;
+    }
+    if args.history {
+        return match execution::from_events(p, &v.witness.events) {
+            Ok(h) => {
+                print!("{}", to_text(&h));
+                0
+            }
+            Err(e) => {
+                eprintln!("error: the witness has no history: {e}");
+                2
+            }
+        };
     }
     let store = &p.stmts[v.store_stmt as usize];
     let access = &p.stmts[v.access_stmt as usize];

@@ -4,6 +4,7 @@ mod active;
 mod check;
 mod explain;
 mod fix;
+mod history;
 mod human;
 mod report;
 
@@ -36,6 +37,8 @@ enum Command {
     Check(check::CheckArgs),
     /// Print the file with the fewest fences that make it robust.
     Fix(fix::FixArgs),
+    /// Decide whether recorded histories are SC (or TSO), with the cycle or store order that shows it.
+    History(history::HistoryArgs),
     /// Show a violation's witness execution step by step (or as a graph).
     Explain(explain::ExplainArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors).
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::History(args) => history::run(&args),
         Command::Lsp(_) => match litmus_lsp::run_stdio() {
             Ok(()) => 0,
             Err(e) => {

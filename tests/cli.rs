@@ -456,8 +456,10 @@ fn active_testing_under_pslo_finds_the_stale_load_and_judges_exists_conditions()
     let c = a["cycles"].as_array().unwrap().iter().find(|c| c["confirmations"].as_u64() > Some(0)).unwrap();
     let edges: Vec<&str> = c["cycle"].as_array().unwrap().iter().map(|s| s["edge"].as_str().unwrap()).collect();
     assert_eq!(edges, ["po", "rf", "po", "fr"]);
-    let out =
-        litmus().args(["explain", "examples/publish-pslo.litmus", "--replay", c["replay"].as_str().unwrap()]).output().unwrap();
+    let out = litmus()
+        .args(["explain", "examples/publish-pslo.litmus", "--replay", c["replay"].as_str().unwrap()])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stdout));
     // The rr fence in the reader: nothing confirmed, nothing claimed.
     let (code, v) = check_json(&["--mode", "active", "--model", "pslo"], "examples/publish-pslo-rr.litmus");
@@ -564,4 +566,109 @@ fn a_timed_out_pslo_check_is_unknown() {
     let o = &v["models"]["pslo"];
     assert!(o.get("robust").is_none() && o.get("observation").is_none(), "{o}");
     assert_eq!(o["robust_certainty"], "unknown");
+}
+
+#[test]
+fn history_verdicts_exit_codes_and_methods() {
+    let sb = temp_file("sb-history.txt", "# store buffering\nP0: W(x,1) R(y,0)\nP1: W(y,1) R(x,0)\n");
+    let ok = temp_file("ok-history.txt", "P0: W(x,1) W(x,2)\nP1: R(x,2) W(x,3)\n");
+    for method in ["ccm-enum", "ccm-sat", "sat"] {
+        let out =
+            litmus().args(["history", "--color", "never", "--method", method]).arg(&sb).arg(&ok).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{method}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("sb-history.txt: not SC: CC fails"), "{method}: {stdout}");
+        assert!(stdout.contains("P0:W(x,1) -po-> P0:R(y,0) -rw-> P1:W(y,1)"), "{stdout}");
+        // The cycle is drawn over the file: line 2 holds P0's operations.
+        assert!(stdout.contains("sb-history.txt:2:5"), "{stdout}");
+        assert!(stdout.contains("ok-history.txt: SC consistent"), "{stdout}");
+        assert!(stdout.contains("store order: x: 0 1 2 3"), "{stdout}");
+        assert!(stdout.find("sb-history").unwrap() < stdout.find("ok-history").unwrap(), "input order");
+        let out = litmus().args(["history", "--model", "tso", "--method", method]).arg(&sb).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{method}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("TSO consistent"));
+    }
+}
+
+#[test]
+fn history_json_lines_and_input_errors_with_positions() {
+    let sb = temp_file(
+        "sb-history.json",
+        r#"{"threads": [[{"op":"W","loc":"x","value":1},{"op":"R","loc":"y","value":0}],
+ [{"op":"W","loc":"y","value":1},{"op":"F"},{"op":"R","loc":"x","value":0}]]}"#,
+    );
+    let bad = temp_file("bad-history.txt", "P0: W(x,1)\nP1: R(x,2)\n");
+    let out = litmus().args(["history", "--format", "json", "--model", "tso"]).arg(&sb).arg(&bad).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "bad input wins");
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    // One fence is not enough under TSO: P0's write can still pass its read.
+    assert_eq!(lines[0]["verdict"], "consistent");
+    assert_eq!(lines[0]["model"], "tso");
+    assert_eq!(lines[0]["store_order"]["x"], serde_json::json!([0, 1]));
+    assert_eq!(lines[1]["verdict"], "error");
+    assert_eq!(lines[1]["error"]["code"], "E0602");
+    assert_eq!((lines[1]["error"]["line"].as_u64(), lines[1]["error"]["column"].as_u64()), (Some(2), Some(5)));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad-history.txt:2:5") && stderr.contains("no operation writes 2 to x"), "{stderr}");
+    let fenced = temp_file("sb-fenced.txt", "P0: W(x,1) F R(y,0)\nP1: W(y,1) F R(x,0)\n");
+    let out = litmus().args(["history", "--format", "json", "--model", "tso"]).arg(&fenced).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    assert_eq!((v["verdict"].as_str(), v["criterion"].as_str()), (Some("violation"), Some("wCCM")));
+    let cycle = v["cycle"].as_array().unwrap();
+    assert!(cycle.iter().all(|s| s["line"].is_u64() && s["column"].is_u64() && s["edge"].is_string()), "{v}");
+    assert!(cycle.iter().any(|s| s["edge"] == "rw"), "{v}");
+}
+
+#[test]
+fn explain_prints_a_witness_history_that_history_judges() {
+    let out = litmus()
+        .args(["explain", "--violation", "1"])
+        .arg(root().join("examples/sb.litmus"))
+        .arg("--history")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text, "P0: W(x,1) R(y,0)\nP1: W(y,1) R(x,0)\n");
+    let p = temp_file("sb-witness.txt", &text);
+    assert_eq!(litmus().args(["history", "--model", "tso"]).arg(&p).output().unwrap().status.code(), Some(0));
+    assert_eq!(litmus().args(["history", "--model", "sc"]).arg(&p).output().unwrap().status.code(), Some(1));
+}
+
+/// Each example history says what each model answers: `# Expected: SC
+/// violation (CC); TSO consistent`. Every method must give the verdict,
+/// and the default method the criterion.
+#[test]
+fn example_histories_have_their_expected_verdicts() {
+    let dir = root().join("examples/histories");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 5);
+    for f in files {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let expected = src.lines().find_map(|l| l.strip_prefix("# Expected: ")).expect("an Expected line");
+        for part in expected.split("; ") {
+            let (model, answer) = part.split_once(' ').unwrap();
+            let (verdict, criterion) = match answer.split_once(" (") {
+                Some((v, c)) => (v, Some(c.trim_end_matches(')'))),
+                None => (answer, None),
+            };
+            for method in ["ccm-enum", "ccm-sat", "sat"] {
+                let out = litmus()
+                    .args(["history", "--format", "json", "--model", &model.to_lowercase(), "--method", method])
+                    .arg(&f)
+                    .output()
+                    .unwrap();
+                let v = json_of(&out);
+                assert_eq!(v["verdict"], verdict, "{} {model} {method}: {v}", f.display());
+                assert_eq!(out.status.code(), Some(if verdict == "consistent" { 0 } else { 1 }));
+                if let (Some(c), "ccm-enum") = (criterion, method) {
+                    assert_eq!(v["criterion"], c, "{} {model}: {v}", f.display());
+                }
+            }
+        }
+    }
 }

@@ -6,7 +6,9 @@
 //! - [`outcome`]: herd's question per model (final states, observation,
 //!   failing assertions, each with a witness);
 //! - [`narrate`]: executions as numbered steps for humans;
-//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore.
+//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore;
+//! - [`history`]: recorded histories checked for SC and TSO conformance
+//!   (CCM, wCCM, SAT).
 
 pub mod bitset;
 pub mod certainty;
@@ -16,6 +18,7 @@ pub mod explicit;
 pub mod fences;
 pub mod harm;
 pub mod hb;
+pub mod history;
 pub mod machine;
 pub mod monitor;
 pub mod narrate;

@@ -1,0 +1,87 @@
+//! The history of an execution the checker produced: per thread, its loads,
+//! stores, atomics and fences in program order. Under TSO/PSO a store sits
+//! where it was issued (its `Store` event); its commit only decides the
+//! store order, which is what a history leaves out. Fences that order a
+//! store before a later load under TSO (`fence`, `fence wr`, x86 `mfence`)
+//! become `F`; the others order nothing TSO does not already.
+//!
+//! A history names the write a read took its value from by the value, so
+//! the program must write each value to a location at most once and never
+//! its initial value; otherwise the conversion fails. An atomic that wrote
+//! back the value it read (a failed compare-and-swap) is a read between
+//! two fences: it changed nothing, and it drained the buffer.
+
+use super::model::{History, OpKind, ThreadSpec};
+use crate::machine::{Event, EventKind};
+use litmus_dsl::ir::Program;
+use litmus_dsl::span::Span;
+use litmus_dsl::FenceKind;
+
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExecutionError {
+    #[error(
+        "{thread} writes {value} to {loc}, which {first} wrote already: a history needs each value written to a location at most once (make the program write distinct values)"
+    )]
+    Duplicate { loc: String, value: i64, thread: String, first: String },
+    #[error(
+        "{thread} writes {value} to {loc}, its initial value: a read of {value} would not say which write it read"
+    )]
+    WritesInitial { loc: String, value: i64, thread: String },
+}
+
+/// The history of an execution's event log.
+pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, ExecutionError> {
+    let cells = prog.mem_size();
+    // Locations: every cell, so ids are cell numbers.
+    let locs: Vec<String> = (0..cells as u32).map(|c| prog.cell_name(c)).collect();
+    let init = prog.init.clone();
+    let thread_name = |t: usize| prog.threads.get(t).map_or_else(|| format!("P{t}"), |th| th.name.clone());
+    let mut written: std::collections::HashMap<(usize, i64), usize> = Default::default();
+    let mut threads: Vec<Vec<(OpKind, Span)>> = vec![Vec::new(); prog.threads.len()];
+    for e in events {
+        let t = e.thread as usize;
+        let loc = e.cell as usize;
+        let kinds: Vec<OpKind> = match e.kind {
+            EventKind::Load => vec![OpKind::Read { loc, value: e.value }],
+            EventKind::Store => vec![OpKind::Write { loc, value: e.value }],
+            EventKind::Rmw if e.value == e.old => {
+                vec![OpKind::Fence, OpKind::Read { loc, value: e.old }, OpKind::Fence]
+            }
+            EventKind::Rmw => vec![OpKind::Rmw { loc, read: e.old, write: e.value }],
+            EventKind::Fence(FenceKind::Full | FenceKind::WR) => vec![OpKind::Fence],
+            EventKind::Fence(_) | EventKind::Commit => vec![],
+        };
+        for k in &kinds {
+            if let Some(value) = k.written_value() {
+                if value == init[loc] {
+                    return Err(ExecutionError::WritesInitial {
+                        loc: locs[loc].clone(),
+                        value,
+                        thread: thread_name(t),
+                    });
+                }
+                if let Some(&first) = written.get(&(loc, value)) {
+                    return Err(ExecutionError::Duplicate {
+                        loc: locs[loc].clone(),
+                        value,
+                        thread: thread_name(t),
+                        first: thread_name(first),
+                    });
+                }
+                written.insert((loc, value), t);
+            }
+        }
+        threads[t].extend(kinds.into_iter().map(|k| (k, Span::default())));
+    }
+    let specs = threads
+        .into_iter()
+        .enumerate()
+        .map(|(t, ops)| ThreadSpec { name: thread_name(t), span: Span::default(), ops })
+        .collect();
+    // Values are unique, and every value read was written by some event
+    // or is the initial one.
+    match History::new(locs, init, specs) {
+        Ok(h) => Ok(h),
+        Err((kind, _)) => unreachable!("an execution's history is well formed: {kind}"),
+    }
+}

@@ -1,0 +1,256 @@
+//! `litmus history FILE…`: is each recorded history sequentially consistent
+//! (or TSO)? Files are checked in parallel and reported in input order:
+//! the verdict, the criterion that failed and its cycle drawn over the
+//! file, or the store order that shows consistency. Exit 0 when every
+//! history is consistent, 1 when one is not, 2 on unreadable or bad input.
+
+use crate::check::read_utf8;
+use crate::{Color, Format};
+use litmus_checker::history::verdict::{cycle_text, store_order_text};
+use litmus_checker::history::{
+    check, parse_any, Criterion, ErrorKind, History, HistoryError, Method, Model, Outcome, Step, Verdict,
+};
+use litmus_dsl::diagnostic::{render, Diagnostic};
+use litmus_dsl::span::LineIndex;
+use rayon::prelude::*;
+use serde_json::{json, Value};
+use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModelArg {
+    Sc,
+    Tso,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum MethodArg {
+    /// CCM (wCCM for TSO), then backtracking over the pairs of writes left unordered.
+    CcmEnum,
+    /// CCM (wCCM for TSO), then SAT over the pairs left unordered.
+    CcmSat,
+    /// The direct SAT encoding of the model's axioms.
+    Sat,
+}
+
+#[derive(clap::Args)]
+pub struct HistoryArgs {
+    /// History files: the text format (`P0: W(x,1) R(y,0)`) or JSON (docs/history.md).
+    #[arg(required = true)]
+    pub files: Vec<String>,
+    /// The memory model to check against.
+    #[arg(long, value_enum, default_value = "sc")]
+    pub model: ModelArg,
+    /// How to look for a store order.
+    #[arg(long, value_enum, default_value = "ccm-enum")]
+    pub method: MethodArg,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: Format,
+    /// Colour in human output.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: Color,
+}
+
+enum Checked {
+    Unreadable(String),
+    Bad { src: String, error: HistoryError },
+    Done { src: String, h: Box<History>, outcome: Outcome },
+}
+
+pub fn run(args: &HistoryArgs) -> u8 {
+    let model = match args.model {
+        ModelArg::Sc => Model::Sc,
+        ModelArg::Tso => Model::Tso,
+    };
+    let method = match args.method {
+        MethodArg::CcmEnum => Method::CcmEnum,
+        MethodArg::CcmSat => Method::CcmSat,
+        MethodArg::Sat => Method::Sat,
+    };
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal(),
+    };
+    let results: Vec<Checked> = args
+        .files
+        .par_iter()
+        .map(|path| match read_utf8(path) {
+            Err(e) => Checked::Unreadable(e),
+            Ok(src) => match parse_any(&src) {
+                Err(error) => Checked::Bad { src, error },
+                Ok(h) => {
+                    let outcome = check(&h, model, method);
+                    Checked::Done { src, h: Box::new(h), outcome }
+                }
+            },
+        })
+        .collect();
+    let mut code = 0;
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    for (path, r) in args.files.iter().zip(results) {
+        let (text, file_code) = match (&r, args.format) {
+            (Checked::Unreadable(e), Format::Human) => {
+                eprintln!("error: {e}");
+                (String::new(), 2)
+            }
+            (Checked::Unreadable(e), Format::Json) => {
+                eprintln!("error: {e}");
+                (line(&json!({ "file": path, "verdict": "error", "error": { "message": e } })), 2)
+            }
+            (Checked::Bad { src, error }, format) => {
+                eprint!("{}", render(&[diagnostic(error)], path, src, color && format == Format::Human));
+                let text = if format == Format::Json { line(&error_json(path, error)) } else { String::new() };
+                (text, 2)
+            }
+            (Checked::Done { src, h, outcome }, format) => {
+                let bad = u8::from(!outcome.verdict.consistent());
+                let text = match format {
+                    Format::Json => line(&outcome_json(path, src, h, outcome)),
+                    Format::Human => human(path, src, h, outcome, color),
+                };
+                (text, bad)
+            }
+        };
+        code = code.max(file_code);
+        let _ = out.write_all(text.as_bytes());
+    }
+    code
+}
+
+fn line(v: &Value) -> String {
+    serde_json::to_string(v).expect("JSON serialises") + "\n"
+}
+
+/// An input error as a rustc-style diagnostic at its place.
+fn diagnostic(e: &HistoryError) -> Diagnostic {
+    let d = Diagnostic::error(e.code(), e.span, e.kind.to_string());
+    match &e.kind {
+        ErrorKind::Duplicate { first, .. } => d.with_related(*first, "first written here"),
+        ErrorKind::DuplicateThread { first, .. } => d.with_related(*first, "first defined here"),
+        ErrorKind::DuplicateInit { first, .. } => d.with_related(*first, "first given here"),
+        ErrorKind::WritesInitial { .. } => {
+            d.with_help("write another value: 0 (or the `init:` value) is what every location starts with")
+        }
+        ErrorKind::Unwritten { .. } => {
+            d.with_help("every value read must be written by some operation, or be the initial value")
+        }
+        ErrorKind::Syntax(_) => d,
+    }
+}
+
+fn error_json(path: &str, e: &HistoryError) -> Value {
+    json!({
+        "file": path,
+        "verdict": "error",
+        "error": { "code": e.code(), "message": e.kind.to_string(), "line": e.line, "column": e.column },
+    })
+}
+
+fn cycle_json(src: &str, h: &History, cycle: &[Step]) -> Value {
+    let lines = LineIndex::new(src);
+    Value::Array(
+        cycle
+            .iter()
+            .map(|s| {
+                let op = &h.ops[s.op];
+                let thread = op.thread.map_or("init".to_string(), |t| h.threads[t].name.clone());
+                let mut v = json!({ "thread": thread, "op": h.op_text(s.op), "edge": s.edge.as_str() });
+                if op.thread.is_some() {
+                    let (l, c) = lines.line_col(src, op.span.start);
+                    v["line"] = json!(l);
+                    v["column"] = json!(c);
+                }
+                v
+            })
+            .collect(),
+    )
+}
+
+fn outcome_json(path: &str, src: &str, h: &History, o: &Outcome) -> Value {
+    let s = &o.stats;
+    let mut v = json!({
+        "file": path,
+        "model": o.model.as_str(),
+        "method": o.method.as_str(),
+        "stats": {
+            "write_pairs": s.write_pairs,
+            "unordered": s.unordered,
+            "decisions": s.decisions,
+            "sat_vars": s.sat_vars,
+            "sat_clauses": s.sat_clauses,
+            "sat_rounds": s.sat_rounds,
+        },
+    });
+    match &o.verdict {
+        Verdict::Consistent { store_order } => {
+            v["verdict"] = json!("consistent");
+            let mut order = serde_json::Map::new();
+            for (l, ws) in store_order.iter().enumerate() {
+                let vals: Vec<i64> = ws.iter().map(|&w| h.ops[w].kind.written_value().unwrap_or_default()).collect();
+                order.insert(h.locs[l].clone(), json!(vals));
+            }
+            v["store_order"] = Value::Object(order);
+        }
+        Verdict::Violation { criterion, cycle, other } => {
+            v["verdict"] = json!("violation");
+            v["criterion"] = json!(criterion.as_str());
+            v["condition"] = json!(criterion.condition(o.model));
+            v["cycle"] = cycle_json(src, h, cycle);
+            if let Some(c) = other {
+                v["other_cycle"] = cycle_json(src, h, c);
+            }
+        }
+    }
+    v
+}
+
+fn human(path: &str, src: &str, h: &History, o: &Outcome, color: bool) -> String {
+    let mut out = String::new();
+    let model = o.model.upper();
+    let s = &o.stats;
+    let how = match s.unordered {
+        Some(u) => format!(
+            "{}: {} left {u} of {} pairs of writes unordered",
+            o.method.as_str(),
+            if o.model == Model::Sc { "pww" } else { "wpww" },
+            s.write_pairs
+        ),
+        None => o.method.as_str().to_string(),
+    };
+    match &o.verdict {
+        Verdict::Consistent { store_order } => {
+            let _ = writeln!(out, "{path}: {model} consistent ({how})");
+            let _ = writeln!(out, "  store order: {}", store_order_text(h, store_order));
+        }
+        Verdict::Violation { criterion, cycle, other } => {
+            let failed = match criterion {
+                Criterion::NoStoreOrder => "no store order extends the partial one".to_string(),
+                c => format!("{} fails", c.as_str()),
+            };
+            let _ = writeln!(out, "{path}: not {model}: {failed} ({how})");
+            let _ = writeln!(out, "  {}", criterion.condition(o.model));
+            let _ = writeln!(out, "  cycle: {}", cycle_text(h, cycle));
+            if let Some(c) = other {
+                let _ = writeln!(out, "  the first choice the other way round: {}", cycle_text(h, c));
+            }
+            out.push_str(&drawn(path, src, h, cycle, &format!("not {model}: {failed}"), color));
+        }
+    }
+    out
+}
+
+/// The cycle over the file's lines: each operation labelled with its place
+/// in the cycle and the edge that leaves it.
+fn drawn(path: &str, src: &str, h: &History, cycle: &[Step], message: &str, color: bool) -> String {
+    let in_file: Vec<(usize, &Step)> = cycle.iter().enumerate().filter(|(_, s)| h.ops[s.op].thread.is_some()).collect();
+    let Some(&(_, first)) = in_file.first() else { return String::new() };
+    let label = |i: usize, s: &Step| format!("{}. {} -{}->", i + 1, h.op_text(s.op), s.edge.as_str());
+    let mut d = Diagnostic::error("E0610", h.ops[first.op].span, message).with_label(label(in_file[0].0, first));
+    for &(i, s) in &in_file[1..] {
+        d = d.with_related(h.ops[s.op].span, label(i, s));
+    }
+    render(&[d], path, src, color)
+}
