@@ -6,6 +6,7 @@ mod explain;
 mod fix;
 mod human;
 mod report;
+mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -38,6 +39,9 @@ enum Command {
     Fix(fix::FixArgs),
     /// Show a violation's witness execution step by step (or as a graph).
     Explain(explain::ExplainArgs),
+    /// Run the program on this machine's CPU (litmus7-style) and compare
+    /// the final states it shows with what SC, TSO and PSO allow.
+    Run(run::RunArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors).
     Lsp(LspArgs),
 }
@@ -55,6 +59,7 @@ fn main() -> ExitCode {
         Command::Check(args) => check::run(&args),
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Lsp(_) => match litmus_lsp::run_stdio() {
             Ok(()) => 0,
             Err(e) => {

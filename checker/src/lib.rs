@@ -6,7 +6,8 @@
 //! - [`outcome`]: herd's question per model (final states, observation,
 //!   failing assertions, each with a witness);
 //! - [`narrate`]: executions as numbered steps for humans;
-//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore.
+//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore;
+//! - [`hardware`]: running a program on this machine's CPU (litmus7-style).
 
 pub mod bitset;
 pub mod certainty;
@@ -14,6 +15,7 @@ pub mod collect;
 pub mod dpor;
 pub mod explicit;
 pub mod fences;
+pub mod hardware;
 pub mod harm;
 pub mod hb;
 pub mod machine;

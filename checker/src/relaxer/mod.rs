@@ -14,7 +14,7 @@
 
 pub mod confirm;
 pub mod predict;
-mod rng;
+pub(crate) mod rng;
 pub mod steer;
 
 use crate::certainty::Why;
