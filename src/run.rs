@@ -43,10 +43,10 @@ pub struct RunArgs {
     /// Pending stores per thread in the TSO/PSO explorations (as `check`).
     #[arg(long, default_value_t = 16)]
     pub buffer_bound: u32,
-    /// Give up on the models' explorations after this many seconds (their
-    /// answers are then unknown).
-    #[arg(long, value_parser = timeout_arg, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
+    /// Give up on the models' explorations after this many seconds, all
+    /// three together (what they did not reach is then not judged).
+    #[arg(long, default_value = "30", value_parser = timeout_arg, allow_hyphen_values = true)]
+    pub timeout: Duration,
     /// Write each run's history to DIR/run-N.txt (the history text format).
     #[arg(long, value_name = "DIR")]
     pub record: Option<PathBuf>,
@@ -80,7 +80,7 @@ pub fn run(args: &RunArgs) -> u8 {
         }
     }
     let opts = Options { loop_bound: args.loop_bound, buffer_bound: args.buffer_bound, ..Options::default() }
-        .with_timeout(args.timeout);
+        .with_timeout(Some(args.timeout));
     let models: Vec<ModelOutcome> = MODELS.iter().map(|&m| litmus_checker::outcome::explore(p, m, &opts)).collect();
     let settings = Settings {
         iterations: args.iterations,

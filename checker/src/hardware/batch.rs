@@ -145,7 +145,10 @@ fn one_batch(
     settings: &Settings,
 ) -> Result<Vec<WorkerOut>, Vec<Where>> {
     let threads = prog.threads.len();
-    let barrier = SpinBarrier::new(threads);
+    let barrier = match placement {
+        Placement::Unpinned { cores, .. } if threads > *cores => SpinBarrier::blocking(threads),
+        _ => SpinBarrier::new(threads),
+    };
     let abort = AtomicBool::new(false);
     let spots: Vec<Spot> = (0..threads).map(|_| Spot::default()).collect();
     let remaining = AtomicUsize::new(threads);

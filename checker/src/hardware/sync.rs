@@ -3,6 +3,7 @@
 
 use litmus_dsl::ir::StmtId;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex};
 
 /// A clock every core reads alike: the TSC on x86-64 (constant and
 /// synchronised across cores on current CPUs), else nanoseconds.
@@ -92,11 +93,23 @@ impl Spot {
 /// instant on its own clock (litmus7's "timebase" mode). Released threads
 /// alone would start a cache-line transfer and a `pause` apart, longer
 /// than a store takes to drain, and SB's relaxed outcome would never show.
+///
+/// With more threads than cores spinning would only keep the thread that
+/// must arrive off its core, so the barrier then blocks instead
+/// ([`SpinBarrier::blocking`]): the threads start as the scheduler wakes
+/// them, not together, and relaxed outcomes are rarer.
 pub struct SpinBarrier {
     threads: usize,
     arrived: Padded<AtomicUsize>,
     generation: Padded<AtomicUsize>,
     start: Padded<AtomicU64>,
+    blocking: Option<Blocking>,
+}
+
+/// The blocking barrier's state: arrived, generation, start.
+struct Blocking {
+    state: Mutex<(usize, u64, u64)>,
+    wake: Condvar,
 }
 
 #[repr(align(128))]
@@ -109,7 +122,14 @@ impl SpinBarrier {
             arrived: Padded(AtomicUsize::new(0)),
             generation: Padded(AtomicUsize::new(0)),
             start: Padded(AtomicU64::new(0)),
+            blocking: None,
         }
+    }
+
+    /// A barrier whose waiters sleep (for more threads than cores).
+    pub fn blocking(threads: usize) -> Self {
+        let blocking = Some(Blocking { state: Mutex::new((0, 0, 0)), wake: Condvar::new() });
+        SpinBarrier { blocking, ..SpinBarrier::new(threads) }
     }
 
     /// Ticks between the release and the common start.
@@ -118,6 +138,9 @@ impl SpinBarrier {
     /// Wait for every thread; the common start time ([`ticks`]), or `None`
     /// when `abort` was set meanwhile.
     pub fn wait(&self, abort: &AtomicBool) -> Option<u64> {
+        if let Some(b) = &self.blocking {
+            return self.wait_blocking(b, abort);
+        }
         let g = self.generation.0.load(Ordering::Acquire);
         if self.arrived.0.fetch_add(1, Ordering::AcqRel) + 1 == self.threads {
             let start = ticks() + Self::LEAD;
@@ -137,6 +160,27 @@ impl SpinBarrier {
         }
         // No later round can set it before this thread arrives there.
         Some(self.start.0.load(Ordering::Relaxed))
+    }
+
+    fn wait_blocking(&self, b: &Blocking, abort: &AtomicBool) -> Option<u64> {
+        let mut st = b.state.lock().unwrap_or_else(|e| e.into_inner());
+        st.0 += 1;
+        if st.0 == self.threads {
+            st.0 = 0;
+            st.1 += 1;
+            st.2 = ticks() + Self::LEAD;
+            b.wake.notify_all();
+            return Some(st.2);
+        }
+        let g = st.1;
+        while st.1 == g {
+            if abort.load(Ordering::Relaxed) {
+                return None;
+            }
+            // Poll the abort flag now and then: the time limit sets it.
+            st = b.wake.wait_timeout(st, std::time::Duration::from_millis(1)).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        Some(st.2)
     }
 }
 
@@ -158,9 +202,15 @@ mod tests {
 
     #[test]
     fn barrier_lets_no_thread_start_a_round_before_all_arrived() {
-        let threads = 3;
-        let rounds = 2000;
-        let b = SpinBarrier::new(threads);
+        rounds_in_step(SpinBarrier::new(3), 3, 2000);
+    }
+
+    #[test]
+    fn blocking_barrier_lets_no_thread_start_a_round_before_all_arrived() {
+        rounds_in_step(SpinBarrier::blocking(5), 5, 500);
+    }
+
+    fn rounds_in_step(b: SpinBarrier, threads: usize, rounds: usize) {
         let abort = AtomicBool::new(false);
         let arrivals: Vec<AtomicUsize> = (0..rounds).map(|_| AtomicUsize::new(0)).collect();
         std::thread::scope(|s| {
@@ -179,7 +229,11 @@ mod tests {
 
     #[test]
     fn an_aborted_barrier_releases_the_waiting() {
-        let b = SpinBarrier::new(2);
+        released_on_abort(SpinBarrier::new(2));
+        released_on_abort(SpinBarrier::blocking(2));
+    }
+
+    fn released_on_abort(b: SpinBarrier) {
         let abort = AtomicBool::new(false);
         std::thread::scope(|s| {
             let h = s.spawn(|| b.wait(&abort));
