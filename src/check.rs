@@ -58,7 +58,7 @@ pub struct Bounds {
     pub monitor: MonitorArg,
 }
 
-fn timeout_arg(s: &str) -> Result<Duration, String> {
+pub fn timeout_arg(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     litmus_checker::options::parse_timeout(secs).map_err(|e| e.to_string())
 }

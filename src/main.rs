@@ -7,6 +7,7 @@ mod fix;
 mod history;
 mod human;
 mod report;
+mod run;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -41,6 +42,9 @@ enum Command {
     History(history::HistoryArgs),
     /// Show a violation's witness execution step by step (or as a graph).
     Explain(explain::ExplainArgs),
+    /// Run the program on this machine's CPU (litmus7-style) and compare
+    /// the final states it shows with what SC, TSO and PSO allow.
+    Run(run::RunArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors).
     Lsp(LspArgs),
 }
@@ -59,6 +63,7 @@ fn main() -> ExitCode {
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::History(args) => history::run(&args),
+        Command::Run(args) => run::run(&args),
         Command::Lsp(_) => match litmus_lsp::run_stdio() {
             Ok(()) => 0,
             Err(e) => {

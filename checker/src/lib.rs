@@ -9,6 +9,7 @@
 //! - [`relaxer`]: active testing (RELAXER) for programs too big to explore;
 //! - [`history`]: recorded histories checked for SC and TSO conformance
 //!   (CCM, wCCM, SAT).
+//! - [`hardware`]: running a program on this machine's CPU (litmus7-style).
 
 pub mod bitset;
 pub mod certainty;
@@ -16,6 +17,7 @@ pub mod collect;
 pub mod dpor;
 pub mod explicit;
 pub mod fences;
+pub mod hardware;
 pub mod harm;
 pub mod hb;
 pub mod history;

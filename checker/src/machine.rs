@@ -577,31 +577,7 @@ impl<'p> Machine<'p> {
 
     /// The same, given the thread's registers.
     fn cell_in(&self, regs: &[i64], a: Addr) -> Result<Cell, FailureKind> {
-        let val = |o: Operand| match o {
-            Operand::Imm(v) => v,
-            Operand::Reg(r) => regs[r as usize],
-        };
-        match a {
-            Addr::Fixed(c) => Ok(c),
-            Addr::Indexed { base, len, index } => {
-                let i = val(index);
-                if i >= 0 && i < len as i64 {
-                    Ok(base + i as u32)
-                } else {
-                    Err(FailureKind::IndexOutOfBounds)
-                }
-            }
-            Addr::Computed { base, index, disp } => {
-                let mut a = disp;
-                if let Some(b) = base {
-                    a = a.wrapping_add(regs[b as usize]);
-                }
-                if let Some((r, s)) = index {
-                    a = a.wrapping_add(regs[r as usize].wrapping_mul(s));
-                }
-                ir::address_cell(a, self.cells).ok_or(FailureKind::BadAddress)
-            }
-        }
+        resolve(regs, a, self.cells)
     }
 
     fn fail(&self, st: &mut State, t: usize, stmt: StmtId, kind: FailureKind, log: &[Event]) {
@@ -1247,5 +1223,37 @@ impl<'p> Machine<'p> {
     /// A condition's truth in a final state; `None` if it divides by zero.
     pub fn eval(&self, e: &ir::CondExpr, st: &State) -> Option<bool> {
         e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]).map(|v| v != 0)
+    }
+}
+
+/// The cell address `a` denotes given a thread's registers, or the failure
+/// it causes (an index out of bounds, a byte address that is no cell of the
+/// `cells` there are). One definition for the explorer and the hardware
+/// runner, so both fail on the same accesses.
+pub fn resolve(regs: &[i64], a: Addr, cells: usize) -> Result<Cell, FailureKind> {
+    let val = |o: Operand| match o {
+        Operand::Imm(v) => v,
+        Operand::Reg(r) => regs[r as usize],
+    };
+    match a {
+        Addr::Fixed(c) => Ok(c),
+        Addr::Indexed { base, len, index } => {
+            let i = val(index);
+            if i >= 0 && i < len as i64 {
+                Ok(base + i as u32)
+            } else {
+                Err(FailureKind::IndexOutOfBounds)
+            }
+        }
+        Addr::Computed { base, index, disp } => {
+            let mut a = disp;
+            if let Some(b) = base {
+                a = a.wrapping_add(regs[b as usize]);
+            }
+            if let Some((r, s)) = index {
+                a = a.wrapping_add(regs[r as usize].wrapping_mul(s));
+            }
+            ir::address_cell(a, cells).ok_or(FailureKind::BadAddress)
+        }
     }
 }
