@@ -254,7 +254,13 @@ impl Worker<'_> {
                 std::hint::black_box(c.0.load(Ordering::Relaxed));
             }
             regs.copy_from_slice(&init);
-            let mut trace = Trace::default();
+            // Room for the run's operations now: an allocation between a
+            // store and the next load would close the window the test is for.
+            let mut trace = if self.record {
+                Trace { ops: Vec::with_capacity(self.thread.code.len() + 16), dropped_attempts: 0 }
+            } else {
+                Trace::default()
+            };
             self.lim.spot.at_barrier();
             let Some(start) = self.barrier.wait(self.lim.abort) else {
                 return out;
