@@ -22,9 +22,10 @@ pub struct RunArgs {
     /// Runs in all (instances of the test).
     #[arg(long, default_value_t = 100_000)]
     pub iterations: u64,
-    /// Instances per batch: every thread runs them in turn, all threads
+    /// Instances per batch (at most 100,000: every cell of every instance
+    /// has a 128-byte line): every thread runs them in turn, all threads
     /// starting each one together; memory is reset between batches.
-    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub batch: u64,
     /// Iterations of each loop body per entry; a run that goes further is
     /// cut (as `check` cuts executions).

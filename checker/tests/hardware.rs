@@ -190,8 +190,11 @@ fn atomics_follow_the_explorer_on_one_thread() {
     );
 }
 
+/// An operation: kind (`R`, `W`, `M` for RMW, `F`), location, values.
+type HistOp = (char, String, i64, i64);
+
 /// A small reader of the history text format: per thread, its operations.
-fn parse_history(text: &str) -> Result<Vec<(String, Vec<(char, String, i64, i64)>)>, String> {
+fn parse_history(text: &str) -> Result<Vec<(String, Vec<HistOp>)>, String> {
     let mut threads = Vec::new();
     for line in text.lines() {
         let line = line.split('#').next().unwrap().trim();

@@ -245,9 +245,6 @@ impl Worker<'_> {
         let mut loops = vec![0u32; self.thread.loops as usize];
         let cells = self.cells;
         let mut rng = Rng::new(mix(self.seed));
-        // Operations a run records at most (loops bounded): each instruction
-        // once per loop iteration (nested loops may grow it: only timing).
-        let trace_room = self.thread.code.len() * (self.lim.loop_bound as usize + 1) + 16;
         for i in 0..self.n {
             let mem = &self.mem[i * cells..(i + 1) * cells];
             // Preload (litmus7's `-preload`): with the cells in every
@@ -257,10 +254,13 @@ impl Worker<'_> {
                 std::hint::black_box(c.0.load(Ordering::Relaxed));
             }
             regs.copy_from_slice(&init);
-            // Room for the whole run before it starts: an allocation between
-            // a store and the next load would drain the store buffer (SB's
-            // relaxed outcome vanished when recording).
-            let mut trace = Trace { ops: Vec::with_capacity(if self.record { trace_room } else { 0 }), ..Trace::default() };
+            // Room for the run's operations now: an allocation between a
+            // store and the next load would close the window the test is for.
+            let mut trace = if self.record {
+                Trace { ops: Vec::with_capacity(self.thread.code.len() + 16), dropped_attempts: 0 }
+            } else {
+                Trace::default()
+            };
             self.lim.spot.at_barrier();
             let Some(start) = self.barrier.wait(self.lim.abort) else {
                 return out;

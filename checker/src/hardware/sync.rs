@@ -216,11 +216,11 @@ mod tests {
         std::thread::scope(|s| {
             for _ in 0..threads {
                 s.spawn(|| {
-                    for r in 0..rounds {
-                        arrivals[r].fetch_add(1, Ordering::SeqCst);
+                    for round in &arrivals {
+                        round.fetch_add(1, Ordering::SeqCst);
                         assert!(b.wait(&abort).is_some());
-                        // Everyone arrived at round r before anyone left it.
-                        assert_eq!(arrivals[r].load(Ordering::SeqCst), threads);
+                        // Everyone arrived at this round before anyone left it.
+                        assert_eq!(round.load(Ordering::SeqCst), threads);
                     }
                 });
             }

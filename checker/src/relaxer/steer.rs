@@ -366,9 +366,13 @@ fn prepare_pslo(
     }
 }
 
+/// A replayed run: its events, final state, and abandoned attempts' reads
+/// (read, log length at the retry) as in [`Run`]'s `abandoned`.
+pub type Replayed = (Vec<Event>, State, Vec<(u32, u32)>);
+
 /// The same run again from its schedule (no randomness): what `explain
 /// --replay` shows, and the check that a handle replays exactly.
-pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<(Vec<Event>, State, Vec<(u32, u32)>)> {
+pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<Replayed> {
     let mut log = Vec::new();
     let mut st = m.initial(&mut log);
     let mut attempts = Attempts::new(m.threads);
