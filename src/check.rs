@@ -214,30 +214,12 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         // exploration (cheap next to the relaxed ones) gets the budget; if it
         // does not finish, such condition bugs are not judged.
         let exists = p.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
-        let sc = exists.then(|| {
-            let timeout = opts.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
-            let o = opts.clone().with_timeout(Some(act.budget(timeout)));
-            let o = Options {
-                deadline: match (o.deadline, opts.deadline) {
-                    (Some(a), Some(b)) => Some(a.min(b)),
-                    (a, b) => a.or(b),
-                },
-                ..o
-            };
-            litmus_checker::outcome::explore(p, Model::Sc, &o).observation
-        });
+        let sc = exists.then(|| litmus_checker::outcome::explore(p, Model::Sc, &within_budget(opts, act)).observation);
         c.active = Some(active::run(p, models, opts, act, sc.flatten().as_ref()));
         return c;
     }
     // auto: exhaustive checking gets the budget (within the file's deadline).
-    let timeout = opts.deadline.map(|d| d.saturating_duration_since(std::time::Instant::now()));
-    let budget_end = std::time::Instant::now().checked_add(act.budget(timeout));
-    let exhaustive = match (act.mode, budget_end) {
-        (Mode::Auto, Some(end)) => {
-            Options { deadline: Some(opts.deadline.map_or(end, |d| d.min(end))), ..opts.clone() }
-        }
-        _ => opts.clone(),
-    };
+    let exhaustive = if act.mode == Mode::Auto { within_budget(opts, act) } else { opts.clone() };
     let r = litmus_checker::check_all(p, Some(&c.loaded.src), models, monitor, &exhaustive);
     (c.outcomes, c.robustness) = (r.outcomes, r.robustness);
     // What the budget (not the user's deadline or cancel) left unknown goes to active testing.
@@ -246,6 +228,17 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         c.active = Some(active::run(p, &unfinished, opts, act, r.sc_observation.as_ref()));
     }
     c
+}
+
+/// `opts` with the exhaustive budget as its deadline, if that comes before
+/// the file's own.
+fn within_budget(opts: &Options, act: &ActiveArgs) -> Options {
+    let now = std::time::Instant::now();
+    let timeout = opts.deadline.map(|d| d.saturating_duration_since(now));
+    match now.checked_add(act.budget(timeout)) {
+        Some(end) => Options { deadline: Some(opts.deadline.map_or(end, |d| d.min(end))), ..opts.clone() },
+        None => opts.clone(),
+    }
 }
 
 pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {

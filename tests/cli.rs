@@ -788,7 +788,10 @@ fn histories_recorded_on_this_cpu_are_tso_and_sc_exactly_when_their_state_is() {
     for name in ["sb", "mp", "iriw"] {
         let dir = std::env::temp_dir().join(format!("litmus-cli-{}-cpu-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let out = run_litmus(&["--iterations", "2000", "--record", dir.to_str().unwrap()], &root().join(format!("examples/{name}.litmus")));
+        let out = run_litmus(
+            &["--iterations", "2000", "--record", dir.to_str().unwrap()],
+            &root().join(format!("examples/{name}.litmus")),
+        );
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
         files.sort();

@@ -26,20 +26,25 @@ impl BitSet {
         self.words.iter().all(|w| *w == 0)
     }
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + b)
-            })
-        })
+        ones(&self.words)
     }
     pub fn copy_from(&mut self, other: &BitSet) {
         self.words.clear();
         self.words.extend_from_slice(&other.words);
     }
+}
+
+/// The positions of the set bits of `words` (64 per word), in increasing order.
+pub fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
+    words.iter().enumerate().flat_map(|(wi, &w)| {
+        let mut w = w;
+        std::iter::from_fn(move || {
+            if w == 0 {
+                return None;
+            }
+            let b = w.trailing_zeros() as usize;
+            w &= w - 1;
+            Some(wi * 64 + b)
+        })
+    })
 }

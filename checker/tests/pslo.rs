@@ -455,13 +455,7 @@ proptest! {
     /// processes is sound.
     #[test]
     fn pslo_dpor_finds_every_trace(threads in pslo_program(2..3, 1..6, true)) {
-        let src = common::render(&threads);
-        let prog = common::compile(&src);
-        let m = Machine::new(&prog, Model::Pslo, 2, 16);
-        let want = brute_force_traces(&m);
-        prop_assume!(want.is_some(), "too many interleavings");
-        let got = dpor_traces(&m);
-        prop_assert_eq!(Some(got), want, "\n{}", src);
+        finds_every_trace(&threads)?;
     }
 
     /// DPOR equals the explicit-state reference under PSLO (states,
@@ -478,13 +472,7 @@ proptest! {
     /// DPOR finds every trace, three threads (shorter ones).
     #[test]
     fn pslo_dpor_finds_every_trace_3(threads in pslo_program(3..4, 1..3, true)) {
-        let src = common::render(&threads);
-        let prog = common::compile(&src);
-        let m = Machine::new(&prog, Model::Pslo, 2, 16);
-        let want = brute_force_traces(&m);
-        prop_assume!(want.is_some(), "too many interleavings");
-        let got = dpor_traces(&m);
-        prop_assert_eq!(Some(got), want, "\n{}", src);
+        finds_every_trace(&threads)?;
     }
 
     /// DPOR equals the reference, three threads (shorter ones).
@@ -492,6 +480,18 @@ proptest! {
     fn pslo_dpor_agrees_with_reference_3(threads in common::blocking_program(3..4, 1..3)) {
         agrees_with_reference(&threads)?;
     }
+}
+
+/// DPOR under PSLO finds every trace brute force finds.
+fn finds_every_trace(threads: &[Vec<Op>]) -> Result<(), TestCaseError> {
+    let src = common::render(threads);
+    let prog = common::compile(&src);
+    let m = Machine::new(&prog, Model::Pslo, 2, 16);
+    let want = brute_force_traces(&m);
+    prop_assume!(want.is_some(), "too many interleavings");
+    let got = dpor_traces(&m);
+    prop_assert_eq!(Some(got), want, "\n{}", src);
+    Ok(())
 }
 
 fn agrees_with_reference(threads: &[Vec<Op>]) -> Result<(), TestCaseError> {

@@ -245,7 +245,8 @@ fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
         // Exhaustive PSLO does not finish on the queues in minutes (their
         // store histories multiply the executions): there PSLO is checked
         // actively only (the bench prints it), not both ways.
-        let models: &[Model] = if name.starts_with("ms") || std::env::var("RELAXER_FILES").is_ok() { &ALL[..3] } else { &ALL };
+        let models: &[Model] =
+            if name.starts_with("ms") || std::env::var("RELAXER_FILES").is_ok() { &ALL[..3] } else { &ALL };
         agree_on_with(&name, &src, &s, &Options { loop_bound: lb, ..Options::default() }, models, &mut a);
     }
     let (found, confirmed) = report(&a);

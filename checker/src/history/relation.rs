@@ -46,17 +46,7 @@ impl Rel {
 
     /// The operations `a` is related to, in increasing order.
     pub fn succ(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
-        self.row(a).iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + b)
-            })
-        })
+        crate::bitset::ones(self.row(a))
     }
 
     /// Row `dst` |= `src` (a bit vector of this relation's width); true if

@@ -99,13 +99,13 @@ fn events(log: &[Event]) -> Vec<Ev> {
 /// The cycle's events in the log and the edge leaving each, if the trace
 /// contains the cycle.
 pub fn find(log: &[Event], cycle: &[Label]) -> Option<Vec<(u32, Edge)>> {
-    find_excluding(log, cycle, &[])
+    find_with_abandoned(log, cycle, &[])
 }
 
 /// The same, where each read in `abandoned` (a failed attempt's, with the
 /// log length at its retry) may take part only in a cycle that is all
 /// before that retry.
-pub fn find_excluding(log: &[Event], cycle: &[Label], abandoned: &[(u32, u32)]) -> Option<Vec<(u32, Edge)>> {
+pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u32)]) -> Option<Vec<(u32, Edge)>> {
     let mut evs = events(log);
     for e in &mut evs {
         if let Some(&(_, at)) = abandoned.iter().find(|a| a.0 == e.log) {

@@ -310,7 +310,9 @@ pub fn test(
                     if run.cut_by_steps || run.verdict == Verdict::Cut {
                         cut += 1;
                     }
-                    let Some(found) = confirm::find_excluding(&run.events, cycle, &run.abandoned) else { continue };
+                    let Some(found) = confirm::find_with_abandoned(&run.events, cycle, &run.abandoned) else {
+                        continue;
+                    };
                     r.confirmations += 1;
                     let bug = bug_of(m, &run.state, run.verdict, sc);
                     if bug.is_some() {
@@ -384,7 +386,7 @@ pub fn replay(prog: &Program, h: &Handle, opts: &Options) -> (steer::Run, Option
         ..Settings::default()
     };
     let run = steer::run(&m, &h.cycle, &s, h.seed);
-    let found = confirm::find_excluding(&run.events, &h.cycle, &run.abandoned);
+    let found = confirm::find_with_abandoned(&run.events, &h.cycle, &run.abandoned);
     (run, found)
 }
 

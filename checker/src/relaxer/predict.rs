@@ -81,7 +81,9 @@ pub fn random_sc_run(m: &Machine<'_>, rng: &mut Rng, max_steps: u64, how: Schedu
         // reads, then waits): the exhaustive explorer's executions have
         // those reads too, and cycles through them. A waiting thread goes
         // again only when its retry would succeed.
-        ready.extend((0..m.threads).filter(|&t| (st.running(t) && m.enabled(&st, t)) || (stuck(&st, t) && !m.blocked(&st, t))));
+        ready.extend(
+            (0..m.threads).filter(|&t| (st.running(t) && m.enabled(&st, t)) || (stuck(&st, t) && !m.blocked(&st, t))),
+        );
         if ready.is_empty() {
             break;
         }

@@ -322,12 +322,13 @@ fn prepare_pslo(
     rng: &mut Rng,
 ) {
     let own = t * m.cells..(t + 1) * m.cells;
-    let mut commit_now = |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
-        for q in &mut times[bufs.clone()] {
-            q.iter_mut().for_each(|x| *x = Some(now));
-        }
-        commit_due(m, st, log, schedule, times, bufs, now);
-    };
+    let mut commit_now =
+        |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
+            for q in &mut times[bufs.clone()] {
+                q.iter_mut().for_each(|x| *x = Some(now));
+            }
+            commit_due(m, st, log, schedule, times, bufs, now);
+        };
     match m.prog.threads[t].code.get(st.pc[t] as usize) {
         Some(&Instr::Load { addr, stmt, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
@@ -378,24 +379,23 @@ pub fn replay(m: &Machine<'_>, schedule: &[u32]) -> Option<Replayed> {
     let mut attempts = Attempts::new(m.threads);
     for (i, &p) in schedule.iter().enumerate() {
         let p = p as usize;
-        if p < m.threads {
+        let thread = p < m.threads;
+        let before = log.len();
+        if thread {
             // Any step the machine allows (a stuck await may try again).
             if !(st.running(p) || st.threads[p] == ThreadStatus::Stuck) {
                 return None;
             }
-            let before = log.len();
             attempts.before(m, &st, p, before);
             st.threads[p] = ThreadStatus::Running;
-            if !m.enabled(&st, p) {
-                return None;
-            }
-            m.step(&mut st, p, i as u32, &mut log);
-            attempts.after(m, &st, p, before, &log);
-            continue;
-        } else if p >= m.procs() || !m.enabled(&st, p) {
+        }
+        if p >= m.procs() || !m.enabled(&st, p) {
             return None;
         }
         m.step(&mut st, p, i as u32, &mut log);
+        if thread {
+            attempts.after(m, &st, p, before, &log);
+        }
     }
     Some((log, st, attempts.abandoned))
 }
