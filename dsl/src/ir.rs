@@ -293,6 +293,22 @@ pub struct Thread {
     pub init_regs: Vec<i64>,
     pub code: Vec<Instr>,
     pub loops: u16,
+    /// Where each simple statement's code lies (`code[start..end]`, never
+    /// empty: a statement without code has none), once per copy (a
+    /// function's statements once per inlined call), ordered by start (an
+    /// enclosing statement first): where a fence after it goes
+    /// ([`crate::fence_ir`]). Ranges are nested or disjoint.
+    pub stmt_ranges: Vec<StmtRange>,
+}
+
+/// The code of one copy of a simple statement in its thread: it runs from
+/// `start` and falls through to `end` (a jump from inside it to `end` ends
+/// the statement; a jump from outside to `end` goes to what follows it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StmtRange {
+    pub stmt: StmtId,
+    pub start: u32,
+    pub end: u32,
 }
 
 impl Thread {

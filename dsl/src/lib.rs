@@ -7,6 +7,7 @@
 
 pub mod diagnostic;
 pub mod edit;
+pub mod fence_ir;
 pub mod herd;
 pub mod ir;
 pub mod native;

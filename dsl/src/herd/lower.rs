@@ -124,6 +124,7 @@ struct ThreadCtx {
     flag_b: Option<Reg>,
     temps: Vec<Reg>,
     temp_next: usize,
+    stmt_ranges: Vec<ir::StmtRange>,
 }
 
 impl ThreadCtx {
@@ -251,6 +252,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
             flag_b: None,
             temps: Vec::new(),
             temp_next: 0,
+            stmt_ranges: Vec::new(),
         });
     }
 
@@ -390,6 +392,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 init_regs: t.init_regs,
                 code: t.code,
                 loops,
+                stmt_ranges: t.stmt_ranges,
             })
             .collect(),
         stmts: table.stmts,
@@ -511,8 +514,12 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
             };
             let sid = table.id(th.index, ins.span, form);
             th.temp_next = 0;
+            let start = th.code.len() as u32;
             if let Err(d) = lower_instr(cx, th, ins, sid, &mut fixups) {
                 cx.diags.push(d);
+            }
+            if form == crate::ir::StmtForm::Simple && (start as usize) < th.code.len() {
+                th.stmt_ranges.push(ir::StmtRange { stmt: sid, start, end: th.code.len() as u32 });
             }
         }
     }

@@ -63,6 +63,7 @@ struct ThreadLowerer<'l, 'a> {
     inlines: Vec<Inline>,
     loops: u16,
     halts: Vec<usize>,
+    stmt_ranges: Vec<ir::StmtRange>,
 }
 
 impl<'l, 'a> ThreadLowerer<'l, 'a> {
@@ -152,6 +153,8 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             _ => None,
         };
         let mark = self.live_temps.len();
+        let start = self.pc();
+        let ranges = self.stmt_ranges.len();
         match &s.kind {
             StmtKind::Let { name, value } => {
                 let sid = self.sid(s.span);
@@ -275,6 +278,14 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 self.expr(e, sid);
             }
             StmtKind::Error => {}
+        }
+        // A simple statement's range, if it has code (placed before the
+        // ranges of the statements of functions it inlined: code order).
+        let simple =
+            !matches!(s.kind, StmtKind::If { .. } | StmtKind::While { .. } | StmtKind::Return(_) | StmtKind::Error);
+        if simple && start < self.pc() {
+            let stmt = self.sid(s.span);
+            self.stmt_ranges.insert(ranges, ir::StmtRange { stmt, start, end: self.pc() });
         }
         self.release_to(mark);
     }
@@ -517,6 +528,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
             inlines: Vec::new(),
             loops: 0,
             halts: Vec::new(),
+            stmt_ranges: Vec::new(),
         };
         tl.block(&def.body);
         let end = tl.pc();
@@ -531,6 +543,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
             init_regs: vec![0; nregs],
             code: tl.code,
             loops: tl.loops,
+            stmt_ranges: tl.stmt_ranges,
         });
     }
     let mut observables = ir::ObservableSet::default();
