@@ -220,7 +220,7 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
     }
     // auto: exhaustive checking gets the budget (within the file's deadline).
     let exhaustive = if act.mode == Mode::Auto { within_budget(opts, act) } else { opts.clone() };
-    let r = litmus_checker::check_all(p, Some(&c.loaded.src), models, monitor, &exhaustive);
+    let r = litmus_checker::check_all(p, models, monitor, &exhaustive);
     (c.outcomes, c.robustness) = (r.outcomes, r.robustness);
     // What the budget (not the user's deadline or cancel) left unknown goes to active testing.
     let unfinished: Vec<Model> = c.robustness.iter().filter(|rb| !rb.robust().is_known()).map(|rb| rb.model).collect();

@@ -30,7 +30,7 @@ pub fn run(args: &FixArgs) -> u8 {
         return 2;
     }
     let opts = options(&args.bounds);
-    let (before, fix) = joint_fences(&l.src, prog, &models, args.bounds.monitor.kind(), &opts);
+    let (before, fix) = joint_fences(prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();
     let names = names.join(", ");
     if fix.fences.is_empty() {

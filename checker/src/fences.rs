@@ -2,16 +2,24 @@
 //! confirm them. A re-check is a check like any other: it is *proved*,
 //! *within bounds* or *unknown*, and only a re-check that finished may
 //! confirm fences — or count a fence as removing a violation.
+//!
+//! Re-checks run on the program with the fences inserted into its IR
+//! ([`litmus_dsl::fence_ir`]; a test holds it equal to re-analysing the
+//! fenced text), so statements keep their ids. [`Rechecks`] caches them by
+//! fence set and model, and measures candidate positions in parallel.
 
-use crate::certainty::{Answer, Why};
+use crate::certainty::{Answer, Coverage, Why};
 use crate::collect::Collector;
-use crate::machine::Model;
+use crate::machine::{fence_drains, fence_resets, Model};
 use crate::outcome::Options;
-use crate::robust::{all_robust, FencePoint, MonitorKind, Robustness, Violation};
+use crate::robust::{all_robust, FencePoint, MonitorKind, Violation};
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::{StmtForm, StmtId};
 use litmus_dsl::{FenceKind, Program};
+use rayon::prelude::*;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 /// Fences chosen for a program, and what their re-check earned.
 #[derive(Clone, Debug)]
@@ -101,15 +109,6 @@ fn hitting_fences(prog: &Program, constraints: &[Vec<(StmtId, FenceKind)>]) -> (
     (fences_at(prog, &set, constraints), minimal)
 }
 
-/// Fences from the violations' own cycles, not re-checked (without the
-/// source there is nothing to re-check): their confirmation stays pending.
-pub fn unchecked_fences(prog: &Program, violations: &mut [Violation], robust: Answer<bool>) -> FenceFix {
-    if violations.is_empty() {
-        return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
-    }
-    unchecked(prog, violations, Why::Pending)
-}
-
 /// The cycle-based choice, unconfirmed for this reason.
 fn unchecked(prog: &Program, violations: &mut [Violation], why: Why) -> FenceFix {
     let constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
@@ -125,121 +124,252 @@ fn assign(violations: &mut [Violation], fences: &[FencePoint], removes: impl Fn(
     }
 }
 
-/// The fence insertions for the source editor.
+/// The fence insertions for the source editor (and the IR).
 pub fn insertions(fences: &[FencePoint]) -> Vec<FenceInsertion> {
     fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind }).collect()
 }
 
-/// Statement of the fenced program → statement of the original, matching
-/// each thread's statements in order and skipping the inserted fences
-/// (each comes right after the statement it follows).
-fn map_back(orig: &Program, fenced: &Program, fences: &[FencePoint]) -> HashMap<StmtId, StmtId> {
-    let mut map = HashMap::new();
-    for t in 0..orig.threads.len() as u16 {
-        let o: Vec<StmtId> = (0..orig.stmts.len() as u32).filter(|&i| orig.stmts[i as usize].thread == t).collect();
-        let f: Vec<StmtId> = (0..fenced.stmts.len() as u32).filter(|&i| fenced.stmts[i as usize].thread == t).collect();
-        let mut j = 0;
-        for &s in &o {
-            if j >= f.len() {
-                break;
-            }
-            map.insert(f[j], s);
-            j += 1;
-            if fences.iter().any(|x| x.stmt == s) {
-                j += 1; // the inserted fence
-            }
-        }
-    }
-    map
+/// What one model's re-check of a fenced program found, in the original
+/// program's statements (fencing keeps them).
+#[derive(Clone, Debug)]
+struct Checked {
+    robust: Answer<bool>,
+    coverage: Coverage,
+    /// The (store, access) pairs signalled, witnessed or not.
+    pairs: Vec<(StmtId, StmtId)>,
+    /// Each witnessed violation's fence candidates.
+    candidates: Vec<Vec<(StmtId, FenceKind)>>,
 }
 
-/// The robustness of the program with `at` inserted, under each relaxed
-/// model, and its statements mapped back to the original's.
-struct Recheck {
-    robustness: Vec<Robustness>,
-    back: HashMap<StmtId, StmtId>,
-}
+/// One re-check of a fence set under several models.
+struct Recheck(Vec<(Model, Checked)>);
 
 impl Recheck {
-    fn run(
-        src: &str,
-        prog: &Program,
-        at: &[FencePoint],
-        models: &[Model],
-        monitor: MonitorKind,
-        opts: &Options,
-    ) -> Result<Recheck, Why> {
-        // Stopped: not even the fenced text is analysed (on a big file that
-        // alone, once per candidate position, would outlast the deadline).
-        if let Some(why) = opts.why_stopped() {
-            return Err(why);
-        }
-        let fenced_src = litmus_dsl::edit::apply(src, &litmus_dsl::edit::fence_edits(src, prog, &insertions(at)));
-        let fenced = litmus_dsl::analyze(&fenced_src).program.ok_or(Why::Unchecked)?;
-        let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
-        let mut c = Collector::new(&fenced, &relaxed, monitor, opts);
-        let sc = c.run(opts);
-        Ok(Recheck { robustness: c.finish(sc.coverage), back: map_back(prog, &fenced, at) })
-    }
-
+    /// Robust under every model: a witnessed violation anywhere says no;
+    /// any unknown answer makes the whole unknown; else the weakest.
     fn robust(&self) -> Answer<bool> {
-        all_robust(&self.robustness)
+        let answers: Vec<&Answer<bool>> = self.0.iter().map(|(_, c)| &c.robust).collect();
+        if answers.iter().any(|a| a.is(&false)) {
+            return Answer::Proved(false);
+        }
+        answers.iter().fold(Coverage::Complete, |c, a| c.and(a.coverage())).answer(true)
     }
 
     /// Every re-check finished (proved or within bounds), so what it did not
     /// find is known not to be there.
     fn finished(&self) -> bool {
-        self.robustness.iter().all(|r| r.coverage.finished())
+        self.0.iter().all(|(_, c)| c.coverage.finished())
     }
 
-    /// The statement pairs (of the original) signalled after fencing,
-    /// witnessed or not; a pair that does not map back is a new one.
-    fn remaining(&self) -> Vec<(Model, StmtId, StmtId)> {
-        let map = |s: StmtId| *self.back.get(&s).unwrap_or(&StmtId::MAX);
-        self.robustness
+    /// The statement pairs signalled after fencing, per model.
+    fn remaining(&self) -> impl Iterator<Item = (Model, StmtId, StmtId)> + '_ {
+        self.0.iter().flat_map(|(m, c)| c.pairs.iter().map(move |&(s, a)| (*m, s, a)))
+    }
+}
+
+/// A fence set as the checker tells it apart under one model: each fence by
+/// what it does there (drain, reset). Kinds alike in both give the same
+/// executions and verdicts (only the kind named in fence events differs),
+/// so `full` and `wr` share a re-check, and under TSO `ww` and `rr`.
+type Key = (Model, Vec<(StmtId, bool, bool)>);
+
+fn key(model: Model, at: &[FencePoint]) -> Key {
+    let mut v: Vec<(StmtId, bool, bool)> =
+        at.iter().map(|f| (f.stmt, fence_drains(model, f.kind), fence_resets(model, f.kind))).collect();
+    v.sort();
+    v.dedup();
+    (model, v)
+}
+
+/// The re-checks of one program's fencings under one deadline, cached by
+/// fence set and model: the per-model and the joint fence searches share
+/// them (a measurement under all models at once serves each model).
+pub struct Rechecks<'a> {
+    prog: &'a Program,
+    monitor: MonitorKind,
+    opts: &'a Options,
+    cache: Mutex<HashMap<Key, Checked>>,
+    /// Measured (finished) kills: does a full fence after the position
+    /// remove the model's violation of this (store, access) pair?
+    removes: Mutex<HashMap<(Model, StmtId, StmtId, StmtId), bool>>,
+    /// Explorations run (the bench reports them).
+    runs: AtomicUsize,
+}
+
+impl<'a> Rechecks<'a> {
+    pub fn new(prog: &'a Program, monitor: MonitorKind, opts: &'a Options) -> Self {
+        Rechecks {
+            prog,
+            monitor,
+            opts,
+            cache: Mutex::new(HashMap::new()),
+            removes: Mutex::new(HashMap::new()),
+            runs: AtomicUsize::new(0),
+        }
+    }
+
+    /// How many re-checks ran an exploration (the rest came from the cache).
+    pub fn explorations(&self) -> usize {
+        self.runs.load(Ordering::Relaxed)
+    }
+
+    /// The robustness of the program with `at` inserted under each of
+    /// `models`: what the cache lacks is checked in one exploration.
+    fn run(&self, at: &[FencePoint], models: &[Model]) -> Result<Recheck, Why> {
+        let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let cached = |m: Model| self.cache.lock().expect("no re-check panics holding it").get(&key(m, at)).cloned();
+        let missing: Vec<Model> = relaxed.iter().copied().filter(|&m| cached(m).is_none()).collect();
+        if !missing.is_empty() {
+            // Stopped: nothing more is checked (a stopped search is
+            // unknown anyway).
+            if let Some(why) = self.opts.why_stopped() {
+                return Err(why);
+            }
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &insertions(at));
+            let mut c = Collector::new(&fenced, &missing, self.monitor, self.opts);
+            let sc = c.run(self.opts);
+            let found = c.finish(sc.coverage);
+            let mut cache = self.cache.lock().expect("no re-check panics holding it");
+            for r in found {
+                let n = self.prog.stmts.len() as StmtId;
+                let checked = Checked {
+                    robust: r.robust(),
+                    coverage: r.coverage,
+                    pairs: r.violations.iter().map(|v| v.key()).chain(r.unconfirmed.iter().copied()).collect(),
+                    // The fences' own statements are no positions of the
+                    // original program.
+                    candidates: r
+                        .violations
+                        .iter()
+                        .map(|v| v.candidates.iter().copied().filter(|c| c.0 < n).collect())
+                        .collect(),
+                };
+                cache.insert(key(r.model, at), checked);
+            }
+        }
+        relaxed.iter().map(|&m| cached(m).map(|c| (m, c)).ok_or(Why::Pending)).collect::<Result<_, _>>().map(Recheck)
+    }
+
+    /// For each violation, the positions (of `positions`) after which a full
+    /// fence alone removes it — as far as explorations that finished show: a
+    /// stopped one (deadline, cancel) shows nothing. The violations BSS
+    /// monitors decide are measured for all positions in one SC exploration
+    /// ([`crate::measure`]); the others (Sober, PSLO) by a re-check per
+    /// position, in parallel, each under all their models at once.
+    pub fn kills(&self, positions: &[StmtId], violations: &[Violation], models: &[Model]) -> Vec<Vec<StmtId>> {
+        if self.opts.stopped() {
+            return vec![Vec::new(); violations.len()];
+        }
+        let (measured, rechecked): (Vec<usize>, Vec<usize>) =
+            (0..violations.len()).partition(|&i| crate::measure::measurable(violations[i].model, self.monitor));
+        let pick = |ix: &[usize]| ix.iter().map(|&i| violations[i].clone()).collect::<Vec<_>>();
+        let rechecked_models: Vec<Model> =
+            models.iter().copied().filter(|&m| rechecked.iter().any(|&i| violations[i].model == m)).collect();
+        // Both at once: the one exploration beside the per-position re-checks.
+        let (by_monitors, by_rechecks) = rayon::join(
+            || self.measure(positions, &pick(&measured)),
+            || {
+                if rechecked.is_empty() {
+                    return Vec::new();
+                }
+                self.kills_by_rechecks(positions, &pick(&rechecked), &rechecked_models)
+            },
+        );
+        let mut kills = vec![Vec::new(); violations.len()];
+        for (i, k) in measured.iter().zip(by_monitors).chain(rechecked.iter().zip(by_rechecks)) {
+            kills[*i] = k;
+        }
+        kills
+    }
+
+    /// The monitors' share of [`Rechecks::kills`]: what an earlier
+    /// measurement (say under all models, for the joint set) left out is
+    /// measured in one exploration, and remembered.
+    fn measure(&self, positions: &[StmtId], violations: &[Violation]) -> Vec<Vec<StmtId>> {
+        let entry = |p: StmtId, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
+        let known = |p: StmtId| {
+            let removes = self.removes.lock().expect("no measurement panics holding it");
+            violations.iter().all(|v| removes.contains_key(&entry(p, v)))
+        };
+        let missing: Vec<StmtId> = positions.iter().copied().filter(|&p| !known(p)).collect();
+        if !missing.is_empty() && !violations.is_empty() {
+            self.runs.fetch_add(1, Ordering::Relaxed);
+            // Stopped: nothing is known removed.
+            let Some(kills) = crate::measure::kills(self.prog, &missing, violations, self.monitor, self.opts) else {
+                return vec![Vec::new(); violations.len()];
+            };
+            let mut removes = self.removes.lock().expect("no measurement panics holding it");
+            for (v, k) in violations.iter().zip(&kills) {
+                for &p in &missing {
+                    removes.insert(entry(p, v), k.contains(&p));
+                }
+            }
+        }
+        let removes = self.removes.lock().expect("no measurement panics holding it");
+        violations
             .iter()
-            .flat_map(|r| {
-                let pairs = r.violations.iter().map(|v| v.key()).chain(r.unconfirmed.iter().copied());
-                pairs.map(move |(s, a)| (r.model, map(s), map(a)))
-            })
+            .map(|v| positions.iter().copied().filter(|&p| removes.get(&entry(p, v)) == Some(&true)).collect())
             .collect()
+    }
+
+    /// [`Rechecks::kills`] by a re-check per position for every violation
+    /// (what the one-exploration measurement must agree with).
+    pub fn kills_by_rechecks(
+        &self,
+        positions: &[StmtId],
+        violations: &[Violation],
+        models: &[Model],
+    ) -> Vec<Vec<StmtId>> {
+        let keys: Vec<(Model, StmtId, StmtId)> =
+            violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
+        let removed: Vec<Vec<bool>> = positions
+            .par_iter()
+            .map(|&p| match self.run(&[self.full(p)], models) {
+                Ok(re) if re.finished() => {
+                    let left: Vec<(Model, StmtId, StmtId)> = re.remaining().collect();
+                    keys.iter().map(|k| !left.contains(k)).collect()
+                }
+                // Stopped or cut short: nothing is known removed.
+                _ => vec![false; keys.len()],
+            })
+            .collect();
+        (0..keys.len())
+            .map(|i| positions.iter().zip(&removed).filter(|(_, r)| r[i]).map(|(&p, _)| p).collect())
+            .collect()
+    }
+
+    fn full(&self, stmt: StmtId) -> FencePoint {
+        FencePoint { thread: self.prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full }
     }
 }
 
 /// Choose fences by the violations' own cycles and re-check the fenced
-/// source under every model until it is robust (a few rounds: a fence can
+/// program under every model until it is robust (a few rounds: a fence can
 /// expose what the first set missed).
-fn confirm_fences(
-    src: &str,
-    prog: &Program,
-    models: &[Model],
-    monitor: MonitorKind,
-    violations: &mut [Violation],
-    opts: &Options,
-) -> FenceFix {
+fn confirm_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violation]) -> FenceFix {
+    let prog = re.prog;
     let mut constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (mut fences, mut minimal) = hitting_fences(prog, &constraints);
     let mut confirmed = Answer::Unknown(Why::Pending);
     for _round in 0..4 {
-        let re = match Recheck::run(src, prog, &fences, models, monitor, opts) {
-            Ok(re) => re,
+        let checked = match re.run(&fences, models) {
+            Ok(c) => c,
             Err(why) => {
                 confirmed = Answer::Unknown(why);
                 break;
             }
         };
-        confirmed = re.robust();
+        confirmed = checked.robust();
         if !confirmed.is(&false) {
             // Robust (proved or within bounds), or the re-check did not finish.
             break;
         }
         let mut progressed = false;
-        for r in &re.robustness {
-            for v in &r.violations {
-                let set: Vec<(StmtId, FenceKind)> =
-                    v.candidates.iter().filter_map(|&(s, k)| re.back.get(&s).map(|&o| (o, k))).collect();
-                if !set.is_empty() && !constraints.contains(&set) {
-                    constraints.push(set);
+        for (_, c) in &checked.0 {
+            for set in &c.candidates {
+                if !set.is_empty() && !constraints.contains(set) {
+                    constraints.push(set.clone());
                     progressed = true;
                 }
             }
@@ -261,7 +391,6 @@ fn candidate(constraints: &[Vec<(StmtId, FenceKind)>], i: usize, f: &FencePoint)
 /// Fences that make the program robust under all the given models at once,
 /// with the program's robustness before fencing.
 pub fn joint_fences(
-    src: &str,
     prog: &Program,
     models: &[Model],
     monitor: MonitorKind,
@@ -273,7 +402,8 @@ pub fn joint_fences(
     let before = c.finish(sc.coverage);
     let mut all: Vec<Violation> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
     let robust = all_robust(&before);
-    (robust.clone(), minimal_fences(src, prog, models, monitor, &mut all, robust, opts))
+    let rechecks = Rechecks::new(prog, monitor, opts);
+    (robust.clone(), minimal_fences(&rechecks, models, &mut all, robust))
 }
 
 /// Statements of the program that store (where a fence can matter: a fence
@@ -312,11 +442,8 @@ fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) ->
     v
 }
 
-/// For each violation, the positions (of `positions`) after which a full
-/// fence alone removes it — as far as re-checks that finished show: a
-/// re-check that stopped (deadline, cancel) shows nothing.
+/// [`Rechecks::kills`] on fresh re-checks of `prog`.
 pub fn kills_of(
-    src: &str,
     prog: &Program,
     positions: &[StmtId],
     violations: &[Violation],
@@ -324,28 +451,19 @@ pub fn kills_of(
     monitor: MonitorKind,
     opts: &Options,
 ) -> Vec<Vec<StmtId>> {
-    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
-    let keys: Vec<(Model, StmtId, StmtId)> =
-        violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
-    let mut kills: Vec<Vec<StmtId>> = vec![Vec::new(); violations.len()];
-    for &p in positions {
-        let re = match Recheck::run(src, prog, &[full(p)], models, monitor, opts) {
-            Ok(re) => re,
-            // Stopped: nothing more can be measured.
-            Err(Why::Timeout | Why::Cancelled) => break,
-            Err(_) => continue,
-        };
-        if !re.finished() {
-            continue;
-        }
-        let left = re.remaining();
-        for (i, k) in keys.iter().enumerate() {
-            if !left.contains(k) {
-                kills[i].push(p);
-            }
-        }
+    Rechecks::new(prog, monitor, opts).kills(positions, violations, models)
+}
+
+/// Where the fence search measures: every position a fence can matter at
+/// under `models`, and every violation's candidates.
+pub fn measured_positions(prog: &Program, models: &[Model], violations: &[Violation]) -> Vec<StmtId> {
+    let mut positions = fence_positions(prog, models);
+    for v in violations {
+        positions.extend(v.candidates.iter().map(|c| c.0));
     }
-    kills
+    positions.sort();
+    positions.dedup();
+    positions
 }
 
 /// The fewest fences that make the program robust under all `models`;
@@ -361,40 +479,32 @@ pub fn kills_of(
 /// a violation is removed by no single fence, the cycle-based choice (also
 /// re-checked) is used instead.
 pub fn minimal_fences(
-    src: &str,
-    prog: &Program,
+    re: &Rechecks<'_>,
     models: &[Model],
-    monitor: MonitorKind,
     violations: &mut [Violation],
     robust: Answer<bool>,
-    opts: &Options,
 ) -> FenceFix {
+    let prog = re.prog;
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
     }
-    if let Some(why) = opts.why_stopped() {
+    if let Some(why) = re.opts.why_stopped() {
         return unchecked(prog, violations, why);
     }
-    let mut positions = fence_positions(prog, models);
-    for v in violations.iter() {
-        positions.extend(v.candidates.iter().map(|c| c.0));
-    }
-    positions.sort();
-    positions.dedup();
-    let kills = kills_of(src, prog, &positions, violations, models, monitor, opts);
+    let positions = measured_positions(prog, models, violations);
+    let kills = re.kills(&positions, violations, models);
     if kills.iter().any(|k| k.is_empty()) {
-        return confirm_fences(src, prog, models, monitor, violations, opts);
+        return confirm_fences(re, models, violations);
     }
-    let full = |stmt: StmtId| FencePoint { thread: prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full };
     let (chosen, minimal) = min_hitting_set(&kills);
-    let mut fences: Vec<FencePoint> = chosen.iter().map(|&s| full(s)).collect();
+    let mut fences: Vec<FencePoint> = chosen.iter().map(|&s| re.full(s)).collect();
     fences.sort();
-    let confirmed = match Recheck::run(src, prog, &fences, models, monitor, opts) {
-        Ok(re) => re.robust(),
+    let confirmed = match re.run(&fences, models) {
+        Ok(c) => c.robust(),
         Err(why) => Answer::Unknown(why),
     };
     if !confirmed.is(&true) {
-        return confirm_fences(src, prog, models, monitor, violations, opts);
+        return confirm_fences(re, models, violations);
     }
     // Each fence as weak as the violations it removes allow: `ww` where
     // they are all store→store delays (as on real PSO hardware, where it
@@ -411,7 +521,9 @@ pub fn minimal_fences(
                 .map(|(v, _)| combine(v.candidates.iter().map(|c| c.1))),
         );
     }
-    let weakened = Recheck::run(src, prog, &fences, models, monitor, opts).map(|re| re.robust());
+    // (Under TSO and PSO the weakened set is the full one to the checker:
+    // the cache answers.)
+    let weakened = re.run(&fences, models).map(|c| c.robust());
     let confirmed = match weakened {
         Ok(a) if a.is(&true) => a,
         _ => {

@@ -22,6 +22,7 @@ pub mod harm;
 pub mod hb;
 pub mod history;
 pub mod machine;
+pub mod measure;
 pub mod monitor;
 pub mod narrate;
 pub mod options;
@@ -66,31 +67,19 @@ pub struct Report {
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
-/// the SC executions (PSLO: from exploring its own). With the source, fences are confirmed by re-checking
-/// the fenced text. Every phase shares `opts`' one deadline.
-pub fn check_all(
-    prog: &litmus_dsl::Program,
-    src: Option<&str>,
-    models: &[Model],
-    monitor: MonitorKind,
-    opts: &Options,
-) -> Report {
-    let mut report = check_robustness(prog, src, models, monitor, opts);
+/// the SC executions (PSLO: from exploring its own), and fences confirmed by
+/// re-checking the fenced program. Every phase shares `opts`' one deadline.
+pub fn check_all(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+    let mut report = check_robustness(prog, models, monitor, opts);
     add_relaxed_outcomes(&mut report, prog, models, opts);
     report
 }
 
 /// The fast half of [`check_all`]: [`find_violations`] then
 /// [`judge_and_fence`]. `outcomes` holds SC's only (if requested).
-pub fn check_robustness(
-    prog: &litmus_dsl::Program,
-    src: Option<&str>,
-    models: &[Model],
-    monitor: MonitorKind,
-    opts: &Options,
-) -> Report {
+pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     let mut report = find_violations(prog, models, monitor, opts);
-    judge_and_fence(&mut report, prog, src, monitor, opts);
+    judge_and_fence(&mut report, prog, monitor, opts);
     report
 }
 
@@ -110,16 +99,11 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
 
 /// Look for harm in each violation's own continuations (what is found is
 /// proved; the rest is settled by [`add_relaxed_outcomes`]) and choose
-/// minimal fences (per model and jointly); with the source, fences are
-/// confirmed by re-checking it.
-pub fn judge_and_fence(
-    report: &mut Report,
-    prog: &litmus_dsl::Program,
-    src: Option<&str>,
-    monitor: MonitorKind,
-    opts: &Options,
-) {
-    let mut all = Vec::new();
+/// minimal fences (jointly, then per model), confirmed by re-checking the
+/// fenced program. The searches share their re-checks: the joint one
+/// measures each position under all models at once, each model's reads its
+/// share.
+pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor: MonitorKind, opts: &Options) {
     let harmless = harm::harmless(prog, report.sc_observation.as_ref());
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
@@ -129,27 +113,29 @@ pub fn judge_and_fence(
                 v.harm = h;
             }
         }
+    }
+    let rechecks = fences::Rechecks::new(prog, monitor, opts);
+    let robust = robust::all_robust(&report.robustness);
+    let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
+    let joint = (relaxed.len() > 1).then(|| {
+        let mut all: Vec<Violation> = report.robustness.iter().flat_map(|rb| rb.violations.iter().cloned()).collect();
+        fences::minimal_fences(&rechecks, &relaxed, &mut all, robust.clone())
+    });
+    for rb in report.robustness.iter_mut() {
         let robust = rb.robust();
-        let fix = match src {
-            Some(src) => fences::minimal_fences(src, prog, &[rb.model], monitor, &mut rb.violations, robust, opts),
-            None => fences::unchecked_fences(prog, &mut rb.violations, robust),
-        };
+        let fix = fences::minimal_fences(&rechecks, &[rb.model], &mut rb.violations, robust);
         rb.fences = fix.fences;
         rb.fences_confirmed = fix.confirmed;
         rb.fences_minimal = fix.minimal;
-        all.extend(rb.violations.iter().cloned());
     }
-    let robust = robust::all_robust(&report.robustness);
-    let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
-    report.joint = match (src, report.robustness.as_slice()) {
-        (_, []) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
-        (_, [one]) => FenceFix {
+    report.joint = match (joint, report.robustness.as_slice()) {
+        (Some(fix), _) => fix,
+        (None, [one]) => FenceFix {
             fences: one.fences.clone(),
             confirmed: one.fences_confirmed.clone(),
             minimal: one.fences_minimal,
         },
-        (Some(src), _) => fences::minimal_fences(src, prog, &relaxed, monitor, &mut all, robust, opts),
-        (None, _) => fences::unchecked_fences(prog, &mut all, robust),
+        (None, _) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
     };
     report.cancelled = opts.cancelled();
 }

@@ -586,17 +586,13 @@ impl<'p> Machine<'p> {
 
     /// Does this fence need the buffers drained under this model?
     pub fn fence_drains(&self, kind: FenceKind) -> bool {
-        match self.model {
-            Model::Sc => false,
-            Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
-            Model::Pso | Model::Pslo => !matches!(kind, FenceKind::RR),
-        }
+        fence_drains(self.model, kind)
     }
 
     /// Does this fence reset the thread's load histories (PSLO: `rr`, `wr`
     /// and `full`; it waits until each is a singleton)?
     pub fn fence_resets(&self, kind: FenceKind) -> bool {
-        self.model == Model::Pslo && kind != FenceKind::WW
+        fence_resets(self.model, kind)
     }
 
     fn thread_buffers_empty(&self, st: &State, t: usize) -> bool {
@@ -1256,4 +1252,20 @@ pub fn resolve(regs: &[i64], a: Addr, cells: usize) -> Result<Cell, FailureKind>
             ir::address_cell(a, cells).ok_or(FailureKind::BadAddress)
         }
     }
+}
+
+/// Does a fence of this kind need the buffers drained under `model`? (All a
+/// fence does besides [`fence_resets`]: two kinds alike in both act alike.)
+pub fn fence_drains(model: Model, kind: FenceKind) -> bool {
+    match model {
+        Model::Sc => false,
+        Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
+        Model::Pso | Model::Pslo => !matches!(kind, FenceKind::RR),
+    }
+}
+
+/// Does a fence of this kind reset the thread's load histories under
+/// `model` (PSLO: `rr`, `wr` and `full`)?
+pub fn fence_resets(model: Model, kind: FenceKind) -> bool {
+    model == Model::Pslo && kind != FenceKind::WW
 }

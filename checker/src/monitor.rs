@@ -21,6 +21,7 @@
 
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Model, NONE};
+use litmus_dsl::ir::StmtId;
 use litmus_dsl::{Dialect, FenceKind, Program};
 
 /// A violation in one SC execution: running `access` (of thread p) before
@@ -66,6 +67,9 @@ pub struct Bss {
     /// Per event: trail length before it, and the thread whose store it
     /// appended (`NONE` if none).
     marks: Vec<(usize, u32)>,
+    /// Fences of statements from `.0` on are measured ones: only those in
+    /// `.1` act ([`Bss::measuring`]).
+    measured: Option<(StmtId, Vec<StmtId>)>,
 }
 
 const WM: u32 = u32::MAX;
@@ -87,7 +91,19 @@ impl Bss {
             wm: vec![0; wm],
             trail: Vec::new(),
             marks: Vec::new(),
+            measured: None,
         }
+    }
+
+    /// A monitor that sees only some of a program's fences: those of
+    /// statements `>= first` were inserted to be measured one position at a
+    /// time, and of them only `own` act; the others it skips as if absent.
+    /// Under SC a fence is a local no-op that only logs its event, so one SC
+    /// exploration of the program with every measured fence serves a monitor
+    /// per position, each seeing what it would see with its fence alone.
+    pub fn measuring(mut self, first: StmtId, own: Vec<StmtId>) -> Bss {
+        self.measured = Some((first, own));
+        self
     }
 
     fn force(&mut self, owner: usize, store: usize, q: usize, po: u32) {
@@ -207,11 +223,11 @@ impl Bss {
                 self.drain(p, only, po);
             }
             EventKind::Fence(k) => {
-                let drains = match self.model {
-                    Model::Pso => k != FenceKind::RR,
-                    _ => matches!(k, FenceKind::Full | FenceKind::WR),
+                let acts = match &self.measured {
+                    Some((first, own)) => e.stmt < *first || own.contains(&e.stmt),
+                    None => true,
                 };
-                if drains {
+                if acts && crate::machine::fence_drains(self.model, k) {
                     self.drain(p, None, po);
                 }
             }

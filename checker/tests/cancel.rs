@@ -17,15 +17,15 @@ fn the_cancel_flag_stops_a_long_check_promptly() {
     let prog = litmus_dsl::analyze(&src).program.expect("clean");
     // Early (SC exploration), middle (harm, fences), late (relaxed outcomes).
     for delay in [20, 300, 1500] {
-        cancel_after(&src, &prog, Duration::from_millis(delay), &[Model::Sc, Model::Tso, Model::Pso]);
+        cancel_after(&prog, Duration::from_millis(delay), &[Model::Sc, Model::Tso, Model::Pso]);
     }
     // PSLO's robustness comes from its own exploration: stopped as promptly.
     for delay in [20, 300] {
-        cancel_after(&src, &prog, Duration::from_millis(delay), &[Model::Sc, Model::Pslo]);
+        cancel_after(&prog, Duration::from_millis(delay), &[Model::Sc, Model::Pslo]);
     }
 }
 
-fn cancel_after(src: &str, prog: &litmus_dsl::Program, delay: Duration, models: &[Model]) {
+fn cancel_after(prog: &litmus_dsl::Program, delay: Duration, models: &[Model]) {
     let cancel = Arc::new(AtomicBool::new(false));
     let opts = Options { cancel: Some(cancel.clone()), ..Options::default() };
     let flag = cancel.clone();
@@ -34,7 +34,7 @@ fn cancel_after(src: &str, prog: &litmus_dsl::Program, delay: Duration, models: 
         flag.store(true, Ordering::Relaxed);
         Instant::now()
     });
-    let report = check_all(prog, Some(src), models, MonitorKind::Bss, &opts);
+    let report = check_all(prog, models, MonitorKind::Bss, &opts);
     let stopped = Instant::now();
     let cancelled_at = canceller.join().unwrap();
     assert!(report.cancelled, "the report says it is partial");

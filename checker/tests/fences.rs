@@ -4,6 +4,7 @@
 mod common;
 
 use litmus_checker::dpor::{Control, Explorer, Limits};
+use litmus_checker::fences::Rechecks;
 use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::Options;
 use litmus_checker::robust::{insertions, joint_fences, robustness_of, MonitorKind};
@@ -37,7 +38,7 @@ fn fixed_files_are_robust() {
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for models in [vec![Model::Tso], vec![Model::Pso], vec![Model::Tso, Model::Pso]] {
-            let (_, fix) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            let (_, fix) = joint_fences(&prog, &models, MonitorKind::Bss, &opts);
             let fences = fix.fences;
             let fixed = apply(&src, &fence_edits(&src, &prog, &insertions(&fences)));
             let a = litmus_dsl::analyze(&fixed);
@@ -91,7 +92,7 @@ fn no_smaller_fence_set_makes_an_example_robust() {
         // After each store (a fence later in the same stretch orders less).
         let positions = litmus_checker::robust::store_stmts(&prog);
         for model in [Model::Tso, Model::Pso] {
-            let (_, fix) = joint_fences(&src, &prog, &[model], MonitorKind::Bss, &Options::default());
+            let (_, fix) = joint_fences(&prog, &[model], MonitorKind::Bss, &Options::default());
             assert!(fix.confirmed.is(&true), "{name} {model:?}: {:?}", fix.confirmed);
             assert!(fix.minimal, "{name} {model:?}: the hitting-set search ran out of budget");
             let ours = fix.fences;
@@ -120,7 +121,7 @@ fn fixed_files_are_robust_under_pslo() {
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for models in [vec![Model::Pslo], vec![Model::Pso, Model::Pslo]] {
-            let (_, fix) = joint_fences(&src, &prog, &models, MonitorKind::Bss, &opts);
+            let (_, fix) = joint_fences(&prog, &models, MonitorKind::Bss, &opts);
             kinds.extend(fix.fences.iter().map(|f| f.kind));
             let fixed = apply(&src, &fence_edits(&src, &prog, &insertions(&fix.fences)));
             let fp = litmus_dsl::analyze(&fixed).program.unwrap();
@@ -150,7 +151,7 @@ fn no_smaller_fence_set_makes_an_example_robust_under_pslo() {
     for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists()) {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         let positions = litmus_checker::fences::fence_positions(&prog, &[Model::Pslo]);
-        let (_, fix) = joint_fences(&src, &prog, &[Model::Pslo], MonitorKind::Bss, &Options::default());
+        let (_, fix) = joint_fences(&prog, &[Model::Pslo], MonitorKind::Bss, &Options::default());
         assert!(fix.confirmed.is(&true), "{name}: {:?}", fix.confirmed);
         if fix.fences.len() > 2 {
             continue;
@@ -165,4 +166,28 @@ fn no_smaller_fence_set_makes_an_example_robust_under_pslo() {
         checked += 1;
     }
     assert!(checked >= 15, "{checked}");
+}
+
+/// The kills the fence search measures in one SC exploration (a BSS monitor
+/// per position, [`litmus_checker::measure`]) are those a re-check of the
+/// program with each fence alone shows, on every example and corpus file,
+/// under TSO and PSO, with either forcing rule.
+#[test]
+fn one_exploration_measures_what_a_recheck_per_position_shows() {
+    let opts = Options::default();
+    let models = [Model::Tso, Model::Pso];
+    let mut removed = 0;
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for monitor in [MonitorKind::Bss, MonitorKind::BssInterleaving] {
+            let violations: Vec<_> =
+                models.iter().flat_map(|&m| robustness_of(&prog, m, monitor, &opts).violations).collect();
+            let positions = litmus_checker::fences::measured_positions(&prog, &models, &violations);
+            let one = Rechecks::new(&prog, monitor, &opts).kills(&positions, &violations, &models);
+            let each = Rechecks::new(&prog, monitor, &opts).kills_by_rechecks(&positions, &violations, &models);
+            assert_eq!(one, each, "{name} {monitor:?}");
+            removed += one.iter().map(|k| k.len()).sum::<usize>();
+        }
+    }
+    assert!(removed > 100, "{removed}");
 }

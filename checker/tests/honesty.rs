@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
 
-fn full(prog: &Program, src: &str) -> Report {
-    check_all(prog, Some(src), &MODELS, MonitorKind::Bss, &Options::default())
+fn full(prog: &Program) -> Report {
+    check_all(prog, &MODELS, MonitorKind::Bss, &Options::default())
 }
 
 /// Every answer the partial report gives agrees with the whole one.
@@ -89,11 +89,11 @@ fn a_check_cut_short_anywhere_claims_nothing_the_whole_check_contradicts() {
     for (name, src) in common::corpus_and_example_sources().into_iter().filter(|(n, _)| !n.contains("__")) {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         let t = Instant::now();
-        let whole = full(&prog, &src);
+        let whole = full(&prog);
         let took = t.elapsed();
         for f in [0.0, 0.02, 0.1, 0.3, 0.6, 0.9] {
             let opts = Options::default().with_timeout(Some(took.mul_f64(f)));
-            let part = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+            let part = check_all(&prog, &MODELS, MonitorKind::Bss, &opts);
             unknowns += part.robustness.iter().filter(|r| !r.robust().is_known()).count();
             bad.extend(agrees(&name, &src, &prog, &part, &whole));
         }
@@ -114,11 +114,11 @@ fn a_pslo_check_cut_short_claims_nothing_the_whole_check_contradicts() {
         let src = std::fs::read_to_string(root.join(format!("{name}.litmus"))).unwrap();
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         let t = Instant::now();
-        let whole = check_all(&prog, Some(&src), &models, MonitorKind::Bss, &Options::default());
+        let whole = check_all(&prog, &models, MonitorKind::Bss, &Options::default());
         let took = t.elapsed();
         for f in [0.0, 0.02, 0.1, 0.3, 0.6, 0.9] {
             let opts = Options::default().with_timeout(Some(took.mul_f64(f)));
-            let part = check_all(&prog, Some(&src), &models, MonitorKind::Bss, &opts);
+            let part = check_all(&prog, &models, MonitorKind::Bss, &opts);
             unknowns += part.robustness.iter().filter(|r| !r.robust().is_known()).count();
             bad.extend(agrees(name, &src, &prog, &part, &whole));
         }
@@ -132,7 +132,7 @@ fn a_timed_out_check_says_unknown_not_robust_or_never() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/sb.litmus")).unwrap();
     let prog = litmus_dsl::analyze(&src).program.unwrap();
     let opts = Options::default().with_timeout(Some(Duration::ZERO));
-    let r = check_all(&prog, Some(&src), &[Model::Sc, Model::Tso, Model::Pso, Model::Pslo], MonitorKind::Bss, &opts);
+    let r = check_all(&prog, &[Model::Sc, Model::Tso, Model::Pso, Model::Pslo], MonitorKind::Bss, &opts);
     assert_eq!(r.robustness.len(), 3);
     for o in &r.outcomes {
         assert_eq!(o.coverage, Coverage::Stopped(Why::Timeout));
@@ -154,7 +154,7 @@ fn the_deadline_holds_across_every_phase() {
         let prog = litmus_dsl::analyze(src).program.unwrap();
         let t = Instant::now();
         let opts = Options::default().with_timeout(Some(Duration::from_millis(ms)));
-        let r = check_all(&prog, Some(src), &MODELS, MonitorKind::Bss, &opts);
+        let r = check_all(&prog, &MODELS, MonitorKind::Bss, &opts);
         let took = t.elapsed();
         assert!(took < Duration::from_millis(ms + 400), "{ms} ms deadline, took {took:?}");
         let pso = r.outcomes.iter().find(|o| o.model == Model::Pso).unwrap();
@@ -171,7 +171,7 @@ fn no_phase_works_past_the_deadline() {
     assert!(r.robustness.iter().all(|rb| !rb.violations.is_empty()));
     let late = Options::default().with_timeout(Some(Duration::ZERO));
     let t = Instant::now();
-    litmus_checker::judge_and_fence(&mut r, &p, Some(&src), MonitorKind::Bss, &late);
+    litmus_checker::judge_and_fence(&mut r, &p, MonitorKind::Bss, &late);
     litmus_checker::add_relaxed_outcomes(&mut r, &p, &MODELS, &late);
     assert!(t.elapsed() < Duration::from_millis(200), "{:?}", t.elapsed());
     for rb in &r.robustness {
@@ -228,7 +228,7 @@ fn every_violation_and_its_mirror_image_get_the_same_harm() {
     for name in ["dekker", "peterson", "sb", "2+2w", "sb-rfi-pos"] {
         let src = std::fs::read_to_string(root.join(format!("{name}.litmus"))).unwrap();
         let p = litmus_dsl::analyze(&src).program.unwrap();
-        let r = full(&p, &src);
+        let r = full(&p);
         assert!(r.robustness.iter().any(|rb| !rb.violations.is_empty()), "{name}");
         bad.extend(mirror_harms_agree(name, &p, &r));
     }
@@ -258,7 +258,7 @@ fn harm_is_judged_for_the_violation_not_for_its_witness() {
     // critical section, whichever witness the monitor picked.
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
-    let r = full(&p, &src);
+    let r = full(&p);
     let pso = r.robustness.iter().find(|rb| rb.model == Model::Pso).unwrap();
     let flags: Vec<_> =
         pso.violations.iter().filter(|v| p.stmts[v.store_stmt as usize].text.starts_with("flag")).collect();
@@ -286,7 +286,7 @@ fn a_program_that_nothing_can_harm_is_benign_outright() {
     assert!(!harmless(&q, Some(&Answer::Proved(Observation::Never))));
     // Benign outright even when the rest of the check is cut short.
     let opts = Options::default().with_timeout(Some(Duration::from_millis(300)));
-    let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+    let r = check_all(&p, &MODELS, MonitorKind::Bss, &opts);
     let tso = r.robustness.iter().find(|rb| rb.model == Model::Tso).unwrap();
     assert!(!tso.violations.is_empty());
     assert!(tso.violations.iter().all(|v| matches!(v.harm, Answer::Proved(Harm::Benign))));
@@ -299,7 +299,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
     let positions = litmus_checker::robust::store_stmts(&p);
     let kills = |opts: &Options| {
-        litmus_checker::fences::kills_of(&src, &p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, opts)
+        litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, opts)
     };
     // Measured: each store's fence removes its own thread's violation.
     assert!(kills(&Options::default()).iter().all(|k| k.len() == 1), "{:?}", kills(&Options::default()));
@@ -313,15 +313,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
     let positions = litmus_checker::robust::store_stmts(&p);
     let midway = Options::default().with_timeout(Some(Duration::from_millis(50)));
-    let k = litmus_checker::fences::kills_of(
-        &src,
-        &p,
-        &positions,
-        &rb.violations,
-        &[Model::Tso],
-        MonitorKind::Bss,
-        &midway,
-    );
+    let k = litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, &midway);
     assert!(k.iter().all(|k| k.is_empty()), "{k:?}");
 }
 
@@ -337,7 +329,7 @@ fn a_signal_without_a_witness_leaves_robustness_unknown() {
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
     assert!(rb.violations.is_empty());
     assert_eq!(rb.robust(), Answer::Unknown(Why::Unconfirmed(1)));
-    let r = full(&p, src);
+    let r = full(&p);
     let tso = r.robustness.iter().find(|rb| rb.model == Model::Tso).unwrap();
     assert!(!tso.fences_confirmed.is_known(), "no fences confirm an unknown: {:?}", tso.fences_confirmed);
 }
@@ -384,7 +376,7 @@ fn division_by_zero_in_the_condition_is_an_error_not_a_zero() {
     let src = "litmus D\nshared x = 0, y = 0;\nthread P0 { x = 1; let r0 = y; }\nthread P1 { y = 1; let r1 = x; }\n\
         exists (10 / P0:r0 == 10);\n";
     let p = common::compile(src);
-    let r = full(&p, src);
+    let r = full(&p);
     let sc = &r.outcomes[0];
     // r0 = 0 in some SC final state: the condition is undefined there.
     assert!(!sc.condition_errors.is_empty());
@@ -404,7 +396,7 @@ proptest! {
         let src = common::render(&threads);
         let p = common::compile(&src);
         let opts = Options { loop_bound: 1, ..Options::default() };
-        let r = check_all(&p, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+        let r = check_all(&p, &MODELS, MonitorKind::Bss, &opts);
         let bad = mirror_harms_agree("generated", &p, &r);
         prop_assert!(bad.is_empty(), "{}\n{}", bad.join("\n"), src);
         harms_are_witnessed(&r).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
@@ -427,10 +419,10 @@ fn a_check_cancelled_at_every_phase_boundary_claims_nothing_the_whole_check_cont
     for name in ["sb", "mp", "dekker", "peterson", "2+2w"] {
         let src = std::fs::read_to_string(format!("{}/../examples/{name}.litmus", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let prog = litmus_dsl::analyze(&src).program.unwrap();
-        let whole = full(&prog, &src);
+        let whole = full(&prog);
         for n in 0.. {
             let opts = Options::default().cancel_after_polls(n);
-            let part = check_all(&prog, Some(&src), &MODELS, MonitorKind::Bss, &opts);
+            let part = check_all(&prog, &MODELS, MonitorKind::Bss, &opts);
             bad.extend(agrees(name, &src, &prog, &part, &whole));
             for rb in part.robustness.iter().filter(|rb| rb.fences_confirmed.is(&true)) {
                 // Confirmed fences must really work: re-check them whole.

@@ -223,7 +223,7 @@ proptest! {
         let prog = common::compile(&src);
         for monitor in [MonitorKind::Bss, MonitorKind::Sober] {
             let opts = Options { loop_bound: 1, ..Options::default() };
-            let r = litmus_checker::check_all(&prog, Some(&src), &[Model::Sc, Model::Tso, Model::Pso], monitor, &opts);
+            let r = litmus_checker::check_all(&prog, &[Model::Sc, Model::Tso, Model::Pso], monitor, &opts);
             for rb in &r.robustness {
                 witnesses_replay(&prog, &rb.violations, &opts).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
             }
@@ -323,7 +323,7 @@ proptest! {
         let src = common::render(&threads);
         let prog = common::compile(&src);
         let opts = Options { loop_bound: 1, ..Options::default() };
-        let r = litmus_checker::check_all(&prog, Some(&src), &[Model::Sc, Model::Pso, Model::Pslo], MonitorKind::Bss, &opts);
+        let r = litmus_checker::check_all(&prog, &[Model::Sc, Model::Pso, Model::Pslo], MonitorKind::Bss, &opts);
         for rb in &r.robustness {
             witnesses_replay(&prog, &rb.violations, &opts).map_err(|e| TestCaseError::fail(format!("{e}\n{src}")))?;
         }

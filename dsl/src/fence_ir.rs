@@ -62,6 +62,13 @@ fn written_kind(dialect: Dialect, kind: FenceKind) -> FenceKind {
 /// like the text edit). Statements that are not [`StmtForm::Simple`] or
 /// have no code (`r;`) are never fence positions and are skipped.
 pub fn insert_fences(prog: &Program, fences: &[FenceInsertion]) -> Program {
+    insert_fences_traced(prog, fences).0
+}
+
+/// [`insert_fences`], and which fence statements each insertion's statement
+/// got (one per thread that runs it; none if it was skipped).
+pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Program, Vec<(StmtId, StmtId)>) {
+    let mut traced = Vec::new();
     let mut fences = fences.to_vec();
     fences.sort();
     fences.dedup_by_key(|f| f.stmt);
@@ -89,6 +96,7 @@ pub fn insert_fences(prog: &Program, fences: &[FenceInsertion]) -> Program {
                 continue;
             }
             let stmt = out.stmts.len() as StmtId;
+            traced.push((f.stmt, stmt));
             out.stmts.push(StmtInfo {
                 thread: s.thread,
                 form: StmtForm::Simple,
@@ -112,7 +120,7 @@ pub fn insert_fences(prog: &Program, fences: &[FenceInsertion]) -> Program {
         ps.sort_by_key(|p| (p.at(), std::cmp::Reverse(p.range.start)));
         place(&mut out.threads[t], &ps);
     }
-    out
+    (out, traced)
 }
 
 /// Rebuild one thread's code with the fences placed (sorted by place).

@@ -105,7 +105,7 @@ pub async fn run(b: Backend, job: Job) {
             .phase(&job, move || {
                 let mut r = Arc::unwrap_or_clone(r);
                 let prog = a.analysis.program.as_ref().expect("lowered");
-                litmus_checker::judge_and_fence(&mut r, prog, Some(&a.text), monitor, &o);
+                litmus_checker::judge_and_fence(&mut r, prog, monitor, &o);
                 r
             })
             .await

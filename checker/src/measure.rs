@@ -1,0 +1,149 @@
+//! Which single fence removes which violation, measured for every candidate
+//! position in one SC exploration instead of one re-check per position.
+//!
+//! The program gets a full fence after every position at once (IR
+//! insertion). Under SC a fence is a local no-op that only logs its event,
+//! so the SC executions (and the schedules DPOR explores) are those of the
+//! unfenced program. A BSS monitor per (position, model) skips every
+//! measured fence but its own ([`Bss::measuring`]): it sees what it would
+//! see in a re-check with that fence alone. A violation is removed by a
+//! position when its monitor never signals the violation's statement pair
+//! — known only if the exploration finished. A monitor that has signalled
+//! every pair it watches has nothing left to tell and stops listening.
+//!
+//! Only the BSS monitors can be measured so: Sober (TSO) and PSLO (its own
+//! exploration) are re-checked per position ([`crate::fences::Rechecks`]).
+//! A test holds both ways to the same answers.
+
+use crate::hb::Hb;
+use crate::machine::{Event, Model};
+use crate::monitor::{Bss, Forcing};
+use crate::outcome::Options;
+use crate::robust::{MonitorKind, Violation};
+use litmus_dsl::edit::FenceInsertion;
+use litmus_dsl::ir::StmtId;
+use litmus_dsl::{FenceKind, Program};
+
+/// Can this model's violations be measured here (a BSS monitor decides it)?
+pub fn measurable(model: Model, monitor: MonitorKind) -> bool {
+    match model {
+        Model::Tso => monitor != MonitorKind::Sober,
+        Model::Pso => true,
+        Model::Sc | Model::Pslo => false,
+    }
+}
+
+struct Watch {
+    bss: Bss,
+    model: Model,
+    /// Indices (into the violations) of the pairs not signalled yet.
+    open: Vec<usize>,
+}
+
+struct Measuring<'v> {
+    keys: &'v [(Model, StmtId, StmtId)],
+    hb: Hb,
+    watches: Vec<Option<Watch>>,
+    listened: usize,
+}
+
+impl crate::dpor::EventListener for Measuring<'_> {
+    fn on_events(&mut self, log: &[Event], from: usize) {
+        let mut raws = Vec::new();
+        for i in from..log.len() {
+            self.hb.push(log, i);
+            for slot in self.watches.iter_mut() {
+                let Some(w) = slot else { continue };
+                w.bss.push(log, i, &self.hb, &mut |r| raws.push(r));
+                for r in raws.drain(..) {
+                    let key = (w.model, log[r.store as usize].stmt, log[r.access as usize].stmt);
+                    w.open.retain(|&k| self.keys[k] != key);
+                }
+                if w.open.is_empty() {
+                    *slot = None;
+                }
+            }
+        }
+        self.listened = log.len();
+    }
+
+    fn on_truncate(&mut self, len: usize) {
+        if len >= self.listened {
+            return;
+        }
+        self.hb.truncate(len);
+        for w in self.watches.iter_mut().flatten() {
+            w.bss.truncate(len);
+        }
+        self.listened = len;
+    }
+}
+
+/// For each violation (all of measurable models), the positions after which
+/// a full fence alone removes it; `None` if the exploration was stopped.
+pub fn kills(
+    prog: &Program,
+    positions: &[StmtId],
+    violations: &[Violation],
+    monitor: MonitorKind,
+    opts: &Options,
+) -> Option<Vec<Vec<StmtId>>> {
+    let mut kills = vec![Vec::new(); violations.len()];
+    if positions.is_empty() || violations.is_empty() {
+        return Some(kills);
+    }
+    let keys: Vec<(Model, StmtId, StmtId)> =
+        violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
+    let models: Vec<Model> =
+        [Model::Tso, Model::Pso].into_iter().filter(|&m| violations.iter().any(|v| v.model == m)).collect();
+    let ins: Vec<FenceInsertion> =
+        positions.iter().map(|&stmt| FenceInsertion { stmt, kind: FenceKind::Full }).collect();
+    let (fenced, traced) = litmus_dsl::fence_ir::insert_fences_traced(prog, &ins);
+    let first = prog.stmts.len() as StmtId;
+    let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
+    let mut watches = Vec::new();
+    for &p in positions {
+        let own: Vec<StmtId> = traced.iter().filter(|t| t.0 == p).map(|t| t.1).collect();
+        // A fence drains its own thread's buffers only, so under BSS it can
+        // force (and so un-signal) only that thread's stores.
+        let threads: Vec<u16> = own.iter().map(|&f| fenced.stmts[f as usize].thread).collect();
+        for &m in &models {
+            let open: Vec<usize> = (0..keys.len())
+                .filter(|&k| keys[k].0 == m && threads.contains(&prog.stmts[keys[k].1 as usize].thread))
+                .collect();
+            // Nothing to watch: nothing to remove.
+            watches.push((!open.is_empty()).then(|| Watch {
+                bss: Bss::new(&fenced, m, forcing).measuring(first, own.clone()),
+                model: m,
+                open,
+            }));
+        }
+    }
+    let mut listener =
+        Measuring { keys: &keys, hb: Hb::new(fenced.threads.len(), fenced.mem_size()), watches, listened: 0 };
+    // One exploration (DPOR dominates: splitting the monitors over threads
+    // would explore again per part).
+    let sc = crate::outcome::explore_listened(&fenced, Model::Sc, opts, &mut listener, |_| {});
+    if !sc.coverage.finished() {
+        return None;
+    }
+    // Per position: which pairs stayed unsignalled under its monitors.
+    let mut removed = vec![vec![true; keys.len()]; positions.len()];
+    for (i, w) in listener.watches.iter().enumerate() {
+        let row = &mut removed[i / models.len()];
+        let model = models[i % models.len()];
+        for (k, key) in keys.iter().enumerate() {
+            if key.0 == model && w.as_ref().is_none_or(|w| !w.open.contains(&k)) {
+                row[k] = false;
+            }
+        }
+    }
+    for (p, row) in positions.iter().zip(&removed) {
+        for (k, &gone) in row.iter().enumerate() {
+            if gone {
+                kills[k].push(*p);
+            }
+        }
+    }
+    Some(kills)
+}
