@@ -334,9 +334,9 @@ fn relaxed_states_are_compared_with_sc_only_as_far_as_sc_went() {
 
 #[test]
 fn the_deadline_holds_on_a_big_file_in_the_fence_phase() {
-    // SB beside a thread of 3,000 stores: each fence position's re-check
-    // analyses the whole fenced text, and each witness replays thousands of
-    // buffered stores; neither may outlast the deadline.
+    // SB beside a thread of 3,000 stores: the fence search measures a fence
+    // after each of them, and each witness replays thousands of buffered
+    // stores; neither may outlast the deadline.
     let mut src = String::from(
         "litmus Big\nshared x = 0;\nshared y = 0;\nshared z = 0;\n\
          thread P0 {\n  x = 1;\n  let r0 = y;\n}\nthread P1 {\n  y = 1;\n  let r1 = x;\n}\nthread P2 {\n",

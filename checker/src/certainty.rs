@@ -72,9 +72,6 @@ pub enum Why {
     Unconfirmed(u64),
     /// Not decided yet: a later phase of the check decides it.
     Pending,
-    /// The fenced program could not be re-checked (its text did not
-    /// analyse: a bug in the insertion, reported rather than hidden).
-    Unchecked,
     /// Only tested actively (RELAXER): this many steered runs found no
     /// violation, which proves nothing.
     Tested(u64),
@@ -89,7 +86,6 @@ impl Why {
                 format!("{n} monitor signal{} without a replayable witness", if n == 1 { "" } else { "s" })
             }
             Why::Pending => "not decided yet".into(),
-            Why::Unchecked => "the fenced text could not be re-checked".into(),
             Why::Tested(n) => format!("no violation found in {n} active run{}", if n == 1 { "" } else { "s" }),
         }
     }
@@ -101,7 +97,6 @@ impl Why {
             Why::Cancelled => "cancelled",
             Why::Unconfirmed(_) => "unconfirmed",
             Why::Pending => "pending",
-            Why::Unchecked => "unchecked",
             Why::Tested(_) => "tested",
         }
     }

@@ -23,6 +23,7 @@ use crate::robust::{MonitorKind, Violation};
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
+use std::collections::HashMap;
 
 /// Can this model's violations be measured here (a BSS monitor decides it)?
 pub fn measurable(model: Model, monitor: MonitorKind) -> bool {
@@ -101,9 +102,13 @@ pub fn kills(
     let (fenced, traced) = litmus_dsl::fence_ir::insert_fences_traced(prog, &ins);
     let first = prog.stmts.len() as StmtId;
     let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
+    let mut own_of: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
+    for &(p, f) in &traced {
+        own_of.entry(p).or_default().push(f);
+    }
     let mut watches = Vec::new();
-    for &p in positions {
-        let own: Vec<StmtId> = traced.iter().filter(|t| t.0 == p).map(|t| t.1).collect();
+    for p in positions {
+        let own = own_of.remove(p).unwrap_or_default();
         // A fence drains its own thread's buffers only, so under BSS it can
         // force (and so un-signal) only that thread's stores.
         let threads: Vec<u16> = own.iter().map(|&f| fenced.stmts[f as usize].thread).collect();

@@ -105,10 +105,9 @@ fn seen(o: &ModelOutcome, map: &dyn Fn(StmtId) -> StmtId) -> Seen {
     )
 }
 
-fn verdict(
-    r: &Robustness,
-    map: &dyn Fn(StmtId) -> StmtId,
-) -> (String, BTreeSet<(StmtId, StmtId)>, BTreeSet<(StmtId, StmtId)>) {
+type Pairs = BTreeSet<(StmtId, StmtId)>;
+
+fn verdict(r: &Robustness, map: &dyn Fn(StmtId) -> StmtId) -> (String, Pairs, Pairs) {
     (
         format!("{:?}", r.robust()),
         r.violations.iter().map(|v| (map(v.store_stmt), map(v.access_stmt))).collect(),

@@ -9,6 +9,7 @@ use crate::edit::{native_fence, x86_fence, FenceInsertion};
 use crate::ir::{Instr, Program, StmtForm, StmtId, StmtInfo, StmtRange};
 use crate::span::Span;
 use crate::{Dialect, FenceKind};
+use std::collections::HashMap;
 
 /// One fence to place: after `range` (at its end), as statement `stmt`.
 #[derive(Clone, Copy, Debug)]
@@ -75,26 +76,26 @@ pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Progr
     let mut out = prog.clone();
     // Per thread: what goes where.
     let mut placements: Vec<Vec<Placement>> = vec![Vec::new(); prog.threads.len()];
-    let mut seen: Vec<Span> = Vec::new();
+    // Each source statement's ids (a function's statements have one per
+    // calling thread), and each id's copies' ranges.
+    let mut by_span: HashMap<Span, Vec<StmtId>> = HashMap::new();
+    for (id, s) in prog.stmts.iter().enumerate() {
+        if s.form == StmtForm::Simple {
+            by_span.entry(s.span).or_default().push(id as StmtId);
+        }
+    }
+    let mut copies: HashMap<StmtId, Vec<StmtRange>> = HashMap::new();
+    for r in prog.threads.iter().flat_map(|t| &t.stmt_ranges) {
+        copies.entry(r.stmt).or_default().push(*r);
+    }
     for f in fences {
         let Some(info) = prog.stmts.get(f.stmt as usize) else { continue };
-        if info.form != StmtForm::Simple || seen.contains(&info.span) {
-            continue;
-        }
-        seen.push(info.span);
-        // The statement's id in each thread that runs it (a function's
-        // statements have one per calling thread).
-        for (id, s) in prog.stmts.iter().enumerate() {
-            if s.span != info.span || s.form != StmtForm::Simple {
-                continue;
-            }
+        // The first insertion at a source statement takes it.
+        let Some(ids) = by_span.remove(&info.span) else { continue };
+        for id in ids {
+            let s = &prog.stmts[id as usize];
             let t = s.thread as usize;
-            let Some(thread) = prog.threads.get(t) else { continue };
-            let copies: Vec<StmtRange> =
-                thread.stmt_ranges.iter().filter(|r| r.stmt == id as StmtId && r.start < r.end).copied().collect();
-            if copies.is_empty() {
-                continue;
-            }
+            let Some(ranges) = copies.get(&id).filter(|_| t < prog.threads.len()) else { continue };
             let stmt = out.stmts.len() as StmtId;
             traced.push((f.stmt, stmt));
             out.stmts.push(StmtInfo {
@@ -108,7 +109,7 @@ pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Progr
                 end_col: s.end_col,
             });
             let kind = written_kind(prog.dialect, f.kind);
-            placements[t].extend(copies.into_iter().map(|range| Placement { range, kind, stmt }));
+            placements[t].extend(ranges.iter().map(|&range| Placement { range, kind, stmt }));
         }
     }
     for (t, mut ps) in placements.into_iter().enumerate() {
@@ -161,7 +162,8 @@ fn place(thread: &mut crate::ir::Thread, ps: &[Placement]) {
         .stmt_ranges
         .iter()
         .map(|q| {
-            let inner = ps.iter().filter(|p| p.at() == q.end && encloses(q, &p.range)).count() as u32;
+            let here = &ps[before(q.end) as usize..upto(q.end) as usize];
+            let inner = here.iter().filter(|p| encloses(q, &p.range)).count() as u32;
             StmtRange { stmt: q.stmt, start: q.start + upto(q.start), end: q.end + before(q.end) + inner }
         })
         .collect();

@@ -1,6 +1,6 @@
 //! Code actions: a quick fix per violation inserting its fence, and a
 //! source action inserting every fence of the minimal set. The fences were
-//! confirmed by re-checking the fenced text before they are offered.
+//! confirmed by re-checking the fenced program before they are offered.
 
 use litmus_checker::robust::FencePoint;
 use litmus_checker::{Answer, Report};

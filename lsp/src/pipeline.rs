@@ -80,7 +80,7 @@ pub async fn run(b: Backend, job: Job) {
     let progress = b.begin_progress(&job);
     // Three phases, each published as soon as it is known: the violations
     // (SC exploration with the monitors: usually a small fraction of the
-    // work), then their harm and fences (re-checks of fenced text), then the
+    // work), then their harm and fences (re-checks of the fenced program), then the
     // relaxed models' outcomes by explicit store buffers.
     let relaxed = models.iter().any(|m| *m != litmus_checker::Model::Sc);
     let a = analyzed.clone();
