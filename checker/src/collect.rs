@@ -175,6 +175,7 @@ impl<'p> Collector<'p> {
             witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         };
         if let Some(w) = built {
+            self.stop.note_finding();
             let cycle = display_cycle(log, hb, r);
             let candidates = fence_candidates(self.prog, model, log, &cycle, r);
             g.v = Some(Violation {

@@ -81,6 +81,8 @@ pub struct Stats {
     pub buffer_waits: u64,
     /// Stopped by the cancel flag.
     pub cancelled: bool,
+    /// Stopped at the first finding (`--first`).
+    pub first: bool,
     /// Races whose reversal had no initial that could run then: every
     /// enabled process was explored there instead.
     pub fallbacks: u64,
@@ -94,9 +96,18 @@ pub struct Limits {
     /// Tests: counts down at each stop check and sets `cancel` when spent
     /// (see `Options::cancel_after_polls`).
     pub polls_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// `--first`: set when something was found; the search stops there.
+    pub found: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
+}
+
+impl Limits {
+    /// Something was found and the check stops at the first finding.
+    fn found(&self) -> bool {
+        self.found.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 pub enum Control {
@@ -567,6 +578,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
+                        if limits.found() {
+                            self.stats.first = true;
+                            break 'outer;
+                        }
                     } else if let Some(b) = bounded {
                         // Bounded mode: every enabled process within the bound.
                         let prev = if depth > 0 { self.frames[depth - 1].proc as usize } else { usize::MAX };
@@ -618,6 +633,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 if late || cancelled {
                     self.stats.timed_out = true;
                     self.stats.cancelled = cancelled;
+                    break;
+                }
+                if limits.found() {
+                    self.stats.first = true;
                     break;
                 }
             }

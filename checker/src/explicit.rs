@@ -189,6 +189,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
+        found: opts.found.clone(),
         preemption_bound: None,
     };
     ex.run(limits, |e| {
@@ -217,6 +218,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
             // The state right after `b`'s transition, to continue from.
             let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
             let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
+            opts.note_finding();
             g.v = Some(Violation {
                 model,
                 store_stmt: key.0,

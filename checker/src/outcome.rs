@@ -229,6 +229,7 @@ pub fn explore_listened(
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
+        found: opts.found.clone(),
         preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };
     ex.run_listened(limits, listener, |e| {
@@ -258,6 +259,7 @@ pub fn explore_listened(
                             let witness =
                                 Witness { events: events.to_vec(), schedule: schedule_prefix(e.schedule, events) };
                             failures.push(Failure { thread: thread as u16, stmt, kind, witness });
+                            opts.note_finding();
                         }
                     }
                 }

@@ -220,6 +220,7 @@ impl Config {
             deadline: None,
             cancel: None,
             polls_left: None,
+            found: None,
         }
         .with_timeout(Some(self.timeout))
     }
