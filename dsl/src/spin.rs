@@ -143,10 +143,7 @@ fn first_iteration(code: &[Instr], l: LoopShape, free_from: usize, regs: &[RegIn
     // A temporary of one copy standing for another of the other: each set
     // inside its copy before any read, and dead after it and after the loop.
     let local = |r: Reg, start: usize, end: usize| {
-        regs[r as usize].kind == RegKind::Temp
-            && !live[start].has(r)
-            && !live[end].has(r)
-            && !live[l.back + 1].has(r)
+        regs[r as usize].kind == RegKind::Temp && !live[start].has(r) && !live[end].has(r) && !live[l.back + 1].has(r)
     };
     let renamed_ok = |&(a, b): &(Reg, Reg)| a == b || (local(a, first, l.enter) && local(b, body, l.back));
     if !same || !pairs.0.iter().all(renamed_ok) {
@@ -212,7 +209,9 @@ fn same_modulo(a: Instr, a_base: usize, b: Instr, b_base: usize, r: &mut Renamin
     match (a, b) {
         (Instr::Load { dst, addr: x, .. }, Instr::Load { dst: d2, addr: y, .. }) => addr(x, y, r) && r.pair(dst, d2),
         (Instr::Mov { dst, src }, Instr::Mov { dst: d2, src: s2 }) => r.operand(src, s2) && r.pair(dst, d2),
-        (Instr::Un { dst, op, a }, Instr::Un { dst: d2, op: o2, a: a2 }) => op == o2 && r.operand(a, a2) && r.pair(dst, d2),
+        (Instr::Un { dst, op, a }, Instr::Un { dst: d2, op: o2, a: a2 }) => {
+            op == o2 && r.operand(a, a2) && r.pair(dst, d2)
+        }
         (Instr::Bin { dst, op, a, b, .. }, Instr::Bin { dst: d2, op: o2, a: a2, b: b2, .. }) => {
             op == o2 && r.operand(a, a2) && r.operand(b, b2) && r.pair(dst, d2)
         }
@@ -376,7 +375,9 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs) -> bool {
         for pc in range {
             let target = match code[pc] {
                 Instr::Load { .. } | Instr::Mov { .. } | Instr::Un { .. } | Instr::Bin { .. } => None,
-                Instr::Jump { target } | Instr::Branch { target, .. } if (target as usize) > pc && target as usize <= end => {
+                Instr::Jump { target } | Instr::Branch { target, .. }
+                    if (target as usize) > pc && target as usize <= end =>
+                {
                     Some(base + target as usize - first)
                 }
                 _ => return false,
@@ -514,7 +515,8 @@ mod tests {
     fn spins(body: &str) -> usize {
         let src = format!("litmus T\nshared x = 0;\nshared y = 0;\nthread P0 {{\n{body}\n}}\n");
         let p = program(&src, true);
-        let loops = |p: &crate::Program| p.threads[0].code.iter().filter(|i| matches!(i, Instr::LoopIter { .. })).count();
+        let loops =
+            |p: &crate::Program| p.threads[0].code.iter().filter(|i| matches!(i, Instr::LoopIter { .. })).count();
         let unreduced = program(&src, false);
         assert!(unreduced.spins.is_empty());
         // A reduced loop leaves no iteration behind; the others keep theirs.

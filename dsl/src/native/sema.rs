@@ -472,19 +472,30 @@ impl<'a> Sema<'a> {
         Some(sym)
     }
 
-    /// A loop's count (`bound N`, or a `for` range's length): a constant
-    /// from 1 to [`MAX_LOOP_BOUND`]; `what` names it in the message.
-    fn loop_count(&mut self, e: &Expr, value: Option<i64>, span: Span, what: &str) {
+    /// A loop's count: `bound N`, or a `for` range's length (`range`: its
+    /// ends). A constant from 1 to [`MAX_LOOP_BOUND`].
+    fn loop_count(&mut self, value: Option<i64>, span: Span, range: Option<(i64, i64)>) {
         let max = MAX_LOOP_BOUND as i64;
+        let (what, label) = match range {
+            Some((lo, hi)) => (format!("the range {lo}..{hi}"), format!("runs {} times", value.unwrap_or(0))),
+            None => (format!("loop bound {}", value.unwrap_or(0)), format!("expected 1 to {max}")),
+        };
         let d = match value {
-            None => Diagnostic::error("E0230", e.span, format!("{what} must be a constant"))
-                .with_label("not an integer literal")
-                .with_help("a loop's own bound is fixed before the program runs: write a number"),
-            Some(v) if v < 1 => Diagnostic::error("E0231", span, format!("{what} of {v}: the loop could never run"))
-                .with_label(format!("expected a count from 1 to {max}")),
-            Some(v) if v > max => Diagnostic::error("E0231", span, format!("{what} of {v} is too big"))
-                .with_label(format!("expected a count from 1 to {max}"))
-                .with_help("every iteration is explored: a larger bound would never finish"),
+            None => Diagnostic::error(
+                "E0230",
+                span,
+                format!("{} must be a constant", if range.is_some() { "a range's end" } else { "a loop bound" }),
+            )
+            .with_label("not an integer literal")
+            .with_help("a loop's own count is fixed before the program runs: write a number"),
+            Some(v) if v < 1 => Diagnostic::error("E0231", span, format!("{what}: the loop body could never run"))
+                .with_label(label)
+                .with_help(format!("a loop runs from 1 to {max} times")),
+            Some(v) if v > max => {
+                Diagnostic::error("E0231", span, format!("{what} is too big: at most {max} iterations"))
+                    .with_label(label)
+                    .with_help("every iteration is explored: a larger count would never finish")
+            }
             Some(_) => return,
         };
         self.diags.push(d);
@@ -512,23 +523,27 @@ impl<'a> Sema<'a> {
             StmtKind::While { cond, bound, body: b } => {
                 self.expr(body, cond, true);
                 if let Some(e) = bound {
-                    self.loop_count(e, const_value(e), e.span, "a loop bound");
+                    // Resolved like any expression (names in it count as used), then judged.
+                    self.expr(body, e, true);
+                    self.loop_count(const_value(e), e.span, None);
                 }
                 self.block(body, b, true);
             }
             StmtKind::For { var, from, to, body: b } => {
                 let (lo, hi) = (const_value(from), const_value(to));
                 for (e, v) in [(from, lo), (to, hi)] {
+                    self.expr(body, e, true);
                     if v.is_none() {
-                        self.loop_count(e, None, e.span, "a range bound");
+                        self.loop_count(None, e.span, Some((0, 0)));
                     }
                 }
                 if let (Some(lo), Some(hi)) = (lo, hi) {
-                    self.loop_count(from, Some(hi.saturating_sub(lo)), from.span.join(to.span), "a range");
+                    self.loop_count(Some(hi.saturating_sub(lo)), from.span.join(to.span), Some((lo, hi)));
                 }
                 // The counter lives in the loop's own scope, around the body's.
                 body.scopes.push(HashMap::new());
-                if let Some(sym) = self.declare_register(body, var, s.span, "the counter redeclares a register still in scope")
+                if let Some(sym) =
+                    self.declare_register(body, var, s.span, "the counter redeclares a register still in scope")
                 {
                     body.counters.insert(sym);
                 }
