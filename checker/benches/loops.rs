@@ -41,7 +41,10 @@ fn main() {
             for model in [Model::Sc, Model::Tso, Model::Pso] {
                 let mut cells = Vec::new();
                 for (style, reduce) in [(Style::Spin, true), (Style::Spin, false), (Style::Await, true)] {
-                    let prog = analyze_with(&make(k, style), LowerOptions { reduce_spins: reduce }).program.unwrap();
+                    let prog =
+                        analyze_with(&make(k, style), LowerOptions { reduce_spins: reduce, ..LowerOptions::default() })
+                            .program
+                            .unwrap();
                     let opts = Options { loop_bound: 2, deadline: Some(Instant::now() + budget), ..Options::default() };
                     let t = Instant::now();
                     let out = explore(&prog, model, &opts);

@@ -44,14 +44,20 @@ const MAX_WORK: usize = 4_000_000;
 /// Reduce every spin among `loops` (of one thread's finished code); the
 /// negated condition needs a register, added to `regs` if any is reduced.
 /// Returns the statements of the reduced loops.
-pub(crate) fn reduce_spins(code: &mut Vec<Instr>, regs: &mut Vec<RegInfo>, loops: &[LoopShape]) -> Vec<StmtId> {
+pub(crate) fn reduce_spins(
+    code: &mut Vec<Instr>,
+    regs: &mut Vec<RegInfo>,
+    loops: &[LoopShape],
+    checked: bool,
+) -> Vec<StmtId> {
     let words = regs.len().div_ceil(64).max(1);
     if loops.is_empty() || code.len().saturating_mul(words) > MAX_WORK {
         return Vec::new();
     }
     let users: Vec<Reg> = (0..regs.len()).filter(|&r| regs[r].kind == RegKind::User).map(|r| r as Reg).collect();
     let live = liveness(code, regs.len(), &users);
-    let mut spins: Vec<LoopShape> = loops.iter().copied().filter(|l| is_spin(code, *l, &live[l.back + 1])).collect();
+    let mut spins: Vec<LoopShape> =
+        loops.iter().copied().filter(|l| is_spin(code, *l, &live[l.back + 1], checked)).collect();
     if spins.is_empty() {
         return Vec::new();
     }
@@ -354,7 +360,7 @@ fn successors(i: &Instr, pc: usize) -> impl Iterator<Item = usize> {
 /// (`live_after`) it writes on every path or not at all — so what an
 /// iteration leaves behind depends only on its own reads and on registers
 /// the loop never changes.
-fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs) -> bool {
+fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bool {
     let LoopShape { enter, exit, back, cond, .. } = l;
     let (head, body) = (enter + 1, exit + 2);
     if !(enter < exit && exit + 2 <= back && back < code.len())
@@ -430,7 +436,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs) -> bool {
     if let Some(m) = &must[n] {
         partly.0.iter_mut().zip(&m.0).for_each(|(a, b)| *a &= !b);
     }
-    !exposed[0].meets(&may) && !live_after.meets(&partly)
+    !checked || (!exposed[0].meets(&may) && !live_after.meets(&partly))
 }
 
 fn writes(i: &Instr) -> Option<Reg> {
@@ -502,7 +508,7 @@ mod tests {
     use crate::ir::Instr;
 
     fn program(src: &str, reduce: bool) -> crate::Program {
-        let a = crate::analyze_with(src, crate::LowerOptions { reduce_spins: reduce });
+        let a = crate::analyze_with(src, crate::LowerOptions { reduce_spins: reduce, ..Default::default() });
         assert!(!a.has_errors(), "{:?}", a.diagnostics);
         a.program.unwrap()
     }
