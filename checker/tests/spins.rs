@@ -218,15 +218,18 @@ fn a_spin_that_never_exits_is_a_deadlock_not_a_cut() {
 }
 
 #[test]
-fn the_dekker_spin_harness_explores_as_the_await_one() {
+fn the_mutex_spin_harnesses_explore_as_their_await_twins() {
     // Two entries each, the outer loop a counted `for`: each reduced spin is
     // one attempt, as an `await` is, so the executions are the same.
     let opts = Options { loop_bound: 1, ..Options::default() };
-    let run = |style| explore(&lowered(&mutex::dekker(2, style), true), Model::Sc, &opts);
-    let (spin, wait) = (run(Style::Spin), run(Style::Await));
-    assert!(spin.complete() && spin.failures.is_empty() && spin.deadlocks.is_empty());
-    assert_eq!(spin.stats.executions, wait.stats.executions);
-    // As written, the spins are cut by the loop bound.
-    let plain = explore(&lowered(&mutex::dekker(2, Style::Spin), false), Model::Sc, &opts);
-    assert!(!plain.complete());
+    let harnesses: [fn(u32, Style) -> String; 2] = [mutex::dekker, mutex::peterson];
+    for make in harnesses {
+        let run = |style| explore(&lowered(&make(2, style), true), Model::Sc, &opts);
+        let (spin, wait) = (run(Style::Spin), run(Style::Await));
+        assert!(spin.complete() && spin.failures.is_empty() && spin.deadlocks.is_empty());
+        assert_eq!(spin.stats.executions, wait.stats.executions);
+        // As written, the spins are cut by the loop bound.
+        let plain = explore(&lowered(&make(2, Style::Spin), false), Model::Sc, &opts);
+        assert!(!plain.complete());
+    }
 }

@@ -9,28 +9,23 @@
 pub enum Style {
     /// `await (c);`, entries by `for k in 0..K` (the peers' AWAIT).
     Await,
-    /// `let t = x; while (!c) { t = x; }`, entries by `for k in 0..K`.
+    /// Spin loops (Dekker: `let t = x; while (!c) { t = x; }`; Peterson:
+    /// `while (!c) { }`), entries by `for k in 0..K`.
     Spin,
-    /// Spin loops, entries by `while (k < K)`: run with `--loop-bound K`,
-    /// which bounds the spins too (the only way before per-loop bounds).
-    SpinGlobalBound,
 }
 
 /// `wait(reg, cell, cond)`: wait until `cond` (over `reg`, a fresh read of `cell`) holds.
 fn wait(style: Style, reg: &str, cell: &str, cond: &str, indent: &str) -> String {
     match style {
         Style::Await => format!("{indent}await ({});\n", cond.replace(reg, cell)),
-        _ => format!(
+        Style::Spin => format!(
             "{indent}let {reg} = {cell};\n{indent}while (!({cond})) {{\n{indent}  {reg} = {cell};\n{indent}}}\n"
         ),
     }
 }
 
-fn entries(style: Style, k: u32, body: &str) -> String {
-    match style {
-        Style::SpinGlobalBound => format!("  let k = 0;\n  while (k < {k}) {{\n{body}    k = k + 1;\n  }}\n"),
-        _ => format!("  for k in 0..{k} {{\n{body}  }}\n"),
-    }
+fn entries(k: u32, body: &str) -> String {
+    format!("  for k in 0..{k} {{\n{body}  }}\n")
 }
 
 const HEAD: &str = "shared flag0 = 0;\nshared flag1 = 0;\nshared turn = 0;\nshared in_cs = 0;\n\n";
@@ -51,7 +46,7 @@ pub fn dekker(k: u32, style: Style) -> String {
             wait(style, "f", &format!("flag{other}"), "f == 0", "      "),
             critical(other),
         );
-        s.push_str(&format!("thread P{me} {{\n{}}}\n\n", entries(style, k, &body)));
+        s.push_str(&format!("thread P{me} {{\n{}}}\n\n", entries(k, &body)));
     }
     s
 }
@@ -60,17 +55,15 @@ pub fn dekker(k: u32, style: Style) -> String {
 pub fn peterson(k: u32, style: Style) -> String {
     let mut s = format!("litmus peterson_{style:?}_k{k}\n\n{HEAD}");
     for (me, other) in [(0, 1), (1, 0)] {
-        let cond = format!("f == 0 || t == {me}");
+        let cond = format!("flag{other} == 0 || turn == {me}");
         let wait = match style {
-            Style::Await => format!("    await (flag{other} == 0 || turn == {me});\n"),
-            _ => format!(
-                "    let f = flag{other};\n    let t = turn;\n    while (!({cond})) {{\n      f = flag{other};\n      t = turn;\n    }}\n"
-            ),
+            Style::Await => format!("    await ({cond});\n"),
+            Style::Spin => format!("    while (!({cond})) {{ }}\n"),
         };
         let body = format!(
             "    flag{me} = 1;\n    fence;\n    turn = {other};\n    fence;\n{wait}    let c = fetch_add(in_cs, 1);\n    assert (c == 0);\n    fetch_add(in_cs, -1);\n    flag{me} = 0;\n"
         );
-        s.push_str(&format!("thread P{me} {{\n{}}}\n\n", entries(style, k, &body)));
+        s.push_str(&format!("thread P{me} {{\n{}}}\n\n", entries(k, &body)));
     }
     s
 }
