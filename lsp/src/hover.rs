@@ -152,3 +152,20 @@ fn failure_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span
     }
     None
 }
+
+#[cfg(test)]
+mod tests {
+    use super::hover;
+
+    #[test]
+    fn the_while_of_a_reduced_spin_says_so() {
+        let src = "litmus T\nshared x = 0;\nthread P0 {\n  let f = x;\n  while (f == 0) { f = x; }\n  while (f == 1) { x = 2; f = x; }\n}\n";
+        let a = litmus_dsl::analyze(src);
+        let at = |nth: usize| src.match_indices("while").nth(nth).unwrap().0 + 2;
+        let (md, span) = hover(&a, None, at(0)).expect("a hover on the spin's `while`");
+        assert!(md.contains("spin loop") && md.contains("deadlock"), "{md}");
+        assert_eq!(&src[span.start..span.end], "while");
+        // A loop that stores is explored as written: no such hover.
+        assert!(hover(&a, None, at(1)).is_none_or(|(md, _)| !md.contains("spin loop")));
+    }
+}
