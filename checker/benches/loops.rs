@@ -22,6 +22,9 @@ use litmus_checker::outcome::{explore, Options};
 use litmus_dsl::{analyze_with, LowerOptions};
 use std::time::{Duration, Instant};
 
+/// A harness generator: entries per thread, how to wait.
+type Harness = fn(u32, Style) -> String;
+
 fn peer(name: &str, k: u32, model: Model) -> &'static str {
     match (name, k, model) {
         ("dekker", 3, Model::Tso) => "GenMC 0.70 s (6,993 graphs), Nidhugg 2.37 s",
@@ -35,7 +38,7 @@ fn peer(name: &str, k: u32, model: Model) -> &'static str {
 fn main() {
     let budget = Duration::from_secs(std::env::var("LOOPS_BUDGET").ok().and_then(|s| s.parse().ok()).unwrap_or(20));
     println!("spin loops: reduced / as written (spins cut at --loop-bound 2) / await; budget {budget:?} per run");
-    let harnesses: [(&str, fn(u32, Style) -> String); 2] = [("dekker", mutex::dekker), ("peterson", mutex::peterson)];
+    let harnesses: [(&str, Harness); 2] = [("dekker", mutex::dekker), ("peterson", mutex::peterson)];
     for (name, make) in harnesses {
         for k in 2..=4 {
             for model in [Model::Sc, Model::Tso, Model::Pso] {

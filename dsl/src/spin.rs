@@ -363,12 +363,14 @@ fn successors(i: &Instr, pc: usize) -> impl Iterator<Item = usize> {
 fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bool {
     let LoopShape { enter, exit, back, cond, .. } = l;
     let (head, body) = (enter + 1, exit + 2);
-    if !(enter < exit && exit + 2 <= back && back < code.len())
-        || !matches!(code[enter], Instr::LoopEnter { .. })
-        || !matches!(code[exit], Instr::Branch { if_nonzero: false, target, .. } if target as usize == back + 1)
-        || !matches!(code[exit + 1], Instr::LoopIter { .. })
-        || !matches!(code[back], Instr::Jump { target } if target as usize == head)
-    {
+    let shaped = enter < exit
+        && exit + 2 <= back
+        && back < code.len()
+        && matches!(code[enter], Instr::LoopEnter { .. })
+        && matches!(code[exit], Instr::Branch { if_nonzero: false, target, .. } if target as usize == back + 1)
+        && matches!(code[exit + 1], Instr::LoopIter { .. })
+        && matches!(code[back], Instr::Jump { target } if target as usize == head);
+    if !shaped {
         return false;
     }
     // The iteration as one straight list, jump targets mapped into it (the

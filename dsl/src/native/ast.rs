@@ -121,15 +121,15 @@ pub enum StmtKind {
     /// constant, checked by sema); without it `--loop-bound` applies.
     While {
         cond: Expr,
-        bound: Option<Expr>,
+        bound: Option<Box<Expr>>,
         body: Block,
     },
     /// `for var in from..to { body }`: a counted loop over constant bounds;
     /// `var` is a register of the body's scope that the body cannot assign.
     For {
         var: Ident,
-        from: Expr,
-        to: Expr,
+        from: Box<Expr>,
+        to: Box<Expr>,
         body: Block,
     },
     Await(Expr),

@@ -230,7 +230,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let head = self.pc();
                 let c = self.expr(cond, sid);
                 let exit = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
-                let bound = bound.as_ref().and_then(loop_count);
+                let bound = bound.as_deref().and_then(loop_count);
                 self.emit(Instr::LoopIter { id, stmt: sid, bound });
                 self.block(body);
                 let back = self.emit(Instr::Jump { target: head });

@@ -499,7 +499,7 @@ where
             .ignore_then(paren_expr.clone())
             .then(bound)
             .then(block.clone())
-            .map(|((cond, bound), body)| StmtKind::While { cond, bound, body });
+            .map(|((cond, bound), body)| StmtKind::While { cond, bound: bound.map(Box::new), body });
         let for_ = just(Token::For)
             .ignore_then(ident())
             .then_ignore(just(Token::In))
@@ -507,7 +507,7 @@ where
             .then_ignore(just(Token::DotDot))
             .then(expr.clone())
             .then(block.clone())
-            .map(|(((var, from), to), body)| StmtKind::For { var, from, to, body });
+            .map(|(((var, from), to), body)| StmtKind::For { var, from: Box::new(from), to: Box::new(to), body });
 
         let cond_stmt = |tok: Token<'s>, f: fn(Expr) -> StmtKind| {
             just(tok).ignore_then(paren_expr.clone()).then_ignore(semi).map(f)
