@@ -724,10 +724,11 @@ impl<'p> Machine<'p> {
                     }
                 }
                 Instr::LoopEnter { id } => st.loops[self.loop_base[t] + id as usize] = 0,
-                Instr::LoopIter { id, .. } => {
+                Instr::LoopIter { id, bound, .. } => {
                     let c = &mut st.loops[self.loop_base[t] + id as usize];
                     *c += 1;
-                    if *c > self.loop_bound {
+                    // A loop's own bound replaces the global one.
+                    if *c > bound.unwrap_or(self.loop_bound) {
                         st.threads[t] = ThreadStatus::Cut;
                         return;
                     }
