@@ -253,48 +253,129 @@ pub fn bss(prog: &Program, model: Model, forcing: Forcing, log: &[Event], hb: &H
 /// `write(c) →rhb* lastR(p)` stops the walk (already ordered under TSO);
 /// `write(c) →hb* last(p)` is a borderline trace: the load could have read
 /// the value before `write(c)`.
-pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
-    let t = hb.threads;
-    let cells = prog.mem_size();
-    let w2 = 2 * t;
-    // Fig. 3: load/store clocks per thread, mc1 per thread×address, mc2 per address.
-    let mut lc = vec![0u32; t * w2];
-    let mut sc = vec![0u32; t * w2];
-    let mut mc1 = vec![0u32; t * cells * w2];
-    let mut mc2 = vec![0u32; cells * w2];
-    // Timestamps of events (only reads and writes are kept).
-    let mut ts = vec![0u32; log.len() * w2];
-    // Coherence order per address (indices into the log).
-    let mut co: Vec<Vec<u32>> = vec![Vec::new(); cells];
-    let mut co_index = vec![0u32; log.len()];
-    let mut last = vec![NONE; t];
-    let mut last_r = vec![NONE; t];
-    let mut cur = vec![0u32; w2];
-    let merge = |dst: &mut [u32], src: &[u32]| crate::hb::join(dst, src);
-    for (i, e) in log.iter().enumerate() {
+///
+/// Incremental like [`Hb`]: `push` the next event, `truncate` back to a
+/// prefix. Fig. 3's clocks are joins of event timestamps, so each is kept as
+/// the index of the event(s) it equals: `lc[p]` is the timestamp of p's last
+/// load, atomic or store-load fence, `sc[p]` of its last store, atomic or
+/// fence, `mc1[q][a]` of the last write to `a` that is not a store of q
+/// (writes to one address have growing timestamps), `mc2[a]` the join of
+/// the last write to `a` and the loads of `a` since. Undoing an event
+/// restores a few indices.
+pub struct Sober {
+    t: usize,
+    cells: usize,
+    /// Timestamp of each event (zero for those Fig. 3 ignores), stride 2t.
+    ts: Vec<u32>,
+    /// Per cell: its writes in coherence order; per event: its 1-based place
+    /// there (0: not a write).
+    co: Vec<Vec<u32>>,
+    co_index: Vec<u32>,
+    /// Slots (undone by the trail), each an event index or `NONE`:
+    /// `last[p]`, `last_r[p]` (lc), `last_s[p]` (sc), `last_write[a]`,
+    /// `last_read[a][q]`, `vis_write[q][a]` (mc1).
+    slots: Vec<u32>,
+    trail: Vec<(u32, u32)>,
+    /// Per event: trail length before it, and the cell it wrote (`NONE`: none).
+    marks: Vec<(u32, u32)>,
+    cur: Vec<u32>,
+}
+
+impl Sober {
+    pub fn new(threads: usize, cells: usize) -> Sober {
+        Sober {
+            t: threads,
+            cells,
+            ts: Vec::new(),
+            co: vec![Vec::new(); cells],
+            co_index: Vec::new(),
+            slots: vec![NONE; 3 * threads + cells + 2 * cells * threads],
+            trail: Vec::new(),
+            marks: Vec::new(),
+            cur: vec![0; 2 * threads],
+        }
+    }
+
+    fn last(&self, p: usize) -> usize {
+        p
+    }
+    fn last_r(&self, p: usize) -> usize {
+        self.t + p
+    }
+    fn last_s(&self, p: usize) -> usize {
+        2 * self.t + p
+    }
+    fn last_write(&self, a: usize) -> usize {
+        3 * self.t + a
+    }
+    fn last_read(&self, a: usize, q: usize) -> usize {
+        3 * self.t + self.cells + a * self.t + q
+    }
+    fn vis_write(&self, q: usize, a: usize) -> usize {
+        3 * self.t + self.cells + self.cells * self.t + q * self.cells + a
+    }
+
+    fn set(&mut self, slot: usize, v: u32) {
+        self.trail.push((slot as u32, self.slots[slot]));
+        self.slots[slot] = v;
+    }
+
+    fn row(&self, ev: u32) -> &[u32] {
+        let w2 = 2 * self.t;
+        &self.ts[ev as usize * w2..(ev as usize + 1) * w2]
+    }
+
+    /// `cur ⊔= ts[slot's event]`.
+    fn join_slot(&mut self, slot: usize) {
+        let ev = self.slots[slot];
+        if ev != NONE {
+            let w2 = 2 * self.t;
+            let src = &self.ts[ev as usize * w2..(ev as usize + 1) * w2];
+            crate::hb::join(&mut self.cur, src);
+        }
+    }
+
+    /// `cur ⊔= mc2[a]`.
+    fn join_mc2(&mut self, a: usize) {
+        let w = self.slots[self.last_write(a)];
+        self.join_slot(self.last_write(a));
+        for q in 0..self.t {
+            let r = self.slots[self.last_read(a, q)];
+            if r != NONE && (w == NONE || r > w) {
+                self.join_slot(self.last_read(a, q));
+            }
+        }
+    }
+
+    /// Process event `i` (the next one): report borderline loads, then
+    /// stamp it.
+    pub fn push(&mut self, log: &[Event], i: usize, hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+        debug_assert_eq!(i, self.marks.len());
+        self.marks.push((self.trail.len() as u32, NONE));
+        let w2 = 2 * self.t;
+        self.ts.extend(std::iter::repeat_n(0, w2));
+        self.co_index.push(0);
+        let e = &log[i];
         if e.kind == EventKind::Commit {
-            continue;
+            return;
         }
         let p = e.thread as usize;
+        let last = self.slots[self.last(p)];
+        let last_r = self.slots[self.last_r(p)];
         // The check, for loads only (Fig. 2, lines 6–16).
-        if e.kind == EventKind::Load && last[p] != NONE {
+        if e.kind == EventKind::Load && last != NONE {
             let a = e.cell as usize;
-            let mut c = if e.rf == NONE { 0 } else { co_index[e.rf as usize] };
+            let mut c = if e.rf == NONE { 0 } else { self.co_index[e.rf as usize] };
             while c > 0 {
-                let w = co[a][c as usize - 1];
+                let w = self.co[a][c as usize - 1];
                 if log[w as usize].thread as usize == p {
                     break;
                 }
-                if last_r[p] != NONE
-                    && leq(
-                        &ts[w as usize * w2..(w as usize + 1) * w2],
-                        &ts[last_r[p] as usize * w2..(last_r[p] as usize + 1) * w2],
-                    )
-                {
+                if last_r != NONE && leq(self.row(w), self.row(last_r)) {
                     break;
                 }
-                if hb.before(log, w, last[p]) {
-                    out(RawViolation { store: w, access: i as u32, prev: last[p] });
+                if hb.before(log, w, last) {
+                    out(RawViolation { store: w, access: i as u32, prev: last });
                     break;
                 }
                 c -= 1;
@@ -302,66 +383,87 @@ pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawVio
         }
         // process_event (Fig. 3). Fences that order stores before loads are
         // interlocked operations on an address nobody else uses.
-        let kind = match e.kind {
-            EventKind::Load => Some(0),
-            EventKind::Store => Some(1),
-            EventKind::Rmw => Some(2),
-            EventKind::Fence(FenceKind::Full | FenceKind::WR) => Some(3),
-            _ => None,
-        };
-        if let Some(k) = kind {
-            let a = if e.cell == NONE { None } else { Some(e.cell as usize) };
-            cur.iter_mut().for_each(|x| *x = 0);
-            match k {
-                0 => {
-                    let a = a.unwrap();
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &mc1[(p * cells + a) * w2..(p * cells + a + 1) * w2]);
-                    cur[2 * p] += 1;
-                    merge(&mut lc[p * w2..(p + 1) * w2], &cur);
-                    merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                }
-                1 => {
-                    let a = a.unwrap();
-                    merge(&mut cur, &sc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &mc2[a * w2..(a + 1) * w2]);
-                    cur[2 * p + 1] += 1;
-                    for q in (0..t).filter(|&q| q != p) {
-                        merge(&mut mc1[(q * cells + a) * w2..(q * cells + a + 1) * w2], &cur);
-                    }
-                    merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                    merge(&mut sc[p * w2..(p + 1) * w2], &cur);
-                }
-                _ => {
-                    merge(&mut cur, &sc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    if let Some(a) = a {
-                        merge(&mut cur, &mc2[a * w2..(a + 1) * w2]);
-                    }
-                    cur[2 * p] += 1;
-                    cur[2 * p + 1] += 1;
-                    if let Some(a) = a {
-                        for q in 0..t {
-                            merge(&mut mc1[(q * cells + a) * w2..(q * cells + a + 1) * w2], &cur);
-                        }
-                        merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                    }
-                    merge(&mut lc[p * w2..(p + 1) * w2], &cur);
-                    merge(&mut sc[p * w2..(p + 1) * w2], &cur);
+        let a = e.cell as usize;
+        let i32 = i as u32;
+        self.cur.iter_mut().for_each(|x| *x = 0);
+        match e.kind {
+            EventKind::Load => {
+                self.join_slot(self.last_r(p));
+                self.join_slot(self.vis_write(p, a));
+                self.cur[2 * p] += 1;
+                self.set(self.last_r(p), i32);
+                self.set(self.last_read(a, p), i32);
+            }
+            EventKind::Store => {
+                self.join_slot(self.last_s(p));
+                self.join_slot(self.last_r(p));
+                self.join_mc2(a);
+                self.cur[2 * p + 1] += 1;
+                self.set(self.last_s(p), i32);
+                for q in (0..self.t).filter(|&q| q != p) {
+                    self.set(self.vis_write(q, a), i32);
                 }
             }
-            ts[i * w2..(i + 1) * w2].copy_from_slice(&cur);
+            EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR) => {
+                let cell = e.cell != NONE;
+                self.join_slot(self.last_s(p));
+                self.join_slot(self.last_r(p));
+                if cell {
+                    self.join_mc2(a);
+                }
+                self.cur[2 * p] += 1;
+                self.cur[2 * p + 1] += 1;
+                self.set(self.last_r(p), i32);
+                self.set(self.last_s(p), i32);
+                if cell {
+                    for q in 0..self.t {
+                        self.set(self.vis_write(q, a), i32);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if matches!(
+            e.kind,
+            EventKind::Load | EventKind::Store | EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR)
+        ) {
+            self.ts[i * w2..(i + 1) * w2].copy_from_slice(&self.cur);
         }
         if e.is_write() {
-            let a = e.cell as usize;
-            co[a].push(i as u32);
-            co_index[i] = co[a].len() as u32;
+            self.set(self.last_write(a), i32);
+            self.co[a].push(i32);
+            self.co_index[i] = self.co[a].len() as u32;
+            self.marks[i].1 = e.cell;
         }
-        if matches!(e.kind, EventKind::Load | EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR)) {
-            last_r[p] = i as u32;
+        self.set(self.last(p), i32);
+    }
+
+    /// Forget every event from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.marks.len() {
+            return;
         }
-        last[p] = i as u32;
+        let keep = self.marks[n].0 as usize;
+        while self.trail.len() > keep {
+            let (s, old) = self.trail.pop().unwrap();
+            self.slots[s as usize] = old;
+        }
+        for &(_, cell) in &self.marks[n..] {
+            if cell != NONE {
+                self.co[cell as usize].pop();
+            }
+        }
+        self.marks.truncate(n);
+        self.ts.truncate(n * 2 * self.t);
+        self.co_index.truncate(n);
+    }
+}
+
+/// Sober over one whole SC execution.
+pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+    let mut m = Sober::new(hb.threads, prog.mem_size());
+    for i in 0..log.len() {
+        m.push(log, i, hb, out);
     }
 }
 
