@@ -51,30 +51,29 @@ pub struct Bss {
     x86: bool,
     t: usize,
     cells: usize,
-    /// Per thread: its stores (log index, po index, cell), in order.
-    stores: Vec<Vec<(u32, u32, u32)>>,
-    /// Per (thread, store index, q): po index of q's first event that forced
-    /// the store's commit (`NONE`: none yet). Flat per thread.
-    forced: Vec<Vec<u32>>,
-    /// Per (thread, cell): indices into `stores[thread]`.
-    by_cell: Vec<Vec<u32>>,
-    /// TSO: per (owner, q), how many of owner's stores q has forced (a
-    /// FIFO prefix). PSO: per (owner, cell, q), of `by_cell[owner, cell]`.
-    wm: Vec<u32>,
-    /// Undo: (forced slot (thread, flat index) or watermark, old value).
-    trail: Vec<(u32, u32, u32)>,
+    /// Per thread: its stores (log index, cell), in order.
+    stores: Vec<Vec<(u32, u32)>>,
+    /// Per (thread, cell): (po index, index into `stores[thread]`).
+    by_cell: Vec<Vec<(u32, u32)>>,
+    /// Per queue and forcer q: how q's events forced the queue's commits, as
+    /// steps (how many of the queue's stores are forced, q's po index then).
+    /// A queue is a thread's FIFO (TSO: key `owner · t + q`) or its stores
+    /// to one cell (PSO: `(owner · cells + cell) · t + q`, counting in
+    /// `by_cell`). Forcing is monotone, so store k of a queue was first
+    /// forced by q at the first step past k: no per-store state.
+    steps: Vec<Vec<(u32, u32)>>,
+    /// Undo: the step lists pushed on, in order.
+    trail: Vec<u32>,
     /// Per event: trail length before it, and the thread whose store it
     /// appended (`NONE` if none).
-    marks: Vec<(usize, u32)>,
+    marks: Vec<(u32, u32)>,
 }
-
-const WM: u32 = u32::MAX;
 
 impl Bss {
     pub fn new(prog: &Program, model: Model, forcing: Forcing) -> Bss {
         let t = prog.threads.len();
         let cells = prog.mem_size();
-        let wm = if model == Model::Pso { t * cells * t } else { t * t };
+        let queues = if model == Model::Pso { t * cells * t } else { t * t };
         Bss {
             model,
             forcing,
@@ -82,73 +81,62 @@ impl Bss {
             t,
             cells,
             stores: vec![Vec::new(); t],
-            forced: vec![Vec::new(); t],
             by_cell: vec![Vec::new(); t * cells],
-            wm: vec![0; wm],
+            steps: vec![Vec::new(); queues],
             trail: Vec::new(),
             marks: Vec::new(),
         }
     }
 
-    fn force(&mut self, owner: usize, store: usize, q: usize, po: u32) {
-        let slot = store * self.t + q;
-        if self.forced[owner][slot] == NONE {
-            self.trail.push((owner as u32, slot as u32, NONE));
-            self.forced[owner][slot] = po;
+    /// q (at po index `po`) forces the first `upto` stores of queue `key`.
+    fn force(&mut self, key: usize, upto: u32, po: u32) {
+        let list = &mut self.steps[key];
+        if list.last().map_or(0, |s| s.0) < upto {
+            list.push((upto, po));
+            self.trail.push(key as u32);
         }
     }
 
-    fn set_wm(&mut self, idx: usize, v: u32) {
-        self.trail.push((WM, idx as u32, self.wm[idx]));
-        self.wm[idx] = v;
-    }
-
-    /// q (at po index `po`) forces owner's stores: TSO the FIFO prefix up to
-    /// store index `upto`; PSO those to `cell` (all issued so far).
-    fn force_tso(&mut self, owner: usize, q: usize, upto: usize, po: u32) {
-        let w = owner * self.t + q;
-        let from = self.wm[w] as usize;
-        if from < upto {
-            for s in from..upto {
-                self.force(owner, s, q, po);
+    /// The po index of q's event that first forced store `k` of the queue
+    /// whose steps for q are `list` (`NONE`: not forced).
+    fn forced_at(list: &[(u32, u32)], k: u32) -> u32 {
+        // Usually the store is recent: its step is among the last ones.
+        let mut found = NONE;
+        for &(upto, po) in list.iter().rev() {
+            if upto <= k {
+                break;
             }
-            self.set_wm(w, upto as u32);
+            found = po;
         }
+        found
     }
 
-    fn force_pso(&mut self, owner: usize, cell: usize, q: usize, po: u32) {
-        let w = (owner * self.cells + cell) * self.t + q;
-        let n = self.by_cell[owner * self.cells + cell].len();
-        let from = self.wm[w] as usize;
-        if from < n {
-            for k in from..n {
-                let s = self.by_cell[owner * self.cells + cell][k] as usize;
-                self.force(owner, s, q, po);
-            }
-            self.set_wm(w, n as u32);
-        }
+    fn tso_key(&self, owner: usize, q: usize) -> usize {
+        owner * self.t + q
+    }
+
+    fn pso_key(&self, owner: usize, cell: usize, q: usize) -> usize {
+        (owner * self.cells + cell) * self.t + q
     }
 
     /// Thread p drains its buffer(s): all of them, or (PSO native atomic) one.
     fn drain(&mut self, p: usize, only: Option<usize>, po: u32) {
         if self.model == Model::Pso {
-            match only {
-                Some(c) => self.force_pso(p, c, p, po),
-                None => {
-                    for c in 0..self.cells {
-                        self.force_pso(p, c, p, po);
-                    }
+            for c in 0..self.cells {
+                if only.is_none_or(|o| o == c) {
+                    let n = self.by_cell[p * self.cells + c].len() as u32;
+                    self.force(self.pso_key(p, c, p), n, po);
                 }
             }
         } else {
-            let n = self.stores[p].len();
-            self.force_tso(p, p, n, po);
+            let n = self.stores[p].len() as u32;
+            self.force(self.tso_key(p, p), n, po);
         }
     }
 
     /// Process event `i` (the next one): report violations, then simulate it.
     pub fn push(&mut self, log: &[Event], i: usize, hb: &Hb, out: &mut impl FnMut(RawViolation)) {
-        self.marks.push((self.trail.len(), NONE));
+        self.marks.push((self.trail.len() as u32, NONE));
         let e = &log[i];
         if e.kind == EventKind::Commit {
             return;
@@ -159,6 +147,7 @@ impl Bss {
         let po = hb.po(log, i);
         if e.cell != NONE {
             let a = e.cell as usize;
+            let pso = self.model == Model::Pso;
             // The check (Fig. 4/5, line 6).
             let prev = hb.prev[i as usize];
             if prev != NONE {
@@ -166,30 +155,38 @@ impl Bss {
                 let ci = hb.clock(i);
                 for q in (0..t).filter(|&q| q != p) {
                     let list = &self.by_cell[q * self.cells + a];
-                    // The last store of q to a that happens before prev[p].
-                    let k = list.partition_point(|&si| self.stores[q][si as usize].1 <= cprev[q]);
-                    if k == 0 {
+                    // The last store of q to a that happens before prev[p]
+                    // (most often the last one: scan from the back).
+                    let Some(k) = list.iter().rposition(|&(po, _)| po <= cprev[q]) else {
                         continue;
-                    }
-                    let si = list[k - 1] as usize;
-                    let forced = &self.forced[q][si * t..(si + 1) * t];
+                    };
+                    let si = list[k].1;
+                    // Its place in its queue, and the queue's steps per forcer.
+                    let (place, key0) = if pso { (k as u32, self.pso_key(q, a, 0)) } else { (si, self.tso_key(q, 0)) };
+                    let steps = &self.steps[key0..key0 + t];
                     let is_forced = match self.forcing {
                         // Forced by an event that happens before e (e's own
                         // component minus one: its predecessors).
-                        Forcing::Causal => (0..t).any(|r| forced[r] != NONE && forced[r] <= ci[r] - (r == p) as u32),
-                        Forcing::Interleaving => forced.iter().any(|&f| f != NONE),
+                        Forcing::Causal => (0..t).any(|r| {
+                            let f = Self::forced_at(&steps[r], place);
+                            f != NONE && f <= ci[r] - (r == p) as u32
+                        }),
+                        Forcing::Interleaving => steps.iter().any(|l| l.last().is_some_and(|s| s.0 > place)),
                     };
                     if !is_forced {
-                        out(RawViolation { store: self.stores[q][si].0, access: i, prev });
+                        out(RawViolation { store: self.stores[q][si as usize].0, access: i, prev });
                     }
                 }
             }
-            // e forces the commit of other threads' stores to a (lines 10–12).
+            // e forces the commit of other threads' stores to a (lines 10–12):
+            // TSO the FIFO prefix up to q's last store to a, PSO all of them.
             for q in (0..t).filter(|&q| q != p) {
-                if self.model == Model::Pso {
-                    self.force_pso(q, a, p, po);
-                } else if let Some(&last) = self.by_cell[q * self.cells + a].last() {
-                    self.force_tso(q, p, last as usize + 1, po);
+                let list = &self.by_cell[q * self.cells + a];
+                if pso {
+                    let n = list.len() as u32;
+                    self.force(self.pso_key(q, a, p), n, po);
+                } else if let Some(&(_, last)) = list.last() {
+                    self.force(self.tso_key(q, p), last + 1, po);
                 }
             }
         }
@@ -197,9 +194,8 @@ impl Bss {
         match e.kind {
             EventKind::Store => {
                 let idx = self.stores[p].len() as u32;
-                self.stores[p].push((i, po, e.cell));
-                self.forced[p].extend(std::iter::repeat_n(NONE, t));
-                self.by_cell[p * self.cells + e.cell as usize].push(idx);
+                self.stores[p].push((i, e.cell));
+                self.by_cell[p * self.cells + e.cell as usize].push((po, idx));
                 self.marks.last_mut().unwrap().1 = p as u32;
             }
             EventKind::Rmw => {
@@ -221,23 +217,22 @@ impl Bss {
 
     /// Forget every event from `n` on.
     pub fn truncate(&mut self, n: usize) {
-        while self.marks.len() > n {
-            let (keep, appended) = self.marks.pop().unwrap();
-            while self.trail.len() > keep {
-                let (owner, idx, old) = self.trail.pop().unwrap();
-                if owner == WM {
-                    self.wm[idx as usize] = old;
-                } else {
-                    self.forced[owner as usize][idx as usize] = old;
-                }
-            }
+        if n >= self.marks.len() {
+            return;
+        }
+        let keep = self.marks[n].0 as usize;
+        for &key in &self.trail[keep..] {
+            self.steps[key as usize].pop();
+        }
+        self.trail.truncate(keep);
+        for &(_, appended) in &self.marks[n..] {
             if appended != NONE {
                 let p = appended as usize;
-                let (_, _, cell) = self.stores[p].pop().unwrap();
-                self.forced[p].truncate(self.stores[p].len() * self.t);
+                let (_, cell) = self.stores[p].pop().unwrap();
                 self.by_cell[p * self.cells + cell as usize].pop();
             }
         }
+        self.marks.truncate(n);
     }
 }
 
