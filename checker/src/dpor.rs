@@ -158,6 +158,9 @@ pub struct Explorer<'m, 'p> {
     proc_last: Vec<u32>,
     proc_count: Vec<u32>,
     scratch_clock: Vec<u32>,
+    /// `add_backtrack`'s scratch: initials and the transitions not after j.
+    scratch_initials: Vec<usize>,
+    scratch_v: Vec<u32>,
     pub stats: Stats,
 }
 
@@ -177,6 +180,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             proc_last: vec![NONE; procs],
             proc_count: vec![0; procs],
             scratch_clock: vec![0; procs],
+            scratch_initials: Vec::new(),
+            scratch_v: Vec::new(),
             stats: Stats::default(),
         }
     }
@@ -736,8 +741,25 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// Source-DPOR: make sure some initial of `notdep(j).p` is explored from
     /// the state before transition `j`.
     fn add_backtrack(&mut self, j: u32, n: u32, p: usize, clock_n: &[u32]) {
-        let mut initials: Vec<usize> = Vec::new();
-        let mut v: Vec<u32> = Vec::new();
+        let mut initials = std::mem::take(&mut self.scratch_initials);
+        let mut v = std::mem::take(&mut self.scratch_v);
+        initials.clear();
+        v.clear();
+        self.backtrack_initial(j, n, p, clock_n, &mut initials, &mut v);
+        self.scratch_initials = initials;
+        self.scratch_v = v;
+    }
+
+    /// `add_backtrack` over scratch vectors.
+    fn backtrack_initial(
+        &mut self,
+        j: u32,
+        n: u32,
+        p: usize,
+        clock_n: &[u32],
+        initials: &mut Vec<usize>,
+        v: &mut Vec<u32>,
+    ) {
         for k in j + 1..n {
             if self.hb(j, self.clock(k)) {
                 continue;

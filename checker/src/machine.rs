@@ -1209,14 +1209,19 @@ impl<'p> Machine<'p> {
 
     /// The value of every observable in a final state.
     pub fn observe(&self, st: &State) -> Vec<i64> {
-        self.prog
-            .observables
-            .iter()
-            .map(|o| match o.kind {
-                ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
-                ir::ObservableKind::Mem(c) => st.mem[c as usize],
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.prog.observables.len());
+        self.observe_into(st, &mut out);
+        out
+    }
+
+    /// [`Machine::observe`] into `out` (cleared first): no allocation once
+    /// `out` is big enough.
+    pub fn observe_into(&self, st: &State, out: &mut Vec<i64>) {
+        out.clear();
+        out.extend(self.prog.observables.iter().map(|o| match o.kind {
+            ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
+            ir::ObservableKind::Mem(c) => st.mem[c as usize],
+        }));
     }
 
     /// Evaluate a condition on a final state.
