@@ -232,6 +232,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // A thread and its own buffer: ordered by the buffer's contents
             // when they touch one cell, or when the thread waits on it.
             let thread = if a.is_commit { b } else { a };
+            if same_cell && self.own_commit_commutes(a, b) {
+                return false;
+            }
             return same_cell || thread.cell == NONE || thread.all_cells;
         }
         // PSLO: a write can make a resetting fence wait (it matters if the
@@ -242,6 +245,24 @@ impl<'m, 'p> Explorer<'m, 'p> {
             return true;
         }
         same_cell && a.mem && b.mem && (a.write || b.write)
+    }
+
+    /// TSO/PSO: does a thread's load commute with its own buffer's commit of
+    /// the same cell? A load that forwards from a newer store than the one
+    /// committed reads that store either way. One that forwards from the
+    /// committed store would read memory after the commit, where another
+    /// thread's write may come first: a race — unless no other thread can
+    /// write the cell; then it reads the same store either way, and so does
+    /// a load from memory after the commit.
+    fn own_commit_commutes(&self, a: &Access, b: &Access) -> bool {
+        if self.m.model == Model::Pslo || a.is_commit == b.is_commit {
+            return false;
+        }
+        let (load, commit) = if a.is_commit { (b, a) } else { (a, b) };
+        if load.write || load.all_cells || load.cell == NONE {
+            return false;
+        }
+        load.fwd != NONE && load.fwd != commit.fwd || !self.m.others_may_write(load.owner as usize, load.cell)
     }
 
     /// Does the cell's history matter after resetting access `a` — may its
@@ -338,6 +359,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         if self.m.model != Model::Pslo {
             if a.cell != NONE {
                 self.scan_mem(a, acc, races);
+                if a.is_commit {
+                    self.scan_forwarded(a, acc, races);
+                }
                 keys[0] = a.cell;
             }
             return (keys, false);
@@ -415,6 +439,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// earlier memory access, but not this thread's own loads — the scan goes
     /// on for those until a write of this thread.
     fn scan_mem(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) -> Option<u32> {
+        if a.fwd != NONE && !a.is_commit {
+            // TSO/PSO: a forwarding load reads no memory; what it depends on
+            // (its own commit of that store) comes later.
+            return None;
+        }
         let mut last_write = None;
         for &j in self.by_key[a.cell as usize].iter().rev() {
             let b = self.frames[j as usize].access;
@@ -425,6 +454,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 continue;
             }
             let own = a.owner == b.owner;
+            if own && self.own_commit_commutes(a, &b) {
+                continue;
+            }
             if last_write.is_some() {
                 // Past another thread's write: only this thread's loads are left.
                 if own && b.write {
@@ -454,6 +486,29 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
         }
         last_write
+    }
+
+    /// TSO/PSO: a commit races with the loads that forwarded from its store
+    /// (see `own_commit_commutes`). They commute with the thread's other
+    /// commits and with other threads' writes, so `scan_mem` may stop
+    /// before reaching them: look for them apart, back to the transition
+    /// that buffered the store.
+    fn scan_forwarded(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) {
+        if !self.m.others_may_write(a.owner as usize, a.cell) {
+            return;
+        }
+        for &j in self.by_key[a.cell as usize].iter().rev() {
+            if a.origin != NONE && j <= a.origin {
+                break;
+            }
+            let b = self.frames[j as usize].access;
+            if b.owner == a.owner && !b.is_commit && !b.write && b.fwd == a.fwd {
+                if !self.hb(j, acc) {
+                    races.push(j);
+                }
+                join(acc, self.clock(j));
+            }
+        }
     }
 
     /// A PSLO history's list, newest first, up to its last change (a pop or
