@@ -32,6 +32,11 @@ pub struct CheckArgs {
     pub color: Color,
     #[command(flatten)]
     pub active: ActiveArgs,
+    /// Stop each file's check at its first finding — a failing assertion or
+    /// a witnessed violation — and report it with its witness (as Nidhugg
+    /// and GenMC do); what was not searched is unknown.
+    #[arg(long)]
+    pub first: bool,
 }
 
 /// Exploration bounds and the monitor, shared by check, fix and explain.
@@ -202,6 +207,7 @@ pub fn options(b: &Bounds) -> Options {
         deadline: None,
         cancel: None,
         polls_left: None,
+        found: None,
     }
     .with_timeout(b.timeout)
 }
@@ -469,7 +475,10 @@ pub fn run(args: &CheckArgs) -> u8 {
     let results: Vec<Result<Checked, String>> = args
         .files
         .par_iter()
-        .map(|path| load(path).map(|l| check_file(l, &models, monitor, &options(&args.bounds), &args.active)))
+        .map(|path| {
+            let opts = if args.first { options(&args.bounds).stop_at_first() } else { options(&args.bounds) };
+            load(path).map(|l| check_file(l, &models, monitor, &opts, &args.active))
+        })
         .collect();
     let mut status = Status::Clean;
     let stdout = std::io::stdout();

@@ -833,3 +833,50 @@ fn run_rejects_bad_usage_and_bad_files() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("Error"));
 }
+
+#[test]
+fn first_stops_at_the_first_finding_and_claims_nothing_else() {
+    // Peterson under TSO: its first finding is a violation with a replayable
+    // witness; the searches stop there and say so (unknown: "first").
+    let p = root().join("examples/peterson.litmus");
+    let full = litmus().args(["check", "--format", "json", "--model", "tso"]).arg(&p).output().unwrap();
+    let full: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    let out = litmus().args(["check", "--first", "--format", "json", "--model", "tso"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tso = &v["models"]["tso"];
+    assert_eq!(tso["violations"].as_array().unwrap().len(), 1, "{tso}");
+    assert_eq!(tso["robust"], false);
+    assert_eq!(tso["robust_certainty"], "proved");
+    assert_eq!(tso["certainty"], "unknown");
+    assert_eq!(tso["unknown_reason"], "first");
+    assert_eq!(tso["complete"], false);
+    assert!(tso.get("observation").is_none() || tso["observation_certainty"] == "unknown");
+    assert_ne!(tso["fences_certainty"], "proved", "fences are not confirmed by a stopped check");
+    // The one violation is one of those the whole check finds.
+    let found = &tso["violations"][0]["cycle"];
+    assert!(full["models"]["tso"]["violations"].as_array().unwrap().iter().any(|w| &w["cycle"] == found));
+}
+
+#[test]
+fn first_without_a_finding_answers_as_the_whole_check() {
+    // Nothing to find: --first changes nothing, every answer is earned.
+    let p = root().join("examples/sb-fences.litmus");
+    let run = |first: bool| {
+        let mut c = litmus();
+        c.args(["check", "--format", "json"]);
+        if first {
+            c.arg("--first");
+        }
+        let out = c.arg(&p).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for m in ["sc", "tso", "pso"] {
+            v["models"][m].as_object_mut().unwrap().remove("elapsed_ms");
+        }
+        v
+    };
+    let (a, b) = (run(false), run(true));
+    assert_eq!(a, b);
+    assert_eq!(b["models"]["tso"]["certainty"], "proved");
+}

@@ -35,6 +35,11 @@ pub fn sb_n(n: usize) -> String {
 
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    // `cargo bench --bench explore -- monitors`: that table alone.
+    if std::env::args().any(|a| a == "monitors") {
+        monitor_overhead(&root);
+        return;
+    }
     let dir = root.join("tests/corpus/herd-x86");
     let progs: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
@@ -81,35 +86,7 @@ fn main() {
         );
     }
 
-    println!("Monitor overhead: SC exploration alone vs with the BSS monitors (TSO and PSO) riding along, witnesses included");
-    for name in ["dekker", "peterson", "bakery", "lamport-fast", "ms2-queue", "treiber-stack"] {
-        let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
-        let prog = litmus_dsl::analyze(&src).program.unwrap();
-        for (lb, pb) in [(2, None), (3, Some(2)), (20, Some(4))] {
-            let o = Options { preemption_bound: pb, loop_bound: lb, ..Options::default() };
-            let runs = 10;
-            let (bare, out) = best_of(runs, || explore(&prog, Model::Sc, &o));
-            let (full, vs) = best_of(runs, || {
-                let mut c = litmus_checker::robust::Collector::new(
-                    &prog,
-                    &[Model::Tso, Model::Pso],
-                    litmus_checker::MonitorKind::Bss,
-                    &o,
-                );
-                let sc = c.run(&o);
-                c.finish(sc.coverage).iter().map(|x| x.violations.len()).collect::<Vec<_>>()
-            });
-            println!(
-                "  {name:13} lb {lb:2} pb {:4}: {:6} executions  bare {:8.3} ms  with monitors {:8.3} ms ({:+5.1}%)  violations TSO/PSO {:?}",
-                pb.map(|b| b.to_string()).unwrap_or("none".into()),
-                out.stats.executions,
-                bare.as_secs_f64() * 1e3,
-                full.as_secs_f64() * 1e3,
-                (full.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0,
-                vs
-            );
-        }
-    }
+    monitor_overhead(&root);
 
     println!("Distinct violations (statement pairs) with preemption bounds, as in BSS Tables 1-2 (loop bound 2)");
     for name in ["dekker", "bakery", "peterson", "lamport-fast", "ms2-queue", "treiber-stack", "spinlock"] {
@@ -156,4 +133,49 @@ fn main() {
             );
         }
     }
+}
+
+/// Same process, same options: the SC exploration alone (`explore`, which
+/// also collects the final states) against the same exploration with the
+/// monitors riding along (BSS for TSO and PSO; Sober for TSO), witnesses
+/// included. Best of several runs each.
+fn monitor_overhead(root: &Path) {
+    use litmus_checker::MonitorKind;
+    println!("Monitor overhead: SC exploration alone vs with the monitors riding along (BSS: TSO and PSO; Sober: TSO), witnesses included");
+    let time = |prog: &litmus_dsl::Program, o: &Options, runs: usize| {
+        let (bare, out) = best_of(runs, || explore(prog, Model::Sc, o));
+        let with = |models: &[Model], kind: MonitorKind| {
+            best_of(runs, || {
+                let mut c = litmus_checker::robust::Collector::new(prog, models, kind, o);
+                let sc = c.run(o);
+                c.finish(sc.coverage).iter().map(|x| x.violations.len()).collect::<Vec<_>>()
+            })
+        };
+        let (bss, vb) = with(&[Model::Tso, Model::Pso], MonitorKind::Bss);
+        let (sober, vs) = with(&[Model::Tso], MonitorKind::Sober);
+        let pct = |d: Duration| (d.as_secs_f64() / bare.as_secs_f64() - 1.0) * 100.0;
+        format!(
+            "{:7} executions  bare {:8.3} ms  BSS {:8.3} ms ({:+5.1}%) TSO/PSO violations {:?}  Sober {:8.3} ms ({:+5.1}%) TSO violations {:?}",
+            out.stats.executions,
+            bare.as_secs_f64() * 1e3,
+            bss.as_secs_f64() * 1e3,
+            pct(bss),
+            vb,
+            sober.as_secs_f64() * 1e3,
+            pct(sober),
+            vs
+        )
+    };
+    for name in ["dekker", "peterson", "bakery", "lamport-fast", "ms2-queue", "treiber-stack"] {
+        let src = std::fs::read_to_string(root.join(format!("examples/{name}.litmus"))).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for (lb, pb) in [(2, None), (3, Some(2)), (20, Some(4))] {
+            let o = Options { preemption_bound: pb, loop_bound: lb, ..Options::default() };
+            let pb = pb.map(|b| b.to_string()).unwrap_or("none".into());
+            println!("  {name:13} lb {lb:2} pb {pb:4}: {}", time(&prog, &o, 10));
+        }
+    }
+    let src = std::fs::read_to_string(root.join("tests/programs/slow.litmus")).unwrap();
+    let prog = litmus_dsl::analyze(&src).program.unwrap();
+    println!("  {:29}: {}", "tests/programs/slow.litmus", time(&prog, &Options::default(), 3));
 }

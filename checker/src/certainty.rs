@@ -75,6 +75,9 @@ pub enum Why {
     /// Only tested actively (RELAXER): this many steered runs found no
     /// violation, which proves nothing.
     Tested(u64),
+    /// `--first`: the check stopped at its first finding (a failing
+    /// assertion or a witnessed violation); the rest was not searched.
+    First,
 }
 
 impl Why {
@@ -87,10 +90,11 @@ impl Why {
             }
             Why::Pending => "not decided yet".into(),
             Why::Tested(n) => format!("no violation found in {n} active run{}", if n == 1 { "" } else { "s" }),
+            Why::First => "stopped at the first finding".into(),
         }
     }
 
-    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`, `unchecked`.
+    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`, `unchecked`, `tested`, `first`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Why::Timeout => "timeout",
@@ -98,6 +102,7 @@ impl Why {
             Why::Unconfirmed(_) => "unconfirmed",
             Why::Pending => "pending",
             Why::Tested(_) => "tested",
+            Why::First => "first",
         }
     }
 }
@@ -117,6 +122,8 @@ impl Coverage {
     pub fn of_stats(s: &Stats) -> Coverage {
         if s.cancelled {
             Coverage::Stopped(Why::Cancelled)
+        } else if s.first {
+            Coverage::Stopped(Why::First)
         } else if s.timed_out {
             Coverage::Stopped(Why::Timeout)
         } else {

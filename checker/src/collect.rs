@@ -6,7 +6,6 @@
 //! robustness comes from exploring its own executions ([`crate::explicit`]).
 
 use crate::certainty::{Answer, Coverage, Why};
-use crate::dpor::Execution;
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Model, NONE};
 use crate::monitor::{self, Forcing, RawViolation};
@@ -14,7 +13,7 @@ use crate::outcome::Options;
 use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
 use crate::trace::Edge;
 use crate::witness;
-use litmus_dsl::ir::{StmtForm, StmtId};
+use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
@@ -24,7 +23,13 @@ struct Group {
     occurrences: u64,
 }
 
-/// Collects violations from SC executions as they are explored. The BSS
+/// One relaxed model's monitor, riding the exploration.
+enum Monitor {
+    Bss(monitor::Bss),
+    Sober(monitor::Sober),
+}
+
+/// Collects violations from SC executions as they are explored. The
 /// monitors are incremental: an execution shares its prefix with the one
 /// before (depth-first order), and only the new suffix is monitored.
 pub struct Collector<'p> {
@@ -41,23 +46,28 @@ pub struct Collector<'p> {
     stop: Options,
     groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
     hb: Hb,
-    bss: Vec<Option<monitor::Bss>>,
+    /// Per model in `models`.
+    monitors: Vec<Monitor>,
     /// Events the incremental monitors have seen (a prefix of the log).
     listened: usize,
+    /// Signals of the current event: (monitor, signal).
+    raws: Vec<(usize, RawViolation)>,
 }
 
 impl crate::dpor::EventListener for Collector<'_> {
     fn on_events(&mut self, log: &[Event], from: usize) {
-        if self.bss.iter().all(|m| m.is_none()) {
+        if self.monitors.is_empty() {
             return;
         }
         debug_assert_eq!(from, self.listened);
-        let mut raws: Vec<(usize, RawViolation)> = Vec::new();
+        let mut raws = std::mem::take(&mut self.raws);
         for i in from..log.len() {
             self.hb.push(log, i);
-            for (mi, m) in self.bss.iter_mut().enumerate() {
-                if let Some(m) = m {
-                    m.push(log, i, &self.hb, &mut |r| raws.push((mi, r)));
+            for (mi, m) in self.monitors.iter_mut().enumerate() {
+                let out = &mut |r| raws.push((mi, r));
+                match m {
+                    Monitor::Bss(m) => m.push(log, i, &self.hb, out),
+                    Monitor::Sober(m) => m.push(log, i, &self.hb, out),
                 }
             }
             for (mi, r) in raws.drain(..) {
@@ -65,6 +75,7 @@ impl crate::dpor::EventListener for Collector<'_> {
                 self.record(&log[..=i], mi, r);
             }
         }
+        self.raws = raws;
         self.listened = log.len();
     }
 
@@ -73,22 +84,13 @@ impl crate::dpor::EventListener for Collector<'_> {
             return;
         }
         self.hb.truncate(len);
-        for m in self.bss.iter_mut().flatten() {
-            m.truncate(len);
+        for m in &mut self.monitors {
+            match m {
+                Monitor::Bss(m) => m.truncate(len),
+                Monitor::Sober(m) => m.truncate(len),
+            }
         }
         self.listened = len;
-    }
-}
-
-/// Lets the collector be both the listener and (for Sober) the observer.
-struct ListenerRef<'a, 'b, 'p>(&'a std::cell::RefCell<&'b mut Collector<'p>>);
-
-impl crate::dpor::EventListener for ListenerRef<'_, '_, '_> {
-    fn on_events(&mut self, log: &[Event], from: usize) {
-        self.0.borrow_mut().on_events(log, from);
-    }
-    fn on_truncate(&mut self, len: usize) {
-        self.0.borrow_mut().on_truncate(len);
     }
 }
 
@@ -96,12 +98,14 @@ impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
         let asked: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
         let models: Vec<Model> = asked.iter().copied().filter(|m| *m != Model::Pslo).collect();
-        let bss = models
+        let monitors = models
             .iter()
             .map(|&m| match (monitor, m) {
-                (MonitorKind::Sober, Model::Tso) => None,
-                (MonitorKind::BssInterleaving, _) => Some(monitor::Bss::new(prog, m, Forcing::Interleaving)),
-                _ => Some(monitor::Bss::new(prog, m, Forcing::Causal)),
+                (MonitorKind::Sober, Model::Tso) => {
+                    Monitor::Sober(monitor::Sober::new(prog.threads.len(), prog.mem_size()))
+                }
+                (MonitorKind::BssInterleaving, _) => Monitor::Bss(monitor::Bss::new(prog, m, Forcing::Interleaving)),
+                _ => Monitor::Bss(monitor::Bss::new(prog, m, Forcing::Causal)),
             })
             .collect();
         Collector {
@@ -113,24 +117,9 @@ impl<'p> Collector<'p> {
             monitor,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
-            bss,
+            monitors,
             listened: 0,
-        }
-    }
-
-    /// Sober is not incremental: it runs on each whole execution.
-    pub fn observe(&mut self, e: &Execution<'_>) {
-        for mi in 0..self.models.len() {
-            if self.bss[mi].is_none() {
-                let hb = Hb::of(e.events, self.prog.threads.len());
-                let mut found = Vec::new();
-                monitor::sober(self.prog, e.events, &hb, &mut |r| found.push(r));
-                let saved_hb = std::mem::replace(&mut self.hb, hb);
-                for r in found {
-                    self.record(e.events, mi, r);
-                }
-                self.hb = saved_hb;
-            }
+            raws: Vec::new(),
         }
     }
 
@@ -138,14 +127,7 @@ impl<'p> Collector<'p> {
     /// asked) PSLO's own executions; returns the SC outcome.
     pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
         let prog = self.prog;
-        let sober = self.bss.iter().any(|m| m.is_none());
-        let cell = std::cell::RefCell::new(&mut *self);
-        let mut listener = ListenerRef(&cell);
-        let sc = crate::outcome::explore_listened(prog, Model::Sc, opts, &mut listener, |e| {
-            if sober {
-                cell.borrow_mut().observe(e);
-            }
-        });
+        let sc = crate::outcome::explore_listened(prog, Model::Sc, opts, self, |_| {});
         self.explicit = self
             .asked
             .iter()
@@ -175,6 +157,7 @@ impl<'p> Collector<'p> {
             witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         };
         if let Some(w) = built {
+            self.stop.note_finding();
             let cycle = display_cycle(log, hb, r);
             let candidates = fence_candidates(self.prog, model, log, &cycle, r);
             g.v = Some(Violation {
@@ -319,7 +302,7 @@ fn fence_candidates(
             continue;
         }
         // A fence can only follow a statement that falls through.
-        if prog.stmts[f.stmt as usize].form != StmtForm::Simple {
+        if !prog.fenceable(f.stmt) {
             continue;
         }
         if !out.iter().any(|c| c.0 == f.stmt) {

@@ -81,6 +81,8 @@ pub struct Stats {
     pub buffer_waits: u64,
     /// Stopped by the cancel flag.
     pub cancelled: bool,
+    /// Stopped at the first finding (`--first`).
+    pub first: bool,
     /// Races whose reversal had no initial that could run then: every
     /// enabled process was explored there instead.
     pub fallbacks: u64,
@@ -94,9 +96,18 @@ pub struct Limits {
     /// Tests: counts down at each stop check and sets `cancel` when spent
     /// (see `Options::cancel_after_polls`).
     pub polls_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
+    /// `--first`: set when something was found; the search stops there.
+    pub found: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
+}
+
+impl Limits {
+    /// Something was found and the check stops at the first finding.
+    fn found(&self) -> bool {
+        self.found.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
+    }
 }
 
 pub enum Control {
@@ -158,6 +169,9 @@ pub struct Explorer<'m, 'p> {
     proc_last: Vec<u32>,
     proc_count: Vec<u32>,
     scratch_clock: Vec<u32>,
+    /// `add_backtrack`'s scratch: initials and the transitions not after j.
+    scratch_initials: Vec<usize>,
+    scratch_v: Vec<u32>,
     pub stats: Stats,
 }
 
@@ -177,6 +191,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             proc_last: vec![NONE; procs],
             proc_count: vec![0; procs],
             scratch_clock: vec![0; procs],
+            scratch_initials: Vec::new(),
+            scratch_v: Vec::new(),
             stats: Stats::default(),
         }
     }
@@ -227,6 +243,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // A thread and its own buffer: ordered by the buffer's contents
             // when they touch one cell, or when the thread waits on it.
             let thread = if a.is_commit { b } else { a };
+            if same_cell && self.own_commit_commutes(a, b) {
+                return false;
+            }
             return same_cell || thread.cell == NONE || thread.all_cells;
         }
         // PSLO: a write can make a resetting fence wait (it matters if the
@@ -237,6 +256,24 @@ impl<'m, 'p> Explorer<'m, 'p> {
             return true;
         }
         same_cell && a.mem && b.mem && (a.write || b.write)
+    }
+
+    /// TSO/PSO: does a thread's load commute with its own buffer's commit of
+    /// the same cell? A load that forwards from a newer store than the one
+    /// committed reads that store either way. One that forwards from the
+    /// committed store would read memory after the commit, where another
+    /// thread's write may come first: a race — unless no other thread can
+    /// write the cell; then it reads the same store either way, and so does
+    /// a load from memory after the commit.
+    fn own_commit_commutes(&self, a: &Access, b: &Access) -> bool {
+        if self.m.model == Model::Pslo || a.is_commit == b.is_commit {
+            return false;
+        }
+        let (load, commit) = if a.is_commit { (b, a) } else { (a, b) };
+        if load.write || load.all_cells || load.cell == NONE {
+            return false;
+        }
+        load.fwd != NONE && load.fwd != commit.fwd || !self.m.others_may_write(load.owner as usize, load.cell)
     }
 
     /// Does the cell's history matter after resetting access `a` — may its
@@ -333,6 +370,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         if self.m.model != Model::Pslo {
             if a.cell != NONE {
                 self.scan_mem(a, acc, races);
+                if a.is_commit {
+                    self.scan_forwarded(a, acc, races);
+                }
                 keys[0] = a.cell;
             }
             return (keys, false);
@@ -410,6 +450,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// earlier memory access, but not this thread's own loads — the scan goes
     /// on for those until a write of this thread.
     fn scan_mem(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) -> Option<u32> {
+        if a.fwd != NONE && !a.is_commit {
+            // TSO/PSO: a forwarding load reads no memory; what it depends on
+            // (its own commit of that store) comes later.
+            return None;
+        }
         let mut last_write = None;
         for &j in self.by_key[a.cell as usize].iter().rev() {
             let b = self.frames[j as usize].access;
@@ -420,6 +465,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 continue;
             }
             let own = a.owner == b.owner;
+            if own && self.own_commit_commutes(a, &b) {
+                continue;
+            }
             if last_write.is_some() {
                 // Past another thread's write: only this thread's loads are left.
                 if own && b.write {
@@ -449,6 +497,29 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
         }
         last_write
+    }
+
+    /// TSO/PSO: a commit races with the loads that forwarded from its store
+    /// (see `own_commit_commutes`). They commute with the thread's other
+    /// commits and with other threads' writes, so `scan_mem` may stop
+    /// before reaching them: look for them apart, back to the transition
+    /// that buffered the store.
+    fn scan_forwarded(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) {
+        if !self.m.others_may_write(a.owner as usize, a.cell) {
+            return;
+        }
+        for &j in self.by_key[a.cell as usize].iter().rev() {
+            if a.origin != NONE && j <= a.origin {
+                break;
+            }
+            let b = self.frames[j as usize].access;
+            if b.owner == a.owner && !b.is_commit && !b.write && b.fwd == a.fwd {
+                if !self.hb(j, acc) {
+                    races.push(j);
+                }
+                join(acc, self.clock(j));
+            }
+        }
     }
 
     /// A PSLO history's list, newest first, up to its last change (a pop or
@@ -567,6 +638,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
+                        if limits.found() {
+                            self.stats.first = true;
+                            break 'outer;
+                        }
                     } else if let Some(b) = bounded {
                         // Bounded mode: every enabled process within the bound.
                         let prev = if depth > 0 { self.frames[depth - 1].proc as usize } else { usize::MAX };
@@ -618,6 +693,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 if late || cancelled {
                     self.stats.timed_out = true;
                     self.stats.cancelled = cancelled;
+                    break;
+                }
+                if limits.found() {
+                    self.stats.first = true;
                     break;
                 }
             }
@@ -736,8 +815,25 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// Source-DPOR: make sure some initial of `notdep(j).p` is explored from
     /// the state before transition `j`.
     fn add_backtrack(&mut self, j: u32, n: u32, p: usize, clock_n: &[u32]) {
-        let mut initials: Vec<usize> = Vec::new();
-        let mut v: Vec<u32> = Vec::new();
+        let mut initials = std::mem::take(&mut self.scratch_initials);
+        let mut v = std::mem::take(&mut self.scratch_v);
+        initials.clear();
+        v.clear();
+        self.backtrack_initial(j, n, p, clock_n, &mut initials, &mut v);
+        self.scratch_initials = initials;
+        self.scratch_v = v;
+    }
+
+    /// `add_backtrack` over scratch vectors.
+    fn backtrack_initial(
+        &mut self,
+        j: u32,
+        n: u32,
+        p: usize,
+        clock_n: &[u32],
+        initials: &mut Vec<usize>,
+        v: &mut Vec<u32>,
+    ) {
         for k in j + 1..n {
             if self.hb(j, self.clock(k)) {
                 continue;

@@ -22,7 +22,7 @@ use crate::reference::replay;
 use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
 use crate::trace::{Edge, Trace};
 use crate::witness::RelaxedWitness;
-use litmus_dsl::ir::{StmtForm, StmtId};
+use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
 use std::collections::BTreeMap;
 
@@ -164,7 +164,7 @@ fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(StmtId, Fen
         if f.thread != t || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
             continue;
         }
-        if prog.stmts[f.stmt as usize].form == StmtForm::Simple && !out.iter().any(|c| c.0 == f.stmt) {
+        if prog.fenceable(f.stmt) && !out.iter().any(|c| c.0 == f.stmt) {
             out.push((f.stmt, kind));
         }
     }
@@ -189,6 +189,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
+        found: opts.found.clone(),
         preemption_bound: None,
     };
     ex.run(limits, |e| {
@@ -217,6 +218,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
             // The state right after `b`'s transition, to continue from.
             let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
             let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
+            opts.note_finding();
             g.v = Some(Violation {
                 model,
                 store_stmt: key.0,

@@ -14,7 +14,7 @@ use crate::machine::{fence_drains, fence_resets, Model};
 use crate::outcome::Options;
 use crate::robust::{all_robust, FencePoint, MonitorKind, Violation};
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::{StmtForm, StmtId};
+use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -435,7 +435,7 @@ fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) ->
             Instr::Store { stmt, .. } | Instr::Load { stmt, .. } | Instr::Rmw { stmt, .. } => Some(stmt),
             _ => None,
         })
-        .filter(|&s| prog.stmts[s as usize].form == StmtForm::Simple)
+        .filter(|&s| prog.fenceable(s))
         .collect();
     v.sort();
     v.dedup();

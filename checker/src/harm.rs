@@ -188,6 +188,8 @@ pub fn quick_harm(
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
+        // With `--first` the quick search still judges the one finding.
+        found: None,
         preemption_bound: None,
     };
     ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {

@@ -12,17 +12,15 @@ use crate::machine::{Event, EventKind, NONE};
 pub struct Hb {
     pub threads: usize,
     /// Clock of each event after it (own component = its 1-based po index).
+    /// Only grows: rows past `len()` are stale, overwritten when reused.
     clocks: Vec<u32>,
     /// The previous event of the same thread (`NONE` if first).
     pub prev: Vec<u32>,
-    /// Per thread: its last event.
-    last: Vec<u32>,
-    /// Per cell: its last write.
-    last_write: Vec<u32>,
-    /// Per (cell, thread): that thread's last read of the cell.
-    last_read: Vec<u32>,
-    /// Undo: (slot, old value); slots < threads are `last`, then
-    /// `last_write`, then `last_read`. `marks[i]`: trail length before event i.
+    /// Slots, each an event index or `NONE`: per thread its last event
+    /// (`threads`), per cell its last write (`cells`), per (cell, thread)
+    /// that thread's last read of the cell.
+    slots: Vec<u32>,
+    /// Undo: (slot, old value). `marks[i]`: trail length before event i.
     trail: Vec<(u32, u32)>,
     marks: Vec<u32>,
     cells: usize,
@@ -34,9 +32,7 @@ impl Hb {
             threads,
             clocks: Vec::new(),
             prev: Vec::new(),
-            last: vec![NONE; threads],
-            last_write: vec![NONE; cells],
-            last_read: vec![NONE; cells * threads],
+            slots: vec![NONE; threads + cells + cells * threads],
             trail: Vec::new(),
             marks: Vec::new(),
             cells,
@@ -61,33 +57,21 @@ impl Hb {
         self.marks.is_empty()
     }
 
-    fn slot(&mut self, s: usize) -> &mut u32 {
-        let t = self.threads;
-        if s < t {
-            &mut self.last[s]
-        } else if s < t + self.cells {
-            &mut self.last_write[s - t]
-        } else {
-            &mut self.last_read[s - t - self.cells]
-        }
-    }
-
     fn set(&mut self, s: usize, v: u32) {
-        let old = std::mem::replace(self.slot(s), v);
+        let old = std::mem::replace(&mut self.slots[s], v);
         self.trail.push((s as u32, old));
     }
 
+    /// Row `base` ⊔= the clock of event `ev` (if any).
     fn join_row(&mut self, base: usize, ev: u32) {
-        let t = self.threads;
         if ev == NONE {
             return;
         }
-        let src = ev as usize * t;
-        for k in 0..t {
-            let v = self.clocks[src + k];
-            if v > self.clocks[base + k] {
-                self.clocks[base + k] = v;
-            }
+        let t = self.threads;
+        let (old, new) = self.clocks.split_at_mut(base);
+        let src = &old[ev as usize * t..ev as usize * t + t];
+        for (x, &y) in new[..t].iter_mut().zip(src) {
+            *x = (*x).max(y);
         }
     }
 
@@ -97,23 +81,32 @@ impl Hb {
         let t = self.threads;
         self.marks.push(self.trail.len() as u32);
         let e = &log[i];
-        let base = self.clocks.len();
-        self.clocks.extend(std::iter::repeat_n(0, t));
+        let base = i * t;
+        if self.clocks.len() < base + t {
+            self.clocks.resize(base + t, 0);
+        }
+        let th = e.thread as usize;
+        let last = if e.kind == EventKind::Commit { NONE } else { self.slots[th] };
+        // Start from the thread's last clock (po), then join the conflicts.
+        if last == NONE {
+            self.clocks[base..base + t].fill(0);
+        } else {
+            let (old, new) = self.clocks.split_at_mut(base);
+            new[..t].copy_from_slice(&old[last as usize * t..last as usize * t + t]);
+        }
         if e.kind == EventKind::Commit {
             self.prev.push(NONE);
             return;
         }
-        let th = e.thread as usize;
-        let last = self.last[th];
-        self.join_row(base, last);
         if e.cell != NONE {
             let c = e.cell as usize;
-            let w = self.last_write[c];
+            let w = self.slots[t + c];
             self.join_row(base, w);
             if e.is_write() {
                 // fr: every read of the cell since its last write.
+                let reads = t + self.cells + c * t;
                 for q in 0..t {
-                    let r = self.last_read[c * t + q];
+                    let r = self.slots[reads + q];
                     if r != NONE && (w == NONE || r > w) {
                         self.join_row(base, r);
                     }
@@ -141,10 +134,9 @@ impl Hb {
         let keep = self.marks[n] as usize;
         while self.trail.len() > keep {
             let (s, old) = self.trail.pop().unwrap();
-            *self.slot(s as usize) = old;
+            self.slots[s as usize] = old;
         }
         self.marks.truncate(n);
-        self.clocks.truncate(n * self.threads);
         self.prev.truncate(n);
     }
 

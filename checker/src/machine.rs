@@ -265,6 +265,13 @@ pub struct Access {
     /// PSLO: a history process dropping the oldest value of its thread's
     /// history of `cell`.
     pub pop: bool,
+    /// TSO/PSO: a load that forwards from its thread's buffer, the store
+    /// event it reads; a commit, the store event it commits (`NONE`
+    /// otherwise, and always under PSLO).
+    pub fwd: u32,
+    /// A commit: the transition that buffered its store (`NONE`: before
+    /// the exploration began). Loads that forward from it come after.
+    pub origin: u32,
     /// PSLO: waits until every history of its thread is a singleton (a
     /// resetting fence, an x86 LOCK'd atomic): another thread's write to any
     /// cell can make it wait — it matters for the cells its thread may load
@@ -285,6 +292,8 @@ impl Access {
         mem: false,
         hist: false,
         pop: false,
+        fwd: NONE,
+        origin: NONE,
         all_cells: false,
         at: NONE,
     };
@@ -323,6 +332,9 @@ pub struct Machine<'p> {
     /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
     /// the thread may load after it.
     loads_after: Vec<std::collections::HashMap<u32, Cells>>,
+    /// Per cell: how many threads' code may write it (store or atomic), and
+    /// the last such thread.
+    writers: Vec<(u32, u32)>,
     await_info: Vec<Vec<AwaitInfo>>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
@@ -366,6 +378,14 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
+        let mut writers = vec![(0u32, NONE); cells];
+        for (t, th) in prog.threads.iter().enumerate() {
+            let mine = Self::stores_of(&th.code, cells);
+            for c in (0..cells).filter(|&c| mine.contains(c as Cell)) {
+                writers[c].0 += 1;
+                writers[c].1 = t as u32;
+            }
+        }
         Machine {
             prog,
             model,
@@ -378,6 +398,7 @@ impl<'p> Machine<'p> {
             awaits,
             await_info,
             loads_after,
+            writers,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -417,6 +438,35 @@ impl<'p> Machine<'p> {
             out.some.dedup();
         }
         out
+    }
+
+    /// The cells a thread's code may write (stores and atomics, reachable
+    /// or not): a fixed cell, an indexed access's whole array, every cell
+    /// for a computed address.
+    pub fn stores_of(code: &[Instr], cells: usize) -> Cells {
+        let mut out = Cells::default();
+        for ins in code {
+            let (Instr::Store { addr, .. } | Instr::Rmw { addr, .. }) = *ins else { continue };
+            match addr {
+                Addr::Fixed(c) => out.some.push(c),
+                Addr::Indexed { base, len, .. } => out.some.extend(base..base + len),
+                Addr::Computed { .. } => out.all = true,
+            }
+        }
+        if out.all {
+            out.some.clear();
+        } else {
+            out.some.retain(|&c| (c as usize) < cells);
+            out.some.sort_unstable();
+            out.some.dedup();
+        }
+        out
+    }
+
+    /// May a thread other than `thread` write `cell` (statically)?
+    pub fn others_may_write(&self, thread: usize, cell: Cell) -> bool {
+        let (n, last) = self.writers[cell as usize];
+        n > 1 || n == 1 && last as usize != thread
     }
 
     /// PSLO: the cells whose history matters after the fence (or x86 LOCK'd
@@ -633,6 +683,16 @@ impl<'p> Machine<'p> {
         }
     }
 
+    /// The store event a load by `t` of `cell` would forward from: its own
+    /// newest pending store to the cell, if any.
+    fn forwarded(&self, st: &State, t: usize, cell: Cell) -> Option<u32> {
+        match self.model {
+            Model::Sc => None,
+            Model::Tso => st.bufs[t].iter().rev().find(|e| e.cell == cell).map(|e| e.store),
+            Model::Pso | Model::Pslo => st.bufs[self.buf_index(t, cell)].back().map(|e| e.store),
+        }
+    }
+
     /// The value a load by `t` of `cell` sees, and the event it reads from:
     /// its own newest pending store to the cell, else memory (PSLO: the
     /// oldest value of its history).
@@ -720,10 +780,11 @@ impl<'p> Machine<'p> {
                     }
                 }
                 Instr::LoopEnter { id } => st.loops[self.loop_base[t] + id as usize] = 0,
-                Instr::LoopIter { id, .. } => {
+                Instr::LoopIter { id, bound, .. } => {
                     let c = &mut st.loops[self.loop_base[t] + id as usize];
                     *c += 1;
-                    if *c > self.loop_bound {
+                    // A loop's own bound replaces the global one.
+                    if *c > bound.unwrap_or(self.loop_bound) {
                         st.threads[t] = ThreadStatus::Cut;
                         return;
                     }
@@ -1019,17 +1080,21 @@ impl<'p> Machine<'p> {
             acc.pop = true;
             return acc;
         }
+        let pslo = self.model == Model::Pslo;
         if proc >= self.threads {
             if let Some(e) = st.bufs[proc - self.threads].front() {
                 acc.cell = e.cell;
                 acc.write = true;
                 acc.is_commit = true;
                 acc.mem = true;
+                if !pslo {
+                    acc.fwd = e.store;
+                    acc.origin = e.origin;
+                }
             }
             return acc;
         }
         let t = proc;
-        let pslo = self.model == Model::Pslo;
         acc.at = st.pc[t];
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
             Some(&Instr::Load { addr, .. }) => {
@@ -1038,6 +1103,11 @@ impl<'p> Machine<'p> {
                     // A PSLO load reads its own buffer or history, never memory.
                     acc.mem = !pslo;
                     acc.hist = pslo && st.bufs[self.buf_index(t, c)].is_empty();
+                    // TSO/PSO: a load that forwards reads no memory.
+                    if let Some(s) = self.forwarded(st, t, c).filter(|_| !pslo) {
+                        acc.fwd = s;
+                        acc.mem = false;
+                    }
                 }
             }
             Some(&Instr::Store { addr, .. }) if self.model == Model::Sc => {
@@ -1205,14 +1275,19 @@ impl<'p> Machine<'p> {
 
     /// The value of every observable in a final state.
     pub fn observe(&self, st: &State) -> Vec<i64> {
-        self.prog
-            .observables
-            .iter()
-            .map(|o| match o.kind {
-                ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
-                ir::ObservableKind::Mem(c) => st.mem[c as usize],
-            })
-            .collect()
+        let mut out = Vec::with_capacity(self.prog.observables.len());
+        self.observe_into(st, &mut out);
+        out
+    }
+
+    /// [`Machine::observe`] into `out` (cleared first): no allocation once
+    /// `out` is big enough.
+    pub fn observe_into(&self, st: &State, out: &mut Vec<i64>) {
+        out.clear();
+        out.extend(self.prog.observables.iter().map(|o| match o.kind {
+            ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
+            ir::ObservableKind::Mem(c) => st.mem[c as usize],
+        }));
     }
 
     /// Evaluate a condition on a final state.

@@ -52,33 +52,32 @@ pub struct Bss {
     x86: bool,
     t: usize,
     cells: usize,
-    /// Per thread: its stores (log index, po index, cell), in order.
-    stores: Vec<Vec<(u32, u32, u32)>>,
-    /// Per (thread, store index, q): po index of q's first event that forced
-    /// the store's commit (`NONE`: none yet). Flat per thread.
-    forced: Vec<Vec<u32>>,
-    /// Per (thread, cell): indices into `stores[thread]`.
-    by_cell: Vec<Vec<u32>>,
-    /// TSO: per (owner, q), how many of owner's stores q has forced (a
-    /// FIFO prefix). PSO: per (owner, cell, q), of `by_cell[owner, cell]`.
-    wm: Vec<u32>,
-    /// Undo: (forced slot (thread, flat index) or watermark, old value).
-    trail: Vec<(u32, u32, u32)>,
+    /// Per thread: its stores (log index, cell), in order.
+    stores: Vec<Vec<(u32, u32)>>,
+    /// Per (thread, cell): (po index, index into `stores[thread]`).
+    by_cell: Vec<Vec<(u32, u32)>>,
+    /// Per queue and forcer q: how q's events forced the queue's commits, as
+    /// steps (how many of the queue's stores are forced, q's po index then).
+    /// A queue is a thread's FIFO (TSO: key `owner · t + q`) or its stores
+    /// to one cell (PSO: `(owner · cells + cell) · t + q`, counting in
+    /// `by_cell`). Forcing is monotone, so store k of a queue was first
+    /// forced by q at the first step past k: no per-store state.
+    steps: Vec<Vec<(u32, u32)>>,
+    /// Undo: the step lists pushed on, in order.
+    trail: Vec<u32>,
     /// Per event: trail length before it, and the thread whose store it
     /// appended (`NONE` if none).
-    marks: Vec<(usize, u32)>,
+    marks: Vec<(u32, u32)>,
     /// Fences of statements from `.0` on are measured ones: only those in
     /// `.1` act ([`Bss::measuring`]).
     measured: Option<(StmtId, Vec<StmtId>)>,
 }
 
-const WM: u32 = u32::MAX;
-
 impl Bss {
     pub fn new(prog: &Program, model: Model, forcing: Forcing) -> Bss {
         let t = prog.threads.len();
         let cells = prog.mem_size();
-        let wm = if model == Model::Pso { t * cells * t } else { t * t };
+        let queues = if model == Model::Pso { t * cells * t } else { t * t };
         Bss {
             model,
             forcing,
@@ -86,9 +85,8 @@ impl Bss {
             t,
             cells,
             stores: vec![Vec::new(); t],
-            forced: vec![Vec::new(); t],
             by_cell: vec![Vec::new(); t * cells],
-            wm: vec![0; wm],
+            steps: vec![Vec::new(); queues],
             trail: Vec::new(),
             marks: Vec::new(),
             measured: None,
@@ -106,65 +104,55 @@ impl Bss {
         self
     }
 
-    fn force(&mut self, owner: usize, store: usize, q: usize, po: u32) {
-        let slot = store * self.t + q;
-        if self.forced[owner][slot] == NONE {
-            self.trail.push((owner as u32, slot as u32, NONE));
-            self.forced[owner][slot] = po;
+    /// q (at po index `po`) forces the first `upto` stores of queue `key`.
+    fn force(&mut self, key: usize, upto: u32, po: u32) {
+        let list = &mut self.steps[key];
+        if list.last().map_or(0, |s| s.0) < upto {
+            list.push((upto, po));
+            self.trail.push(key as u32);
         }
     }
 
-    fn set_wm(&mut self, idx: usize, v: u32) {
-        self.trail.push((WM, idx as u32, self.wm[idx]));
-        self.wm[idx] = v;
-    }
-
-    /// q (at po index `po`) forces owner's stores: TSO the FIFO prefix up to
-    /// store index `upto`; PSO those to `cell` (all issued so far).
-    fn force_tso(&mut self, owner: usize, q: usize, upto: usize, po: u32) {
-        let w = owner * self.t + q;
-        let from = self.wm[w] as usize;
-        if from < upto {
-            for s in from..upto {
-                self.force(owner, s, q, po);
+    /// The po index of q's event that first forced store `k` of the queue
+    /// whose steps for q are `list` (`NONE`: not forced).
+    fn forced_at(list: &[(u32, u32)], k: u32) -> u32 {
+        // Usually the store is recent: its step is among the last ones.
+        let mut found = NONE;
+        for &(upto, po) in list.iter().rev() {
+            if upto <= k {
+                break;
             }
-            self.set_wm(w, upto as u32);
+            found = po;
         }
+        found
     }
 
-    fn force_pso(&mut self, owner: usize, cell: usize, q: usize, po: u32) {
-        let w = (owner * self.cells + cell) * self.t + q;
-        let n = self.by_cell[owner * self.cells + cell].len();
-        let from = self.wm[w] as usize;
-        if from < n {
-            for k in from..n {
-                let s = self.by_cell[owner * self.cells + cell][k] as usize;
-                self.force(owner, s, q, po);
-            }
-            self.set_wm(w, n as u32);
-        }
+    fn tso_key(&self, owner: usize, q: usize) -> usize {
+        owner * self.t + q
+    }
+
+    fn pso_key(&self, owner: usize, cell: usize, q: usize) -> usize {
+        (owner * self.cells + cell) * self.t + q
     }
 
     /// Thread p drains its buffer(s): all of them, or (PSO native atomic) one.
     fn drain(&mut self, p: usize, only: Option<usize>, po: u32) {
         if self.model == Model::Pso {
-            match only {
-                Some(c) => self.force_pso(p, c, p, po),
-                None => {
-                    for c in 0..self.cells {
-                        self.force_pso(p, c, p, po);
-                    }
+            for c in 0..self.cells {
+                if only.is_none_or(|o| o == c) {
+                    let n = self.by_cell[p * self.cells + c].len() as u32;
+                    self.force(self.pso_key(p, c, p), n, po);
                 }
             }
         } else {
-            let n = self.stores[p].len();
-            self.force_tso(p, p, n, po);
+            let n = self.stores[p].len() as u32;
+            self.force(self.tso_key(p, p), n, po);
         }
     }
 
     /// Process event `i` (the next one): report violations, then simulate it.
     pub fn push(&mut self, log: &[Event], i: usize, hb: &Hb, out: &mut impl FnMut(RawViolation)) {
-        self.marks.push((self.trail.len(), NONE));
+        self.marks.push((self.trail.len() as u32, NONE));
         let e = &log[i];
         if e.kind == EventKind::Commit {
             return;
@@ -175,6 +163,7 @@ impl Bss {
         let po = hb.po(log, i);
         if e.cell != NONE {
             let a = e.cell as usize;
+            let pso = self.model == Model::Pso;
             // The check (Fig. 4/5, line 6).
             let prev = hb.prev[i as usize];
             if prev != NONE {
@@ -182,30 +171,38 @@ impl Bss {
                 let ci = hb.clock(i);
                 for q in (0..t).filter(|&q| q != p) {
                     let list = &self.by_cell[q * self.cells + a];
-                    // The last store of q to a that happens before prev[p].
-                    let k = list.partition_point(|&si| self.stores[q][si as usize].1 <= cprev[q]);
-                    if k == 0 {
+                    // The last store of q to a that happens before prev[p]
+                    // (most often the last one: scan from the back).
+                    let Some(k) = list.iter().rposition(|&(po, _)| po <= cprev[q]) else {
                         continue;
-                    }
-                    let si = list[k - 1] as usize;
-                    let forced = &self.forced[q][si * t..(si + 1) * t];
+                    };
+                    let si = list[k].1;
+                    // Its place in its queue, and the queue's steps per forcer.
+                    let (place, key0) = if pso { (k as u32, self.pso_key(q, a, 0)) } else { (si, self.tso_key(q, 0)) };
+                    let steps = &self.steps[key0..key0 + t];
                     let is_forced = match self.forcing {
                         // Forced by an event that happens before e (e's own
                         // component minus one: its predecessors).
-                        Forcing::Causal => (0..t).any(|r| forced[r] != NONE && forced[r] <= ci[r] - (r == p) as u32),
-                        Forcing::Interleaving => forced.iter().any(|&f| f != NONE),
+                        Forcing::Causal => (0..t).any(|r| {
+                            let f = Self::forced_at(&steps[r], place);
+                            f != NONE && f <= ci[r] - (r == p) as u32
+                        }),
+                        Forcing::Interleaving => steps.iter().any(|l| l.last().is_some_and(|s| s.0 > place)),
                     };
                     if !is_forced {
-                        out(RawViolation { store: self.stores[q][si].0, access: i, prev });
+                        out(RawViolation { store: self.stores[q][si as usize].0, access: i, prev });
                     }
                 }
             }
-            // e forces the commit of other threads' stores to a (lines 10–12).
+            // e forces the commit of other threads' stores to a (lines 10–12):
+            // TSO the FIFO prefix up to q's last store to a, PSO all of them.
             for q in (0..t).filter(|&q| q != p) {
-                if self.model == Model::Pso {
-                    self.force_pso(q, a, p, po);
-                } else if let Some(&last) = self.by_cell[q * self.cells + a].last() {
-                    self.force_tso(q, p, last as usize + 1, po);
+                let list = &self.by_cell[q * self.cells + a];
+                if pso {
+                    let n = list.len() as u32;
+                    self.force(self.pso_key(q, a, p), n, po);
+                } else if let Some(&(_, last)) = list.last() {
+                    self.force(self.tso_key(q, p), last + 1, po);
                 }
             }
         }
@@ -213,9 +210,8 @@ impl Bss {
         match e.kind {
             EventKind::Store => {
                 let idx = self.stores[p].len() as u32;
-                self.stores[p].push((i, po, e.cell));
-                self.forced[p].extend(std::iter::repeat_n(NONE, t));
-                self.by_cell[p * self.cells + e.cell as usize].push(idx);
+                self.stores[p].push((i, e.cell));
+                self.by_cell[p * self.cells + e.cell as usize].push((po, idx));
                 self.marks.last_mut().unwrap().1 = p as u32;
             }
             EventKind::Rmw => {
@@ -237,23 +233,22 @@ impl Bss {
 
     /// Forget every event from `n` on.
     pub fn truncate(&mut self, n: usize) {
-        while self.marks.len() > n {
-            let (keep, appended) = self.marks.pop().unwrap();
-            while self.trail.len() > keep {
-                let (owner, idx, old) = self.trail.pop().unwrap();
-                if owner == WM {
-                    self.wm[idx as usize] = old;
-                } else {
-                    self.forced[owner as usize][idx as usize] = old;
-                }
-            }
+        if n >= self.marks.len() {
+            return;
+        }
+        let keep = self.marks[n].0 as usize;
+        for &key in &self.trail[keep..] {
+            self.steps[key as usize].pop();
+        }
+        self.trail.truncate(keep);
+        for &(_, appended) in &self.marks[n..] {
             if appended != NONE {
                 let p = appended as usize;
-                let (_, _, cell) = self.stores[p].pop().unwrap();
-                self.forced[p].truncate(self.stores[p].len() * self.t);
+                let (_, cell) = self.stores[p].pop().unwrap();
                 self.by_cell[p * self.cells + cell as usize].pop();
             }
         }
+        self.marks.truncate(n);
     }
 }
 
@@ -269,48 +264,129 @@ pub fn bss(prog: &Program, model: Model, forcing: Forcing, log: &[Event], hb: &H
 /// `write(c) →rhb* lastR(p)` stops the walk (already ordered under TSO);
 /// `write(c) →hb* last(p)` is a borderline trace: the load could have read
 /// the value before `write(c)`.
-pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
-    let t = hb.threads;
-    let cells = prog.mem_size();
-    let w2 = 2 * t;
-    // Fig. 3: load/store clocks per thread, mc1 per thread×address, mc2 per address.
-    let mut lc = vec![0u32; t * w2];
-    let mut sc = vec![0u32; t * w2];
-    let mut mc1 = vec![0u32; t * cells * w2];
-    let mut mc2 = vec![0u32; cells * w2];
-    // Timestamps of events (only reads and writes are kept).
-    let mut ts = vec![0u32; log.len() * w2];
-    // Coherence order per address (indices into the log).
-    let mut co: Vec<Vec<u32>> = vec![Vec::new(); cells];
-    let mut co_index = vec![0u32; log.len()];
-    let mut last = vec![NONE; t];
-    let mut last_r = vec![NONE; t];
-    let mut cur = vec![0u32; w2];
-    let merge = |dst: &mut [u32], src: &[u32]| crate::hb::join(dst, src);
-    for (i, e) in log.iter().enumerate() {
+///
+/// Incremental like [`Hb`]: `push` the next event, `truncate` back to a
+/// prefix. Fig. 3's clocks are joins of event timestamps, so each is kept as
+/// the index of the event(s) it equals: `lc[p]` is the timestamp of p's last
+/// load, atomic or store-load fence, `sc[p]` of its last store, atomic or
+/// fence, `mc1[q][a]` of the last write to `a` that is not a store of q
+/// (writes to one address have growing timestamps), `mc2[a]` the join of
+/// the last write to `a` and the loads of `a` since. Undoing an event
+/// restores a few indices.
+pub struct Sober {
+    t: usize,
+    cells: usize,
+    /// Timestamp of each event (zero for those Fig. 3 ignores), stride 2t.
+    ts: Vec<u32>,
+    /// Per cell: its writes in coherence order; per event: its 1-based place
+    /// there (0: not a write).
+    co: Vec<Vec<u32>>,
+    co_index: Vec<u32>,
+    /// Slots (undone by the trail), each an event index or `NONE`:
+    /// `last[p]`, `last_r[p]` (lc), `last_s[p]` (sc), `last_write[a]`,
+    /// `last_read[a][q]`, `vis_write[q][a]` (mc1).
+    slots: Vec<u32>,
+    trail: Vec<(u32, u32)>,
+    /// Per event: trail length before it, and the cell it wrote (`NONE`: none).
+    marks: Vec<(u32, u32)>,
+    cur: Vec<u32>,
+}
+
+impl Sober {
+    pub fn new(threads: usize, cells: usize) -> Sober {
+        Sober {
+            t: threads,
+            cells,
+            ts: Vec::new(),
+            co: vec![Vec::new(); cells],
+            co_index: Vec::new(),
+            slots: vec![NONE; 3 * threads + cells + 2 * cells * threads],
+            trail: Vec::new(),
+            marks: Vec::new(),
+            cur: vec![0; 2 * threads],
+        }
+    }
+
+    fn last(&self, p: usize) -> usize {
+        p
+    }
+    fn last_r(&self, p: usize) -> usize {
+        self.t + p
+    }
+    fn last_s(&self, p: usize) -> usize {
+        2 * self.t + p
+    }
+    fn last_write(&self, a: usize) -> usize {
+        3 * self.t + a
+    }
+    fn last_read(&self, a: usize, q: usize) -> usize {
+        3 * self.t + self.cells + a * self.t + q
+    }
+    fn vis_write(&self, q: usize, a: usize) -> usize {
+        3 * self.t + self.cells + self.cells * self.t + q * self.cells + a
+    }
+
+    fn set(&mut self, slot: usize, v: u32) {
+        self.trail.push((slot as u32, self.slots[slot]));
+        self.slots[slot] = v;
+    }
+
+    fn row(&self, ev: u32) -> &[u32] {
+        let w2 = 2 * self.t;
+        &self.ts[ev as usize * w2..(ev as usize + 1) * w2]
+    }
+
+    /// `cur ⊔= ts[slot's event]`.
+    fn join_slot(&mut self, slot: usize) {
+        let ev = self.slots[slot];
+        if ev != NONE {
+            let w2 = 2 * self.t;
+            let src = &self.ts[ev as usize * w2..(ev as usize + 1) * w2];
+            crate::hb::join(&mut self.cur, src);
+        }
+    }
+
+    /// `cur ⊔= mc2[a]`.
+    fn join_mc2(&mut self, a: usize) {
+        let w = self.slots[self.last_write(a)];
+        self.join_slot(self.last_write(a));
+        for q in 0..self.t {
+            let r = self.slots[self.last_read(a, q)];
+            if r != NONE && (w == NONE || r > w) {
+                self.join_slot(self.last_read(a, q));
+            }
+        }
+    }
+
+    /// Process event `i` (the next one): report borderline loads, then
+    /// stamp it.
+    pub fn push(&mut self, log: &[Event], i: usize, hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+        debug_assert_eq!(i, self.marks.len());
+        self.marks.push((self.trail.len() as u32, NONE));
+        let w2 = 2 * self.t;
+        self.ts.extend(std::iter::repeat_n(0, w2));
+        self.co_index.push(0);
+        let e = &log[i];
         if e.kind == EventKind::Commit {
-            continue;
+            return;
         }
         let p = e.thread as usize;
+        let last = self.slots[self.last(p)];
+        let last_r = self.slots[self.last_r(p)];
         // The check, for loads only (Fig. 2, lines 6–16).
-        if e.kind == EventKind::Load && last[p] != NONE {
+        if e.kind == EventKind::Load && last != NONE {
             let a = e.cell as usize;
-            let mut c = if e.rf == NONE { 0 } else { co_index[e.rf as usize] };
+            let mut c = if e.rf == NONE { 0 } else { self.co_index[e.rf as usize] };
             while c > 0 {
-                let w = co[a][c as usize - 1];
+                let w = self.co[a][c as usize - 1];
                 if log[w as usize].thread as usize == p {
                     break;
                 }
-                if last_r[p] != NONE
-                    && leq(
-                        &ts[w as usize * w2..(w as usize + 1) * w2],
-                        &ts[last_r[p] as usize * w2..(last_r[p] as usize + 1) * w2],
-                    )
-                {
+                if last_r != NONE && leq(self.row(w), self.row(last_r)) {
                     break;
                 }
-                if hb.before(log, w, last[p]) {
-                    out(RawViolation { store: w, access: i as u32, prev: last[p] });
+                if hb.before(log, w, last) {
+                    out(RawViolation { store: w, access: i as u32, prev: last });
                     break;
                 }
                 c -= 1;
@@ -318,66 +394,87 @@ pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawVio
         }
         // process_event (Fig. 3). Fences that order stores before loads are
         // interlocked operations on an address nobody else uses.
-        let kind = match e.kind {
-            EventKind::Load => Some(0),
-            EventKind::Store => Some(1),
-            EventKind::Rmw => Some(2),
-            EventKind::Fence(FenceKind::Full | FenceKind::WR) => Some(3),
-            _ => None,
-        };
-        if let Some(k) = kind {
-            let a = if e.cell == NONE { None } else { Some(e.cell as usize) };
-            cur.iter_mut().for_each(|x| *x = 0);
-            match k {
-                0 => {
-                    let a = a.unwrap();
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &mc1[(p * cells + a) * w2..(p * cells + a + 1) * w2]);
-                    cur[2 * p] += 1;
-                    merge(&mut lc[p * w2..(p + 1) * w2], &cur);
-                    merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                }
-                1 => {
-                    let a = a.unwrap();
-                    merge(&mut cur, &sc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &mc2[a * w2..(a + 1) * w2]);
-                    cur[2 * p + 1] += 1;
-                    for q in (0..t).filter(|&q| q != p) {
-                        merge(&mut mc1[(q * cells + a) * w2..(q * cells + a + 1) * w2], &cur);
-                    }
-                    merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                    merge(&mut sc[p * w2..(p + 1) * w2], &cur);
-                }
-                _ => {
-                    merge(&mut cur, &sc[p * w2..(p + 1) * w2]);
-                    merge(&mut cur, &lc[p * w2..(p + 1) * w2]);
-                    if let Some(a) = a {
-                        merge(&mut cur, &mc2[a * w2..(a + 1) * w2]);
-                    }
-                    cur[2 * p] += 1;
-                    cur[2 * p + 1] += 1;
-                    if let Some(a) = a {
-                        for q in 0..t {
-                            merge(&mut mc1[(q * cells + a) * w2..(q * cells + a + 1) * w2], &cur);
-                        }
-                        merge(&mut mc2[a * w2..(a + 1) * w2], &cur);
-                    }
-                    merge(&mut lc[p * w2..(p + 1) * w2], &cur);
-                    merge(&mut sc[p * w2..(p + 1) * w2], &cur);
+        let a = e.cell as usize;
+        let i32 = i as u32;
+        self.cur.iter_mut().for_each(|x| *x = 0);
+        match e.kind {
+            EventKind::Load => {
+                self.join_slot(self.last_r(p));
+                self.join_slot(self.vis_write(p, a));
+                self.cur[2 * p] += 1;
+                self.set(self.last_r(p), i32);
+                self.set(self.last_read(a, p), i32);
+            }
+            EventKind::Store => {
+                self.join_slot(self.last_s(p));
+                self.join_slot(self.last_r(p));
+                self.join_mc2(a);
+                self.cur[2 * p + 1] += 1;
+                self.set(self.last_s(p), i32);
+                for q in (0..self.t).filter(|&q| q != p) {
+                    self.set(self.vis_write(q, a), i32);
                 }
             }
-            ts[i * w2..(i + 1) * w2].copy_from_slice(&cur);
+            EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR) => {
+                let cell = e.cell != NONE;
+                self.join_slot(self.last_s(p));
+                self.join_slot(self.last_r(p));
+                if cell {
+                    self.join_mc2(a);
+                }
+                self.cur[2 * p] += 1;
+                self.cur[2 * p + 1] += 1;
+                self.set(self.last_r(p), i32);
+                self.set(self.last_s(p), i32);
+                if cell {
+                    for q in 0..self.t {
+                        self.set(self.vis_write(q, a), i32);
+                    }
+                }
+            }
+            _ => {}
+        }
+        if matches!(
+            e.kind,
+            EventKind::Load | EventKind::Store | EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR)
+        ) {
+            self.ts[i * w2..(i + 1) * w2].copy_from_slice(&self.cur);
         }
         if e.is_write() {
-            let a = e.cell as usize;
-            co[a].push(i as u32);
-            co_index[i] = co[a].len() as u32;
+            self.set(self.last_write(a), i32);
+            self.co[a].push(i32);
+            self.co_index[i] = self.co[a].len() as u32;
+            self.marks[i].1 = e.cell;
         }
-        if matches!(e.kind, EventKind::Load | EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR)) {
-            last_r[p] = i as u32;
+        self.set(self.last(p), i32);
+    }
+
+    /// Forget every event from `n` on.
+    pub fn truncate(&mut self, n: usize) {
+        if n >= self.marks.len() {
+            return;
         }
-        last[p] = i as u32;
+        let keep = self.marks[n].0 as usize;
+        while self.trail.len() > keep {
+            let (s, old) = self.trail.pop().unwrap();
+            self.slots[s as usize] = old;
+        }
+        for &(_, cell) in &self.marks[n..] {
+            if cell != NONE {
+                self.co[cell as usize].pop();
+            }
+        }
+        self.marks.truncate(n);
+        self.ts.truncate(n * 2 * self.t);
+        self.co_index.truncate(n);
+    }
+}
+
+/// Sober over one whole SC execution.
+pub fn sober(prog: &Program, log: &[Event], hb: &Hb, out: &mut impl FnMut(RawViolation)) {
+    let mut m = Sober::new(hb.threads, prog.mem_size());
+    for i in 0..log.len() {
+        m.push(log, i, hb, out);
     }
 }
 

@@ -22,6 +22,10 @@ pub struct Options {
     /// Tests: set `cancel` at the n-th poll of [`Options::stopped`], to cut
     /// a check short at every phase boundary deterministically.
     pub polls_left: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// `--first`: set at the first finding (a failing assertion, a
+    /// witnessed violation); every search stops there, as Nidhugg and GenMC
+    /// do, and what it did not finish is unknown ([`Why::First`](crate::Why::First)).
+    pub found: Option<Arc<AtomicBool>>,
 }
 
 impl Default for Options {
@@ -33,6 +37,7 @@ impl Default for Options {
             deadline: None,
             cancel: None,
             polls_left: None,
+            found: None,
         }
     }
 }
@@ -54,7 +59,25 @@ impl Options {
                 cancel.store(true, Ordering::Relaxed);
             }
         }
-        self.late() || self.cancelled()
+        self.late() || self.cancelled() || self.found()
+    }
+
+    /// These options, stopping at the first finding.
+    pub fn stop_at_first(mut self) -> Self {
+        self.found = Some(Arc::new(AtomicBool::new(false)));
+        self
+    }
+
+    /// `--first` and something was found.
+    pub fn found(&self) -> bool {
+        self.found.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// A finding (with its witness) was made: with `--first`, stop.
+    pub fn note_finding(&self) {
+        if let Some(f) = &self.found {
+            f.store(true, Ordering::Relaxed);
+        }
     }
 
     /// Tests: these options, cancelled at the `n`-th poll of `stopped()`.
@@ -70,6 +93,8 @@ impl Options {
             Some(crate::certainty::Why::Cancelled)
         } else if self.late() {
             Some(crate::certainty::Why::Timeout)
+        } else if self.found() {
+            Some(crate::certainty::Why::First)
         } else {
             None
         }

@@ -129,6 +129,15 @@ pub enum Final {
 
 impl Final {
     pub fn of(prog: &Program, machine: &Machine<'_>, st: &State) -> Final {
+        match Final::judge(prog, machine, st) {
+            Final::State { satisfies, .. } => Final::State { values: machine.observe(st), satisfies },
+            other => other,
+        }
+    }
+
+    /// The filter and the condition only: a `State` comes without its
+    /// values (empty; `of` adds them), so judging allocates nothing.
+    pub fn judge(prog: &Program, machine: &Machine<'_>, st: &State) -> Final {
         if let Some(f) = &prog.filter {
             match machine.eval(f, st) {
                 None => return Final::Undefined(CondSite::Filter),
@@ -143,7 +152,7 @@ impl Final {
                 v => v,
             },
         };
-        Final::State { values: machine.observe(st), satisfies }
+        Final::State { values: Vec::new(), satisfies }
     }
 }
 
@@ -225,23 +234,26 @@ pub fn explore_listened(
     let mut failures: Vec<Failure> = Vec::new();
     let mut deadlocks: Vec<Witness> = Vec::new();
     let mut condition_errors: Vec<CondError> = Vec::new();
+    // A complete execution's observed values, looked up before any copy.
+    let mut values: Vec<i64> = Vec::new();
     let limits = Limits {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
+        found: opts.found.clone(),
         preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
     };
     ex.run_listened(limits, listener, |e| {
         observer(e);
         match e.kind {
-            ExecKind::Complete => match Final::of(prog, &machine, e.state) {
+            ExecKind::Complete => match Final::judge(prog, &machine, e.state) {
                 Final::Filtered => {}
-                Final::State { values, satisfies } => {
-                    states.entry(values.clone()).or_insert_with(|| FinalState {
-                        values,
-                        satisfies,
-                        witness: Witness::of(e),
-                    });
+                Final::State { satisfies, .. } => {
+                    machine.observe_into(e.state, &mut values);
+                    if !states.contains_key(&values[..]) {
+                        let state = FinalState { values: values.clone(), satisfies, witness: Witness::of(e) };
+                        states.insert(values.clone(), state);
+                    }
                 }
                 Final::Undefined(site) => {
                     if condition_errors.len() < 4 && !condition_errors.iter().any(|c| c.site == site) {
@@ -258,6 +270,7 @@ pub fn explore_listened(
                             let witness =
                                 Witness { events: events.to_vec(), schedule: schedule_prefix(e.schedule, events) };
                             failures.push(Failure { thread: thread as u16, stmt, kind, witness });
+                            opts.note_finding();
                         }
                     }
                 }

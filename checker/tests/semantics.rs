@@ -114,6 +114,32 @@ fn loop_bound_cuts_and_says_so() {
 }
 
 #[test]
+fn a_loop_carries_its_own_bound_and_a_counted_loop_runs_its_count() {
+    let lb = |n| Options { loop_bound: n, ..Options::default() };
+    // `bound 3` replaces `--loop-bound` for this loop only, in both directions.
+    let own = "litmus T\nshared f = 0;\nthread P0 { let n = 0; while (n < 3) bound 3 { n = n + 1; } f = n; }\nforall (f == 3);";
+    for global in [1, 2, 10] {
+        let (_, o) = run(own, Model::Sc, lb(global));
+        assert!(o.complete(), "--loop-bound {global}");
+        assert_eq!(o.known_observation(), Some(Observation::Always));
+    }
+    let short = own.replace("bound 3", "bound 2");
+    let (_, o) = run(&short, Model::Sc, lb(10));
+    assert!(!o.complete() && o.stats.cut > 0, "its own bound 2 cuts the third iteration");
+    // An outer `for` of 4 entries around a loop bounded by `--loop-bound 1`:
+    // the counts do not multiply (4 stores of x, each loop at most once).
+    let nested = "litmus T\nshared x = 0;\nshared y = 0;\nthread P0 {\n  for k in 0..4 {\n    let n = 0;\n    while (n < 1) { n = n + 1; }\n    x = x + 1;\n  }\n}\nforall (x == 4);";
+    let (_, o) = run(nested, Model::Sc, lb(1));
+    assert!(o.complete());
+    assert_eq!(o.known_observation(), Some(Observation::Always));
+    // The counter takes the range's values, in order.
+    let values = "litmus T\nshared x = 0;\nthread P0 { for k in 2..5 { x = x * 10 + k; } }\nforall (x == 234);";
+    let (_, o) = run(values, Model::Sc, lb(0));
+    assert!(o.complete());
+    assert_eq!(o.known_observation(), Some(Observation::Always));
+}
+
+#[test]
 fn preemption_bound_limits_sc_schedules() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/bakery.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();

@@ -17,6 +17,10 @@ pub type Cell = u32;
 pub type StmtId = u32;
 pub type LoopId = u16;
 
+/// The largest iteration count a loop may carry (`bound N`, a `for` range)
+/// and the largest `--loop-bound`: every iteration is explored.
+pub const MAX_LOOP_BOUND: u32 = 1_000;
+
 /// Pointers (herd `0:rax=t`) are byte addresses: cell `c` lives at
 /// `ADDR_BASE + 8 * c`, far from any value a test writes.
 pub const ADDR_BASE: i64 = 1 << 48;
@@ -226,10 +230,13 @@ pub enum Instr {
     LoopEnter {
         id: LoopId,
     },
-    /// One more iteration of a loop; cuts the execution past the loop bound.
+    /// One more iteration of a loop; cuts the execution past the loop's
+    /// bound: its own (`bound N`, a `for` count), else the checker's
+    /// `--loop-bound` (`None`).
     LoopIter {
         id: LoopId,
         stmt: StmtId,
+        bound: Option<u32>,
     },
     Assert {
         cond: Operand,
@@ -427,9 +434,21 @@ pub struct Program {
     pub condition: Option<Condition>,
     pub filter: Option<CondExpr>,
     pub observables: Vec<Observable>,
+    /// The `while` headers whose loops were reduced to their final
+    /// iteration (spin loops, `spin.rs`), in statement order.
+    pub spins: Vec<StmtId>,
 }
 
 impl Program {
+    /// Can a fence go right after statement `s` (in the IR, as in the
+    /// text)? A simple statement with its own code: not one inside a spin
+    /// loop reduced to one attempt (see `spin.rs`), nor one lowered away.
+    pub fn fenceable(&self, s: StmtId) -> bool {
+        self.stmts.get(s as usize).is_some_and(|info| {
+            info.form == StmtForm::Simple && self.threads.iter().any(|t| t.stmt_ranges.iter().any(|r| r.stmt == s))
+        })
+    }
+
     pub fn mem_size(&self) -> usize {
         self.init.len()
     }

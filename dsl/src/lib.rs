@@ -14,11 +14,13 @@ pub mod native;
 pub(crate) mod nesting;
 pub(crate) mod packed;
 pub mod span;
+pub(crate) mod spin;
 pub mod symbols;
 
 pub use diagnostic::{Diagnostic, Severity};
 pub use ir::{Dialect, Program};
 pub use native::ast::{FenceKind, Quantifier};
+pub use native::lower::LowerOptions;
 pub use nesting::{MAX_NESTING, NESTING_CODE};
 pub use span::{LineIndex, Span};
 pub use symbols::{Symbol, SymbolKind, Symbols};
@@ -77,17 +79,23 @@ impl Analysis {
 
 /// Parse, analyse and (when clean) lower a source text. Never panics.
 pub fn analyze(src: &str) -> Analysis {
+    analyze_with(src, LowerOptions::default())
+}
+
+/// [`analyze`] with lowering choices (tests compare spin loops reduced and
+/// as written).
+pub fn analyze_with(src: &str, opts: LowerOptions) -> Analysis {
     let lines = LineIndex::new(src);
     let dialect = detect_dialect(src);
     let mut a = match dialect {
-        Dialect::Native => analyze_native(src, &lines),
+        Dialect::Native => analyze_native(src, &lines, opts),
         Dialect::HerdX86 => herd::lower::analyze(src, &lines),
     };
     a.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     a
 }
 
-fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
+fn analyze_native(src: &str, lines: &LineIndex, opts: LowerOptions) -> Analysis {
     let (file, mut diagnostics, comments) = native::parser::parse_with_comments(src);
     let syntax_errors = diagnostics.iter().any(Diagnostic::is_error);
     let sema = native::sema::Sema::run(src, &file, syntax_errors);
@@ -95,7 +103,7 @@ fn analyze_native(src: &str, lines: &LineIndex) -> Analysis {
     let program = if diagnostics.iter().any(Diagnostic::is_error) {
         None
     } else {
-        Some(native::lower::lower(src, &file, &sema, lines))
+        Some(native::lower::lower(src, &file, &sema, lines, opts))
     };
     let condition = file.items.iter().find_map(|i| match i {
         native::ast::Item::Final(f) => {

@@ -194,3 +194,26 @@ fn shared_memory_has_a_total_limit() {
     assert_eq!(errors(&arrays(3)), Vec::<&str>::new());
     assert_eq!(errors(&arrays(5)), ["E0223"]);
 }
+
+#[test]
+fn loop_bounds_must_be_constants_in_range() {
+    assert_snapshot!(compact(&with_header(
+        "thread P0 {\n  let n = x;\n  while (x == 0) bound n { }\n  while (x == 0) bound 0 { }\n  while (x == 0) bound 1001 { }\n  while (x == 0) bound -3 { }\n  while (x == 0) bound 4 { }\n}\n"
+    )));
+}
+
+#[test]
+fn counted_loops_need_constant_nonempty_ranges_and_keep_their_counter() {
+    assert_snapshot!(compact(&with_header(
+        "thread P0 {\n  let n = y;\n  for k in 0..n { x = k; }\n  for k in 3..3 { x = k; }\n  for k in 0..5000 { x = k; }\n  for k in 0..4 { k = 2; x = k; }\n  for i in 1..3 { for j in 0..i { x = j; } }\n}\n"
+    )));
+}
+
+#[test]
+fn a_broken_loop_header_is_one_error_and_the_rest_parses() {
+    // `bound` without a value and a `for` without `in`: each one error, and
+    // the statements after them are still analysed (`q` is unknown).
+    assert_snapshot!(compact(&with_header(
+        "thread P0 {\n  while (x == 0) bound { }\n  for k 0..2 { x = 1; }\n  let r = q;\n}\n"
+    )));
+}

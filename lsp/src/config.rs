@@ -40,7 +40,7 @@ impl Default for Config {
 
 /// The largest bounds accepted from an editor: beyond these a check never
 /// ends in useful time, so a larger value is taken for a typo.
-pub const MAX_LOOP_BOUND: u32 = 1_000;
+pub const MAX_LOOP_BOUND: u32 = litmus_dsl::ir::MAX_LOOP_BOUND;
 pub const MAX_PREEMPTION_BOUND: u32 = 1_000;
 pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
@@ -220,6 +220,7 @@ impl Config {
             deadline: None,
             cancel: None,
             polls_left: None,
+            found: None,
         }
         .with_timeout(Some(self.timeout))
     }

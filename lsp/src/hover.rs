@@ -22,6 +22,9 @@ pub fn hover(analysis: &Analysis, report: Option<&Report>, offset: usize) -> Opt
             return Some(h);
         }
     }
+    if let Some(h) = analysis.program.as_ref().and_then(|p| spin_hover(p, offset)) {
+        return Some(h);
+    }
     let sym = analysis.symbols.at(offset)?;
     let span = std::iter::once(sym.def).chain(sym.refs.iter().copied()).find(|s| contains(*s, offset))?;
     let mut md = format!("```litmus\n{}\n```\n", sym.detail);
@@ -40,6 +43,19 @@ pub fn hover(analysis: &Analysis, report: Option<&Report>, offset: usize) -> Opt
     }
     let _ = write!(md, ", {} use{}", sym.refs.len(), if sym.refs.len() == 1 { "" } else { "s" });
     Some((md, span))
+}
+
+/// On the `while` of a loop lowered as a spin: what that means for the user.
+fn spin_hover(p: &Program, offset: usize) -> Option<(String, Span)> {
+    p.spins.iter().map(|&id| &p.stmts[id as usize]).find_map(|s| {
+        let keyword = Span::new(s.span.start, s.span.start + "while".len());
+        contains(keyword, offset).then(|| {
+            let md = "**spin loop**: it only re-reads until its condition fails, so only its final \
+                      iteration is explored (one attempt, like `await`). It is never cut by the loop bound; \
+                      if it can never exit, the execution is reported as a deadlock.";
+            (md.to_string(), keyword)
+        })
+    })
 }
 
 fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
@@ -135,4 +151,21 @@ fn failure_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hover;
+
+    #[test]
+    fn the_while_of_a_reduced_spin_says_so() {
+        let src = "litmus T\nshared x = 0;\nthread P0 {\n  let f = x;\n  while (f == 0) { f = x; }\n  while (f == 1) { x = 2; f = x; }\n}\n";
+        let a = litmus_dsl::analyze(src);
+        let at = |nth: usize| src.match_indices("while").nth(nth).unwrap().0 + 2;
+        let (md, span) = hover(&a, None, at(0)).expect("a hover on the spin's `while`");
+        assert!(md.contains("spin loop") && md.contains("deadlock"), "{md}");
+        assert_eq!(&src[span.start..span.end], "while");
+        // A loop that stores is explored as written: no such hover.
+        assert!(hover(&a, None, at(1)).is_none_or(|(md, _)| !md.contains("spin loop")));
+    }
 }

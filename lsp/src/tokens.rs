@@ -92,7 +92,8 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                     | T::Bang
                     | T::AndAnd
                     | T::OrOr
-                    | T::Tilde => OPERATOR,
+                    | T::Tilde
+                    | T::DotDot => OPERATOR,
                     _ => KEYWORD,
                 };
                 out.push(Token { span, kind, modifiers: 0 });

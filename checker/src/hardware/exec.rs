@@ -286,9 +286,9 @@ pub fn run(
                 }
             }
             Instr::LoopEnter { id } => loops[id as usize] = 0,
-            Instr::LoopIter { id, .. } => {
+            Instr::LoopIter { id, bound, .. } => {
                 loops[id as usize] += 1;
-                if loops[id as usize] > lim.loop_bound {
+                if loops[id as usize] > bound.unwrap_or(lim.loop_bound) {
                     return End::Cut;
                 }
             }

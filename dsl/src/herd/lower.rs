@@ -399,6 +399,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         condition,
         filter,
         observables: observables.list,
+        spins: Vec::new(),
     }
 }
 
@@ -538,7 +539,7 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
             let id = *loops;
             *loops += 1;
             let t = (end + 1 + trampolines.len()) as u32;
-            trampolines.push(Instr::LoopIter { id, stmt: sid });
+            trampolines.push(Instr::LoopIter { id, stmt: sid, bound: None });
             trampolines.push(Instr::Jump { target });
             t
         } else {

@@ -117,8 +117,19 @@ pub enum StmtKind {
         then: Block,
         els: Option<Box<Else>>,
     },
+    /// `while (cond) bound N { body }`: `bound` is the loop's own bound (a
+    /// constant, checked by sema); without it `--loop-bound` applies.
     While {
         cond: Expr,
+        bound: Option<Box<Expr>>,
+        body: Block,
+    },
+    /// `for var in from..to { body }`: a counted loop over constant bounds;
+    /// `var` is a register of the body's scope that the body cannot assign.
+    For {
+        var: Ident,
+        from: Box<Expr>,
+        to: Box<Expr>,
         body: Block,
     },
     Await(Expr),
@@ -260,7 +271,7 @@ impl Stmt {
                     None => {}
                 }
             }
-            StmtKind::While { body, .. } => body.walk(f),
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } => body.walk(f),
             _ => {}
         }
     }

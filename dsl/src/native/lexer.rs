@@ -24,6 +24,12 @@ pub enum Token<'src> {
     Else,
     #[token("while")]
     While,
+    #[token("bound")]
+    Bound,
+    #[token("for")]
+    For,
+    #[token("in")]
+    In,
     #[token("await")]
     Await,
     #[token("assert")]
@@ -80,6 +86,8 @@ pub enum Token<'src> {
     Comma,
     #[token(":")]
     Colon,
+    #[token("..")]
+    DotDot,
     #[token("=")]
     Assign,
     #[token("==")]
@@ -134,6 +142,9 @@ impl fmt::Display for Token<'_> {
             If => "`if`",
             Else => "`else`",
             While => "`while`",
+            Bound => "`bound`",
+            For => "`for`",
+            In => "`in`",
             Await => "`await`",
             Assert => "`assert`",
             Assume => "`assume`",
@@ -161,6 +172,7 @@ impl fmt::Display for Token<'_> {
             Semi => "`;`",
             Comma => "`,`",
             Colon => "`:`",
+            DotDot => "`..`",
             Assign => "`=`",
             EqEq => "`==`",
             NotEq => "`!=`",
@@ -243,6 +255,10 @@ impl<'s> crate::packed::Packable<'s> for Token<'s> {
             Name(_) => 52,
             Comment(false) => 53,
             Comment(true) => 54,
+            Bound => 55,
+            For => 56,
+            In => 57,
+            DotDot => 58,
         }
     }
 
@@ -304,6 +320,10 @@ impl<'s> crate::packed::Packable<'s> for Token<'s> {
             52 => Name(text),
             53 => Comment(false),
             54 => Comment(true),
+            55 => Bound,
+            56 => For,
+            57 => In,
+            58 => DotDot,
             _ => Error,
         }
     }
@@ -330,6 +350,9 @@ pub const KEYWORDS: &[&str] = &[
     "if",
     "else",
     "while",
+    "bound",
+    "for",
+    "in",
     "await",
     "assert",
     "assume",

@@ -5,6 +5,7 @@ use super::ast::*;
 use super::sema::Sema;
 use crate::ir::{self, Addr, Instr, Operand, Reg, RegInfo, RegKind, StmtForm, StmtId, StmtInfo};
 use crate::span::{LineIndex, Span};
+use crate::spin::LoopShape;
 use std::collections::HashMap;
 
 pub(crate) struct Shared {
@@ -64,6 +65,8 @@ struct ThreadLowerer<'l, 'a> {
     loops: u16,
     halts: Vec<usize>,
     stmt_ranges: Vec<ir::StmtRange>,
+    /// Every `while` lowered, for the spin-loop pass.
+    shapes: Vec<LoopShape>,
 }
 
 impl<'l, 'a> ThreadLowerer<'l, 'a> {
@@ -125,6 +128,26 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         }
     }
 
+    /// The user register of this name (sibling blocks share one).
+    fn user_reg(&mut self, name: &str) -> Reg {
+        match self.user.get(name) {
+            Some(&r) => r,
+            None => {
+                self.regs.push(RegInfo { name: name.to_string(), kind: RegKind::User });
+                let r = (self.regs.len() - 1) as Reg;
+                self.user.insert(name.to_string(), r);
+                r
+            }
+        }
+    }
+
+    /// `for k in a..b`: the header up to the body's `{`.
+    fn for_header_span(&self, s: &Stmt, body: &Block) -> Span {
+        let src = self.table.src;
+        let end = body.span.start.max(s.span.start).min(src.len());
+        Span::new(s.span.start, s.span.start + src[s.span.start..end].trim_end().len())
+    }
+
     fn sid(&mut self, span: Span) -> StmtId {
         self.table.id(self.thread, span, StmtForm::Simple)
     }
@@ -164,15 +187,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                         self.regs[r as usize].name = name.name.clone();
                         r
                     }
-                    None => match self.user.get(&name.name) {
-                        Some(&r) => r,
-                        None => {
-                            self.regs.push(RegInfo { name: name.name.clone(), kind: RegKind::User });
-                            let r = (self.regs.len() - 1) as Reg;
-                            self.user.insert(name.name.clone(), r);
-                            r
-                        }
-                    },
+                    None => self.user_reg(&name.name),
                 };
                 self.emit(Instr::Mov { dst: r, src: v });
                 self.bind(&name.name, r);
@@ -210,19 +225,49 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     }
                 }
             }
-            StmtKind::While { cond, body } => {
+            StmtKind::While { cond, bound, body } => {
                 let sid = self.sid_of(self.header_span(s, cond), StmtForm::Control);
+                let id = self.loops;
+                self.loops += 1;
+                let enter = self.emit(Instr::LoopEnter { id });
+                let head = self.pc();
+                let c = self.expr(cond, sid);
+                let exit = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
+                let bound = bound.as_deref().and_then(loop_count);
+                self.emit(Instr::LoopIter { id, stmt: sid, bound });
+                self.block(body);
+                let back = self.emit(Instr::Jump { target: head });
+                let pc = self.pc();
+                self.patch(exit, pc);
+                self.shapes.push(LoopShape { enter, exit, back, cond: c, stmt: sid });
+            }
+            StmtKind::For { var, from, to, body } => {
+                // `k = from; while (k < to) bound (to - from) { body; k = k + 1; }`:
+                // the body cannot assign `k`, so the bound is never hit.
+                let sid = self.sid_of(self.for_header_span(s, body), StmtForm::Control);
+                let (lo, hi) = (const_of(from), const_of(to));
+                let k = self.user_reg(&var.name);
+                self.emit(Instr::Mov { dst: k, src: Operand::Imm(lo) });
+                if let Some(f) = self.frames.last_mut() {
+                    f.push(HashMap::new());
+                }
+                self.bind(&var.name, k);
                 let id = self.loops;
                 self.loops += 1;
                 self.emit(Instr::LoopEnter { id });
                 let head = self.pc();
-                let c = self.expr(cond, sid);
+                let c = self.bin(ir::BinOp::Lt, Operand::Reg(k), Operand::Imm(hi), sid);
                 let exit = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
-                self.emit(Instr::LoopIter { id, stmt: sid });
+                let count = u32::try_from(hi.saturating_sub(lo)).ok();
+                self.emit(Instr::LoopIter { id, stmt: sid, bound: count });
                 self.block(body);
+                self.emit(Instr::Bin { dst: k, op: ir::BinOp::Add, a: Operand::Reg(k), b: Operand::Imm(1), stmt: sid });
                 self.emit(Instr::Jump { target: head });
                 let pc = self.pc();
                 self.patch(exit, pc);
+                if let Some(f) = self.frames.last_mut() {
+                    f.pop();
+                }
             }
             StmtKind::Await(e) => {
                 let sid = self.sid(s.span);
@@ -507,12 +552,46 @@ fn layout(file: &File) -> Shared {
     Shared { locations, init }
 }
 
+/// Choices of lowering that change the IR but not the program's meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LowerOptions {
+    /// Lower spin loops to their final iteration (`spin.rs`); off only to
+    /// compare with the loops as written.
+    pub reduce_spins: bool,
+    /// Tests only: reduce every loop of loads and register code, skipping
+    /// the register conditions — a wrong reduction, which the equivalence
+    /// tests must catch.
+    #[doc(hidden)]
+    pub unchecked_spins: bool,
+}
+
+impl Default for LowerOptions {
+    fn default() -> Self {
+        LowerOptions { reduce_spins: true, unchecked_spins: false }
+    }
+}
+
+/// A constant loop bound (sema checked it), or `None` for `--loop-bound`.
+fn loop_count(e: &Expr) -> Option<u32> {
+    u32::try_from(const_of(e)).ok().filter(|&n| n >= 1)
+}
+
+fn const_of(e: &Expr) -> i64 {
+    match &e.kind {
+        ExprKind::Int(v) => *v,
+        ExprKind::Bool(b) => *b as i64,
+        ExprKind::Unary(UnOp::Neg, a) => const_of(a).wrapping_neg(),
+        _ => 0,
+    }
+}
+
 /// Lower a file that sema accepted.
-pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::Program {
+pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: LowerOptions) -> ir::Program {
     let Shared { locations, init } = layout(file);
     let mem: HashMap<&str, (u32, u32, bool)> = file_locations(file, &locations);
     let mut table = StmtTable::new(src, lines);
     let mut threads = Vec::new();
+    let mut spins = Vec::new();
     for (ti, (def, _)) in sema.threads.iter().enumerate() {
         let mut tl = ThreadLowerer {
             thread: ti as u16,
@@ -529,11 +608,21 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
             loops: 0,
             halts: Vec::new(),
             stmt_ranges: Vec::new(),
+            shapes: Vec::new(),
         };
         tl.block(&def.body);
         let end = tl.pc();
         for j in std::mem::take(&mut tl.halts) {
             tl.patch(j, end);
+        }
+        if opts.reduce_spins {
+            spins.extend(crate::spin::reduce_spins(
+                &mut tl.code,
+                &mut tl.regs,
+                &tl.shapes,
+                !opts.unchecked_spins,
+                &mut tl.stmt_ranges,
+            ));
         }
         let nregs = tl.regs.len();
         threads.push(ir::Thread {
@@ -562,6 +651,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex) -> ir::
         condition,
         filter: None,
         observables: observables.list,
+        spins,
     }
 }
 

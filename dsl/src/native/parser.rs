@@ -97,6 +97,10 @@ fn ends_expression(t: &Token<'_>) -> bool {
             | Let
             | If
             | While
+            | Bound
+            | For
+            | In
+            | DotDot
             | Await
             | Assert
             | Assume
@@ -489,10 +493,21 @@ where
                     span: sp(e.span()),
                 })
         });
+        // The loop's own bound; sema checks that it is a constant in range.
+        let bound = just(Token::Bound).ignore_then(expr.clone().labelled("loop bound")).or_not();
         let while_ = just(Token::While)
             .ignore_then(paren_expr.clone())
+            .then(bound)
             .then(block.clone())
-            .map(|(cond, body)| StmtKind::While { cond, body });
+            .map(|((cond, bound), body)| StmtKind::While { cond, bound: bound.map(Box::new), body });
+        let for_ = just(Token::For)
+            .ignore_then(ident())
+            .then_ignore(just(Token::In))
+            .then(expr.clone())
+            .then_ignore(just(Token::DotDot))
+            .then(expr.clone())
+            .then(block.clone())
+            .map(|(((var, from), to), body)| StmtKind::For { var, from: Box::new(from), to: Box::new(to), body });
 
         let cond_stmt = |tok: Token<'s>, f: fn(Expr) -> StmtKind| {
             just(tok).ignore_then(paren_expr.clone()).then_ignore(semi).map(f)
@@ -533,6 +548,7 @@ where
         let simple = choice((
             let_,
             while_,
+            for_,
             cond_stmt(Token::Await, StmtKind::Await),
             cond_stmt(Token::Assert, StmtKind::Assert),
             cond_stmt(Token::Assume, StmtKind::Assume),
@@ -555,6 +571,7 @@ where
             Token::Let,
             Token::If,
             Token::While,
+            Token::For,
             Token::Await,
             Token::Assert,
             Token::Assume,

@@ -4,6 +4,7 @@
 
 use super::ast::*;
 use crate::diagnostic::Diagnostic;
+use crate::ir::MAX_LOOP_BOUND;
 use crate::nesting::{MAX_NESTING, NESTING_CODE};
 use crate::span::Span;
 use crate::symbols::{SymbolKind, Symbols};
@@ -51,6 +52,8 @@ struct Body {
     /// Registers by name in this body (sibling blocks share a register).
     regs: HashMap<String, usize>,
     returns: Vec<(Span, bool)>,
+    /// Counters of `for` loops: registers the body may read, not assign.
+    counters: HashSet<usize>,
 }
 
 impl Body {
@@ -333,6 +336,7 @@ impl<'a> Sema<'a> {
             later_lets: collect_lets(&f.body),
             regs: HashMap::new(),
             returns: Vec::new(),
+            counters: HashSet::new(),
         };
         for p in &f.params {
             if body.scopes[0].contains_key(&p.name) {
@@ -372,6 +376,7 @@ impl<'a> Sema<'a> {
             later_lets: collect_lets(&def.body),
             regs: HashMap::new(),
             returns: Vec::new(),
+            counters: HashSet::new(),
         };
         self.block(&mut body, &def.body, false);
         for (span, with_value) in body.returns {
@@ -428,41 +433,79 @@ impl<'a> Sema<'a> {
         }
     }
 
+    /// Declare register `name` (a `let` or a `for` counter) in the innermost
+    /// scope; `None` when a visible name of the same spelling forbids it.
+    fn declare_register(&mut self, body: &mut Body, name: &Ident, stmt: Span, twice: &str) -> Option<usize> {
+        self.check_shadowing(name);
+        if let Some(prev) = body.lookup(&name.name) {
+            let def = self.symbols.list[prev].def;
+            self.diags.push(
+                Diagnostic::error("E0201", name.span, format!("`{}` is declared twice", name.name))
+                    .with_label(twice.to_string())
+                    .with_related(def, "first declared here"),
+            );
+            return None;
+        }
+        let sym = match body.regs.get(&name.name) {
+            // A sibling block's register of the same name: the same register.
+            Some(&sym) => {
+                self.symbols.reference(sym, name.span);
+                sym
+            }
+            None => {
+                let text = stmt.text(self.src).trim_end_matches(';').trim();
+                // A loop's header, not its whole body, is what a hover shows.
+                let text = text.split('{').next().unwrap_or(text).trim_end();
+                let sym = self.symbols.add(
+                    &name.name,
+                    SymbolKind::Register,
+                    name.span,
+                    format!("{text}  (register of {})", body.owner_name),
+                    Some(body.owner_name.clone()),
+                    stmt,
+                );
+                body.regs.insert(name.name.clone(), sym);
+                sym
+            }
+        };
+        body.scopes.last_mut().unwrap().insert(name.name.clone(), sym);
+        Some(sym)
+    }
+
+    /// A loop's count: `bound N`, or a `for` range's length (`range`: its
+    /// ends). A constant from 1 to [`MAX_LOOP_BOUND`].
+    fn loop_count(&mut self, value: Option<i64>, span: Span, range: Option<(i64, i64)>) {
+        let max = MAX_LOOP_BOUND as i64;
+        let (what, label) = match range {
+            Some((lo, hi)) => (format!("the range {lo}..{hi}"), format!("runs {} times", value.unwrap_or(0))),
+            None => (format!("loop bound {}", value.unwrap_or(0)), format!("expected 1 to {max}")),
+        };
+        let d = match value {
+            None => Diagnostic::error(
+                "E0230",
+                span,
+                format!("{} must be a constant", if range.is_some() { "a range's end" } else { "a loop bound" }),
+            )
+            .with_label("not an integer literal")
+            .with_help("a loop's own count is fixed before the program runs: write a number"),
+            Some(v) if v < 1 => Diagnostic::error("E0231", span, format!("{what}: the loop body could never run"))
+                .with_label(label)
+                .with_help(format!("a loop runs from 1 to {max} times")),
+            Some(v) if v > max => {
+                Diagnostic::error("E0231", span, format!("{what} is too big: at most {max} iterations"))
+                    .with_label(label)
+                    .with_help("every iteration is explored: a larger count would never finish")
+            }
+            Some(_) => return,
+        };
+        self.diags.push(d);
+    }
+
     fn stmt(&mut self, body: &mut Body, s: &'a Stmt) {
         match &s.kind {
             StmtKind::Let { name, value } => {
                 self.expr(body, value, true);
-                self.check_shadowing(name);
-                if let Some(prev) = body.lookup(&name.name) {
-                    let def = self.symbols.list[prev].def;
-                    self.diags.push(
-                        Diagnostic::error("E0201", name.span, format!("`{}` is declared twice", name.name))
-                            .with_label("this `let` redeclares a register still in scope")
-                            .with_related(def, "first declared here"),
-                    );
-                    return;
-                }
-                let sym = match body.regs.get(&name.name) {
-                    // A sibling block's `let` of the same name: the same register.
-                    Some(&sym) => {
-                        self.symbols.reference(sym, name.span);
-                        sym
-                    }
-                    None => {
-                        let text = s.span.text(self.src).trim_end_matches(';').trim();
-                        let sym = self.symbols.add(
-                            &name.name,
-                            SymbolKind::Register,
-                            name.span,
-                            format!("{text}  (register of {})", body.owner_name),
-                            Some(body.owner_name.clone()),
-                            s.span,
-                        );
-                        body.regs.insert(name.name.clone(), sym);
-                        sym
-                    }
-                };
-                body.scopes.last_mut().unwrap().insert(name.name.clone(), sym);
+                self.declare_register(body, name, s.span, "this `let` redeclares a register still in scope");
             }
             StmtKind::Assign { target, value } => {
                 self.expr(body, value, true);
@@ -477,9 +520,35 @@ impl<'a> Sema<'a> {
                     None => {}
                 }
             }
-            StmtKind::While { cond, body: b } => {
+            StmtKind::While { cond, bound, body: b } => {
                 self.expr(body, cond, true);
+                if let Some(e) = bound {
+                    // Resolved like any expression (names in it count as used), then judged.
+                    self.expr(body, e, true);
+                    self.loop_count(const_value(e), e.span, None);
+                }
                 self.block(body, b, true);
+            }
+            StmtKind::For { var, from, to, body: b } => {
+                let (lo, hi) = (const_value(from), const_value(to));
+                for (e, v) in [(from, lo), (to, hi)] {
+                    self.expr(body, e, true);
+                    if v.is_none() {
+                        self.loop_count(None, e.span, Some((0, 0)));
+                    }
+                }
+                if let (Some(lo), Some(hi)) = (lo, hi) {
+                    self.loop_count(Some(hi.saturating_sub(lo)), from.span.join(to.span), Some((lo, hi)));
+                }
+                // The counter lives in the loop's own scope, around the body's.
+                body.scopes.push(HashMap::new());
+                if let Some(sym) =
+                    self.declare_register(body, var, s.span, "the counter redeclares a register still in scope")
+                {
+                    body.counters.insert(sym);
+                }
+                self.block(body, b, true);
+                body.scopes.pop();
             }
             StmtKind::Await(e) => {
                 self.expr(body, e, true);
@@ -550,6 +619,15 @@ impl<'a> Sema<'a> {
         let name = &lv.name;
         if let Some(sym) = body.lookup(&name.name) {
             self.symbols.reference(sym, name.span);
+            if assign && body.counters.contains(&sym) {
+                let def = self.symbols.list[sym].def;
+                self.diags.push(
+                    Diagnostic::error("E0232", name.span, format!("`{}` is the counter of a `for` loop", name.name))
+                        .with_label("a counted loop runs exactly its count: its counter cannot be assigned")
+                        .with_related(def, "the counter")
+                        .with_help("use `while (cond) bound N { ... }` for a loop that steps its own register"),
+                );
+            }
             if !assign {
                 self.diags.push(
                     Diagnostic::error(
@@ -909,7 +987,17 @@ pub fn stmt_exprs<'a>(s: &'a Stmt, f: &mut impl FnMut(&'a Expr)) {
             }
             f(value)
         }
-        StmtKind::If { cond, .. } | StmtKind::While { cond, .. } => f(cond),
+        StmtKind::If { cond, .. } => f(cond),
+        StmtKind::While { cond, bound, .. } => {
+            f(cond);
+            if let Some(b) = bound {
+                f(b);
+            }
+        }
+        StmtKind::For { from, to, .. } => {
+            f(from);
+            f(to);
+        }
         StmtKind::Await(e) | StmtKind::Assert(e) | StmtKind::Assume(e) | StmtKind::Expr(e) => f(e),
         StmtKind::Return(Some(e)) => f(e),
         _ => {}
@@ -957,7 +1045,7 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
                     None => {}
                 }
             }
-            StmtKind::While { body, .. } => block(body, d, out),
+            StmtKind::While { body, .. } | StmtKind::For { body, .. } => block(body, d, out),
             _ => {}
         }
     }

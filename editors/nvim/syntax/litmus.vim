@@ -6,7 +6,7 @@ endif
 syntax case match
 syntax keyword litmusHeader litmus
 syntax keyword litmusDecl shared thread fn let
-syntax keyword litmusControl if else while await return
+syntax keyword litmusControl if else while for in bound await return
 syntax keyword litmusAssert assert assume
 syntax keyword litmusFence fence ww wr rr full
 syntax keyword litmusAtomic cas xchg fetch_add lock unlock

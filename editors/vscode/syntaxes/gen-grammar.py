@@ -21,7 +21,7 @@ native = [
     kw(["shared", "let", "fn", "thread"], "storage.type.litmus"),
     {"match": r"\b(fence)\b(?:\s+(ww|wr|rr|full)\b)?", "captures": {"1": {"name": "keyword.other.fence.litmus"},
                                                                     "2": {"name": "keyword.other.fence-kind.litmus"}}},
-    kw(["if", "else", "while", "await", "return"], "keyword.control.litmus"),
+    kw(["if", "else", "while", "for", "in", "bound", "await", "return"], "keyword.control.litmus"),
     kw(["assert", "assume"], "keyword.control.assert.litmus"),
     kw(["cas", "xchg", "fetch_add", "lock", "unlock"], "keyword.other.atomic.litmus"),
     {"match": r"(~)?\b(exists|forall)\b", "captures": {"1": {"name": "keyword.operator.logical.litmus"},
@@ -34,7 +34,7 @@ native = [
         "3": {"name": "variable.other.register.litmus"}}},
     {"include": "#numbers"},
     {"match": r"(" + IDENT + r")\s*(?=\()", "name": "entity.name.function.call.litmus"},
-    {"match": r"==|!=|<=|>=|&&|\|\||[-+*/%<>!=~]", "name": "keyword.operator.litmus"},
+    {"match": r"==|!=|<=|>=|&&|\|\||\.\.|[-+*/%<>!=~]", "name": "keyword.operator.litmus"},
     {"match": r"\b" + IDENT + r"\b", "name": "variable.other.litmus"},
 ]
 

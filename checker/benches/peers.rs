@@ -1,0 +1,311 @@
+//! The rows of issue 11's performance table, side by side with the peers'
+//! figures (run: `cargo bench -p litmus-checker --bench peers`; one row:
+//! `cargo bench -p litmus-checker --bench peers -- dekker_f_k3`).
+//!
+//! The harnesses in `harnesses/` are copies of `../shared/bench/harnesses/`
+//! (see `harnesses/PEERS.md`): the same programs in C were run with Nidhugg
+//! and GenMC 0.10.3 (LLVM 14) on a 2-core machine of this kind, wall time,
+//! best of 3 under 10 s. herd7 7.58 (built from source) is not a dependency:
+//! its figures, measured on the same machine when the issue was written,
+//! are recorded here as constants:
+//!
+//! - SB-12 under x86tso: herd7 7.0–8.6 s;
+//! - a batch of 623 diy x86 tests under x86tso: herd7 2.9–3.1 s (litmus
+//!   then 0.50–0.56 s). That batch is not vendored; the rows below run the 88
+//!   herdtools7 tests of `tests/corpus/` in one batch, and a batch of
+//!   diy-style tests generated here ([`diy_cycles`]: every critical cycle of
+//!   2–4 threads, one `Pod`/`MFenced` edge per thread, joined by `Rfe`, `Fre`,
+//!   `Wse`, as `diycross7` writes them).
+//!
+//! Each row prints litmus's time for the whole `check` the row names (SC
+//! exploration with the monitors, harm, fence synthesis and re-checks,
+//! relaxed outcomes) and each phase's share, then the peers.
+
+use litmus_checker::machine::Model;
+use litmus_checker::{MonitorKind, Options};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn load(path: &Path) -> (String, litmus_dsl::Program) {
+    let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let prog = litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{} does not analyse", path.display()));
+    (src, prog)
+}
+
+fn ms(d: Duration) -> String {
+    if d.as_secs_f64() >= 1.0 {
+        format!("{:.2} s", d.as_secs_f64())
+    } else {
+        format!("{:.1} ms", d.as_secs_f64() * 1e3)
+    }
+}
+
+/// `litmus check --model M --mode exhaustive` in phases: SC + monitors,
+/// harm + fences, relaxed outcomes. Returns the phases' times and the
+/// relaxed exploration's execution count.
+fn check_phases(src: &str, prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32) -> ([Duration; 3], u64) {
+    let opts = Options { loop_bound, ..Options::default() };
+    let t = Instant::now();
+    let mut r = litmus_checker::find_violations(prog, models, MonitorKind::Bss, &opts);
+    let a = t.elapsed();
+    let t = Instant::now();
+    litmus_checker::judge_and_fence(&mut r, prog, Some(src), MonitorKind::Bss, &opts);
+    let b = t.elapsed();
+    let t = Instant::now();
+    litmus_checker::add_relaxed_outcomes(&mut r, prog, models, &opts);
+    let c = t.elapsed();
+    let execs = r.outcomes.iter().map(|o| o.stats.executions).sum();
+    ([a, b, c], execs)
+}
+
+struct Row {
+    name: &'static str,
+    file: &'static str,
+    models: &'static [Model],
+    loop_bound: u32,
+    peers: &'static str,
+}
+
+const ROWS: &[Row] = &[
+    Row {
+        name: "dekker_f_k3 TSO",
+        file: "dekker_f_k3",
+        models: &[Model::Tso],
+        loop_bound: 3,
+        peers: "GenMC 0.70 s (6,993 graphs), Nidhugg 2.37 s",
+    },
+    Row {
+        name: "dekker_f_k4 TSO",
+        file: "dekker_f_k4",
+        models: &[Model::Tso],
+        loop_bound: 4,
+        peers: "GenMC 26.4 s (221,331 graphs), Nidhugg 89.9 s",
+    },
+    Row {
+        name: "dekker_f_k4 PSO",
+        file: "dekker_f_k4",
+        models: &[Model::Pso],
+        loop_bound: 4,
+        peers: "Nidhugg 129.1 s (GenMC has no PSO)",
+    },
+    Row {
+        name: "dekker_f_k4 SC",
+        file: "dekker_f_k4",
+        models: &[Model::Sc],
+        loop_bound: 4,
+        peers: "GenMC 34.0 s, Nidhugg 76.9 s",
+    },
+    Row {
+        name: "peterson_f_k5 TSO",
+        file: "peterson_f_k5",
+        models: &[Model::Tso],
+        loop_bound: 5,
+        peers: "GenMC 12.5 s, Nidhugg 38.1 s",
+    },
+    Row {
+        name: "bakery_f_k3 TSO",
+        file: "bakery_f_k3",
+        models: &[Model::Tso],
+        loop_bound: 3,
+        peers: "GenMC 1.35 s, Nidhugg 3.60 s",
+    },
+    Row { name: "sb12 SC", file: "sb12", models: &[Model::Sc], loop_bound: 2, peers: "GenMC 0.25 s, Nidhugg 0.83 s" },
+    Row {
+        name: "sb12 TSO",
+        file: "sb12",
+        models: &[Model::Tso],
+        loop_bound: 2,
+        peers: "GenMC 0.23 s, Nidhugg 1.06 s, herd7 7.0-8.6 s",
+    },
+    Row { name: "sb12 PSO", file: "sb12", models: &[Model::Pso], loop_bound: 2, peers: "Nidhugg 1.10 s" },
+];
+
+/// diy-style x86 tests: every cycle of `k` threads (2..=4) in which thread
+/// i has one po edge (`Pod` or `MFenced`, of kind WW/WR/RW/RR) from the
+/// location of the communication edge entering it to the one leaving it; the
+/// communication edge between two threads follows from their ends (W→R:
+/// `Rfe`, R→W: `Fre`, W→W: `Wse`; R→R has none). Cycles are taken once up to
+/// rotation. The condition is the cycle's: a `Rfe` read sees 1, a `Fre`
+/// read sees 0, a `Wse` location ends with the second write's 2.
+pub fn diy_cycles() -> Vec<String> {
+    // (fenced, first is a write, second is a write)
+    let kinds: Vec<(bool, bool, bool)> = (0..8).map(|i| (i & 4 != 0, i & 2 != 0, i & 1 != 0)).collect();
+    let mut out = Vec::new();
+    for k in 2..=4usize {
+        let total = kinds.len().pow(k as u32);
+        for code in 0..total {
+            let seq: Vec<usize> = (0..k).map(|i| code / kinds.len().pow(i as u32) % kinds.len()).collect();
+            // Once per rotation: the least rotation stands for all.
+            if (1..k).any(|r| {
+                let rot: Vec<usize> = (0..k).map(|i| seq[(i + r) % k]).collect();
+                rot < seq
+            }) {
+                continue;
+            }
+            // Thread i's last event and thread i+1's first must communicate.
+            if (0..k).any(|i| !kinds[seq[i]].2 && !kinds[seq[(i + 1) % k]].1) {
+                continue;
+            }
+            out.push(diy_test(&seq.iter().map(|&s| kinds[s]).collect::<Vec<_>>()));
+        }
+    }
+    out
+}
+
+fn diy_test(threads: &[(bool, bool, bool)]) -> String {
+    let k = threads.len();
+    let loc = |i: usize| ["x", "y", "z", "a"][i % k];
+    let mut names = Vec::new();
+    let mut code: Vec<Vec<String>> = vec![Vec::new(); k];
+    let mut cond = Vec::new();
+    for (i, &(fenced, w1, w2)) in threads.iter().enumerate() {
+        let kind = |w: bool| if w { 'W' } else { 'R' };
+        names.push(format!("{}{}{}", if fenced { "MFenced" } else { "Pod" }, kind(w1), kind(w2)));
+        // First event: on the location of the edge from thread i-1; second:
+        // on the location of the edge to thread i+1.
+        let (lin, lout) = (loc((i + k - 1) % k), loc(i));
+        let prev_w = threads[(i + k - 1) % k].2;
+        let next_first_w = threads[(i + 1) % k].1;
+        // Value of a write: 2 when it is the second write of a Wse edge.
+        let first = if w1 {
+            format!("MOV [{lin}],${}", if prev_w { 2 } else { 1 })
+        } else {
+            // A read of the incoming edge: Rfe sees 1 (the write), none else.
+            cond.push(format!("{i}:EAX={}", if prev_w { 1 } else { 0 }));
+            format!("MOV EAX,[{lin}]")
+        };
+        let second = if w2 {
+            if next_first_w {
+                cond.push(format!("{lout}=2"));
+            }
+            format!("MOV [{lout}],$1")
+        } else {
+            // Fre: the read sees 0, before the next thread's write.
+            cond.push(format!("{i}:EBX=0"));
+            format!("MOV EBX,[{lout}]")
+        };
+        code[i].push(first);
+        if fenced {
+            code[i].push("MFENCE".into());
+        }
+        code[i].push(second);
+    }
+    let rows = code.iter().map(|c| c.len()).max().unwrap_or(0);
+    let mut s = format!("X86 DIY{}\n\"{}\"\n{{\n}}\n", names.join("-"), names.join(" "));
+    s.push_str(&(0..k).map(|i| format!(" P{i}")).collect::<Vec<_>>().join(" |"));
+    s.push_str(" ;\n");
+    for r in 0..rows {
+        let cells: Vec<String> = (0..k).map(|i| format!(" {}", code[i].get(r).cloned().unwrap_or_default())).collect();
+        s.push_str(&cells.join(" |"));
+        s.push_str(" ;\n");
+    }
+    s.push_str(&format!("exists ({})\n", cond.join(" /\\ ")));
+    s
+}
+
+fn main() {
+    let filter: Option<String> = std::env::args().skip(1).find(|a| !a.starts_with('-'));
+    let wanted = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
+    let harnesses = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/harnesses");
+    println!(
+        "row | litmus check (exhaustive) | SC+monitors / harm+fences / relaxed outcomes | relaxed executions | peers"
+    );
+    for row in ROWS.iter().filter(|r| wanted(r.name)) {
+        let (src, prog) = load(&harnesses.join(format!("{}.litmus", row.file)));
+        let (phases, execs) = check_phases(&src, &prog, row.models, row.loop_bound);
+        let total: Duration = phases.iter().sum();
+        println!(
+            "{:18} | {:>9} | {} / {} / {} | {:>9} | {}",
+            row.name,
+            ms(total),
+            ms(phases[0]),
+            ms(phases[1]),
+            ms(phases[2]),
+            execs,
+            row.peers
+        );
+    }
+
+    if wanted("corpus") {
+        let dir = root().join("tests/corpus/herd-x86");
+        let mut progs = Vec::new();
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "litmus") {
+                progs.push(load(&p));
+            }
+        }
+        let t = Instant::now();
+        for (src, prog) in &progs {
+            let opts = Options::default();
+            litmus_checker::check_all(prog, Some(src), &[Model::Tso], MonitorKind::Bss, &opts);
+        }
+        println!(
+            "corpus batch TSO   | {:>9} | {} herdtools7 x86 tests, check --model tso | herd7 x86tso: 623 diy tests 2.9-3.1 s (litmus 0.50-0.56 s then)",
+            ms(t.elapsed()),
+            progs.len()
+        );
+    }
+
+    if wanted("diy") {
+        let tests = diy_cycles();
+        let progs: Vec<(String, litmus_dsl::Program)> = tests
+            .iter()
+            .map(|t| {
+                let a = litmus_dsl::analyze(t);
+                (t.clone(), a.program.unwrap_or_else(|| panic!("generated test does not analyse:\n{t}")))
+            })
+            .collect();
+        for models in [&[Model::Tso][..], &[Model::Sc, Model::Tso, Model::Pso][..]] {
+            let t = Instant::now();
+            let mut relaxed = 0;
+            for (src, prog) in &progs {
+                let r = litmus_checker::check_all(prog, Some(src), models, MonitorKind::Bss, &Options::default());
+                relaxed += r
+                    .outcomes
+                    .iter()
+                    .filter(|o| {
+                        o.model == Model::Tso && o.known_observation() == Some(litmus_checker::Observation::Sometimes)
+                    })
+                    .count();
+            }
+            let names: Vec<&str> = models.iter().map(|m| m.as_str()).collect();
+            println!(
+                "diy batch {:11} | {:>9} | {} generated diy-style tests ({} observable under TSO) | herd7 x86tso: 623 diy tests 2.9-3.1 s",
+                names.join(","),
+                ms(t.elapsed()),
+                progs.len(),
+                relaxed
+            );
+        }
+    }
+
+    if wanted("slow") {
+        let (src, prog) = load(&root().join("tests/programs/slow.litmus"));
+        for m in [Model::Tso, Model::Pso] {
+            let opts = Options::default();
+            let t = Instant::now();
+            let o = litmus_checker::outcome::explore(&prog, m, &opts);
+            println!(
+                "slow.litmus {} outcomes | {:>9} | {} executions, {} states | before: TSO 12 s (2.9 M), PSO 44 s (17 M); goal < 0.5 s",
+                m.upper(),
+                ms(t.elapsed()),
+                o.stats.executions,
+                o.states.len()
+            );
+        }
+        let opts = Options::default();
+        let t = Instant::now();
+        let (_, fix) = litmus_checker::fences::joint_fences(&src, &prog, &[Model::Tso], MonitorKind::Bss, &opts);
+        println!(
+            "slow.litmus fix TSO | {:>9} | {} fences, confirmed {:?} | before: 15.6 s (SC+BSS alone 0.16 s); goal < 1 s",
+            ms(t.elapsed()),
+            fix.fences.len(),
+            fix.confirmed
+        );
+    }
+}
