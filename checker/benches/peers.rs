@@ -47,13 +47,13 @@ fn ms(d: Duration) -> String {
 /// `litmus check --model M --mode exhaustive` in phases: SC + monitors,
 /// harm + fences, relaxed outcomes. Returns the phases' times and the
 /// relaxed exploration's execution count.
-fn check_phases(src: &str, prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32) -> ([Duration; 3], u64) {
+fn check_phases(prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32) -> ([Duration; 3], u64) {
     let opts = Options { loop_bound, ..Options::default() };
     let t = Instant::now();
     let mut r = litmus_checker::find_violations(prog, models, MonitorKind::Bss, &opts);
     let a = t.elapsed();
     let t = Instant::now();
-    litmus_checker::judge_and_fence(&mut r, prog, Some(src), MonitorKind::Bss, &opts);
+    litmus_checker::judge_and_fence(&mut r, prog, MonitorKind::Bss, &opts);
     let b = t.elapsed();
     let t = Instant::now();
     litmus_checker::add_relaxed_outcomes(&mut r, prog, models, &opts);
@@ -215,8 +215,8 @@ fn main() {
         "row | litmus check (exhaustive) | SC+monitors / harm+fences / relaxed outcomes | relaxed executions | peers"
     );
     for row in ROWS.iter().filter(|r| wanted(r.name)) {
-        let (src, prog) = load(&harnesses.join(format!("{}.litmus", row.file)));
-        let (phases, execs) = check_phases(&src, &prog, row.models, row.loop_bound);
+        let (_, prog) = load(&harnesses.join(format!("{}.litmus", row.file)));
+        let (phases, execs) = check_phases(&prog, row.models, row.loop_bound);
         let total: Duration = phases.iter().sum();
         println!(
             "{:18} | {:>9} | {} / {} / {} | {:>9} | {}",
@@ -240,9 +240,9 @@ fn main() {
             }
         }
         let t = Instant::now();
-        for (src, prog) in &progs {
+        for (_, prog) in &progs {
             let opts = Options::default();
-            litmus_checker::check_all(prog, Some(src), &[Model::Tso], MonitorKind::Bss, &opts);
+            litmus_checker::check_all(prog, &[Model::Tso], MonitorKind::Bss, &opts);
         }
         println!(
             "corpus batch TSO   | {:>9} | {} herdtools7 x86 tests, check --model tso | herd7 x86tso: 623 diy tests 2.9-3.1 s (litmus 0.50-0.56 s then)",
@@ -263,8 +263,8 @@ fn main() {
         for models in [&[Model::Tso][..], &[Model::Sc, Model::Tso, Model::Pso][..]] {
             let t = Instant::now();
             let mut relaxed = 0;
-            for (src, prog) in &progs {
-                let r = litmus_checker::check_all(prog, Some(src), models, MonitorKind::Bss, &Options::default());
+            for (_, prog) in &progs {
+                let r = litmus_checker::check_all(prog, models, MonitorKind::Bss, &Options::default());
                 relaxed += r
                     .outcomes
                     .iter()
@@ -285,7 +285,7 @@ fn main() {
     }
 
     if wanted("slow") {
-        let (src, prog) = load(&root().join("tests/programs/slow.litmus"));
+        let (_, prog) = load(&root().join("tests/programs/slow.litmus"));
         for m in [Model::Tso, Model::Pso] {
             let opts = Options::default();
             let t = Instant::now();
@@ -300,7 +300,7 @@ fn main() {
         }
         let opts = Options::default();
         let t = Instant::now();
-        let (_, fix) = litmus_checker::fences::joint_fences(&src, &prog, &[Model::Tso], MonitorKind::Bss, &opts);
+        let (_, fix) = litmus_checker::fences::joint_fences(&prog, &[Model::Tso], MonitorKind::Bss, &opts);
         println!(
             "slow.litmus fix TSO | {:>9} | {} fences, confirmed {:?} | before: 15.6 s (SC+BSS alone 0.16 s); goal < 1 s",
             ms(t.elapsed()),
