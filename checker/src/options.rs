@@ -22,6 +22,39 @@ pub struct Options {
     /// Tests: set `cancel` at the n-th poll of [`Options::stopped`], to cut
     /// a check short at every phase boundary deterministically.
     pub polls_left: Option<Arc<std::sync::atomic::AtomicU64>>,
+    /// How TSO and PSO outcomes are explored (see [`ExplorerKind`]).
+    pub explorer: ExplorerKind,
+}
+
+/// How relaxed outcomes are explored.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ExplorerKind {
+    /// By execution graph (one visit per consistent rf/co graph) where it
+    /// applies — TSO and PSO without a preemption bound — else by
+    /// interleaving.
+    #[default]
+    Graph,
+    /// Source-DPOR over the machine's interleavings (buffer commits are
+    /// steps), with the buffer bound.
+    Interleaving,
+}
+
+impl ExplorerKind {
+    /// `graph` or `interleaving` (any case).
+    pub fn parse(name: &str) -> Result<ExplorerKind, SettingError> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "graph" => Ok(ExplorerKind::Graph),
+            "interleaving" => Ok(ExplorerKind::Interleaving),
+            _ => Err(SettingError::UnknownExplorer(name.trim().to_string())),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExplorerKind::Graph => "graph",
+            ExplorerKind::Interleaving => "interleaving",
+        }
+    }
 }
 
 impl Default for Options {
@@ -33,6 +66,7 @@ impl Default for Options {
             deadline: None,
             cancel: None,
             polls_left: None,
+            explorer: ExplorerKind::default(),
         }
     }
 }
@@ -92,6 +126,8 @@ pub enum SettingError {
     Timeout(String),
     #[error("unknown model `{0}` (expected sc, tso, pso or pslo)")]
     UnknownModel(String),
+    #[error("unknown explorer `{0}` (expected graph or interleaving)")]
+    UnknownExplorer(String),
     #[error("unknown monitor `{0}` (expected bss, sober or bss-interleaving)")]
     UnknownMonitor(String),
 }

@@ -1,0 +1,287 @@
+//! The depth-first search over execution graphs (TruSt, Kokologiannakis,
+//! Marmanis, Gladstein, Vafeiadis, POPL'22; GenMC's revisit conditions).
+//!
+//! Events are added one at a time, always to the first running thread. A
+//! read is tried with every write of its cell already in the graph (forward
+//! revisits). A store is tried at every place in its cell's coherence order
+//! (an atomic right after the write it reads); and a write *backward
+//! revisits* each earlier read of its cell outside its porf-prefix: the
+//! events added after the read that are not in the write's porf-prefix are
+//! deleted and the read reads the write. A revisit is made only when every
+//! deleted event (and the read) was *added maximally* — a read reading the
+//! co-last write, a write placed co-last, none co-before what stays, none
+//! reading a deleted write added after it — so each graph has exactly one
+//! way to be reached: every consistent graph is visited once.
+
+use super::consistency::Checker;
+use super::graph::{Graph, Id, Next};
+use crate::dpor::{Control, ExecKind, Stats};
+use crate::machine::{self, Machine, Model, Verdict};
+use crate::options::Options;
+
+pub struct Search<'m, 'p, 'o, F> {
+    /// The threads' interpreter (SC: every access is a step of its own).
+    pub sc: &'m Machine<'p>,
+    pub model: Model,
+    pub checker: Checker,
+    opts: &'o Options,
+    /// The empty graph (initial interpreter state).
+    init: Graph,
+    log: Vec<machine::Event>,
+    view: Vec<u32>,
+    stack: Vec<Id>,
+    pub stats: Stats,
+    stopped: bool,
+    polls: u32,
+    on_graph: F,
+}
+
+impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search<'m, 'p, 'o, F> {
+    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+        let mut log = Vec::new();
+        let init = Graph::new(sc, &mut log);
+        Search {
+            sc,
+            model,
+            checker: Checker::new(),
+            opts,
+            init,
+            log,
+            view: Vec::new(),
+            stack: Vec::new(),
+            stats: Stats::default(),
+            stopped: false,
+            polls: 0,
+            on_graph,
+        }
+    }
+
+    /// Visit every consistent graph.
+    pub fn run(&mut self) {
+        let g = self.init.clone();
+        self.visit(g);
+    }
+
+    fn stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.polls = self.polls.wrapping_add(1);
+        if self.polls % 64 == 0 && self.opts.stopped() {
+            self.stopped = true;
+            self.stats.timed_out = true;
+            self.stats.cancelled = self.opts.cancelled();
+        }
+        self.stopped
+    }
+
+    /// Extend a consistent graph in every way.
+    fn visit(&mut self, mut g: Graph) {
+        if self.stop() {
+            return;
+        }
+        loop {
+            let Some(t) = g.first_running() else {
+                return self.report(g);
+            };
+            match g.peek(self.sc, t) {
+                Next::Read { cell, .. } => return self.add_read(g, t, cell),
+                Next::Write { cell } => return self.add_write(g, t, cell),
+                next => {
+                    g.add(self.sc, t, next, None, &mut self.log);
+                }
+            }
+        }
+    }
+
+    fn add_read(&mut self, g: Graph, t: usize, cell: u32) {
+        let next = g.peek(self.sc, t);
+        let n = g.co[cell as usize].len();
+        for k in 0..=n {
+            if self.stopped {
+                return;
+            }
+            let w = if k == 0 { Id::init(cell) } else { g.co[cell as usize][k - 1] };
+            let mut g2 = g.clone();
+            let Some(id) = g2.add(self.sc, t, next, Some(w), &mut self.log) else {
+                return self.visit(g2);
+            };
+            self.stats.transitions += 1;
+            g2.ev_mut(id).added_max = k == n;
+            if g2.ev(id).writes {
+                // An atomic: right after what it reads; it may revisit.
+                g2.co[cell as usize].insert(k, id);
+                self.revisits(&g2, id);
+            }
+            if self.checker.consistent(&g2, self.model) {
+                self.visit(g2);
+            }
+        }
+    }
+
+    fn add_write(&mut self, mut g: Graph, t: usize, cell: u32) {
+        let next = g.peek(self.sc, t);
+        let Some(id) = g.add(self.sc, t, next, None, &mut self.log) else {
+            return self.visit(g);
+        };
+        self.stats.transitions += 1;
+        self.revisits(&g, id);
+        let n = g.co[cell as usize].len();
+        for k in 0..=n {
+            if self.stopped {
+                return;
+            }
+            let mut g2 = g.clone();
+            g2.co[cell as usize].insert(k, id);
+            g2.ev_mut(id).added_max = k == n;
+            if self.checker.consistent(&g2, self.model) {
+                self.visit(g2);
+            }
+        }
+    }
+
+    /// Backward revisits by write `a` (the newest event; a plain store has
+    /// no coherence place yet, an atomic has).
+    fn revisits(&mut self, g: &Graph, a: Id) {
+        let mut view = std::mem::take(&mut self.view);
+        let mut stack = std::mem::take(&mut self.stack);
+        g.porf_view(a, &mut view, &mut stack);
+        let cell = g.ev(a).cell;
+        let mut reads: Vec<Id> = Vec::new();
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate().skip(view[t] as usize) {
+                if e.reads && e.cell == cell && e.revisitable && e.added_max {
+                    reads.push(Id { thread: t as u16, index: i as u32 });
+                }
+            }
+        }
+        // Newest first (GenMC's order; any order visits the same graphs).
+        reads.sort_by_key(|&r| std::cmp::Reverse(g.ev(r).stamp));
+        let mut keep = vec![0u32; g.threads.len()];
+        for r in reads {
+            if self.stopped {
+                break;
+            }
+            let sr = g.ev(r).stamp;
+            for (t, evs) in g.threads.iter().enumerate() {
+                keep[t] = view[t].max(evs.partition_point(|e| e.stamp <= sr) as u32);
+            }
+            if !self.maximal(g, r, a, &keep) {
+                continue;
+            }
+            self.revisit(g, r, a, &keep, &view);
+        }
+        self.view = view;
+        self.stack = stack;
+    }
+
+    /// TruSt's condition: the read `r` and every event to be deleted were
+    /// added maximally with respect to what stays.
+    fn maximal(&self, g: &Graph, r: Id, a: Id, keep: &[u32]) -> bool {
+        let kept = |id: Id| id.is_init() || id.index < keep[id.thread as usize];
+        let ok = |e_id: Id| {
+            let e = g.ev(e_id);
+            if !e.added_max {
+                return false;
+            }
+            if e.reads {
+                let w = e.rf;
+                if !w.is_init() && !kept(w) && g.ev(w).stamp > e.stamp {
+                    return false; // revisited by a write being deleted
+                }
+                if g.co_after(e.cell, w).iter().any(|&s| s != a && s != e_id && kept(s)) {
+                    return false;
+                }
+            }
+            if e.writes && g.co_after(e.cell, e_id).iter().any(|&s| s != a && kept(s)) {
+                return false;
+            }
+            true
+        };
+        if !ok(r) {
+            return false;
+        }
+        for (t, evs) in g.threads.iter().enumerate() {
+            for i in keep[t] as usize..evs.len() {
+                if !ok(Id { thread: t as u16, index: i as u32 }) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Delete what `keep` leaves out, make `r` read `a`, and visit each
+    /// coherence place of `a` among the writes that stay.
+    fn revisit(&mut self, g: &Graph, r: Id, a: Id, keep: &[u32], porf: &[u32]) {
+        let mut g2 = g.clone();
+        for (t, evs) in g2.threads.iter_mut().enumerate() {
+            evs.truncate(keep[t] as usize);
+            for e in evs.iter_mut().take(porf[t] as usize) {
+                e.revisitable = false;
+            }
+        }
+        for list in g2.co.iter_mut() {
+            list.retain(|id| id.index < keep[id.thread as usize]);
+        }
+        let cell = g.ev(a).cell;
+        g2.co[cell as usize].retain(|&id| id != r);
+        g2.ev_mut(r).rf = a;
+        g2.replay(self.sc, &self.init, &mut self.log);
+        let r_writes = g2.ev(r).writes;
+        let a_atomic = g.ev(a).reads;
+        if a_atomic {
+            // An atomic's place is fixed (right after what it reads).
+            let list = &mut g2.co[cell as usize];
+            let p = list.iter().position(|&x| x == a).expect("atomic in co");
+            g2.ev_mut(r).added_max = p + 1 == g2.co[cell as usize].len();
+            if r_writes {
+                g2.co[cell as usize].insert(p + 1, r);
+            }
+            if self.checker.consistent(&g2, self.model) {
+                self.visit(g2);
+            }
+            return;
+        }
+        let n = g2.co[cell as usize].len();
+        for k in 0..=n {
+            if self.stopped {
+                return;
+            }
+            let mut g3 = g2.clone();
+            let list = &mut g3.co[cell as usize];
+            list.insert(k, a);
+            if r_writes {
+                list.insert(k + 1, r);
+            }
+            g3.ev_mut(a).added_max = k == n;
+            g3.ev_mut(r).added_max = k == n;
+            if self.checker.consistent(&g3, self.model) {
+                self.visit(g3);
+            }
+        }
+    }
+
+    /// A complete graph: how its execution ended.
+    fn report(&mut self, mut g: Graph) {
+        g.set_final_memory(self.sc.prog);
+        let kind = match self.sc.verdict(&g.st) {
+            Verdict::Complete => ExecKind::Complete,
+            Verdict::Failed => ExecKind::Failed,
+            Verdict::Cut => ExecKind::Cut,
+            Verdict::Pruned if self.sc.deadlocked(&g.st) => ExecKind::Deadlock,
+            Verdict::Pruned => ExecKind::Pruned,
+        };
+        match kind {
+            ExecKind::Complete => self.stats.complete += 1,
+            ExecKind::Failed => self.stats.failed += 1,
+            ExecKind::Pruned => self.stats.pruned += 1,
+            ExecKind::Cut => self.stats.cut += 1,
+            ExecKind::Deadlock => self.stats.deadlocks += 1,
+        }
+        self.stats.executions += 1;
+        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
+            self.stopped = true;
+        }
+    }
+}
