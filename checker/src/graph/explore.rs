@@ -229,18 +229,14 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         g2.ev_mut(r).rf = a;
         g2.replay(self.sc, &self.init, &mut self.log);
         let r_writes = g2.ev(r).writes;
-        let a_atomic = g.ev(a).reads;
-        if a_atomic {
+        if g.ev(a).reads {
             // An atomic's place is fixed (right after what it reads).
-            let list = &mut g2.co[cell as usize];
-            let p = list.iter().position(|&x| x == a).expect("atomic in co");
+            let p = g2.co[cell as usize].iter().position(|&x| x == a).expect("atomic in co");
             g2.ev_mut(r).added_max = p + 1 == g2.co[cell as usize].len();
             if r_writes {
                 g2.co[cell as usize].insert(p + 1, r);
             }
-            if self.checker.consistent(&g2, self.model) {
-                self.visit(g2);
-            }
+            self.revisited(g2, r, r_writes);
             return;
         }
         let n = g2.co[cell as usize].len();
@@ -256,9 +252,18 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             }
             g3.ev_mut(a).added_max = k == n;
             g3.ev_mut(r).added_max = k == n;
-            if self.checker.consistent(&g3, self.model) {
-                self.visit(g3);
-            }
+            self.revisited(g3, r, r_writes);
+        }
+    }
+
+    /// A revisited graph: an atomic `r` now writes a new value, which may
+    /// revisit reads in turn (GenMC's write part of a revisited RMW).
+    fn revisited(&mut self, g: Graph, r: Id, r_writes: bool) {
+        if r_writes {
+            self.revisits(&g, r);
+        }
+        if self.checker.consistent(&g, self.model) {
+            self.visit(g);
         }
     }
 
