@@ -220,6 +220,8 @@ impl Config {
             deadline: None,
             cancel: None,
             polls_left: None,
+            // The editor uses the default explorer (graphs for TSO/PSO).
+            explorer: Default::default(),
         }
         .with_timeout(Some(self.timeout))
     }
