@@ -50,7 +50,7 @@ pub struct Bounds {
     /// How TSO and PSO outcomes are explored: graph (one visit per
     /// consistent execution graph; needs no --preemption-bound) or
     /// interleaving (every order of buffer commits, up to the buffer bound).
-    #[arg(long, value_enum, default_value = "graph")]
+    #[arg(long, value_enum, default_value = "interleaving")]
     pub explorer: ExplorerArg,
     /// Give up on a file after this many seconds, across every phase (what
     /// is unfinished then is reported as unknown).

@@ -36,20 +36,26 @@ pub fn sb_n(n: usize) -> String {
 /// Relaxed outcomes by execution graph vs by interleaving (`EXPLORE_BENCH=graph`
 /// runs only this): slow.litmus, the shared Dekker harnesses (loop bound K)
 /// and SB-12, TSO and PSO. `EXPLORE_BENCH_SKIP_SLOW=1` skips the
-/// interleaving runs that take tens of seconds.
+/// interleaving runs that take tens of seconds; `EXPLORE_BENCH_ONLY=a,b`
+/// runs only those programs.
 fn graphs_vs_interleavings(root: &Path) {
     use litmus_checker::ExplorerKind;
     println!("Relaxed outcomes: graph explorer vs interleaving explorer (release, one process)");
     let skip_slow = std::env::var("EXPLORE_BENCH_SKIP_SLOW").is_ok();
     let shared = root.join("../shared/bench/harnesses");
-    let mut files: Vec<(String, std::path::PathBuf, u32)> = vec![("slow".into(), root.join("tests/programs/slow.litmus"), 2)];
+    let mut files: Vec<(String, std::path::PathBuf, u32)> =
+        vec![("slow".into(), root.join("tests/programs/slow.litmus"), 2)];
     for (name, k) in [("dekker_f_k3", 3), ("dekker_f_k4", 4), ("sb12", 2)] {
         let p = shared.join(format!("{name}.litmus"));
         if p.exists() {
             files.push((name.into(), p, k));
         }
     }
+    let only = std::env::var("EXPLORE_BENCH_ONLY").ok();
     for (name, path, k) in files {
+        if only.as_ref().is_some_and(|o| !o.split(',').any(|x| x == name)) {
+            continue;
+        }
         let prog = litmus_dsl::analyze(&std::fs::read_to_string(&path).unwrap()).program.unwrap();
         for model in [Model::Tso, Model::Pso] {
             let g = Options { loop_bound: k, ..Options::default() };

@@ -138,8 +138,12 @@ proptest! {
     }
 }
 
-/// What both explorers must agree on.
-fn summary(o: &ModelOutcome) -> (Vec<Vec<i64>>, Vec<(u16, u32, String)>, bool, Option<String>, bool, bool) {
+/// What both explorers must agree on: final states, failures (thread,
+/// statement, kind), deadlock or not, observation, completeness, no
+/// condition error.
+type Summary = (Vec<Vec<i64>>, Vec<(u16, u32, String)>, bool, Option<String>, bool, bool);
+
+fn summary(o: &ModelOutcome) -> Summary {
     (
         o.states.iter().map(|s| s.values.clone()).collect(),
         o.failures.iter().map(|f| (f.thread, f.stmt, f.kind.as_str().to_string())).collect(),
@@ -153,7 +157,7 @@ fn summary(o: &ModelOutcome) -> (Vec<Vec<i64>>, Vec<(u16, u32, String)>, bool, O
 /// Compare the explorers on one program; `false` if the interleaving one
 /// was cut by the buffer bound (not comparable).
 fn same_outcomes(prog: &litmus_dsl::Program, model: Model, name: &str) -> bool {
-    let by_graph = Options::default();
+    let by_graph = Options { explorer: ExplorerKind::Graph, ..Options::default() };
     let by_steps = Options { explorer: ExplorerKind::Interleaving, ..Options::default() };
     let i = explore(prog, model, &by_steps);
     if i.stats.buffer_bounded {

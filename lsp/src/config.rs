@@ -220,7 +220,7 @@ impl Config {
             deadline: None,
             cancel: None,
             polls_left: None,
-            // The editor uses the default explorer (graphs for TSO/PSO).
+            // The editor uses the default explorer.
             explorer: Default::default(),
         }
         .with_timeout(Some(self.timeout))

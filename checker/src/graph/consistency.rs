@@ -106,9 +106,11 @@ impl Checker {
         self.last_cell.clear();
         self.last_cell.resize(g.co.len(), NONE);
         self.edges.clear();
-        let buffered = |g: &Graph, id: Id| !sc && !id.is_init() && {
-            let e = g.ev(id);
-            e.writes && !e.reads
+        let buffered = |g: &Graph, id: Id| {
+            !sc && !id.is_init() && {
+                let e = g.ev(id);
+                e.writes && !e.reads
+            }
         };
         // The commit point of a write (an atomic's or SC store's: its execution).
         let cpoint = |this: &Self, g: &Graph, id: Id| {

@@ -67,7 +67,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             return true;
         }
         self.polls = self.polls.wrapping_add(1);
-        if self.polls % 64 == 0 && self.opts.stopped() {
+        if self.polls.is_multiple_of(64) && self.opts.stopped() {
             self.stopped = true;
             self.stats.timed_out = true;
             self.stats.cancelled = self.opts.cancelled();
@@ -113,7 +113,9 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
                 g2.co[cell as usize].insert(k, id);
                 self.revisits(&g2, id);
             }
-            if self.checker.consistent(&g2, self.model) {
+            // Reading the co-last write is always consistent: the read can
+            // run after everything else (TruSt's maximal extension).
+            if k == n || self.checker.consistent(&g2, self.model) {
                 self.visit(g2);
             }
         }
@@ -134,7 +136,8 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             let mut g2 = g.clone();
             g2.co[cell as usize].insert(k, id);
             g2.ev_mut(id).added_max = k == n;
-            if self.checker.consistent(&g2, self.model) {
+            // Co-last is always consistent: it can commit after everything.
+            if k == n || self.checker.consistent(&g2, self.model) {
                 self.visit(g2);
             }
         }

@@ -80,8 +80,14 @@ pub enum Next {
     /// A step with no event (an access whose address fails: the thread fails).
     Silent,
     /// A load, an atomic or a `lock` attempt of `cell`.
-    Read { cell: Cell, atomic: bool, x86: bool },
-    Write { cell: Cell },
+    Read {
+        cell: Cell,
+        atomic: bool,
+        x86: bool,
+    },
+    Write {
+        cell: Cell,
+    },
 }
 
 #[derive(Clone, Debug)]

@@ -13,16 +13,16 @@
 //! not how full the buffers were. The loop bound still cuts executions.
 
 pub mod consistency;
+pub mod explore;
 #[allow(clippy::module_inception)]
 pub mod graph;
-pub mod explore;
 pub mod linearize;
 
 use crate::certainty::Coverage;
 use crate::dpor::{Control, ExecKind, Execution, Stats};
 use crate::machine::{Machine, Model, ThreadStatus};
-use crate::outcome::{schedule_prefix, CondError, Failure, Final, FinalState, ModelOutcome, Observation, Witness};
 use crate::options::Options;
+use crate::outcome::{schedule_prefix, CondError, Failure, Final, FinalState, ModelOutcome, Observation, Witness};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -37,12 +37,7 @@ pub fn supports(model: Model, opts: &Options) -> bool {
 /// Explore every consistent graph of `prog` under `model`. `observer`, if
 /// given, sees each graph as a machine execution (linearized: costly), when
 /// `wants` says it is interested in an ending of this kind and final state.
-pub fn explore(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
-    mut observer: Option<&mut dyn Observer>,
-) -> ModelOutcome {
+pub fn explore(prog: &Program, model: Model, opts: &Options, mut observer: Option<&mut dyn Observer>) -> ModelOutcome {
     let start = Instant::now();
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
@@ -88,25 +83,26 @@ pub fn explore(
                     Final::Undefined(site) => {
                         if condition_errors.len() < 4 && !condition_errors.iter().any(|c| c.site == site) {
                             match witness(checker) {
-                                Some(l) => condition_errors
-                                    .push(CondError { site, witness: Witness { events: l.events, schedule: l.schedule } }),
+                                Some(l) => condition_errors.push(CondError {
+                                    site,
+                                    witness: Witness { events: l.events, schedule: l.schedule },
+                                }),
                                 None => unwitnessed += 1,
                             }
                         }
                     }
                 },
                 ExecKind::Failed => {
-                    let new: Vec<(usize, _, _)> = g
-                        .st
-                        .threads
-                        .iter()
-                        .enumerate()
-                        .filter_map(|(t, s)| match *s {
-                            ThreadStatus::Failed { stmt, kind, .. } => Some((t, stmt, kind)),
-                            _ => None,
-                        })
-                        .filter(|&(_, stmt, kind)| !failures.iter().any(|f| f.stmt == stmt && f.kind == kind))
-                        .collect();
+                    let new: Vec<(usize, _, _)> =
+                        g.st.threads
+                            .iter()
+                            .enumerate()
+                            .filter_map(|(t, s)| match *s {
+                                ThreadStatus::Failed { stmt, kind, .. } => Some((t, stmt, kind)),
+                                _ => None,
+                            })
+                            .filter(|&(_, stmt, kind)| !failures.iter().any(|f| f.stmt == stmt && f.kind == kind))
+                            .collect();
                     if !new.is_empty() {
                         match witness(checker) {
                             Some(l) => {
