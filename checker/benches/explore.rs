@@ -58,7 +58,7 @@ fn graphs_vs_interleavings(root: &Path) {
         }
         let prog = litmus_dsl::analyze(&std::fs::read_to_string(&path).unwrap()).program.unwrap();
         for model in [Model::Tso, Model::Pso] {
-            let g = Options { loop_bound: k, ..Options::default() };
+            let g = Options { loop_bound: k, explorer: ExplorerKind::Graph, ..Options::default() };
             let (tg, og) = best_of(3, || explore(&prog, model, &g));
             let slow = skip_slow && (name == "slow" || name == "dekker_f_k4");
             let inter = if slow {

@@ -115,6 +115,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             }
             // Reading the co-last write is always consistent: the read can
             // run after everything else (TruSt's maximal extension).
+            debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last read inconsistent");
             if k == n || self.checker.consistent(&g2, self.model) {
                 self.visit(g2);
             }
@@ -137,6 +138,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             g2.co[cell as usize].insert(k, id);
             g2.ev_mut(id).added_max = k == n;
             // Co-last is always consistent: it can commit after everything.
+            debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last write inconsistent");
             if k == n || self.checker.consistent(&g2, self.model) {
                 self.visit(g2);
             }
