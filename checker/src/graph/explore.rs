@@ -15,6 +15,7 @@
 
 use super::consistency::Checker;
 use super::graph::{Graph, Id, Next};
+use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
 use crate::machine::{self, Machine, Model, Verdict};
 use crate::options::Options;
@@ -24,6 +25,7 @@ pub struct Search<'m, 'p, 'o, F> {
     pub sc: &'m Machine<'p>,
     pub model: Model,
     pub checker: Checker,
+    inc: Incremental,
     opts: &'o Options,
     /// The empty graph (initial interpreter state).
     init: Graph,
@@ -44,6 +46,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             sc,
             model,
             checker: Checker::new(),
+            inc: Incremental::default(),
             opts,
             init,
             log,
@@ -116,7 +119,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             // Reading the co-last write is always consistent: the read can
             // run after everything else (TruSt's maximal extension).
             debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last read inconsistent");
-            if k == n || self.checker.consistent(&g2, self.model) {
+            if k == n || self.consistent_after(&g2, id) {
                 self.visit(g2);
             }
         }
@@ -139,10 +142,19 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             g2.ev_mut(id).added_max = k == n;
             // Co-last is always consistent: it can commit after everything.
             debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last write inconsistent");
-            if k == n || self.checker.consistent(&g2, self.model) {
+            if k == n || self.consistent_after(&g2, id) {
                 self.visit(g2);
             }
         }
+    }
+
+    /// Is `g` consistent, given that it was before its newest event `new`
+    /// was added (searched from `new` only; debug builds compare with the
+    /// full check).
+    fn consistent_after(&mut self, g: &Graph, new: Id) -> bool {
+        let ok = self.inc.consistent_after(g, self.model, new);
+        debug_assert_eq!(ok, self.checker.consistent(g, self.model), "incremental check differs");
+        ok
     }
 
     /// Backward revisits by write `a` (the newest event; a plain store has

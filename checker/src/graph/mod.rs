@@ -5,6 +5,8 @@
 //! - [`graph`]: the graph, its threads interpreted by the machine itself;
 //! - [`consistency`]: the model as a predicate (the machine's timing,
 //!   acyclic);
+//! - [`incremental`]: the same predicate after one added event, searched
+//!   from that event only;
 //! - [`explore`]: TruSt's depth-first search with forward and backward
 //!   revisits, each graph reached once;
 //! - [`linearize`]: a graph as a machine schedule (witnesses, harm).
@@ -16,6 +18,7 @@ pub mod consistency;
 pub mod explore;
 #[allow(clippy::module_inception)]
 pub mod graph;
+pub mod incremental;
 pub mod linearize;
 
 use crate::certainty::Coverage;
