@@ -26,6 +26,8 @@ pub struct Search<'m, 'p, 'o, F> {
     pub model: Model,
     pub checker: Checker,
     inc: Incremental,
+    /// Graphs done with, their buffers reused by the next copy.
+    pool: Vec<Graph>,
     opts: &'o Options,
     /// The empty graph (initial interpreter state).
     init: Graph,
@@ -47,6 +49,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             model,
             checker: Checker::new(),
             inc: Incremental::default(),
+            pool: Vec::new(),
             opts,
             init,
             log,
@@ -65,6 +68,21 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         self.visit(g);
     }
 
+    /// A copy of `g` in a graph from the pool (no allocation once warm).
+    fn copy(&mut self, g: &Graph) -> Graph {
+        match self.pool.pop() {
+            Some(mut c) => {
+                c.copy_from(g);
+                c
+            }
+            None => g.clone(),
+        }
+    }
+
+    fn give(&mut self, g: Graph) {
+        self.pool.push(g);
+    }
+
     fn stop(&mut self) -> bool {
         if self.stopped {
             return true;
@@ -81,7 +99,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     /// Extend a consistent graph in every way.
     fn visit(&mut self, mut g: Graph) {
         if self.stop() {
-            return;
+            return self.give(g);
         }
         loop {
             let Some(t) = g.first_running() else {
@@ -102,11 +120,12 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         let n = g.co[cell as usize].len();
         for k in 0..=n {
             if self.stopped {
-                return;
+                break;
             }
             let w = if k == 0 { Id::init(cell) } else { g.co[cell as usize][k - 1] };
-            let mut g2 = g.clone();
+            let mut g2 = self.copy(&g);
             let Some(id) = g2.add(self.sc, t, next, Some(w), &mut self.log) else {
+                self.give(g);
                 return self.visit(g2);
             };
             self.stats.transitions += 1;
@@ -121,8 +140,11 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last read inconsistent");
             if k == n || self.consistent_after(&g2, id) {
                 self.visit(g2);
+            } else {
+                self.give(g2);
             }
         }
+        self.give(g);
     }
 
     fn add_write(&mut self, mut g: Graph, t: usize, cell: u32) {
@@ -135,17 +157,20 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         let n = g.co[cell as usize].len();
         for k in 0..=n {
             if self.stopped {
-                return;
+                break;
             }
-            let mut g2 = g.clone();
+            let mut g2 = self.copy(&g);
             g2.co[cell as usize].insert(k, id);
             g2.ev_mut(id).added_max = k == n;
             // Co-last is always consistent: it can commit after everything.
             debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last write inconsistent");
             if k == n || self.consistent_after(&g2, id) {
                 self.visit(g2);
+            } else {
+                self.give(g2);
             }
         }
+        self.give(g);
     }
 
     /// Is `g` consistent, given that it was before its newest event `new`
@@ -231,7 +256,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     /// Delete what `keep` leaves out, make `r` read `a`, and visit each
     /// coherence place of `a` among the writes that stay.
     fn revisit(&mut self, g: &Graph, r: Id, a: Id, keep: &[u32], porf: &[u32]) {
-        let mut g2 = g.clone();
+        let mut g2 = self.copy(g);
         for (t, evs) in g2.threads.iter_mut().enumerate() {
             evs.truncate(keep[t] as usize);
             for e in evs.iter_mut().take(porf[t] as usize) {
@@ -259,9 +284,9 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         let n = g2.co[cell as usize].len();
         for k in 0..=n {
             if self.stopped {
-                return;
+                break;
             }
-            let mut g3 = g2.clone();
+            let mut g3 = self.copy(&g2);
             let list = &mut g3.co[cell as usize];
             list.insert(k, a);
             if r_writes {
@@ -271,6 +296,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             g3.ev_mut(r).added_max = k == n;
             self.revisited(g3, r, r_writes);
         }
+        self.give(g2);
     }
 
     /// A revisited graph: an atomic `r` now writes a new value, which may
@@ -281,6 +307,8 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         }
         if self.checker.consistent(&g, self.model) {
             self.visit(g);
+        } else {
+            self.give(g);
         }
     }
 
@@ -305,5 +333,6 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
             self.stopped = true;
         }
+        self.give(g);
     }
 }
