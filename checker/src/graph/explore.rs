@@ -177,7 +177,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     /// was added (searched from `new` only; debug builds compare with the
     /// full check).
     fn consistent_after(&mut self, g: &Graph, new: Id) -> bool {
-        let ok = self.inc.consistent_after(g, self.model, new);
+        let ok = self.inc.consistent_after(g, self.model, &[new]);
         debug_assert_eq!(ok, self.checker.consistent(g, self.model), "incremental check differs");
         ok
     }

@@ -18,23 +18,19 @@ pub struct Incremental {
     seen: Vec<u32>,
     epoch: u32,
     stack: Vec<(Id, bool)>,
+    /// The reads of each write (by dense number), as ranges of `readers`.
+    rstart: Vec<u32>,
+    readers: Vec<Id>,
 }
 
 impl Incremental {
-    /// Is `g` — consistent before `new` (the newest event of its thread,
-    /// with its rf and co place) was added — still consistent?
-    pub fn consistent_after(&mut self, g: &Graph, model: Model, new: Id) -> bool {
-        let e = *g.ev(new);
-        let list = &g.co[e.cell as usize];
-        if e.writes {
-            // The write now co-after `new` may be an atomic reading the one
-            // co-before it: it must stay right after what it reads.
-            let Some(p) = list.iter().position(|&x| x == new) else { return false };
-            if let Some(&nx) = list.get(p + 1) {
-                let n = g.ev(nx);
-                if n.reads && n.rf == if p == 0 { Id::init(e.cell) } else { list[p - 1] } {
-                    return false;
-                }
+    /// Is `g` consistent, given that without the events `news` (each the
+    /// newest of its thread, with its rf and co place) it was? Every edge
+    /// not implied by that smaller graph touches one of them.
+    pub fn consistent_after(&mut self, g: &Graph, model: Model, news: &[Id]) -> bool {
+        for &new in news {
+            if !atomic_places_kept(g, new) {
+                return false;
             }
         }
         self.base.clear();
@@ -46,6 +42,42 @@ impl Incremental {
         if self.seen.len() < 2 * n as usize {
             self.seen.resize(2 * n as usize, 0);
         }
+        self.index_readers(g, n);
+        news.iter().all(|&new| self.acyclic_through(g, model, new))
+    }
+
+    /// `rstart`/`readers`: each write's reads.
+    fn index_readers(&mut self, g: &Graph, n: u32) {
+        self.rstart.clear();
+        self.rstart.resize(n as usize + 2, 0);
+        for evs in &g.threads {
+            for x in evs {
+                if x.reads && !x.rf.is_init() {
+                    let d = self.base[x.rf.thread as usize] + x.rf.index;
+                    self.rstart[d as usize + 2] += 1;
+                }
+            }
+        }
+        for i in 2..self.rstart.len() {
+            self.rstart[i] += self.rstart[i - 1];
+        }
+        self.readers.clear();
+        self.readers.resize(self.rstart[n as usize + 1] as usize, Id::init(0));
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (j, x) in evs.iter().enumerate() {
+                if x.reads && !x.rf.is_init() {
+                    let d = self.base[x.rf.thread as usize] + x.rf.index;
+                    let c = &mut self.rstart[d as usize + 1];
+                    self.readers[*c as usize] = Id { thread: t as u16, index: j as u32 };
+                    *c += 1;
+                }
+            }
+        }
+    }
+
+    /// No cycle through the point of `new` where its new edges meet.
+    fn acyclic_through(&mut self, g: &Graph, model: Model, new: Id) -> bool {
+        let e = *g.ev(new);
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.seen.iter_mut().for_each(|s| *s = 0);
@@ -148,19 +180,37 @@ impl Incremental {
                     self.stack.push((nx, buffered(model, g.ev(nx))));
                 }
             }
-            for (u, xs) in g.threads.iter().enumerate() {
-                for (j, x) in xs.iter().enumerate() {
-                    if !(x.reads && x.rf == id && x.cell == e.cell) {
-                        continue;
-                    }
-                    let r = Id { thread: u as u16, index: j as u32 };
-                    if r == id || (!sc && commit && u == t && !x.atomic && forwards(xs, id.index, j, e.cell)) {
-                        continue;
-                    }
-                    self.stack.push((r, false));
+            let d = (self.base[t] + id.index) as usize;
+            for k in self.rstart[d]..self.rstart[d + 1] {
+                let r = self.readers[k as usize];
+                let x = g.ev(r);
+                let u = r.thread as usize;
+                if r == id
+                    || (!sc && commit && u == t && !x.atomic && forwards(evs, id.index, r.index as usize, e.cell))
+                {
+                    continue;
                 }
+                self.stack.push((r, false));
             }
         }
+    }
+}
+
+/// If `new` writes: the write now co-after it may be an atomic reading the
+/// one co-before it, which must stay right after what it reads.
+fn atomic_places_kept(g: &Graph, new: Id) -> bool {
+    let e = g.ev(new);
+    if !e.writes {
+        return true;
+    }
+    let list = &g.co[e.cell as usize];
+    let Some(p) = list.iter().position(|&x| x == new) else { return false };
+    match list.get(p + 1) {
+        Some(&nx) => {
+            let n = g.ev(nx);
+            !(n.reads && n.rf == if p == 0 { Id::init(e.cell) } else { list[p - 1] })
+        }
+        None => true,
     }
 }
 
