@@ -133,7 +133,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             if g2.ev(id).writes {
                 // An atomic: right after what it reads; it may revisit.
                 g2.co[cell as usize].insert(k, id);
-                self.revisits(&g2, id);
+                self.revisits(&g2, id, &[]);
             }
             // Reading the co-last write is always consistent: the read can
             // run after everything else (TruSt's maximal extension).
@@ -153,7 +153,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             return self.visit(g);
         };
         self.stats.transitions += 1;
-        self.revisits(&g, id);
+        self.revisits(&g, id, &[]);
         let n = g.co[cell as usize].len();
         for k in 0..=n {
             if self.stopped {
@@ -184,7 +184,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
 
     /// Backward revisits by write `a` (the newest event; a plain store has
     /// no coherence place yet, an atomic has).
-    fn revisits(&mut self, g: &Graph, a: Id) {
+    fn revisits(&mut self, g: &Graph, a: Id, dirty: &[Id]) {
         let mut view = std::mem::take(&mut self.view);
         let mut stack = std::mem::take(&mut self.stack);
         g.porf_view(a, &mut view, &mut stack);
@@ -211,7 +211,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             if !self.maximal(g, r, a, &keep) {
                 continue;
             }
-            self.revisit(g, r, a, &keep, &view);
+            self.revisit(g, r, a, &keep, &view, dirty);
         }
         self.view = view;
         self.stack = stack;
@@ -255,7 +255,11 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
 
     /// Delete what `keep` leaves out, make `r` read `a`, and visit each
     /// coherence place of `a` among the writes that stay.
-    fn revisit(&mut self, g: &Graph, r: Id, a: Id, keep: &[u32], porf: &[u32]) {
+    fn revisit(&mut self, g: &Graph, r: Id, a: Id, keep: &[u32], porf: &[u32], dirty: &[Id]) {
+        // What changed since the last graph known consistent: the revisit
+        // chain's writes and reads, each the last event of its thread.
+        let mut dirty = dirty.to_vec();
+        dirty.extend([a, r]);
         let mut g2 = self.copy(g);
         for (t, evs) in g2.threads.iter_mut().enumerate() {
             evs.truncate(keep[t] as usize);
@@ -278,7 +282,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             if r_writes {
                 g2.co[cell as usize].insert(p + 1, r);
             }
-            self.revisited(g2, r, r_writes);
+            self.revisited(g2, r, r_writes, &dirty);
             return;
         }
         let n = g2.co[cell as usize].len();
@@ -294,18 +298,27 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             }
             g3.ev_mut(a).added_max = k == n;
             g3.ev_mut(r).added_max = k == n;
-            self.revisited(g3, r, r_writes);
+            self.revisited(g3, r, r_writes, &dirty);
         }
         self.give(g2);
     }
 
     /// A revisited graph: an atomic `r` now writes a new value, which may
     /// revisit reads in turn (GenMC's write part of a revisited RMW).
-    fn revisited(&mut self, g: Graph, r: Id, r_writes: bool) {
+    fn revisited(&mut self, g: Graph, r: Id, r_writes: bool, dirty: &[Id]) {
         if r_writes {
-            self.revisits(&g, r);
+            self.revisits(&g, r, dirty);
         }
-        if self.checker.consistent(&g, self.model) {
+        // Without the chain's events the graph is a po-prefix of a
+        // consistent one (if every kept read's write is kept), so consistent.
+        let rf_kept = g
+            .threads
+            .iter()
+            .flatten()
+            .all(|e| !e.reads || e.rf.is_init() || (e.rf.index as usize) < g.threads[e.rf.thread as usize].len());
+        let ok = rf_kept && self.inc.consistent_after(&g, self.model, dirty);
+        debug_assert_eq!(ok, self.checker.consistent(&g, self.model), "incremental revisit check differs");
+        if ok {
             self.visit(g);
         } else {
             self.give(g);
