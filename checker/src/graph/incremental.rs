@@ -21,6 +21,10 @@ pub struct Incremental {
     /// The reads of each write (by dense number), as ranges of `readers`.
     rstart: Vec<u32>,
     readers: Vec<Id>,
+    /// Events in the graph checked; whether `readers` is built for it (on
+    /// first need: many searches end before reaching a write).
+    n: u32,
+    indexed: bool,
 }
 
 impl Incremental {
@@ -42,7 +46,8 @@ impl Incremental {
         if self.seen.len() < 2 * n as usize {
             self.seen.resize(2 * n as usize, 0);
         }
-        self.index_readers(g, n);
+        self.n = n;
+        self.indexed = false;
         news.iter().all(|&new| self.acyclic_through(g, model, new))
     }
 
@@ -179,6 +184,10 @@ impl Incremental {
                 if let Some(&nx) = list.get(p + 1) {
                     self.stack.push((nx, buffered(model, g.ev(nx))));
                 }
+            }
+            if !self.indexed {
+                self.index_readers(g, self.n);
+                self.indexed = true;
             }
             let d = (self.base[t] + id.index) as usize;
             for k in self.rstart[d]..self.rstart[d + 1] {
