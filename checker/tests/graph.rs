@@ -7,10 +7,12 @@
 mod common;
 
 use common::Op;
-use litmus_checker::dpor::Execution;
+use litmus_checker::dpor::{Control, Execution};
 use litmus_checker::graph::{self, Every};
 use litmus_checker::machine::{Event, EventKind, Machine, Model, State, NONE};
 use litmus_checker::outcome::{explore, ModelOutcome, Options};
+use litmus_checker::robust::{robustness_of, MonitorKind};
+use litmus_checker::Answer;
 use litmus_checker::{reference, ExplorerKind};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
@@ -259,5 +261,73 @@ fn known_counts() {
                 assert_eq!(n, want, "{} {model:?}", prog.name);
             }
         }
+    }
+}
+
+/// Under `model`, is some consistent graph not SC-consistent (a cycle in
+/// po ∪ rf ∪ co ∪ fr)? Every graph, whatever its ending, as explicit
+/// exploration counts every maximal execution.
+fn graph_not_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
+    let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
+    let mut found = false;
+    let mut search = graph::explore::Search::new(&sc, model, opts, |g, _, checker| {
+        if !checker.consistent(g, Model::Sc) {
+            found = true;
+            return Control::Stop;
+        }
+        Control::Continue
+    });
+    search.run();
+    found
+}
+
+/// Robustness from graphs equals the BSS monitors' answer (which the
+/// robustness tests check against explicit TSO/PSO exploration).
+/// Ok: how many of TSO, PSO the program is not robust under.
+fn robustness_agrees(prog: &litmus_dsl::Program, name: &str) -> Result<usize, String> {
+    let opts = Options::default();
+    let mut violated = 0;
+    for model in [Model::Tso, Model::Pso] {
+        let rb = robustness_of(prog, model, MonitorKind::Bss, &opts);
+        let by_graphs = !graph_not_robust(prog, model, &opts);
+        violated += usize::from(!by_graphs);
+        match rb.robust() {
+            Answer::Proved(r) | Answer::WithinBounds(r, _) if r != by_graphs => {
+                return Err(format!("{name} {model:?}: BSS robust={r}, graphs robust={by_graphs}"))
+            }
+            Answer::Proved(_) | Answer::WithinBounds(..) => {}
+            Answer::Unknown(w) => return Err(format!("{name} {model:?}: BSS unknown ({w:?})")),
+        }
+    }
+    Ok(violated)
+}
+
+#[test]
+fn robustness_from_graphs_equals_bss_on_examples_and_corpus() {
+    let (mut bad, mut violated, mut total) = (Vec::new(), 0, 0);
+    for (name, src) in common::corpus_and_example_sources() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{name} does not analyse"));
+        total += 2;
+        match robustness_agrees(&prog, &name) {
+            Ok(v) => violated += v,
+            Err(e) => bad.push(e),
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    eprintln!("{violated} of {total} (program, model) pairs not robust");
+    // Both answers occur: the comparison is not vacuous.
+    assert!(violated >= 20 && total - violated >= 20, "{violated} of {total} not robust");
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// Generated programs without blocking (where BSS signals are all real).
+    #[test]
+    fn robustness_from_graphs_equals_bss_on_generated_programs(threads in common::program(2..5, 1..5, true)) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let r = robustness_agrees(&prog, "generated");
+        prop_assert!(r.is_ok(), "{}\n{}", r.unwrap_err(), src);
     }
 }
