@@ -118,7 +118,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     fn add_read(&mut self, g: Graph, t: usize, cell: u32) {
         let next = g.peek(self.sc, t);
         let n = g.co[cell as usize].len();
-        for k in 0..=n {
+        for k in co_floor(&g, t, cell)..=n {
             if self.stopped {
                 break;
             }
@@ -155,7 +155,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         self.stats.transitions += 1;
         self.revisits(&g, id, &[]);
         let n = g.co[cell as usize].len();
-        for k in 0..=n {
+        for k in co_floor(&g, t, cell)..=n {
             if self.stopped {
                 break;
             }
@@ -348,4 +348,27 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         }
         self.give(g);
     }
+}
+
+/// Per-thread coherence: thread `t`'s next access of `cell` reads a write,
+/// or places its write, co-after every write of `cell` it wrote or read
+/// (any earlier place closes a cycle through those, in every model; a
+/// revisit keeps that cycle, as it keeps the thread's po-prefix and what it
+/// read). The first co index allowed (0: the initial write / co-first).
+fn co_floor(g: &Graph, t: usize, cell: u32) -> usize {
+    let list = &g.co[cell as usize];
+    let mut floor = 0;
+    for (i, &w) in list.iter().enumerate() {
+        if w.thread as usize == t {
+            floor = i + 1;
+        }
+    }
+    for e in &g.threads[t] {
+        if e.reads && e.cell == cell && !e.rf.is_init() && e.rf.thread as usize != t {
+            if let Some(p) = list[floor..].iter().position(|&x| x == e.rf) {
+                floor += p + 1;
+            }
+        }
+    }
+    floor
 }
