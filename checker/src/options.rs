@@ -28,9 +28,10 @@ pub struct Options {
 
 /// How relaxed outcomes are explored. The default stays interleaving until
 /// the graph explorer is faster everywhere: it visits far fewer executions
-/// on store-buffering programs (slow.litmus, SB-n) but costs more per
-/// execution, and on fenced Dekker (where source-DPOR is already optimal)
-/// it is slower (see `benches/explore.rs`).
+/// on store-buffering programs (slow.litmus, SB-n: 5–16x faster) but costs
+/// more per execution, and on fenced Dekker (where source-DPOR is already
+/// optimal) it is still slower: ~2x at K=3, 2–4.6x at K=4 (see
+/// `benches/explore.rs`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum ExplorerKind {
     /// By execution graph (one visit per consistent rf/co graph) where it
