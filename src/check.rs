@@ -48,9 +48,15 @@ pub struct Bounds {
     /// At most this many preemptions in the SC exploration (default: unbounded).
     #[arg(long)]
     pub preemption_bound: Option<u32>,
-    /// At most this many pending stores per thread under TSO/PSO/PSLO.
+    /// At most this many pending stores per thread under TSO/PSO/PSLO
+    /// (the interleaving explorer's bound; graphs have no buffers to bound).
     #[arg(long, default_value_t = 16)]
     pub buffer_bound: u32,
+    /// How TSO and PSO outcomes are explored: graph (one visit per
+    /// consistent execution graph; needs no --preemption-bound) or
+    /// interleaving (every order of buffer commits, up to the buffer bound).
+    #[arg(long, value_enum, default_value = "interleaving")]
+    pub explorer: ExplorerArg,
     /// Give up on a file after this many seconds, across every phase (what
     /// is unfinished then is reported as unknown).
     #[arg(long, value_parser = timeout_arg, allow_hyphen_values = true)]
@@ -66,6 +72,12 @@ pub struct Bounds {
 pub fn timeout_arg(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     litmus_checker::options::parse_timeout(secs).map_err(|e| e.to_string())
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExplorerArg {
+    Graph,
+    Interleaving,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -208,6 +220,10 @@ pub fn options(b: &Bounds) -> Options {
         cancel: None,
         polls_left: None,
         found: None,
+        explorer: match b.explorer {
+            ExplorerArg::Graph => litmus_checker::ExplorerKind::Graph,
+            ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
+        },
     }
     .with_timeout(b.timeout)
 }

@@ -880,3 +880,20 @@ fn first_without_a_finding_answers_as_the_whole_check() {
     assert_eq!(a, b);
     assert_eq!(b["models"]["tso"]["certainty"], "proved");
 }
+
+#[test]
+fn first_with_the_graph_explorer_stops_as_with_interleaving() {
+    // Peterson under TSO with the graph explorer: the first finding (the
+    // SC phase's witnessed violation) stops the relaxed search too.
+    let p = root().join("examples/peterson.litmus");
+    let out = litmus()
+        .args(["check", "--first", "--explorer", "graph", "--format", "json", "--model", "tso", "--mode", "exhaustive"])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tso = &v["models"]["tso"];
+    assert_eq!(tso["certainty"], "unknown", "{tso}");
+    assert_eq!(tso["unknown_reason"], "first", "{tso}");
+}

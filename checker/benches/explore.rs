@@ -33,11 +33,70 @@ pub fn sb_n(n: usize) -> String {
     s
 }
 
+/// Relaxed outcomes by execution graph vs by interleaving (`EXPLORE_BENCH=graph`
+/// runs only this): slow.litmus, the shared Dekker harnesses (loop bound K)
+/// and SB-12, TSO and PSO. `EXPLORE_BENCH_SKIP_SLOW=1` skips the
+/// interleaving runs that take tens of seconds; `EXPLORE_BENCH_ONLY=a,b`
+/// runs only those programs.
+fn graphs_vs_interleavings(root: &Path) {
+    use litmus_checker::ExplorerKind;
+    println!("Relaxed outcomes: graph explorer vs interleaving explorer (release, one process)");
+    let skip_slow = std::env::var("EXPLORE_BENCH_SKIP_SLOW").is_ok();
+    let shared = root.join("../shared/bench/harnesses");
+    let mut files: Vec<(String, std::path::PathBuf, u32)> =
+        vec![("slow".into(), root.join("tests/programs/slow.litmus"), 2)];
+    for (name, k) in [("dekker_f_k3", 3), ("dekker_f_k4", 4), ("sb12", 2)] {
+        let p = shared.join(format!("{name}.litmus"));
+        if p.exists() {
+            files.push((name.into(), p, k));
+        }
+    }
+    let only = std::env::var("EXPLORE_BENCH_ONLY").ok();
+    for (name, path, k) in files {
+        if only.as_ref().is_some_and(|o| !o.split(',').any(|x| x == name)) {
+            continue;
+        }
+        let prog = litmus_dsl::analyze(&std::fs::read_to_string(&path).unwrap()).program.unwrap();
+        for model in [Model::Tso, Model::Pso] {
+            let g = Options { loop_bound: k, explorer: ExplorerKind::Graph, ..Options::default() };
+            let (tg, og) = best_of(3, || explore(&prog, model, &g));
+            let slow = skip_slow && (name == "slow" || name == "dekker_f_k4");
+            let inter = if slow {
+                "interleaving: skipped".to_string()
+            } else {
+                let i = Options { loop_bound: k, explorer: ExplorerKind::Interleaving, ..Options::default() };
+                let (ti, oi) = best_of(1, || explore(&prog, model, &i));
+                assert_eq!(
+                    og.states.iter().map(|s| &s.values).collect::<Vec<_>>(),
+                    oi.states.iter().map(|s| &s.values).collect::<Vec<_>>()
+                );
+                format!(
+                    "interleaving {:9.1} ms {:9} executions ({:.0}x)",
+                    ti.as_secs_f64() * 1e3,
+                    oi.stats.executions,
+                    ti.as_secs_f64() / tg.as_secs_f64()
+                )
+            };
+            println!(
+                "  {name:12} {:3} K={k}: graph {:8.1} ms {:8} graphs {:3} states | {inter}",
+                model.upper(),
+                tg.as_secs_f64() * 1e3,
+                og.stats.executions,
+                og.states.len()
+            );
+        }
+    }
+}
+
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     // `cargo bench --bench explore -- monitors`: that table alone.
     if std::env::args().any(|a| a == "monitors") {
         monitor_overhead(&root);
+        return;
+    }
+    graphs_vs_interleavings(&root);
+    if std::env::var("EXPLORE_BENCH").is_ok_and(|v| v == "graph") {
         return;
     }
     let dir = root.join("tests/corpus/herd-x86");

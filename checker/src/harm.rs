@@ -16,7 +16,7 @@
 
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
-use crate::machine::{Event, EventKind, Machine, Model, ThreadStatus, NONE};
+use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, NONE};
 use crate::outcome::{Final, Observation, Options};
 use crate::robust::Violation;
 use crate::trace::Trace;
@@ -122,13 +122,18 @@ struct Judge<'a, 'p> {
 
 impl Judge<'_, '_> {
     fn damage(&self, e: &Execution<'_>) -> Option<Damage> {
-        match e.kind {
-            ExecKind::Failed => e.state.threads.iter().find_map(|t| match *t {
+        self.damage_of(e.kind, e.state)
+    }
+
+    /// The same, from how the execution ended and its final state.
+    fn damage_of(&self, kind: ExecKind, state: &State) -> Option<Damage> {
+        match kind {
+            ExecKind::Failed => state.threads.iter().find_map(|t| match *t {
                 ThreadStatus::Failed { stmt, .. } => Some(Damage::Fails(stmt)),
                 _ => None,
             }),
             ExecKind::Complete => {
-                let Final::State { satisfies: Some(holds), .. } = Final::of(self.prog, self.machine, e.state) else {
+                let Final::State { satisfies: Some(holds), .. } = Final::of(self.prog, self.machine, state) else {
                     return None;
                 };
                 match self.sc? {
@@ -276,6 +281,12 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
         }
     }
 
+    /// Would an execution ending this way (`kind`, final `state`) be worth
+    /// observing: some violation is unsettled and it does damage?
+    pub fn wants(&self, kind: ExecKind, state: &State) -> bool {
+        !self.seen.iter().all(Self::settled) && self.judge.damage_of(kind, state).is_some()
+    }
+
     /// Settle every violation: harmful where an execution showed it, else
     /// benign as far as the search (of this coverage) went.
     pub fn finish(self, search: Coverage, violations: &mut [Violation]) {
@@ -289,5 +300,14 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
                 Seen::Nothing => self.judge.benign(search),
             };
         }
+    }
+}
+
+impl crate::graph::Observer for HarmSearch<'_, '_> {
+    fn wants(&self, kind: ExecKind, state: &State) -> bool {
+        HarmSearch::wants(self, kind, state)
+    }
+    fn observe(&mut self, e: &Execution<'_>) {
+        HarmSearch::observe(self, e)
     }
 }

@@ -17,6 +17,7 @@ pub mod collect;
 pub mod dpor;
 pub mod explicit;
 pub mod fences;
+pub mod graph;
 pub mod hardware;
 pub mod harm;
 pub mod hb;
@@ -37,7 +38,7 @@ pub mod words;
 pub use certainty::{Answer, Certainty, Coverage, Cuts, Why};
 pub use fences::FenceFix;
 pub use machine::Model;
-pub use options::{Options, SettingError};
+pub use options::{ExplorerKind, Options, SettingError};
 pub use outcome::{ModelOutcome, Observation};
 pub use robust::{MonitorKind, Robustness, Violation};
 
@@ -153,11 +154,16 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =
             rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
-        let o = outcome::explore_with(prog, m, opts, |e| {
-            if let Some(s) = search.as_mut() {
-                s.observe(e);
-            }
-        });
+        let o = if outcome::by_graph(m, opts) {
+            // Harm sees the graphs that could show it, linearized.
+            graph::explore(prog, m, opts, search.as_mut().map(|s| s as &mut dyn graph::Observer))
+        } else {
+            outcome::explore_with(prog, m, opts, |e| {
+                if let Some(s) = search.as_mut() {
+                    s.observe(e);
+                }
+            })
+        };
         if let (Some(s), Some(i)) = (search, rb) {
             s.finish(o.coverage, &mut report.robustness[i].violations);
         }

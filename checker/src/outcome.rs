@@ -204,7 +204,17 @@ impl ModelOutcome {
 
 /// Explore `prog` under `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    if by_graph(model, opts) {
+        return crate::graph::explore(prog, model, opts, None);
+    }
     explore_with(prog, model, opts, |_| {})
+}
+
+/// Are this model's outcomes explored by execution graph with these options?
+pub fn by_graph(model: Model, opts: &Options) -> bool {
+    opts.explorer == crate::options::ExplorerKind::Graph
+        && matches!(model, Model::Tso | Model::Pso)
+        && crate::graph::supports(model, opts)
 }
 
 /// Explore, also handing every maximal execution to `observer`.
@@ -214,6 +224,10 @@ pub fn explore_with(
     opts: &Options,
     observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
+    if by_graph(model, opts) {
+        // One execution per graph, linearized.
+        return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));
+    }
     explore_listened(prog, model, opts, &mut crate::dpor::NoListener, observer)
 }
 

@@ -221,6 +221,8 @@ impl Config {
             cancel: None,
             polls_left: None,
             found: None,
+            // The editor uses the default explorer.
+            explorer: Default::default(),
         }
         .with_timeout(Some(self.timeout))
     }

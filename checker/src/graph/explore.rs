@@ -1,0 +1,375 @@
+//! The depth-first search over execution graphs (TruSt, Kokologiannakis,
+//! Marmanis, Gladstein, Vafeiadis, POPL'22; GenMC's revisit conditions).
+//!
+//! Events are added one at a time, always to the first running thread. A
+//! read is tried with every write of its cell already in the graph (forward
+//! revisits). A store is tried at every place in its cell's coherence order
+//! (an atomic right after the write it reads); and a write *backward
+//! revisits* each earlier read of its cell outside its porf-prefix: the
+//! events added after the read that are not in the write's porf-prefix are
+//! deleted and the read reads the write. A revisit is made only when every
+//! deleted event (and the read) was *added maximally* — a read reading the
+//! co-last write, a write placed co-last, none co-before what stays, none
+//! reading a deleted write added after it — so each graph has exactly one
+//! way to be reached: every consistent graph is visited once.
+
+use super::consistency::Checker;
+use super::graph::{Graph, Id, Next};
+use super::incremental::Incremental;
+use crate::dpor::{Control, ExecKind, Stats};
+use crate::machine::{self, Machine, Model, Verdict};
+use crate::options::Options;
+
+pub struct Search<'m, 'p, 'o, F> {
+    /// The threads' interpreter (SC: every access is a step of its own).
+    pub sc: &'m Machine<'p>,
+    pub model: Model,
+    pub checker: Checker,
+    inc: Incremental,
+    /// Graphs done with, their buffers reused by the next copy.
+    pool: Vec<Graph>,
+    opts: &'o Options,
+    /// The empty graph (initial interpreter state).
+    init: Graph,
+    log: Vec<machine::Event>,
+    view: Vec<u32>,
+    stack: Vec<Id>,
+    pub stats: Stats,
+    stopped: bool,
+    polls: u32,
+    on_graph: F,
+}
+
+impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search<'m, 'p, 'o, F> {
+    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+        let mut log = Vec::new();
+        let init = Graph::new(sc, &mut log);
+        Search {
+            sc,
+            model,
+            checker: Checker::new(),
+            inc: Incremental::default(),
+            pool: Vec::new(),
+            opts,
+            init,
+            log,
+            view: Vec::new(),
+            stack: Vec::new(),
+            stats: Stats::default(),
+            stopped: false,
+            polls: 0,
+            on_graph,
+        }
+    }
+
+    /// Visit every consistent graph.
+    pub fn run(&mut self) {
+        let g = self.init.clone();
+        self.visit(g);
+    }
+
+    /// A copy of `g` in a graph from the pool (no allocation once warm).
+    fn copy(&mut self, g: &Graph) -> Graph {
+        match self.pool.pop() {
+            Some(mut c) => {
+                c.copy_from(g);
+                c
+            }
+            None => g.clone(),
+        }
+    }
+
+    fn give(&mut self, g: Graph) {
+        self.pool.push(g);
+    }
+
+    fn stop(&mut self) -> bool {
+        if self.stopped {
+            return true;
+        }
+        self.polls = self.polls.wrapping_add(1);
+        if self.polls.is_multiple_of(64) && self.opts.stopped() {
+            self.stopped = true;
+            self.stats.timed_out = true;
+            self.stats.cancelled = self.opts.cancelled();
+            self.stats.first = self.opts.found();
+        }
+        self.stopped
+    }
+
+    /// Extend a consistent graph in every way.
+    fn visit(&mut self, mut g: Graph) {
+        if self.stop() {
+            return self.give(g);
+        }
+        loop {
+            let Some(t) = g.first_running() else {
+                return self.report(g);
+            };
+            match g.peek(self.sc, t) {
+                Next::Read { cell, .. } => return self.add_read(g, t, cell),
+                Next::Write { cell } => return self.add_write(g, t, cell),
+                next => {
+                    g.add(self.sc, t, next, None, &mut self.log);
+                }
+            }
+        }
+    }
+
+    fn add_read(&mut self, g: Graph, t: usize, cell: u32) {
+        let next = g.peek(self.sc, t);
+        let n = g.co[cell as usize].len();
+        for k in co_floor(&g, t, cell)..=n {
+            if self.stopped {
+                break;
+            }
+            let w = if k == 0 { Id::init(cell) } else { g.co[cell as usize][k - 1] };
+            let mut g2 = self.copy(&g);
+            let Some(id) = g2.add(self.sc, t, next, Some(w), &mut self.log) else {
+                self.give(g);
+                return self.visit(g2);
+            };
+            self.stats.transitions += 1;
+            g2.ev_mut(id).added_max = k == n;
+            if g2.ev(id).writes {
+                // An atomic: right after what it reads; it may revisit.
+                g2.co[cell as usize].insert(k, id);
+                self.revisits(&g2, id, &[]);
+            }
+            // Reading the co-last write is always consistent: the read can
+            // run after everything else (TruSt's maximal extension).
+            debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last read inconsistent");
+            if k == n || self.consistent_after(&g2, id) {
+                self.visit(g2);
+            } else {
+                self.give(g2);
+            }
+        }
+        self.give(g);
+    }
+
+    fn add_write(&mut self, mut g: Graph, t: usize, cell: u32) {
+        let next = g.peek(self.sc, t);
+        let Some(id) = g.add(self.sc, t, next, None, &mut self.log) else {
+            return self.visit(g);
+        };
+        self.stats.transitions += 1;
+        self.revisits(&g, id, &[]);
+        let n = g.co[cell as usize].len();
+        for k in co_floor(&g, t, cell)..=n {
+            if self.stopped {
+                break;
+            }
+            let mut g2 = self.copy(&g);
+            g2.co[cell as usize].insert(k, id);
+            g2.ev_mut(id).added_max = k == n;
+            // Co-last is always consistent: it can commit after everything.
+            debug_assert!(k < n || self.checker.consistent(&g2, self.model), "co-last write inconsistent");
+            if k == n || self.consistent_after(&g2, id) {
+                self.visit(g2);
+            } else {
+                self.give(g2);
+            }
+        }
+        self.give(g);
+    }
+
+    /// Is `g` consistent, given that it was before its newest event `new`
+    /// was added (searched from `new` only; debug builds compare with the
+    /// full check).
+    fn consistent_after(&mut self, g: &Graph, new: Id) -> bool {
+        let ok = self.inc.consistent_after(g, self.model, &[new]);
+        debug_assert_eq!(ok, self.checker.consistent(g, self.model), "incremental check differs");
+        ok
+    }
+
+    /// Backward revisits by write `a` (the newest event; a plain store has
+    /// no coherence place yet, an atomic has).
+    fn revisits(&mut self, g: &Graph, a: Id, dirty: &[Id]) {
+        let mut view = std::mem::take(&mut self.view);
+        let mut stack = std::mem::take(&mut self.stack);
+        g.porf_view(a, &mut view, &mut stack);
+        let cell = g.ev(a).cell;
+        let mut reads: Vec<Id> = Vec::new();
+        for (t, evs) in g.threads.iter().enumerate() {
+            for (i, e) in evs.iter().enumerate().skip(view[t] as usize) {
+                if e.reads && e.cell == cell && e.revisitable && e.added_max {
+                    reads.push(Id { thread: t as u16, index: i as u32 });
+                }
+            }
+        }
+        // Newest first (GenMC's order; any order visits the same graphs).
+        reads.sort_by_key(|&r| std::cmp::Reverse(g.ev(r).stamp));
+        let mut keep = vec![0u32; g.threads.len()];
+        for r in reads {
+            if self.stopped {
+                break;
+            }
+            let sr = g.ev(r).stamp;
+            for (t, evs) in g.threads.iter().enumerate() {
+                keep[t] = view[t].max(evs.partition_point(|e| e.stamp <= sr) as u32);
+            }
+            if !self.maximal(g, r, a, &keep) {
+                continue;
+            }
+            self.revisit(g, r, a, &keep, &view, dirty);
+        }
+        self.view = view;
+        self.stack = stack;
+    }
+
+    /// TruSt's condition: the read `r` and every event to be deleted were
+    /// added maximally with respect to what stays.
+    fn maximal(&self, g: &Graph, r: Id, a: Id, keep: &[u32]) -> bool {
+        let kept = |id: Id| id.is_init() || id.index < keep[id.thread as usize];
+        let ok = |e_id: Id| {
+            let e = g.ev(e_id);
+            if !e.added_max {
+                return false;
+            }
+            if e.reads {
+                let w = e.rf;
+                if !w.is_init() && !kept(w) && g.ev(w).stamp > e.stamp {
+                    return false; // revisited by a write being deleted
+                }
+                if g.co_after(e.cell, w).iter().any(|&s| s != a && s != e_id && kept(s)) {
+                    return false;
+                }
+            }
+            if e.writes && g.co_after(e.cell, e_id).iter().any(|&s| s != a && kept(s)) {
+                return false;
+            }
+            true
+        };
+        if !ok(r) {
+            return false;
+        }
+        for (t, evs) in g.threads.iter().enumerate() {
+            for i in keep[t] as usize..evs.len() {
+                if !ok(Id { thread: t as u16, index: i as u32 }) {
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Delete what `keep` leaves out, make `r` read `a`, and visit each
+    /// coherence place of `a` among the writes that stay.
+    fn revisit(&mut self, g: &Graph, r: Id, a: Id, keep: &[u32], porf: &[u32], dirty: &[Id]) {
+        // What changed since the last graph known consistent: the revisit
+        // chain's writes and reads, each the last event of its thread.
+        let mut dirty = dirty.to_vec();
+        dirty.extend([a, r]);
+        let mut g2 = self.copy(g);
+        for (t, evs) in g2.threads.iter_mut().enumerate() {
+            evs.truncate(keep[t] as usize);
+            for e in evs.iter_mut().take(porf[t] as usize) {
+                e.revisitable = false;
+            }
+        }
+        for list in g2.co.iter_mut() {
+            list.retain(|id| id.index < keep[id.thread as usize]);
+        }
+        let cell = g.ev(a).cell;
+        g2.co[cell as usize].retain(|&id| id != r);
+        g2.ev_mut(r).rf = a;
+        g2.replay(self.sc, &self.init, &mut self.log);
+        let r_writes = g2.ev(r).writes;
+        if g.ev(a).reads {
+            // An atomic's place is fixed (right after what it reads).
+            let p = g2.co[cell as usize].iter().position(|&x| x == a).expect("atomic in co");
+            g2.ev_mut(r).added_max = p + 1 == g2.co[cell as usize].len();
+            if r_writes {
+                g2.co[cell as usize].insert(p + 1, r);
+            }
+            self.revisited(g2, r, r_writes, &dirty);
+            return;
+        }
+        let n = g2.co[cell as usize].len();
+        for k in 0..=n {
+            if self.stopped {
+                break;
+            }
+            let mut g3 = self.copy(&g2);
+            let list = &mut g3.co[cell as usize];
+            list.insert(k, a);
+            if r_writes {
+                list.insert(k + 1, r);
+            }
+            g3.ev_mut(a).added_max = k == n;
+            g3.ev_mut(r).added_max = k == n;
+            self.revisited(g3, r, r_writes, &dirty);
+        }
+        self.give(g2);
+    }
+
+    /// A revisited graph: an atomic `r` now writes a new value, which may
+    /// revisit reads in turn (GenMC's write part of a revisited RMW).
+    fn revisited(&mut self, g: Graph, r: Id, r_writes: bool, dirty: &[Id]) {
+        if r_writes {
+            self.revisits(&g, r, dirty);
+        }
+        // Without the chain's events the graph is a po-prefix of a
+        // consistent one (if every kept read's write is kept), so consistent.
+        let rf_kept = g
+            .threads
+            .iter()
+            .flatten()
+            .all(|e| !e.reads || e.rf.is_init() || (e.rf.index as usize) < g.threads[e.rf.thread as usize].len());
+        let ok = rf_kept && self.inc.consistent_after(&g, self.model, dirty);
+        debug_assert_eq!(ok, self.checker.consistent(&g, self.model), "incremental revisit check differs");
+        if ok {
+            self.visit(g);
+        } else {
+            self.give(g);
+        }
+    }
+
+    /// A complete graph: how its execution ended.
+    fn report(&mut self, mut g: Graph) {
+        g.set_final_memory(self.sc.prog);
+        let kind = match self.sc.verdict(&g.st) {
+            Verdict::Complete => ExecKind::Complete,
+            Verdict::Failed => ExecKind::Failed,
+            Verdict::Cut => ExecKind::Cut,
+            Verdict::Pruned if self.sc.deadlocked(&g.st) => ExecKind::Deadlock,
+            Verdict::Pruned => ExecKind::Pruned,
+        };
+        match kind {
+            ExecKind::Complete => self.stats.complete += 1,
+            ExecKind::Failed => self.stats.failed += 1,
+            ExecKind::Pruned => self.stats.pruned += 1,
+            ExecKind::Cut => self.stats.cut += 1,
+            ExecKind::Deadlock => self.stats.deadlocks += 1,
+        }
+        self.stats.executions += 1;
+        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
+            self.stopped = true;
+        }
+        self.give(g);
+    }
+}
+
+/// Per-thread coherence: thread `t`'s next access of `cell` reads a write,
+/// or places its write, co-after every write of `cell` it wrote or read
+/// (any earlier place closes a cycle through those, in every model; a
+/// revisit keeps that cycle, as it keeps the thread's po-prefix and what it
+/// read). The first co index allowed (0: the initial write / co-first).
+fn co_floor(g: &Graph, t: usize, cell: u32) -> usize {
+    let list = &g.co[cell as usize];
+    let mut floor = 0;
+    for (i, &w) in list.iter().enumerate() {
+        if w.thread as usize == t {
+            floor = i + 1;
+        }
+    }
+    for e in &g.threads[t] {
+        if e.reads && e.cell == cell && !e.rf.is_init() && e.rf.thread as usize != t {
+            if let Some(p) = list[floor..].iter().position(|&x| x == e.rf) {
+                floor += p + 1;
+            }
+        }
+    }
+    floor
+}
