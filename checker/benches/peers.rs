@@ -22,7 +22,7 @@
 //! relaxed outcomes) and each phase's share, then the peers.
 
 use litmus_checker::machine::Model;
-use litmus_checker::{MonitorKind, Options};
+use litmus_checker::{ExplorerKind, MonitorKind, Options};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -47,8 +47,13 @@ fn ms(d: Duration) -> String {
 /// `litmus check --model M --mode exhaustive` in phases: SC + monitors,
 /// harm + fences, relaxed outcomes. Returns the phases' times and the
 /// relaxed exploration's execution count.
-fn check_phases(prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32) -> ([Duration; 3], u64) {
-    let opts = Options { loop_bound, ..Options::default() };
+fn check_phases(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    loop_bound: u32,
+    explorer: ExplorerKind,
+) -> ([Duration; 3], u64) {
+    let opts = Options { loop_bound, explorer, ..Options::default() };
     let t = Instant::now();
     let mut r = litmus_checker::find_violations(prog, models, MonitorKind::Bss, &opts);
     let a = t.elapsed();
@@ -216,18 +221,27 @@ fn main() {
     );
     for row in ROWS.iter().filter(|r| wanted(r.name)) {
         let (_, prog) = load(&harnesses.join(format!("{}.litmus", row.file)));
-        let (phases, execs) = check_phases(&prog, row.models, row.loop_bound);
-        let total: Duration = phases.iter().sum();
-        println!(
-            "{:18} | {:>9} | {} / {} / {} | {:>9} | {}",
-            row.name,
-            ms(total),
-            ms(phases[0]),
-            ms(phases[1]),
-            ms(phases[2]),
-            execs,
-            row.peers
-        );
+        // Relaxed outcomes by interleaving (the default), then by graph.
+        let explorers: &[ExplorerKind] = if row.models == [Model::Sc] {
+            &[ExplorerKind::Interleaving]
+        } else {
+            &[ExplorerKind::Interleaving, ExplorerKind::Graph]
+        };
+        for &explorer in explorers {
+            let (phases, execs) = check_phases(&prog, row.models, row.loop_bound, explorer);
+            let total: Duration = phases.iter().sum();
+            println!(
+                "{:18} {:12} | {:>9} | {} / {} / {} | {:>9} | {}",
+                row.name,
+                explorer.as_str(),
+                ms(total),
+                ms(phases[0]),
+                ms(phases[1]),
+                ms(phases[2]),
+                execs,
+                row.peers
+            );
+        }
     }
 
     if wanted("corpus") {
@@ -287,16 +301,19 @@ fn main() {
     if wanted("slow") {
         let (_, prog) = load(&root().join("tests/programs/slow.litmus"));
         for m in [Model::Tso, Model::Pso] {
-            let opts = Options::default();
-            let t = Instant::now();
-            let o = litmus_checker::outcome::explore(&prog, m, &opts);
-            println!(
-                "slow.litmus {} outcomes | {:>9} | {} executions, {} states | before: TSO 12 s (2.9 M), PSO 44 s (17 M); goal < 0.5 s",
-                m.upper(),
-                ms(t.elapsed()),
-                o.stats.executions,
-                o.states.len()
-            );
+            for explorer in [ExplorerKind::Interleaving, ExplorerKind::Graph] {
+                let opts = Options { explorer, ..Options::default() };
+                let t = Instant::now();
+                let o = litmus_checker::outcome::explore(&prog, m, &opts);
+                println!(
+                    "slow.litmus {} outcomes, {:12} | {:>9} | {} executions, {} states | before: TSO 12 s (2.9 M), PSO 44 s (17 M); goal < 0.5 s",
+                    m.upper(),
+                    explorer.as_str(),
+                    ms(t.elapsed()),
+                    o.stats.executions,
+                    o.states.len()
+                );
+            }
         }
         let opts = Options::default();
         let t = Instant::now();
