@@ -88,6 +88,20 @@ pub struct Stats {
     pub fallbacks: u64,
 }
 
+impl Stats {
+    /// One more maximal execution (or graph) of this kind.
+    pub fn count(&mut self, kind: ExecKind) {
+        match kind {
+            ExecKind::Complete => self.complete += 1,
+            ExecKind::Failed => self.failed += 1,
+            ExecKind::Pruned => self.pruned += 1,
+            ExecKind::Cut => self.cut += 1,
+            ExecKind::Deadlock => self.deadlocks += 1,
+        }
+        self.executions += 1;
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     pub deadline: Option<Instant>,
@@ -868,14 +882,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     }
 
     fn report(&mut self, kind: ExecKind, depth: usize, on_exec: &mut impl FnMut(&Execution<'_>) -> Control) -> Control {
-        match kind {
-            ExecKind::Complete => self.stats.complete += 1,
-            ExecKind::Failed => self.stats.failed += 1,
-            ExecKind::Pruned => self.stats.pruned += 1,
-            ExecKind::Cut => self.stats.cut += 1,
-            ExecKind::Deadlock => self.stats.deadlocks += 1,
-        }
-        self.stats.executions += 1;
+        self.stats.count(kind);
         if self.states[depth].buffer_bound_hit {
             self.stats.buffer_bounded = true;
             self.stats.buffer_waits += 1;

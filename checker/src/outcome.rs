@@ -175,6 +175,34 @@ pub struct ModelOutcome {
 }
 
 impl ModelOutcome {
+    /// The outcome of a search that found these, with its answers as
+    /// earned by its statistics (how far it went).
+    #[allow(clippy::too_many_arguments)]
+    pub fn of(
+        prog: &Program,
+        model: Model,
+        states: Vec<FinalState>,
+        failures: Vec<Failure>,
+        deadlocks: Vec<Witness>,
+        condition_errors: Vec<CondError>,
+        stats: Stats,
+        start: Instant,
+    ) -> ModelOutcome {
+        let coverage = Coverage::of_stats(&stats);
+        let observation = Observation::of(prog, &states, coverage);
+        ModelOutcome {
+            model,
+            states,
+            observation,
+            failures,
+            deadlocks,
+            condition_errors,
+            coverage,
+            stats,
+            elapsed: start.elapsed(),
+        }
+    }
+
     pub fn assertion_failures(&self) -> impl Iterator<Item = &Failure> {
         self.failures.iter()
     }
@@ -300,20 +328,7 @@ pub fn explore_listened(
     });
     failures.sort_by_key(|f| (f.stmt, f.thread));
     let states: Vec<FinalState> = states.into_values().collect();
-    let stats = ex.stats.clone();
-    let coverage = Coverage::of_stats(&stats);
-    let observation = Observation::of(prog, &states, coverage);
-    ModelOutcome {
-        model,
-        states,
-        observation,
-        failures,
-        deadlocks,
-        condition_errors,
-        coverage,
-        stats,
-        elapsed: start.elapsed(),
-    }
+    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, ex.stats.clone(), start)
 }
 
 /// The transitions that produced `events` (a prefix of the execution).

@@ -336,14 +336,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             Verdict::Pruned if self.sc.deadlocked(&g.st) => ExecKind::Deadlock,
             Verdict::Pruned => ExecKind::Pruned,
         };
-        match kind {
-            ExecKind::Complete => self.stats.complete += 1,
-            ExecKind::Failed => self.stats.failed += 1,
-            ExecKind::Pruned => self.stats.pruned += 1,
-            ExecKind::Cut => self.stats.cut += 1,
-            ExecKind::Deadlock => self.stats.deadlocks += 1,
-        }
-        self.stats.executions += 1;
+        self.stats.count(kind);
         if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
             self.stopped = true;
         }

@@ -21,11 +21,10 @@ pub mod graph;
 pub mod incremental;
 pub mod linearize;
 
-use crate::certainty::Coverage;
 use crate::dpor::{Control, ExecKind, Execution, Stats};
 use crate::machine::{Machine, Model, ThreadStatus};
 use crate::options::Options;
-use crate::outcome::{schedule_prefix, CondError, Failure, Final, FinalState, ModelOutcome, Observation, Witness};
+use crate::outcome::{schedule_prefix, CondError, Failure, Final, FinalState, ModelOutcome, Witness};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -152,19 +151,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, mut observer: Optio
         stats.buffer_bounded = true;
         stats.buffer_waits += unwitnessed;
     }
-    let coverage = Coverage::of_stats(&stats);
-    let observation = Observation::of(prog, &states, coverage);
-    ModelOutcome {
-        model,
-        states,
-        observation,
-        failures,
-        deadlocks,
-        condition_errors,
-        coverage,
-        stats,
-        elapsed: start.elapsed(),
-    }
+    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, stats, start)
 }
 
 /// What rides along a graph exploration and wants some graphs as machine
