@@ -53,9 +53,10 @@ pub struct Bounds {
     #[arg(long, default_value_t = 16)]
     pub buffer_bound: u32,
     /// How TSO and PSO outcomes are explored: graph (one visit per
-    /// consistent execution graph; needs no --preemption-bound) or
-    /// interleaving (every order of buffer commits, up to the buffer bound).
-    #[arg(long, value_enum, default_value = "interleaving")]
+    /// consistent execution graph; needs no --preemption-bound),
+    /// interleaving (every order of buffer commits, up to the buffer bound),
+    /// or auto (graph for programs without loops, awaits or locks).
+    #[arg(long, value_enum, default_value = "auto")]
     pub explorer: ExplorerArg,
     /// Give up on a file after this many seconds, across every phase (what
     /// is unfinished then is reported as unknown).
@@ -76,6 +77,7 @@ pub fn timeout_arg(s: &str) -> Result<Duration, String> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExplorerArg {
+    Auto,
     Graph,
     Interleaving,
 }
@@ -221,6 +223,7 @@ pub fn options(b: &Bounds) -> Options {
         polls_left: None,
         found: None,
         explorer: match b.explorer {
+            ExplorerArg::Auto => litmus_checker::ExplorerKind::Auto,
             ExplorerArg::Graph => litmus_checker::ExplorerKind::Graph,
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
         },

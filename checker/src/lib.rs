@@ -154,7 +154,7 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =
             rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
-        let o = if outcome::by_graph(m, opts) {
+        let o = if outcome::by_graph(prog, m, opts) {
             // Harm sees the graphs that could show it, linearized.
             graph::explore(prog, m, opts, search.as_mut().map(|s| s as &mut dyn graph::Observer))
         } else {

@@ -232,17 +232,31 @@ impl ModelOutcome {
 
 /// Explore `prog` under `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
-    if by_graph(model, opts) {
+    if by_graph(prog, model, opts) {
         return crate::graph::explore(prog, model, opts, None);
     }
     explore_with(prog, model, opts, |_| {})
 }
 
 /// Are this model's outcomes explored by execution graph with these options?
-pub fn by_graph(model: Model, opts: &Options) -> bool {
-    opts.explorer == crate::options::ExplorerKind::Graph
-        && matches!(model, Model::Tso | Model::Pso)
-        && crate::graph::supports(model, opts)
+pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
+    use crate::options::ExplorerKind;
+    let wanted = match opts.explorer {
+        ExplorerKind::Graph => true,
+        ExplorerKind::Interleaving => false,
+        ExplorerKind::Auto => !waits_or_loops(prog),
+    };
+    wanted && matches!(model, Model::Tso | Model::Pso) && crate::graph::supports(model, opts)
+}
+
+/// Does some thread loop, await or take a lock? (Where source-DPOR already
+/// visits about one execution per graph and is cheaper per execution.)
+fn waits_or_loops(prog: &Program) -> bool {
+    use litmus_dsl::ir::{Instr, RmwOp};
+    prog.threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .any(|i| matches!(i, Instr::LoopEnter { .. } | Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
 }
 
 /// Explore, also handing every maximal execution to `observer`.
@@ -252,7 +266,7 @@ pub fn explore_with(
     opts: &Options,
     observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
-    if by_graph(model, opts) {
+    if by_graph(prog, model, opts) {
         // One execution per graph, linearized.
         return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));
     }

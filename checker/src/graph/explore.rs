@@ -87,8 +87,10 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         if self.stopped {
             return true;
         }
+        // The first poll too: a check whose deadline has passed stops before
+        // it starts, however small the program.
         self.polls = self.polls.wrapping_add(1);
-        if self.polls.is_multiple_of(64) && self.opts.stopped() {
+        if self.polls % 64 == 1 && self.opts.stopped() {
             self.stopped = true;
             self.stats.timed_out = true;
             self.stats.cancelled = self.opts.cancelled();
