@@ -308,6 +308,18 @@ pub struct Cells {
 }
 
 impl Cells {
+    /// One entry per cell, in order, only real cells; none when `all`.
+    fn normalized(mut self, cells: usize) -> Cells {
+        if self.all {
+            self.some.clear();
+        } else {
+            self.some.retain(|&c| (c as usize) < cells);
+            self.some.sort_unstable();
+            self.some.dedup();
+        }
+        self
+    }
+
     pub fn contains(&self, c: Cell) -> bool {
         self.all || self.some.binary_search(&c).is_ok()
     }
@@ -430,14 +442,7 @@ impl<'p> Machine<'p> {
             }
             stack.push(pc + 1);
         }
-        if out.all {
-            out.some.clear();
-        } else {
-            out.some.retain(|&c| (c as usize) < cells);
-            out.some.sort_unstable();
-            out.some.dedup();
-        }
-        out
+        out.normalized(cells)
     }
 
     /// The cells a thread's code may write (stores and atomics, reachable
@@ -453,14 +458,7 @@ impl<'p> Machine<'p> {
                 Addr::Computed { .. } => out.all = true,
             }
         }
-        if out.all {
-            out.some.clear();
-        } else {
-            out.some.retain(|&c| (c as usize) < cells);
-            out.some.sort_unstable();
-            out.some.dedup();
-        }
-        out
+        out.normalized(cells)
     }
 
     /// May a thread other than `thread` write `cell` (statically)?

@@ -7,82 +7,16 @@
 mod common;
 
 use common::Op;
+use common::TraceKey as Key;
 use litmus_checker::dpor::{Control, Execution};
 use litmus_checker::graph::{self, Every};
-use litmus_checker::machine::{Event, EventKind, Machine, Model, State, NONE};
+use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::{explore, ModelOutcome, Options};
 use litmus_checker::robust::{robustness_of, MonitorKind};
 use litmus_checker::Answer;
 use litmus_checker::{reference, ExplorerKind};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
-
-/// An execution's rf and co, by event names (thread, n-th access of it):
-/// per thread the writes its reads read, per cell the writes in co.
-type Key = (Vec<Vec<(u16, u32)>>, Vec<Vec<(u16, u32)>>);
-
-fn key(events: &[Event], threads: usize, cells: usize, model: Model) -> Key {
-    let mut ordinal = vec![u32::MAX; events.len()];
-    let mut count = vec![0u32; threads];
-    for (i, e) in events.iter().enumerate() {
-        if matches!(e.kind, EventKind::Load | EventKind::Store | EventKind::Rmw) {
-            ordinal[i] = count[e.thread as usize];
-            count[e.thread as usize] += 1;
-        }
-    }
-    let name = |i: u32| -> (u16, u32) {
-        if i == NONE {
-            return (u16::MAX, 0);
-        }
-        let e = &events[i as usize];
-        let w = if e.kind == EventKind::Commit { e.store } else { i };
-        (events[w as usize].thread, ordinal[w as usize])
-    };
-    let mut reads = vec![Vec::new(); threads];
-    let mut co = vec![Vec::new(); cells];
-    for (i, e) in events.iter().enumerate() {
-        match e.kind {
-            EventKind::Load => reads[e.thread as usize].push(name(e.rf)),
-            EventKind::Rmw => {
-                reads[e.thread as usize].push(name(e.rf));
-                co[e.cell as usize].push(name(i as u32));
-            }
-            EventKind::Commit => co[e.cell as usize].push(name(i as u32)),
-            EventKind::Store if model == Model::Sc => co[e.cell as usize].push(name(i as u32)),
-            _ => {}
-        }
-    }
-    (reads, co)
-}
-
-/// Every interleaving of the machine, by brute force: the distinct rf/co
-/// of its maximal executions (`None`: too many interleavings).
-fn brute_force(m: &Machine<'_>) -> Option<BTreeSet<Key>> {
-    fn go(m: &Machine<'_>, st: &State, log: &mut Vec<Event>, out: &mut BTreeSet<Key>, budget: &mut u64) {
-        *budget = budget.saturating_sub(1);
-        let enabled: Vec<usize> = (0..m.procs()).filter(|&p| m.enabled(st, p)).collect();
-        if enabled.is_empty() {
-            out.insert(key(log, m.threads, m.cells, m.model));
-            return;
-        }
-        for p in enabled {
-            if *budget == 0 {
-                return;
-            }
-            let mut next = st.clone();
-            let mark = log.len();
-            m.step(&mut next, p, 0, log);
-            go(m, &next, log, out, budget);
-            log.truncate(mark);
-        }
-    }
-    let mut log = Vec::new();
-    let init = m.initial(&mut log);
-    let mut out = BTreeSet::new();
-    let mut budget = 400_000u64;
-    go(m, &init, &mut log, &mut out, &mut budget);
-    (budget > 0).then_some(out)
-}
 
 /// The graph explorer's graphs as keys (each linearized), and how many
 /// graphs it counted.
@@ -98,7 +32,7 @@ fn graph_keys(prog: &litmus_dsl::Program, model: Model) -> (Vec<Key>, u64) {
             // The witness replays to the same log.
             let (_, events) = reference::replay(&m, e.schedule);
             assert_eq!(events, e.events, "linearized schedule does not replay");
-            keys.push(key(e.events, m.threads, m.cells, model));
+            keys.push(common::trace_key(e.events, m.threads, m.cells, model));
         })),
     );
     (keys, o.stats.executions)
@@ -108,7 +42,7 @@ fn counts_equal(threads: &[Vec<Op>], model: Model) -> Result<(), TestCaseError> 
     let src = common::render(threads);
     let prog = common::compile(&src);
     let m = Machine::new(&prog, model, 2, 64);
-    let Some(want) = brute_force(&m) else {
+    let Some(want) = common::brute_force_traces(&m, 400_000) else {
         return Ok(());
     };
     let (keys, n) = graph_keys(&prog, model);
@@ -253,7 +187,7 @@ fn known_counts() {
         let prog = common::compile(src);
         for (model, want) in [(Model::Sc, sc), (Model::Tso, tso), (Model::Pso, pso)] {
             let m = Machine::new(&prog, model, 2, 64);
-            let bf = brute_force(&m).unwrap().len() as u64;
+            let bf = common::brute_force_traces(&m, 400_000).unwrap().len() as u64;
             let (_, n) = graph_keys(&prog, model);
             eprintln!("{} {model:?}: graphs {n}, brute force {bf}", prog.name);
             assert_eq!(n, bf, "{} {model:?}", prog.name);

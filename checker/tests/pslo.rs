@@ -7,8 +7,9 @@
 mod common;
 
 use common::Op;
+use common::TraceKey;
 use litmus_checker::dpor::{Control, Explorer, Limits};
-use litmus_checker::machine::{Event, EventKind, Machine, Model, State, NONE};
+use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::{explore, Options};
 use litmus_checker::reference;
 use proptest::prelude::*;
@@ -324,79 +325,11 @@ fn states(prog: &litmus_dsl::Program, model: Model) -> BTreeSet<Vec<i64>> {
 // ---------------------------------------------------------------------------
 // Traces: what a load read from and the coherence order, per execution.
 
-/// The trace of an execution: per thread, the source of each of its reads
-/// (by writing thread and that thread's event ordinal), and per cell the
-/// coherence order of the writes (likewise).
-type TraceKey = (Vec<Vec<(u16, u32)>>, Vec<Vec<(u16, u32)>>);
-
-fn trace_key(events: &[Event], threads: usize, cells: usize) -> TraceKey {
-    let mut ordinal = vec![u32::MAX; events.len()];
-    let mut count = vec![0u32; threads];
-    for (i, e) in events.iter().enumerate() {
-        if e.kind != EventKind::Commit && !matches!(e.kind, EventKind::Fence(_)) {
-            ordinal[i] = count[e.thread as usize];
-            count[e.thread as usize] += 1;
-        }
-    }
-    let name = |i: u32| -> (u16, u32) {
-        if i == NONE {
-            return (u16::MAX, 0);
-        }
-        let e = &events[i as usize];
-        let w = if e.kind == EventKind::Commit { e.store } else { i };
-        (events[w as usize].thread, ordinal[w as usize])
-    };
-    let mut reads = vec![Vec::new(); threads];
-    let mut co = vec![Vec::new(); cells];
-    for (i, e) in events.iter().enumerate() {
-        match e.kind {
-            EventKind::Load => reads[e.thread as usize].push(name(e.rf)),
-            EventKind::Rmw => {
-                reads[e.thread as usize].push(name(e.rf));
-                co[e.cell as usize].push(name(i as u32));
-            }
-            EventKind::Commit => co[e.cell as usize].push(name(i as u32)),
-            _ => {}
-        }
-    }
-    (reads, co)
-}
-
-/// Every interleaving of the machine's processes, by brute force (no
-/// reduction, no state hashing): the traces of the maximal executions
-/// (`None` if there are too many interleavings to try).
-fn brute_force_traces(m: &Machine<'_>) -> Option<BTreeSet<TraceKey>> {
-    fn go(m: &Machine<'_>, st: &State, log: &mut Vec<Event>, out: &mut BTreeSet<TraceKey>, budget: &mut u64) {
-        *budget = budget.saturating_sub(1);
-        let enabled: Vec<usize> = (0..m.procs()).filter(|&p| m.enabled(st, p)).collect();
-        if enabled.is_empty() {
-            out.insert(trace_key(log, m.threads, m.cells));
-            return;
-        }
-        for p in enabled {
-            if *budget == 0 {
-                return;
-            }
-            let mut next = st.clone();
-            let mark = log.len();
-            m.step(&mut next, p, 0, log);
-            go(m, &next, log, out, budget);
-            log.truncate(mark);
-        }
-    }
-    let mut log = Vec::new();
-    let init = m.initial(&mut log);
-    let mut out = BTreeSet::new();
-    let mut budget = 300_000u64;
-    go(m, &init, &mut log, &mut out, &mut budget);
-    (budget > 0).then_some(out)
-}
-
 fn dpor_traces(m: &Machine<'_>) -> BTreeSet<TraceKey> {
     let mut seen = BTreeSet::new();
     let mut ex = Explorer::new(m);
     ex.run(Limits::default(), |e| {
-        seen.insert(trace_key(e.events, m.threads, m.cells));
+        seen.insert(common::trace_key(e.events, m.threads, m.cells, m.model));
         Control::Continue
     });
     seen
@@ -487,7 +420,7 @@ fn finds_every_trace(threads: &[Vec<Op>]) -> Result<(), TestCaseError> {
     let src = common::render(threads);
     let prog = common::compile(&src);
     let m = Machine::new(&prog, Model::Pslo, 2, 16);
-    let want = brute_force_traces(&m);
+    let want = common::brute_force_traces(&m, 300_000);
     prop_assume!(want.is_some(), "too many interleavings");
     let got = dpor_traces(&m);
     prop_assert_eq!(Some(got), want, "\n{}", src);

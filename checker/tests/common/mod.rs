@@ -214,3 +214,87 @@ pub fn corpus_and_example_sources() -> Vec<(String, String)> {
     }
     v
 }
+
+// ---------------------------------------------------------------------------
+// Traces: what each load read from and the coherence order, per execution.
+
+/// An execution's rf and co, by event names (thread, n-th access of it):
+/// per thread the writes its reads read, per cell the writes in co.
+pub type TraceKey = (Vec<Vec<(u16, u32)>>, Vec<Vec<(u16, u32)>>);
+
+/// The trace of an execution of `model` (under SC a store is its own
+/// coherence place; under the others its commit is).
+pub fn trace_key(
+    events: &[litmus_checker::machine::Event],
+    threads: usize,
+    cells: usize,
+    model: litmus_checker::machine::Model,
+) -> TraceKey {
+    use litmus_checker::machine::{EventKind, Model, NONE};
+    let mut ordinal = vec![u32::MAX; events.len()];
+    let mut count = vec![0u32; threads];
+    for (i, e) in events.iter().enumerate() {
+        if matches!(e.kind, EventKind::Load | EventKind::Store | EventKind::Rmw) {
+            ordinal[i] = count[e.thread as usize];
+            count[e.thread as usize] += 1;
+        }
+    }
+    let name = |i: u32| -> (u16, u32) {
+        if i == NONE {
+            return (u16::MAX, 0);
+        }
+        let e = &events[i as usize];
+        let w = if e.kind == EventKind::Commit { e.store } else { i };
+        (events[w as usize].thread, ordinal[w as usize])
+    };
+    let mut reads = vec![Vec::new(); threads];
+    let mut co = vec![Vec::new(); cells];
+    for (i, e) in events.iter().enumerate() {
+        match e.kind {
+            EventKind::Load => reads[e.thread as usize].push(name(e.rf)),
+            EventKind::Rmw => {
+                reads[e.thread as usize].push(name(e.rf));
+                co[e.cell as usize].push(name(i as u32));
+            }
+            EventKind::Commit => co[e.cell as usize].push(name(i as u32)),
+            EventKind::Store if model == Model::Sc => co[e.cell as usize].push(name(i as u32)),
+            _ => {}
+        }
+    }
+    (reads, co)
+}
+
+/// Every interleaving of the machine's processes, by brute force (no
+/// reduction, no state hashing): the traces of the maximal executions
+/// (`None` if more than `budget` interleavings would be needed).
+pub fn brute_force_traces(
+    m: &litmus_checker::machine::Machine<'_>,
+    budget: u64,
+) -> Option<std::collections::BTreeSet<TraceKey>> {
+    use litmus_checker::machine::{Event, Machine, State};
+    use std::collections::BTreeSet;
+    fn go(m: &Machine<'_>, st: &State, log: &mut Vec<Event>, out: &mut BTreeSet<TraceKey>, budget: &mut u64) {
+        *budget = budget.saturating_sub(1);
+        let enabled: Vec<usize> = (0..m.procs()).filter(|&p| m.enabled(st, p)).collect();
+        if enabled.is_empty() {
+            out.insert(trace_key(log, m.threads, m.cells, m.model));
+            return;
+        }
+        for p in enabled {
+            if *budget == 0 {
+                return;
+            }
+            let mut next = st.clone();
+            let mark = log.len();
+            m.step(&mut next, p, 0, log);
+            go(m, &next, log, out, budget);
+            log.truncate(mark);
+        }
+    }
+    let mut log = Vec::new();
+    let init = m.initial(&mut log);
+    let mut out = BTreeSet::new();
+    let mut budget = budget;
+    go(m, &init, &mut log, &mut out, &mut budget);
+    (budget > 0).then_some(out)
+}
