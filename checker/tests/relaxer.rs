@@ -45,6 +45,31 @@ fn sb_predicts_its_cycle_and_tso_creates_it() {
     }
 }
 
+#[test]
+fn a_threads_private_cells_do_not_make_prediction_quadratic() {
+    // SB beside a thread of 2,000 stores to a cell only it touches: those
+    // stores can be in no cycle, so they add no po pairs (they used to add
+    // two million, seconds past any deadline), and SB's cycle is still
+    // predicted.
+    let mut src = String::from(
+        "litmus Big\nshared x = 0;\nshared y = 0;\nshared z = 0;\n\
+         thread P0 {\n  x = 1;\n  let r0 = y;\n}\nthread P1 {\n  y = 1;\n  let r1 = x;\n}\nthread P2 {\n",
+    );
+    for k in 0..2000 {
+        src.push_str(&format!("  z = {k};\n"));
+    }
+    src.push_str("}\nexists (P0:r0 == 0 && P1:r1 == 0);\n");
+    let p = litmus_dsl::analyze(&src).program.unwrap();
+    let pred = relaxer::predict(&p, &Settings::default(), &Options::default());
+    assert!(pred.events > 2000, "{} events", pred.events);
+    assert!(pred.pairs <= 10, "{} po pairs", pred.pairs);
+    let sb: Vec<Vec<String>> = pred.cycles.iter().map(|c| names(&p, c)).collect();
+    assert!(
+        sb.contains(&["P0:x = 1", "P0:let r0 = y", "P1:y = 1", "P1:let r1 = x"].map(String::from).to_vec()),
+        "{sb:?}"
+    );
+}
+
 /// Every `.litmus` file of a directory.
 fn files(dir: &str) -> Vec<std::path::PathBuf> {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(dir);

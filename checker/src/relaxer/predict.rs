@@ -27,7 +27,11 @@ pub struct Prediction {
     pub runs: u32,
     /// Memory events seen over all runs.
     pub events: u64,
-    /// More cycles existed than `Settings::max_cycles`: the rest were dropped.
+    /// The po pairs cycles were searched over (nodes on cells no other
+    /// thread touches take no part).
+    pub pairs: usize,
+    /// More cycles existed than `Settings::max_cycles`, or the deadline came
+    /// first: the rest were dropped.
     pub truncated: bool,
     pub time: Duration,
 }
@@ -119,11 +123,19 @@ pub fn op_of(e: &Event) -> Option<Op> {
 pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Prediction {
     let start = Instant::now();
     let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
-    // Per thread: node -> (first, last) position in some run's thread order;
-    // a →po b iff a occurs before b in one run.
-    let mut po: BTreeSet<(Node, Node)> = BTreeSet::new();
-    let mut runs = 0;
+    // First the runs, folded to nodes; then the po pairs over the nodes
+    // that can race at all (a cell another thread also touches, one of
+    // them writing): every pair of a cycle is made of such nodes, and the
+    // rest (a thread's private cells) would make po quadratic in its
+    // length for nothing.
+    let mut traces: Vec<Vec<Node>> = Vec::new();
+    let mut access: HashMap<Cell, (u16, bool, bool)> = HashMap::new(); // first thread, several threads, a write
     let mut events = 0u64;
+    let mut polls = 0u32;
+    let mut stopped = || {
+        polls = polls.wrapping_add(1);
+        polls.is_multiple_of(1024) && opts.stopped()
+    };
     for r in 0..settings.sc_runs {
         if opts.stopped() {
             break;
@@ -132,13 +144,31 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
         // Half the runs uniform, half by priorities.
         let how = if r % 2 == 0 { Schedule::Uniform } else { Schedule::Priorities };
         let log = random_sc_run(&m, &mut rng, settings.max_steps, how);
-        runs += 1;
+        let trace: Vec<Node> = log
+            .iter()
+            .filter_map(|e| Some(Node { label: Label { thread: e.thread, stmt: e.stmt, op: op_of(e)? }, cell: e.cell }))
+            .collect();
+        for n in &trace {
+            let a = access.entry(n.cell).or_insert((n.label.thread, false, false));
+            a.1 |= a.0 != n.label.thread;
+            a.2 |= n.writes();
+        }
+        events += trace.len() as u64;
+        traces.push(trace);
+    }
+    let runs = traces.len() as u32;
+    let racy = |n: &Node| access.get(&n.cell).is_some_and(|&(_, shared, written)| shared && written);
+    // Per thread: a →po b iff a occurs before b in one run.
+    let mut po: BTreeSet<(Node, Node)> = BTreeSet::new();
+    let mut cut = false;
+    'runs: for trace in &traces {
         let mut seen: Vec<Vec<Node>> = vec![Vec::new(); m.threads];
-        for e in &log {
-            let Some(op) = op_of(e) else { continue };
-            events += 1;
-            let n = Node { label: Label { thread: e.thread, stmt: e.stmt, op }, cell: e.cell };
-            let mine = &mut seen[e.thread as usize];
+        for &n in trace.iter().filter(|n| racy(n)) {
+            if stopped() {
+                cut = true;
+                break 'runs;
+            }
+            let mine = &mut seen[n.label.thread as usize];
             // A thread may also take part with one event (ej = ej': po is
             // reflexive in the paper), as the writer of RWC or WRC does.
             po.insert((n, n));
@@ -152,8 +182,8 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
             }
         }
     }
-    let (cycles, truncated) = cycles(&po, settings.cycle_length, settings.max_cycles);
-    Prediction { cycles, runs, events, truncated, time: start.elapsed() }
+    let (cycles, truncated) = cycles(&po, settings.cycle_length, settings.max_cycles, &mut stopped);
+    Prediction { cycles, runs, events, pairs: po.len(), truncated: truncated || cut, time: start.elapsed() }
 }
 
 fn races(a: &Node, b: &Node) -> bool {
@@ -162,67 +192,90 @@ fn races(a: &Node, b: &Node) -> bool {
 
 /// Every potential cycle of 2..=`max_len` events, rotations and duplicates
 /// removed (the thread of the first pair is the smallest of the cycle).
-fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize) -> (Vec<Vec<Label>>, bool) {
+fn cycles(
+    po: &BTreeSet<(Node, Node)>,
+    max_len: usize,
+    max_cycles: usize,
+    stopped: &mut dyn FnMut() -> bool,
+) -> (Vec<Vec<Label>>, bool) {
     let mut pairs_of: HashMap<u16, Vec<(Node, Node)>> = HashMap::new();
     for &(a, b) in po {
         pairs_of.entry(a.label.thread).or_default().push((a, b));
     }
     let mut threads: Vec<u16> = pairs_of.keys().copied().collect();
     threads.sort_unstable();
-    let mut out: BTreeSet<Vec<Label>> = BTreeSet::new();
-    let mut truncated = false;
+    let mut s = Chains {
+        pairs_of: &pairs_of,
+        threads: &threads,
+        max_pairs: 0,
+        max_cycles,
+        out: BTreeSet::new(),
+        truncated: false,
+        stopped,
+    };
     let mut chain: Vec<(Node, Node)> = Vec::new();
     // Shortest cycles first: when there are more than `max_cycles`, the
     // longest ones (least likely to be created) are the ones dropped.
     for pairs in 2..=max_len / 2 {
-        if truncated {
+        if s.truncated {
             break;
         }
+        s.max_pairs = pairs;
         for &t1 in &threads {
             for &first in &pairs_of[&t1] {
                 chain.push(first);
-                extend(&pairs_of, &threads, &mut chain, pairs, &mut out, max_cycles, &mut truncated);
+                s.extend(&mut chain);
                 chain.pop();
             }
         }
     }
-    (out.into_iter().collect(), truncated)
+    (s.out.into_iter().collect(), s.truncated)
 }
 
-fn extend(
-    pairs_of: &HashMap<u16, Vec<(Node, Node)>>,
-    threads: &[u16],
-    chain: &mut Vec<(Node, Node)>,
+/// The search for chains of po pairs closed by races.
+struct Chains<'a> {
+    pairs_of: &'a HashMap<u16, Vec<(Node, Node)>>,
+    threads: &'a [u16],
     max_pairs: usize,
-    out: &mut BTreeSet<Vec<Label>>,
     max_cycles: usize,
-    truncated: &mut bool,
-) {
-    let first = chain[0];
-    let last = *chain.last().unwrap();
-    if chain.len() == max_pairs && races(&last.1, &first.0) {
-        // At least one pair must be of different cells: a cycle whose every
-        // pair is on one cell is a coherence cycle no model here relaxes.
-        if chain.iter().any(|(a, b)| a.cell != b.cell) {
-            if out.len() >= max_cycles {
-                *truncated = true;
-                return;
+    out: BTreeSet<Vec<Label>>,
+    /// Cycles were dropped: past `max_cycles`, or the deadline came.
+    truncated: bool,
+    stopped: &'a mut dyn FnMut() -> bool,
+}
+
+impl Chains<'_> {
+    fn extend(&mut self, chain: &mut Vec<(Node, Node)>) {
+        if self.truncated || (self.stopped)() {
+            self.truncated = true;
+            return;
+        }
+        let first = chain[0];
+        let last = *chain.last().unwrap();
+        if chain.len() == self.max_pairs && races(&last.1, &first.0) {
+            // At least one pair must be of different cells: a cycle whose every
+            // pair is on one cell is a coherence cycle no model here relaxes.
+            if chain.iter().any(|(a, b)| a.cell != b.cell) {
+                if self.out.len() >= self.max_cycles {
+                    self.truncated = true;
+                    return;
+                }
+                self.out.insert(chain.iter().flat_map(|(a, b)| [a.label, b.label]).collect());
             }
-            out.insert(chain.iter().flat_map(|(a, b)| [a.label, b.label]).collect());
         }
-    }
-    if chain.len() >= max_pairs {
-        return;
-    }
-    for &t in threads {
-        if t <= first.0.label.thread || chain.iter().any(|(a, _)| a.label.thread == t) {
-            continue;
+        if chain.len() >= self.max_pairs {
+            return;
         }
-        for &next in &pairs_of[&t] {
-            if races(&last.1, &next.0) {
-                chain.push(next);
-                extend(pairs_of, threads, chain, max_pairs, out, max_cycles, truncated);
-                chain.pop();
+        for &t in self.threads {
+            if t <= first.0.label.thread || chain.iter().any(|(a, _)| a.label.thread == t) {
+                continue;
+            }
+            for &next in &self.pairs_of[&t] {
+                if races(&last.1, &next.0) {
+                    chain.push(next);
+                    self.extend(chain);
+                    chain.pop();
+                }
             }
         }
     }
