@@ -111,10 +111,14 @@ export class Client extends EventEmitter {
   }
 
   async stop() {
+    // A server that never answers `shutdown` must not keep the test process
+    // alive: give it 5 s, then kill it anyway.
+    let timer;
+    const late = new Promise((resolve) => (timer = setTimeout(resolve, 5000)));
     try {
-      await this.request("shutdown", null);
-      this.conn.sendNotification("exit");
+      await Promise.race([this.request("shutdown", null).then(() => this.conn.sendNotification("exit")), late]);
     } catch {}
+    clearTimeout(timer);
     this.conn.dispose();
     this.proc.kill();
   }
