@@ -191,8 +191,12 @@ pub struct HistEntry {
 /// A machine state. Everything is flat so `clone_from` reuses memory.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
+    /// The memory value of each cell some thread can access, in the order
+    /// of [`Machine::touched`] (read it with [`Machine::mem`]): the others
+    /// keep their initial values, and a state costs what the program
+    /// touches, not what it declares.
     pub mem: Vec<i64>,
-    /// The event that last wrote each cell in memory (`NONE`: initial).
+    /// The event that last wrote each of those cells (`NONE`: initial).
     pub writer: Vec<u32>,
     pub regs: Vec<i64>,
     pub pc: Vec<u32>,
@@ -368,6 +372,10 @@ pub struct Machine<'p> {
     /// PSLO: the (thread, cell) pairs with a store history — the cells
     /// other threads can store to (only their writes lengthen it).
     hist_pairs: ThreadCells,
+    /// The cells some thread's code can access (sorted), and each cell's
+    /// place among them in `State::mem` (`NONE`: no thread accesses it).
+    touched: Vec<Cell>,
+    slot: Vec<u32>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
 }
@@ -419,6 +427,22 @@ impl<'p> Machine<'p> {
                 writers[c as usize].1 = t as u32;
             }
         }
+        let mut touched: Vec<Cell> = prog
+            .threads
+            .iter()
+            .flat_map(|th| {
+                every(Self::accessed(&th.code, cells, |ins| match *ins {
+                    Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => Some(addr),
+                    _ => None,
+                }))
+            })
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let mut slot = vec![NONE; cells];
+        for (i, &c) in touched.iter().enumerate() {
+            slot[c as usize] = i as u32;
+        }
         let buf_pairs = match model {
             Model::Pso | Model::Pslo => ThreadCells::new(stores.iter().map(Vec::as_slice)),
             Model::Sc | Model::Tso => ThreadCells::default(),
@@ -456,6 +480,8 @@ impl<'p> Machine<'p> {
             writers,
             buf_pairs,
             hist_pairs,
+            touched,
+            slot,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -650,6 +676,40 @@ impl<'p> Machine<'p> {
     fn buf_of<'s>(&self, st: &'s State, t: usize, cell: Cell) -> Option<&'s VecDeque<BufEntry>> {
         self.buf_index(t, cell).map(|b| &st.bufs[b])
     }
+    /// The cells some thread can access, in their `State::mem` order.
+    pub fn touched(&self) -> &[Cell] {
+        &self.touched
+    }
+
+    /// The memory value of `cell` (one no thread accesses keeps its
+    /// initial value).
+    #[inline]
+    pub fn mem(&self, st: &State, cell: Cell) -> i64 {
+        match self.slot[cell as usize] {
+            NONE => self.prog.init[cell as usize],
+            s => st.mem[s as usize],
+        }
+    }
+
+    /// The event that last wrote `cell` to memory (`NONE`: initial).
+    #[inline]
+    pub fn writer(&self, st: &State, cell: Cell) -> u32 {
+        match self.slot[cell as usize] {
+            NONE => NONE,
+            s => st.writer[s as usize],
+        }
+    }
+
+    /// Put `value`, written by event `writer`, in memory at `cell` (a cell
+    /// some thread accesses: only those can be written).
+    #[inline]
+    pub fn set_mem(&self, st: &mut State, cell: Cell, value: i64, writer: u32) {
+        let s = self.slot[cell as usize];
+        assert!(s != NONE, "a write of a cell no thread's code accesses");
+        st.mem[s as usize] = value;
+        st.writer[s as usize] = writer;
+    }
+
     /// The initial state, with every thread run up to its first visible operation.
     pub fn initial(&self, log: &mut Vec<Event>) -> State {
         let mut regs = Vec::with_capacity(self.reg_base[self.threads]);
@@ -664,8 +724,8 @@ impl<'p> Machine<'p> {
             })
             .collect();
         let mut st = State {
-            mem: self.prog.init.clone(),
-            writer: vec![NONE; self.cells],
+            mem: self.touched.iter().map(|&c| self.prog.init[c as usize]).collect(),
+            writer: vec![NONE; self.touched.len()],
             regs,
             pc: vec![0; self.threads],
             loops: vec![0; self.loop_base[self.threads]],
@@ -792,14 +852,14 @@ impl<'p> Machine<'p> {
                 }
             }
         }
-        (st.mem[cell as usize], st.writer[cell as usize])
+        (self.mem(st, cell), self.writer(st, cell))
     }
 
     /// What a load by `t` of `cell` reads, or (`settled`) would read once
     /// its PSLO history were dropped to the memory value.
     fn read_settled(&self, st: &State, t: usize, cell: Cell, settled: bool) -> i64 {
         if settled && self.model == Model::Pslo && self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) {
-            return st.mem[cell as usize];
+            return self.mem(st, cell);
         }
         self.read(st, t, cell).0
     }
@@ -973,8 +1033,7 @@ impl<'p> Machine<'p> {
             step,
         });
         if self.model == Model::Sc {
-            st.mem[cell as usize] = value;
-            st.writer[cell as usize] = idx;
+            self.set_mem(st, cell, value, idx);
         } else {
             // Every cell a thread can store to has its buffer.
             let b = self.buf_index(t, cell).expect("a store to a cell its thread has no buffer for");
@@ -1114,7 +1173,7 @@ impl<'p> Machine<'p> {
         let pc = st.pc[t] as usize;
         if let Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) = self.prog.threads[t].code.get(pc) {
             if let Ok(c) = self.cell_of(st, t, addr) {
-                return st.mem[c as usize] != 0;
+                return self.mem(st, c) != 0;
             }
         }
         if self.awaits[t].get(pc).copied().flatten().is_some() {
@@ -1204,7 +1263,7 @@ impl<'p> Machine<'p> {
                     acc.cell = c;
                     acc.mem = true;
                     // A lock attempt that fails only reads.
-                    acc.write = !(op == RmwOp::Lock && st.mem[c as usize] != 0);
+                    acc.write = !(op == RmwOp::Lock && self.mem(st, c) != 0);
                 }
                 acc.all_cells = pslo && x86_locked;
             }
@@ -1246,8 +1305,7 @@ impl<'p> Machine<'p> {
                 store: e.store,
                 step,
             });
-            st.mem[e.cell as usize] = e.value;
-            st.writer[e.cell as usize] = idx;
+            self.set_mem(st, e.cell, e.value, idx);
             self.record_write(st, t, e.cell, e.value, idx, step);
             return e.origin;
         }
@@ -1281,10 +1339,10 @@ impl<'p> Machine<'p> {
                 Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
             Instr::Rmw { dst, addr, op, stmt, .. } => match self.cell_of(st, t, addr) {
-                Ok(cell) if op == RmwOp::Lock && st.mem[cell as usize] != 0 => {
+                Ok(cell) if op == RmwOp::Lock && self.mem(st, cell) != 0 => {
                     // The lock is taken: the attempt reads it, and the thread waits.
-                    let value = st.mem[cell as usize];
-                    let rf = st.writer[cell as usize];
+                    let value = self.mem(st, cell);
+                    let rf = self.writer(st, cell);
                     log.push(Event {
                         thread: t as u16,
                         kind: EventKind::Load,
@@ -1300,7 +1358,7 @@ impl<'p> Machine<'p> {
                     return NONE;
                 }
                 Ok(cell) => {
-                    let old = st.mem[cell as usize];
+                    let old = self.mem(st, cell);
                     let new = match op {
                         RmwOp::Xchg(v) => self.val(st, t, v),
                         RmwOp::Fetch(bop, v) => bop.eval(old, self.val(st, t, v)).unwrap_or(old),
@@ -1321,12 +1379,11 @@ impl<'p> Machine<'p> {
                         value: new,
                         old,
                         stmt,
-                        rf: st.writer[cell as usize],
+                        rf: self.writer(st, cell),
                         store: NONE,
                         step,
                     });
-                    st.mem[cell as usize] = new;
-                    st.writer[cell as usize] = idx;
+                    self.set_mem(st, cell, new, idx);
                     self.record_write(st, t, cell, new, idx, step);
                     self.set_reg(st, t, dst, old);
                 }
@@ -1370,14 +1427,14 @@ impl<'p> Machine<'p> {
         out.clear();
         out.extend(self.prog.observables.iter().map(|o| match o.kind {
             ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
-            ir::ObservableKind::Mem(c) => st.mem[c as usize],
+            ir::ObservableKind::Mem(c) => self.mem(st, c),
         }));
     }
 
     /// Evaluate a condition on a final state.
     /// A condition's truth in a final state; `None` if it divides by zero.
     pub fn eval(&self, e: &ir::CondExpr, st: &State) -> Option<bool> {
-        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]).map(|v| v != 0)
+        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| self.mem(st, c)).map(|v| v != 0)
     }
 }
 

@@ -330,7 +330,7 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
 
     /// A complete graph: how its execution ended.
     fn report(&mut self, mut g: Graph) {
-        g.set_final_memory(self.sc.prog);
+        g.set_final_memory(self.sc);
         let kind = match self.sc.verdict(&g.st) {
             Verdict::Complete => ExecKind::Complete,
             Verdict::Failed => ExecKind::Failed,
