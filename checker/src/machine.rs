@@ -362,8 +362,8 @@ pub struct Machine<'p> {
     /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
     /// the thread may load after it.
     loads_after: Vec<std::collections::HashMap<u32, Cells>>,
-    /// Per cell: how many threads' code may write it (store or atomic), and
-    /// the last such thread.
+    /// Per touched cell (in `touched` order): how many threads' code may
+    /// write it (store or atomic), and the last such thread.
     writers: Vec<(u32, u32)>,
     await_info: Vec<Vec<AwaitInfo>>,
     /// PSO/PSLO: the (thread, cell) pairs with a store buffer — the cells
@@ -372,10 +372,9 @@ pub struct Machine<'p> {
     /// PSLO: the (thread, cell) pairs with a store history — the cells
     /// other threads can store to (only their writes lengthen it).
     hist_pairs: ThreadCells,
-    /// The cells some thread's code can access (sorted), and each cell's
-    /// place among them in `State::mem` (`NONE`: no thread accesses it).
+    /// The cells some thread's code can access (sorted): a cell's place
+    /// among them is its place in `State::mem`.
     touched: Vec<Cell>,
-    slot: Vec<u32>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
 }
@@ -418,15 +417,8 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
-        let mut writers = vec![(0u32, NONE); cells];
         let every = |c: Cells| if c.all { (0..cells as Cell).collect() } else { c.some };
         let stores: Vec<Vec<Cell>> = prog.threads.iter().map(|th| every(Self::stores_of(&th.code, cells))).collect();
-        for (t, mine) in stores.iter().enumerate() {
-            for &c in mine {
-                writers[c as usize].0 += 1;
-                writers[c as usize].1 = t as u32;
-            }
-        }
         let mut touched: Vec<Cell> = prog
             .threads
             .iter()
@@ -439,9 +431,13 @@ impl<'p> Machine<'p> {
             .collect();
         touched.sort_unstable();
         touched.dedup();
-        let mut slot = vec![NONE; cells];
-        for (i, &c) in touched.iter().enumerate() {
-            slot[c as usize] = i as u32;
+        let mut writers = vec![(0u32, NONE); touched.len()];
+        for (t, mine) in stores.iter().enumerate() {
+            for &c in mine {
+                let w = &mut writers[touched.binary_search(&c).expect("a stored cell is touched")];
+                w.0 += 1;
+                w.1 = t as u32;
+            }
         }
         let buf_pairs = match model {
             Model::Pso | Model::Pslo => ThreadCells::new(stores.iter().map(Vec::as_slice)),
@@ -481,7 +477,6 @@ impl<'p> Machine<'p> {
             buf_pairs,
             hist_pairs,
             touched,
-            slot,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -541,7 +536,8 @@ impl<'p> Machine<'p> {
 
     /// May a thread other than `thread` write `cell` (statically)?
     pub fn others_may_write(&self, thread: usize, cell: Cell) -> bool {
-        let (n, last) = self.writers[cell as usize];
+        let Some(s) = self.slot(cell) else { return false };
+        let (n, last) = self.writers[s];
         n > 1 || n == 1 && last as usize != thread
     }
 
@@ -681,33 +677,36 @@ impl<'p> Machine<'p> {
         &self.touched
     }
 
+    /// The place of `cell` in `State::mem`, if some thread accesses it.
+    /// (A search, not a table per cell: few cells are touched.)
+    #[inline]
+    fn slot(&self, cell: Cell) -> Option<usize> {
+        self.touched.binary_search(&cell).ok()
+    }
+
     /// The memory value of `cell` (one no thread accesses keeps its
     /// initial value).
     #[inline]
     pub fn mem(&self, st: &State, cell: Cell) -> i64 {
-        match self.slot[cell as usize] {
-            NONE => self.prog.init[cell as usize],
-            s => st.mem[s as usize],
+        match self.slot(cell) {
+            None => self.prog.init[cell as usize],
+            Some(s) => st.mem[s],
         }
     }
 
     /// The event that last wrote `cell` to memory (`NONE`: initial).
     #[inline]
     pub fn writer(&self, st: &State, cell: Cell) -> u32 {
-        match self.slot[cell as usize] {
-            NONE => NONE,
-            s => st.writer[s as usize],
-        }
+        self.slot(cell).map_or(NONE, |s| st.writer[s])
     }
 
     /// Put `value`, written by event `writer`, in memory at `cell` (a cell
     /// some thread accesses: only those can be written).
     #[inline]
     pub fn set_mem(&self, st: &mut State, cell: Cell, value: i64, writer: u32) {
-        let s = self.slot[cell as usize];
-        assert!(s != NONE, "a write of a cell no thread's code accesses");
-        st.mem[s as usize] = value;
-        st.writer[s as usize] = writer;
+        let s = self.slot(cell).expect("a write of a cell no thread's code accesses");
+        st.mem[s] = value;
+        st.writer[s] = writer;
     }
 
     /// The initial state, with every thread run up to its first visible operation.
