@@ -52,6 +52,20 @@ pub enum ExecKind {
     Deadlock,
 }
 
+impl ExecKind {
+    /// How an execution that can take no further step in state `st` ended
+    /// (both explorers ask this of their final states).
+    pub fn of(m: &Machine<'_>, st: &State) -> ExecKind {
+        match m.verdict(st) {
+            Verdict::Complete => ExecKind::Complete,
+            Verdict::Failed => ExecKind::Failed,
+            Verdict::Cut => ExecKind::Cut,
+            Verdict::Pruned if m.deadlocked(st) => ExecKind::Deadlock,
+            Verdict::Pruned => ExecKind::Pruned,
+        }
+    }
+}
+
 pub struct Execution<'a> {
     pub kind: ExecKind,
     pub events: &'a [Event],
@@ -643,13 +657,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
                 {
                     if enabled_buf.is_empty() {
-                        let kind = match self.m.verdict(st) {
-                            Verdict::Complete => ExecKind::Complete,
-                            Verdict::Failed => ExecKind::Failed,
-                            Verdict::Cut => ExecKind::Cut,
-                            Verdict::Pruned if self.m.deadlocked(st) => ExecKind::Deadlock,
-                            Verdict::Pruned => ExecKind::Pruned,
-                        };
+                        let kind = ExecKind::of(self.m, st);
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
