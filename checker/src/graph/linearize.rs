@@ -54,7 +54,7 @@ pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Li
             }
         }
         if is_commit(node) {
-            let Some(p) = m.buffer_proc(t, ev.cell) else { return None };
+            let p = m.buffer_proc(t, ev.cell)?;
             let from = log.len();
             if !step(p, &mut st, &mut log, &mut schedule, &mut issued) {
                 return None;
