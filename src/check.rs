@@ -311,19 +311,7 @@ fn model_json(
     rob: Option<&Robustness>,
     act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>,
 ) -> ModelJson {
-    let failures = o
-        .failures
-        .iter()
-        .map(|f| {
-            let s = &p.stmts[f.stmt as usize];
-            FailureJson {
-                line: s.line,
-                column: s.col,
-                thread: p.threads[f.thread as usize].name.clone(),
-                kind: f.kind.as_str(),
-            }
-        })
-        .collect();
+    let failures = o.failures.iter().map(|f| FailureJson::at(p, f.thread, f.stmt, f.kind)).collect();
     let robust = match (o.model, rob) {
         // SC is robust by definition; the claim still goes no further than
         // the exploration did, so a cut-short run never prints `true` bare.

@@ -117,6 +117,24 @@ pub struct FailureJson {
     pub kind: &'static str,
 }
 
+impl FailureJson {
+    /// A failure of `thread` at statement `stmt` (`check` and `run` alike).
+    pub fn at(
+        p: &litmus_dsl::Program,
+        thread: u16,
+        stmt: litmus_dsl::ir::StmtId,
+        kind: litmus_checker::machine::FailureKind,
+    ) -> FailureJson {
+        let s = &p.stmts[stmt as usize];
+        FailureJson {
+            line: s.line,
+            column: s.col,
+            thread: p.threads[thread as usize].name.clone(),
+            kind: kind.as_str(),
+        }
+    }
+}
+
 #[derive(Serialize)]
 pub struct DiagnosticJson {
     pub severity: &'static str,

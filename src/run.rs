@@ -567,12 +567,12 @@ fn json(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: &
             .failures
             .iter()
             .map(|f| {
-                let s = &p.stmts[f.stmt as usize];
+                let at = crate::report::FailureJson::at(p, f.thread, f.stmt, f.kind);
                 FailureJson {
-                    thread: p.threads[f.thread as usize].name.clone(),
-                    line: s.line,
-                    column: s.col,
-                    kind: f.kind.as_str(),
+                    thread: at.thread,
+                    line: at.line,
+                    column: at.column,
+                    kind: at.kind,
                     runs: f.runs,
                     allowed: f.allowed.into(),
                 }

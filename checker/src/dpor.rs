@@ -52,6 +52,20 @@ pub enum ExecKind {
     Deadlock,
 }
 
+impl ExecKind {
+    /// How an execution that can take no further step in state `st` ended
+    /// (both explorers ask this of their final states).
+    pub fn of(m: &Machine<'_>, st: &State) -> ExecKind {
+        match m.verdict(st) {
+            Verdict::Complete => ExecKind::Complete,
+            Verdict::Failed => ExecKind::Failed,
+            Verdict::Cut => ExecKind::Cut,
+            Verdict::Pruned if m.deadlocked(st) => ExecKind::Deadlock,
+            Verdict::Pruned => ExecKind::Pruned,
+        }
+    }
+}
+
 pub struct Execution<'a> {
     pub kind: ExecKind,
     pub events: &'a [Event],
@@ -175,7 +189,7 @@ pub struct Explorer<'m, 'p> {
     log: Vec<Event>,
     schedule: Vec<u32>,
     /// Per key, the transitions that accessed it: keys `0..cells` are memory
-    /// cells; under PSLO, `cells + thread * cells + cell` is a history.
+    /// cells; under PSLO, `cells + h` is history `h` (`Machine::hist_index`).
     by_key: Vec<Vec<u32>>,
     /// PSLO: the transitions that wait for their thread's histories (reset
     /// fences, x86 LOCK'd atomics), in order: they read every cell.
@@ -200,7 +214,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             clocks: Vec::new(),
             log: Vec::new(),
             schedule: Vec::new(),
-            by_key: vec![Vec::new(); m.cells * if m.model == Model::Pslo { m.threads + 1 } else { 1 }],
+            by_key: vec![Vec::new(); m.cells + m.histories()],
             resets: Vec::new(),
             proc_last: vec![NONE; procs],
             proc_count: vec![0; procs],
@@ -297,9 +311,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.m.loaded_after(a.owner as usize, a.at).is_none_or(|c| c.contains(cell))
     }
 
-    /// The key of `thread`'s history of `cell` (PSLO).
-    fn hkey(&self, thread: u16, cell: u32) -> u32 {
-        (self.m.cells * (1 + thread as usize) + cell as usize) as u32
+    /// The key of `thread`'s history of `cell` (PSLO, where it has one).
+    fn hkey(&self, thread: u16, cell: u32) -> Option<u32> {
+        self.m.hist_index(thread as usize, cell).map(|h| (self.m.cells + h) as u32)
     }
 
     /// Transitions that must precede `proc`'s next one besides conflicts:
@@ -312,7 +326,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     fn causal_preds(&self, st: &State, proc: usize, out: &mut Vec<u32>, late: &mut Vec<u32>) {
         let m = self.m;
         if m.is_history(proc) {
-            let h = &st.hist[proc - m.threads - m.threads * m.cells];
+            let h = &st.hist[proc - m.threads - m.buffers()];
             if let Some(e) = h.get(1) {
                 if e.origin != NONE {
                     out.push(e.origin);
@@ -327,8 +341,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 if e.origin != NONE {
                     out.push(e.origin);
                 }
-                if m.model == Model::Pslo {
-                    late.push(st.shrunk[m.hist_index(m.owner(proc), e.cell)]);
+                if let Some(h) = m.hist_index(m.owner(proc), e.cell) {
+                    late.push(st.shrunk[h]);
                     late.retain(|&x| x != NONE);
                 }
             }
@@ -347,19 +361,17 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
             _ => return,
         };
-        if m.model == Model::Pslo && !resets && cell != NONE {
+        if let Some(h) = m.hist_index(t, cell).filter(|_| !resets && cell != NONE) {
             // An atomic waits for its own history of the cell.
-            late.push(st.shrunk[m.hist_index(t, cell)]);
+            late.push(st.shrunk[h]);
         }
         if drain {
             match m.model {
                 Model::Tso => out.push(self.proc_last[m.threads + t]),
-                Model::Pso | Model::Pslo if all => {
-                    for c in 0..m.cells {
-                        out.push(self.proc_last[m.buffer_proc(t, c as u32)]);
-                    }
+                Model::Pso | Model::Pslo if all => out.extend(m.buffer_procs(t).map(|b| self.proc_last[b])),
+                Model::Pso | Model::Pslo if cell != NONE => {
+                    out.extend(m.buffer_proc(t, cell).map(|b| self.proc_last[b]))
                 }
-                Model::Pso | Model::Pslo if cell != NONE => out.push(self.proc_last[m.buffer_proc(t, cell)]),
                 _ => {}
             }
         }
@@ -367,9 +379,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // Only the pops of histories it observes: for the others the
             // wait changes nothing (see `observes`).
             let seen = m.loaded_after(t, st.pc[t]);
-            let shrunk = &st.shrunk[t * m.cells..(t + 1) * m.cells];
             late.extend(
-                shrunk.iter().enumerate().filter(|&(c, _)| seen.is_none_or(|s| s.contains(c as u32))).map(|(_, &x)| x),
+                m.hist_indices(t).filter(|&h| seen.is_none_or(|s| s.contains(m.hist_cell(h)))).map(|h| st.shrunk[h]),
             );
         }
         out.retain(|&x| x != NONE);
@@ -392,7 +403,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             return (keys, false);
         }
         if a.pop {
-            let h = self.hkey(a.owner, a.cell);
+            let h = self.hkey(a.owner, a.cell).expect("a pop of a history that exists");
             self.scan_hist(a, h, acc, races);
             return ([h, NONE], false);
         }
@@ -406,8 +417,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // Loads from the history race with its pops. Commits and atomics
             // replace it (once popped to a singleton: their late preds); a
             // pop after them follows them.
-            if a.hist || a.write {
-                let h = self.hkey(a.owner, a.cell);
+            if let Some(h) = self.hkey(a.owner, a.cell).filter(|_| a.hist || a.write) {
                 if a.hist {
                     self.scan_hist(a, h, acc, races);
                 }
@@ -436,11 +446,16 @@ impl<'m, 'p> Explorer<'m, 'p> {
             // history had to reach): a race unless it happens before by
             // another path than the pops.
             let mut last: Vec<u32> = Vec::new();
-            for (c, list) in self.by_key[..self.m.cells].iter().enumerate() {
-                if c as u32 == a.cell || !self.observes(a, c as u32) {
-                    continue; // scanned as a memory access, or not observed
+            // The cells its thread may load after it (all, for a computed address).
+            let observed: Box<dyn Iterator<Item = u32>> = match self.m.loaded_after(a.owner as usize, a.at) {
+                Some(c) if !c.all => Box::new(c.some.iter().copied()),
+                _ => Box::new(0..self.m.cells as u32),
+            };
+            for c in observed {
+                if c == a.cell {
+                    continue; // scanned as a memory access
                 }
-                let w = list.iter().rev().copied().find(|&j| {
+                let w = self.by_key[c as usize].iter().rev().copied().find(|&j| {
                     let b = self.frames[j as usize].access;
                     b.owner != a.owner && b.mem && b.write
                 });
@@ -642,13 +657,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
                 {
                     if enabled_buf.is_empty() {
-                        let kind = match self.m.verdict(st) {
-                            Verdict::Complete => ExecKind::Complete,
-                            Verdict::Failed => ExecKind::Failed,
-                            Verdict::Cut => ExecKind::Cut,
-                            Verdict::Pruned if self.m.deadlocked(st) => ExecKind::Deadlock,
-                            Verdict::Pruned => ExecKind::Pruned,
-                        };
+                        let kind = ExecKind::of(self.m, st);
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }

@@ -31,6 +31,7 @@ pub mod outcome;
 pub mod reference;
 pub mod relaxer;
 pub mod robust;
+pub mod thread_cells;
 pub mod trace;
 pub mod witness;
 pub mod words;

@@ -3,8 +3,9 @@
 //! `clone_from`).
 //!
 //! A *process* is a thread, a store buffer (TSO: one per thread; PSO and
-//! PSLO: one per thread and cell) or, under PSLO, a *history* (one per
-//! thread and cell). A thread's *transition* is one visible operation
+//! PSLO: one per thread and cell it can store to) or, under PSLO, a
+//! *history* (one per thread and cell another thread can store to; see
+//! [`ThreadCells`]). A thread's *transition* is one visible operation
 //! followed by every local instruction up to its next visible one: register
 //! arithmetic, branches, asserts, fences that need no waiting and, under
 //! TSO/PSO/PSLO, stores (they only append to the thread's own buffer; the
@@ -29,6 +30,7 @@
 //! buffers; under PSLO they are always visible operations (whether they may
 //! run depends on other threads' writes).
 
+use crate::thread_cells::ThreadCells;
 use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
 use litmus_dsl::FenceKind;
 use std::collections::VecDeque;
@@ -189,22 +191,34 @@ pub struct HistEntry {
 /// A machine state. Everything is flat so `clone_from` reuses memory.
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
+    /// The memory value of each cell some thread can access, in the order
+    /// of [`Machine::touched`] (read it with [`Machine::mem`]): the others
+    /// keep their initial values, and a state costs what the program
+    /// touches, not what it declares.
     pub mem: Vec<i64>,
-    /// The event that last wrote each cell in memory (`NONE`: initial).
+    /// The event that last wrote each of those cells (`NONE`: initial).
     pub writer: Vec<u32>,
     pub regs: Vec<i64>,
     pub pc: Vec<u32>,
     pub loops: Vec<u32>,
     pub threads: Vec<ThreadStatus>,
-    /// TSO: one FIFO per thread; PSO/PSLO: one per (thread, cell); SC: none.
+    /// TSO: one FIFO per thread; PSO/PSLO: one per (thread, cell it can
+    /// store to), numbered as [`Machine::buf_index`]; SC: none.
     pub bufs: Vec<VecDeque<BufEntry>>,
-    /// PSLO: the store history of each (thread, cell), oldest first, never
+    /// Per thread: its buffered stores (all its buffers together).
+    pub pending: Vec<u32>,
+    /// PSLO: the store history of each (thread, cell another thread can
+    /// store to), numbered as [`Machine::hist_index`], oldest first, never
     /// empty; its newest entry is the memory value. Other models: none.
+    /// (Any other history would only ever hold the memory value: a load
+    /// without one reads memory.)
     pub hist: Vec<VecDeque<HistEntry>>,
-    /// PSLO, per (thread, cell): the transition (a history pop) that last
+    /// PSLO, per history: the transition (a history pop) that last
     /// made the history a singleton, `NONE` if a commit or atomic of the
     /// thread did (or it never held more). What a waiting fence needed.
     pub shrunk: Vec<u32>,
+    /// PSLO, per thread: how many of its histories hold more than one value.
+    pub unsettled: Vec<u32>,
     /// Some store had to wait for room in a buffer (the answer is bounded).
     pub buffer_bound_hit: bool,
 }
@@ -219,8 +233,10 @@ impl Clone for State {
             loops: self.loops.clone(),
             threads: self.threads.clone(),
             bufs: self.bufs.clone(),
+            pending: self.pending.clone(),
             hist: self.hist.clone(),
             shrunk: self.shrunk.clone(),
+            unsettled: self.unsettled.clone(),
             buffer_bound_hit: self.buffer_bound_hit,
         }
     }
@@ -235,8 +251,10 @@ impl Clone for State {
         self.loops.clone_from(&o.loops);
         self.threads.clone_from(&o.threads);
         self.bufs.clone_from(&o.bufs);
+        self.pending.clone_from(&o.pending);
         self.hist.clone_from(&o.hist);
         self.shrunk.clone_from(&o.shrunk);
+        self.unsettled.clone_from(&o.unsettled);
         self.buffer_bound_hit = o.buffer_bound_hit;
     }
 }
@@ -344,10 +362,19 @@ pub struct Machine<'p> {
     /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
     /// the thread may load after it.
     loads_after: Vec<std::collections::HashMap<u32, Cells>>,
-    /// Per cell: how many threads' code may write it (store or atomic), and
-    /// the last such thread.
+    /// Per touched cell (in `touched` order): how many threads' code may
+    /// write it (store or atomic), and the last such thread.
     writers: Vec<(u32, u32)>,
     await_info: Vec<Vec<AwaitInfo>>,
+    /// PSO/PSLO: the (thread, cell) pairs with a store buffer — the cells
+    /// each thread can store to.
+    buf_pairs: ThreadCells,
+    /// PSLO: the (thread, cell) pairs with a store history — the cells
+    /// other threads can store to (only their writes lengthen it).
+    hist_pairs: ThreadCells,
+    /// The cells some thread's code can access (sorted): a cell's place
+    /// among them is its place in `State::mem`.
+    touched: Vec<Cell>,
     /// Registers of a dry run (reused, so enabledness checks do not allocate).
     scratch: std::cell::RefCell<Vec<i64>>,
 }
@@ -390,14 +417,50 @@ impl<'p> Machine<'p> {
                     .collect()
             })
             .collect();
-        let mut writers = vec![(0u32, NONE); cells];
-        for (t, th) in prog.threads.iter().enumerate() {
-            let mine = Self::stores_of(&th.code, cells);
-            for c in (0..cells).filter(|&c| mine.contains(c as Cell)) {
-                writers[c].0 += 1;
-                writers[c].1 = t as u32;
+        let every = |c: Cells| if c.all { (0..cells as Cell).collect() } else { c.some };
+        let stores: Vec<Vec<Cell>> = prog.threads.iter().map(|th| every(Self::stores_of(&th.code, cells))).collect();
+        let mut touched: Vec<Cell> = prog
+            .threads
+            .iter()
+            .flat_map(|th| {
+                every(Self::accessed(&th.code, cells, |ins| match *ins {
+                    Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => Some(addr),
+                    _ => None,
+                }))
+            })
+            .collect();
+        touched.sort_unstable();
+        touched.dedup();
+        let mut writers = vec![(0u32, NONE); touched.len()];
+        for (t, mine) in stores.iter().enumerate() {
+            for &c in mine {
+                let w = &mut writers[touched.binary_search(&c).expect("a stored cell is touched")];
+                w.0 += 1;
+                w.1 = t as u32;
             }
         }
+        let buf_pairs = match model {
+            Model::Pso | Model::Pslo => ThreadCells::new(stores.iter().map(Vec::as_slice)),
+            Model::Sc | Model::Tso => ThreadCells::default(),
+        };
+        let hist_pairs = if model == Model::Pslo {
+            let others: Vec<Vec<Cell>> = (0..stores.len())
+                .map(|p| {
+                    let mut c: Vec<Cell> = stores
+                        .iter()
+                        .enumerate()
+                        .filter(|&(q, _)| q != p)
+                        .flat_map(|(_, s)| s.iter().copied())
+                        .collect();
+                    c.sort_unstable();
+                    c.dedup();
+                    c
+                })
+                .collect();
+            ThreadCells::new(others.iter().map(Vec::as_slice))
+        } else {
+            ThreadCells::default()
+        };
         Machine {
             prog,
             model,
@@ -411,6 +474,9 @@ impl<'p> Machine<'p> {
             await_info,
             loads_after,
             writers,
+            buf_pairs,
+            hist_pairs,
+            touched,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
     }
@@ -449,9 +515,16 @@ impl<'p> Machine<'p> {
     /// or not): a fixed cell, an indexed access's whole array, every cell
     /// for a computed address.
     pub fn stores_of(code: &[Instr], cells: usize) -> Cells {
+        Self::accessed(code, cells, |ins| match *ins {
+            Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => Some(addr),
+            _ => None,
+        })
+    }
+
+    /// The cells the addresses `addr_of` picks from `code` may denote.
+    fn accessed(code: &[Instr], cells: usize, addr_of: impl Fn(&Instr) -> Option<Addr>) -> Cells {
         let mut out = Cells::default();
-        for ins in code {
-            let (Instr::Store { addr, .. } | Instr::Rmw { addr, .. }) = *ins else { continue };
+        for addr in code.iter().filter_map(addr_of) {
             match addr {
                 Addr::Fixed(c) => out.some.push(c),
                 Addr::Indexed { base, len, .. } => out.some.extend(base..base + len),
@@ -463,7 +536,8 @@ impl<'p> Machine<'p> {
 
     /// May a thread other than `thread` write `cell` (statically)?
     pub fn others_may_write(&self, thread: usize, cell: Cell) -> bool {
-        let (n, last) = self.writers[cell as usize];
+        let Some(s) = self.slot(cell) else { return false };
+        let (n, last) = self.writers[s];
         n > 1 || n == 1 && last as usize != thread
     }
 
@@ -476,8 +550,12 @@ impl<'p> Machine<'p> {
     }
 
     /// Processes, numbered: threads `0..threads`; then the store buffers
-    /// (TSO: one per thread; PSO/PSLO: one per thread and cell, thread-major);
-    /// then, under PSLO, the histories (one per thread and cell, likewise).
+    /// (TSO: one per thread; PSO/PSLO: one per thread and cell it can store
+    /// to, thread-major); then, under PSLO, the histories (one per thread
+    /// and cell another thread can store to, likewise). The pairs left out
+    /// are exactly the processes that could never move (an empty buffer, a
+    /// history of one value), and the order of the others is kept, so the
+    /// exploration is the same as with one process per thread and cell.
     pub fn procs(&self) -> usize {
         self.threads + self.buffers() + self.histories()
     }
@@ -487,17 +565,13 @@ impl<'p> Machine<'p> {
         match self.model {
             Model::Sc => 0,
             Model::Tso => self.threads,
-            Model::Pso | Model::Pslo => self.threads * self.cells,
+            Model::Pso | Model::Pslo => self.buf_pairs.len(),
         }
     }
 
     /// How many history processes there are (PSLO only).
-    fn histories(&self) -> usize {
-        if self.model == Model::Pslo {
-            self.threads * self.cells
-        } else {
-            0
-        }
+    pub fn histories(&self) -> usize {
+        self.hist_pairs.len()
     }
 
     /// The thread a process belongs to.
@@ -505,13 +579,12 @@ impl<'p> Machine<'p> {
         if proc < self.threads {
             return proc;
         }
-        let per_cell = |i: usize| i / self.cells.max(1);
+        let i = proc - self.threads;
         match self.model {
             Model::Sc => proc,
-            Model::Tso => proc - self.threads,
-            Model::Pso => per_cell(proc - self.threads),
-            Model::Pslo if self.is_history(proc) => per_cell(proc - self.threads - self.buffers()),
-            Model::Pslo => per_cell(proc - self.threads),
+            Model::Tso => i,
+            Model::Pso | Model::Pslo if i < self.buffers() => self.buf_pairs.owner(i),
+            Model::Pso | Model::Pslo => self.hist_pairs.owner(i - self.buffers()),
         }
     }
 
@@ -531,42 +604,109 @@ impl<'p> Machine<'p> {
     }
 
     /// The process of `thread`'s store buffer for `cell` (under TSO its one
-    /// buffer, whatever the cell). Panics under SC, which has none.
-    pub fn buffer_proc(&self, thread: usize, cell: Cell) -> usize {
-        assert!(self.model != Model::Sc, "SC has no store buffers");
-        self.threads + self.buf_index(thread, cell)
+    /// buffer, whatever the cell); `None` under SC and where the thread
+    /// cannot store to the cell.
+    pub fn buffer_proc(&self, thread: usize, cell: Cell) -> Option<usize> {
+        self.buf_index(thread, cell).map(|b| self.threads + b)
     }
 
-    /// The process of `thread`'s store history of `cell`. PSLO only (panics
-    /// otherwise).
-    pub fn history_proc(&self, thread: usize, cell: Cell) -> usize {
-        assert!(self.model == Model::Pslo, "only PSLO has store histories");
-        self.threads + self.buffers() + self.hist_index(thread, cell)
+    /// The process of `thread`'s store history of `cell`: PSLO only, where
+    /// another thread can store to the cell.
+    pub fn history_proc(&self, thread: usize, cell: Cell) -> Option<usize> {
+        self.hist_index(thread, cell).map(|h| self.threads + self.buffers() + h)
+    }
+
+    /// The indices (in `State::bufs`) of `thread`'s store buffers.
+    pub fn buf_indices(&self, thread: usize) -> std::ops::Range<usize> {
+        match self.model {
+            Model::Sc => 0..0,
+            Model::Tso => thread..thread + 1,
+            Model::Pso | Model::Pslo => self.buf_pairs.of(thread),
+        }
+    }
+
+    /// The processes of `thread`'s store buffers.
+    pub fn buffer_procs(&self, thread: usize) -> std::ops::Range<usize> {
+        let r = self.buf_indices(thread);
+        self.threads + r.start..self.threads + r.end
+    }
+
+    /// The indices (in `State::hist`) of `thread`'s histories.
+    pub fn hist_indices(&self, thread: usize) -> std::ops::Range<usize> {
+        self.hist_pairs.of(thread)
     }
 
     /// The cell of a per-cell buffer (PSO/PSLO) or of a history (PSLO).
     pub fn proc_cell(&self, proc: usize) -> Option<Cell> {
-        let c = self.cells.max(1);
         if self.is_history(proc) {
-            Some(((proc - self.threads - self.buffers()) % c) as Cell)
+            Some(self.hist_pairs.cell(proc - self.threads - self.buffers()))
         } else if self.is_buffer(proc) && self.model.per_cell_buffers() {
-            Some(((proc - self.threads) % c) as Cell)
+            Some(self.buf_pairs.cell(proc - self.threads))
         } else {
             None
         }
     }
 
-    pub fn buf_index(&self, thread: usize, cell: Cell) -> usize {
+    /// Index in `State::bufs` of `thread`'s buffer for `cell`; `None` under
+    /// SC and where the thread cannot store to the cell.
+    pub fn buf_index(&self, thread: usize, cell: Cell) -> Option<usize> {
         match self.model {
-            Model::Sc => usize::MAX,
-            Model::Tso => thread,
-            Model::Pso | Model::Pslo => thread * self.cells + cell as usize,
+            Model::Sc => None,
+            Model::Tso => Some(thread),
+            Model::Pso | Model::Pslo => self.buf_pairs.index(thread, cell),
         }
     }
 
-    /// Index of `thread`'s history of `cell` in `State::hist` (PSLO).
-    pub fn hist_index(&self, thread: usize, cell: Cell) -> usize {
-        thread * self.cells + cell as usize
+    /// Index in `State::hist` of `thread`'s history of `cell` (PSLO, where
+    /// another thread can store to the cell).
+    pub fn hist_index(&self, thread: usize, cell: Cell) -> Option<usize> {
+        self.hist_pairs.index(thread, cell)
+    }
+
+    /// The cell of history `h` (an index in `State::hist`).
+    pub fn hist_cell(&self, h: usize) -> Cell {
+        self.hist_pairs.cell(h)
+    }
+
+    /// Thread `t`'s buffer for `cell` (`None`: it has none).
+    fn buf_of<'s>(&self, st: &'s State, t: usize, cell: Cell) -> Option<&'s VecDeque<BufEntry>> {
+        self.buf_index(t, cell).map(|b| &st.bufs[b])
+    }
+    /// The cells some thread can access, in their `State::mem` order.
+    pub fn touched(&self) -> &[Cell] {
+        &self.touched
+    }
+
+    /// The place of `cell` in `State::mem`, if some thread accesses it.
+    /// (A search, not a table per cell: few cells are touched.)
+    #[inline]
+    fn slot(&self, cell: Cell) -> Option<usize> {
+        self.touched.binary_search(&cell).ok()
+    }
+
+    /// The memory value of `cell` (one no thread accesses keeps its
+    /// initial value).
+    #[inline]
+    pub fn mem(&self, st: &State, cell: Cell) -> i64 {
+        match self.slot(cell) {
+            None => self.prog.init[cell as usize],
+            Some(s) => st.mem[s],
+        }
+    }
+
+    /// The event that last wrote `cell` to memory (`NONE`: initial).
+    #[inline]
+    pub fn writer(&self, st: &State, cell: Cell) -> u32 {
+        self.slot(cell).map_or(NONE, |s| st.writer[s])
+    }
+
+    /// Put `value`, written by event `writer`, in memory at `cell` (a cell
+    /// some thread accesses: only those can be written).
+    #[inline]
+    pub fn set_mem(&self, st: &mut State, cell: Cell, value: i64, writer: u32) {
+        let s = self.slot(cell).expect("a write of a cell no thread's code accesses");
+        st.mem[s] = value;
+        st.writer[s] = writer;
     }
 
     /// The initial state, with every thread run up to its first visible operation.
@@ -578,20 +718,22 @@ impl<'p> Machine<'p> {
         let nbufs = self.buffers();
         let hist: Vec<VecDeque<HistEntry>> = (0..self.histories())
             .map(|i| {
-                let value = self.prog.init[i % self.cells.max(1)];
+                let value = self.prog.init[self.hist_pairs.cell(i) as usize];
                 VecDeque::from([HistEntry { value, writer: NONE, origin: NONE }])
             })
             .collect();
         let mut st = State {
-            mem: self.prog.init.clone(),
-            writer: vec![NONE; self.cells],
+            mem: self.touched.iter().map(|&c| self.prog.init[c as usize]).collect(),
+            writer: vec![NONE; self.touched.len()],
             regs,
             pc: vec![0; self.threads],
             loops: vec![0; self.loop_base[self.threads]],
             threads: vec![ThreadStatus::Running; self.threads],
             bufs: vec![VecDeque::new(); nbufs],
+            pending: vec![0; self.threads],
             shrunk: vec![NONE; hist.len()],
             hist,
+            unsettled: vec![0; if self.model == Model::Pslo { self.threads } else { 0 }],
             buffer_bound_hit: false,
         };
         for t in 0..self.threads {
@@ -644,29 +786,22 @@ impl<'p> Machine<'p> {
     }
 
     fn thread_buffers_empty(&self, st: &State, t: usize) -> bool {
-        match self.model {
-            Model::Sc => true,
-            Model::Tso => st.bufs[t].is_empty(),
-            Model::Pso | Model::Pslo => st.bufs[t * self.cells..(t + 1) * self.cells].iter().all(|b| b.is_empty()),
-        }
+        st.pending[t] == 0
     }
 
     /// Every history of thread `t` holds one value (always, but under PSLO).
     pub fn histories_single(&self, st: &State, t: usize) -> bool {
-        self.model != Model::Pslo || st.hist[t * self.cells..(t + 1) * self.cells].iter().all(|h| h.len() == 1)
+        st.unsettled.get(t).is_none_or(|&n| n == 0)
     }
 
-    /// Thread `t`'s history of `cell` holds one value (always, but under PSLO).
+    /// Thread `t`'s history of `cell` holds one value (always, but under
+    /// PSLO, and where the thread has no history of the cell).
     pub fn history_single(&self, st: &State, t: usize, cell: Cell) -> bool {
-        self.model != Model::Pslo || st.hist[self.hist_index(t, cell)].len() == 1
+        self.hist_index(t, cell).is_none_or(|h| st.hist[h].len() == 1)
     }
 
     fn buffered(&self, st: &State, t: usize) -> usize {
-        match self.model {
-            Model::Sc => 0,
-            Model::Tso => st.bufs[t].len(),
-            Model::Pso | Model::Pslo => st.bufs[t * self.cells..(t + 1) * self.cells].iter().map(|b| b.len()).sum(),
-        }
+        st.pending[t] as usize
     }
 
     /// Must this rmw wait for buffers to drain first (and which)? Under PSLO
@@ -677,7 +812,9 @@ impl<'p> Machine<'p> {
             Model::Sc => true,
             Model::Tso => st.bufs[t].is_empty(),
             Model::Pso | Model::Pslo if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
-            Model::Pso | Model::Pslo => st.bufs[self.buf_index(t, cell)].is_empty() && self.history_single(st, t, cell),
+            Model::Pso | Model::Pslo => {
+                self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) && self.history_single(st, t, cell)
+            }
         }
     }
 
@@ -687,7 +824,7 @@ impl<'p> Machine<'p> {
         match self.model {
             Model::Sc => None,
             Model::Tso => st.bufs[t].iter().rev().find(|e| e.cell == cell).map(|e| e.store),
-            Model::Pso | Model::Pslo => st.bufs[self.buf_index(t, cell)].back().map(|e| e.store),
+            Model::Pso | Model::Pslo => self.buf_of(st, t, cell)?.back().map(|e| e.store),
         }
     }
 
@@ -703,23 +840,25 @@ impl<'p> Machine<'p> {
                 }
             }
             Model::Pso | Model::Pslo => {
-                if let Some(e) = st.bufs[self.buf_index(t, cell)].back() {
+                if let Some(e) = self.buf_of(st, t, cell).and_then(|b| b.back()) {
                     return (e.value, e.store);
                 }
-                if self.model == Model::Pslo {
-                    let h = st.hist[self.hist_index(t, cell)][0];
+                // Without a history (no other thread writes the cell) it
+                // would only ever hold the memory value.
+                if let Some(h) = self.hist_index(t, cell) {
+                    let h = st.hist[h][0];
                     return (h.value, h.writer);
                 }
             }
         }
-        (st.mem[cell as usize], st.writer[cell as usize])
+        (self.mem(st, cell), self.writer(st, cell))
     }
 
     /// What a load by `t` of `cell` reads, or (`settled`) would read once
     /// its PSLO history were dropped to the memory value.
     fn read_settled(&self, st: &State, t: usize, cell: Cell, settled: bool) -> i64 {
-        if settled && self.model == Model::Pslo && st.bufs[self.buf_index(t, cell)].is_empty() {
-            return st.mem[cell as usize];
+        if settled && self.model == Model::Pslo && self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) {
+            return self.mem(st, cell);
         }
         self.read(st, t, cell).0
     }
@@ -734,11 +873,13 @@ impl<'p> Machine<'p> {
         }
         let e = HistEntry { value, writer: idx, origin: step };
         for p in 0..self.threads {
-            let h = self.hist_index(p, cell);
+            let Some(h) = self.hist_index(p, cell) else { continue };
             if p == t {
                 debug_assert_eq!(st.hist[h].len(), 1, "a write replaces a singleton history");
                 st.hist[h].clear();
                 st.shrunk[h] = NONE;
+            } else if st.hist[h].len() == 1 {
+                st.unsettled[p] += 1;
             }
             st.hist[h].push_back(e);
         }
@@ -891,11 +1032,12 @@ impl<'p> Machine<'p> {
             step,
         });
         if self.model == Model::Sc {
-            st.mem[cell as usize] = value;
-            st.writer[cell as usize] = idx;
+            self.set_mem(st, cell, value, idx);
         } else {
-            let b = self.buf_index(t, cell);
+            // Every cell a thread can store to has its buffer.
+            let b = self.buf_index(t, cell).expect("a store to a cell its thread has no buffer for");
             st.bufs[b].push_back(BufEntry { cell, value, store: idx, origin: step });
+            st.pending[t] += 1;
         }
     }
 
@@ -1030,7 +1172,7 @@ impl<'p> Machine<'p> {
         let pc = st.pc[t] as usize;
         if let Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) = self.prog.threads[t].code.get(pc) {
             if let Ok(c) = self.cell_of(st, t, addr) {
-                return st.mem[c as usize] != 0;
+                return self.mem(st, c) != 0;
             }
         }
         if self.awaits[t].get(pc).copied().flatten().is_some() {
@@ -1046,8 +1188,8 @@ impl<'p> Machine<'p> {
         let unfinished = |t: usize| matches!(st.threads[t], ThreadStatus::Running | ThreadStatus::Stuck);
         (0..self.threads).any(unfinished)
             && (0..self.threads).all(|t| !unfinished(t) || self.blocked(st, t))
-            && st.bufs.iter().all(|b| b.is_empty())
-            && st.hist.iter().all(|h| h.len() == 1)
+            && st.pending.iter().all(|&n| n == 0)
+            && st.unsettled.iter().all(|&n| n == 0)
     }
 
     /// How an execution that can take no further step ended.
@@ -1066,7 +1208,7 @@ impl<'p> Machine<'p> {
 
     /// Every thread done and every buffer drained.
     pub fn finished(&self, st: &State) -> bool {
-        st.threads.iter().all(|t| *t == ThreadStatus::Done) && st.bufs.iter().all(|b| b.is_empty())
+        st.threads.iter().all(|t| *t == ThreadStatus::Done) && st.pending.iter().all(|&n| n == 0)
     }
 
     /// What `proc`'s next transition accesses (call only when enabled).
@@ -1100,7 +1242,7 @@ impl<'p> Machine<'p> {
                     acc.cell = c;
                     // A PSLO load reads its own buffer or history, never memory.
                     acc.mem = !pslo;
-                    acc.hist = pslo && st.bufs[self.buf_index(t, c)].is_empty();
+                    acc.hist = pslo && self.buf_of(st, t, c).is_none_or(|b| b.is_empty());
                     // TSO/PSO: a load that forwards reads no memory.
                     if let Some(s) = self.forwarded(st, t, c).filter(|_| !pslo) {
                         acc.fwd = s;
@@ -1120,7 +1262,7 @@ impl<'p> Machine<'p> {
                     acc.cell = c;
                     acc.mem = true;
                     // A lock attempt that fails only reads.
-                    acc.write = !(op == RmwOp::Lock && st.mem[c as usize] != 0);
+                    acc.write = !(op == RmwOp::Lock && self.mem(st, c) != 0);
                 }
                 acc.all_cells = pslo && x86_locked;
             }
@@ -1140,6 +1282,7 @@ impl<'p> Machine<'p> {
             st.hist[h].pop_front().expect("pop of an empty history");
             if st.hist[h].len() == 1 {
                 st.shrunk[h] = step;
+                st.unsettled[self.hist_pairs.owner(h)] -= 1;
             }
             return st.hist[h][0].origin;
         }
@@ -1147,6 +1290,7 @@ impl<'p> Machine<'p> {
             let b = proc - self.threads;
             let e = st.bufs[b].pop_front().expect("commit of an empty buffer");
             let t = self.owner(proc);
+            st.pending[t] -= 1;
             let idx = log.len() as u32;
             let stmt = log.get(e.store as usize).map(|s| s.stmt).unwrap_or(0);
             log.push(Event {
@@ -1160,8 +1304,7 @@ impl<'p> Machine<'p> {
                 store: e.store,
                 step,
             });
-            st.mem[e.cell as usize] = e.value;
-            st.writer[e.cell as usize] = idx;
+            self.set_mem(st, e.cell, e.value, idx);
             self.record_write(st, t, e.cell, e.value, idx, step);
             return e.origin;
         }
@@ -1195,10 +1338,10 @@ impl<'p> Machine<'p> {
                 Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
             Instr::Rmw { dst, addr, op, stmt, .. } => match self.cell_of(st, t, addr) {
-                Ok(cell) if op == RmwOp::Lock && st.mem[cell as usize] != 0 => {
+                Ok(cell) if op == RmwOp::Lock && self.mem(st, cell) != 0 => {
                     // The lock is taken: the attempt reads it, and the thread waits.
-                    let value = st.mem[cell as usize];
-                    let rf = st.writer[cell as usize];
+                    let value = self.mem(st, cell);
+                    let rf = self.writer(st, cell);
                     log.push(Event {
                         thread: t as u16,
                         kind: EventKind::Load,
@@ -1214,7 +1357,7 @@ impl<'p> Machine<'p> {
                     return NONE;
                 }
                 Ok(cell) => {
-                    let old = st.mem[cell as usize];
+                    let old = self.mem(st, cell);
                     let new = match op {
                         RmwOp::Xchg(v) => self.val(st, t, v),
                         RmwOp::Fetch(bop, v) => bop.eval(old, self.val(st, t, v)).unwrap_or(old),
@@ -1235,12 +1378,11 @@ impl<'p> Machine<'p> {
                         value: new,
                         old,
                         stmt,
-                        rf: st.writer[cell as usize],
+                        rf: self.writer(st, cell),
                         store: NONE,
                         step,
                     });
-                    st.mem[cell as usize] = new;
-                    st.writer[cell as usize] = idx;
+                    self.set_mem(st, cell, new, idx);
                     self.record_write(st, t, cell, new, idx, step);
                     self.set_reg(st, t, dst, old);
                 }
@@ -1284,14 +1426,14 @@ impl<'p> Machine<'p> {
         out.clear();
         out.extend(self.prog.observables.iter().map(|o| match o.kind {
             ir::ObservableKind::Reg { thread, reg } => self.reg(st, thread as usize, reg),
-            ir::ObservableKind::Mem(c) => st.mem[c as usize],
+            ir::ObservableKind::Mem(c) => self.mem(st, c),
         }));
     }
 
     /// Evaluate a condition on a final state.
     /// A condition's truth in a final state; `None` if it divides by zero.
     pub fn eval(&self, e: &ir::CondExpr, st: &State) -> Option<bool> {
-        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| st.mem[c as usize]).map(|v| v != 0)
+        e.eval(&|t, r| self.reg(st, t as usize, r), &|c| self.mem(st, c)).map(|v| v != 0)
     }
 }
 

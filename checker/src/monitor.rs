@@ -20,7 +20,8 @@
 //!   TSO only, with their relaxed-happens-before vector clock (Fig. 3).
 
 use crate::hb::Hb;
-use crate::machine::{Event, EventKind, Model, NONE};
+use crate::machine::{Event, EventKind, Machine, Model, NONE};
+use crate::thread_cells::ThreadCells;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{Dialect, FenceKind, Program};
 
@@ -51,16 +52,18 @@ pub struct Bss {
     forcing: Forcing,
     x86: bool,
     t: usize,
-    cells: usize,
+    /// The (thread, cell) pairs where the thread's code can store to the
+    /// cell: `by_cell` and the PSO queues exist only for those (a big array
+    /// touched at a few cells costs a few lists, not one per cell).
+    pairs: ThreadCells,
     /// Per thread: its stores (log index, cell), in order.
     stores: Vec<Vec<(u32, u32)>>,
-    /// Per (thread, cell): (po index, index into `stores[thread]`).
+    /// Per pair (thread, cell): (po index, index into `stores[thread]`).
     by_cell: Vec<Vec<(u32, u32)>>,
     /// Per queue and forcer q: how q's events forced the queue's commits, as
     /// steps (how many of the queue's stores are forced, q's po index then).
     /// A queue is a thread's FIFO (TSO: key `owner · t + q`) or its stores
-    /// to one cell (PSO: `(owner · cells + cell) · t + q`, counting in
-    /// `by_cell`). Forcing is monotone, so store k of a queue was first
+    /// to one cell (PSO: `pair · t + q`, counting in `by_cell`). Forcing is monotone, so store k of a queue was first
     /// forced by q at the first step past k: no per-store state.
     steps: Vec<Vec<(u32, u32)>>,
     /// Undo: the step lists pushed on, in order.
@@ -77,15 +80,28 @@ impl Bss {
     pub fn new(prog: &Program, model: Model, forcing: Forcing) -> Bss {
         let t = prog.threads.len();
         let cells = prog.mem_size();
-        let queues = if model == Model::Pso { t * cells * t } else { t * t };
+        let stored: Vec<Vec<u32>> = prog
+            .threads
+            .iter()
+            .map(|th| {
+                let c = Machine::stores_of(&th.code, cells);
+                if c.all {
+                    (0..cells as u32).collect()
+                } else {
+                    c.some
+                }
+            })
+            .collect();
+        let pairs = ThreadCells::new(stored.iter().map(Vec::as_slice));
+        let queues = if model == Model::Pso { pairs.len() * t } else { t * t };
         Bss {
             model,
             forcing,
             x86: prog.dialect == Dialect::HerdX86,
             t,
-            cells,
             stores: vec![Vec::new(); t],
-            by_cell: vec![Vec::new(); t * cells],
+            by_cell: vec![Vec::new(); pairs.len()],
+            pairs,
             steps: vec![Vec::new(); queues],
             trail: Vec::new(),
             marks: Vec::new(),
@@ -131,17 +147,18 @@ impl Bss {
         owner * self.t + q
     }
 
-    fn pso_key(&self, owner: usize, cell: usize, q: usize) -> usize {
-        (owner * self.cells + cell) * self.t + q
+    /// The PSO queue of `pair`'s stores, forced by `q`.
+    fn pso_key(&self, pair: usize, q: usize) -> usize {
+        pair * self.t + q
     }
 
     /// Thread p drains its buffer(s): all of them, or (PSO native atomic) one.
     fn drain(&mut self, p: usize, only: Option<usize>, po: u32) {
         if self.model == Model::Pso {
-            for c in 0..self.cells {
-                if only.is_none_or(|o| o == c) {
-                    let n = self.by_cell[p * self.cells + c].len() as u32;
-                    self.force(self.pso_key(p, c, p), n, po);
+            for pair in self.pairs.of(p) {
+                if only.is_none_or(|o| o == self.pairs.cell(pair) as usize) {
+                    let n = self.by_cell[pair].len() as u32;
+                    self.force(self.pso_key(pair, p), n, po);
                 }
             }
         } else {
@@ -170,7 +187,9 @@ impl Bss {
                 let cprev = hb.clock(prev);
                 let ci = hb.clock(i);
                 for q in (0..t).filter(|&q| q != p) {
-                    let list = &self.by_cell[q * self.cells + a];
+                    // (No pair: q's code never stores to a.)
+                    let Some(pair) = self.pairs.index(q, a as u32) else { continue };
+                    let list = &self.by_cell[pair];
                     // The last store of q to a that happens before prev[p]
                     // (most often the last one: scan from the back).
                     let Some(k) = list.iter().rposition(|&(po, _)| po <= cprev[q]) else {
@@ -178,7 +197,7 @@ impl Bss {
                     };
                     let si = list[k].1;
                     // Its place in its queue, and the queue's steps per forcer.
-                    let (place, key0) = if pso { (k as u32, self.pso_key(q, a, 0)) } else { (si, self.tso_key(q, 0)) };
+                    let (place, key0) = if pso { (k as u32, self.pso_key(pair, 0)) } else { (si, self.tso_key(q, 0)) };
                     let steps = &self.steps[key0..key0 + t];
                     let is_forced = match self.forcing {
                         // Forced by an event that happens before e (e's own
@@ -197,10 +216,11 @@ impl Bss {
             // e forces the commit of other threads' stores to a (lines 10–12):
             // TSO the FIFO prefix up to q's last store to a, PSO all of them.
             for q in (0..t).filter(|&q| q != p) {
-                let list = &self.by_cell[q * self.cells + a];
+                let Some(pair) = self.pairs.index(q, a as u32) else { continue };
+                let list = &self.by_cell[pair];
                 if pso {
                     let n = list.len() as u32;
-                    self.force(self.pso_key(q, a, p), n, po);
+                    self.force(self.pso_key(pair, p), n, po);
                 } else if let Some(&(_, last)) = list.last() {
                     self.force(self.tso_key(q, p), last + 1, po);
                 }
@@ -211,7 +231,8 @@ impl Bss {
             EventKind::Store => {
                 let idx = self.stores[p].len() as u32;
                 self.stores[p].push((i, e.cell));
-                self.by_cell[p * self.cells + e.cell as usize].push((po, idx));
+                let pair = self.pairs.index(p, e.cell).expect("a thread stores only where its code can");
+                self.by_cell[pair].push((po, idx));
                 self.marks.last_mut().unwrap().1 = p as u32;
             }
             EventKind::Rmw => {
@@ -245,7 +266,8 @@ impl Bss {
             if appended != NONE {
                 let p = appended as usize;
                 let (_, cell) = self.stores[p].pop().unwrap();
-                self.by_cell[p * self.cells + cell as usize].pop();
+                let pair = self.pairs.index(p, cell).expect("pushed there");
+                self.by_cell[pair].pop();
             }
         }
         self.marks.truncate(n);

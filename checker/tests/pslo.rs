@@ -474,27 +474,62 @@ fn fig6_enumerator_sees_load_load_reordering() {
     }
 }
 
-/// A history process exists per thread and cell, after the buffers; its
-/// helpers agree with the numbering.
+/// A buffer process exists per thread and cell it can store to, a history
+/// process per thread and cell another thread can store to, after the
+/// buffers; the helpers agree with the numbering.
 #[test]
 fn process_numbering() {
-    let src = "litmus T\nshared x = 0, y = 0, z = 0;\nthread P0 { x = 1; }\nthread P1 { let r = y; }\n";
+    let src = "litmus T\nshared x = 0, y = 0, z = 0;\nthread P0 { x = 1; let a = z; }\nthread P1 { let r = y; x = 2; y = 1; }\n";
     let prog = common::compile(src);
     let m = Machine::new(&prog, Model::Pslo, 2, 16);
-    let (t, c) = (2, 3);
-    assert_eq!(m.procs(), t + 2 * t * c);
-    for thread in 0..t {
+    let (x, y, z) = (0, 1, 2);
+    let bufs = [vec![x], vec![x, y]];
+    let hists = [vec![x, y], vec![x]];
+    assert_eq!(m.procs(), 2 + 3 + 3);
+    for thread in 0..2 {
         assert!(m.is_thread(thread) && !m.is_buffer(thread) && !m.is_history(thread));
-        for cell in 0..c as u32 {
+        for cell in [x, y, z] {
             let b = m.buffer_proc(thread, cell);
             let h = m.history_proc(thread, cell);
-            assert!(m.is_buffer(b) && !m.is_history(b) && !m.is_thread(b));
-            assert!(m.is_history(h) && !m.is_buffer(h) && !m.is_thread(h));
-            assert_eq!((m.owner(b), m.proc_cell(b)), (thread, Some(cell)));
-            assert_eq!((m.owner(h), m.proc_cell(h)), (thread, Some(cell)));
+            assert_eq!(b.is_some(), bufs[thread].contains(&cell), "P{thread} buffer of {cell}");
+            assert_eq!(h.is_some(), hists[thread].contains(&cell), "P{thread} history of {cell}");
+            if let Some(b) = b {
+                assert!(m.is_buffer(b) && !m.is_history(b) && !m.is_thread(b));
+                assert_eq!((m.owner(b), m.proc_cell(b)), (thread, Some(cell)));
+            }
+            if let Some(h) = h {
+                assert!(m.is_history(h) && !m.is_buffer(h) && !m.is_thread(h));
+                assert_eq!((m.owner(h), m.proc_cell(h)), (thread, Some(cell)));
+            }
         }
     }
     let pso = Machine::new(&prog, Model::Pso, 2, 16);
-    assert_eq!(pso.procs(), t + t * c);
+    assert_eq!(pso.procs(), 2 + 3);
     assert!((0..pso.procs()).all(|p| !pso.is_history(p)));
+}
+
+/// Issue 11: the processes (and so states, clocks and enabledness scans)
+/// follow the cells a program touches, not the memory it declares: SB over
+/// two cells of a 65,536-cell array has two buffers per thread under PSO
+/// and PSLO and two histories per thread under PSLO (it was 131,072 of
+/// each). An indexed store still gets its whole array, in its thread and in
+/// the others' histories.
+#[test]
+fn processes_follow_touched_cells() {
+    let sb = "litmus T\nshared a[65536];\nthread P0 { a[0] = 1; let r0 = a[1]; }\nthread P1 { a[1] = 1; let r1 = a[0]; }\nexists (P0:r0 == 0 && P1:r1 == 0);\n";
+    let prog = common::compile(sb);
+    for model in [Model::Pso, Model::Pslo] {
+        let m = Machine::new(&prog, model, 2, 16);
+        let hists = if model == Model::Pslo { 2 } else { 0 };
+        assert_eq!((m.buffers(), m.histories(), m.procs()), (2, hists, 2 + 2 + hists), "{model:?}");
+        let mut log = Vec::new();
+        let st = m.initial(&mut log);
+        assert_eq!((st.bufs.len(), st.hist.len(), st.shrunk.len()), (2, hists, hists), "{model:?}");
+        let out = explore(&prog, model, &Options::default());
+        assert_eq!(out.states.len(), 4, "{model:?}");
+    }
+    let indexed = "litmus T\nshared a[65536];\nthread P0 { let i = 7; a[i] = 1; }\nthread P1 { let r = a[0]; }\n";
+    let prog = common::compile(indexed);
+    let m = Machine::new(&prog, Model::Pslo, 2, 16);
+    assert_eq!((m.buffers(), m.histories()), (65536, 65536));
 }

@@ -17,7 +17,7 @@ use super::consistency::Checker;
 use super::graph::{Graph, Id, Next};
 use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
-use crate::machine::{self, Machine, Model, Verdict};
+use crate::machine::{self, Machine, Model};
 use crate::options::Options;
 
 pub struct Search<'m, 'p, 'o, F> {
@@ -330,14 +330,8 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
 
     /// A complete graph: how its execution ended.
     fn report(&mut self, mut g: Graph) {
-        g.set_final_memory(self.sc.prog);
-        let kind = match self.sc.verdict(&g.st) {
-            Verdict::Complete => ExecKind::Complete,
-            Verdict::Failed => ExecKind::Failed,
-            Verdict::Cut => ExecKind::Cut,
-            Verdict::Pruned if self.sc.deadlocked(&g.st) => ExecKind::Deadlock,
-            Verdict::Pruned => ExecKind::Pruned,
-        };
+        g.set_final_memory(self.sc);
+        let kind = ExecKind::of(self.sc, &g.st);
         self.stats.count(kind);
         if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
             self.stopped = true;

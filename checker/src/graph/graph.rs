@@ -199,7 +199,8 @@ impl Graph {
         log: &mut Vec<machine::Event>,
     ) -> (Option<machine::Event>, u8) {
         if let Some((cell, v)) = read {
-            self.st.mem[cell as usize] = v;
+            let w = sc.writer(&self.st, cell);
+            sc.set_mem(&mut self.st, cell, v, w);
         }
         log.clear();
         sc.step(&mut self.st, t, 0, log);
@@ -313,14 +314,13 @@ impl Graph {
 
     /// The final memory (each cell's co-last value) into the interpreter's
     /// state, for the machine's verdict and the final condition.
-    pub fn set_final_memory(&mut self, prog: &Program) {
-        for c in 0..self.co.len() {
-            let v = match self.co[c].last() {
+    pub fn set_final_memory(&mut self, sc: &Machine<'_>) {
+        for &c in sc.touched() {
+            let v = match self.co[c as usize].last() {
                 Some(&w) => self.ev(w).value,
-                None => prog.init[c],
+                None => sc.prog.init[c as usize],
             };
-            self.st.mem[c] = v;
-            self.st.writer[c] = machine::NONE;
+            sc.set_mem(&mut self.st, c, v, machine::NONE);
         }
     }
 }

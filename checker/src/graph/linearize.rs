@@ -54,7 +54,7 @@ pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Li
             }
         }
         if is_commit(node) {
-            let p = m.buffer_proc(t, ev.cell);
+            let p = m.buffer_proc(t, ev.cell)?;
             let from = log.len();
             if !step(p, &mut st, &mut log, &mut schedule, &mut issued) {
                 return None;

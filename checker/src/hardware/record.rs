@@ -16,8 +16,8 @@
 
 use super::exec::Op;
 use super::{show_state, show_stmt, Run, RunOutcome};
-use litmus_dsl::ir::{Addr, Cell, Instr, Operand, Program, StmtId};
-use std::collections::HashMap;
+use crate::history::unique::{Clash, UniqueWrites};
+use litmus_dsl::ir::{Addr, Cell, Instr, Operand, Program};
 use std::fmt::Write;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -47,7 +47,7 @@ pub enum RecordError {
 /// Refuse a program whose constant stores already break "each value at
 /// most once per location, never the initial one".
 pub fn check_program(prog: &Program) -> Result<(), RecordError> {
-    let mut seen: HashMap<(Cell, i64), (u16, StmtId)> = HashMap::new();
+    let mut seen = UniqueWrites::new(&prog.init);
     for (t, th) in prog.threads.iter().enumerate() {
         let t = t as u16;
         for (pc, ins) in th.code.iter().enumerate() {
@@ -59,7 +59,7 @@ pub fn check_program(prog: &Program) -> Result<(), RecordError> {
             };
             let location = prog.cell_name(cell);
             let site = show_stmt(prog, t, stmt);
-            if prog.init.get(cell as usize) == Some(&value) {
+            if seen.is_initial(cell as usize, value) {
                 return Err(RecordError::Initial { location, value, site });
             }
             // A jump back over the store: it may run again.
@@ -70,10 +70,9 @@ pub fn check_program(prog: &Program) -> Result<(), RecordError> {
             if in_loop {
                 return Err(RecordError::InLoop { location, value, site });
             }
-            if let Some(&(t0, s0)) = seen.get(&(cell, value)) {
+            if let Err(Clash::Again((t0, s0))) = seen.add(cell as usize, value, (t, stmt)) {
                 return Err(RecordError::Twice { location, value, first: show_stmt(prog, t0, s0), second: site });
             }
-            seen.insert((cell, value), (t, stmt));
         }
     }
     Ok(())
@@ -82,7 +81,7 @@ pub fn check_program(prog: &Program) -> Result<(), RecordError> {
 /// Run `run`'s history as text, or why it has none. `title` opens it as a
 /// comment (the test and file, say).
 pub fn history(prog: &Program, run: &Run<'_>, title: &str) -> Result<String, RecordError> {
-    let mut written: HashMap<(Cell, i64), (u16, StmtId)> = HashMap::new();
+    let mut written = UniqueWrites::new(&prog.init);
     for (t, tr) in run.traces.iter().enumerate() {
         for op in &tr.ops {
             let (cell, value, stmt) = match *op {
@@ -92,14 +91,16 @@ pub fn history(prog: &Program, run: &Run<'_>, title: &str) -> Result<String, Rec
             };
             let site = || show_stmt(prog, t as u16, stmt);
             let location = prog.cell_name(cell);
-            if prog.init.get(cell as usize) == Some(&value) {
-                return Err(RecordError::RunInitial { run: run.index, location, value, site: site() });
+            match written.add(cell as usize, value, (t as u16, stmt)) {
+                Ok(()) => {}
+                Err(Clash::Initial) => {
+                    return Err(RecordError::RunInitial { run: run.index, location, value, site: site() })
+                }
+                Err(Clash::Again((t0, s0))) => {
+                    let first = show_stmt(prog, t0, s0);
+                    return Err(RecordError::RunTwice { run: run.index, location, value, first, second: site() });
+                }
             }
-            if let Some(&(t0, s0)) = written.get(&(cell, value)) {
-                let first = show_stmt(prog, t0, s0);
-                return Err(RecordError::RunTwice { run: run.index, location, value, first, second: site() });
-            }
-            written.insert((cell, value), (t as u16, stmt));
         }
     }
     let mut out = String::new();

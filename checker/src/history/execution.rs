@@ -12,6 +12,7 @@
 //! two fences: it changed nothing, and it drained the buffer.
 
 use super::model::{History, OpKind, ThreadSpec};
+use super::unique::{Clash, UniqueWrites};
 use crate::machine::{Event, EventKind};
 use litmus_dsl::ir::Program;
 use litmus_dsl::span::Span;
@@ -36,7 +37,7 @@ pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, Executio
     let locs: Vec<String> = (0..cells as u32).map(|c| prog.cell_name(c)).collect();
     let init = prog.init.clone();
     let thread_name = |t: usize| prog.threads.get(t).map_or_else(|| format!("P{t}"), |th| th.name.clone());
-    let mut written: std::collections::HashMap<(usize, i64), usize> = Default::default();
+    let mut written = UniqueWrites::new(&init);
     let mut threads: Vec<Vec<(OpKind, Span)>> = vec![Vec::new(); prog.threads.len()];
     for e in events {
         let t = e.thread as usize;
@@ -53,22 +54,15 @@ pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, Executio
         };
         for k in &kinds {
             if let Some(value) = k.written_value() {
-                if value == init[loc] {
-                    return Err(ExecutionError::WritesInitial {
-                        loc: locs[loc].clone(),
-                        value,
-                        thread: thread_name(t),
-                    });
+                let (loc_name, thread) = (locs[loc].clone(), thread_name(t));
+                match written.add(loc, value, t) {
+                    Ok(()) => {}
+                    Err(Clash::Initial) => return Err(ExecutionError::WritesInitial { loc: loc_name, value, thread }),
+                    Err(Clash::Again(first)) => {
+                        let first = thread_name(first);
+                        return Err(ExecutionError::Duplicate { loc: loc_name, value, thread, first });
+                    }
                 }
-                if let Some(&first) = written.get(&(loc, value)) {
-                    return Err(ExecutionError::Duplicate {
-                        loc: locs[loc].clone(),
-                        value,
-                        thread: thread_name(t),
-                        first: thread_name(first),
-                    });
-                }
-                written.insert((loc, value), t);
             }
         }
         threads[t].extend(kinds.into_iter().map(|k| (k, Span::default())));

@@ -24,6 +24,7 @@ pub mod model;
 pub mod parse;
 pub mod relation;
 mod sat;
+pub mod unique;
 pub mod verdict;
 mod wccm;
 

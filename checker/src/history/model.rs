@@ -4,6 +4,7 @@
 //! from (`wr`) is determined by the value; the initial value is an implicit
 //! write that precedes every operation in program order.
 
+use super::unique::{Clash, UniqueWrites};
 use litmus_dsl::span::Span;
 
 /// Index of a location in [`History::locs`].
@@ -179,27 +180,27 @@ impl History {
             ops.extend(spec.ops.iter().map(|&(kind, span)| Op { kind, thread: Some(t), span }));
             out_threads.push(Thread { name: spec.name.clone(), ops: start..ops.len() });
         }
-        // Who wrote each (location, value): the initial writes, then the rest.
-        let mut writer: std::collections::HashMap<(Loc, i64), OpId> = Default::default();
-        let mut writes_of: Vec<Vec<OpId>> = vec![Vec::new(); nlocs];
-        for (id, op) in ops.iter().enumerate() {
+        // Who wrote each (location, value): the initial writes (op `loc`),
+        // then the rest.
+        let mut unique = UniqueWrites::new(&init);
+        let mut writes_of: Vec<Vec<OpId>> = (0..nlocs).map(|l| vec![l]).collect();
+        for (id, op) in ops.iter().enumerate().skip(nlocs) {
             let (Some(loc), Some(value)) = (op.kind.loc(), op.kind.written_value()) else { continue };
-            if let Some(&first) = writer.get(&(loc, value)) {
+            if let Err(clash) = unique.add(loc, value, id) {
                 let name = locs[loc].clone();
-                return Err(if first < nlocs {
-                    (ErrorKind::WritesInitial { loc: name, value }, op.span)
-                } else {
-                    (ErrorKind::Duplicate { loc: name, value, first: ops[first].span }, op.span)
+                return Err(match clash {
+                    Clash::Initial => (ErrorKind::WritesInitial { loc: name, value }, op.span),
+                    Clash::Again(first) => (ErrorKind::Duplicate { loc: name, value, first: ops[first].span }, op.span),
                 });
             }
-            writer.insert((loc, value), id);
             writes_of[loc].push(id);
         }
         let mut source = vec![NO_OP; ops.len()];
         let mut readers_of = vec![Vec::new(); ops.len()];
         for (id, op) in ops.iter().enumerate() {
             let (Some(loc), Some(value)) = (op.kind.loc(), op.kind.read_value()) else { continue };
-            let Some(&w) = writer.get(&(loc, value)) else {
+            let writer = if unique.is_initial(loc, value) { Some(loc) } else { unique.writer(loc, value) };
+            let Some(w) = writer else {
                 return Err((ErrorKind::Unwritten { loc: locs[loc].clone(), value }, op.span));
             };
             source[id] = w;

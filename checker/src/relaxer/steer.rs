@@ -84,11 +84,7 @@ const IDLE_LIMIT: u32 = 10_000;
 
 /// The buffer (process index minus threads) a store of `t` to `cell` enters.
 fn buffer_of(m: &Machine<'_>, t: usize, cell: Cell) -> usize {
-    match m.model {
-        Model::Sc => unreachable!("no buffers under SC"),
-        Model::Tso => t,
-        Model::Pso | Model::Pslo => t * m.cells + cell as usize,
-    }
+    m.buf_index(t, cell).expect("a store enters a buffer of its thread")
 }
 
 /// The statement and access of thread `t`'s next visible operation, if it
@@ -112,7 +108,6 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut schedule = Vec::new();
     let mut st = m.initial(&mut log);
     let nbufs = m.buffers();
-    let per_thread = if m.model.per_cell_buffers() { m.cells } else { 1 };
     let pslo = m.model == Model::Pslo;
     // c_e: the statements that close a pair. Under PSLO a load among them
     // reads the oldest value of its history with probability P (Fig. 9).
@@ -135,7 +130,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut attempts = Attempts::new(m.threads);
     // Thread `t` has gone on past its undelayed stores: they commit now.
     let release = |times: &mut Vec<VecDeque<Option<u64>>>, t: usize, now: u64| {
-        for q in &mut times[t * per_thread..(t + 1) * per_thread] {
+        for q in &mut times[m.buf_indices(t)] {
             for x in q.iter_mut().filter(|x| x.is_none()) {
                 *x = Some(now);
             }
@@ -162,7 +157,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         // when the thread is scheduled, as in the paper's model).
         ready.clear();
         for t in 0..m.threads {
-            let undelayed = times[t * per_thread..(t + 1) * per_thread].iter().any(|q| q.iter().any(|x| x.is_none()));
+            let undelayed = times[m.buf_indices(t)].iter().any(|q| q.iter().any(|x| x.is_none()));
             let can_step = steppable(m, &st, t);
             if paused_until[t] <= now && (can_step || undelayed) {
                 ready.push(t);
@@ -204,7 +199,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
             prepare_pslo(m, &mut st, &mut log, &mut schedule, &mut times, t, now, &c_e, s.probability, &mut rng);
         }
         // Its stores commit before its next operation, unless delayed.
-        commit_due(m, &mut st, &mut log, &mut schedule, &mut times, t * per_thread..(t + 1) * per_thread, now);
+        commit_due(m, &mut st, &mut log, &mut schedule, &mut times, m.buf_indices(t), now);
         // What it waits for of its own is done: it goes if the machine lets it.
         let held = match st.threads[t] {
             ThreadStatus::Running => !m.enabled(&st, t),
@@ -268,7 +263,7 @@ fn commit_due(
 /// PSLO: drop the older values of `t`'s history of `cell` (history pops),
 /// so its loads read memory.
 fn settle(m: &Machine<'_>, st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, t: usize, cell: Cell) {
-    let h = m.history_proc(t, cell);
+    let Some(h) = m.history_proc(t, cell) else { return };
     while m.enabled(st, h) {
         let step = schedule.len() as u32;
         m.step(st, h, step, log);
@@ -321,7 +316,7 @@ fn prepare_pslo(
     probability: f64,
     rng: &mut Rng,
 ) {
-    let own = t * m.cells..(t + 1) * m.cells;
+    let own = m.buf_indices(t);
     let mut commit_now =
         |st: &mut State, log: &mut Vec<Event>, schedule: &mut Vec<u32>, bufs: std::ops::Range<usize>| {
             for q in &mut times[bufs.clone()] {
@@ -332,7 +327,7 @@ fn prepare_pslo(
     match m.prog.threads[t].code.get(st.pc[t] as usize) {
         Some(&Instr::Load { addr, stmt, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
-            if !st.bufs[m.buf_index(t, cell)].is_empty() {
+            if m.buf_index(t, cell).is_some_and(|b| !st.bufs[b].is_empty()) {
                 return; // it forwards from its own buffer
             }
             let early = c_e.contains(&(stmt, Op::Read)) && rng.chance(probability);
@@ -344,11 +339,11 @@ fn prepare_pslo(
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
             if x86_locked {
                 commit_now(st, log, schedule, own);
-                for c in 0..m.cells as Cell {
+                for c in m.hist_indices(t).map(|h| m.hist_cell(h)) {
                     settle(m, st, log, schedule, t, c);
                 }
             } else {
-                let b = m.buf_index(t, cell);
+                let b = buffer_of(m, t, cell);
                 commit_now(st, log, schedule, b..b + 1);
                 settle(m, st, log, schedule, t, cell);
             }
@@ -358,7 +353,7 @@ fn prepare_pslo(
                 commit_now(st, log, schedule, own);
             }
             if m.fence_resets(kind) {
-                for c in 0..m.cells as Cell {
+                for c in m.hist_indices(t).map(|h| m.hist_cell(h)) {
                     settle(m, st, log, schedule, t, c);
                 }
             }
