@@ -13,11 +13,12 @@ use litmus_dsl::FenceKind;
 struct Mark {
     thread: u16,
     cell: u32,
+    loaded: bool,
     wrote: bool,
     last: u32,
     last_r: u32,
     last_s: u32,
-    /// `last_read[cell][thread]` before it (if it has a cell).
+    /// `last_read[cell][thread]` before it (a load).
     last_read: u32,
 }
 
@@ -55,8 +56,6 @@ pub struct Sober {
     /// Per (cell, thread): the thread's last load of the cell.
     last_read: Vec<u32>,
     marks: Vec<Mark>,
-    /// The timestamp being built.
-    cur: Vec<u32>,
 }
 
 impl Sober {
@@ -71,28 +70,29 @@ impl Sober {
             last_s: vec![NONE; threads],
             last_read: vec![NONE; cells * threads],
             marks: Vec::new(),
-            cur: vec![0; threads],
         }
     }
 
-    /// `cur ⊔= ts[ev]` (nothing for `NONE`).
+    /// The timestamp row being built (from `base`) `⊔= ts[ev]` (nothing for
+    /// `NONE`).
     #[inline]
-    fn join(&mut self, ev: u32) {
+    fn join(&mut self, base: usize, ev: u32) {
         if ev != NONE {
             let t = self.t;
-            let src = &self.ts[ev as usize * t..ev as usize * t + t];
-            crate::hb::join(&mut self.cur, src);
+            let (done, row) = self.ts.split_at_mut(base);
+            crate::hb::join(row, &done[ev as usize * t..ev as usize * t + t]);
         }
     }
 
-    /// `cur ⊔= mc2[a]`: the last write to `a` and the loads of it since.
-    fn join_mc2(&mut self, a: usize) {
+    /// The row being built `⊔= mc2[a]`: the last write to `a` and the loads
+    /// of it since.
+    fn join_mc2(&mut self, base: usize, a: usize) {
         let w = self.co[a].last().copied().unwrap_or(NONE);
-        self.join(w);
+        self.join(base, w);
         for q in 0..self.t {
             let r = self.last_read[a * self.t + q];
             if r != NONE && (w == NONE || r > w) {
-                self.join(r);
+                self.join(base, r);
             }
         }
     }
@@ -118,11 +118,12 @@ impl Sober {
         self.marks.push(Mark {
             thread: e.thread,
             cell: e.cell,
+            loaded: e.kind == EventKind::Load,
             wrote: false,
             last: self.last[p],
             last_r: self.last_r[p],
             last_s: self.last_s[p],
-            last_read: if has_cell { self.last_read[a * t + p] } else { NONE },
+            last_read: if e.kind == EventKind::Load { self.last_read[a * t + p] } else { NONE },
         });
         self.co_index.push(0);
         if e.kind == EventKind::Commit {
@@ -151,38 +152,38 @@ impl Sober {
                 c -= 1;
             }
         }
-        // process_event (Fig. 3), store components only. Fences that order
-        // stores before loads are interlocked operations on an address
-        // nobody else uses.
+        // process_event (Fig. 3), store components only, into a new row.
+        // Fences that order stores before loads are interlocked operations
+        // on an address nobody else uses.
         let i32 = i as u32;
-        self.cur.iter_mut().for_each(|x| *x = 0);
+        let base = self.ts.len();
+        self.ts.resize(base + t, 0);
         match e.kind {
             EventKind::Load => {
-                self.join(last_r);
-                self.join(self.visible_write(log, p, a));
+                self.join(base, last_r);
+                self.join(base, self.visible_write(log, p, a));
                 self.last_r[p] = i32;
                 self.last_read[a * t + p] = i32;
             }
             EventKind::Store => {
-                self.join(self.last_s[p]);
-                self.join(last_r);
-                self.join_mc2(a);
-                self.cur[p] += 1;
+                self.join(base, self.last_s[p]);
+                self.join(base, last_r);
+                self.join_mc2(base, a);
+                self.ts[base + p] += 1;
                 self.last_s[p] = i32;
             }
             EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR) => {
-                self.join(self.last_s[p]);
-                self.join(last_r);
+                self.join(base, self.last_s[p]);
+                self.join(base, last_r);
                 if has_cell {
-                    self.join_mc2(a);
+                    self.join_mc2(base, a);
                 }
-                self.cur[p] += 1;
+                self.ts[base + p] += 1;
                 self.last_r[p] = i32;
                 self.last_s[p] = i32;
             }
             _ => {}
         }
-        self.ts.extend_from_slice(&self.cur);
         if e.is_write() {
             self.co[a].push(i32);
             self.co_index[i] = self.co[a].len() as u32;
@@ -202,7 +203,7 @@ impl Sober {
             self.last[p] = m.last;
             self.last_r[p] = m.last_r;
             self.last_s[p] = m.last_s;
-            if m.cell != NONE {
+            if m.loaded {
                 self.last_read[m.cell as usize * t + p] = m.last_read;
             }
             if m.wrote {
