@@ -259,9 +259,10 @@ impl Bss {
                 // memory events: one happens before prev iff its transition
                 // count is at most prev's clock's.
                 let before = clocks.at(&log[prev as usize], q);
-                if let Some(k) = list.iter().rposition(|&(count, _)| count <= before) {
+                // (A memory event always belongs to a transition under SC.)
+                let found = list.iter().rposition(|&(count, _)| count <= before);
+                if let (Some(k), Some(ci)) = (found, clocks.row(e)) {
                     let si = list[k].1;
-                    let ci = clocks.row(e).expect("a memory event belongs to a transition");
                     for m in 0..self.queues.len() {
                         // Its place in its queue.
                         let place = if self.queues[m].pso { k as u32 } else { si };
