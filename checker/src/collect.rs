@@ -6,6 +6,7 @@
 //! robustness comes from exploring its own executions ([`crate::explicit`]).
 
 use crate::certainty::{Answer, Coverage, Why};
+use crate::clocks::Clocks;
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Model, NONE};
 use crate::monitor::{self, Forcing, RawViolation};
@@ -21,12 +22,6 @@ struct Group {
     v: Option<Violation>,
     attempts: u32,
     occurrences: u64,
-}
-
-/// One relaxed model's monitor, riding the exploration.
-enum Monitor {
-    Bss(monitor::Bss),
-    Sober(monitor::Sober),
 }
 
 /// Collects violations from SC executions as they are explored. The
@@ -45,52 +40,67 @@ pub struct Collector<'p> {
     /// stops too; the answer is then unknown anyway).
     stop: Options,
     groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
+    /// Event-level happens-before for witnesses and display cycles, brought
+    /// up to date only when a signal needs one (the monitors read the
+    /// explorer's clocks): its first `hb_valid` events match the log.
     hb: Hb,
-    /// Per model in `models`.
-    monitors: Vec<Monitor>,
+    hb_valid: usize,
+    /// BSS for some models (TSO, PSO) in one pass, and the index in
+    /// `models` of each of them.
+    bss: Option<(monitor::Bss, Vec<usize>)>,
+    /// Sober for TSO, and its index in `models`.
+    sober: Option<(monitor::Sober, usize)>,
     /// Events the incremental monitors have seen (a prefix of the log).
     listened: usize,
+    /// The monitors have not been cut back to `listened` yet: cuts come one
+    /// event at a time as the search backtracks, and are applied at once
+    /// when events come again.
+    cut: bool,
     /// Signals of the current event: (monitor, signal).
     raws: Vec<(usize, RawViolation)>,
 }
 
 impl crate::dpor::EventListener for Collector<'_> {
-    fn on_events(&mut self, log: &[Event], from: usize) {
-        if self.monitors.is_empty() {
+    fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>) {
+        if self.bss.is_none() && self.sober.is_none() {
             return;
         }
         debug_assert_eq!(from, self.listened);
-        let mut raws = std::mem::take(&mut self.raws);
-        for i in from..log.len() {
-            self.hb.push(log, i);
-            for (mi, m) in self.monitors.iter_mut().enumerate() {
-                let out = &mut |r| raws.push((mi, r));
-                match m {
-                    Monitor::Bss(m) => m.push(log, i, &self.hb, out),
-                    Monitor::Sober(m) => m.push(log, i, &self.hb, out),
-                }
+        if self.cut {
+            self.cut = false;
+            if let Some((m, _)) = &mut self.bss {
+                m.truncate(from);
             }
-            for (mi, r) in raws.drain(..) {
-                // What the monitor has seen: the execution up to event i.
-                self.record(&log[..=i], mi, r);
+            if let Some((m, _)) = &mut self.sober {
+                m.truncate(from);
             }
         }
-        self.raws = raws;
+        for i in from..log.len() {
+            let raws = &mut self.raws;
+            if let Some((m, models)) = &mut self.bss {
+                m.push(log, i, clocks, &mut |k, r| raws.push((models[k], r)));
+            }
+            if let Some((m, mi)) = &mut self.sober {
+                m.push(log, i, clocks, &mut |r| raws.push((*mi, r)));
+            }
+            if !self.raws.is_empty() {
+                let mut raws = std::mem::take(&mut self.raws);
+                for (mi, r) in raws.drain(..) {
+                    // What the monitor has seen: the execution up to event i.
+                    self.record(&log[..=i], mi, r);
+                }
+                self.raws = raws;
+            }
+        }
         self.listened = log.len();
     }
 
     fn on_truncate(&mut self, len: usize) {
-        if len >= self.listened {
-            return;
+        if len < self.listened {
+            self.hb_valid = self.hb_valid.min(len);
+            self.listened = len;
+            self.cut = true;
         }
-        self.hb.truncate(len);
-        for m in &mut self.monitors {
-            match m {
-                Monitor::Bss(m) => m.truncate(len),
-                Monitor::Sober(m) => m.truncate(len),
-            }
-        }
-        self.listened = len;
     }
 }
 
@@ -98,16 +108,17 @@ impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
         let asked: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
         let models: Vec<Model> = asked.iter().copied().filter(|m| *m != Model::Pslo).collect();
-        let monitors = models
-            .iter()
-            .map(|&m| match (monitor, m) {
-                (MonitorKind::Sober, Model::Tso) => {
-                    Monitor::Sober(monitor::Sober::new(prog.threads.len(), prog.mem_size()))
-                }
-                (MonitorKind::BssInterleaving, _) => Monitor::Bss(monitor::Bss::new(prog, m, Forcing::Interleaving)),
-                _ => Monitor::Bss(monitor::Bss::new(prog, m, Forcing::Causal)),
-            })
-            .collect();
+        let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
+        let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i] == Model::Tso)).collect();
+        let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
+        let bss = (!by_bss.is_empty()).then(|| {
+            let ms: Vec<Model> = by_bss.iter().map(|&i| models[i]).collect();
+            (monitor::Bss::new(prog, &ms, forcing), by_bss)
+        });
+        let sober = sober.then(|| {
+            let mi = models.iter().position(|&m| m == Model::Tso).unwrap();
+            (monitor::Sober::new(prog.threads.len(), prog.mem_size()), mi)
+        });
         Collector {
             prog,
             groups: models.iter().map(|_| BTreeMap::new()).collect(),
@@ -117,8 +128,11 @@ impl<'p> Collector<'p> {
             monitor,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
-            monitors,
+            hb_valid: 0,
+            bss,
+            sober,
             listened: 0,
+            cut: false,
             raws: Vec::new(),
         }
     }
@@ -137,9 +151,10 @@ impl<'p> Collector<'p> {
         sc
     }
 
+    // Out of line: rare, and inlined it would weigh on every event.
+    #[inline(never)]
     fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
         let model = self.models[mi];
-        let hb = &self.hb;
         let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
         let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
         g.occurrences += 1;
@@ -147,6 +162,12 @@ impl<'p> Collector<'p> {
             return;
         }
         g.attempts += 1;
+        self.hb.truncate(self.hb_valid);
+        for i in self.hb_valid..log.len() {
+            self.hb.push(log, i);
+        }
+        self.hb_valid = log.len();
+        let hb = &self.hb;
         let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
         // BSS replays what happens before the access; Sober what happens up
         // to the access's thread's previous event.

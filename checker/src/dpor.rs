@@ -32,6 +32,7 @@
 //! by another thread races with it.
 
 use crate::bitset::BitSet;
+use crate::clocks::Clocks;
 use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
 use litmus_dsl::ir::Instr;
 use std::time::Instant;
@@ -147,8 +148,10 @@ pub enum Control {
 /// monitors ride along the depth-first search instead of re-reading every
 /// execution.
 pub trait EventListener {
-    /// `log[from..]` was just appended.
-    fn on_events(&mut self, log: &[Event], from: usize);
+    /// `log[from..]` was just appended; `clocks` holds the vector clock of
+    /// every transition so far, the new one's included (under SC, SC
+    /// happens-before: see [`Clocks`]).
+    fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>);
     /// The log was cut back to `len` events.
     fn on_truncate(&mut self, len: usize);
 }
@@ -157,7 +160,7 @@ pub trait EventListener {
 pub struct NoListener;
 
 impl EventListener for NoListener {
-    fn on_events(&mut self, _: &[Event], _: usize) {}
+    fn on_events(&mut self, _: &[Event], _: usize, _: Clocks<'_>) {}
     fn on_truncate(&mut self, _: usize) {}
 }
 
@@ -633,7 +636,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         init.shrunk.iter_mut().for_each(|x| *x = NONE);
         self.log = log;
         listener.on_truncate(0);
-        listener.on_events(&self.log, 0);
+        listener.on_events(&self.log, 0, Clocks::new(&[], self.procs));
         self.by_key.iter_mut().for_each(|v| v.clear());
         self.resets.clear();
         self.proc_last.iter_mut().for_each(|x| *x = NONE);
@@ -778,9 +781,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 hi[0].clone_from(&lo[depth]);
             }
             self.m.step(&mut self.states[depth + 1], p, n, &mut self.log);
-            listener.on_events(&self.log, log_start as usize);
             self.clocks.truncate(depth * self.procs);
             self.clocks.extend_from_slice(&acc);
+            listener.on_events(&self.log, log_start as usize, Clocks::new(&self.clocks, self.procs));
             self.scratch_clock = acc;
             self.schedule.truncate(depth);
             self.schedule.push(p as u32);

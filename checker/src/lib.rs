@@ -13,6 +13,7 @@
 
 pub mod bitset;
 pub mod certainty;
+pub mod clocks;
 pub mod collect;
 pub mod dpor;
 pub mod explicit;

@@ -15,7 +15,7 @@
 //! exploration) are re-checked per position ([`crate::fences::Rechecks`]).
 //! A test holds both ways to the same answers.
 
-use crate::hb::Hb;
+use crate::clocks::Clocks;
 use crate::machine::{Event, Model};
 use crate::monitor::{Bss, Forcing};
 use crate::outcome::Options;
@@ -43,19 +43,26 @@ struct Watch {
 
 struct Measuring<'v> {
     keys: &'v [(Model, StmtId, StmtId)],
-    hb: Hb,
     watches: Vec<Option<Watch>>,
     listened: usize,
+    /// The monitors are still to be cut back to `listened`.
+    cut: bool,
 }
 
 impl crate::dpor::EventListener for Measuring<'_> {
-    fn on_events(&mut self, log: &[Event], from: usize) {
+    fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>) {
+        if self.cut {
+            // Cuts come one event at a time as the search backtracks.
+            self.cut = false;
+            for w in self.watches.iter_mut().flatten() {
+                w.bss.truncate(from);
+            }
+        }
         let mut raws = Vec::new();
         for i in from..log.len() {
-            self.hb.push(log, i);
             for slot in self.watches.iter_mut() {
                 let Some(w) = slot else { continue };
-                w.bss.push(log, i, &self.hb, &mut |r| raws.push(r));
+                w.bss.push(log, i, clocks, &mut |_, r| raws.push(r));
                 for r in raws.drain(..) {
                     let key = (w.model, log[r.store as usize].stmt, log[r.access as usize].stmt);
                     w.open.retain(|&k| self.keys[k] != key);
@@ -69,14 +76,10 @@ impl crate::dpor::EventListener for Measuring<'_> {
     }
 
     fn on_truncate(&mut self, len: usize) {
-        if len >= self.listened {
-            return;
+        if len < self.listened {
+            self.listened = len;
+            self.cut = true;
         }
-        self.hb.truncate(len);
-        for w in self.watches.iter_mut().flatten() {
-            w.bss.truncate(len);
-        }
-        self.listened = len;
     }
 }
 
@@ -118,14 +121,13 @@ pub fn kills(
                 .collect();
             // Nothing to watch: nothing to remove.
             watches.push((!open.is_empty()).then(|| Watch {
-                bss: Bss::new(&fenced, m, forcing).measuring(first, own.clone()),
+                bss: Bss::new(&fenced, &[m], forcing).measuring(first, own.clone()),
                 model: m,
                 open,
             }));
         }
     }
-    let mut listener =
-        Measuring { keys: &keys, hb: Hb::new(fenced.threads.len(), fenced.mem_size()), watches, listened: 0 };
+    let mut listener = Measuring { keys: &keys, watches, listened: 0, cut: false };
     // One exploration (DPOR dominates: splitting the monitors over threads
     // would explore again per part).
     let sc = crate::outcome::explore_listened(&fenced, Model::Sc, opts, &mut listener, |_| {});
