@@ -19,7 +19,9 @@
 //!
 //! Each row prints litmus's time for the whole `check` the row names (SC
 //! exploration with the monitors, harm, fence synthesis and re-checks,
-//! relaxed outcomes) and each phase's share, then the peers.
+//! relaxed outcomes) and each phase's share, then the peers. The `threads`
+//! rows time one exploration by graph (slow.litmus TSO and PSO, SB-12 TSO)
+//! on 1, 2 and every core (`-- threads`).
 
 use litmus_checker::machine::Model;
 use litmus_checker::{ExplorerKind, MonitorKind, Options};
@@ -298,6 +300,10 @@ fn main() {
         }
     }
 
+    if wanted("threads") {
+        threads_rows(&harnesses);
+    }
+
     if wanted("slow") {
         let (_, prog) = load(&root().join("tests/programs/slow.litmus"));
         for m in [Model::Tso, Model::Pso] {
@@ -324,5 +330,75 @@ fn main() {
             fix.fences.len(),
             fix.confirmed
         );
+    }
+}
+
+/// CPU time of this process so far (user + system; /proc, in clock ticks
+/// of 10 ms: coarse, so only for runs of a second or more). `None` off Linux.
+fn cpu_time() -> Option<Duration> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) start at ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// Issue 11's multi-core goal: one exploration by graph on 1, 2 and every
+/// core, side by side in one run (the outcome must not change). Best of
+/// `runs`, with the CPU time of the best run where it is long enough to
+/// measure. The machine may be shared: compare rows of the same run only.
+fn threads_rows(harnesses: &Path) {
+    let cores = litmus_checker::options::all_cores();
+    let mut counts = vec![1, 2];
+    if cores > 2 {
+        counts.push(cores);
+    }
+    let (_, slow) = load(&root().join("tests/programs/slow.litmus"));
+    let (_, sb12) = load(&harnesses.join("sb12.litmus"));
+    let rows: [(&str, &litmus_dsl::Program, Model, usize); 3] = [
+        ("slow.litmus TSO", &slow, Model::Tso, 3),
+        ("slow.litmus PSO", &slow, Model::Pso, 3),
+        ("sb12 TSO", &sb12, Model::Tso, 20),
+    ];
+    println!("row | threads | outcomes by graph, best of n (wall) | CPU | speed-up over 1 thread | graphs");
+    for (name, prog, model, runs) in rows {
+        let mut one = None;
+        let mut first_outcome: Option<String> = None;
+        for &threads in &counts {
+            let opts = Options { explorer: ExplorerKind::Graph, threads, ..Options::default() };
+            let mut best: Option<(Duration, Option<Duration>)> = None;
+            let mut graphs = 0;
+            for _ in 0..runs {
+                let c = cpu_time();
+                let t = Instant::now();
+                let o = litmus_checker::outcome::explore(prog, model, &opts);
+                let wall = t.elapsed();
+                let cpu = c.zip(cpu_time()).map(|(a, b)| b - a);
+                graphs = o.stats.executions;
+                let key = format!("{:?} {:?} {:?} {:?}", o.states, o.failures, o.stats.executions, o.coverage);
+                match &first_outcome {
+                    None => first_outcome = Some(key),
+                    Some(k) => assert!(*k == key, "{name}: the outcome differs with {threads} threads"),
+                }
+                if best.is_none_or(|(b, _)| wall < b) {
+                    best = Some((wall, cpu));
+                }
+            }
+            let (wall, cpu) = best.expect("at least one run");
+            let one = *one.get_or_insert(wall);
+            let cpu = match cpu {
+                Some(c) if wall >= Duration::from_millis(500) => ms(c),
+                _ => "-".into(),
+            };
+            println!(
+                "{:16} | {:2} | {:>9} (best of {runs}) | {:>9} | {:.2}x | {graphs}",
+                name,
+                threads,
+                ms(wall),
+                cpu,
+                one.as_secs_f64() / wall.as_secs_f64()
+            );
+        }
     }
 }

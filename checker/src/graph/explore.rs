@@ -20,7 +20,26 @@ use crate::dpor::{Control, ExecKind, Stats};
 use crate::machine::{self, Machine, Model, Verdict};
 use crate::options::Options;
 
-pub struct Search<'m, 'p, 'o, F> {
+/// A graph's place in the sequential depth-first order: the index of each
+/// node among its parent's children, from the root. Paths compare as the
+/// sequential search visits (a leaf's path is never a prefix of another's),
+/// which is what lets subtrees searched apart merge into the sequential
+/// answer ([`super::findings`]).
+pub type Path = Vec<u32>;
+
+/// Where a parallel search hands subtrees to other workers
+/// ([`super::parallel`]).
+pub trait Split {
+    /// Should a node whose graph has `events` events hand its children to
+    /// other workers instead of visiting them itself?
+    fn wants(&self, events: usize) -> bool;
+    /// A complete graph with `events` events was reached (how deep leaves are).
+    fn leaf(&self, events: usize);
+    /// Search the subtree of `g`, at `path`, elsewhere.
+    fn spawn(&self, path: Path, g: Graph);
+}
+
+pub struct Search<'m, 'p, 'o, 's, F> {
     /// The threads' interpreter (SC: every access is a step of its own).
     pub sc: &'m Machine<'p>,
     pub model: Model,
@@ -38,34 +57,111 @@ pub struct Search<'m, 'p, 'o, F> {
     stopped: bool,
     polls: u32,
     on_graph: F,
+    /// The current node's path, and per open node how many children it has
+    /// visited so far.
+    path: Path,
+    kids: Vec<u32>,
+    /// Parallel search: where subtrees go, and whether the node being
+    /// expanded hands its children out.
+    split: Option<&'s dyn Split>,
+    spawning: bool,
+    /// Most events in a complete graph so far (reported to `split` when it grows).
+    deepest: usize,
 }
 
-impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search<'m, 'p, 'o, F> {
-    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+/// A worker's reusable buffers: the checkers, the graph pool, the log.
+pub struct Scratch {
+    checker: Checker,
+    inc: Incremental,
+    pool: Vec<Graph>,
+    init: Graph,
+    log: Vec<machine::Event>,
+    view: Vec<u32>,
+    stack: Vec<Id>,
+}
+
+impl Scratch {
+    pub fn new(sc: &Machine<'_>) -> Scratch {
         let mut log = Vec::new();
         let init = Graph::new(sc, &mut log);
-        Search {
-            sc,
-            model,
+        Scratch {
             checker: Checker::new(),
             inc: Incremental::default(),
             pool: Vec::new(),
-            opts,
             init,
             log,
             view: Vec::new(),
             stack: Vec::new(),
+        }
+    }
+
+    /// The empty graph.
+    pub fn init(&self) -> &Graph {
+        &self.init
+    }
+}
+
+/// Graphs kept for reuse: a worker that receives subtrees from others would
+/// otherwise keep every graph it was handed.
+const POOL_MAX: usize = 1024;
+
+impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Control> Search<'m, 'p, 'o, 's, F> {
+    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+        Self::with_scratch(sc, model, opts, Scratch::new(sc), None, on_graph)
+    }
+
+    /// A search reusing `scratch` (built for `sc`), handing subtrees to
+    /// `split` if given.
+    pub fn with_scratch(
+        sc: &'m Machine<'p>,
+        model: Model,
+        opts: &'o Options,
+        scratch: Scratch,
+        split: Option<&'s dyn Split>,
+        on_graph: F,
+    ) -> Self {
+        let Scratch { checker, inc, pool, init, log, view, stack } = scratch;
+        Search {
+            sc,
+            model,
+            checker,
+            inc,
+            pool,
+            opts,
+            init,
+            log,
+            view,
+            stack,
             stats: Stats::default(),
             stopped: false,
             polls: 0,
             on_graph,
+            path: Vec::new(),
+            kids: Vec::new(),
+            split,
+            spawning: false,
+            deepest: 0,
         }
+    }
+
+    /// The buffers, for the worker's next search.
+    pub fn into_scratch(self) -> Scratch {
+        let Search { checker, inc, pool, init, log, view, stack, .. } = self;
+        Scratch { checker, inc, pool, init, log, view, stack }
     }
 
     /// Visit every consistent graph.
     pub fn run(&mut self) {
         let g = self.init.clone();
-        self.visit(g);
+        self.run_from(Vec::new(), g);
+    }
+
+    /// Visit every consistent graph of the subtree of `g`, at `path` in the
+    /// whole search.
+    pub fn run_from(&mut self, path: Path, g: Graph) {
+        self.path = path;
+        self.kids.clear();
+        self.node(g);
     }
 
     /// A copy of `g` in a graph from the pool (no allocation once warm).
@@ -80,7 +176,9 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     }
 
     fn give(&mut self, g: Graph) {
-        self.pool.push(g);
+        if self.pool.len() < POOL_MAX {
+            self.pool.push(g);
+        }
     }
 
     fn stop(&mut self) -> bool {
@@ -99,8 +197,31 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         self.stopped
     }
 
+    /// A child of the current node: its place is the next index.
+    fn visit(&mut self, g: Graph) {
+        let k = self.kids.last_mut().expect("a child has a parent");
+        self.path.push(*k);
+        *k += 1;
+        match self.split {
+            Some(split) if self.spawning => split.spawn(self.path.clone(), g),
+            _ => self.node(g),
+        }
+        self.path.pop();
+    }
+
+    /// The node at `self.path`: expanded here, its children visited here
+    /// or (a parallel search whose workers lack work) handed out.
+    fn node(&mut self, g: Graph) {
+        self.kids.push(0);
+        let spawning = self.split.is_some_and(|s| s.wants(events(&g)));
+        let outer = std::mem::replace(&mut self.spawning, spawning);
+        self.expand(g);
+        self.spawning = outer;
+        self.kids.pop();
+    }
+
     /// Extend a consistent graph in every way.
-    fn visit(&mut self, mut g: Graph) {
+    fn expand(&mut self, mut g: Graph) {
         if self.stop() {
             return self.give(g);
         }
@@ -339,11 +460,22 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
             Verdict::Pruned => ExecKind::Pruned,
         };
         self.stats.count(kind);
-        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
+        if let Some(split) = self.split {
+            let n = events(&g);
+            if n > self.deepest {
+                self.deepest = n;
+                split.leaf(n);
+            }
+        }
+        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker, &self.path) {
             self.stopped = true;
         }
         self.give(g);
     }
+}
+
+fn events(g: &Graph) -> usize {
+    g.threads.iter().map(Vec::len).sum()
 }
 
 /// Per-thread coherence: thread `t`'s next access of `cell` reads a write,
