@@ -19,6 +19,7 @@ use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
 use crate::machine::{self, Machine, Model, Verdict};
 use crate::options::Options;
+use std::collections::VecDeque;
 
 /// A graph's place in the sequential depth-first order: the index of each
 /// node among its parent's children, from the root. Paths compare as the
@@ -30,9 +31,13 @@ pub type Path = Vec<u32>;
 /// Where a parallel search hands subtrees to other workers
 /// ([`super::parallel`]).
 pub trait Split {
-    /// Should a node whose graph has `events` events hand its children to
-    /// other workers instead of visiting them itself?
-    fn wants(&self, events: usize) -> bool;
+    /// Should this worker hand out work now (no other worker could take
+    /// any from it)?
+    fn hungry(&self) -> bool;
+    /// Is a subtree whose graph has `events` events worth a task?
+    fn worth(&self, events: usize) -> bool;
+    /// Hand out every child (tests: the most merging).
+    fn everywhere(&self) -> bool;
     /// A complete graph with `events` events was reached (how deep leaves are).
     fn leaf(&self, events: usize);
     /// Search the subtree of `g`, at `path`, elsewhere.
@@ -61,10 +66,14 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     /// visited so far.
     path: Path,
     kids: Vec<u32>,
-    /// Parallel search: where subtrees go, and whether the node being
-    /// expanded hands its children out.
+    /// Parallel search: where subtrees go; per open listed node from the
+    /// task's root down, its path length and its children not yet searched
+    /// (each with its index); emptied lists for reuse.
     split: Option<&'s dyn Split>,
-    spawning: bool,
+    levels: Vec<(usize, VecDeque<(u32, Graph)>)>,
+    spare: Vec<VecDeque<(u32, Graph)>>,
+    /// Children are listed, not visited (the node is `node_listed`).
+    listing: bool,
     /// Most events in a complete graph so far (reported to `split` when it grows).
     deepest: usize,
 }
@@ -139,7 +148,9 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             path: Vec::new(),
             kids: Vec::new(),
             split,
-            spawning: false,
+            levels: Vec::new(),
+            spare: Vec::new(),
+            listing: false,
             deepest: 0,
         }
     }
@@ -161,7 +172,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
     pub fn run_from(&mut self, path: Path, g: Graph) {
         self.path = path;
         self.kids.clear();
-        self.node(g);
+        self.any_node(g);
     }
 
     /// A copy of `g` in a graph from the pool (no allocation once warm).
@@ -200,24 +211,84 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
     /// A child of the current node: its place is the next index.
     fn visit(&mut self, g: Graph) {
         let k = self.kids.last_mut().expect("a child has a parent");
-        self.path.push(*k);
+        let i = *k;
         *k += 1;
-        match self.split {
-            Some(split) if self.spawning => split.spawn(self.path.clone(), g),
-            _ => self.node(g),
+        if self.listing {
+            // Searched after its siblings are made (`node_listed`).
+            if let Some((_, level)) = self.levels.last_mut() {
+                level.push_back((i, g));
+            }
+            return;
         }
+        self.path.push(i);
+        self.any_node(g);
         self.path.pop();
     }
 
-    /// The node at `self.path`: expanded here, its children visited here
-    /// or (a parallel search whose workers lack work) handed out.
+    /// The node at `self.path`: listed where a parallel search may hand
+    /// parts of its subtree out, else recursive.
+    fn any_node(&mut self, g: Graph) {
+        match self.split {
+            Some(split) if split.worth(events(&g)) => self.node_listed(g, split),
+            _ => self.node(g),
+        }
+    }
+
+    /// The node at `self.path`, its children visited as they are made.
     fn node(&mut self, g: Graph) {
         self.kids.push(0);
-        let spawning = self.split.is_some_and(|s| s.wants(events(&g)));
-        let outer = std::mem::replace(&mut self.spawning, spawning);
+        let outer = std::mem::replace(&mut self.listing, false);
         self.expand(g);
-        self.spawning = outer;
+        self.listing = outer;
         self.kids.pop();
+    }
+
+    /// The node at `self.path` in a parallel search: its children are
+    /// listed first, then searched in order — so that the shallowest
+    /// children not yet searched can be handed to idle workers (the largest
+    /// pieces of work at hand; a recursive search keeps them in its loops).
+    /// Near the leaves, where subtrees are too small to hand out, nodes are
+    /// recursive (listing costs ~8 % more instructions).
+    fn node_listed(&mut self, g: Graph, split: &dyn Split) {
+        let level = self.spare.pop().unwrap_or_default();
+        self.levels.push((self.path.len(), level));
+        self.kids.push(0);
+        let outer = std::mem::replace(&mut self.listing, true);
+        self.expand(g);
+        self.listing = outer;
+        self.kids.pop();
+        let everywhere = split.everywhere();
+        while let Some((i, child)) = self.levels.last_mut().and_then(|(_, l)| l.pop_front()) {
+            self.path.push(i);
+            if everywhere {
+                split.spawn(self.path.clone(), child);
+            } else {
+                if !self.stopped && split.hungry() {
+                    self.hand_out(split);
+                }
+                self.any_node(child);
+            }
+            self.path.pop();
+        }
+        if let Some((_, level)) = self.levels.pop() {
+            self.spare.push(level);
+        }
+    }
+
+    /// Hand the last unsearched child of the shallowest listed node to
+    /// another worker, if it is worth a task.
+    fn hand_out(&mut self, split: &dyn Split) {
+        let Some(l) = self.levels.iter().position(|(_, c)| !c.is_empty()) else { return };
+        let (at, level) = &mut self.levels[l];
+        if !level.back().is_some_and(|(_, g)| split.worth(events(g))) {
+            return;
+        }
+        if let Some((i, g)) = level.pop_back() {
+            // The listed node's path is the first `at` indices of ours.
+            let mut path = self.path[..*at].to_vec();
+            path.push(i);
+            split.spawn(path, g);
+        }
     }
 
     /// Extend a consistent graph in every way.

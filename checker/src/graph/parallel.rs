@@ -64,10 +64,18 @@ struct Splitter<'a, 's, 'o, 'p> {
 }
 
 impl<'s, 'o: 's, 'p: 's> Split for Splitter<'_, 's, 'o, 'p> {
-    fn wants(&self, events: usize) -> bool {
+    fn hungry(&self) -> bool {
+        rayon_core::current_thread_has_pending_tasks() == Some(false)
+    }
+
+    fn worth(&self, events: usize) -> bool {
+        // Before the first complete graph, how deep leaves are is unknown.
+        let deepest = self.shared.deepest.load(Ordering::Relaxed);
+        self.shared.splitting == Splitting::Everywhere || deepest == 0 || events + MARGIN <= deepest
+    }
+
+    fn everywhere(&self) -> bool {
         self.shared.splitting == Splitting::Everywhere
-            || rayon_core::current_thread_has_pending_tasks() == Some(false)
-                && events + MARGIN <= self.shared.deepest.load(Ordering::Relaxed)
     }
 
     fn leaf(&self, events: usize) {
