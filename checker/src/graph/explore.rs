@@ -210,6 +210,11 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
 
     /// A child of the current node: its place is the next index.
     fn visit(&mut self, g: Graph) {
+        if self.split.is_none() {
+            // One search visits in order: paths are not needed (its records
+            // keep the root's path, and the merge's sort is stable).
+            return self.expand(g);
+        }
         let k = self.kids.last_mut().expect("a child has a parent");
         let i = *k;
         *k += 1;

@@ -160,6 +160,7 @@ impl Findings {
 /// together covered its tree (each record's path unique).
 pub fn merge(parts: Vec<Findings>) -> Kept {
     let mut all: Vec<(Path, Found)> = parts.into_iter().flat_map(|f| f.found).collect();
+    // Stable: a sequential search's records all have the root's path, in order.
     all.sort_by(|a, b| a.0.cmp(&b.0));
     let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
     let mut failures: Vec<Failure> = Vec::new();

@@ -165,6 +165,8 @@ fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .thread_name(|i| format!("litmus-graph-{i}"))
+            // The search recurses once per event or so: room for long programs.
+            .stack_size(32 << 20)
             .build()
             .ok()?,
     );
