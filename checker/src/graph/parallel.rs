@@ -1,13 +1,16 @@
 //! The graph search on several cores. Each child graph is an independent
 //! copy, so subtrees are independent work: no backtrack sets, nothing
 //! shared on the hot path. A task is a subtree (a graph and its [`Path`]);
-//! a worker searches it depth-first like the sequential search, and when
-//! its own queue of tasks is empty (so an idle worker could take nothing
-//! from it) it hands out all children of the node it is at — lazy
-//! splitting on rayon's work-stealing deques: idle workers steal the oldest,
-//! so the shallowest, of them. Nodes within [`MARGIN`] events of the
-//! deepest complete graph so far are not split (their subtrees are too
-//! small to pay for a task).
+//! a worker searches it depth-first like the sequential search, except that
+//! nodes far from the leaves list their children before searching them.
+//! When the worker's own deque is empty (so an idle worker could steal
+//! nothing from it) it hands out the last unsearched child of its
+//! shallowest listed node — the biggest piece of work it holds — as a rayon
+//! task, which idle workers steal. Nodes within [`MARGIN`] events of the
+//! deepest complete graph so far recurse as the sequential search does
+//! (their subtrees are too small to pay for a task; listing costs ~8 % more
+//! instructions). Splitting only where an idle worker could take the piece
+//! keeps tasks few (hundreds per million graphs) and large.
 //!
 //! Each task records its findings with their paths ([`super::findings`]);
 //! the merge keeps what the sequential search keeps, and statistics sum,
