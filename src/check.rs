@@ -58,6 +58,10 @@ pub struct Bounds {
     /// or auto (graph for programs without loops, awaits or locks).
     #[arg(long, value_enum, default_value = "auto")]
     pub explorer: ExplorerArg,
+    /// Worker threads for one exploration by graph (default: every core).
+    /// The output does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub threads: Option<u32>,
     /// Give up on a file after this many seconds, across every phase (what
     /// is unfinished then is reported as unknown).
     #[arg(long, value_parser = timeout_arg, allow_hyphen_values = true)]
@@ -227,6 +231,7 @@ pub fn options(b: &Bounds) -> Options {
             ExplorerArg::Graph => litmus_checker::ExplorerKind::Graph,
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
         },
+        threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
     }
     .with_timeout(b.timeout)
 }

@@ -899,3 +899,56 @@ fn first_with_the_graph_explorer_stops_as_with_interleaving() {
     assert_eq!(tso["certainty"], "unknown", "{tso}");
     assert_eq!(tso["unknown_reason"], "first", "{tso}");
 }
+
+/// `--threads` changes how long a check takes, never what it prints: the
+/// JSON and the human output (witnesses included, times left out) are the
+/// same on one worker and on four, for examples, SB-12 and a program with
+/// failing assertions and thousands of graphs (fenced: robust, so no harm
+/// search rides along and the relaxed explorations run on all workers).
+/// TSO and PSO only, so the witnesses shown are the graph explorer's.
+#[test]
+fn thread_count_does_not_change_the_output() {
+    let mut medium = String::from("litmus Medium\nshared a = 0, b = 0, c = 0;\n");
+    for (t, (w, r)) in [("a", "b"), ("b", "c"), ("c", "a")].iter().enumerate() {
+        medium.push_str(&format!(
+            "thread P{t} {{\n  {w} = 1;\n  fence;\n  let r0 = {r};\n  {r} = 2;\n  fence;\n  let r1 = {w};\n  {w} = 3;\n  fence;\n  let r2 = {r};\n  assert (r0 != {t});\n}}\n"
+        ));
+    }
+    medium.push_str("exists (P0:r1 == 1 && P1:r2 == 2);\n");
+    let mut files = vec![temp_file("medium.litmus", &medium), root().join("checker/benches/harnesses/sb12.litmus")];
+    for name in ["sb", "iriw", "dekker", "mp-xchg", "2+2w", "wrc"] {
+        files.push(root().join(format!("examples/{name}.litmus")));
+    }
+    // Times vary: `[36 executions, 2.9 ms, within bounds]` loses its time.
+    let timeless = |out: &[u8]| -> String {
+        String::from_utf8_lossy(out)
+            .lines()
+            .map(|l| match l.find(" executions, ") {
+                Some(i) => {
+                    let rest = &l[i + " executions, ".len()..];
+                    let end = rest.find([',', ']']).unwrap_or(rest.len());
+                    format!("{}{}", &l[..i], &rest[end..])
+                }
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for format in ["json", "human"] {
+        let run = |threads: &str| {
+            let out = litmus()
+                .args(["check", "--color", "never", "--explorer", "graph", "--model", "tso,pso", "--format", format])
+                .args(["--threads", threads])
+                .args(&files)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+            (timeless(&out.stdout), timeless(&out.stderr))
+        };
+        let one = run("1");
+        assert!(one.0.contains("Medium"), "{}", one.0);
+        assert_eq!(one, run("4"), "{format}");
+    }
+    let out = litmus().args(["check", "--threads", "0"]).arg(&files[0]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -19,7 +19,9 @@
 //!
 //! Each row prints litmus's time for the whole `check` the row names (SC
 //! exploration with the monitors, harm, fence synthesis and re-checks,
-//! relaxed outcomes) and each phase's share, then the peers.
+//! relaxed outcomes) and each phase's share, then the peers. The `threads`
+//! rows time one exploration by graph (slow.litmus TSO and PSO, SB-12 TSO)
+//! on 1, 2 and every core (`-- threads`).
 
 use litmus_checker::machine::Model;
 use litmus_checker::{ExplorerKind, MonitorKind, Options};
@@ -329,6 +331,10 @@ fn main() {
         }
     }
 
+    if wanted("threads") {
+        threads_rows(&harnesses);
+    }
+
     if wanted("slow") {
         let (_, prog) = load(&root().join("tests/programs/slow.litmus"));
         for m in [Model::Tso, Model::Pso] {
@@ -355,5 +361,103 @@ fn main() {
             fix.fences.len(),
             fix.confirmed
         );
+    }
+}
+
+/// User + system time in a /proc `stat` file (clock ticks of 10 ms).
+fn stat_time(path: &Path) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    // Fields after the command name (which may hold spaces) start at ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: u64 = f.get(11)?.parse::<u64>().ok()? + f.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// CPU time of this process so far, and of each of its threads (by thread
+/// id). Coarse (10 ms ticks): only for runs of a second or more. Empty off
+/// Linux.
+fn cpu_times() -> (Option<Duration>, Vec<(String, Duration)>) {
+    let mut threads = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/proc/self/task") {
+        for e in dir.flatten() {
+            if let Some(t) = stat_time(&e.path().join("stat")) {
+                threads.push((e.file_name().to_string_lossy().into_owned(), t));
+            }
+        }
+    }
+    (stat_time(Path::new("/proc/self/stat")), threads)
+}
+
+/// Issue 11's multi-core goal: one exploration by graph on 1, 2 and every
+/// core, side by side in one run (the outcome must not change). Per thread
+/// count: the best wall time of `runs`; for runs long enough to time CPU,
+/// the least CPU time and the least CPU time of the busiest thread — on a
+/// shared machine the wall time depends on the others' load; the busiest
+/// thread's CPU time is about what an idle machine would wait for.
+fn threads_rows(harnesses: &Path) {
+    let cores = litmus_checker::options::all_cores();
+    let mut counts = vec![1, 2];
+    if cores > 2 {
+        counts.push(cores);
+    }
+    let (_, slow) = load(&root().join("tests/programs/slow.litmus"));
+    let (_, sb12) = load(&harnesses.join("sb12.litmus"));
+    let rows: [(&str, &litmus_dsl::Program, Model, usize); 3] = [
+        ("slow.litmus TSO", &slow, Model::Tso, 3),
+        ("slow.litmus PSO", &slow, Model::Pso, 3),
+        ("sb12 TSO", &sb12, Model::Tso, 20),
+    ];
+    println!(
+        "row | threads | wall, best of n | CPU | busiest thread CPU | speed-up (wall; by busiest thread) | graphs"
+    );
+    for (name, prog, model, runs) in rows {
+        let mut one: Option<(Duration, Option<Duration>)> = None;
+        let mut first_outcome: Option<String> = None;
+        for &threads in &counts {
+            let opts = Options { explorer: ExplorerKind::Graph, threads, ..Options::default() };
+            let (mut wall, mut cpu, mut busiest) = (Duration::MAX, None::<Duration>, None::<Duration>);
+            let mut graphs = 0;
+            for _ in 0..runs {
+                let (c0, t0) = cpu_times();
+                let t = Instant::now();
+                let o = litmus_checker::outcome::explore(prog, model, &opts);
+                let w = t.elapsed();
+                let (c1, t1) = cpu_times();
+                graphs = o.stats.executions;
+                let key = format!("{:?} {:?} {:?} {:?}", o.states, o.failures, o.stats.executions, o.coverage);
+                match &first_outcome {
+                    None => first_outcome = Some(key),
+                    Some(k) => assert!(*k == key, "{name}: the outcome differs with {threads} threads"),
+                }
+                wall = wall.min(w);
+                if let Some(c) = c0.zip(c1).map(|(a, b)| b - a) {
+                    cpu = Some(cpu.map_or(c, |x| x.min(c)));
+                }
+                let most = t1
+                    .iter()
+                    .map(|(id, b)| *b - t0.iter().find(|(i, _)| i == id).map_or(Duration::ZERO, |(_, a)| *a))
+                    .max();
+                if let Some(m) = most {
+                    busiest = Some(busiest.map_or(m, |x| x.min(m)));
+                }
+            }
+            let timed = wall >= Duration::from_millis(500);
+            let one = *one.get_or_insert((wall, busiest));
+            let show = |d: Option<Duration>| d.filter(|_| timed).map_or("-".to_string(), ms);
+            let by_busiest = match (one.1, busiest) {
+                (Some(a), Some(b)) if timed && !b.is_zero() => format!("{:.2}x", a.as_secs_f64() / b.as_secs_f64()),
+                _ => "-".into(),
+            };
+            println!(
+                "{:16} | {:2} | {:>9} (best of {runs}) | {:>9} | {:>9} | {:.2}x; {by_busiest} | {graphs}",
+                name,
+                threads,
+                ms(wall),
+                show(cpu),
+                show(busiest),
+                one.0.as_secs_f64() / wall.as_secs_f64()
+            );
+        }
     }
 }

@@ -115,6 +115,26 @@ impl Stats {
         }
         self.executions += 1;
     }
+
+    /// Add the counts of a search of another part of the same tree (flags: either).
+    pub fn absorb(&mut self, o: &Stats) {
+        self.executions += o.executions;
+        self.complete += o.complete;
+        self.failed += o.failed;
+        self.pruned += o.pruned;
+        self.cut += o.cut;
+        self.deadlocks += o.deadlocks;
+        self.sleep_blocked += o.sleep_blocked;
+        self.transitions += o.transitions;
+        self.timed_out |= o.timed_out;
+        self.preemption_bounded |= o.preemption_bounded;
+        self.preemption_skips += o.preemption_skips;
+        self.buffer_bounded |= o.buffer_bounded;
+        self.buffer_waits += o.buffer_waits;
+        self.cancelled |= o.cancelled;
+        self.first |= o.first;
+        self.fallbacks += o.fallbacks;
+    }
 }
 
 #[derive(Clone, Debug, Default)]

@@ -256,8 +256,13 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
         matches!(s, Seen::Harm(Answer::Proved(_)))
     }
 
+    /// Is every violation settled (nothing left to observe)?
+    pub fn done(&self) -> bool {
+        self.seen.iter().all(Self::settled)
+    }
+
     pub fn observe(&mut self, e: &Execution<'_>) {
-        if self.seen.iter().all(Self::settled) {
+        if self.done() {
             return;
         }
         let Some(d) = self.judge.damage(e) else { return };

@@ -157,8 +157,11 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         let mut search =
             rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
         let o = if outcome::by_graph(prog, m, opts) {
-            // Harm sees the graphs that could show it, linearized.
-            graph::explore(prog, m, opts, search.as_mut().map(|s| s as &mut dyn graph::Observer))
+            // Harm sees the graphs that could show it, linearized (in the
+            // sequential order); with every harm settled, the search runs on
+            // all its threads.
+            let open = search.as_mut().filter(|s| !s.done());
+            graph::explore(prog, m, opts, open.map(|s| s as &mut dyn graph::Observer))
         } else {
             outcome::explore_with(prog, m, opts, |e| {
                 if let Some(s) = search.as_mut() {

@@ -28,6 +28,9 @@ pub struct Options {
     pub found: Option<Arc<AtomicBool>>,
     /// How TSO and PSO outcomes are explored (see [`ExplorerKind`]).
     pub explorer: ExplorerKind,
+    /// Worker threads for one exploration by graph (default: every core;
+    /// 1: the sequential search). Answers and witnesses do not depend on it.
+    pub threads: usize,
 }
 
 /// How relaxed outcomes are explored. Both give the same answers (tested);
@@ -82,8 +85,15 @@ impl Default for Options {
             polls_left: None,
             found: None,
             explorer: ExplorerKind::default(),
+            threads: all_cores(),
         }
     }
+}
+
+/// The cores this process may use (asked once: the answer reads cgroup files).
+pub fn all_cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 impl Options {

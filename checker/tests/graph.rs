@@ -204,7 +204,7 @@ fn known_counts() {
 fn graph_not_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let mut found = false;
-    let mut search = graph::explore::Search::new(&sc, model, opts, |g, _, checker| {
+    let mut search = graph::explore::Search::new(&sc, model, opts, |g, _, checker, _| {
         if !checker.consistent(g, Model::Sc) {
             found = true;
             return Control::Stop;

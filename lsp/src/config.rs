@@ -221,8 +221,10 @@ impl Config {
             cancel: None,
             polls_left: None,
             found: None,
-            // The editor uses the default explorer.
+            // The editor uses the default explorer, on every core (one
+            // shared pool of workers whatever the number of documents).
             explorer: Default::default(),
+            threads: litmus_checker::options::all_cores(),
         }
         .with_timeout(Some(self.timeout))
     }

@@ -19,8 +19,32 @@ use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
 use crate::machine::{self, Machine, Model};
 use crate::options::Options;
+use std::collections::VecDeque;
 
-pub struct Search<'m, 'p, 'o, F> {
+/// A graph's place in the sequential depth-first order: the index of each
+/// node among its parent's children, from the root. Paths compare as the
+/// sequential search visits (a leaf's path is never a prefix of another's),
+/// which is what lets subtrees searched apart merge into the sequential
+/// answer ([`super::findings`]).
+pub type Path = Vec<u32>;
+
+/// Where a parallel search hands subtrees to other workers
+/// ([`super::parallel`]).
+pub trait Split {
+    /// Should this worker hand out work now (no other worker could take
+    /// any from it)?
+    fn hungry(&self) -> bool;
+    /// Is a subtree whose graph has `events` events worth a task?
+    fn worth(&self, events: usize) -> bool;
+    /// Hand out every child (tests: the most merging).
+    fn everywhere(&self) -> bool;
+    /// A complete graph with `events` events was reached (how deep leaves are).
+    fn leaf(&self, events: usize);
+    /// Search the subtree of `g`, at `path`, elsewhere.
+    fn spawn(&self, path: Path, g: Graph);
+}
+
+pub struct Search<'m, 'p, 'o, 's, F> {
     /// The threads' interpreter (SC: every access is a step of its own).
     pub sc: &'m Machine<'p>,
     pub model: Model,
@@ -38,34 +62,117 @@ pub struct Search<'m, 'p, 'o, F> {
     stopped: bool,
     polls: u32,
     on_graph: F,
+    /// The current node's path, and per open node how many children it has
+    /// visited so far.
+    path: Path,
+    kids: Vec<u32>,
+    /// Parallel search: where subtrees go; per open listed node from the
+    /// task's root down, its path length and its children not yet searched
+    /// (each with its index); emptied lists for reuse.
+    split: Option<&'s dyn Split>,
+    levels: Vec<(usize, VecDeque<(u32, Graph)>)>,
+    spare: Vec<VecDeque<(u32, Graph)>>,
+    /// Children are listed, not visited (the node is `node_listed`).
+    listing: bool,
+    /// Most events in a complete graph so far (reported to `split` when it grows).
+    deepest: usize,
 }
 
-impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search<'m, 'p, 'o, F> {
-    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+/// A worker's reusable buffers: the checkers, the graph pool, the log.
+pub struct Scratch {
+    checker: Checker,
+    inc: Incremental,
+    pool: Vec<Graph>,
+    init: Graph,
+    log: Vec<machine::Event>,
+    view: Vec<u32>,
+    stack: Vec<Id>,
+}
+
+impl Scratch {
+    pub fn new(sc: &Machine<'_>) -> Scratch {
         let mut log = Vec::new();
         let init = Graph::new(sc, &mut log);
-        Search {
-            sc,
-            model,
+        Scratch {
             checker: Checker::new(),
             inc: Incremental::default(),
             pool: Vec::new(),
-            opts,
             init,
             log,
             view: Vec::new(),
             stack: Vec::new(),
+        }
+    }
+
+    /// The empty graph.
+    pub fn init(&self) -> &Graph {
+        &self.init
+    }
+}
+
+/// Graphs kept for reuse: a worker that receives subtrees from others would
+/// otherwise keep every graph it was handed.
+const POOL_MAX: usize = 1024;
+
+impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Control> Search<'m, 'p, 'o, 's, F> {
+    pub fn new(sc: &'m Machine<'p>, model: Model, opts: &'o Options, on_graph: F) -> Self {
+        Self::with_scratch(sc, model, opts, Scratch::new(sc), None, on_graph)
+    }
+
+    /// A search reusing `scratch` (built for `sc`), handing subtrees to
+    /// `split` if given.
+    pub fn with_scratch(
+        sc: &'m Machine<'p>,
+        model: Model,
+        opts: &'o Options,
+        scratch: Scratch,
+        split: Option<&'s dyn Split>,
+        on_graph: F,
+    ) -> Self {
+        let Scratch { checker, inc, pool, init, log, view, stack } = scratch;
+        Search {
+            sc,
+            model,
+            checker,
+            inc,
+            pool,
+            opts,
+            init,
+            log,
+            view,
+            stack,
             stats: Stats::default(),
             stopped: false,
             polls: 0,
             on_graph,
+            path: Vec::new(),
+            kids: Vec::new(),
+            split,
+            levels: Vec::new(),
+            spare: Vec::new(),
+            listing: false,
+            deepest: 0,
         }
+    }
+
+    /// The buffers, for the worker's next search.
+    pub fn into_scratch(self) -> Scratch {
+        let Search { checker, inc, pool, init, log, view, stack, .. } = self;
+        Scratch { checker, inc, pool, init, log, view, stack }
     }
 
     /// Visit every consistent graph.
     pub fn run(&mut self) {
         let g = self.init.clone();
-        self.visit(g);
+        self.run_from(Vec::new(), g);
+    }
+
+    /// Visit every consistent graph of the subtree of `g`, at `path` in the
+    /// whole search.
+    pub fn run_from(&mut self, path: Path, g: Graph) {
+        self.path = path;
+        self.kids.clear();
+        self.any_node(g);
     }
 
     /// A copy of `g` in a graph from the pool (no allocation once warm).
@@ -80,7 +187,9 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
     }
 
     fn give(&mut self, g: Graph) {
-        self.pool.push(g);
+        if self.pool.len() < POOL_MAX {
+            self.pool.push(g);
+        }
     }
 
     fn stop(&mut self) -> bool {
@@ -99,8 +208,96 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         self.stopped
     }
 
+    /// A child of the current node: its place is the next index.
+    fn visit(&mut self, g: Graph) {
+        if self.split.is_none() {
+            // One search visits in order: paths are not needed (its records
+            // keep the root's path, and the merge's sort is stable).
+            return self.expand(g);
+        }
+        let k = self.kids.last_mut().expect("a child has a parent");
+        let i = *k;
+        *k += 1;
+        if self.listing {
+            // Searched after its siblings are made (`node_listed`).
+            if let Some((_, level)) = self.levels.last_mut() {
+                level.push_back((i, g));
+            }
+            return;
+        }
+        self.path.push(i);
+        self.any_node(g);
+        self.path.pop();
+    }
+
+    /// The node at `self.path`: listed where a parallel search may hand
+    /// parts of its subtree out, else recursive.
+    fn any_node(&mut self, g: Graph) {
+        match self.split {
+            Some(split) if split.worth(events(&g)) => self.node_listed(g, split),
+            _ => self.node(g),
+        }
+    }
+
+    /// The node at `self.path`, its children visited as they are made.
+    fn node(&mut self, g: Graph) {
+        self.kids.push(0);
+        let outer = std::mem::replace(&mut self.listing, false);
+        self.expand(g);
+        self.listing = outer;
+        self.kids.pop();
+    }
+
+    /// The node at `self.path` in a parallel search: its children are
+    /// listed first, then searched in order — so that the shallowest
+    /// children not yet searched can be handed to idle workers (the largest
+    /// pieces of work at hand; a recursive search keeps them in its loops).
+    /// Near the leaves, where subtrees are too small to hand out, nodes are
+    /// recursive (listing costs ~8 % more instructions).
+    fn node_listed(&mut self, g: Graph, split: &dyn Split) {
+        let level = self.spare.pop().unwrap_or_default();
+        self.levels.push((self.path.len(), level));
+        self.kids.push(0);
+        let outer = std::mem::replace(&mut self.listing, true);
+        self.expand(g);
+        self.listing = outer;
+        self.kids.pop();
+        let everywhere = split.everywhere();
+        while let Some((i, child)) = self.levels.last_mut().and_then(|(_, l)| l.pop_front()) {
+            self.path.push(i);
+            if everywhere {
+                split.spawn(self.path.clone(), child);
+            } else {
+                if !self.stopped && split.hungry() {
+                    self.hand_out(split);
+                }
+                self.any_node(child);
+            }
+            self.path.pop();
+        }
+        if let Some((_, level)) = self.levels.pop() {
+            self.spare.push(level);
+        }
+    }
+
+    /// Hand the last unsearched child of the shallowest listed node to
+    /// another worker, if it is worth a task.
+    fn hand_out(&mut self, split: &dyn Split) {
+        let Some(l) = self.levels.iter().position(|(_, c)| !c.is_empty()) else { return };
+        let (at, level) = &mut self.levels[l];
+        if !level.back().is_some_and(|(_, g)| split.worth(events(g))) {
+            return;
+        }
+        if let Some((i, g)) = level.pop_back() {
+            // The listed node's path is the first `at` indices of ours.
+            let mut path = self.path[..*at].to_vec();
+            path.push(i);
+            split.spawn(path, g);
+        }
+    }
+
     /// Extend a consistent graph in every way.
-    fn visit(&mut self, mut g: Graph) {
+    fn expand(&mut self, mut g: Graph) {
         if self.stop() {
             return self.give(g);
         }
@@ -333,11 +530,22 @@ impl<'m, 'p, 'o, F: FnMut(&mut Graph, ExecKind, &mut Checker) -> Control> Search
         g.set_final_memory(self.sc);
         let kind = ExecKind::of(self.sc, &g.st);
         self.stats.count(kind);
-        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker) {
+        if let Some(split) = self.split {
+            let n = events(&g);
+            if n > self.deepest {
+                self.deepest = n;
+                split.leaf(n);
+            }
+        }
+        if let Control::Stop = (self.on_graph)(&mut g, kind, &mut self.checker, &self.path) {
             self.stopped = true;
         }
         self.give(g);
     }
+}
+
+fn events(g: &Graph) -> usize {
+    g.threads.iter().map(Vec::len).sum()
 }
 
 /// Per-thread coherence: thread `t`'s next access of `cell` reads a write,

@@ -9,24 +9,28 @@
 //!   from that event only;
 //! - [`explore`]: TruSt's depth-first search with forward and backward
 //!   revisits, each graph reached once;
-//! - [`linearize`]: a graph as a machine schedule (witnesses, harm).
+//! - [`linearize`]: a graph as a machine schedule (witnesses, harm);
+//! - [`findings`]: what a search keeps, recorded with each graph's place in
+//!   the sequential order so that parts searched apart merge exactly;
+//! - [`parallel`]: the search on several cores (subtrees are independent).
 //!
 //! There is no buffer bound here: a graph says which store each read sees,
 //! not how full the buffers were. The loop bound still cuts executions.
 
 pub mod consistency;
 pub mod explore;
+pub mod findings;
 #[allow(clippy::module_inception)]
 pub mod graph;
 pub mod incremental;
 pub mod linearize;
+pub mod parallel;
 
 use crate::dpor::{Control, ExecKind, Execution, Stats};
-use crate::machine::{Machine, Model, ThreadStatus};
+use crate::machine::{Machine, Model};
 use crate::options::Options;
-use crate::outcome::{schedule_prefix, CondError, Failure, Final, FinalState, ModelOutcome, Witness};
+use crate::outcome::ModelOutcome;
 use litmus_dsl::ir::Program;
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 /// Can the graph explorer answer for this model and these options? TSO
@@ -39,119 +43,78 @@ pub fn supports(model: Model, opts: &Options) -> bool {
 /// Explore every consistent graph of `prog` under `model`. `observer`, if
 /// given, sees each graph as a machine execution (linearized: costly), when
 /// `wants` says it is interested in an ending of this kind and final state.
-pub fn explore(prog: &Program, model: Model, opts: &Options, mut observer: Option<&mut dyn Observer>) -> ModelOutcome {
+///
+/// Without an observer the search runs on `opts.threads` workers
+/// ([`parallel`]); the outcome is the same for any number. An observer
+/// keeps the sequential search: it sees graphs in its order, as the
+/// interleaving explorer's observers do (harm keeps the first proof).
+pub fn explore(prog: &Program, model: Model, opts: &Options, observer: Option<&mut dyn Observer>) -> ModelOutcome {
+    let threads = opts.threads.max(1);
+    match observer {
+        None if threads > 1 => explore_splitting(prog, model, opts, parallel::Splitting::Lazy),
+        observer => {
+            let start = Instant::now();
+            let (parts, stats) = sequential(prog, model, opts, observer);
+            outcome(prog, model, parts, stats, start)
+        }
+    }
+}
+
+/// Explore on `opts.threads` workers (at least one task, even with one
+/// worker), splitting the search as `splitting` says.
+pub fn explore_splitting(prog: &Program, model: Model, opts: &Options, splitting: parallel::Splitting) -> ModelOutcome {
     let start = Instant::now();
+    let (parts, stats) = match parallel::explore(prog, model, opts, opts.threads.max(1), splitting) {
+        Some(done) => done,
+        None => sequential(prog, model, opts, None),
+    };
+    outcome(prog, model, parts, stats, start)
+}
+
+/// The outcome of the searches that together covered the tree.
+fn outcome(
+    prog: &Program,
+    model: Model,
+    parts: Vec<findings::Findings>,
+    mut stats: Stats,
+    start: Instant,
+) -> ModelOutcome {
+    let kept = findings::merge(parts);
+    // A finding the machine could not replay within the buffer bound is
+    // not shown: the answer is then only within that bound.
+    if kept.unwitnessed > 0 {
+        stats.buffer_bounded = true;
+        stats.buffer_waits += kept.unwitnessed;
+    }
+    ModelOutcome::of(prog, model, kept.states, kept.failures, kept.deadlocks, kept.condition_errors, stats, start)
+}
+
+/// The search on this thread, in depth-first order.
+fn sequential(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    mut observer: Option<&mut dyn Observer>,
+) -> (Vec<findings::Findings>, Stats) {
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
-    let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut deadlocks: Vec<Witness> = Vec::new();
-    let mut condition_errors: Vec<CondError> = Vec::new();
-    let mut unwitnessed = 0u64;
+    let mut found = findings::Findings::default();
     let stats = {
-        let mut search = explore::Search::new(&sc, model, opts, |g, kind, checker| {
-            let witness = |checker: &mut consistency::Checker| {
-                let l = linearize::linearize(g, &m, checker);
-                debug_assert!(l.is_some(), "a consistent graph the machine cannot follow");
-                #[cfg(debug_assertions)]
-                if let Some(l) = &l {
-                    if let Err(e) = linearize::matches(g, &m, &l.events) {
-                        panic!("linearized graph differs from its replay: {e}");
-                    }
-                }
-                l
-            };
+        let mut search = explore::Search::new(&sc, model, opts, |g, kind, checker, path| {
             if let Some(o) = observer.as_deref_mut() {
                 if o.wants(kind, &g.st) {
-                    if let Some(l) = witness(checker) {
+                    if let Some(l) = findings::linear(g, &m, checker) {
                         o.observe(&Execution { kind, events: &l.events, state: &l.state, schedule: &l.schedule });
                     }
                 }
             }
-            match kind {
-                ExecKind::Complete => match Final::of(prog, &m, &g.st) {
-                    Final::Filtered => {}
-                    Final::State { values, satisfies } => {
-                        if !states.contains_key(&values) {
-                            match witness(checker) {
-                                Some(l) => {
-                                    let witness = Witness { events: l.events, schedule: l.schedule };
-                                    states.insert(values.clone(), FinalState { values, satisfies, witness });
-                                }
-                                None => unwitnessed += 1,
-                            }
-                        }
-                    }
-                    Final::Undefined(site) => {
-                        if condition_errors.len() < 4 && !condition_errors.iter().any(|c| c.site == site) {
-                            match witness(checker) {
-                                Some(l) => condition_errors.push(CondError {
-                                    site,
-                                    witness: Witness { events: l.events, schedule: l.schedule },
-                                }),
-                                None => unwitnessed += 1,
-                            }
-                        }
-                    }
-                },
-                ExecKind::Failed => {
-                    let new: Vec<(usize, _, _)> =
-                        g.st.threads
-                            .iter()
-                            .enumerate()
-                            .filter_map(|(t, s)| match *s {
-                                ThreadStatus::Failed { stmt, kind, .. } => Some((t, stmt, kind)),
-                                _ => None,
-                            })
-                            .filter(|&(_, stmt, kind)| !failures.iter().any(|f| f.stmt == stmt && f.kind == kind))
-                            .collect();
-                    if !new.is_empty() {
-                        match witness(checker) {
-                            Some(l) => {
-                                for (thread, stmt, kind) in new {
-                                    // The witness stops at the failure.
-                                    let at = match l.state.threads[thread] {
-                                        ThreadStatus::Failed { at, .. } => at as usize,
-                                        _ => l.events.len(),
-                                    };
-                                    let events = &l.events[..at];
-                                    let witness = Witness {
-                                        events: events.to_vec(),
-                                        schedule: schedule_prefix(&l.schedule, events),
-                                    };
-                                    failures.push(Failure { thread: thread as u16, stmt, kind, witness });
-                                    opts.note_finding();
-                                }
-                            }
-                            None => unwitnessed += 1,
-                        }
-                    }
-                }
-                ExecKind::Deadlock => {
-                    if deadlocks.len() < 4 {
-                        match witness(checker) {
-                            Some(l) => deadlocks.push(Witness { events: l.events, schedule: l.schedule }),
-                            None => unwitnessed += 1,
-                        }
-                    }
-                }
-                ExecKind::Pruned | ExecKind::Cut => {}
-            }
+            found.graph(prog, &m, opts, g, kind, checker, path);
             Control::Continue
         });
         search.run();
         search.stats
     };
-    failures.sort_by_key(|f| (f.stmt, f.thread));
-    let states: Vec<FinalState> = states.into_values().collect();
-    let mut stats: Stats = stats;
-    // A finding the machine could not replay within the buffer bound is
-    // not shown: the answer is then only within that bound.
-    if unwitnessed > 0 {
-        stats.buffer_bounded = true;
-        stats.buffer_waits += unwitnessed;
-    }
-    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, stats, start)
+    (vec![found], stats)
 }
 
 /// What rides along a graph exploration and wants some graphs as machine
