@@ -1,0 +1,259 @@
+// The extension in a real VS Code: code-server with the packaged litmus.vsix
+// in a fresh profile, driven by headless Chromium as a person would use it
+// (mouse over a squiggle, Ctrl+. on it, a click on the fix) on a copy of
+// examples/sb.litmus. Screenshots of each step go to target/e2e-screenshots/.
+//
+// `expect` is what a user sees today. Features still being added (a
+// diagnostic on every cycle statement, inlay hints, the execution graph)
+// change one entry each: today's value asserts their absence, so the test
+// fails the day they appear until the entry says what they show.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, rmSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+import { startCodeServer } from "./codeserver.mjs";
+import * as wb from "./workbench.mjs";
+
+const expect = {
+  // The squiggles on the file as opened: line (1-based), severity, the text underlined.
+  // The delayed stores carry the violations (TSO and PSO drawn as one squiggle).
+  squiggles: [
+    { line: 8, severity: "error", text: "x = 1;" },
+    { line: 13, severity: "error", text: "y = 1;" },
+    { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+  ],
+  // The status bar's problem counts.
+  problemCounts: "Errors: 4, Warnings: 2",
+  // Problems panel rows (severity, message start, line), in the panel's order.
+  problems: [
+    { severity: "Error", message: "TSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
+    { severity: "Error", message: "PSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
+    { severity: "Error", message: "TSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
+    { severity: "Error", message: "PSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
+    { severity: "Warning", message: "TSO: observed sometimes (proved)", line: 17 },
+    { severity: "Warning", message: "PSO: observed sometimes (proved)", line: 17 },
+  ],
+  lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+  // Inlay hints drawn: { line, text }.
+  inlayHints: [],
+  // The hover over the store on line 8: the cycle, in order, and the fix.
+  hover: {
+    line: 8,
+    severity: "error",
+    contains: [
+      "TSO, PSO: x = 1 may be delayed past let r0 = y",
+      "Cycle (happens-before):",
+      "① P0 line 8: x = 1 —po→",
+      "② P0 line 9: let r0 = y —fr→",
+      "③ P1 line 13: y = 1 —po→",
+      "④ P1 line 14: let r1 = x —fr→ (back to ①)",
+      "Fix: insert fence wr; after line 8",
+    ],
+  },
+  // The execution graph: null while there is no "Show execution" lens; else
+  // { lens: "Show execution", contains: [texts the webview shows] }.
+  graph: null,
+  // Ctrl+. on the store of line 8, the entry chosen, and what follows.
+  quickFix: {
+    line: 8,
+    severity: "error",
+    title: "Insert `fence wr` after line 8",
+    // The file's lines 8-10 after the edit.
+    text: ["  x = 1;", "  fence wr;", "  let r0 = y;"],
+    squiggles: [
+      { line: 14, severity: "error", text: "y = 1;" },
+      { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+    ],
+    problemCounts: "Errors: 2, Warnings: 2",
+    lenses: ["SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation"],
+  },
+};
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..", "..", "..");
+const work = join(root, "target", "e2e");
+const shots = join(root, "target", "e2e-screenshots");
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const STEP_MS = 30000;
+
+let server;
+let browser;
+let page;
+let shot = 0;
+
+async function screenshot(name) {
+  shot += 1;
+  const path = join(shots, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+/** Waits until the squiggles, lenses and problem count all equal `want`, and the check is done. */
+async function settled(want) {
+  const probe = async () => ({
+    squiggles: await wb.squiggles(page),
+    lenses: await wb.codeLenses(page),
+    problemCounts: await wb.statusItem(page, "status.problems"),
+    // The extension's status item: "check" is the icon of a finished check.
+    litmus: await wb.statusItem(page, "litmus-dev.litmus"),
+  });
+  const ok = (s) =>
+    JSON.stringify(s.squiggles) === JSON.stringify(want.squiggles) &&
+    JSON.stringify(s.lenses) === JSON.stringify(want.lenses) &&
+    s.problemCounts === want.problemCounts &&
+    (s.litmus ?? "").startsWith("check ");
+  return wb.waitFor("the check's results on screen", probe, ok, { timeoutMs: 60000 });
+}
+
+before(async () => {
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  const ws = join(work, "workspace");
+  rmSync(ws, { recursive: true, force: true });
+  mkdirSync(ws, { recursive: true });
+  copyFileSync(join(root, "examples", "sb.litmus"), join(ws, "sb.litmus"));
+
+  server = await startCodeServer({
+    node: process.execPath,
+    entry: process.env.CODE_SERVER_ENTRY || join(root, ".tools/code-server/node_modules/code-server/out/node/entry.js"),
+    vsix: join(root, "editors/vscode/litmus.vsix"),
+    litmusBin: process.env.LITMUS_BIN || join(root, "target/release/litmus"),
+    dir: join(work, "code-server"),
+    workspace: ws,
+  });
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    protocolTimeout: STEP_MS,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--user-data-dir=${join(work, "chromium")}`,
+    ],
+    defaultViewport: { width: 1280, height: 900 },
+  });
+  page = await browser.newPage();
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: "domcontentloaded", timeout: STEP_MS });
+  // Open the file as a person does: a click in the Explorer.
+  const row = '.explorer-folders-view .monaco-list-row[aria-label*="sb.litmus"]';
+  await page.waitForSelector(row, { timeout: 60000 });
+  await page.click(row);
+  await page.waitForSelector(".editor-group-container.active .monaco-editor .view-lines", { timeout: STEP_MS });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+test("the violations are underlined where the cycle starts, and the check finishes", async () => {
+  try {
+    await settled(expect);
+  } finally {
+    await screenshot("opened");
+  }
+  const lines = await wb.editorLines(page);
+  assert.deepEqual(lines.slice(7, 9), ["  x = 1;", "  let r0 = y;"], "the file shown is examples/sb.litmus");
+});
+
+test("the Problems panel lists every finding at its line", async () => {
+  await wb.chord(page, "Control+Shift+KeyM");
+  const rows = await wb.waitFor(
+    "the Problems panel's rows",
+    () => wb.problems(page),
+    (r) => r !== null && r.filter((x) => /^(Error|Warning|Info|Hint)/.test(x)).length >= expect.problems.length,
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("problems");
+  const found = rows
+    .map((r) => /^(Error|Warning|Info|Hint): (.*) at line (\d+) and character \d+/.exec(r))
+    .filter(Boolean)
+    .map((m) => ({ severity: m[1], message: m[2], line: Number(m[3]) }));
+  assert.equal(found.length, expect.problems.length, `rows: ${JSON.stringify(rows, null, 1)}`);
+  expect.problems.forEach((want, i) => {
+    assert.equal(found[i].severity, want.severity);
+    assert.equal(found[i].line, want.line);
+    assert.ok(found[i].message.startsWith(want.message), `${found[i].message} starts with ${want.message}`);
+  });
+  // Close the panel again (Ctrl+J toggles the panel area).
+  await wb.chord(page, "Control+KeyJ");
+  await wb.waitFor("the Problems panel to close", () => wb.problems(page), (r) => r === null, { timeoutMs: STEP_MS });
+});
+
+test("inlay hints", async () => {
+  const hints = await wb.inlayHints(page);
+  assert.deepEqual(hints, expect.inlayHints);
+});
+
+test("hovering the underlined store shows the cycle", async () => {
+  const at = await wb.squiggleCentre(page, expect.hover.line, expect.hover.severity);
+  assert.ok(at, `a squiggle on line ${expect.hover.line}`);
+  await page.mouse.move(at.x, at.y);
+  const text = await wb.waitFor(
+    "the hover with the cycle",
+    () => wb.hoverText(page),
+    (t) => t !== null && expect.hover.contains.every((c) => t.includes(c)),
+    { timeoutMs: STEP_MS },
+  );
+  // The cycle is listed in order.
+  const at0 = expect.hover.contains.map((c) => text.indexOf(c));
+  assert.deepEqual([...at0].sort((a, b) => a - b), at0);
+  await screenshot("hover");
+  // As a reader would: scroll the hover down to the cycle.
+  await wb.scrollHoverTo(page, "Cycle (happens-before)");
+  await screenshot("hover-cycle");
+  // Move away so the hover closes before the next step.
+  await page.mouse.move(5, 450);
+  await wb.waitFor("the hover to close", () => wb.hoverText(page), (t) => t === null, { timeoutMs: STEP_MS });
+});
+
+test("the execution graph", async () => {
+  const lenses = await wb.codeLenses(page);
+  if (expect.graph === null) {
+    assert.ok(!lenses.some((l) => /Show execution/.test(l)), `no "Show execution" lens yet: ${lenses}`);
+    return;
+  }
+  assert.ok(lenses.some((l) => l.includes(expect.graph.lens)), `a "${expect.graph.lens}" lens among ${lenses}`);
+});
+
+test("the quick fix inserts the fence and the re-check clears its violation", async () => {
+  const q = expect.quickFix;
+  const at = await wb.squiggleCentre(page, q.line, q.severity);
+  assert.ok(at, `a squiggle on line ${q.line}`);
+  await page.mouse.click(at.x, at.y);
+  await wb.chord(page, "Control+Period");
+  await wb.waitFor("the quick-fix menu", () => wb.actionMenu(page), (m) => m !== null && m.includes(q.title), {
+    timeoutMs: STEP_MS,
+  });
+  await screenshot("quick-fix-menu");
+  const entry = await wb.actionEntryCentre(page, q.title);
+  assert.ok(entry, `menu entry ${q.title}`);
+  await page.mouse.click(entry.x, entry.y);
+  await wb.waitFor(
+    "the fence in the text",
+    async () => (await wb.editorLines(page))?.slice(q.line - 1, q.line - 1 + q.text.length),
+    (l) => JSON.stringify(l) === JSON.stringify(q.text),
+    { timeoutMs: STEP_MS },
+  );
+  await page.mouse.move(5, 450);
+  try {
+    await settled(q);
+  } finally {
+    await screenshot("fixed");
+  }
+});
+
+// The packaged extension is the one under test: fail loudly on a stale or
+// missing package rather than test something else.
+test("the installed extension is the packaged litmus.vsix", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "editors/vscode/package.json"), "utf8"));
+  const installed = join(work, "code-server", "extensions", `${pkg.publisher}.${pkg.name}-${pkg.version}`, "package.json");
+  assert.equal(JSON.parse(readFileSync(installed, "utf8")).version, pkg.version);
+});
