@@ -13,6 +13,11 @@ tools=$root/.tools
 node_version=24.21.0
 code_server_version=4.139.1
 
+mkdir -p "$tools"
+# One install at a time per checkout (two test runs starting together).
+exec 9>"$tools/.lock"
+flock 9
+
 log() { echo "install-code-server: $*" >&2; }
 # A stamp holds the version a step installed; a changed pin redoes the step.
 done_with() { [ -f "$1" ] && [ "$(cat "$1")" = "$2" ]; }

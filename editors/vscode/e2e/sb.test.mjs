@@ -9,7 +9,7 @@
 // fails the day they appear until the entry says what they show.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, rmSync, readFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, rmSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
@@ -53,15 +53,15 @@ const expect = {
     ],
   },
   // The execution graph: null while there is no "Show execution" lens; else
-  // { lens: "Show execution", contains: [texts the webview shows] }.
+  // { lens: "Show execution", contains: [texts the webview's page or SVG shows] }.
   graph: null,
-  // Ctrl+. on the store of line 8, the entry chosen, and what follows.
+  // Ctrl+. on the store of line 8, the entry chosen, the line it inserts
+  // (after `line`), then what the re-check shows.
   quickFix: {
     line: 8,
     severity: "error",
     title: "Insert `fence wr` after line 8",
-    // The file's lines 8-10 after the edit.
-    text: ["  x = 1;", "  fence wr;", "  let r0 = y;"],
+    inserts: "  fence wr;",
     squiggles: [
       { line: 14, severity: "error", text: "y = 1;" },
       { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
@@ -75,6 +75,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
 const work = join(root, "target", "e2e");
 const shots = join(root, "target", "e2e-screenshots");
+const workspace = join(work, "workspace");
 const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
 const STEP_MS = 30000;
 
@@ -82,6 +83,22 @@ let server;
 let browser;
 let page;
 let shot = 0;
+// The first step that failed: the later ones depend on its state, so they
+// stop at once instead of each waiting out its timeout.
+let failed = null;
+
+function step(name, fn) {
+  test(name, async () => {
+    if (failed !== null) throw new Error(`not run: "${failed}" failed before it`);
+    try {
+      await fn();
+    } catch (e) {
+      failed = name;
+      if (page) await screenshot("failed").catch(() => {});
+      throw e;
+    }
+  });
+}
 
 async function screenshot(name) {
   shot += 1;
@@ -110,7 +127,7 @@ async function settled(want) {
 before(async () => {
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
-  const ws = join(work, "workspace");
+  const ws = workspace;
   rmSync(ws, { recursive: true, force: true });
   mkdirSync(ws, { recursive: true });
   copyFileSync(join(root, "examples", "sb.litmus"), join(ws, "sb.litmus"));
@@ -151,9 +168,14 @@ before(async () => {
 after(async () => {
   await browser?.close();
   server?.stop();
+  if (failed !== null && server) {
+    const log = join(work, "code-server.log");
+    writeFileSync(log, server.log());
+    console.error(`code-server's log: ${log}; screenshots: ${shots}`);
+  }
 });
 
-test("the violations are underlined where the cycle starts, and the check finishes", async () => {
+step("the violations are underlined where the cycle starts, and the check finishes", async () => {
   try {
     await settled(expect);
   } finally {
@@ -163,7 +185,7 @@ test("the violations are underlined where the cycle starts, and the check finish
   assert.deepEqual(lines.slice(7, 9), ["  x = 1;", "  let r0 = y;"], "the file shown is examples/sb.litmus");
 });
 
-test("the Problems panel lists every finding at its line", async () => {
+step("the Problems panel lists every finding at its line", async () => {
   await wb.chord(page, "Control+Shift+KeyM");
   const rows = await wb.waitFor(
     "the Problems panel's rows",
@@ -187,12 +209,12 @@ test("the Problems panel lists every finding at its line", async () => {
   await wb.waitFor("the Problems panel to close", () => wb.problems(page), (r) => r === null, { timeoutMs: STEP_MS });
 });
 
-test("inlay hints", async () => {
+step("inlay hints", async () => {
   const hints = await wb.inlayHints(page);
   assert.deepEqual(hints, expect.inlayHints);
 });
 
-test("hovering the underlined store shows the cycle", async () => {
+step("hovering the underlined store shows the cycle", async () => {
   const at = await wb.squiggleCentre(page, expect.hover.line, expect.hover.severity);
   assert.ok(at, `a squiggle on line ${expect.hover.line}`);
   await page.mouse.move(at.x, at.y);
@@ -214,17 +236,34 @@ test("hovering the underlined store shows the cycle", async () => {
   await wb.waitFor("the hover to close", () => wb.hoverText(page), (t) => t === null, { timeoutMs: STEP_MS });
 });
 
-test("the execution graph", async () => {
+step("the execution graph", async () => {
   const lenses = await wb.codeLenses(page);
   if (expect.graph === null) {
-    assert.ok(!lenses.some((l) => /Show execution/.test(l)), `no "Show execution" lens yet: ${lenses}`);
+    assert.ok(!lenses.some((l) => /Show execution/i.test(l)), `no "Show execution" lens yet: ${lenses}`);
     return;
   }
-  assert.ok(lenses.some((l) => l.includes(expect.graph.lens)), `a "${expect.graph.lens}" lens among ${lenses}`);
+  const g = expect.graph;
+  const at = await wb.codeLensCentre(page, g.lens);
+  assert.ok(at, `a "${g.lens}" lens among ${JSON.stringify(lenses)}`);
+  await page.mouse.click(at.x, at.y);
+  const shows = (v, c) => v.text.includes(c) || v.svgs.some((s) => s.text.some((t) => t.includes(c)));
+  await wb.waitFor(
+    "the execution graph in a webview",
+    () => wb.webviews(page),
+    (vs) => vs.some((v) => v.svgs.some((s) => s.elements > 0) && g.contains.every((c) => shows(v, c))),
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("graph");
+  await wb.closeActiveTab(page);
+  await wb.waitFor("sb.litmus to be the active editor again", () => wb.activeTab(page), (t) => t?.startsWith("sb.litmus"), {
+    timeoutMs: STEP_MS,
+  });
 });
 
-test("the quick fix inserts the fence and the re-check clears its violation", async () => {
+step("the quick fix inserts the fence and the re-check clears its violation", async () => {
   const q = expect.quickFix;
+  const original = readFileSync(join(root, "examples", "sb.litmus"), "utf8").split("\n");
+  const fixed = [...original.slice(0, q.line), q.inserts, ...original.slice(q.line)];
   const at = await wb.squiggleCentre(page, q.line, q.severity);
   assert.ok(at, `a squiggle on line ${q.line}`);
   await page.mouse.click(at.x, at.y);
@@ -236,18 +275,20 @@ test("the quick fix inserts the fence and the re-check clears its violation", as
   const entry = await wb.actionEntryCentre(page, q.title);
   assert.ok(entry, `menu entry ${q.title}`);
   await page.mouse.click(entry.x, entry.y);
-  await wb.waitFor(
-    "the fence in the text",
-    async () => (await wb.editorLines(page))?.slice(q.line - 1, q.line - 1 + q.text.length),
-    (l) => JSON.stringify(l) === JSON.stringify(q.text),
-    { timeoutMs: STEP_MS },
-  );
+  await wb.waitFor("the fence in the text", () => wb.editorLines(page), (l) => JSON.stringify(l) === JSON.stringify(fixed), {
+    timeoutMs: STEP_MS,
+  });
   await page.mouse.move(5, 450);
   try {
     await settled(q);
   } finally {
     await screenshot("fixed");
   }
+  // Saved, the file holds exactly the fenced program.
+  await wb.chord(page, "Control+KeyS");
+  await wb.waitFor("the file saved", () => readFileSync(join(workspace, "sb.litmus"), "utf8"), (t) => t === fixed.join("\n"), {
+    timeoutMs: STEP_MS,
+  });
 });
 
 // The packaged extension is the one under test: fail loudly on a stale or

@@ -25,14 +25,21 @@ export async function waitFor(what, probe, ok, { timeoutMs = 30000, intervalMs =
   }
 }
 
-/** The visible text of the active editor, one string per line (1-based: index 0 is line 1). */
+/**
+ * The text of the active editor's visible lines (index 0 is line 1), without
+ * the inlay hints drawn into them (injected `dyn-rule-*` spans, see inlayHints).
+ */
 export function editorLines(page) {
   return page.evaluate(() => {
     const ed = document.querySelector(".editor-group-container.active .monaco-editor");
     if (!ed) return null;
     const lines = [...ed.querySelectorAll(".view-lines .view-line")].map((l) => ({
       top: parseFloat(l.style.top),
-      text: l.textContent.replace(/\u00a0/g, " "),
+      text: [...l.querySelectorAll(":scope > span > span")]
+        .filter((s) => !/\bdyn-rule-/.test(s.className))
+        .map((s) => s.textContent)
+        .join("")
+        .replace(/\u00a0/g, " "),
     }));
     lines.sort((a, b) => a.top - b.top);
     const nums = [...ed.querySelectorAll(".margin-view-overlays .line-numbers")].map((n) => ({
@@ -110,7 +117,11 @@ export function codeLenses(page) {
   });
 }
 
-/** The inlay hints drawn in the active editor: `{ line, text }`. */
+/**
+ * The inlay hints drawn in the active editor: `{ line, text }`. VS Code draws
+ * a hint as injected text: runs of spans with a generated `dyn-rule-*` class
+ * inside the view line, an empty one for the padding around it.
+ */
 export function inlayHints(page) {
   return page.evaluate(() => {
     const ed = document.querySelector(".editor-group-container.active .monaco-editor");
@@ -123,18 +134,51 @@ export function inlayHints(page) {
     };
     const out = [];
     for (const l of ed.querySelectorAll(".view-lines .view-line")) {
-      for (const h of l.querySelectorAll("[class*='dyn-rule-'], .inlay-hint, [class*='inlayHint']")) {
-        const text = h.textContent.replace(/\u00a0/g, " ").trim();
-        // Inlay hints are rendered as ::before/::after content of decoration spans.
-        const before = getComputedStyle(h, "::before").content;
-        const after = getComputedStyle(h, "::after").content;
-        const pseudo = [before, after].filter((c) => c && c !== "none" && c !== "normal").map((c) => c.replace(/^"|"$/g, ""));
-        const all = [text, ...pseudo].filter(Boolean).join("");
-        if (all) out.push({ line: lineAt(parseFloat(l.style.top)), text: all });
+      const line = lineAt(parseFloat(l.style.top));
+      let text = "";
+      const close = () => {
+        if (text.trim()) out.push({ line, text: text.trim() });
+        text = "";
+      };
+      for (const span of l.querySelectorAll(":scope > span > span")) {
+        const t = span.textContent.replace(/\u00a0/g, " ");
+        if (/\bdyn-rule-/.test(span.className) && t !== "") text += t;
+        else close();
       }
+      close();
     }
-    return out;
+    return out.sort((a, b) => a.line - b.line);
   });
+}
+
+/** The centre of the code lens whose text contains `text`, or null. */
+export function codeLensCentre(page, text) {
+  return page.evaluate((text) => {
+    const ed = document.querySelector(".editor-group-container.active .monaco-editor");
+    for (const a of ed?.querySelectorAll(".codelens-decoration a, .codelens-decoration span") ?? []) {
+      if (!a.textContent.includes(text)) continue;
+      const r = a.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return null;
+  }, text);
+}
+
+/** The title of the active editor tab (of the active group). */
+export function activeTab(page) {
+  return page.evaluate(() => document.querySelector(".editor-group-container.active .tab.active")?.getAttribute("aria-label") ?? null);
+}
+
+/** Closes the active editor with its tab's close button. */
+export async function closeActiveTab(page) {
+  const at = await page.evaluate(() => {
+    const b = document.querySelector(".editor-group-container.active .tab.active .tab-actions .action-label");
+    if (!b) return null;
+    const r = b.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  });
+  if (!at) throw new Error("no active tab with a close button");
+  await page.mouse.click(at.x, at.y);
 }
 
 /** The centre of the first squiggle on `line` (1-based), in page coordinates. */
@@ -247,4 +291,56 @@ export async function scrollHoverTo(page, text) {
     if (w !== null && Math.abs(w.delta) >= 30) await page.mouse.wheel({ deltaY: w.delta });
     return w;
   }, (p) => p !== null && Math.abs(p.delta) < 30, { timeoutMs: 10000, intervalMs: 200 });
+}
+
+/**
+ * What the webviews shown hold: for each frame with content inside a webview
+ * (VS Code nests the extension's page in an iframe of an iframe), its title,
+ * text, and the SVG elements drawn with their text. A frame that navigates
+ * away mid-read is skipped (the next poll sees the new one).
+ */
+export async function webviews(page) {
+  const out = [];
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    // The extension's content is in the inner frame of the webview host.
+    if (!/[?&]id=|active-frame|fake\.html/.test(frame.url()) && frame.name() !== "active-frame") continue;
+    try {
+      const content = await frame.evaluate(() => {
+        const body = document.body;
+        // Empty, or the host frame holding the content frame.
+        if (!body || body.childElementCount === 0 || body.querySelector("iframe")) return null;
+        return {
+          title: document.title,
+          text: body.innerText,
+          svgs: [...document.querySelectorAll("svg")].map((s) => ({
+            elements: s.querySelectorAll("*").length,
+            text: [...s.querySelectorAll("text")].map((t) => t.textContent),
+          })),
+        };
+      });
+      if (content) out.push({ url: frame.url(), name: frame.name(), ...content });
+    } catch {
+      // Detached while reading.
+    }
+  }
+  return out;
+}
+
+/** Runs a command by its palette title, as a person does with F1. */
+export async function runCommand(page, title) {
+  await page.keyboard.press("F1");
+  const input = ".quick-input-widget .quick-input-box input";
+  await page.waitForSelector(input, { visible: true, timeout: 10000 });
+  await page.type(input, title);
+  await waitFor(
+    `the palette to offer "${title}"`,
+    () =>
+      page.evaluate(() =>
+        [...document.querySelectorAll(".quick-input-widget .monaco-list-row")].map((r) => r.getAttribute("aria-label") || r.innerText),
+      ),
+    (rows) => rows.some((r) => r.toLowerCase().includes(title.toLowerCase())),
+    { timeoutMs: 10000 },
+  );
+  await page.keyboard.press("Enter");
 }
