@@ -69,6 +69,19 @@ const expect = {
     problemCounts: "Errors: 2, Warnings: 2",
     lenses: ["SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation"],
   },
+  // The same program, non-ASCII in its name and before the store of line 8
+  // (é: 2 UTF-8 bytes, 1 UTF-16 unit; 🙂: 4 bytes, 2 units): the squiggle
+  // must still cover exactly the store.
+  nonAscii: {
+    file: "sb-é.litmus",
+    replace: ["  x = 1;", "  /* é🙂 */ x = 1;"],
+    squiggles: [
+      { line: 8, severity: "error", text: "x = 1;" },
+      { line: 13, severity: "error", text: "y = 1;" },
+      { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+    ],
+    lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+  },
 };
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -119,7 +132,7 @@ async function settled(want) {
   const ok = (s) =>
     JSON.stringify(s.squiggles) === JSON.stringify(want.squiggles) &&
     JSON.stringify(s.lenses) === JSON.stringify(want.lenses) &&
-    s.problemCounts === want.problemCounts &&
+    (want.problemCounts === undefined || s.problemCounts === want.problemCounts) &&
     (s.litmus ?? "").startsWith("check ");
   return wb.waitFor("the check's results on screen", probe, ok, { timeoutMs: 60000 });
 }
@@ -158,12 +171,17 @@ before(async () => {
   });
   page = await browser.newPage();
   await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: "domcontentloaded", timeout: STEP_MS });
-  // Open the file as a person does: a click in the Explorer.
-  const row = '.explorer-folders-view .monaco-list-row[aria-label*="sb.litmus"]';
+  await open("sb.litmus");
+});
+
+/** Opens a workspace file as a person does: a click on it in the Explorer. */
+async function open(file) {
+  const row = `.explorer-folders-view .monaco-list-row[aria-label="${file}"]`;
   await page.waitForSelector(row, { timeout: 60000 });
   await page.click(row);
+  await wb.waitFor(`${file} in the active editor`, () => wb.activeTab(page), (t) => t?.startsWith(file), { timeoutMs: STEP_MS });
   await page.waitForSelector(".editor-group-container.active .monaco-editor .view-lines", { timeout: STEP_MS });
-});
+}
 
 after(async () => {
   await browser?.close();
@@ -289,6 +307,19 @@ step("the quick fix inserts the fence and the re-check clears its violation", as
   await wb.waitFor("the file saved", () => readFileSync(join(workspace, "sb.litmus"), "utf8"), (t) => t === fixed.join("\n"), {
     timeoutMs: STEP_MS,
   });
+});
+
+step("non-ASCII text before a statement does not shift its squiggle", async () => {
+  // Written only now, so no earlier step sees its findings (a server that
+  // checks the whole workspace would add them to the Problems panel).
+  const sb = readFileSync(join(root, "examples", "sb.litmus"), "utf8");
+  writeFileSync(join(workspace, expect.nonAscii.file), sb.replace(...expect.nonAscii.replace));
+  await open(expect.nonAscii.file);
+  try {
+    await settled(expect.nonAscii);
+  } finally {
+    await screenshot("non-ascii");
+  }
 });
 
 // The packaged extension is the one under test: fail loudly on a stale or
