@@ -138,10 +138,20 @@ async function settled(want) {
 }
 
 before(async () => {
+  try {
+    await setUp();
+  } catch (e) {
+    failed = "starting code-server and opening sb.litmus";
+    throw e;
+  }
+});
+
+async function setUp() {
   rmSync(shots, { recursive: true, force: true });
   mkdirSync(shots, { recursive: true });
   const ws = workspace;
   rmSync(ws, { recursive: true, force: true });
+  rmSync(join(work, "chromium"), { recursive: true, force: true });
   mkdirSync(ws, { recursive: true });
   copyFileSync(join(root, "examples", "sb.litmus"), join(ws, "sb.litmus"));
 
@@ -153,6 +163,8 @@ before(async () => {
     dir: join(work, "code-server"),
     workspace: ws,
   });
+  // Also when the runner is interrupted: no code-server left behind.
+  process.on("exit", () => server.stop());
   browser = await puppeteer.launch({
     executablePath: chromium,
     headless: true,
@@ -172,7 +184,7 @@ before(async () => {
   page = await browser.newPage();
   await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: "domcontentloaded", timeout: STEP_MS });
   await open("sb.litmus");
-});
+}
 
 /** Opens a workspace file as a person does: a click on it in the Explorer. */
 async function open(file) {
