@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: the Rust workspace, then both editors against the
-# release binary (installing their Node packages and Neovim first if needed).
+# release binary (installing their Node packages, code-server and Neovim first
+# if needed).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,4 +16,7 @@ bash scripts/install-editor-deps.sh
   npm run --silent package >/dev/null
   echo "packaged editors/vscode/litmus.vsix"
 )
+# The packaged extension in a real VS Code (code-server + headless Chromium;
+# installs them into .tools/ on first use, a few minutes once).
+bash editors/vscode/e2e/run.sh
 bash editors/nvim/test/run.sh

@@ -1,0 +1,343 @@
+// The extension in a real VS Code: code-server with the packaged litmus.vsix
+// in a fresh profile, driven by headless Chromium as a person would use it
+// (mouse over a squiggle, Ctrl+. on it, a click on the fix) on a copy of
+// examples/sb.litmus. Screenshots of each step go to target/e2e-screenshots/.
+//
+// `expect` is what a user sees today. Features still being added (a
+// diagnostic on every cycle statement, inlay hints, the execution graph)
+// change one entry each: today's value asserts their absence, so the test
+// fails the day they appear until the entry says what they show.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { copyFileSync, mkdirSync, rmSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import puppeteer from "puppeteer-core";
+import { startCodeServer } from "./codeserver.mjs";
+import * as wb from "./workbench.mjs";
+
+const expect = {
+  // The squiggles on the file as opened: line (1-based), severity, the text underlined.
+  // The delayed stores carry the violations (TSO and PSO drawn as one squiggle).
+  squiggles: [
+    { line: 8, severity: "error", text: "x = 1;" },
+    { line: 13, severity: "error", text: "y = 1;" },
+    { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+  ],
+  // The status bar's problem counts.
+  problemCounts: "Errors: 4, Warnings: 2",
+  // Problems panel rows (severity, message start, line), in the panel's order.
+  problems: [
+    { severity: "Error", message: "TSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
+    { severity: "Error", message: "PSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
+    { severity: "Error", message: "TSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
+    { severity: "Error", message: "PSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
+    { severity: "Warning", message: "TSO: observed sometimes (proved)", line: 17 },
+    { severity: "Warning", message: "PSO: observed sometimes (proved)", line: 17 },
+  ],
+  lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+  // Inlay hints drawn: { line, text }.
+  inlayHints: [],
+  // The hover over the store on line 8: the cycle, in order, and the fix.
+  hover: {
+    line: 8,
+    severity: "error",
+    contains: [
+      "TSO, PSO: x = 1 may be delayed past let r0 = y",
+      "Cycle (happens-before):",
+      "① P0 line 8: x = 1 —po→",
+      "② P0 line 9: let r0 = y —fr→",
+      "③ P1 line 13: y = 1 —po→",
+      "④ P1 line 14: let r1 = x —fr→ (back to ①)",
+      "Fix: insert fence wr; after line 8",
+    ],
+  },
+  // The execution graph: null while there is no "Show execution" lens; else
+  // { lens: "Show execution", contains: [texts the webview's page or SVG shows] }.
+  graph: null,
+  // Ctrl+. on the store of line 8, the entry chosen, the line it inserts
+  // (after `line`), then what the re-check shows.
+  quickFix: {
+    line: 8,
+    severity: "error",
+    title: "Insert `fence wr` after line 8",
+    inserts: "  fence wr;",
+    squiggles: [
+      { line: 14, severity: "error", text: "y = 1;" },
+      { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+    ],
+    problemCounts: "Errors: 2, Warnings: 2",
+    lenses: ["SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation"],
+  },
+  // The same program, non-ASCII in its name and before the store of line 8
+  // (é: 2 UTF-8 bytes, 1 UTF-16 unit; 🙂: 4 bytes, 2 units): the squiggle
+  // must still cover exactly the store.
+  nonAscii: {
+    file: "sb-é.litmus",
+    replace: ["  x = 1;", "  /* é🙂 */ x = 1;"],
+    squiggles: [
+      { line: 8, severity: "error", text: "x = 1;" },
+      { line: 13, severity: "error", text: "y = 1;" },
+      { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
+    ],
+    lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+  },
+};
+
+const here = dirname(fileURLToPath(import.meta.url));
+const root = join(here, "..", "..", "..");
+const work = join(root, "target", "e2e");
+const shots = join(root, "target", "e2e-screenshots");
+const workspace = join(work, "workspace");
+const chromium = process.env.CHROMIUM || "/usr/bin/chromium";
+const STEP_MS = 30000;
+
+let server;
+let browser;
+let page;
+let shot = 0;
+// The first step that failed: the later ones depend on its state, so they
+// stop at once instead of each waiting out its timeout.
+let failed = null;
+
+function step(name, fn) {
+  test(name, async () => {
+    if (failed !== null) throw new Error(`not run: "${failed}" failed before it`);
+    try {
+      await fn();
+    } catch (e) {
+      failed = name;
+      if (page) await screenshot("failed").catch(() => {});
+      throw e;
+    }
+  });
+}
+
+async function screenshot(name) {
+  shot += 1;
+  const path = join(shots, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+/** Waits until the squiggles, lenses and problem count all equal `want`, and the check is done. */
+async function settled(want) {
+  const probe = async () => ({
+    squiggles: await wb.squiggles(page),
+    lenses: await wb.codeLenses(page),
+    problemCounts: await wb.statusItem(page, "status.problems"),
+    // The extension's status item: "check" is the icon of a finished check.
+    litmus: await wb.statusItem(page, "litmus-dev.litmus"),
+  });
+  const ok = (s) =>
+    JSON.stringify(s.squiggles) === JSON.stringify(want.squiggles) &&
+    JSON.stringify(s.lenses) === JSON.stringify(want.lenses) &&
+    (want.problemCounts === undefined || s.problemCounts === want.problemCounts) &&
+    (s.litmus ?? "").startsWith("check ");
+  return wb.waitFor("the check's results on screen", probe, ok, { timeoutMs: 60000 });
+}
+
+before(async () => {
+  try {
+    await setUp();
+  } catch (e) {
+    failed = "starting code-server and opening sb.litmus";
+    throw e;
+  }
+});
+
+async function setUp() {
+  rmSync(shots, { recursive: true, force: true });
+  mkdirSync(shots, { recursive: true });
+  const ws = workspace;
+  rmSync(ws, { recursive: true, force: true });
+  rmSync(join(work, "chromium"), { recursive: true, force: true });
+  mkdirSync(ws, { recursive: true });
+  copyFileSync(join(root, "examples", "sb.litmus"), join(ws, "sb.litmus"));
+
+  server = await startCodeServer({
+    node: process.execPath,
+    entry: process.env.CODE_SERVER_ENTRY || join(root, ".tools/code-server/node_modules/code-server/out/node/entry.js"),
+    vsix: join(root, "editors/vscode/litmus.vsix"),
+    litmusBin: process.env.LITMUS_BIN || join(root, "target/release/litmus"),
+    dir: join(work, "code-server"),
+    workspace: ws,
+  });
+  // Also when the runner is interrupted: no code-server left behind.
+  process.on("exit", () => server.stop());
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    protocolTimeout: STEP_MS,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      `--user-data-dir=${join(work, "chromium")}`,
+    ],
+    defaultViewport: { width: 1280, height: 900 },
+  });
+  page = await browser.newPage();
+  await page.goto(`${server.url}/?folder=${encodeURIComponent(ws)}`, { waitUntil: "domcontentloaded", timeout: STEP_MS });
+  await open("sb.litmus");
+}
+
+/** Opens a workspace file as a person does: a click on it in the Explorer. */
+async function open(file) {
+  const row = `.explorer-folders-view .monaco-list-row[aria-label="${file}"]`;
+  await page.waitForSelector(row, { timeout: 60000 });
+  await page.click(row);
+  await wb.waitFor(`${file} in the active editor`, () => wb.activeTab(page), (t) => t?.startsWith(file), { timeoutMs: STEP_MS });
+  await page.waitForSelector(".editor-group-container.active .monaco-editor .view-lines", { timeout: STEP_MS });
+}
+
+after(async () => {
+  await browser?.close();
+  server?.stop();
+  if (failed !== null && server) {
+    const log = join(work, "code-server.log");
+    writeFileSync(log, server.log());
+    console.error(`code-server's log: ${log}; screenshots: ${shots}`);
+  }
+});
+
+step("the violations are underlined where the cycle starts, and the check finishes", async () => {
+  try {
+    await settled(expect);
+  } finally {
+    await screenshot("opened");
+  }
+  const lines = await wb.editorLines(page);
+  assert.deepEqual(lines.slice(7, 9), ["  x = 1;", "  let r0 = y;"], "the file shown is examples/sb.litmus");
+});
+
+step("the Problems panel lists every finding at its line", async () => {
+  await wb.chord(page, "Control+Shift+KeyM");
+  const rows = await wb.waitFor(
+    "the Problems panel's rows",
+    () => wb.problems(page),
+    (r) => r !== null && r.filter((x) => /^(Error|Warning|Info|Hint)/.test(x)).length >= expect.problems.length,
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("problems");
+  const found = rows
+    .map((r) => /^(Error|Warning|Info|Hint): (.*) at line (\d+) and character \d+/.exec(r))
+    .filter(Boolean)
+    .map((m) => ({ severity: m[1], message: m[2], line: Number(m[3]) }));
+  assert.equal(found.length, expect.problems.length, `rows: ${JSON.stringify(rows, null, 1)}`);
+  expect.problems.forEach((want, i) => {
+    assert.equal(found[i].severity, want.severity);
+    assert.equal(found[i].line, want.line);
+    assert.ok(found[i].message.startsWith(want.message), `${found[i].message} starts with ${want.message}`);
+  });
+  // Close the panel again (Ctrl+J toggles the panel area).
+  await wb.chord(page, "Control+KeyJ");
+  await wb.waitFor("the Problems panel to close", () => wb.problems(page), (r) => r === null, { timeoutMs: STEP_MS });
+});
+
+step("inlay hints", async () => {
+  const hints = await wb.inlayHints(page);
+  assert.deepEqual(hints, expect.inlayHints);
+});
+
+step("hovering the underlined store shows the cycle", async () => {
+  const at = await wb.squiggleCentre(page, expect.hover.line, expect.hover.severity);
+  assert.ok(at, `a squiggle on line ${expect.hover.line}`);
+  await page.mouse.move(at.x, at.y);
+  const text = await wb.waitFor(
+    "the hover with the cycle",
+    () => wb.hoverText(page),
+    (t) => t !== null && expect.hover.contains.every((c) => t.includes(c)),
+    { timeoutMs: STEP_MS },
+  );
+  // The cycle is listed in order.
+  const at0 = expect.hover.contains.map((c) => text.indexOf(c));
+  assert.deepEqual([...at0].sort((a, b) => a - b), at0);
+  await screenshot("hover");
+  // As a reader would: scroll the hover down to the cycle.
+  await wb.scrollHoverTo(page, "Cycle (happens-before)");
+  await screenshot("hover-cycle");
+  // Move away so the hover closes before the next step.
+  await page.mouse.move(5, 450);
+  await wb.waitFor("the hover to close", () => wb.hoverText(page), (t) => t === null, { timeoutMs: STEP_MS });
+});
+
+step("the execution graph", async () => {
+  const lenses = await wb.codeLenses(page);
+  if (expect.graph === null) {
+    assert.ok(!lenses.some((l) => /Show execution/i.test(l)), `no "Show execution" lens yet: ${lenses}`);
+    return;
+  }
+  const g = expect.graph;
+  const at = await wb.codeLensCentre(page, g.lens);
+  assert.ok(at, `a "${g.lens}" lens among ${JSON.stringify(lenses)}`);
+  await page.mouse.click(at.x, at.y);
+  const shows = (v, c) => v.text.includes(c) || v.svgs.some((s) => s.text.some((t) => t.includes(c)));
+  await wb.waitFor(
+    "the execution graph in a webview",
+    () => wb.webviews(page),
+    (vs) => vs.some((v) => v.svgs.some((s) => s.elements > 0) && g.contains.every((c) => shows(v, c))),
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("graph");
+  await wb.closeActiveTab(page);
+  await wb.waitFor("sb.litmus to be the active editor again", () => wb.activeTab(page), (t) => t?.startsWith("sb.litmus"), {
+    timeoutMs: STEP_MS,
+  });
+});
+
+step("the quick fix inserts the fence and the re-check clears its violation", async () => {
+  const q = expect.quickFix;
+  const original = readFileSync(join(root, "examples", "sb.litmus"), "utf8").split("\n");
+  const fixed = [...original.slice(0, q.line), q.inserts, ...original.slice(q.line)];
+  const at = await wb.squiggleCentre(page, q.line, q.severity);
+  assert.ok(at, `a squiggle on line ${q.line}`);
+  await page.mouse.click(at.x, at.y);
+  await wb.chord(page, "Control+Period");
+  await wb.waitFor("the quick-fix menu", () => wb.actionMenu(page), (m) => m !== null && m.includes(q.title), {
+    timeoutMs: STEP_MS,
+  });
+  await screenshot("quick-fix-menu");
+  const entry = await wb.actionEntryCentre(page, q.title);
+  assert.ok(entry, `menu entry ${q.title}`);
+  await page.mouse.click(entry.x, entry.y);
+  await wb.waitFor("the fence in the text", () => wb.editorLines(page), (l) => JSON.stringify(l) === JSON.stringify(fixed), {
+    timeoutMs: STEP_MS,
+  });
+  await page.mouse.move(5, 450);
+  try {
+    await settled(q);
+  } finally {
+    await screenshot("fixed");
+  }
+  // Saved, the file holds exactly the fenced program.
+  await wb.chord(page, "Control+KeyS");
+  await wb.waitFor("the file saved", () => readFileSync(join(workspace, "sb.litmus"), "utf8"), (t) => t === fixed.join("\n"), {
+    timeoutMs: STEP_MS,
+  });
+});
+
+step("non-ASCII text before a statement does not shift its squiggle", async () => {
+  // Written only now, so no earlier step sees its findings (a server that
+  // checks the whole workspace would add them to the Problems panel).
+  const sb = readFileSync(join(root, "examples", "sb.litmus"), "utf8");
+  writeFileSync(join(workspace, expect.nonAscii.file), sb.replace(...expect.nonAscii.replace));
+  await open(expect.nonAscii.file);
+  try {
+    await settled(expect.nonAscii);
+  } finally {
+    await screenshot("non-ascii");
+  }
+});
+
+// The packaged extension is the one under test: fail loudly on a stale or
+// missing package rather than test something else.
+test("the installed extension is the packaged litmus.vsix", () => {
+  const pkg = JSON.parse(readFileSync(join(root, "editors/vscode/package.json"), "utf8"));
+  const installed = join(work, "code-server", "extensions", `${pkg.publisher}.${pkg.name}-${pkg.version}`, "package.json");
+  assert.equal(JSON.parse(readFileSync(installed, "utf8")).version, pkg.version);
+});
