@@ -86,4 +86,43 @@ mod tests {
         assert_eq!(anchor("E02"), None);
         assert_eq!(anchor("Eé12"), None);
     }
+
+    /// Every code raised anywhere (the dsl's, the history reader's, the
+    /// binary's, these) has its row or section in docs/codes.md, and every
+    /// anchor named here exists there.
+    #[test]
+    fn docs_list_every_code() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let docs = std::fs::read_to_string(root.join("docs/codes.md")).unwrap();
+        let mut raised = Vec::new();
+        let mut dirs = vec![root.join("dsl/src"), root.join("checker/src/history"), root.join("src")];
+        while let Some(d) = dirs.pop() {
+            for e in std::fs::read_dir(&d).unwrap() {
+                let p = e.unwrap().path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.extension().is_some_and(|x| x == "rs") {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    let b = text.as_bytes();
+                    for (i, _) in text.match_indices("\"E0").chain(text.match_indices("\"W0")) {
+                        let Some(code) = b.get(i + 1..i + 7) else { continue };
+                        if code[1..5].iter().all(|c| c.is_ascii_digit()) && code[5] == b'"' {
+                            raised.push((String::from_utf8_lossy(&code[..5]).into_owned(), p.display().to_string()));
+                        }
+                    }
+                }
+            }
+        }
+        assert!(raised.len() > 60, "{raised:?}");
+        for (code, file) in raised {
+            assert!(docs.contains(&format!("| {code} |")), "{code} (raised in {file}) is not in docs/codes.md");
+            assert!(anchor(&code).is_some(), "{code} has no anchor");
+        }
+        for c in CHECKER {
+            assert!(docs.contains(&format!("<a id=\"{}\"></a>\n### {} `{}`", c.code.to_ascii_lowercase(), c.code, c.name)));
+        }
+        for g in GROUPS {
+            assert!(docs.contains(&format!("<a id=\"{}\"></a>", g.1)), "{g:?}");
+        }
+    }
 }

@@ -13,7 +13,7 @@ async fn a_check_that_ran_out_of_time_claims_nothing() {
     let u = uri("sb.litmus");
     c.open(&u, &example("sb.litmus"));
     let diags = c.settled(&u, 1).await;
-    assert!(diags.iter().all(|d| d["code"] != "sc-violation" && d["code"] != "condition"), "{diags:?}");
+    assert!(diags.iter().all(|d| d["code"] != "E0400" && d["code"] != "E0302"), "{diags:?}");
     let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
     let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
     assert!(title.contains("TSO unknown (timed out), robustness unknown (timed out)"), "{title}");
@@ -57,7 +57,7 @@ async fn past_the_exhaustive_budget_active_testing_shows_what_it_confirmed() {
     let u = uri("sb.litmus");
     c.open(&u, &example("sb.litmus"));
     let diags = c.settled(&u, 1).await;
-    let active: Vec<_> = diags.iter().filter(|d| d["code"] == "sc-violation-active").collect();
+    let active: Vec<_> = diags.iter().filter(|d| d["code"] == "E0401").collect();
     assert!(!active.is_empty(), "{diags:?}");
     for d in active {
         let msg = d["message"].as_str().unwrap();
