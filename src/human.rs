@@ -3,9 +3,9 @@
 
 use crate::check::Checked;
 use litmus_checker::harm::harmful;
+use litmus_checker::machine::Event;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::machine::Event;
 use litmus_checker::robust::CycleStep;
 use litmus_checker::{codes, words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};

@@ -119,7 +119,12 @@ mod tests {
             assert!(anchor(&code).is_some(), "{code} has no anchor");
         }
         for c in CHECKER {
-            assert!(docs.contains(&format!("<a id=\"{}\"></a>\n### {} `{}`", c.code.to_ascii_lowercase(), c.code, c.name)));
+            assert!(docs.contains(&format!(
+                "<a id=\"{}\"></a>\n### {} `{}`",
+                c.code.to_ascii_lowercase(),
+                c.code,
+                c.name
+            )));
         }
         for g in GROUPS {
             assert!(docs.contains(&format!("<a id=\"{}\"></a>", g.1)), "{g:?}");

@@ -242,7 +242,8 @@ impl Backend {
         if !self.is_current(job) {
             return;
         }
-        let diags = findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
+        let diags =
+            findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
         self.client.publish_diagnostics(job.uri.clone(), diags, Some(job.version)).await;
     }
 
