@@ -103,8 +103,17 @@ fn cycle_related(p: &Program, steps: &[CycleStep], from: usize) -> Vec<(Span, St
 /// each of its stores, or under several models) are shown once, anchored
 /// at the first finding's statement.
 struct MemberSet<'a> {
-    /// (sorted statements, the first finding's steps and its events, models)
-    cycles: Vec<(Vec<u32>, Vec<CycleStep>, &'a [Event], Vec<Model>)>,
+    cycles: Vec<Cycle<'a>>,
+}
+
+/// A cycle as first found, and every model it was found under.
+struct Cycle<'a> {
+    /// Its statements, sorted: what identifies it.
+    key: Vec<u32>,
+    steps: Vec<CycleStep>,
+    /// The first finding's witness, for what each statement accesses.
+    events: &'a [Event],
+    models: Vec<Model>,
 }
 
 impl<'a> MemberSet<'a> {
@@ -116,15 +125,15 @@ impl<'a> MemberSet<'a> {
         let mut key: Vec<u32> = steps.iter().map(|s| s.stmt).collect();
         key.sort_unstable();
         key.dedup();
-        match self.cycles.iter_mut().find(|c| c.0 == key) {
-            Some(c) if !c.3.contains(&model) => c.3.push(model),
+        match self.cycles.iter_mut().find(|c| c.key == key) {
+            Some(c) if !c.models.contains(&model) => c.models.push(model),
             Some(_) => {}
-            None => self.cycles.push((key, steps.to_vec(), events, vec![model])),
+            None => self.cycles.push(Cycle { key, steps: steps.to_vec(), events, models: vec![model] }),
         }
     }
 
     fn findings(&self, p: &Program, sev: Severity, code: &'static str, out: &mut Vec<Finding>) {
-        for (_, steps, events, models) in &self.cycles {
+        for Cycle { steps, events, models, .. } in &self.cycles {
             let anchor = &p.stmts[steps[0].stmt as usize];
             for i in 1..steps.len() {
                 // A statement met twice in the cycle (a loop) is shown once.
