@@ -3,9 +3,11 @@
 
 use crate::check::Checked;
 use litmus_checker::harm::harmful;
+use litmus_checker::machine::Event;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::{words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
+use litmus_checker::robust::CycleStep;
+use litmus_checker::{codes, words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
 use std::collections::BTreeMap;
@@ -90,13 +92,14 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
                 if let Some(w) = witness_of_difference(o, sc) {
                     let _ = writeln!(
                         out,
-                        "  {} {} the condition, SC does not ({}). Witness:",
+                        "  {} {} the condition, SC does not ({}) [{}]. Witness:",
                         o.model.upper(),
                         match obs {
                             Some(Observation::Never) => "never satisfies",
                             _ => "satisfies",
                         },
-                        sc.observation.as_ref().map(|a| a.qualifier()).unwrap_or_default()
+                        sc.observation.as_ref().map(|a| a.qualifier()).unwrap_or_default(),
+                        codes::CONDITION_DIFFERS.code
                     );
                     for line in narrate::lines(p, o.model, &w.events) {
                         let _ = writeln!(out, "      {line}");
@@ -235,7 +238,7 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
         let under: Vec<Model> = models.iter().map(|o| o.model).collect();
         let sc = c.outcomes.iter().find(|o| o.model == Model::Sc).filter(|_| !under.contains(&Model::Sc));
         let msg = words::failure(kind, &under, sc.map(|o| &o.coverage));
-        let d = Diagnostic::error("E0300", s.span, msg).with_label(format!("`{}` can fail", s.text));
+        let d = Diagnostic::error(codes::FAILURE.code, s.span, msg).with_label(format!("`{}` can fail", s.text));
         let _ = writeln!(out);
         out.push_str(&render_diags(&[d], &l.path, &l.src, color));
         let o = models[0];
@@ -248,7 +251,12 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
     }
     for o in &c.outcomes {
         if let Some(w) = o.deadlocks.first() {
-            let _ = writeln!(out, "\n  {} can deadlock: every unfinished thread waits forever after", o.model.upper());
+            let _ = writeln!(
+                out,
+                "\n  {} can deadlock [{}]: every unfinished thread waits forever after",
+                o.model.upper(),
+                codes::DEADLOCK.code
+            );
             for line in narrate::lines(p, o.model, &w.events) {
                 let _ = writeln!(out, "      {line}");
             }
@@ -260,7 +268,7 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
         let _ = writeln!(out);
         match (&p.condition, ce.site) {
             (Some(cond), litmus_checker::outcome::CondSite::Condition) => {
-                let d = Diagnostic::error("E0301", cond.span, msg)
+                let d = Diagnostic::error(codes::CONDITION_UNDEFINED.code, cond.span, msg)
                     .with_label("undefined in a reachable final state: an error, not a 0".to_string());
                 out.push_str(&render_diags(&[d], &l.path, &l.src, color));
             }
@@ -278,6 +286,24 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
 const CIRCLED: [&str; 20] =
     ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
 
+/// A cycle over the source: the edge leaving the first statement as its
+/// label, every other statement with its role in the cycle, in the words
+/// the editor's diagnostics on those statements use.
+fn cycle_labels(mut d: Diagnostic, p: &Program, steps: &[CycleStep], events: &[Event]) -> Diagnostic {
+    let k = steps.len();
+    for (i, st) in steps.iter().enumerate() {
+        let name = &p.threads[st.thread as usize].name;
+        if i == 0 {
+            let to = &p.stmts[steps[(i + 1) % k].stmt as usize];
+            d = d.with_label(format!("{} {name} —{}→ {}", CIRCLED[0], st.edge.as_str(), to.text));
+        } else {
+            let role = words::cycle_role(p, steps, events, i);
+            d = d.with_related(p.stmts[st.stmt as usize].span, format!("{} {name} {role}", CIRCLED[i.min(19)]));
+        }
+    }
+    d
+}
+
 /// Each SC violation drawn over the source: the cycle's statements in order,
 /// with the edge leaving each; then the fences that remove them all.
 fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
@@ -292,27 +318,11 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
             let msg =
                 format!("{}: `{}` may be delayed past `{}` (violation {n})", r.model.upper(), store.text, next.text);
             let mut d = if sev {
-                Diagnostic::error("E0400", store.span, msg)
+                Diagnostic::error(codes::VIOLATION.code, store.span, msg)
             } else {
-                Diagnostic::warning("W0400", store.span, msg)
+                Diagnostic::warning(codes::VIOLATION.code, store.span, msg)
             };
-            let k = v.cycle.len();
-            for (i, st) in v.cycle.iter().enumerate() {
-                let s = &p.stmts[st.stmt as usize];
-                let to = &p.stmts[v.cycle[(i + 1) % k].stmt as usize];
-                let label = format!(
-                    "{} {} —{}→ {}",
-                    CIRCLED[i.min(19)],
-                    p.threads[st.thread as usize].name,
-                    st.edge.as_str(),
-                    to.text
-                );
-                if i == 0 {
-                    d = d.with_label(label);
-                } else {
-                    d = d.with_related(s.span, label);
-                }
-            }
+            d = cycle_labels(d, p, &v.cycle, &v.witness.events);
             let fix = v
                 .fence
                 .iter()
@@ -410,20 +420,11 @@ fn active_cycles(out: &mut String, c: &Checked, p: &Program, color: bool) {
                 cy.trials
             );
             let mut d = if w.bug.is_some() {
-                Diagnostic::error("E0401", first.span, msg)
+                Diagnostic::error(codes::ACTIVE_VIOLATION.code, first.span, msg)
             } else {
-                Diagnostic::warning("W0401", first.span, msg)
+                Diagnostic::warning(codes::ACTIVE_VIOLATION.code, first.span, msg)
             };
-            let k = steps.len();
-            for (i, &(t, stmt, edge)) in steps.iter().enumerate() {
-                let to = &p.stmts[steps[(i + 1) % k].1 as usize];
-                let label = format!("{} {} —{edge}→ {}", CIRCLED[i.min(19)], p.threads[t as usize].name, to.text);
-                if i == 0 {
-                    d = d.with_label(label);
-                } else {
-                    d = d.with_related(p.stmts[stmt as usize].span, label);
-                }
-            }
+            d = cycle_labels(d, p, &w.steps(), &w.events);
             d = d.with_help(format!(
                 "{}\nreplay: litmus explain {} --replay {}",
                 words::active_bug(p, w.bug.as_ref()),

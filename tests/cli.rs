@@ -952,3 +952,121 @@ fn thread_count_does_not_change_the_output() {
     let out = litmus().args(["check", "--threads", "0"]).arg(&files[0]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The diagnostics `litmus lsp` publishes for `path` once its check is done
+/// (the real server over stdio, settings `options`).
+fn server_diagnostics(path: &std::path::Path, options: serde_json::Value) -> Vec<serde_json::Value> {
+    use serde_json::{json, Value};
+    use std::io::{BufRead, BufReader, Read, Write};
+    let mut child =
+        litmus().arg("lsp").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let uri = format!("file://{}", path.display());
+    let text = std::fs::read_to_string(path).unwrap();
+    // Read frames until the check is done; the last publication is its.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stdout = child.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        let mut r = BufReader::new(stdout);
+        loop {
+            let mut len = 0;
+            loop {
+                let mut line = String::new();
+                if r.read_line(&mut line).unwrap_or(0) == 0 {
+                    return;
+                }
+                if let Some(n) = line.to_ascii_lowercase().strip_prefix("content-length:") {
+                    len = n.trim().parse().unwrap();
+                }
+                if line == "\r\n" {
+                    break;
+                }
+            }
+            let mut body = vec![0; len];
+            r.read_exact(&mut body).unwrap();
+            if tx.send(serde_json::from_slice::<Value>(&body).unwrap()).is_err() {
+                return;
+            }
+        }
+    });
+    let mut send = |m: Value| {
+        let body = m.to_string();
+        write!(stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let recv = || rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the server answers");
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                "params": {"capabilities": {}, "initializationOptions": options}}));
+    // A client sends nothing else before the answer to `initialize`.
+    while recv()["id"] != 1 {}
+    send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+    send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "litmus", "version": 1, "text": text}}}));
+    let mut diags = Vec::new();
+    loop {
+        let m = rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the server's check ends");
+        match m["method"].as_str() {
+            Some("textDocument/publishDiagnostics") => diags = m["params"]["diagnostics"].as_array().unwrap().clone(),
+            Some("litmus/status") if ["checked", "failed"].contains(&m["params"]["state"].as_str().unwrap()) => break,
+            _ => {}
+        }
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    diags
+}
+
+#[test]
+fn the_terminal_and_the_editor_give_a_finding_the_same_code() {
+    // SB (a harmful violation, a condition that differs), its benign twin
+    // without a condition, and a failing assertion.
+    let benign = temp_file(
+        "sb-benign.litmus",
+        &std::fs::read_to_string(root().join("examples/sb.litmus"))
+            .unwrap()
+            .replace("exists (P0:r0 == 0 && P1:r1 == 0);", ""),
+    );
+    let assert = temp_file(
+        "assert.litmus",
+        "litmus A\nshared x = 0;\nthread P0 {\n  x = 1;\n}\nthread P1 {\n  let r = x;\n  assert (r == 0);\n}\n",
+    );
+    let mut codes = Vec::new();
+    for path in [root().join("examples/sb.litmus"), benign, assert] {
+        let out = litmus().args(["check", "--color", "never", "--model", "sc,tso"]).arg(&path).output().unwrap();
+        let term = String::from_utf8_lossy(&out.stdout).to_string();
+        let diags = server_diagnostics(&path, serde_json::json!({"models": ["tso"], "debounceMs": 0}));
+        // Each finding the terminal draws over a line, by (code, line):
+        // `[E0400] Error: …` then `╭─[ file:8:3 ]`.
+        let mut terminal: Vec<(String, u64)> = Vec::new();
+        let lines: Vec<&str> = term.lines().collect();
+        for (i, l) in lines.iter().enumerate() {
+            if let Some(code) = l.strip_prefix('[').and_then(|l| l.split(']').next()) {
+                let at = lines[i + 1].rsplit(':').nth(1).unwrap().parse::<u64>().unwrap();
+                terminal.push((code.to_string(), at));
+            }
+        }
+        assert!(!terminal.is_empty(), "{term}");
+        codes.extend(terminal.iter().map(|t| t.0.clone()));
+        for (code, line) in &terminal {
+            // The editor's diagnostic on that line that is not a cycle member.
+            let same = diags.iter().any(|d| {
+                d["range"]["start"]["line"].as_u64() == Some(line - 1)
+                    && d["code"] == code.as_str()
+                    && !d["message"].as_str().unwrap().contains("part of the")
+            });
+            assert!(same, "{code} at line {line} in the terminal, not in the editor: {diags:#?}\n{term}");
+        }
+        // And every editor finding (not a member, not the condition, which
+        // the terminal tags in its prose) is in the terminal with its code.
+        for d in diags.iter().filter(|d| d["code"] == "E0400" && !d["message"].as_str().unwrap().contains("part of")) {
+            let line = d["range"]["start"]["line"].as_u64().unwrap() + 1;
+            assert!(terminal.contains(&("E0400".to_string(), line)), "{d:#}\n{term}");
+        }
+        for d in diags.iter().filter(|d| d["code"] == "E0302") {
+            assert!(term.contains("[E0302]"), "{d:#}\n{term}");
+        }
+    }
+    codes.sort();
+    codes.dedup();
+    assert_eq!(codes, ["E0300", "E0400"]);
+}

@@ -14,6 +14,7 @@
 pub mod bitset;
 pub mod certainty;
 pub mod clocks;
+pub mod codes;
 pub mod collect;
 pub mod dpor;
 pub mod explicit;

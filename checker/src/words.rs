@@ -5,8 +5,10 @@
 
 use crate::certainty::{Answer, Coverage};
 use crate::harm::Harm;
+use crate::machine::{Event, EventKind};
 use crate::outcome::Observation;
-use crate::robust::Robustness;
+use crate::robust::{CycleStep, Robustness};
+use crate::trace::Edge;
 use litmus_dsl::Program;
 
 /// "(proved)", "(within bounds)" — the short qualifier of a known answer.
@@ -135,4 +137,56 @@ pub fn active_bug(p: &Program, bug: Option<&crate::relaxer::Bug>) -> String {
         Some(Bug::Condition) => "harmful: the final condition's answer then differs from SC".into(),
         None => "no run that created it broke the program (not a proof that none can)".into(),
     }
+}
+
+/// What statement `i` of a cycle does in it, as a clause: "reads y before
+/// P1's store `y = 1`", "writes y after P0's `let r0 = y` read the old
+/// value". Worded from the edge leaving it, or for a program-order edge
+/// (which says nothing about memory) from the edge entering it. `events`:
+/// an execution of the cycle (its witness), for what each statement
+/// accesses.
+pub fn cycle_role(p: &Program, steps: &[CycleStep], events: &[Event], i: usize) -> String {
+    let k = steps.len();
+    let st = steps[i];
+    let access = events
+        .iter()
+        .find(|e| {
+            e.thread == st.thread
+                && e.stmt == st.stmt
+                && matches!(e.kind, EventKind::Load | EventKind::Store | EventKind::Rmw)
+        })
+        .map(|e| (e.kind, p.cell_name(e.cell)));
+    let verb = match &access {
+        Some((EventKind::Load, c)) => format!("reads {c}"),
+        Some((EventKind::Rmw, c)) => format!("updates {c}"),
+        Some((_, c)) => format!("writes {c}"),
+        None => "runs".into(),
+    };
+    // Another thread's statement is named with its thread.
+    let who = |j: usize| {
+        let s = &steps[j];
+        let text = &p.stmts[s.stmt as usize].text;
+        if s.thread == st.thread {
+            format!("`{text}`")
+        } else {
+            format!("{}'s `{text}`", p.threads[s.thread as usize].name)
+        }
+    };
+    let (next, prev) = ((i + 1) % k, (i + k - 1) % k);
+    match (st.edge, steps[prev].edge) {
+        (Edge::Fr, _) => format!("{verb} before {} overwrites it", who(next)),
+        (Edge::Co, _) => format!("{verb} before {} overwrites it", who(next)),
+        (Edge::Rf, _) => format!("{verb}, which {} then reads", who(next)),
+        (Edge::Po, Edge::Fr) => format!("{verb} after {} read the old value", who(prev)),
+        (Edge::Po, Edge::Rf) => format!("{verb} as written by {}", who(prev)),
+        (Edge::Po, Edge::Co) => format!("{verb} after {}", who(prev)),
+        (Edge::Po, Edge::Po) => format!("{verb} after {} in program order", who(prev)),
+    }
+}
+
+/// A member's diagnostic: its role and the cycle it belongs to, "reads y
+/// before P1's `y = 1` overwrites it — part of the TSO/PSO cycle of line 8".
+pub fn cycle_member(role: &str, models: &[crate::Model], line: u32) -> String {
+    let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
+    format!("{role} — part of the {} cycle of line {line}", names.join("/"))
 }

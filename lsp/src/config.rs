@@ -4,6 +4,7 @@
 //! [`Problem`]; the other fields apply. Names of models and monitors and
 //! timeouts go through the checker's parsers, the CLI's.
 
+pub use crate::findings::Members;
 use litmus_checker::options::parse_timeout;
 use litmus_checker::{Model, MonitorKind, Options, SettingError};
 use serde_json::Value;
@@ -22,6 +23,11 @@ pub struct Config {
     pub timeout: Duration,
     /// Milliseconds of quiet after an edit before model checking starts.
     pub debounce_ms: u64,
+    /// How the statements of a cycle besides its delayed store are shown.
+    pub cycle_members: Members,
+    /// Where `docs/codes.md` is (a URI without anchor): each diagnostic's
+    /// `codeDescription` links into it; None: no links.
+    pub codes_url: Option<String>,
 }
 
 impl Default for Config {
@@ -34,6 +40,8 @@ impl Default for Config {
             monitor: MonitorKind::Bss,
             timeout: Duration::from_secs(20),
             debounce_ms: 150,
+            cycle_members: Members::Information,
+            codes_url: default_codes_url(),
         }
     }
 }
@@ -46,8 +54,47 @@ pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 8] =
-    ["models", "loopBound", "preemptionBound", "bufferBound", "monitor", "timeout", "debounceMs", "testHooks"];
+pub const KEYS: [&str; 10] = [
+    "models",
+    "loopBound",
+    "preemptionBound",
+    "bufferBound",
+    "monitor",
+    "timeout",
+    "debounceMs",
+    "cycleMembers",
+    "codesUrl",
+    "testHooks",
+];
+
+/// The `docs/codes.md` that ships beside the server: next to the executable
+/// (`docs/`, `../share/doc/litmus/`), or the checkout's (`target/<profile>/`,
+/// `target/<profile>/deps/` for tests), else the one of the source tree
+/// it was built from, if it is still there.
+pub fn default_codes_url() -> Option<String> {
+    let exe_dir = std::env::current_exe().ok().and_then(|e| e.parent().map(|d| d.to_path_buf()));
+    let beside = ["docs/codes.md", "../share/doc/litmus/codes.md", "../../docs/codes.md", "../../../docs/codes.md"];
+    let mut candidates: Vec<std::path::PathBuf> =
+        exe_dir.iter().flat_map(|d| beside.iter().map(move |b| d.join(b))).collect();
+    candidates.push(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/codes.md"));
+    let found = candidates.into_iter().find(|p| p.is_file())?.canonicalize().ok()?;
+    file_uri(&found)
+}
+
+/// A `file://` URI for an absolute path, bytes outside the unreserved set
+/// percent-encoded.
+fn file_uri(path: &std::path::Path) -> Option<String> {
+    let s = path.to_str()?;
+    let mut out = String::from("file://");
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(out)
+}
 
 /// A setting that was not applied: which, the value given, why, and what
 /// stays in its place.
@@ -185,11 +232,30 @@ impl Config {
                         self.debounce_ms.to_string(),
                     ),
                 },
+                "cycleMembers" => match value.as_str().map(str::to_ascii_lowercase).as_deref() {
+                    Some("hint") => self.cycle_members = Members::Hint,
+                    Some("information") => self.cycle_members = Members::Information,
+                    Some("off") => self.cycle_members = Members::Off,
+                    _ => bad(
+                        "expected \"hint\", \"information\" or \"off\"".into(),
+                        format!("\"{}\"", self.cycle_members.as_str()),
+                    ),
+                },
+                "codesUrl" => match value {
+                    Value::Null => self.codes_url = default_codes_url(),
+                    Value::String(u) if u.parse::<tower_lsp_server::ls_types::Uri>().is_ok() && u.contains(':') => {
+                        self.codes_url = Some(u.trim_end_matches('#').to_string())
+                    }
+                    _ => bad(
+                        "expected a URI (without #anchor) of codes.md, or null for the one beside the server".into(),
+                        self.codes_url.as_deref().map_or("none".into(), |u| format!("\"{u}\"")),
+                    ),
+                },
                 "testHooks" => {}
                 _ => problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..7].join(", ")),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..9].join(", ")),
                     kept: None,
                 }),
             }

@@ -102,7 +102,16 @@ pub fn location(uri: &lsp::Uri, rope: &Rope, span: Span, enc: Encoding) -> lsp::
     lsp::Location { uri: uri.clone(), range: range(rope, span, enc) }
 }
 
-pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding) -> lsp::Diagnostic {
+/// The link to a code's section of `docs/codes.md`, under `base` (the
+/// document's URI, without the anchor).
+fn code_description(base: &str, code: &str) -> Option<lsp::CodeDescription> {
+    let anchor = litmus_checker::codes::anchor(code)?;
+    let href = format!("{base}#{anchor}").parse().ok()?;
+    Some(lsp::CodeDescription { href })
+}
+
+/// `docs`: where the codes are documented (`codeDescription`), if anywhere.
+pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding, docs: Option<&str>) -> lsp::Diagnostic {
     let related: Vec<lsp::DiagnosticRelatedInformation> = f
         .related
         .iter()
@@ -114,8 +123,10 @@ pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding) -> ls
             Severity::Error => lsp::DiagnosticSeverity::ERROR,
             Severity::Warning => lsp::DiagnosticSeverity::WARNING,
             Severity::Information => lsp::DiagnosticSeverity::INFORMATION,
+            Severity::Hint => lsp::DiagnosticSeverity::HINT,
         }),
-        code: Some(lsp::NumberOrString::String(f.code.clone())),
+        code: Some(lsp::NumberOrString::String(f.code.to_string())),
+        code_description: docs.and_then(|base| code_description(base, f.code)),
         source: Some("litmus".into()),
         message: f.message.clone(),
         related_information: (!related.is_empty()).then_some(related),

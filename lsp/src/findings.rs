@@ -1,9 +1,13 @@
 //! What the editor shows as diagnostics, before conversion to LSP types:
 //! parse and analysis diagnostics (fast path), then what the checker found
-//! (violations, failing assertions, conditions that differ from SC).
+//! (violations and every other statement of their cycles, failing
+//! assertions, conditions that differ from SC). Codes come from
+//! `litmus_checker::codes`, the registry the CLI uses too.
 
 use litmus_checker::harm::harmful;
-use litmus_checker::{words, Model, Report};
+use litmus_checker::machine::Event;
+use litmus_checker::robust::CycleStep;
+use litmus_checker::{codes, words, Model, Report};
 use litmus_dsl::{Analysis, Program, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,13 +15,14 @@ pub enum Severity {
     Error,
     Warning,
     Information,
+    Hint,
 }
 
 #[derive(Clone, Debug)]
 pub struct Finding {
     pub span: Span,
     pub severity: Severity,
-    pub code: String,
+    pub code: &'static str,
     pub message: String,
     pub related: Vec<(Span, String)>,
     /// For a violation: `{"violation": [model index, violation index]}`.
@@ -30,7 +35,7 @@ pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
         .map(|d| Finding {
             span: d.span,
             severity: if d.is_error() { Severity::Error } else { Severity::Warning },
-            code: d.code.to_string(),
+            code: d.code,
             message: match &d.help {
                 Some(h) => format!("{}\n{}", d.message, h),
                 None => d.message.clone(),
@@ -44,77 +49,145 @@ pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
 pub const CIRCLED: [&str; 20] =
     ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
 
-pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
+/// How the statements of a cycle other than its delayed store are shown
+/// (setting `cycleMembers`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Members {
+    Hint,
+    Information,
+    Off,
+}
+
+impl Members {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Members::Hint => "hint",
+            Members::Information => "information",
+            Members::Off => "off",
+        }
+    }
+
+    fn severity(self) -> Option<Severity> {
+        match self {
+            Members::Hint => Some(Severity::Hint),
+            Members::Information => Some(Severity::Information),
+            Members::Off => None,
+        }
+    }
+}
+
+/// The cycle as related information: every statement from `from` on, with
+/// the edge leaving it.
+fn cycle_related(p: &Program, steps: &[CycleStep], from: usize) -> Vec<(Span, String)> {
+    let k = steps.len();
+    (from..k)
+        .map(|i| {
+            let st = steps[i];
+            let s = &p.stmts[st.stmt as usize];
+            let to = &p.stmts[steps[(i + 1) % k].stmt as usize];
+            let label = format!(
+                "{} {} `{}` —{}→ `{}`",
+                CIRCLED[i.min(19)],
+                p.threads[st.thread as usize].name,
+                s.text,
+                st.edge.as_str(),
+                to.text
+            );
+            (s.span, label)
+        })
+        .collect()
+}
+
+/// One diagnostic per statement of each cycle besides the one that carries
+/// the finding: cycles with the same statements (the same cycle found from
+/// each of its stores, or under several models) are shown once, anchored
+/// at the first finding's statement.
+struct MemberSet<'a> {
+    cycles: Vec<Cycle<'a>>,
+}
+
+/// A cycle as first found, and every model it was found under.
+struct Cycle<'a> {
+    /// Its statements, sorted: what identifies it.
+    key: Vec<u32>,
+    steps: Vec<CycleStep>,
+    /// The first finding's witness, for what each statement accesses.
+    events: &'a [Event],
+    models: Vec<Model>,
+}
+
+impl<'a> MemberSet<'a> {
+    fn new() -> Self {
+        MemberSet { cycles: Vec::new() }
+    }
+
+    fn add(&mut self, model: Model, steps: &[CycleStep], events: &'a [Event]) {
+        let mut key: Vec<u32> = steps.iter().map(|s| s.stmt).collect();
+        key.sort_unstable();
+        key.dedup();
+        match self.cycles.iter_mut().find(|c| c.key == key) {
+            Some(c) if !c.models.contains(&model) => c.models.push(model),
+            Some(_) => {}
+            None => self.cycles.push(Cycle { key, steps: steps.to_vec(), events, models: vec![model] }),
+        }
+    }
+
+    fn findings(&self, p: &Program, sev: Severity, code: &'static str, out: &mut Vec<Finding>) {
+        for Cycle { steps, events, models, .. } in &self.cycles {
+            let anchor = &p.stmts[steps[0].stmt as usize];
+            for i in 1..steps.len() {
+                // A statement met twice in the cycle (a loop) is shown once.
+                if steps[..i].iter().any(|s| s.stmt == steps[i].stmt) {
+                    continue;
+                }
+                let role = words::cycle_role(p, steps, events, i);
+                out.push(Finding {
+                    span: p.stmts[steps[i].stmt as usize].span,
+                    severity: sev,
+                    code,
+                    message: words::cycle_member(&role, models, anchor.line),
+                    related: cycle_related(p, steps, 0),
+                    data: None,
+                });
+            }
+        }
+    }
+}
+
+pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding> {
     let mut out = Vec::new();
+    let mut cycles = MemberSet::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
             let store = &p.stmts[v.store_stmt as usize];
             let past = &p.stmts[v.delayed_past() as usize];
             let harm = format!(" — {}", words::harm(p, &v.harm));
-            let k = v.cycle.len();
-            let related = v
-                .cycle
-                .iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, st)| {
-                    let s = &p.stmts[st.stmt as usize];
-                    let to = &p.stmts[v.cycle[(i + 1) % k].stmt as usize];
-                    (
-                        s.span,
-                        format!(
-                            "{} {} `{}` —{}→ `{}`",
-                            CIRCLED[i.min(19)],
-                            p.threads[st.thread as usize].name,
-                            s.text,
-                            st.edge.as_str(),
-                            to.text
-                        ),
-                    )
-                })
-                .collect();
+            cycles.add(rb.model, &v.cycle, &v.witness.events);
             out.push(Finding {
                 span: store.span,
                 severity: if harmful(&v.harm) { Severity::Error } else { Severity::Warning },
-                code: "sc-violation".into(),
+                code: codes::VIOLATION.code,
                 message: format!("{}: `{}` may be delayed past `{}`{harm}", rb.model.upper(), store.text, past.text),
-                related,
+                related: cycle_related(p, &v.cycle, 1),
                 data: Some(serde_json::json!({ "violation": [mi, vi] })),
             });
         }
     }
+    if let Some(sev) = members.severity() {
+        cycles.findings(p, sev, codes::VIOLATION.code, &mut out);
+    }
     // Cycles active testing confirmed (a file past the exhaustive budget).
+    let mut cycles = MemberSet::new();
     for a in r.active.iter().flat_map(|run| &run.models) {
         for c in a.cycles.iter().filter(|c| c.confirmations > 0) {
             let Some(w) = &c.witness else { continue };
-            let steps: Vec<(u16, u32, &str)> = w
-                .cycle
-                .iter()
-                .map(|&(i, e)| (w.events[i as usize].thread, w.events[i as usize].stmt, e.as_str()))
-                .collect();
-            let k = steps.len();
-            let related = steps
-                .iter()
-                .enumerate()
-                .skip(1)
-                .map(|(i, &(t, stmt, edge))| {
-                    let s = &p.stmts[stmt as usize];
-                    let to = &p.stmts[steps[(i + 1) % k].1 as usize];
-                    let label = format!(
-                        "{} {} `{}` —{edge}→ `{}`",
-                        CIRCLED[i.min(19)],
-                        p.threads[t as usize].name,
-                        s.text,
-                        to.text
-                    );
-                    (s.span, label)
-                })
-                .collect();
-            let first = &p.stmts[steps[0].1 as usize];
+            let steps = w.steps();
+            let Some(first) = steps.first().map(|s| &p.stmts[s.stmt as usize]) else { continue };
+            cycles.add(a.model, &steps, &w.events);
             out.push(Finding {
                 span: first.span,
                 severity: if w.bug.is_some() { Severity::Error } else { Severity::Warning },
-                code: "sc-violation-active".into(),
+                code: codes::ACTIVE_VIOLATION.code,
                 message: format!(
                     "{}: happens-before cycle found by active testing (created in {} of {} runs) — {}",
                     a.model.upper(),
@@ -122,10 +195,13 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
                     c.trials,
                     words::active_bug(p, w.bug.as_ref())
                 ),
-                related,
+                related: cycle_related(p, &steps, 1),
                 data: Some(serde_json::json!({ "replay": w.handle.to_string() })),
             });
         }
+    }
+    if let Some(sev) = members.severity() {
+        cycles.findings(p, sev, codes::ACTIVE_VIOLATION.code, &mut out);
     }
     // Failing assertions, once per statement, naming every model.
     let mut by_stmt: std::collections::BTreeMap<u32, Vec<Model>> = Default::default();
@@ -147,7 +223,7 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
         out.push(Finding {
             span: s.span,
             severity: Severity::Error,
-            code: "assertion".into(),
+            code: codes::FAILURE.code,
             message: words::failure(kind, &models, sc.map(|o| &o.coverage)),
             related: Vec::new(),
             data: None,
@@ -164,7 +240,7 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
                 out.push(Finding {
                     span: c.span,
                     severity: if fails { Severity::Error } else { Severity::Warning },
-                    code: "condition".into(),
+                    code: codes::CONDITION_DIFFERS.code,
                     message: format!(
                         "{}: observed {}, {} states; under SC {}",
                         o.model.upper(),
@@ -186,7 +262,7 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
             out.push(Finding {
                 span: c.span,
                 severity: Severity::Error,
-                code: "condition".into(),
+                code: codes::CONDITION_UNDEFINED.code,
                 message: format!(
                     "division by zero: the final condition or filter is undefined in a final state reachable under {}",
                     models.join(", ")
@@ -202,7 +278,7 @@ pub fn check_findings(p: &Program, r: &Report) -> Vec<Finding> {
                 out.push(Finding {
                     span: t.name_span,
                     severity: Severity::Warning,
-                    code: "deadlock".into(),
+                    code: codes::DEADLOCK.code,
                     message: format!(
                         "{}: some execution deadlocks (every unfinished thread waits forever)",
                         o.model.upper()

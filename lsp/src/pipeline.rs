@@ -204,7 +204,8 @@ impl Backend {
         let partial = state != "checked";
         let prog = analyzed.analysis.program.as_ref().expect("lowered");
         let mut all = analysis.to_vec();
-        let mut checked = check_findings(prog, &report);
+        let members = self.lock().config.cycle_members;
+        let mut checked = check_findings(prog, &report, members);
         for f in &mut checked {
             if let Some(serde_json::Value::Object(m)) = &mut f.data {
                 m.insert("generation".into(), job.generation.into());
@@ -232,16 +233,17 @@ impl Backend {
 
     /// Publish `findings` for the job's generation, unless a newer one exists.
     pub async fn publish(&self, job: &Job, analyzed: &Analyzed, findings: &[Finding]) {
-        let (lock, enc) = {
+        let (lock, enc, docs) = {
             let s = self.lock();
             let Some(doc) = s.docs.get(&job.key) else { return };
-            (doc.publish.clone(), s.enc)
+            (doc.publish.clone(), s.enc, s.config.codes_url.clone())
         };
         let _serial = lock.lock().await;
         if !self.is_current(job) {
             return;
         }
-        let diags = findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc)).collect();
+        let diags =
+            findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
         self.client.publish_diagnostics(job.uri.clone(), diags, Some(job.version)).await;
     }
 

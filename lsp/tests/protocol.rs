@@ -19,7 +19,7 @@ fn at(u: &str, line: u32, character: u32) -> Value {
 }
 
 fn is_model_violation(d: &Value, model: &str) -> bool {
-    d["code"] == "sc-violation" && d["message"].as_str().unwrap().starts_with(&format!("{model}:"))
+    d["code"] == "E0400" && d["message"].as_str().unwrap().starts_with(&format!("{model}:"))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -89,7 +89,7 @@ async fn store_buffering_round_trip() {
     let fixed = apply_edits(&fixed, edits_for(&actions[0]["edit"], &u));
     c.replace_all(&u, 3, &fixed);
     let diags = c.settled(&u, 3).await;
-    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "{diags:#?}");
+    assert!(!diags.iter().any(|d| d["code"] == "E0400"), "{diags:#?}");
     assert!(diags.is_empty(), "a clean file gets the empty list: {diags:#?}");
     // The check reported progress through the client.
     assert!(c.server_requests.lock().unwrap().iter().any(|m| m == "window/workDoneProgress/create"));
@@ -114,7 +114,7 @@ async fn syntax_errors_come_first_and_the_empty_list_when_fixed() {
     assert_eq!(lens[0]["command"]["title"], "litmus: not checked (fix the errors first)");
     c.replace_all(&u, 3, &text);
     let diags = c.settled(&u, 3).await;
-    assert!(diags.iter().all(|d| d["code"] == "sc-violation" || d["code"] == "condition"), "{diags:#?}");
+    assert!(diags.iter().all(|d| d["code"] == "E0400" || d["code"] == "E0302"), "{diags:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -342,7 +342,7 @@ async fn settings_choose_the_models() {
     c.wait_for("a re-check under TSO only", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checked")
         .await;
     let diags = c.diagnostics(&u).unwrap();
-    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "MP is robust under TSO: {diags:#?}");
+    assert!(!diags.iter().any(|d| d["code"] == "E0400"), "MP is robust under TSO: {diags:#?}");
     assert_eq!(c.shown_messages(), Vec::<String>::new(), "good settings raise no warning");
 }
 
@@ -375,7 +375,7 @@ async fn pslo_violations_get_an_rr_fence_quick_fix() {
     assert!(fixed.contains("let r0 = y;\n  fence rr;\n  let r1 = x;"), "{fixed}");
     c.replace_all(&u, 2, &fixed);
     let diags = c.settled(&u, 2).await;
-    assert!(!diags.iter().any(|d| d["code"] == "sc-violation"), "{diags:#?}");
+    assert!(!diags.iter().any(|d| d["code"] == "E0400"), "{diags:#?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

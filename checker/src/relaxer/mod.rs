@@ -125,6 +125,19 @@ pub struct Trial {
     pub bug: Option<Bug>,
 }
 
+impl Trial {
+    /// The cycle as statements, each with the edge leaving it.
+    pub fn steps(&self) -> Vec<crate::robust::CycleStep> {
+        self.cycle
+            .iter()
+            .map(|&(i, edge)| {
+                let e = &self.events[i as usize];
+                crate::robust::CycleStep { thread: e.thread, stmt: e.stmt, edge }
+            })
+            .collect()
+    }
+}
+
 /// What Phase II did with one predicted cycle under one model.
 #[derive(Clone, Debug)]
 pub struct CycleResult {

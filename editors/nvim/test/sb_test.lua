@@ -45,11 +45,27 @@ local function settled(what)
   return ok
 end
 
+local function code_of(d)
+  return d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
+end
+
 local function tso_lines()
   local lines = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    local code = d.code or (d.user_data and d.user_data.lsp and d.user_data.lsp.code)
-    if code == 'sc-violation' and d.message:match('^TSO:') then
+    if code_of(d) == 'E0400' and d.message:match('^TSO:') then
+      table.insert(lines, d.lnum)
+    end
+  end
+  table.sort(lines)
+  return lines
+end
+
+-- The other statements of a cycle: information diagnostics naming their role.
+local function member_lines()
+  local lines = {}
+  for _, d in ipairs(vim.diagnostic.get(bufnr)) do
+    if code_of(d) == 'E0400' and d.message:find('part of the', 1, true) then
+      check(d.severity == vim.diagnostic.severity.INFO, 'a member is information: ' .. d.message)
       table.insert(lines, d.lnum)
     end
   end
@@ -94,6 +110,12 @@ if not settled('the first check finishes') then
 end
 print('     (position encoding negotiated: ' .. tostring(client().offset_encoding) .. ')')
 check(vim.deep_equal(tso_lines(), { 7, 12 }), 'TSO diagnostics on both threads: ' .. vim.inspect(tso_lines()))
+check(vim.deep_equal(member_lines(), { 8, 12, 13 }), 'every other statement of the cycle marked: ' .. vim.inspect(member_lines()))
+for _, d in ipairs(vim.diagnostic.get(bufnr, { lnum = 8 })) do
+  if code_of(d) == 'E0400' then
+    check(d.message:find("reads y before P1's `y = 1` overwrites it", 1, true) ~= nil, 'the role in words: ' .. d.message)
+  end
+end
 
 local hover = vim.lsp.buf_request_sync(bufnr, 'textDocument/hover', {
   textDocument = { uri = uri },
@@ -124,5 +146,6 @@ if all[1] then
 end
 if settled('the fully fenced text is re-checked') then
   check(#tso_lines() == 0, 'no TSO diagnostic left: ' .. vim.inspect(tso_lines()))
+  check(#member_lines() == 0, 'no cycle member left: ' .. vim.inspect(member_lines()))
 end
 finish()

@@ -4,7 +4,8 @@
 //   2. hover latency while a long check runs, beside hover on an idle server;
 //   3. per example: time to the TSO diagnostics (robustness known) and to the
 //      full check, beside `litmus check` on the same file.
-// Usage: node bench/lsp-bench.mjs   (needs target/release/litmus or LITMUS_BIN)
+// Usage: node bench/lsp-bench.mjs [edits]   (needs target/release/litmus or LITMUS_BIN;
+//        `edits`: section 1 only)
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
@@ -130,6 +131,7 @@ const edits = await editLatency();
 console.log(`\n## didChange → diagnostics, ${edits.lines}-line file`);
 console.log(`typing (one key per change): ${stats(edits.typing)}`);
 console.log(`break/fix a statement:       ${stats(edits.breakFix)}`);
+if (process.argv[2] === "edits") process.exit(0);
 
 const h = await hoverLatency();
 console.log("\n## hover latency");

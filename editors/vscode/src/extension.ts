@@ -29,6 +29,9 @@ function serverSettings(): Record<string, unknown> {
     monitor: c.get("monitor"),
     timeout: c.get("timeout"),
     debounceMs: c.get("debounceMs"),
+    cycleMembers: c.get("cycleMembers"),
+    // Empty: the codes.md beside the server.
+    codesUrl: c.get("codesUrl") || null,
   };
 }
 

@@ -15,7 +15,9 @@ async function client(opts) {
 }
 after(async () => Promise.all(clients.map((c) => c.stop())));
 
-const tso = (diags) => diags.filter((d) => d.code === "sc-violation" && d.message.startsWith("TSO:"));
+const tso = (diags) => diags.filter((d) => d.code === "E0400" && d.message.startsWith("TSO:"));
+// The other statements of a violation's cycle: information, same code.
+const members = (diags) => diags.filter((d) => d.code === "E0400" && d.message.includes("part of the"));
 
 test("store buffering: diagnostics, hover, one quick fix, then all fences", async () => {
   const c = await client();
@@ -26,6 +28,13 @@ test("store buffering: diagnostics, hover, one quick fix, then all fences", asyn
   assert.deepEqual(tso(diags).map((d) => d.range.start.line), [7, 12], "a TSO violation on each thread");
   assert.equal(tso(diags)[0].severity, 1, "harmful: an error");
   assert.equal(tso(diags)[0].relatedInformation.length, 3, "the cycle's other statements");
+  assert.match(tso(diags)[0].codeDescription.href, /^file:\/\/\/.*\/codes\.md#e0400$/);
+  // Every statement of the cycle is marked: the stores by their findings,
+  // the loads and P1's store (a member of the cycle from line 8) by their role.
+  const m = members(diags);
+  assert.deepEqual(m.map((d) => d.range.start.line), [8, 12, 13]);
+  assert.ok(m.every((d) => d.severity === 3 && d.relatedInformation.length === 4), JSON.stringify(m));
+  assert.equal(m[0].message, "reads y before P1's `y = 1` overwrites it — part of the TSO/PSO cycle of line 8");
 
   const hover = await c.request("textDocument/hover", { textDocument: { uri }, position: { line: 7, character: 3 } });
   assert.match(hover.contents.value, /Cycle \(happens-before\)/);
@@ -58,6 +67,7 @@ test("store buffering: diagnostics, hover, one quick fix, then all fences", asyn
   v = c.change(uri, asChanges(allEdits));
   diags = await c.settled(uri, v);
   assert.deepEqual(tso(diags), []);
+  assert.deepEqual(members(diags), [], "no cycle, no members");
   assert.equal(await c.request("litmus/documentText", { uri }), text);
 });
 

@@ -5,7 +5,8 @@ local M = {}
 M.config = {
   cmd = { 'litmus', 'lsp' },
   -- The server's settings: models, loopBound, preemptionBound, bufferBound,
-  -- monitor, timeout, debounceMs.
+  -- monitor, timeout, debounceMs, cycleMembers ("information", "hint",
+  -- "off"), codesUrl.
   settings = {},
   root_markers = { '.git' },
   on_attach = nil,

@@ -1,0 +1,122 @@
+//! Every statement of a violation's cycle carries a diagnostic: the delayed
+//! store its finding (error when harmful, warning otherwise), the others
+//! their role in the cycle (setting `cycleMembers`), all with the code of
+//! the registry and a `codeDescription` link into `docs/codes.md`.
+
+mod harness;
+
+use harness::{example, uri, Client};
+use serde_json::{json, Value};
+
+/// The diagnostics of the cycle members (not the delayed stores' findings).
+fn members(diags: &[Value]) -> Vec<&Value> {
+    diags.iter().filter(|d| d["code"] == "E0400" && d["message"].as_str().unwrap().contains("part of the")).collect()
+}
+
+fn start_line(d: &Value) -> u64 {
+    d["range"]["start"]["line"].as_u64().unwrap()
+}
+
+/// SB under TSO alone, with `settings` besides.
+async fn sb(text: &str, settings: Value) -> (Client, Vec<Value>) {
+    let mut opts = json!({"models": ["tso"], "debounceMs": 0});
+    opts.as_object_mut().unwrap().extend(settings.as_object().unwrap().clone());
+    let (mut c, _) = Client::start(json!({}), opts).await;
+    let u = uri("sb.litmus");
+    c.open(&u, text);
+    let diags = c.settled(&u, 1).await;
+    (c, diags)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn all_four_statements_of_the_sb_cycle_carry_a_diagnostic() {
+    let (_c, diags) = sb(&example("sb.litmus"), json!({})).await;
+    let stores: Vec<&Value> =
+        diags.iter().filter(|d| d["code"] == "E0400" && d["message"].as_str().unwrap().starts_with("TSO:")).collect();
+    assert_eq!(stores.iter().map(|d| start_line(d)).collect::<Vec<_>>(), [7, 12], "{diags:#?}");
+    // The condition makes them harmful: errors.
+    assert!(stores.iter().all(|d| d["severity"] == 1 && d["code"] == "E0400"), "{stores:#?}");
+    // Both violations have the same cycle: it is shown once, from line 8
+    // (the first violation's store), on its three other statements.
+    let m = members(&diags);
+    assert_eq!(m.iter().map(|d| start_line(d)).collect::<Vec<_>>(), [8, 12, 13], "{m:#?}");
+    let messages: Vec<&str> = m.iter().map(|d| d["message"].as_str().unwrap()).collect();
+    assert_eq!(
+        messages,
+        [
+            "reads y before P1's `y = 1` overwrites it — part of the TSO cycle of line 8",
+            "writes y after P0's `let r0 = y` read the old value — part of the TSO cycle of line 8",
+            "reads x before P0's `x = 1` overwrites it — part of the TSO cycle of line 8",
+        ]
+    );
+    for d in &m {
+        assert_eq!(d["severity"], 3, "information by default: {d:#}");
+        // The whole cycle as related information, from the delayed store.
+        let related: Vec<u64> = d["relatedInformation"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["location"]["range"]["start"]["line"].as_u64().unwrap())
+            .collect();
+        assert_eq!(related, [7, 8, 12, 13], "{d:#}");
+        assert!(d["relatedInformation"][1]["message"].as_str().unwrap().contains("`let r0 = y` —fr→ `y = 1`"));
+    }
+    // Each code links to its section of docs/codes.md, which exists.
+    for d in &diags {
+        let href = d["codeDescription"]["href"].as_str().unwrap_or_else(|| panic!("no link: {d:#}"));
+        let anchor = d["code"].as_str().unwrap().to_ascii_lowercase();
+        assert!(href.starts_with("file:///") && href.ends_with(&format!("codes.md#{anchor}")), "{href}");
+        let path = href.trim_start_matches("file://").split('#').next().unwrap();
+        let doc = std::fs::read_to_string(path).unwrap();
+        assert!(doc.contains(&format!("<a id=\"{anchor}\"></a>")), "{anchor} in {path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_benign_violation_is_a_warning_and_its_members_still_shown() {
+    // No condition and nothing that can fail: every violation is benign.
+    let text = example("sb.litmus").replace("exists (P0:r0 == 0 && P1:r1 == 0);", "");
+    let (_c, diags) = sb(&text, json!({})).await;
+    let stores: Vec<&Value> =
+        diags.iter().filter(|d| d["code"] == "E0400" && d["message"].as_str().unwrap().starts_with("TSO:")).collect();
+    assert_eq!(stores.len(), 2, "{diags:#?}");
+    assert!(stores.iter().all(|d| d["severity"] == 2 && d["message"].as_str().unwrap().contains("benign")));
+    assert_eq!(members(&diags).len(), 3, "{diags:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_setting_chooses_hint_or_off() {
+    let (mut c, diags) = sb(&example("sb.litmus"), json!({"cycleMembers": "hint"})).await;
+    let m = members(&diags);
+    assert_eq!(m.len(), 3, "{diags:#?}");
+    assert!(m.iter().all(|d| d["severity"] == 4), "{m:#?}");
+    // Switched off by a settings change: a re-check without them.
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": {"cycleMembers": "off"}}}));
+    c.wait_for("a re-check", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checked").await;
+    let diags = c.diagnostics(&uri("sb.litmus")).unwrap();
+    assert!(members(&diags).is_empty(), "{diags:#?}");
+    assert_eq!(diags.iter().filter(|d| d["code"] == "E0400").count(), 2, "the stores' findings stay: {diags:#?}");
+    // A bad value is reported and keeps "off".
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": {"cycleMembers": "loud"}}}));
+    let warning = c.next_warning().await;
+    assert!(
+        warning.contains("`cycleMembers` = \"loud\": expected \"hint\", \"information\" or \"off\"; keeping \"off\""),
+        "{warning}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn member_ranges_count_utf16_code_units_after_non_ascii_text() {
+    let prefix = "/* é🙂 */ ";
+    let text = example("sb.litmus").replace("  let r1 = x;", &format!("  {prefix}let r1 = x;"));
+    let (_c, diags) = sb(&text, json!({})).await;
+    let m = members(&diags);
+    let r1 = m.iter().find(|d| start_line(d) == 13).unwrap_or_else(|| panic!("{m:#?}"));
+    let start = 2 + prefix.encode_utf16().count() as u64;
+    let len = "let r1 = x;".len() as u64;
+    assert_eq!(r1["range"]["start"]["character"], start, "{r1:#}");
+    assert_eq!(r1["range"]["end"]["character"], start + len, "{r1:#}");
+    // Its related location for the same statement agrees.
+    let rel = &r1["relatedInformation"][3]["location"]["range"];
+    assert_eq!(rel["start"]["character"], start, "{r1:#}");
+}
