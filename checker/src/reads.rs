@@ -87,7 +87,7 @@ impl Reads {
     pub fn union(&mut self, o: &Reads) {
         for (stmt, cells) in o.by_stmt.iter().enumerate() {
             for (cell, set) in cells {
-                let s = stmt as usize;
+                let s = stmt;
                 if s >= self.by_stmt.len() {
                     self.by_stmt.resize_with(s + 1, Vec::new);
                 }
