@@ -22,6 +22,8 @@ pub struct Config {
     pub timeout: Duration,
     /// Milliseconds of quiet after an edit before model checking starts.
     pub debounce_ms: u64,
+    /// `inlayHints.enable`: values per load and the condition's answers inline.
+    pub inlay_hints: bool,
 }
 
 impl Default for Config {
@@ -34,6 +36,7 @@ impl Default for Config {
             monitor: MonitorKind::Bss,
             timeout: Duration::from_secs(20),
             debounce_ms: 150,
+            inlay_hints: true,
         }
     }
 }
@@ -46,8 +49,17 @@ pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 8] =
-    ["models", "loopBound", "preemptionBound", "bufferBound", "monitor", "timeout", "debounceMs", "testHooks"];
+pub const KEYS: [&str; 9] = [
+    "models",
+    "loopBound",
+    "preemptionBound",
+    "bufferBound",
+    "monitor",
+    "timeout",
+    "debounceMs",
+    "inlayHints",
+    "testHooks",
+];
 
 /// A setting that was not applied: which, the value given, why, and what
 /// stays in its place.
@@ -185,11 +197,16 @@ impl Config {
                         self.debounce_ms.to_string(),
                     ),
                 },
+                // `litmus.inlayHints.enable`: VS Code sends dotted keys nested.
+                "inlayHints" => match value.get("enable").map(|e| e.as_bool()) {
+                    Some(Some(on)) => self.inlay_hints = on,
+                    _ => bad("expected {\"enable\": true or false}".into(), self.inlay_hints.to_string()),
+                },
                 "testHooks" => {}
                 _ => problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..7].join(", ")),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..8].join(", ")),
                     kept: None,
                 }),
             }
