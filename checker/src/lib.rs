@@ -30,6 +30,7 @@ pub mod monitor;
 pub mod narrate;
 pub mod options;
 pub mod outcome;
+pub mod reads;
 pub mod reference;
 pub mod relaxer;
 pub mod robust;

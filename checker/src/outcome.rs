@@ -5,6 +5,7 @@
 use crate::certainty::{Answer, Coverage};
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits, Stats};
 use crate::machine::{Event, FailureKind, Machine, Model, State, ThreadStatus};
+use crate::reads::Reads;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -170,6 +171,8 @@ pub struct ModelOutcome {
     pub condition_errors: Vec<CondError>,
     /// How far the exploration went (bounds hit, timeout, cancel).
     pub coverage: Coverage,
+    /// The values each load read, as far as `coverage` says.
+    pub reads: Reads,
     pub stats: Stats,
     pub elapsed: Duration,
 }
@@ -185,6 +188,7 @@ impl ModelOutcome {
         failures: Vec<Failure>,
         deadlocks: Vec<Witness>,
         condition_errors: Vec<CondError>,
+        reads: Reads,
         stats: Stats,
         start: Instant,
     ) -> ModelOutcome {
@@ -198,6 +202,7 @@ impl ModelOutcome {
             deadlocks,
             condition_errors,
             coverage,
+            reads,
             stats,
             elapsed: start.elapsed(),
         }
@@ -290,6 +295,7 @@ pub fn explore_listened(
     let mut failures: Vec<Failure> = Vec::new();
     let mut deadlocks: Vec<Witness> = Vec::new();
     let mut condition_errors: Vec<CondError> = Vec::new();
+    let mut reads = Reads::default();
     // A complete execution's observed values, looked up before any copy.
     let mut values: Vec<i64> = Vec::new();
     let limits = Limits {
@@ -301,6 +307,7 @@ pub fn explore_listened(
     };
     ex.run_listened(limits, listener, |e| {
         observer(e);
+        reads.add_execution(e.kind, e.events);
         match e.kind {
             ExecKind::Complete => match Final::judge(prog, &machine, e.state) {
                 Final::Filtered => {}
@@ -342,7 +349,7 @@ pub fn explore_listened(
     });
     failures.sort_by_key(|f| (f.stmt, f.thread));
     let states: Vec<FinalState> = states.into_values().collect();
-    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, ex.stats.clone(), start)
+    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, reads, ex.stats.clone(), start)
 }
 
 /// The transitions that produced `events` (a prefix of the execution).

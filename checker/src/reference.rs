@@ -23,7 +23,7 @@ pub struct ReferenceOutcome {
 }
 
 /// A state without the log indices it carries, which differ between paths.
-fn canonical(st: &State) -> State {
+pub fn canonical(st: &State) -> State {
     let mut c = st.clone();
     c.writer.iter_mut().for_each(|w| *w = 0);
     for b in &mut c.bufs {

@@ -190,3 +190,39 @@ pub fn cycle_member(role: &str, models: &[crate::Model], line: u32) -> String {
     let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
     format!("{role} — part of the {} cycle of line {line}", names.join("/"))
 }
+
+/// A load's values as far as its model's search went, short (inlay hints,
+/// the CLI): `{0,1}`; `{0,1,…}` past [`crate::reads::CAP`]; `≥{0,1}` when
+/// the search was cut or stopped (there may be more); `∅` when no explored
+/// execution ran it.
+pub fn values(v: Option<&crate::reads::ValueSet>, c: &Coverage) -> String {
+    let mut s = String::new();
+    if *c != Coverage::Complete {
+        s.push('≥');
+    }
+    match v {
+        None if *c == Coverage::Complete => s.push('∅'),
+        None => s.push_str("{}"),
+        Some(v) => {
+            let mut parts: Vec<String> = v.values.iter().map(|x| x.to_string()).collect();
+            if v.more {
+                parts.push("…".into());
+            }
+            s.push('{');
+            s.push_str(&parts.join(","));
+            s.push('}');
+        }
+    }
+    s
+}
+
+/// The same, long (tooltips): "{0,1} (proved)", "at least {0,1} (within
+/// bounds: …)", "at least {0,1} (unknown: timed out)".
+pub fn values_long(v: Option<&crate::reads::ValueSet>, c: &Coverage) -> String {
+    let short = values(v, c);
+    match c {
+        Coverage::Complete if v.is_none() => "none: no explored execution runs it (proved)".into(),
+        Coverage::Complete => format!("{short} (proved)"),
+        _ => format!("at least {} ({})", short.trim_start_matches('≥'), c.qualifier()),
+    }
+}

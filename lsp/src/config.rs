@@ -28,6 +28,8 @@ pub struct Config {
     /// Where `docs/codes.md` is (a URI without anchor): each diagnostic's
     /// `codeDescription` links into it; None: no links.
     pub codes_url: Option<String>,
+    /// `inlayHints.enable`: values per load and the condition's answers inline.
+    pub inlay_hints: bool,
 }
 
 impl Default for Config {
@@ -42,6 +44,7 @@ impl Default for Config {
             debounce_ms: 150,
             cycle_members: Members::Information,
             codes_url: default_codes_url(),
+            inlay_hints: true,
         }
     }
 }
@@ -54,7 +57,7 @@ pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 10] = [
+pub const KEYS: [&str; 11] = [
     "models",
     "loopBound",
     "preemptionBound",
@@ -64,6 +67,7 @@ pub const KEYS: [&str; 10] = [
     "debounceMs",
     "cycleMembers",
     "codesUrl",
+    "inlayHints",
     "testHooks",
 ];
 
@@ -251,11 +255,16 @@ impl Config {
                         self.codes_url.as_deref().map_or("none".into(), |u| format!("\"{u}\"")),
                     ),
                 },
+                // `litmus.inlayHints.enable`: VS Code sends dotted keys nested.
+                "inlayHints" => match value.get("enable").map(|e| e.as_bool()) {
+                    Some(Some(on)) => self.inlay_hints = on,
+                    _ => bad("expected {\"enable\": true or false}".into(), self.inlay_hints.to_string()),
+                },
                 "testHooks" => {}
                 _ => problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..9].join(", ")),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..10].join(", ")),
                     kept: None,
                 }),
             }

@@ -203,6 +203,20 @@ pub fn symbol_kind(k: litmus_dsl::SymbolKind) -> lsp::SymbolKind {
     }
 }
 
+/// An inlay hint after its byte offset, its tooltip as Markdown.
+pub fn inlay_hint(rope: &Rope, h: &crate::inlay::Hint, enc: Encoding) -> lsp::InlayHint {
+    lsp::InlayHint {
+        position: position(rope, h.at, enc),
+        label: lsp::InlayHintLabel::String(h.label.clone()),
+        kind: None,
+        text_edits: None,
+        tooltip: Some(lsp::InlayHintTooltip::MarkupContent(markdown(h.tooltip.clone()))),
+        padding_left: Some(true),
+        padding_right: None,
+        data: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

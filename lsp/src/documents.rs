@@ -123,6 +123,8 @@ pub struct Shared {
     /// The client can show `$/progress` (window.workDoneProgress).
     pub progress: bool,
     pub lens_refresh: bool,
+    /// The client takes `workspace/inlayHint/refresh`.
+    pub inlay_refresh: bool,
     /// `initializationOptions.testHooks`: enables `litmus/crash`.
     pub test_hooks: bool,
     /// The last generation handed out, over all documents.
@@ -152,6 +154,7 @@ impl Default for Shared {
             config: Config::default(),
             progress: false,
             lens_refresh: false,
+            inlay_refresh: false,
             test_hooks: false,
             last_generation: 0,
             publish_locks: HashMap::new(),

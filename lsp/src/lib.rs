@@ -10,6 +10,7 @@ pub mod documents;
 pub mod findings;
 pub mod format;
 pub mod hover;
+pub mod inlay;
 pub mod lens;
 pub mod navigation;
 pub mod pipeline;

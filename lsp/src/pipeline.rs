@@ -308,12 +308,23 @@ impl Backend {
         Some(done)
     }
 
-    /// Ask the client to re-request code lenses, without waiting for it.
+    /// Ask the client to re-request code lenses and inlay hints (the
+    /// check's answers), without waiting for it.
     fn refresh_lenses(&self) {
-        if self.lock().lens_refresh {
+        let (lens, inlay) = {
+            let s = self.lock();
+            (s.lens_refresh, s.inlay_refresh && s.config.inlay_hints)
+        };
+        if lens {
             let client = self.client.clone();
             tokio::spawn(async move {
                 let _ = client.code_lens_refresh().await;
+            });
+        }
+        if inlay {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.inlay_hint_refresh().await;
             });
         }
     }

@@ -188,6 +188,13 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
                 .unwrap_or(false);
+            s.inlay_refresh = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.inlay_hint.as_ref())
+                .and_then(|c| c.refresh_support)
+                .unwrap_or(false);
             problems
         };
         // Allowed before the initialize result (LSP 3.17: showMessage and
@@ -222,6 +229,7 @@ impl LanguageServer for Backend {
                 },
             )),
             code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
+            inlay_hint_provider: Some(lsp::OneOf::Left(true)),
             completion_provider: Some(lsp::CompletionOptions {
                 trigger_characters: Some(vec![":".into()]),
                 ..Default::default()
@@ -431,6 +439,21 @@ impl LanguageServer for Backend {
             // An empty command id: the lens is a label, not a button.
             let command = lsp::Command { title, command: String::new(), arguments: None };
             Some(vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }])
+        })
+    }
+
+    async fn inlay_hint(&self, params: lsp::InlayHintParams) -> Result<Option<Vec<lsp::InlayHint>>> {
+        if !self.lock().config.inlay_hints {
+            return Ok(None);
+        }
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        guarded("inlayHint", || {
+            let (Some(prog), Some(report)) = (&snap.analyzed.analysis.program, snap.report()) else {
+                return None;
+            };
+            let span = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+            let hints = crate::inlay::hints(&snap.analyzed.text, prog, report, span.start, span.end);
+            Some(hints.iter().map(|h| convert::inlay_hint(&snap.analyzed.rope, h, snap.enc)).collect())
         })
     }
 

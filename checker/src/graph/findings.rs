@@ -20,6 +20,7 @@ use crate::dpor::ExecKind;
 use crate::machine::{FailureKind, Machine, ThreadStatus};
 use crate::options::Options;
 use crate::outcome::{schedule_prefix, CondError, CondSite, Failure, Final, FinalState, Witness};
+use crate::reads::Reads;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -55,6 +56,8 @@ pub struct Findings {
     failures: Vec<(StmtId, FailureKind)>,
     deadlocks: usize,
     sites: Vec<CondSite>,
+    /// The loads of every graph searched (a union: order does not matter).
+    reads: Reads,
 }
 
 /// What the search keeps, merged.
@@ -65,6 +68,7 @@ pub struct Kept {
     pub condition_errors: Vec<CondError>,
     /// Findings whose graph the machine could not follow (buffer bound).
     pub unwitnessed: u64,
+    pub reads: Reads,
 }
 
 impl Findings {
@@ -81,6 +85,12 @@ impl Findings {
         checker: &mut Checker,
         path: &[u32],
     ) {
+        if kind != ExecKind::Pruned {
+            // Read-only events: loads and `lock` attempts that found it taken.
+            for e in g.threads.iter().flatten().filter(|e| e.reads && !e.writes) {
+                self.reads.add(e.stmt, e.cell, e.value);
+            }
+        }
         let found = match kind {
             ExecKind::Complete => match Final::of(prog, m, &g.st) {
                 Final::Filtered => return,
@@ -159,6 +169,10 @@ impl Findings {
 /// The sequential search's findings from the records of searches that
 /// together covered its tree (each record's path unique).
 pub fn merge(parts: Vec<Findings>) -> Kept {
+    let mut reads = Reads::default();
+    for p in &parts {
+        reads.union(&p.reads);
+    }
     let mut all: Vec<(Path, Found)> = parts.into_iter().flat_map(|f| f.found).collect();
     // Stable: a sequential search's records all have the root's path, in order.
     all.sort_by(|a, b| a.0.cmp(&b.0));
@@ -215,7 +229,7 @@ pub fn merge(parts: Vec<Findings>) -> Kept {
         }
     }
     failures.sort_by_key(|f| (f.stmt, f.thread));
-    Kept { states: states.into_values().collect(), failures, deadlocks, condition_errors, unwitnessed }
+    Kept { states: states.into_values().collect(), failures, deadlocks, condition_errors, unwitnessed, reads }
 }
 
 /// `g` as an execution of the model's machine.

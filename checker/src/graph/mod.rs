@@ -86,7 +86,17 @@ fn outcome(
         stats.buffer_bounded = true;
         stats.buffer_waits += kept.unwitnessed;
     }
-    ModelOutcome::of(prog, model, kept.states, kept.failures, kept.deadlocks, kept.condition_errors, stats, start)
+    ModelOutcome::of(
+        prog,
+        model,
+        kept.states,
+        kept.failures,
+        kept.deadlocks,
+        kept.condition_errors,
+        kept.reads,
+        stats,
+        start,
+    )
 }
 
 /// The search on this thread, in depth-first order.

@@ -1,0 +1,119 @@
+//! The values each load read, per statement and cell, gathered from the
+//! executions an exploration visits anyway (no second run): what the editor
+//! shows inline and `check --format json` prints as `reads`.
+//!
+//! A load is a read-only event (a `Load`; a `lock` attempt that found the
+//! lock taken reads too). Executions an `assume` pruned do not count (they
+//! do not exist); deadlocked, failed and cut ones do. Each set keeps its
+//! [`CAP`] smallest values and whether there were more, so the set does not
+//! depend on the order executions were visited in (parallel searches merge
+//! by union). What the set is worth is the exploration's `Coverage`.
+
+use crate::dpor::ExecKind;
+use crate::machine::{Event, EventKind};
+use litmus_dsl::ir::{Cell, StmtId};
+
+/// Values kept per set; more are counted as "…".
+pub const CAP: usize = 8;
+
+/// The values one load read: the smallest [`CAP`], sorted, and whether
+/// there were others.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ValueSet {
+    pub values: Vec<i64>,
+    pub more: bool,
+}
+
+impl ValueSet {
+    pub fn insert(&mut self, v: i64) {
+        match self.values.binary_search(&v) {
+            Ok(_) => {}
+            Err(i) if i >= CAP => self.more = true,
+            Err(i) => {
+                self.values.insert(i, v);
+                if self.values.len() > CAP {
+                    self.values.pop();
+                    self.more = true;
+                }
+            }
+        }
+    }
+
+    pub fn union(&mut self, o: &ValueSet) {
+        for &v in &o.values {
+            self.insert(v);
+        }
+        self.more |= o.more;
+    }
+}
+
+/// Per statement (its id indexes the table) and cell: the values read.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reads {
+    by_stmt: Vec<Vec<(Cell, ValueSet)>>,
+}
+
+impl Reads {
+    pub fn add(&mut self, stmt: StmtId, cell: Cell, value: i64) {
+        let s = stmt as usize;
+        if s >= self.by_stmt.len() {
+            self.by_stmt.resize_with(s + 1, Vec::new);
+        }
+        let cells = &mut self.by_stmt[s];
+        // A statement reads one or two cells: a scan beats a map.
+        match cells.iter_mut().find(|(c, _)| *c == cell) {
+            Some((_, set)) => set.insert(value),
+            None => {
+                let mut set = ValueSet::default();
+                set.insert(value);
+                let at = cells.partition_point(|(c, _)| *c < cell);
+                cells.insert(at, (cell, set));
+            }
+        }
+    }
+
+    /// The loads of one maximal execution that ended as `kind`.
+    pub fn add_execution(&mut self, kind: ExecKind, events: &[Event]) {
+        if kind == ExecKind::Pruned {
+            return;
+        }
+        for e in events {
+            if e.kind == EventKind::Load {
+                self.add(e.stmt, e.cell, e.value);
+            }
+        }
+    }
+
+    pub fn union(&mut self, o: &Reads) {
+        for (stmt, cells) in o.by_stmt.iter().enumerate() {
+            for (cell, set) in cells {
+                let s = stmt;
+                if s >= self.by_stmt.len() {
+                    self.by_stmt.resize_with(s + 1, Vec::new);
+                }
+                let mine = &mut self.by_stmt[s];
+                match mine.iter_mut().find(|(c, _)| c == cell) {
+                    Some((_, m)) => m.union(set),
+                    None => {
+                        let at = mine.partition_point(|(c, _)| c < cell);
+                        mine.insert(at, (*cell, set.clone()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// What `stmt` read, per cell in cell order (empty: it read nothing).
+    pub fn of(&self, stmt: StmtId) -> &[(Cell, ValueSet)] {
+        self.by_stmt.get(stmt as usize).map_or(&[], |v| &v[..])
+    }
+
+    /// Every (statement, cell, values), in statement then cell order.
+    pub fn iter(&self) -> impl Iterator<Item = (StmtId, Cell, &ValueSet)> {
+        self.by_stmt.iter().enumerate().flat_map(|(s, cells)| cells.iter().map(move |(c, v)| (s as StmtId, *c, v)))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_stmt.iter().all(Vec::is_empty)
+    }
+}

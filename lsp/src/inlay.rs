@@ -1,0 +1,213 @@
+//! Inlay hints, before conversion: after each load the values it may read
+//! per model, and after the final condition its answer per model — read off
+//! the check already done (no second run).
+//!
+//! Wording: SC's set comes first, unnamed; then each group of models whose
+//! set differs from SC's, named (`r0 ∈ {1} · TSO/PSO {0,1}`). When every
+//! model agrees there is one set (`r0 ∈ {0,1}`). A set from a search that
+//! was cut or stopped starts with `≥` (there may be more); the tooltip
+//! says what each search was worth.
+
+use litmus_checker::{words, Model, ModelOutcome, Report};
+use litmus_dsl::ir::{Instr, Program, StmtId};
+
+/// One hint: where (a byte offset, the hint goes after it), its label and
+/// tooltip.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hint {
+    pub at: usize,
+    pub label: String,
+    pub tooltip: String,
+}
+
+/// The hints of a checked program within the byte range `[from, to)`.
+pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> Vec<Hint> {
+    let mut out = Vec::new();
+    let outcomes: Vec<&ModelOutcome> = ordered(r);
+    if outcomes.is_empty() {
+        return out;
+    }
+    for stmt in loads(prog) {
+        let info = &prog.stmts[stmt as usize];
+        let at = after_semicolon(src, info.span.end);
+        if at < from || at > to {
+            continue;
+        }
+        if let Some(h) = load_hint(prog, &outcomes, stmt, at) {
+            out.push(h);
+        }
+    }
+    if let Some(c) = &prog.condition {
+        let at = after_semicolon(src, c.span.end);
+        if at >= from && at <= to {
+            if let Some(h) = condition_hint(&outcomes, at) {
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
+/// The outcomes in model order (SC first).
+fn ordered(r: &Report) -> Vec<&ModelOutcome> {
+    let mut v: Vec<&ModelOutcome> = r.outcomes.iter().collect();
+    v.sort_by_key(|o| o.model);
+    v
+}
+
+/// The statements with a load instruction, each once, in order.
+fn loads(prog: &Program) -> Vec<StmtId> {
+    let mut v: Vec<StmtId> = prog
+        .threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .filter_map(|i| match i {
+            Instr::Load { stmt, .. } => Some(*stmt),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+fn after_semicolon(src: &str, end: usize) -> usize {
+    let end = end.min(src.len());
+    if src[end..].starts_with(';') {
+        end + 1
+    } else {
+        end
+    }
+}
+
+/// What the hint names: the register a `let r = …` or herd `MOV EAX,[x]`
+/// loads into; else the location read.
+fn target(prog: &Program, stmt: StmtId, locations: &[String]) -> String {
+    let text = prog.stmts[stmt as usize].text.trim();
+    if let Some(rest) = text.strip_prefix("let ") {
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        if !name.is_empty() {
+            return name;
+        }
+    }
+    // `r = x`: an assignment to a register (the location is what it reads).
+    if let Some((lhs, _)) = text.split_once('=') {
+        let lhs = lhs.trim();
+        if !lhs.is_empty()
+            && lhs.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !locations.iter().any(|l| l == lhs)
+        {
+            return lhs.to_string();
+        }
+    }
+    if let Some((mnemonic, ops)) = text.split_once(char::is_whitespace) {
+        if mnemonic.eq_ignore_ascii_case("MOV") {
+            if let Some((dst, _)) = ops.split_once(',') {
+                let dst = dst.trim();
+                if !dst.starts_with('[') && !dst.is_empty() {
+                    return dst.to_string();
+                }
+            }
+        }
+    }
+    locations.join(",")
+}
+
+/// Per model, the short set of one statement's values (cells of one
+/// location are one load: `a[i]` — their values are merged).
+fn sets(o: &ModelOutcome, stmt: StmtId) -> (String, String) {
+    let mut merged: Option<litmus_checker::reads::ValueSet> = None;
+    for (_, v) in o.reads.of(stmt) {
+        merged.get_or_insert_with(Default::default).union(v);
+    }
+    (words::values(merged.as_ref(), &o.coverage), words::values_long(merged.as_ref(), &o.coverage))
+}
+
+fn location_names(prog: &Program, outcomes: &[&ModelOutcome], stmt: StmtId) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for o in outcomes {
+        for (cell, _) in o.reads.of(stmt) {
+            let n = prog.cell_name(*cell);
+            let base = n.split('[').next().unwrap_or(&n).to_string();
+            if !names.contains(&base) {
+                names.push(base);
+            }
+        }
+    }
+    names
+}
+
+fn load_hint(prog: &Program, outcomes: &[&ModelOutcome], stmt: StmtId, at: usize) -> Option<Hint> {
+    let locations = location_names(prog, outcomes, stmt);
+    if locations.len() > 1 {
+        // `let r = x + y`: the register is not what was read; one hint per
+        // location would be noise, the tooltip of the lens says the rest.
+        return None;
+    }
+    let name = target(prog, stmt, &locations);
+    let per: Vec<(Model, String, String)> = outcomes
+        .iter()
+        .map(|o| {
+            let (s, l) = sets(o, stmt);
+            (o.model, s, l)
+        })
+        .collect();
+    let label = format!("{name} ∈ {}", grouped(&per));
+    let mut tooltip = format!("Values `{name}` may read ({}):", prog.stmts[stmt as usize].text);
+    for (m, _, long) in &per {
+        tooltip.push_str(&format!("\n- {}: {long}", m.upper()));
+    }
+    Some(Hint { at, label, tooltip })
+}
+
+/// `{1} · TSO/PSO {0,1}`: the first model's value unnamed, then each group
+/// of models whose value differs from it (one value: just it).
+fn grouped(per: &[(Model, String, String)]) -> String {
+    let base = &per[0];
+    let mut groups: Vec<(Vec<Model>, &str)> = Vec::new();
+    for (m, s, _) in &per[1..] {
+        if s == &base.1 {
+            continue;
+        }
+        match groups.iter_mut().find(|g| g.1 == s) {
+            Some(g) => g.0.push(*m),
+            None => groups.push((vec![*m], s)),
+        }
+    }
+    let mut out = if base.0 == Model::Sc || groups.is_empty() {
+        base.1.clone()
+    } else {
+        format!("{} {}", base.0.upper(), base.1)
+    };
+    for (ms, s) in groups {
+        let names: Vec<&str> = ms.iter().map(|m| m.upper()).collect();
+        out.push_str(&format!(" · {} {s}", names.join("/")));
+    }
+    out
+}
+
+/// `SC never · TSO/PSO sometimes`: the condition's answer per model, models
+/// with the same answer grouped; `?` marks an answer within bounds.
+fn condition_hint(outcomes: &[&ModelOutcome], at: usize) -> Option<Hint> {
+    let mut groups: Vec<(Vec<Model>, String)> = Vec::new();
+    let mut tooltip = String::from("The final condition's answer per model:");
+    for o in outcomes {
+        let a = o.observation.as_ref()?;
+        let short = match a {
+            litmus_checker::Answer::Proved(v) => v.as_str().to_string(),
+            litmus_checker::Answer::WithinBounds(v, _) => format!("{}?", v.as_str()),
+            litmus_checker::Answer::Unknown(_) => "unknown".into(),
+        };
+        tooltip.push_str(&format!("\n- {}: {}", o.model.upper(), words::observation(a)));
+        match groups.iter_mut().find(|g| g.1 == short) {
+            Some(g) => g.0.push(o.model),
+            None => groups.push((vec![o.model], short)),
+        }
+    }
+    let label = groups
+        .iter()
+        .map(|(ms, s)| format!("{} {s}", ms.iter().map(|m| m.upper()).collect::<Vec<_>>().join("/")))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    Some(Hint { at, label, tooltip })
+}
