@@ -21,11 +21,14 @@ const expect = {
   // The delayed stores carry the violations (TSO and PSO drawn as one squiggle).
   squiggles: [
     { line: 8, severity: "error", text: "x = 1;" },
+    { line: 9, severity: "info", text: "let r0 = y;" },
     { line: 13, severity: "error", text: "y = 1;" },
+    { line: 13, severity: "info", text: "y = 1;" },
+    { line: 14, severity: "info", text: "let r1 = x;" },
     { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
   ],
   // The status bar's problem counts.
-  problemCounts: "Errors: 4, Warnings: 2",
+  problemCounts: "Errors: 4, Warnings: 2, Infos: 3",
   // Problems panel rows (severity, message start, line), in the panel's order.
   problems: [
     { severity: "Error", message: "TSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
@@ -34,10 +37,17 @@ const expect = {
     { severity: "Error", message: "PSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
     { severity: "Warning", message: "TSO: observed sometimes (proved)", line: 17 },
     { severity: "Warning", message: "PSO: observed sometimes (proved)", line: 17 },
+    { severity: "Info", message: "reads y before P1's `y = 1` overwrites it — part of the TSO/PSO cycle of line 8", line: 9 },
+    { severity: "Info", message: "writes y after P0's `let r0 = y` read the old value — part of the TSO/PSO cycle of line 8", line: 13 },
+    { severity: "Info", message: "reads x before P0's `x = 1` overwrites it — part of the TSO/PSO cycle of line 8", line: 14 },
   ],
   lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
   // Inlay hints drawn: { line, text }.
-  inlayHints: [],
+  inlayHints: [
+    { line: 9, text: "r0 ∈ {0,1}" },
+    { line: 14, text: "r1 ∈ {0,1}" },
+    { line: 17, text: "SC never · TSO/PSO sometimes" },
+  ],
   // The hover over the store on line 8: the cycle, in order, and the fix.
   hover: {
     line: 8,
@@ -62,11 +72,17 @@ const expect = {
     severity: "error",
     title: "Insert `fence wr` after line 8",
     inserts: "  fence wr;",
+    // P1's cycle still runs through P0's statements (and the fence between
+    // them: its po edge), marked as members.
     squiggles: [
+      { line: 8, severity: "info", text: "x = 1;" },
+      { line: 9, severity: "info", text: "fence wr;" },
+      { line: 10, severity: "info", text: "let r0 = y;" },
       { line: 14, severity: "error", text: "y = 1;" },
+      { line: 15, severity: "info", text: "let r1 = x;" },
       { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
-    problemCounts: "Errors: 2, Warnings: 2",
+    problemCounts: "Errors: 2, Warnings: 2, Infos: 4",
     lenses: ["SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation"],
   },
   // The same program, non-ASCII in its name and before the store of line 8
@@ -77,7 +93,10 @@ const expect = {
     replace: ["  x = 1;", "  /* é🙂 */ x = 1;"],
     squiggles: [
       { line: 8, severity: "error", text: "x = 1;" },
+      { line: 9, severity: "info", text: "let r0 = y;" },
       { line: 13, severity: "error", text: "y = 1;" },
+      { line: 13, severity: "info", text: "y = 1;" },
+      { line: 14, severity: "info", text: "let r1 = x;" },
       { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
     lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
