@@ -29,6 +29,7 @@ pub mod monitor;
 pub mod narrate;
 pub mod options;
 pub mod outcome;
+pub mod picture;
 pub mod reference;
 pub mod relaxer;
 pub mod robust;
