@@ -93,13 +93,16 @@ pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
             store.line
         )
     } else {
+        // Past the next statement of its own thread on the cycle (the
+        // monitor's access may be another thread's).
+        let past = &p.stmts[v.delayed_past() as usize];
         format!(
             "`{}` ({} line {}) is delayed past `{}` (line {})",
             store.text,
             thread(store.thread),
             store.line,
-            access.text,
-            access.line
+            past.text,
+            past.line
         )
     };
     let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);

@@ -146,6 +146,7 @@ for (const name of ["sb", "mp", "dekker"]) {
     assert.equal(posted[0].type, "reveal");
     assert.ok(dom.events.some((e) => e.line === posted[0].line && e.thread === posted[0].thread), JSON.stringify(posted));
 
+    await page.mouse.move(0, 0); // no hover outline in the picture
     await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
     await page.close();
   });
