@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # What the editor tests need on a fresh machine: the VS Code extension's
-# Node packages (from its lockfile) and Neovim (Debian's package). Idempotent.
+# Node packages (from its lockfile, puppeteer-core among them), Neovim and
+# Chromium (Debian's packages; the execution-graph test renders SVG in
+# headless Chromium). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,11 +10,15 @@ if [ ! -d editors/vscode/node_modules ] || [ editors/vscode/package-lock.json -n
   (cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error)
 fi
 
-if ! command -v nvim >/dev/null 2>&1; then
+missing=()
+command -v nvim >/dev/null 2>&1 || missing+=(neovim)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get install -y --no-install-recommends neovim >/dev/null 2>&1 \
-    || { $sudo apt-get update -qq && $sudo apt-get install -y --no-install-recommends neovim >/dev/null; }
+  $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null 2>&1 \
+    || { $sudo apt-get update -qq && $sudo apt-get install -y --no-install-recommends "${missing[@]}" >/dev/null; }
 fi
 nvim --version | head -1
+/usr/bin/chromium --version 2>/dev/null || true

@@ -1,14 +1,14 @@
 //! `litmus explain FILE --violation N`: the witness of a violation, step by
-//! step, or (`--dot`) its events with po/rf/co/fr edges for Graphviz.
+//! step, or its events with po/rf/co/fr edges as a picture (`--svg`) or
+//! for Graphviz (`--dot`), both drawn by `litmus_checker::picture`.
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
 use litmus_checker::history::{execution, to_text};
-use litmus_checker::machine::{EventKind, Model, NONE};
-use litmus_checker::narrate;
+use litmus_checker::machine::Model;
 use litmus_checker::robust::Harm;
-use litmus_checker::trace::{Edge, Trace};
 use litmus_checker::words;
+use litmus_checker::{narrate, picture};
 use std::fmt::Write;
 
 #[derive(clap::Args)]
@@ -24,6 +24,10 @@ pub struct ExplainArgs {
     /// Print a Graphviz graph of the witness instead.
     #[arg(long)]
     pub dot: bool,
+    /// Print the witness as a self-contained SVG picture instead (threads
+    /// as columns, po/rf/co/fr edges, the cycle numbered).
+    #[arg(long, conflicts_with_all = ["dot", "history"])]
+    pub svg: bool,
     /// Print the witness as a history in `litmus history`'s text format
     /// instead (loads, stores where they were issued, atomics, fences).
     #[arg(long, conflicts_with = "dot")]
@@ -50,8 +54,9 @@ pub fn run(args: &ExplainArgs) -> u8 {
         eprintln!("error: there is no violation {violation} ({} found)", all.len());
         return 2;
     };
-    if args.dot {
-        print!("{}", dot(p, v));
+    if args.dot || args.svg {
+        let pic = picture::of_violation(p, v, violation);
+        print!("{}", if args.svg { picture::svg(&pic) } else { picture::dot(&pic) });
         return 0;
     }
     if args.history {
@@ -149,60 +154,6 @@ pub fn run(args: &ExplainArgs) -> u8 {
     }
     print!("{out}");
     0
-}
-
-fn dot(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> String {
-    let ev = &v.witness.events;
-    let trace = Trace::of(ev);
-    let mut s = String::from("digraph witness {\n  rankdir=TB;\n  node [shape=box, fontname=\"monospace\"];\n");
-    // One cluster per thread, events in program order.
-    for (t, th) in p.threads.iter().enumerate() {
-        let _ = writeln!(s, "  subgraph cluster_{t} {{\n    label=\"{}\";", th.name);
-        for &i in &trace.events {
-            let e = &ev[i as usize];
-            if e.thread as usize != t {
-                continue;
-            }
-            let what = match e.kind {
-                EventKind::Load => format!("R {}={}", p.cell_name(e.cell), p.show_value(e.value)),
-                EventKind::Store => format!("W {}={}", p.cell_name(e.cell), p.show_value(e.value)),
-                EventKind::Rmw => {
-                    format!("RMW {} {}→{}", p.cell_name(e.cell), p.show_value(e.old), p.show_value(e.value))
-                }
-                _ => String::new(),
-            };
-            let text = p.stmts[e.stmt as usize].text.replace('"', "\\\"");
-            let _ = writeln!(s, "    e{i} [label=\"{what}\\n{text}\"];");
-        }
-        s.push_str("  }\n");
-    }
-    let on_cycle = |a: u32, b: u32, edge: Edge| {
-        let k = v.witness.cycle.len();
-        (0..k).any(|j| v.witness.cycle[j].0 == a && v.witness.cycle[j].1 == edge && v.witness.cycle[(j + 1) % k].0 == b)
-    };
-    for (k, succ) in trace.succ.iter().enumerate() {
-        let a = trace.events[k];
-        for &(w, edge) in succ {
-            let b = trace.events[w as usize];
-            let colour = match edge {
-                Edge::Po => "black",
-                Edge::Rf => "darkgreen",
-                Edge::Co => "blue",
-                Edge::Fr => "orange",
-            };
-            let hot = on_cycle(a, b, edge);
-            let _ = writeln!(
-                s,
-                "  e{a} -> e{b} [label=\"{}\", color={}{}];",
-                edge.as_str(),
-                if hot { "red" } else { colour },
-                if hot { ", penwidth=3, fontcolor=red" } else { "" }
-            );
-        }
-    }
-    let _ = NONE;
-    s.push_str("}\n");
-    s
 }
 
 /// Explain's violations are the exhaustive check's (numbered as `check` lists them).

@@ -1070,3 +1070,21 @@ fn the_terminal_and_the_editor_give_a_finding_the_same_code() {
     codes.dedup();
     assert_eq!(codes, ["E0300", "E0400"]);
 }
+
+#[test]
+fn explain_svg_draws_the_witness_and_dot_stays() {
+    let out = litmus().args(["explain", "examples/sb.litmus", "--violation", "1", "--svg"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let svg = String::from_utf8(out.stdout).unwrap();
+    assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{svg}");
+    assert_eq!(svg.matches("<g class=\"event ").count(), 4);
+    assert_eq!(svg.matches("class=\"edge ").count(), svg.matches("class=\"edge-label-group\"").count());
+    assert!(svg.contains("SB — violation 1 under TSO") && svg.trim_end().ends_with("</svg>"));
+    let dot = litmus().args(["explain", "examples/sb.litmus", "--violation", "1", "--dot"]).output().unwrap();
+    let dot = String::from_utf8(dot.stdout).unwrap();
+    assert!(dot.starts_with("digraph witness {") && dot.contains(" (1)\", color="), "{dot}");
+    let both = litmus().args(["explain", "examples/sb.litmus", "--violation", "1", "--svg", "--dot"]).output().unwrap();
+    assert_eq!(both.status.code(), Some(2), "--svg and --dot conflict");
+    let none = litmus().args(["explain", "examples/sb.litmus", "--violation", "9", "--svg"]).output().unwrap();
+    assert_eq!(none.status.code(), Some(2));
+}

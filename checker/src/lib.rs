@@ -30,6 +30,7 @@ pub mod monitor;
 pub mod narrate;
 pub mod options;
 pub mod outcome;
+pub mod picture;
 pub mod reads;
 pub mod reference;
 pub mod relaxer;

@@ -7,6 +7,7 @@ pub mod completion;
 pub mod config;
 pub mod convert;
 pub mod documents;
+pub mod execution;
 pub mod findings;
 pub mod format;
 pub mod hover;
@@ -25,6 +26,7 @@ pub fn service() -> (LspService<server::Backend>, tower_lsp_server::ClientSocket
     LspService::build(server::Backend::new)
         .custom_method("litmus/crash", server::Backend::crash)
         .custom_method("litmus/documentText", server::Backend::document_text)
+        .custom_method(execution::METHOD, server::Backend::execution_graph)
         .finish()
 }
 

@@ -160,6 +160,22 @@ impl Backend {
     }
 }
 
+impl Backend {
+    /// `litmus/executionGraph`: the SVG of a violation's witness (see
+    /// `execution.rs`); needs the check of the current text.
+    pub async fn execution_graph(
+        &self,
+        params: crate::execution::GraphParams,
+    ) -> Result<crate::execution::GraphResult> {
+        let snap = self.snapshot(&params.text_document.uri).await?;
+        let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
+            return Err(request_failed("litmus: not checked yet (or the file has errors)"));
+        };
+        guarded(crate::execution::METHOD, || crate::execution::graph(p, r, params.violation))?
+            .map_err(|e| Error::invalid_params(format!("litmus: {e}")))
+    }
+}
+
 fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp::CodeActionKind) -> bool {
     match only {
         None => true,
@@ -438,7 +454,15 @@ impl LanguageServer for Backend {
             };
             // An empty command id: the lens is a label, not a button.
             let command = lsp::Command { title, command: String::new(), arguments: None };
-            Some(vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }])
+            let mut out = vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }];
+            if let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) {
+                for (span, title, n) in crate::execution::lenses(p, r) {
+                    let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
+                    let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
+                    out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
+                }
+            }
+            Some(out)
         })
     }
 

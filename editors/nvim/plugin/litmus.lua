@@ -16,3 +16,8 @@ vim.api.nvim_create_autocmd('FileType', {
     require('litmus').start(args.buf)
   end,
 })
+
+-- :LitmusShowExecution [N]: the execution graph of violation N (lua/litmus/execution.lua).
+vim.api.nvim_create_user_command('LitmusShowExecution', function(opts)
+  require('litmus.execution').show(0, tonumber(opts.args))
+end, { nargs = '?', desc = 'litmus: show a violation\'s execution graph (SVG)' })

@@ -6,3 +6,5 @@ export LITMUS_ROOT="$root"
 export LITMUS_BIN="${LITMUS_BIN:-$root/target/release/litmus}"
 timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/sb_test.lua" 2>&1
 echo
+timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/execution_test.lua" 2>&1
+echo

@@ -7,6 +7,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
+import { registerExecution } from "./execution";
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -70,6 +71,7 @@ async function start(): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
   context.subscriptions.push(status);
+  registerExecution(context, () => client);
   context.subscriptions.push(
     vscode.commands.registerCommand("litmus.restartServer", async () => {
       await client?.stop();

@@ -136,3 +136,21 @@ test("non-ASCII text: diagnostics at UTF-16 columns", async () => {
   const hover = await c.request("textDocument/hover", { textDocument: { uri }, position: { line: 4, character: line.indexOf("x = 1") } });
   assert.match(hover.contents.value, /shared x = 0/);
 });
+
+test("execution graph: the Show execution lens, then litmus/executionGraph's SVG", async () => {
+  const c = await client();
+  const uri = fileUri("mp.litmus");
+  c.open(uri, fs.readFileSync(path.join(examples, "mp.litmus"), "utf8"));
+  await c.settled(uri, 1);
+  const lenses = await c.request("textDocument/codeLens", { textDocument: { uri } });
+  const shows = lenses.filter((l) => l.command.command === "litmus.showExecution");
+  assert.equal(shows.length, 1, "MP: one violation, under PSO");
+  assert.equal(shows[0].command.title, "Show execution (PSO)");
+  assert.deepEqual(shows[0].command.arguments, [uri, 1]);
+  const g = await c.request("litmus/executionGraph", { textDocument: { uri }, violation: 1 });
+  assert.equal(g.model, "PSO");
+  assert.equal(g.violations, 1);
+  assert.equal((g.svg.match(/<g class="event /g) ?? []).length, 4, "W x, W y, R y, R x");
+  assert.match(g.svg, /data-line="12"/);
+  await assert.rejects(c.request("litmus/executionGraph", { textDocument: { uri }, violation: 2 }), /there is no violation 2/);
+});

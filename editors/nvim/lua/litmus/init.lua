@@ -11,6 +11,9 @@ M.config = {
   root_markers = { '.git' },
   on_attach = nil,
   capabilities = nil,
+  -- How :LitmusShowExecution opens the SVG it wrote: function(path); nil:
+  -- vim.ui.open (Neovim 0.10+) or xdg-open.
+  open = nil,
 }
 
 -- The last `litmus/status` per document URI: { state, version, message }.
@@ -54,6 +57,7 @@ function M.client_config(bufnr)
 end
 
 function M.start(bufnr)
+  require('litmus.execution') -- registers the lenses' client command
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   if vim.fn.executable(M.config.cmd[1]) ~= 1 then
     vim.notify_once(

@@ -1,0 +1,259 @@
+//! What a picture shows, before any geometry: the witness's trace events
+//! (loads, committed stores, atomics) per thread in program order, one
+//! initial write per cell they touch, and the po/rf/co/fr edges, the
+//! cycle's numbered.
+
+use crate::machine::{Event, EventKind, NONE};
+use crate::robust::Violation;
+use crate::trace::{source_write, Edge, Trace};
+use litmus_dsl::ir::StmtId;
+use litmus_dsl::Program;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NodeKind {
+    Init,
+    Read,
+    Write,
+    Rmw,
+}
+
+impl NodeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeKind::Init => "init",
+            NodeKind::Read => "R",
+            NodeKind::Write => "W",
+            NodeKind::Rmw => "RMW",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub kind: NodeKind,
+    /// `None` for an initial write.
+    pub thread: Option<u16>,
+    /// Place in its thread's program order (initial writes: among them).
+    pub row: usize,
+    /// herd-style name and access: `a: W x=1`, `c: R y=0`.
+    pub label: String,
+    /// The source statement (`let r0 = y`); empty for an initial write.
+    pub text: String,
+    pub stmt: Option<StmtId>,
+    /// 1-based line and column of the statement (0 for initial writes).
+    pub line: u32,
+    pub col: u32,
+    pub cell: String,
+    /// Index of the event in the witness's log (`None`: initial write).
+    pub event: Option<u32>,
+    pub on_cycle: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct Arrow {
+    pub from: usize,
+    pub to: usize,
+    pub edge: Edge,
+    /// `po`, `rf`…; a po edge over a fence names it (`po · fence wr`).
+    pub label: String,
+    /// 1-based step of the cycle this edge is, if it is one.
+    pub cycle: Option<usize>,
+}
+
+#[derive(Clone, Debug)]
+pub struct Picture {
+    pub title: String,
+    pub subtitle: String,
+    pub model: String,
+    pub threads: Vec<String>,
+    pub nodes: Vec<Node>,
+    pub arrows: Vec<Arrow>,
+}
+
+impl Picture {
+    pub fn cycle_len(&self) -> usize {
+        self.arrows.iter().filter(|a| a.cycle.is_some()).count()
+    }
+}
+
+/// The picture of violation `number` (1-based, as `litmus check` lists them).
+pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
+    let store = &p.stmts[v.store_stmt as usize];
+    let access = &p.stmts[v.access_stmt as usize];
+    let thread = |t: u16| p.threads.get(t as usize).map(|t| t.name.as_str()).unwrap_or("?");
+    let title = format!("{} — violation {} under {}", p.name, number, v.model.upper());
+    let subtitle = if v.model == crate::machine::Model::Pslo {
+        format!(
+            "`{}` ({} line {}) takes effect before `{}` (line {})",
+            access.text,
+            thread(access.thread),
+            access.line,
+            store.text,
+            store.line
+        )
+    } else {
+        // Past the next statement of its own thread on the cycle (the
+        // monitor's access may be another thread's).
+        let past = &p.stmts[v.delayed_past() as usize];
+        format!(
+            "`{}` ({} line {}) is delayed past `{}` (line {})",
+            store.text,
+            thread(store.thread),
+            store.line,
+            past.text,
+            past.line
+        )
+    };
+    let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);
+    pic.subtitle = subtitle;
+    pic.model = v.model.upper().to_string();
+    pic
+}
+
+/// herd names events a, b, …, z, aa, ab, …
+fn name(mut k: usize) -> String {
+    let mut s = Vec::new();
+    loop {
+        s.push(b'a' + (k % 26) as u8);
+        if k < 26 {
+            break;
+        }
+        k = k / 26 - 1;
+    }
+    s.reverse();
+    String::from_utf8(s).unwrap_or_default()
+}
+
+/// The picture of any execution's log, with `cycle` (event, edge leaving
+/// it) highlighted; cycle steps that are not trace edges are added.
+pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: String) -> Picture {
+    let trace = Trace::of(log);
+    let threads: Vec<String> = p.threads.iter().map(|t| t.name.clone()).collect();
+    let mut nodes = Vec::new();
+    // Trace event k (position in `trace.events`) → node index.
+    let mut node_of = vec![usize::MAX; trace.events.len()];
+    let mut per_thread: BTreeMap<u16, Vec<usize>> = BTreeMap::new();
+    for (k, &i) in trace.events.iter().enumerate() {
+        per_thread.entry(log[i as usize].thread).or_default().push(k);
+    }
+    let on_cycle: Vec<u32> = cycle.iter().map(|c| c.0).collect();
+    let mut named = 0;
+    for (&t, ks) in &per_thread {
+        for (row, &k) in ks.iter().enumerate() {
+            let i = trace.events[k];
+            let e = &log[i as usize];
+            let cell = p.cell_name(e.cell);
+            let (kind, access) = match e.kind {
+                EventKind::Load => (NodeKind::Read, format!("R {cell}={}", p.show_value(e.value))),
+                EventKind::Rmw => {
+                    (NodeKind::Rmw, format!("RMW {cell} {}→{}", p.show_value(e.old), p.show_value(e.value)))
+                }
+                _ => (NodeKind::Write, format!("W {cell}={}", p.show_value(e.value))),
+            };
+            let st = p.stmts.get(e.stmt as usize);
+            node_of[k] = nodes.len();
+            nodes.push(Node {
+                kind,
+                thread: Some(t),
+                row,
+                label: format!("{}: {access}", name(named)),
+                text: st.map(|s| s.text.clone()).unwrap_or_default(),
+                stmt: st.map(|_| e.stmt),
+                line: st.map_or(0, |s| s.line),
+                col: st.map_or(0, |s| s.col),
+                cell,
+                event: Some(i),
+                on_cycle: on_cycle.contains(&i),
+            });
+            named += 1;
+        }
+    }
+    let mut arrows = Vec::new();
+    let mut has_co_pred = vec![false; trace.events.len()];
+    for (k, succ) in trace.succ.iter().enumerate() {
+        for &(w, edge) in succ {
+            if edge == Edge::Co {
+                has_co_pred[w as usize] = true;
+            }
+            let label = if edge == Edge::Po {
+                po_label(log, trace.events[k], trace.events[w as usize])
+            } else {
+                edge.as_str().to_string()
+            };
+            arrows.push(Arrow { from: node_of[k], to: node_of[w as usize], edge, label, cycle: None });
+        }
+    }
+    // Initial writes: one per touched cell, rf to the reads of it, co to
+    // the first write of its coherence order.
+    let mut init_of: BTreeMap<u32, usize> = BTreeMap::new();
+    let mut cells: Vec<u32> = trace.events.iter().map(|&i| log[i as usize].cell).collect();
+    cells.sort_unstable();
+    cells.dedup();
+    for (row, &c) in cells.iter().enumerate() {
+        let cell = p.cell_name(c);
+        let v = p.init.get(c as usize).copied().unwrap_or(0);
+        init_of.insert(c, nodes.len());
+        nodes.push(Node {
+            kind: NodeKind::Init,
+            thread: None,
+            row,
+            label: format!("W {cell}={}", p.show_value(v)),
+            text: String::new(),
+            stmt: None,
+            line: 0,
+            col: 0,
+            cell,
+            event: None,
+            on_cycle: false,
+        });
+    }
+    for (k, &i) in trace.events.iter().enumerate() {
+        let e = &log[i as usize];
+        let init = init_of[&e.cell];
+        if matches!(e.kind, EventKind::Load | EventKind::Rmw) && source_write(log, e.rf) == NONE {
+            arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Rf, label: "rf".into(), cycle: None });
+        }
+        if e.is_write() && !has_co_pred[k] {
+            arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Co, label: "co".into(), cycle: None });
+        }
+    }
+    // Number the cycle's steps on its edges.
+    let node_of_event = |i: u32| trace.events.iter().position(|&x| x == i).map(|k| node_of[k]);
+    for (j, &(a, edge)) in cycle.iter().enumerate() {
+        let b = cycle[(j + 1) % cycle.len()].0;
+        let (Some(na), Some(nb)) = (node_of_event(a), node_of_event(b)) else { continue };
+        match arrows.iter_mut().find(|x| x.from == na && x.to == nb && x.edge == edge && x.cycle.is_none()) {
+            Some(x) => x.cycle = Some(j + 1),
+            None => arrows.push(Arrow { from: na, to: nb, edge, label: edge.as_str().into(), cycle: Some(j + 1) }),
+        }
+    }
+    Picture { title, subtitle: String::new(), model: String::new(), threads, nodes, arrows }
+}
+
+/// `po`, or `po · fence wr` when the thread fenced between the two events.
+fn po_label(log: &[Event], a: u32, b: u32) -> String {
+    let t = log[a as usize].thread;
+    let fences: Vec<&str> = log[a as usize + 1..b as usize]
+        .iter()
+        .filter(|e| e.thread == t)
+        .filter_map(|e| match e.kind {
+            EventKind::Fence(k) => Some(k.as_str()),
+            _ => None,
+        })
+        .collect();
+    if fences.is_empty() {
+        "po".into()
+    } else {
+        format!("po · fence {}", fences.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn herd_names() {
+        let n: Vec<String> = [0, 1, 25, 26, 27, 51, 52, 701, 702].iter().map(|&k| super::name(k)).collect();
+        assert_eq!(n, ["a", "b", "z", "aa", "ab", "az", "ba", "zz", "aaa"]);
+    }
+}

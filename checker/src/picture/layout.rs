@@ -1,0 +1,182 @@
+//! Geometry for a picture: herd's column layout (one lane per thread,
+//! program order downwards), the initial writes in a row above, each over
+//! the lane of the thread that first writes its cell, so co from init is a
+//! short drop. Edges are quadratic curves: po straight down its lane; other
+//! edges within a lane bow out to its right; edges across lanes bend to
+//! their left, so a pair of opposite edges (SB's two fr) separates.
+
+use super::build::{NodeKind, Picture};
+use super::xml::cells;
+use crate::trace::Edge;
+
+pub const CHAR_W: f64 = 7.8;
+pub const NODE_H: f64 = 44.0;
+const PAD_X: f64 = 12.0;
+const ROW_GAP: f64 = 64.0;
+const COL_GAP: f64 = 130.0;
+pub const MARGIN: f64 = 24.0;
+pub const TITLE_H: f64 = 54.0;
+pub const HEADER_H: f64 = 28.0;
+const INIT_GAP: f64 = 72.0;
+pub const LEGEND_H: f64 = 64.0;
+pub const LEGEND_W: f64 = 700.0;
+
+#[derive(Clone, Copy, Debug)]
+pub struct Rect {
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Rect {
+    pub fn cx(&self) -> f64 {
+        self.x + self.w / 2.0
+    }
+    pub fn cy(&self) -> f64 {
+        self.y + self.h / 2.0
+    }
+    /// Where the ray from the centre towards `(tx, ty)` leaves the box.
+    fn exit(&self, tx: f64, ty: f64) -> (f64, f64) {
+        let (cx, cy) = (self.cx(), self.cy());
+        let (dx, dy) = (tx - cx, ty - cy);
+        if dx.abs() < 1e-9 && dy.abs() < 1e-9 {
+            return (cx, cy);
+        }
+        let sx = if dx.abs() < 1e-9 { f64::INFINITY } else { (self.w / 2.0) / dx.abs() };
+        let sy = if dy.abs() < 1e-9 { f64::INFINITY } else { (self.h / 2.0) / dy.abs() };
+        let s = sx.min(sy);
+        (cx + dx * s, cy + dy * s)
+    }
+}
+
+/// A quadratic curve `start`–`ctrl`–`end`, and where its label goes.
+#[derive(Clone, Copy, Debug)]
+pub struct Curve {
+    pub start: (f64, f64),
+    pub ctrl: (f64, f64),
+    pub end: (f64, f64),
+    pub mid: (f64, f64),
+}
+
+pub struct Layout {
+    pub width: f64,
+    pub height: f64,
+    pub nodes: Vec<Rect>,
+    /// Per thread: its lane.
+    pub lanes: Vec<Rect>,
+    pub curves: Vec<Curve>,
+    pub legend_y: f64,
+}
+
+pub fn layout(pic: &Picture) -> Layout {
+    let n_threads = pic.threads.len();
+    // Lane widths: the widest text of the lane's events.
+    let mut lane_w: Vec<f64> =
+        pic.threads.iter().map(|t| ((cells(t) as f64) * CHAR_W + 2.0 * PAD_X).max(140.0)).collect();
+    let mut rows = vec![0usize; n_threads];
+    for n in &pic.nodes {
+        if let Some(t) = n.thread {
+            let t = t as usize;
+            let text = cells(&n.text) + format!("L{} ", n.line).len();
+            let w = (cells(&n.label).max(text) as f64) * CHAR_W + 2.0 * PAD_X;
+            lane_w[t] = lane_w[t].max(w);
+            rows[t] = rows[t].max(n.row + 1);
+        }
+    }
+    let mut lanes = Vec::with_capacity(n_threads);
+    let top = MARGIN + TITLE_H;
+    let mut x = MARGIN;
+    for w in &lane_w {
+        lanes.push(Rect { x, y: top, w: *w, h: 0.0 });
+        x += w + COL_GAP;
+    }
+    let lanes_right = x - COL_GAP;
+    // Initial writes: each over the lane of its first writer (else reader).
+    let has_init = pic.nodes.iter().any(|n| n.kind == NodeKind::Init);
+    let init_y = top + HEADER_H + 12.0;
+    let rows_y = if has_init { init_y + NODE_H + INIT_GAP } else { top + HEADER_H + 16.0 };
+    let pitch = NODE_H + ROW_GAP;
+    let mut rects: Vec<Rect> = pic
+        .nodes
+        .iter()
+        .map(|n| match n.thread {
+            Some(t) => {
+                let l = lanes[t as usize];
+                Rect { x: l.x, y: rows_y + n.row as f64 * pitch, w: l.w, h: NODE_H }
+            }
+            None => Rect {
+                x: 0.0,
+                y: init_y,
+                w: (cells(&n.label).max("initial value".len()) as f64) * CHAR_W + 2.0 * PAD_X,
+                h: NODE_H,
+            },
+        })
+        .collect();
+    let mut inits: Vec<(f64, usize)> = Vec::new();
+    for (i, n) in pic.nodes.iter().enumerate() {
+        if n.kind != NodeKind::Init {
+            continue;
+        }
+        let target =
+            |e: Edge| pic.arrows.iter().find(|a| a.from == i && a.edge == e).and_then(|a| pic.nodes[a.to].thread);
+        let pref = target(Edge::Co).or_else(|| target(Edge::Rf)).map_or(MARGIN, |t| lanes[t as usize].cx());
+        inits.push((pref, i));
+    }
+    inits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut right = MARGIN - 24.0;
+    for (pref, i) in inits {
+        let r = &mut rects[i];
+        r.x = (pref - r.w / 2.0).max(right + 24.0);
+        right = r.x + r.w;
+    }
+    let max_rows = rows.iter().copied().max().unwrap_or(0);
+    let lanes_bottom = rows_y + (max_rows as f64) * pitch - ROW_GAP + 16.0;
+    for l in &mut lanes {
+        l.h = lanes_bottom - l.y;
+    }
+    // Curves, with a growing bend for repeated (from, to) pairs.
+    let mut seen: Vec<(usize, usize)> = Vec::new();
+    let curves = pic
+        .arrows
+        .iter()
+        .map(|a| {
+            let dup = seen.iter().filter(|&&p| p == (a.from, a.to) || p == (a.to, a.from)).count();
+            seen.push((a.from, a.to));
+            let (ra, rb) = (rects[a.from], rects[a.to]);
+            let same_lane = pic.nodes[a.from].thread.is_some() && pic.nodes[a.from].thread == pic.nodes[a.to].thread;
+            if same_lane && a.edge == Edge::Po && dup == 0 && rb.y > ra.y {
+                let start = (ra.cx(), ra.y + ra.h);
+                let end = (rb.cx(), rb.y);
+                let mid = ((start.0 + end.0) / 2.0, (start.1 + end.1) / 2.0);
+                return Curve { start, ctrl: mid, end, mid };
+            }
+            if same_lane {
+                let span = ((rb.y - ra.y).abs() / pitch).round();
+                let bulge = 36.0 + 14.0 * span + 16.0 * dup as f64;
+                let start = (ra.x + ra.w, ra.cy());
+                let end = (rb.x + rb.w, rb.cy());
+                let ctrl = (start.0.max(end.0) + bulge, (start.1 + end.1) / 2.0);
+                return with_mid(start, ctrl, end);
+            }
+            let (ax, ay, bx, by) = (ra.cx(), ra.cy(), rb.cx(), rb.cy());
+            let (dx, dy) = (bx - ax, by - ay);
+            let len = (dx * dx + dy * dy).sqrt().max(1.0);
+            let bend = (len * 0.12).clamp(16.0, 46.0) + 18.0 * dup as f64;
+            let (nx, ny) = (-dy / len, dx / len);
+            let ctrl = ((ax + bx) / 2.0 + nx * bend, (ay + by) / 2.0 + ny * bend);
+            with_mid(ra.exit(ctrl.0, ctrl.1), ctrl, rb.exit(ctrl.0, ctrl.1))
+        })
+        .collect();
+    let inits_right = rects.iter().map(|r| r.x + r.w).fold(0.0, f64::max);
+    let content_right = lanes_right.max(inits_right) + 60.0; // room for in-lane arcs
+    let legend_y = lanes_bottom + 28.0;
+    let width = (content_right + MARGIN).max(LEGEND_W + 2.0 * MARGIN);
+    let height = legend_y + LEGEND_H + MARGIN;
+    Layout { width, height, nodes: rects, lanes, curves, legend_y }
+}
+
+fn with_mid(start: (f64, f64), ctrl: (f64, f64), end: (f64, f64)) -> Curve {
+    let mid = (0.25 * start.0 + 0.5 * ctrl.0 + 0.25 * end.0, 0.25 * start.1 + 0.5 * ctrl.1 + 0.25 * end.1);
+    Curve { start, ctrl, end, mid }
+}

@@ -1,0 +1,102 @@
+// "Litmus: Show execution" (command `litmus.showExecution`, also run by the
+// server's "Show execution" lenses with [uri, violation]): asks the server
+// for `litmus/executionGraph` and shows the SVG in a webview beside the
+// source; clicking an event reveals its statement.
+import * as vscode from "vscode";
+import type { LanguageClient } from "vscode-languageclient/node";
+import { executionHtml, RevealMessage } from "./webview";
+
+interface GraphResult {
+  svg: string;
+  title: string;
+  model: string;
+  violations: number;
+}
+
+interface Lens {
+  range: { start: { line: number } };
+  command?: { title: string; command: string; arguments?: unknown[] };
+}
+
+let panel: vscode.WebviewPanel | undefined;
+let shownFor: vscode.Uri | undefined;
+
+function nonce(): string {
+  const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  return Array.from({ length: 32 }, () => chars[Math.floor(Math.random() * chars.length)]).join("");
+}
+
+/** Without arguments: the active document's violations, picked from its lenses. */
+async function pick(client: LanguageClient, uri: vscode.Uri): Promise<number | undefined> {
+  const lenses: Lens[] = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri: uri.toString() } })) ?? [];
+  const items = lenses
+    .filter((l) => l.command?.command === "litmus.showExecution")
+    .map((l) => ({ label: `${l.command!.title} — line ${l.range.start.line + 1}`, n: Number(l.command!.arguments?.[1]) }));
+  if (items.length === 0) {
+    void vscode.window.showInformationMessage("litmus: no SC violation to show (yet) in this file.");
+    return undefined;
+  }
+  if (items.length === 1) {
+    return items[0].n;
+  }
+  return (await vscode.window.showQuickPick(items, { placeHolder: "Which violation's execution?" }))?.n;
+}
+
+async function reveal(m: RevealMessage): Promise<void> {
+  if (!shownFor || m.type !== "reveal" || !(m.line >= 1)) {
+    return;
+  }
+  const doc = await vscode.workspace.openTextDocument(shownFor);
+  const text = doc.lineAt(Math.min(m.line - 1, doc.lineCount - 1)).text;
+  // The server's columns count characters; VS Code's count UTF-16 units.
+  const character = [...text].slice(0, Math.max(0, m.col - 1)).join("").length;
+  const pos = new vscode.Position(Math.min(m.line - 1, doc.lineCount - 1), character);
+  const editor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preserveFocus: false });
+  editor.selection = new vscode.Selection(pos, pos);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+function show(uri: vscode.Uri, g: GraphResult): void {
+  if (!panel) {
+    panel = vscode.window.createWebviewPanel("litmus.execution", g.title, vscode.ViewColumn.Beside, {
+      enableScripts: true,
+      localResourceRoots: [],
+    });
+    panel.onDidDispose(() => (panel = undefined));
+    panel.webview.onDidReceiveMessage((m: RevealMessage) => void reveal(m));
+  }
+  shownFor = uri;
+  panel.title = g.title;
+  panel.webview.html = executionHtml(g.svg, g.title, nonce(), panel.webview.cspSource);
+  panel.reveal(vscode.ViewColumn.Beside, true);
+}
+
+export function registerExecution(context: vscode.ExtensionContext, getClient: () => LanguageClient | undefined): void {
+  context.subscriptions.push(
+    vscode.commands.registerCommand("litmus.showExecution", async (uri?: string, violation?: number) => {
+      const client = getClient();
+      if (!client) {
+        void vscode.window.showErrorMessage("litmus: the language server is not running.");
+        return;
+      }
+      const target = uri ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+      if (!target) {
+        void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
+        return;
+      }
+      const n = violation ?? (await pick(client, target));
+      if (n === undefined) {
+        return;
+      }
+      try {
+        const g: GraphResult = await client.sendRequest("litmus/executionGraph", {
+          textDocument: { uri: target.toString() },
+          violation: n,
+        });
+        show(target, g);
+      } catch (e) {
+        void vscode.window.showErrorMessage(`litmus: no execution to show: ${(e as Error).message ?? e}`);
+      }
+    }),
+  );
+}

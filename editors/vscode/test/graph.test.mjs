@@ -1,0 +1,153 @@
+// The execution-graph SVG rendered by a real browser (Debian's chromium,
+// headless, driven by puppeteer-core): for SB, MP and Dekker the page shown
+// in the VS Code webview (src/webview.ts, bundled here with esbuild) has one
+// node per witness event (checked against `litmus explain --history`, a
+// different printer of the same witness), edges of every kind, the cycle's
+// edges marked and numbered (checked against `litmus explain`'s cycle), the
+// statement texts of the source lines, no overlapping events; clicking an
+// event posts its line. Screenshots go to target/screenshots/*.png.
+import { test, after, before } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { buildSync } from "esbuild";
+import puppeteer from "puppeteer-core";
+import { examples, litmusBin, root } from "../lib/lsp-client.mjs";
+
+const chromium = process.env.LITMUS_CHROMIUM ?? "/usr/bin/chromium";
+const shots = path.join(root, "target/screenshots");
+let browser;
+let profile;
+let executionHtml;
+
+before(async () => {
+  assert.ok(fs.existsSync(chromium), `${chromium} is missing: run scripts/install-editor-deps.sh`);
+  const out = buildSync({
+    entryPoints: [path.join(import.meta.dirname ?? path.dirname(new URL(import.meta.url).pathname), "../src/webview.ts")],
+    bundle: true,
+    format: "esm",
+    platform: "neutral",
+    write: false,
+  });
+  ({ executionHtml } = await import("data:text/javascript;base64," + Buffer.from(out.outputFiles[0].text).toString("base64")));
+  profile = fs.mkdtempSync(path.join(os.tmpdir(), "litmus-chromium-"));
+  browser = await puppeteer.launch({
+    executablePath: chromium,
+    headless: true,
+    userDataDir: profile,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  fs.mkdirSync(shots, { recursive: true });
+});
+
+after(async () => {
+  await browser?.close();
+  if (profile) fs.rmSync(profile, { recursive: true, force: true });
+});
+
+const explain = (file, ...extra) =>
+  execFileSync(litmusBin(), ["explain", path.join(examples, file), "--violation", "1", ...extra], { encoding: "utf8" });
+
+/** `P0: W(x,1) R(y,0)` → [{thread: "P0", label: "W x=1"}, …] */
+function historyEvents(text) {
+  const out = [];
+  for (const line of text.trim().split("\n")) {
+    const [thread, ops] = line.split(": ");
+    for (const m of ops.matchAll(/([RW])\(([^,]+),([^)]+)\)/g)) {
+      out.push({ thread, label: `${m[1]} ${m[2]}=${m[3]}` });
+    }
+  }
+  return out.sort((a, b) => (a.thread + a.label).localeCompare(b.thread + b.label));
+}
+
+for (const name of ["sb", "mp", "dekker"]) {
+  test(`${name}: the rendered execution graph has the witness's events and edges`, async () => {
+    const file = `${name}.litmus`;
+    const source = fs.readFileSync(path.join(examples, file), "utf8").split("\n");
+    const svg = explain(file, "--svg");
+    const expected = historyEvents(explain(file, "--history"));
+    const cycleSteps = (explain(file).match(/its trace has the cycle: (.*)$/m)[1].match(/—\w+→/g) ?? []).length;
+    assert.ok(cycleSteps >= 2);
+
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1000, height: 760 });
+    await page.evaluateOnNewDocument(() => {
+      window.posted = [];
+      window.acquireVsCodeApi = () => ({ postMessage: (m) => window.posted.push(m) });
+    });
+    // Loaded as a page of its own, as the webview loads it.
+    const html = path.join(profile, `${name}.html`);
+    fs.writeFileSync(html, executionHtml(svg, `${name} execution`, "testnonce", "'self'"));
+    await page.goto(`file://${html}`, { waitUntil: "load" });
+
+    const dom = await page.evaluate(() => {
+      const box = (el) => {
+        const r = el.getBoundingClientRect();
+        return { x: r.x, y: r.y, w: r.width, h: r.height };
+      };
+      const events = [...document.querySelectorAll("svg g.event")].map((g) => ({
+        thread: g.getAttribute("data-thread-name"),
+        line: Number(g.getAttribute("data-line")),
+        access: g.querySelector("text.access").textContent.replace(/^\w+: /, ""),
+        stmt: g.querySelector("text.stmt").textContent.replace(/^L\d+ /, ""),
+        box: box(g.querySelector("rect.box")),
+      }));
+      const edges = [...document.querySelectorAll("svg g.edge")].map((g) => ({
+        kind: g.getAttribute("data-kind"),
+        cycle: g.getAttribute("data-cycle"),
+        marked: g.classList.contains("cycle"),
+        width: Number(getComputedStyle(g.querySelector("path.line")).strokeWidth.replace("px", "")),
+        length: g.querySelector("path.line").getTotalLength(),
+      }));
+      const badges = [...document.querySelectorAll("svg g.cycle-badge text")].map((t) => t.textContent);
+      const svgBox = box(document.querySelector("svg"));
+      return { events, edges, badges, svgBox };
+    });
+
+    // One node per witness event, with its access.
+    const got = dom.events.map((e) => ({ thread: e.thread, label: e.access })).sort((a, b) => (a.thread + a.label).localeCompare(b.thread + b.label));
+    assert.deepEqual(got, expected);
+    // Each node shows the text of the statement on its source line.
+    for (const e of dom.events) {
+      assert.ok(e.stmt.length > 0 && source[e.line - 1].includes(e.stmt), `${e.stmt} on line ${e.line}`);
+      assert.ok(e.box.w > 40 && e.box.h > 20, "drawn");
+      assert.ok(e.box.x >= dom.svgBox.x && e.box.x + e.box.w <= dom.svgBox.x + dom.svgBox.w, "inside the picture");
+    }
+    for (const [i, a] of dom.events.entries()) {
+      for (const b of dom.events.slice(i + 1)) {
+        const apart = a.box.x + a.box.w <= b.box.x || b.box.x + b.box.w <= a.box.x || a.box.y + a.box.h <= b.box.y || b.box.y + b.box.h <= a.box.y;
+        assert.ok(apart, `events overlap: ${a.access} / ${b.access}`);
+      }
+    }
+    // Edges of every kind, all drawn; the cycle marked, numbered 1..k, thicker.
+    assert.deepEqual([...new Set(dom.edges.map((e) => e.kind))].sort(), ["co", "fr", "po", "rf"]);
+    assert.ok(dom.edges.every((e) => e.length > 5), "every edge has a visible path");
+    const cycle = dom.edges.filter((e) => e.marked);
+    assert.equal(cycle.length, cycleSteps, "as many marked edges as the cycle has steps");
+    assert.deepEqual(cycle.map((e) => Number(e.cycle)).sort((a, b) => a - b), [...Array(cycleSteps).keys()].map((k) => k + 1));
+    assert.deepEqual(dom.badges.map(Number).sort((a, b) => a - b), [...Array(cycleSteps).keys()].map((k) => k + 1));
+    const thin = Math.max(...dom.edges.filter((e) => !e.marked).map((e) => e.width));
+    assert.ok(cycle.every((e) => e.width > thin), "cycle edges are thicker");
+
+    // A click on an event asks the editor to reveal its line.
+    await page.click("svg g.event rect.box");
+    const posted = await page.evaluate(() => window.posted);
+    assert.equal(posted.length, 1);
+    assert.equal(posted[0].type, "reveal");
+    assert.ok(dom.events.some((e) => e.line === posted[0].line && e.thread === posted[0].thread), JSON.stringify(posted));
+
+    await page.mouse.move(0, 0); // no hover outline in the picture
+    await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+    await page.close();
+  });
+}

@@ -1,0 +1,56 @@
+//! Execution graphs in the editor: `litmus/executionGraph` answers the SVG
+//! of a violation's witness (drawn by `litmus_checker::picture`, the same as
+//! `litmus explain --svg`), and each violation's delayed store gets a
+//! "Show execution" lens running the client command `litmus.showExecution`.
+//! Violations are numbered as `litmus check` lists them (from 1).
+
+use litmus_checker::{picture, Report};
+use litmus_dsl::{Program, Span};
+use serde::{Deserialize, Serialize};
+use tower_lsp_server::ls_types as lsp;
+
+pub const METHOD: &str = "litmus/executionGraph";
+/// The client command the lenses run (VS Code and Neovim register it).
+pub const COMMAND: &str = "litmus.showExecution";
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphParams {
+    pub text_document: lsp::TextDocumentIdentifier,
+    /// 1-based, as `litmus check` numbers them.
+    pub violation: usize,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GraphResult {
+    pub svg: String,
+    pub title: String,
+    pub model: String,
+    /// How many violations the document has now.
+    pub violations: usize,
+}
+
+/// The picture of violation `n`, or why there is none.
+pub fn graph(p: &Program, r: &Report, n: usize) -> Result<GraphResult, String> {
+    let all: Vec<_> = r.robustness.iter().flat_map(|rb| &rb.violations).collect();
+    let v = n
+        .checked_sub(1)
+        .and_then(|i| all.get(i))
+        .ok_or_else(|| format!("there is no violation {n} ({} found)", all.len()))?;
+    let pic = picture::of_violation(p, v, n);
+    Ok(GraphResult { svg: picture::svg(&pic), title: pic.title.clone(), model: pic.model, violations: all.len() })
+}
+
+/// One lens per violation, on its delayed store: (span, title, number).
+pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, usize)> {
+    r.robustness
+        .iter()
+        .flat_map(|rb| &rb.violations)
+        .enumerate()
+        .filter_map(|(i, v)| {
+            let s = p.stmts.get(v.store_stmt as usize)?;
+            Some((s.span, format!("Show execution ({})", v.model.upper()), i + 1))
+        })
+        .collect()
+}
