@@ -41,7 +41,11 @@ const expect = {
     { severity: "Info", message: "writes y after P0's `let r0 = y` read the old value — part of the TSO/PSO cycle of line 8", line: 13 },
     { severity: "Info", message: "reads x before P0's `x = 1` overwrites it — part of the TSO/PSO cycle of line 8", line: 14 },
   ],
-  lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+  lenses: [
+    "SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations",
+    "Show execution (TSO) | Show execution (PSO)",
+    "Show execution (TSO) | Show execution (PSO)",
+  ],
   // Inlay hints drawn: { line, text }.
   inlayHints: [
     { line: 9, text: "r0 ∈ {0,1}" },
@@ -64,7 +68,7 @@ const expect = {
   },
   // The execution graph: null while there is no "Show execution" lens; else
   // { lens: "Show execution", contains: [texts the webview's page or SVG shows] }.
-  graph: null,
+  graph: { lens: "Show execution (TSO)", contains: ["W x=1", "R y=0", "W y=1", "R x=0"] },
   // Ctrl+. on the store of line 8, the entry chosen, the line it inserts
   // (after `line`), then what the re-check shows.
   quickFix: {
@@ -83,7 +87,10 @@ const expect = {
       { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
     problemCounts: "Errors: 2, Warnings: 2, Infos: 4",
-    lenses: ["SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation"],
+    lenses: [
+      "SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation",
+      "Show execution (TSO) | Show execution (PSO)",
+    ],
   },
   // The same program, non-ASCII in its name and before the store of line 8
   // (é: 2 UTF-8 bytes, 1 UTF-16 unit; 🙂: 4 bytes, 2 units): the squiggle
@@ -99,7 +106,11 @@ const expect = {
       { line: 14, severity: "info", text: "let r1 = x;" },
       { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
-    lenses: ["SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations"],
+    lenses: [
+    "SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations",
+    "Show execution (TSO) | Show execution (PSO)",
+    "Show execution (TSO) | Show execution (PSO)",
+  ],
   },
 };
 
