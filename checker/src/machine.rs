@@ -418,7 +418,7 @@ impl<'p> Machine<'p> {
             })
             .collect();
         let every = |c: Cells| if c.all { (0..cells as Cell).collect() } else { c.some };
-        let stores: Vec<Vec<Cell>> = prog.threads.iter().map(|th| every(Self::stores_of(&th.code, cells))).collect();
+        let stores = Self::stored_cells(prog);
         let mut touched: Vec<Cell> = prog
             .threads
             .iter()
@@ -509,6 +509,15 @@ impl<'p> Machine<'p> {
             stack.push(pc + 1);
         }
         out.normalized(cells)
+    }
+
+    /// Per thread, every cell its code can store to (an indexed or computed
+    /// store: all of them): where its buffers and the monitors'
+    /// store lists exist.
+    pub fn stored_cells(prog: &Program) -> Vec<Vec<Cell>> {
+        let cells = prog.mem_size();
+        let every = |c: Cells| if c.all { (0..cells as Cell).collect() } else { c.some };
+        prog.threads.iter().map(|th| every(Self::stores_of(&th.code, cells))).collect()
     }
 
     /// The cells a thread's code may write (stores and atomics, reachable

@@ -69,19 +69,7 @@ impl Bss {
     /// by its index there.
     pub fn new(prog: &Program, models: &[Model], forcing: Forcing) -> Bss {
         let t = prog.threads.len();
-        let cells = prog.mem_size();
-        let stored: Vec<Vec<u32>> = prog
-            .threads
-            .iter()
-            .map(|th| {
-                let c = Machine::stores_of(&th.code, cells);
-                if c.all {
-                    (0..cells as u32).collect()
-                } else {
-                    c.some
-                }
-            })
-            .collect();
+        let stored = Machine::stored_cells(prog);
         let pairs = ThreadCells::new(stored.iter().map(Vec::as_slice));
         let mut queues = Vec::new();
         let mut n = 0;
