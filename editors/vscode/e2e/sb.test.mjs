@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 import { startCodeServer } from "./codeserver.mjs";
 import * as wb from "./workbench.mjs";
+import { CHROMIUM_FLAGS } from "../lib/chromium.mjs";
 
 const expect = {
   // The squiggles on the file as opened: line (1-based), severity, the text underlined.
@@ -200,13 +201,7 @@ async function setUp() {
     headless: true,
     protocolTimeout: STEP_MS,
     args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
+      ...CHROMIUM_FLAGS,
       `--user-data-dir=${join(work, "chromium")}`,
     ],
     defaultViewport: { width: 1280, height: 900 },

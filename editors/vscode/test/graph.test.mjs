@@ -15,6 +15,7 @@ import path from "node:path";
 import { buildSync } from "esbuild";
 import puppeteer from "puppeteer-core";
 import { examples, litmusBin, root } from "../lib/lsp-client.mjs";
+import { CHROMIUM_FLAGS } from "../lib/chromium.mjs";
 
 const chromium = process.env.LITMUS_CHROMIUM ?? "/usr/bin/chromium";
 const shots = path.join(root, "target/screenshots");
@@ -37,15 +38,7 @@ before(async () => {
     executablePath: chromium,
     headless: true,
     userDataDir: profile,
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
+    args: CHROMIUM_FLAGS,
   });
   fs.mkdirSync(shots, { recursive: true });
 });
