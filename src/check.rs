@@ -1,27 +1,48 @@
-//! `litmus check`: analyse and explore files (in parallel), report each in
-//! input order, human or JSON.
+//! `litmus check` of one file: analyse and explore it, and its JSON report
+//! (running many is `suite::batch`).
 
 use crate::active::{self, ActiveArgs, ActiveRun, Mode};
 use crate::report::{
     BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
     Position, ViolationJson,
 };
-use crate::{human, Color, Format};
+use crate::suite::batch::SuiteFormat;
+use crate::Color;
 use litmus_checker::robust::FencePoint;
 use litmus_checker::{Answer, Certainty, Coverage, Model, ModelOutcome, MonitorKind, Options, Robustness};
 use litmus_dsl::{analyze, Analysis, Severity};
-use rayon::prelude::*;
-use std::io::{IsTerminal, Write};
 use std::time::Duration;
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
-    /// Files to check (`.litmus`, native or herd x86 dialect).
+    /// Files to check (`.litmus`, native or herd x86 dialect), or folders:
+    /// their `.litmus` files at any depth, or what their herd `@all` index lists.
     #[arg(required = true)]
     pub files: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value = "human")]
-    pub format: Format,
+    pub format: SuiteFormat,
+    /// Human output: one line per file instead of each file's report.
+    #[arg(long)]
+    pub brief: bool,
+    /// Files checked at once (default: every core). The output does not depend on it.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
+    pub jobs: Option<u32>,
+    /// Check only shard K of N (1-based) of the file list, a deterministic
+    /// partition balanced by file size; `auto` reads it from the scheduler's
+    /// environment (LITMUS_SHARD, GitLab, Slurm arrays, Kubernetes Indexed Jobs).
+    #[arg(long, value_name = "K/N|auto")]
+    pub shard: Option<String>,
+    /// Expected verdicts (a verdicts.tsv, or herd7 output); the run then says
+    /// which tests disagree, and its exit status is whether all agree.
+    #[arg(long, value_name = "FILE")]
+    pub expect: Vec<String>,
+    /// The model of expectations given as herd7 output.
+    #[arg(long, default_value = "tso", value_parser = ["sc", "tso", "pso", "pslo"])]
+    pub expect_model: String,
+    /// Leave times out of the reports, so two runs compare byte for byte.
+    #[arg(long)]
+    pub no_timing: bool,
     /// Memory models to check, comma-separated: sc, tso, pso, pslo.
     #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
     pub model: Vec<String>,
@@ -171,12 +192,13 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn exit_code(self) -> u8 {
+    /// The word reports carry (`status`).
+    pub fn as_str(self) -> &'static str {
         match self {
-            Status::Clean => 0,
-            Status::Finding => 1,
-            Status::Error => 2,
-            Status::Unknown => 3,
+            Status::Clean => "clean",
+            Status::Unknown => "unknown",
+            Status::Finding => "finding",
+            Status::Error => "error",
         }
     }
 }
@@ -424,6 +446,9 @@ pub fn file_report(c: &Checked) -> FileReport {
     };
     FileReport {
         file: l.path.clone(),
+        status: c.status().as_str(),
+        time_ms: None,
+        expect: None,
         error: None,
         test: a.name.clone(),
         dialect: Some(a.dialect.as_str()),
@@ -459,6 +484,9 @@ pub fn file_report(c: &Checked) -> FileReport {
 pub fn error_report(path: &str, error: &str) -> FileReport {
     FileReport {
         file: path.to_string(),
+        status: Status::Error.as_str(),
+        time_ms: None,
+        expect: None,
         error: Some(error.to_string()),
         test: None,
         dialect: None,
@@ -466,58 +494,4 @@ pub fn error_report(path: &str, error: &str) -> FileReport {
         models: Models(Vec::new()),
         diagnostics: Vec::new(),
     }
-}
-
-pub fn run(args: &CheckArgs) -> u8 {
-    let models = match parse_models(&args.model) {
-        Ok(m) => m,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return 2;
-        }
-    };
-    let color = match args.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal(),
-    };
-    let monitor = args.bounds.monitor.kind();
-    // Files are checked in parallel; results are printed in input order.
-    // Each file's deadline starts when its check does.
-    let results: Vec<Result<Checked, String>> = args
-        .files
-        .par_iter()
-        .map(|path| {
-            let opts = if args.first { options(&args.bounds).stop_at_first() } else { options(&args.bounds) };
-            load(path).map(|l| check_file(l, &models, monitor, &opts, &args.active))
-        })
-        .collect();
-    let mut status = Status::Clean;
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
-    for (path, r) in args.files.iter().zip(results) {
-        let c = match r {
-            Ok(c) => c,
-            Err(e) => {
-                eprintln!("error: {e}");
-                status = Status::Error;
-                if args.format == Format::Json {
-                    let line = serde_json::to_string(&error_report(path, &e)).expect("report serialises") + "\n";
-                    let _ = out.write_all(line.as_bytes());
-                }
-                continue;
-            }
-        };
-        status = status.max(c.status());
-        let text = match args.format {
-            Format::Json => serde_json::to_string(&file_report(&c)).expect("report serialises") + "\n",
-            Format::Human => {
-                let r = human::render(&c, color);
-                let _ = std::io::stderr().write_all(r.stderr.as_bytes());
-                r.stdout
-            }
-        };
-        let _ = out.write_all(text.as_bytes());
-    }
-    status.exit_code()
 }

@@ -8,6 +8,7 @@ mod history;
 mod human;
 mod report;
 mod run;
+mod suite;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use std::process::ExitCode;
@@ -34,7 +35,7 @@ pub enum Color {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Parse, analyse and check each file under SC, TSO and PSO (PSLO with --model).
+    /// Parse, analyse and check files or folders under SC, TSO and PSO (PSLO with --model).
     Check(check::CheckArgs),
     /// Print the file with the fewest fences that make it robust.
     Fix(fix::FixArgs),
@@ -45,6 +46,10 @@ enum Command {
     /// Run the program on this machine's CPU (litmus7-style) and compare
     /// the final states it shows with what SC, TSO and PSO allow.
     Run(run::RunArgs),
+    /// Combine reports of `check --format json|jsonl` (e.g. one per shard) into one report.
+    Merge(suite::merge::MergeArgs),
+    /// Compare two reports: changed verdicts, slower files, files added or removed (exit 1 on any).
+    Diff(suite::diff::DiffArgs),
     /// Serve the Language Server Protocol on stdin/stdout (for editors).
     Lsp(LspArgs),
 }
@@ -59,11 +64,13 @@ struct LspArgs {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Check(args) => check::run(&args),
+        Command::Check(args) => suite::batch::run(&args),
         Command::Fix(args) => fix::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::History(args) => history::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Merge(args) => suite::merge::run(&args),
+        Command::Diff(args) => suite::diff::run(&args),
         Command::Lsp(_) => match litmus_lsp::run_stdio() {
             Ok(()) => 0,
             Err(e) => {

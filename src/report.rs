@@ -6,6 +6,15 @@ use serde::{Serialize, Serializer};
 #[derive(Serialize)]
 pub struct FileReport {
     pub file: String,
+    /// `clean`, `finding`, `unknown` or `error`: what the file adds to the
+    /// exit status (extension).
+    pub status: &'static str,
+    /// Wall time of the file's check in ms (extension; absent with `--no-timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_ms: Option<f64>,
+    /// The comparison with `--expect`'s verdicts (extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expect: Option<serde_json::Value>,
     /// Why the file could not be read (then nothing else is present).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,

@@ -40,8 +40,7 @@ fn json_has_one_line_per_file_in_order() {
     let out = litmus().args(["check", "--format", "json"]).args(&files).output().unwrap();
     // SB has SC violations under TSO: exit 1.
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<serde_json::Value> = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines = reports(&out.stdout);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["test"], "SB");
     assert_eq!(lines[0]["dialect"], "native");
@@ -57,7 +56,7 @@ fn json_reports_errors_with_positions() {
     let p = temp_file("bad.litmus", "litmus B\nshared x = 0;\nthread P0 { x = ; }\n");
     let out = litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     let d = &v["diagnostics"][0];
     assert_eq!(d["severity"], "error");
     assert_eq!(d["line"], 3);
@@ -80,7 +79,7 @@ fn check_answers_per_model_and_exit_status() {
     // Under TSO it has SC violations: exit 1.
     let out = litmus().args(["check", "--format", "json"]).arg(&sb).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     assert_eq!(v["models"]["sc"]["observation"], "never");
     assert_eq!(v["models"]["sc"]["states"], 3);
     assert_eq!(v["models"]["tso"]["observation"], "sometimes");
@@ -94,7 +93,7 @@ fn check_answers_per_model_and_exit_status() {
     let out =
         litmus().args(["check", "--format", "json"]).arg(root().join("examples/peterson.litmus")).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     assert_eq!(v["models"]["sc"]["assertion_failures"].as_array().unwrap().len(), 0);
     let f = &v["models"]["tso"]["assertion_failures"];
     assert_eq!(f.as_array().unwrap().len(), 2);
@@ -115,7 +114,7 @@ fn forall_that_fails_under_a_model_exits_1() {
 fn model_option_selects_models_and_rejects_unknown_ones() {
     let sb = root().join("examples/sb.litmus");
     let out = litmus().args(["check", "--format", "json", "--model", "tso"]).arg(&sb).output().unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     assert_eq!(v["models"].as_object().unwrap().len(), 1);
     let out = litmus().args(["check", "--model", "arm"]).arg(&sb).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -140,7 +139,7 @@ fn bounds_are_reported_never_silently() {
         .arg(root().join("examples/dekker.litmus"))
         .output()
         .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     assert_eq!(v["models"]["sc"]["complete"], false);
     assert_eq!(v["models"]["sc"]["certainty"], "within-bounds");
     assert!(v["models"]["sc"]["bounds_hit"]["loop_bound"].as_u64().unwrap() > 0);
@@ -166,17 +165,37 @@ fn many_files_in_parallel_keep_input_order() {
     files.sort();
     files.reverse();
     let out = litmus().args(["check", "--format", "json"]).args(&files).output().unwrap();
-    let text = String::from_utf8(out.stdout).unwrap();
-    let got: Vec<String> = text
-        .lines()
-        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["file"].as_str().unwrap().to_string())
-        .collect();
+    let got: Vec<String> = reports(&out.stdout).iter().map(|v| v["file"].as_str().unwrap().to_string()).collect();
     let want: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     assert_eq!(got, want);
 }
 
+/// The JSON of a one-file run: `check`'s file object (before its summary
+/// line), or the one object `history`, `run` and `explain` print.
 fn json_of(out: &std::process::Output) -> serde_json::Value {
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+    let text = String::from_utf8_lossy(&out.stdout);
+    if text.lines().last().is_some_and(|l| l.starts_with("{\"summary\"")) {
+        return report(&out.stdout);
+    }
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {text}"))
+}
+
+/// The file objects of a `check --format json` output, whose last line is the summary.
+fn reports(stdout: &[u8]) -> Vec<serde_json::Value> {
+    let text = String::from_utf8_lossy(stdout);
+    let mut lines: Vec<serde_json::Value> =
+        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let summary = lines.pop().unwrap_or_else(|| panic!("no output"));
+    assert!(summary.get("summary").is_some(), "the last line is the summary: {summary}");
+    assert_eq!(summary["summary"]["files"], lines.len(), "the summary counts every file");
+    lines
+}
+
+/// The one file object of a `check --format json` output.
+fn report(stdout: &[u8]) -> serde_json::Value {
+    let mut r = reports(stdout);
+    assert_eq!(r.len(), 1, "one file");
+    r.pop().unwrap()
 }
 
 #[test]
@@ -301,8 +320,7 @@ fn bad_files_get_a_position_and_a_json_line_each() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let lines: Vec<serde_json::Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let lines = reports(&out.stdout);
     assert_eq!(lines.len(), 3, "one object per input");
     assert!(lines[0]["error"].as_str().unwrap().contains("line 3"));
     assert!(lines[1]["error"].as_str().unwrap().contains("cannot read"));
@@ -359,7 +377,7 @@ fn the_deadline_holds_on_a_big_file_in_the_fence_phase() {
 /// The JSON line of one file, checked with these extra arguments.
 fn check_json(args: &[&str], file: &str) -> (Option<i32>, serde_json::Value) {
     let out = litmus().args(["check", "--format", "json"]).args(args).arg(file).output().unwrap();
-    (out.status.code(), serde_json::from_slice(&out.stdout).unwrap())
+    (out.status.code(), report(&out.stdout))
 }
 
 /// Active testing's results without the timings (which vary run to run).
@@ -407,7 +425,7 @@ fn active_results_depend_on_the_seed_only_not_on_the_worker_threads() {
             .arg("examples/lamport-fast.litmus")
             .output()
             .unwrap();
-        active_results(&serde_json::from_slice(&out.stdout).unwrap())
+        active_results(&report(&out.stdout))
     };
     let one = run("1", "7");
     assert_eq!(one, run("4", "7"));
@@ -842,10 +860,10 @@ fn first_stops_at_the_first_finding_and_claims_nothing_else() {
     // witness; the searches stop there and say so (unknown: "first").
     let p = root().join("examples/peterson.litmus");
     let full = litmus().args(["check", "--format", "json", "--model", "tso"]).arg(&p).output().unwrap();
-    let full: serde_json::Value = serde_json::from_slice(&full.stdout).unwrap();
+    let full: serde_json::Value = report(&full.stdout);
     let out = litmus().args(["check", "--first", "--format", "json", "--model", "tso"]).arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     let tso = &v["models"]["tso"];
     assert_eq!(tso["violations"].as_array().unwrap().len(), 1, "{tso}");
     assert_eq!(tso["robust"], false);
@@ -872,7 +890,8 @@ fn first_without_a_finding_answers_as_the_whole_check() {
         }
         let out = c.arg(&p).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
-        let mut v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut v: serde_json::Value = report(&out.stdout);
+        v.as_object_mut().unwrap().remove("time_ms");
         for m in ["sc", "tso", "pso"] {
             v["models"][m].as_object_mut().unwrap().remove("elapsed_ms");
         }
@@ -894,7 +913,7 @@ fn first_with_the_graph_explorer_stops_as_with_interleaving() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v: serde_json::Value = report(&out.stdout);
     let tso = &v["models"]["tso"];
     assert_eq!(tso["certainty"], "unknown", "{tso}");
     assert_eq!(tso["unknown_reason"], "first", "{tso}");
@@ -938,7 +957,7 @@ fn thread_count_does_not_change_the_output() {
         let run = |threads: &str| {
             let out = litmus()
                 .args(["check", "--color", "never", "--explorer", "graph", "--model", "tso,pso", "--format", format])
-                .args(["--threads", threads])
+                .args(["--threads", threads, "--no-timing"])
                 .args(&files)
                 .output()
                 .unwrap();

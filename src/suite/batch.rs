@@ -1,0 +1,273 @@
+//! `litmus check` over many files: expand folders, keep this shard's part,
+//! check on `--jobs` workers, and print each report — in list order (human,
+//! json) or as it finishes (jsonl) — then the summary. Reports are rendered
+//! by the worker and only their text waits to be printed, at most a window
+//! of them, so memory stays flat in the number of files.
+
+use super::expect::Expectations;
+use super::tally::{round_ms, Tally};
+use super::{shard, walk};
+use crate::check::{check_file, error_report, file_report, load, options, parse_models, CheckArgs, Status};
+use crate::{human, Color};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Condvar, Mutex};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuiteFormat {
+    /// rustc-style reports (one line per file with --brief), then a summary.
+    Human,
+    /// One JSON object per file per line, in list order; the summary last.
+    Json,
+    /// JSON Lines streamed: each file's object as soon as it is checked, the summary last.
+    Jsonl,
+}
+
+/// One checked file, rendered.
+struct Done {
+    stdout: String,
+    stderr: String,
+    /// The report as JSON, for the summary.
+    report: Value,
+}
+
+pub fn run(args: &CheckArgs) -> u8 {
+    let started = Instant::now();
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        2
+    };
+    let models = match parse_models(&args.model) {
+        Ok(m) => m,
+        Err(e) => return fail(e),
+    };
+    let shard = match args.shard.as_deref() {
+        None => None,
+        Some("auto") => match shard::from_env(|k| std::env::var(k).ok()) {
+            Ok(s) => Some(s),
+            Err(e) => return fail(e),
+        },
+        Some(s) => match shard::parse(s) {
+            Ok(s) => Some(s),
+            Err(e) => return fail(e),
+        },
+    };
+    let mut expectations = None;
+    for f in &args.expect {
+        if let Err(e) = expectations.get_or_insert_with(Expectations::default).load(f, &args.expect_model) {
+            return fail(e);
+        }
+    }
+    let mut entries = walk::expand(&args.files);
+    if entries.is_empty() {
+        return fail(format!("no `.litmus` files in {}", args.files.join(", ")));
+    }
+    if let Some(s) = shard {
+        let costs: Vec<u64> = entries.iter().map(|e| shard::cost(&e.path)).collect();
+        let mine = shard::partition(&costs, s.count).swap_remove(s.index);
+        entries = mine.into_iter().map(|i| entries[i].clone()).collect();
+    }
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal(),
+    };
+    let jobs = args.jobs.map_or_else(litmus_checker::options::all_cores, |j| j as usize).clamp(1, entries.len().max(1));
+    // Files are the unit of parallelism when there are several: each
+    // exploration gets its share of the cores (the output does not depend on it).
+    let mut bounds = args.bounds.clone();
+    if bounds.threads.is_none() && entries.len() > 1 {
+        bounds.threads = Some((litmus_checker::options::all_cores() / jobs).max(1) as u32);
+    }
+    let check_one = |path: &str| -> Done {
+        let t0 = Instant::now();
+        let opts = if args.first { options(&bounds).stop_at_first() } else { options(&bounds) };
+        let checked = load(path).map(|l| check_file(l, &models, bounds.monitor.kind(), &opts, &args.active));
+        let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);
+        let (mut report, rendered) = match &checked {
+            Ok(c) => {
+                (file_report(c), (args.format == SuiteFormat::Human && !args.brief).then(|| human::render(c, color)))
+            }
+            Err(e) => (error_report(path, e), None),
+        };
+        report.status = match &checked {
+            Ok(c) => c.status().as_str(),
+            Err(_) => Status::Error.as_str(),
+        };
+        if !args.no_timing {
+            report.time_ms = Some(ms);
+        }
+        if let Some(x) = &expectations {
+            let v = serde_json::to_value(&report).expect("report serialises");
+            report.expect = x.judge(&v);
+        }
+        let line = serde_json::to_string(&report).expect("report serialises");
+        let value: Value = serde_json::from_str(&line).expect("a report reads back");
+        let (stdout, mut stderr) = match (args.format, rendered) {
+            (SuiteFormat::Human, Some(r)) => (r.stdout + &expectation_lines(&value), r.stderr),
+            (SuiteFormat::Human, None) => (brief_line(&value), String::new()),
+            _ => (line + "\n", String::new()),
+        };
+        if let Err(e) = &checked {
+            stderr.insert_str(0, &format!("error: {e}\n"));
+        }
+        Done { stdout, stderr, report: value }
+    };
+    let mut tally = Tally::default();
+    if expectations.is_some() {
+        tally.expecting();
+    }
+    let ordered = args.format != SuiteFormat::Jsonl;
+    // How many rendered reports may wait for an earlier, slower file.
+    let window = 64 * jobs;
+    let next = AtomicUsize::new(0);
+    let printed = (Mutex::new(0usize), Condvar::new());
+    let (tx, rx) = mpsc::channel::<(usize, Done)>();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let (next, printed, entries, check_one) = (&next, &printed, &entries, &check_one);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(e) = entries.get(i) else { break };
+                if ordered {
+                    let mut p = printed.0.lock().unwrap_or_else(|e| e.into_inner());
+                    while i >= *p + window {
+                        p = printed.1.wait(p).unwrap_or_else(|e| e.into_inner());
+                    }
+                }
+                let done = match &e.error {
+                    Some(err) => {
+                        let mut r = error_report(&e.path, err);
+                        r.status = Status::Error.as_str();
+                        let line = serde_json::to_string(&r).expect("report serialises");
+                        let value: Value = serde_json::from_str(&line).expect("a report reads back");
+                        let stdout = match args.format {
+                            SuiteFormat::Human => String::new(),
+                            _ => line + "\n",
+                        };
+                        Done { stdout, stderr: format!("error: {err}\n"), report: value }
+                    }
+                    None => check_one(&e.path),
+                };
+                if tx.send((i, done)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        let stdout = std::io::stdout();
+        let mut out = stdout.lock();
+        let mut waiting: BTreeMap<usize, Done> = BTreeMap::new();
+        let mut emit = |d: Done, tally: &mut Tally| {
+            if !d.stderr.is_empty() {
+                let _ = out.flush();
+                let _ = std::io::stderr().write_all(d.stderr.as_bytes());
+            }
+            let _ = out.write_all(d.stdout.as_bytes());
+            if !ordered {
+                let _ = out.flush();
+            }
+            tally.add(&d.report);
+        };
+        let mut want = 0;
+        for (i, d) in rx {
+            if !ordered {
+                emit(d, &mut tally);
+                continue;
+            }
+            waiting.insert(i, d);
+            while let Some(d) = waiting.remove(&want) {
+                emit(d, &mut tally);
+                want += 1;
+            }
+            *printed.0.lock().unwrap_or_else(|e| e.into_inner()) = want;
+            printed.1.notify_all();
+        }
+    });
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let summary = match args.format {
+        SuiteFormat::Human if tally.files() > 1 || args.files.iter().any(|f| std::path::Path::new(f).is_dir()) => {
+            let wall = (!args.no_timing).then(|| started.elapsed());
+            let shard = shard.map(|s| format!("shard {s}: ")).unwrap_or_default();
+            format!("\n{shard}{}", tally.human(wall))
+        }
+        SuiteFormat::Human => String::new(),
+        _ => serde_json::to_string(&tally.json()).expect("summary serialises") + "\n",
+    };
+    let _ = out.write_all(summary.as_bytes());
+    let _ = out.flush();
+    tally.exit_code()
+}
+
+/// `--brief`: one line per file.
+fn brief_line(r: &Value) -> String {
+    let mut s = format!("{}  {}", r["file"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
+    if let Some(t) = r["test"].as_str() {
+        s += &format!("  {t}");
+    }
+    if let Some(e) = r["error"].as_str() {
+        s += &format!("  {e}");
+    }
+    let errors = r["diagnostics"].as_array().map_or(0, |d| d.iter().filter(|d| d["severity"] == "error").count());
+    if errors > 0 {
+        s += &format!("  {errors} error{}", if errors == 1 { "" } else { "s" });
+    }
+    if let Some(models) = r["models"].as_object() {
+        let mut models: Vec<(&String, &Value)> = models.iter().collect();
+        models.sort_by_key(|(n, _)| super::tally::model_rank(n));
+        let parts: Vec<String> = models
+            .into_iter()
+            .map(|(name, m)| {
+                let mut p = name.to_uppercase();
+                match m["observation"].as_str() {
+                    Some(o) => p += &format!(" {o}"),
+                    None if r.get("condition").is_some() => p += " unknown",
+                    None => {}
+                }
+                let violations = m["violations"].as_array().map_or(0, Vec::len);
+                if violations > 0 {
+                    p += &format!(" ({violations} violation{})", if violations == 1 { "" } else { "s" });
+                } else if m["robust"].is_null() && name != "sc" {
+                    p += " (robust unknown)";
+                }
+                let failures = m["assertion_failures"].as_array().map_or(0, Vec::len);
+                if failures > 0 {
+                    p += &format!(" ({failures} failing assertion{})", if failures == 1 { "" } else { "s" });
+                }
+                p
+            })
+            .collect();
+        s += &format!("  {}", parts.join(" · "));
+    }
+    if let Some(ms) = r["time_ms"].as_f64() {
+        s += &format!("  [{ms:.1} ms]");
+    }
+    s.push('\n');
+    s + &expectation_lines(r)
+}
+
+/// Where a file disagrees with its expected verdicts (human output).
+fn expectation_lines(r: &Value) -> String {
+    let mut s = String::new();
+    let Some(e) = r.get("expect") else { return s };
+    for (key, word) in
+        [("disagreements", "disagrees with the expectation"), ("unknown", "cannot confirm the expectation")]
+    {
+        for d in e[key].as_array().into_iter().flatten() {
+            let model = d["model"].as_str().map(str::to_uppercase).unwrap_or_default();
+            match (d["what"].as_str(), d.get("got")) {
+                (Some(what), Some(got)) => {
+                    s += &format!("  {word}: {model} {what} {got}, expected {}\n", d["expected"]);
+                }
+                (Some(what), None) => s += &format!("  {word}: {model} {what} (expected {})\n", d["expected"]),
+                _ => {}
+            }
+        }
+    }
+    s
+}

@@ -1,0 +1,220 @@
+//! Expected verdicts (`--expect FILE`): what a reference tool answered, to
+//! say which tests of a suite disagree — as herd's catalogue is checked.
+//! Two formats:
+//! - a TSV with a header (`tests/corpus/herd-x86/verdicts.tsv`): a `file`
+//!   column (relative to the TSV's folder) or a `test` column, and per model
+//!   `<model>_observation` and optionally `<model>_states`;
+//! - herd7's own output (a log of `herd7` runs, or a `.expected` file):
+//!   `Test NAME …`, `States N`, `Observation NAME Sometimes …`, for the model
+//!   `--expect-model` names (default tso: herd's x86 model is x86-TSO).
+
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// What one test is expected to answer under one model.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Verdict {
+    pub observation: Option<String>,
+    pub states: Option<u64>,
+}
+
+/// Per model, in the order given.
+type Verdicts = Vec<(String, Verdict)>;
+
+#[derive(Default, Debug)]
+pub struct Expectations {
+    by_path: HashMap<PathBuf, Verdicts>,
+    by_test: HashMap<String, Verdicts>,
+}
+
+impl Expectations {
+    /// Read one expectations file into these.
+    pub fn load(&mut self, path: &str, herd_model: &str) -> Result<(), String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+        let base = Path::new(path).parent().unwrap_or(Path::new(""));
+        let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        if first.contains('\t') {
+            self.load_tsv(&text, base, path)
+        } else {
+            self.load_herd(&text, herd_model, path)
+        }
+    }
+
+    fn load_tsv(&mut self, text: &str, base: &Path, path: &str) -> Result<(), String> {
+        let mut lines = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty() && !l.starts_with('#'));
+        let (_, header) = lines.next().ok_or(format!("`{path}` is empty"))?;
+        let cols: Vec<&str> = header.split('\t').map(str::trim).collect();
+        let col = |name: &str| cols.iter().position(|c| *c == name);
+        let (file_col, test_col) = (col("file"), col("test"));
+        if file_col.is_none() && test_col.is_none() {
+            return Err(format!("`{path}`: the header has neither a `file` nor a `test` column"));
+        }
+        let models: Vec<(String, Option<usize>, Option<usize>)> = ["sc", "tso", "pso", "pslo"]
+            .iter()
+            .map(|m| (m.to_string(), col(&format!("{m}_observation")), col(&format!("{m}_states"))))
+            .filter(|(_, o, s)| o.is_some() || s.is_some())
+            .collect();
+        if models.is_empty() {
+            return Err(format!("`{path}`: no `<model>_observation` or `<model>_states` column"));
+        }
+        for (n, line) in lines {
+            let cells: Vec<&str> = line.split('\t').map(str::trim).collect();
+            let cell = |i: Option<usize>| i.and_then(|i| cells.get(i)).copied().filter(|c| !c.is_empty());
+            let mut verdicts = Verdicts::new();
+            for (m, o, s) in &models {
+                let states = match cell(*s) {
+                    Some(c) => Some(
+                        c.parse().map_err(|_| format!("`{path}` line {}: `{c}` is not a number of states", n + 1))?,
+                    ),
+                    None => None,
+                };
+                let v = Verdict { observation: cell(*o).map(str::to_ascii_lowercase), states };
+                if v != Verdict::default() {
+                    verdicts.push((m.clone(), v));
+                }
+            }
+            if let Some(f) = cell(file_col) {
+                self.by_path.insert(canonical(&base.join(f)), verdicts.clone());
+            }
+            // With a file column, tests are named by file only: two suites may
+            // both have an `SB`.
+            if let (None, Some(t)) = (cell(file_col), cell(test_col)) {
+                self.by_test.insert(t.to_string(), verdicts);
+            }
+        }
+        Ok(())
+    }
+
+    fn load_herd(&mut self, text: &str, model: &str, path: &str) -> Result<(), String> {
+        let mut test: Option<(String, Verdict)> = None;
+        let mut any = false;
+        let flush = |t: Option<(String, Verdict)>, me: &mut Self| {
+            if let Some((name, v)) = t {
+                me.by_test.entry(name).or_default().push((model.to_string(), v));
+            }
+        };
+        for line in text.lines() {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.as_slice() {
+                ["Test", name, ..] => {
+                    flush(test.take(), self);
+                    test = Some((name.to_string(), Verdict::default()));
+                    any = true;
+                }
+                ["States", n] => {
+                    if let Some((_, v)) = &mut test {
+                        v.states = n.parse().ok();
+                    }
+                }
+                ["Observation", _name, word, ..] => {
+                    if let Some((_, v)) = &mut test {
+                        v.observation = Some(word.to_ascii_lowercase());
+                    }
+                }
+                _ => {}
+            }
+        }
+        flush(test.take(), self);
+        if !any {
+            return Err(format!("`{path}`: neither a TSV with a header nor herd7 output (no `Test` line)"));
+        }
+        Ok(())
+    }
+
+    /// Compare a file report with its expectation, if it has one: the
+    /// `expect` object of the report (absent: no expectation).
+    pub fn judge(&self, report: &Value) -> Option<Value> {
+        let path = report["file"].as_str()?;
+        let verdicts = self
+            .by_path
+            .get(&canonical(Path::new(path)))
+            .or_else(|| report["test"].as_str().and_then(|t| self.by_test.get(t)))?;
+        let mut disagreements = Vec::new();
+        let mut unknown = Vec::new();
+        if report.get("error").is_some() || report.get("models").is_none() {
+            unknown.push(json!({ "model": Value::Null, "what": "not checked" }));
+        }
+        for (model, v) in verdicts {
+            let Some(got) = report["models"].get(model.as_str()) else { continue };
+            // A different answer from a search that was cut or stopped is not
+            // a proved disagreement: unknown.
+            let proved = got["certainty"].as_str() == Some("proved");
+            let mut compare = |what: &str, expected: Value, ours: Value| {
+                if ours.is_null() {
+                    unknown.push(json!({ "model": model, "what": what, "expected": expected }));
+                } else if ours != expected {
+                    let d = json!({ "model": model, "what": what, "expected": expected, "got": ours });
+                    if proved {
+                        disagreements.push(d)
+                    } else {
+                        unknown.push(d)
+                    }
+                }
+            };
+            if let Some(o) = &v.observation {
+                compare("observation", json!(o), got["observation"].clone());
+            }
+            if let Some(s) = v.states {
+                compare("states", json!(s), got["states"].clone());
+            }
+        }
+        let verdict = if !disagreements.is_empty() {
+            "disagree"
+        } else if !unknown.is_empty() {
+            "unknown"
+        } else {
+            "agree"
+        };
+        let mut e = json!({ "verdict": verdict });
+        if !disagreements.is_empty() {
+            e["disagreements"] = Value::Array(disagreements);
+        }
+        if !unknown.is_empty() {
+            e["unknown"] = Value::Array(unknown);
+        }
+        Some(e)
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(obs: &str, states: u64, certainty: &str) -> Value {
+        json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
+                "models": { "tso": { "observation": obs, "states": states, "certainty": certainty } } })
+    }
+
+    #[test]
+    fn herd_output_gives_the_expectation_of_one_model() {
+        let log = "Test SB Allowed\nStates 4\n0:EAX=0; 1:EAX=0;\nOk\nWitnesses\nPositive: 1 Negative: 3\n\
+                   Condition exists (0:EAX=0 /\\ 1:EAX=0)\nObservation SB Sometimes 1 3\nTime SB 0.00\n";
+        let mut e = Expectations::default();
+        e.load_herd(log, "tso", "x.log").unwrap();
+        assert_eq!(e.judge(&report("sometimes", 4, "proved")).unwrap()["verdict"], "agree");
+        let d = e.judge(&report("never", 4, "proved")).unwrap();
+        assert_eq!(d["verdict"], "disagree");
+        assert_eq!(d["disagreements"][0]["expected"], "sometimes");
+        // A cut-short search that answers differently proves nothing.
+        assert_eq!(e.judge(&report("never", 3, "within-bounds")).unwrap()["verdict"], "unknown");
+        let mut other = report("never", 4, "proved");
+        other["test"] = json!("MP");
+        assert!(e.judge(&other).is_none());
+    }
+
+    #[test]
+    fn a_tsv_needs_a_header_naming_its_columns() {
+        let mut e = Expectations::default();
+        assert!(e.load_tsv("file\tfoo\na\tb\n", Path::new(""), "v.tsv").is_err());
+        assert!(e.load_tsv("x\ttso_observation\na\tnever\n", Path::new(""), "v.tsv").is_err());
+        assert!(e.load_tsv("test\ttso_states\nSB\tfour\n", Path::new(""), "v.tsv").is_err());
+        e.load_tsv("test\ttso_observation\ttso_states\nSB\tSometimes\t4\n", Path::new(""), "v.tsv").unwrap();
+        assert_eq!(e.judge(&report("sometimes", 4, "proved")).unwrap()["verdict"], "agree");
+        assert_eq!(e.judge(&report("sometimes", 5, "proved")).unwrap()["disagreements"][0]["what"], "states");
+    }
+}

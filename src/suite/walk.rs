@@ -1,0 +1,217 @@
+//! The file list of a run: the arguments in order, each folder replaced by
+//! the `.litmus` files under it (sorted), or by what its herd `@all` index
+//! lists. Whatever cannot be walked becomes an entry with its error, so a
+//! batch has one report per problem and goes on.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// One entry of the list: a file to check, or a path that could not be
+/// walked and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub path: String,
+    pub error: Option<String>,
+}
+
+impl Entry {
+    fn file(path: &Path) -> Entry {
+        Entry { path: path.to_string_lossy().into_owned(), error: None }
+    }
+
+    fn error(path: &Path, error: String) -> Entry {
+        Entry { path: path.to_string_lossy().into_owned(), error: Some(error) }
+    }
+}
+
+/// herd's index file: a folder with one lists its tests (and other index files).
+pub const INDEX: &str = "@all";
+
+/// Expand `inputs`. A file is kept as given (any extension); a folder with an
+/// `@all` index follows the index, any other folder gives its `.litmus` files
+/// at any depth (hidden folders skipped), sorted by path. A path reached twice
+/// is listed once, at its first place.
+pub fn expand(inputs: &[String]) -> Vec<Entry> {
+    let mut w = Walk::default();
+    for input in inputs {
+        let p = Path::new(input);
+        if p.is_dir() {
+            w.folder(p);
+        } else if is_index(p) {
+            w.index(p, &mut Vec::new());
+        } else {
+            // Unreadable files are reported when the check reads them.
+            w.push(Entry::file(p));
+        }
+    }
+    w.entries
+}
+
+fn is_index(p: &Path) -> bool {
+    p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('@')) && p.is_file()
+}
+
+#[derive(Default)]
+struct Walk {
+    entries: Vec<Entry>,
+    seen: HashSet<PathBuf>,
+}
+
+impl Walk {
+    fn push(&mut self, e: Entry) {
+        // Two spellings of one file (`a/./x`, `a/x`) are one file.
+        let key = std::fs::canonicalize(&e.path).unwrap_or_else(|_| PathBuf::from(&e.path));
+        if self.seen.insert(key) {
+            self.entries.push(e);
+        }
+    }
+
+    fn folder(&mut self, dir: &Path) {
+        let index = dir.join(INDEX);
+        if index.is_file() {
+            return self.index(&index, &mut Vec::new());
+        }
+        let mut found = Vec::new();
+        let mut errors = Vec::new();
+        collect(dir, &mut found, &mut errors, &mut HashSet::new());
+        found.sort();
+        for f in found {
+            self.push(Entry::file(&f));
+        }
+        for (p, e) in errors {
+            self.push(Entry::error(&p, e));
+        }
+    }
+
+    /// Follow an index: one path per line, relative to the index's folder;
+    /// `#` starts a comment; a line naming an `@` file is another index.
+    /// `stack` holds the indexes being followed, to refuse a cycle.
+    fn index(&mut self, index: &Path, stack: &mut Vec<PathBuf>) {
+        let canon = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
+        if stack.contains(&canon) {
+            let e = format!("index `{}` includes itself", index.display());
+            return self.push(Entry::error(index, e));
+        }
+        let text = match std::fs::read_to_string(index) {
+            Ok(t) => t,
+            Err(e) => return self.push(Entry::error(index, format!("cannot read index `{}`: {e}", index.display()))),
+        };
+        stack.push(canon);
+        let base = index.parent().unwrap_or(Path::new(""));
+        for line in text.lines() {
+            let name = line.split('#').next().unwrap_or("").trim();
+            if name.is_empty() {
+                continue;
+            }
+            let p = base.join(name);
+            if is_index(&p) {
+                self.index(&p, stack);
+            } else if p.is_dir() {
+                self.folder(&p);
+            } else {
+                self.push(Entry::file(&p));
+            }
+        }
+        stack.pop();
+    }
+}
+
+/// The `.litmus` files under `dir`, at any depth; folders that cannot be
+/// read go to `errors`. `visited` (canonical folders) stops symlink loops.
+fn collect(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, String)>, visited: &mut HashSet<PathBuf>) {
+    if let Ok(c) = std::fs::canonicalize(dir) {
+        if !visited.insert(c) {
+            return;
+        }
+    }
+    let rd = match std::fs::read_dir(dir) {
+        Ok(rd) => rd,
+        Err(e) => return errors.push((dir.to_path_buf(), format!("cannot read folder `{}`: {e}", dir.display()))),
+    };
+    for entry in rd {
+        let Ok(entry) = entry else { continue };
+        let p = entry.path();
+        let hidden = entry.file_name().to_str().is_some_and(|n| n.starts_with('.'));
+        if p.is_dir() {
+            if !hidden {
+                collect(&p, found, errors, visited);
+            }
+        } else if p.extension().is_some_and(|e| e == "litmus") {
+            found.push(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tree(files: &[(&str, &str)]) -> tempdir::Dir {
+        let d = tempdir::Dir::new();
+        for (name, text) in files {
+            let p = d.0.join(name);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, text).unwrap();
+        }
+        d
+    }
+
+    mod tempdir {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+                let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let p = std::env::temp_dir().join(format!("litmus-walk-{}-{n}", std::process::id()));
+                let _ = std::fs::remove_dir_all(&p);
+                std::fs::create_dir_all(&p).unwrap();
+                Dir(p)
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    fn names(d: &tempdir::Dir, entries: &[Entry]) -> Vec<String> {
+        let root = d.0.to_string_lossy().into_owned() + "/";
+        entries
+            .iter()
+            .map(|e| {
+                e.path.strip_prefix(&root).unwrap_or(&e.path).to_string() + if e.error.is_some() { " !" } else { "" }
+            })
+            .collect()
+    }
+
+    #[test]
+    fn folders_give_their_litmus_files_sorted_at_any_depth() {
+        let d = tree(&[("b.litmus", ""), ("a/z.litmus", ""), ("a/y.txt", ""), (".git/x.litmus", ""), ("c.litmus", "")]);
+        let e = expand(&[d.0.to_string_lossy().into_owned()]);
+        assert_eq!(names(&d, &e), ["a/z.litmus", "b.litmus", "c.litmus"]);
+    }
+
+    #[test]
+    fn an_index_is_followed_with_comments_nested_indexes_and_missing_files() {
+        let d = tree(&[
+            ("@all", "# the suite\nb.litmus\n@more  # nested\n\nnope.litmus\n"),
+            ("@more", "sub/a.litmus\nb.litmus\n@all\n"),
+            ("b.litmus", ""),
+            ("sub/a.litmus", ""),
+            ("unlisted.litmus", ""),
+        ]);
+        let e = expand(&[d.0.to_string_lossy().into_owned()]);
+        // b once; the cycle back to @all is an error entry; nope is listed (its read fails later).
+        assert_eq!(names(&d, &e), ["b.litmus", "sub/a.litmus", "@all !", "nope.litmus"]);
+    }
+
+    #[test]
+    fn files_keep_argument_order_and_appear_once() {
+        let d = tree(&[("a.litmus", ""), ("b.litmus", "")]);
+        let a = d.0.join("a.litmus").to_string_lossy().into_owned();
+        let b = d.0.join("b.litmus").to_string_lossy().into_owned();
+        let e = expand(&[b.clone(), a.clone(), d.0.to_string_lossy().into_owned()]);
+        assert_eq!(names(&d, &e), ["b.litmus", "a.litmus"]);
+    }
+}
