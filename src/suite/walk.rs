@@ -55,6 +55,7 @@ fn is_index(p: &Path) -> bool {
 struct Walk {
     entries: Vec<Entry>,
     seen: HashSet<PathBuf>,
+    folders: HashSet<PathBuf>,
 }
 
 impl Walk {
@@ -66,20 +67,35 @@ impl Walk {
         }
     }
 
+    /// A folder: what its index lists, or its `.litmus` files and
+    /// subfolders in name order (so the list is sorted by path, component
+    /// by component); a subfolder with an index follows it.
     fn folder(&mut self, dir: &Path) {
         let index = dir.join(INDEX);
         if index.is_file() {
             return self.index(&index, &mut Vec::new());
         }
-        let mut found = Vec::new();
-        let mut errors = Vec::new();
-        collect(dir, &mut found, &mut errors, &mut HashSet::new());
-        found.sort();
-        for f in found {
-            self.push(Entry::file(&f));
+        // Symlink loops: a folder is walked once.
+        if let Ok(c) = std::fs::canonicalize(dir) {
+            if !self.folders.insert(c) {
+                return;
+            }
         }
-        for (p, e) in errors {
-            self.push(Entry::error(&p, e));
+        let rd = match std::fs::read_dir(dir) {
+            Ok(rd) => rd,
+            Err(e) => return self.push(Entry::error(dir, format!("cannot read folder `{}`: {e}", dir.display()))),
+        };
+        let mut names: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        names.sort();
+        for p in names {
+            let hidden = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
+            if p.is_dir() {
+                if !hidden {
+                    self.folder(&p);
+                }
+            } else if p.extension().is_some_and(|e| e == "litmus") {
+                self.push(Entry::file(&p));
+            }
         }
     }
 
@@ -113,32 +129,6 @@ impl Walk {
             }
         }
         stack.pop();
-    }
-}
-
-/// The `.litmus` files under `dir`, at any depth; folders that cannot be
-/// read go to `errors`. `visited` (canonical folders) stops symlink loops.
-fn collect(dir: &Path, found: &mut Vec<PathBuf>, errors: &mut Vec<(PathBuf, String)>, visited: &mut HashSet<PathBuf>) {
-    if let Ok(c) = std::fs::canonicalize(dir) {
-        if !visited.insert(c) {
-            return;
-        }
-    }
-    let rd = match std::fs::read_dir(dir) {
-        Ok(rd) => rd,
-        Err(e) => return errors.push((dir.to_path_buf(), format!("cannot read folder `{}`: {e}", dir.display()))),
-    };
-    for entry in rd {
-        let Ok(entry) = entry else { continue };
-        let p = entry.path();
-        let hidden = entry.file_name().to_str().is_some_and(|n| n.starts_with('.'));
-        if p.is_dir() {
-            if !hidden {
-                collect(&p, found, errors, visited);
-            }
-        } else if p.extension().is_some_and(|e| e == "litmus") {
-            found.push(p);
-        }
     }
 }
 

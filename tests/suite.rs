@@ -1,0 +1,292 @@
+//! Whole suites end to end: folders and `@all`, shards, JSON Lines, merge,
+//! diff and expected verdicts, on the herd corpus and generated suites.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn litmus() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_litmus"))
+}
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh folder for one test.
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("litmus-suite-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The lines of a JSON report: file objects, then the summary.
+fn lines(out: &Output) -> (Vec<Value>, Value) {
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut v: Vec<Value> =
+        text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect();
+    let summary = v.pop().expect("a summary line");
+    (v, summary["summary"].clone())
+}
+
+/// `n` small tests of diy-like shapes in `dir`, of different sizes.
+fn generated_suite(dir: &Path, n: usize) -> Vec<PathBuf> {
+    (0..n)
+        .map(|i| {
+            let (x, y) = ("x", "y");
+            let fence = if i % 3 == 0 { "  fence;\n" } else { "" };
+            let pad: String = (0..i % 7).map(|j| format!("  let q{j} = {j};\n")).collect();
+            let text = format!(
+                "litmus T{i}\nshared {x} = 0, {y} = 0;\nthread P0 {{\n  {x} = 1;\n{fence}{pad}  let r0 = {y};\n}}\n\
+                 thread P1 {{\n  {y} = 1;\n  let r1 = {x};\n}}\nexists (P0:r0 == 0 && P1:r1 == 0);\n"
+            );
+            let p = dir.join(format!("sub{}/t{i:03}.litmus", i % 4));
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(&p, text).unwrap();
+            p
+        })
+        .collect()
+}
+
+#[test]
+fn shards_are_a_partition_for_1_to_16_shards() {
+    let dir = temp_dir("partition");
+    let mut all: Vec<String> = generated_suite(&dir, 37).iter().map(|p| p.to_string_lossy().into_owned()).collect();
+    all.sort();
+    for n in 1..=16 {
+        let mut seen = Vec::new();
+        for k in 1..=n {
+            let out = litmus()
+                .args(["check", "--format", "jsonl", "--model", "sc", "--no-timing", "--shard", &format!("{k}/{n}")])
+                .arg(&dir)
+                .output()
+                .unwrap();
+            assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+            let (files, summary) = lines(&out);
+            assert_eq!(summary["files"], files.len());
+            seen.extend(files.iter().map(|f| f["file"].as_str().unwrap().to_string()));
+        }
+        seen.sort();
+        assert_eq!(seen, all, "{n} shards: every file exactly once");
+    }
+    let out = litmus().args(["check", "--shard", "5/4"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("K/N"));
+    let out = litmus().args(["check", "--shard", "auto"]).arg(&dir).env("SLURM_ARRAY_TASK_ID", "3").output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a task id without a count is no shard");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn shard_auto_reads_the_schedulers_variables() {
+    let dir = temp_dir("auto");
+    generated_suite(&dir, 10);
+    let files = |envs: &[(&str, &str)]| {
+        let mut c = litmus();
+        c.args(["check", "--format", "json", "--model", "sc", "--no-timing", "--shard", "auto"]).arg(&dir);
+        for var in ["LITMUS_SHARD", "CI_NODE_INDEX", "CI_NODE_TOTAL", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
+            c.env_remove(var);
+        }
+        c.envs(envs.iter().copied());
+        let (f, _) = lines(&c.output().unwrap());
+        f.iter().map(|f| f["file"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    let explicit = |k: &str| {
+        let out = litmus()
+            .args(["check", "--format", "json", "--model", "sc", "--no-timing", "--shard", k])
+            .arg(&dir)
+            .output()
+            .unwrap();
+        lines(&out).0.iter().map(|f| f["file"].as_str().unwrap().to_string()).collect::<Vec<_>>()
+    };
+    assert_eq!(files(&[("LITMUS_SHARD", "2/3")]), explicit("2/3"));
+    assert_eq!(files(&[("CI_NODE_INDEX", "3"), ("CI_NODE_TOTAL", "3")]), explicit("3/3"));
+    let slurm = [("SLURM_ARRAY_TASK_ID", "1"), ("SLURM_ARRAY_TASK_MIN", "0"), ("SLURM_ARRAY_TASK_COUNT", "3")];
+    assert_eq!(files(&slurm), explicit("2/3"));
+    assert_eq!(files(&[("JOB_COMPLETION_INDEX", "0"), ("LITMUS_SHARD_COUNT", "3")]), explicit("1/3"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_run_and_the_corpus_agrees_with_herd() {
+    let corpus = root().join("tests/corpus/herd-x86");
+    let verdicts = corpus.join("verdicts.tsv");
+    let run = |extra: &[&str]| {
+        litmus().args(["check", "--no-timing", "--expect"]).arg(&verdicts).args(extra).arg(&corpus).output().unwrap()
+    };
+    let whole = run(&["--format", "json"]);
+    // Every verdict agrees with herd7's (and the project's PSO model): exit 0.
+    assert_eq!(whole.status.code(), Some(0), "{}", String::from_utf8_lossy(&whole.stdout));
+    let (files, summary) = lines(&whole);
+    assert_eq!(files.len(), 88);
+    assert_eq!(summary["expect"]["agree"], 88, "{summary}");
+    assert_eq!(summary["expect"]["disagree"], 0, "{summary}");
+    assert!(files.iter().all(|f| f["expect"]["verdict"] == "agree"));
+    let dir = temp_dir("merge");
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let out = run(&["--format", "jsonl", "--shard", &format!("{k}/3"), "--jobs", "2"]);
+        let p = dir.join(format!("shard{k}.jsonl"));
+        std::fs::write(&p, &out.stdout).unwrap();
+        shards.push(p);
+    }
+    let merged = litmus().arg("merge").args(&shards).output().unwrap();
+    assert_eq!(merged.status.code(), Some(0), "{}", String::from_utf8_lossy(&merged.stderr));
+    assert!(merged.stdout == whole.stdout, "merged shards differ from the unsharded run");
+    // A shard given twice is refused.
+    let twice = litmus().arg("merge").args([&shards[0], &shards[0]]).output().unwrap();
+    assert_eq!(twice.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_disagreement_with_the_expectation_is_named_and_exits_1() {
+    let dir = temp_dir("expect");
+    let sb = root().join("examples/sb.litmus");
+    std::fs::copy(&sb, dir.join("sb.litmus")).unwrap();
+    // herd7's output for SB, but claiming TSO never shows the outcome.
+    let log = "Test SB Allowed\nStates 4\nOk\nObservation SB Never 0 4\n";
+    std::fs::write(dir.join("sb.expected"), log).unwrap();
+    let out = litmus()
+        .args(["check", "--format", "json", "--expect"])
+        .arg(dir.join("sb.expected"))
+        .arg(dir.join("sb.litmus"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let (files, summary) = lines(&out);
+    let d = &files[0]["expect"]["disagreements"][0];
+    assert_eq!((d["model"].as_str(), d["what"].as_str()), (Some("tso"), Some("observation")));
+    assert_eq!((d["expected"].as_str(), d["got"].as_str()), (Some("never"), Some("sometimes")));
+    assert_eq!(summary["expect"]["disagree"], 1);
+    let human =
+        litmus().args(["check", "--brief", "--expect"]).arg(dir.join("sb.expected")).arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(
+        text.contains("disagrees with the expectation: TSO observation \"sometimes\", expected \"never\""),
+        "{text}"
+    );
+    assert!(text.contains("expected verdicts: 0 agree, 1 disagree"), "{text}");
+    let bad = litmus().args(["check", "--expect", "/nonexistent.tsv"]).arg(&sb).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn folders_and_indexes_report_each_file_and_what_cannot_be_read() {
+    let dir = temp_dir("walk");
+    generated_suite(&dir, 3);
+    std::fs::write(dir.join("sub0/bad.litmus"), "litmus Bad\nthread P0 { x = ; }\n").unwrap();
+    std::fs::write(dir.join("sub1/@all"), "t001.litmus\nmissing.litmus  # listed, not there\n").unwrap();
+    std::fs::write(dir.join("sub1/unlisted.litmus"), "not even a test").unwrap();
+    let out = litmus().args(["check", "--format", "json", "--model", "sc"]).arg(&dir).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "a parse error and an unreadable file");
+    let (files, summary) = lines(&out);
+    let names: Vec<&str> =
+        files.iter().map(|f| f["file"].as_str().unwrap().rsplit_once("litmus-suite").unwrap().1).collect();
+    // sub1 follows its index (unlisted.litmus is not checked); the rest is sorted.
+    assert_eq!(names.len(), 5, "{names:?}");
+    assert!(names[0].ends_with("sub0/bad.litmus") && names[1].ends_with("sub0/t000.litmus"), "{names:?}");
+    assert!(names[2].ends_with("sub1/t001.litmus") && names[3].ends_with("sub1/missing.litmus"), "{names:?}");
+    assert!(names[4].ends_with("sub2/t002.litmus"), "{names:?}");
+    assert_eq!(files[0]["status"], "error");
+    assert!(files[3]["error"].as_str().unwrap().contains("cannot read"));
+    assert_eq!((summary["files"].as_u64(), summary["error"].as_u64()), (Some(5), Some(2)));
+    assert!(summary["time_ms"].as_f64().is_some());
+    // Human: the summary table after the files.
+    let out = litmus().args(["check", "--brief", "--color", "never", "--model", "sc,tso"]).arg(&dir).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("summary: 5 files — 0 clean, 3 with findings, 0 unknown, 2 errors"), "{text}");
+    assert!(text.contains("  TSO  "), "{text}");
+    let empty = temp_dir("empty");
+    let out = litmus().arg("check").arg(&empty).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no `.litmus` files"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&empty);
+}
+
+#[test]
+fn jsonl_streams_every_file_once_and_jobs_do_not_change_the_report() {
+    let dir = temp_dir("jobs");
+    generated_suite(&dir, 24);
+    let run = |format: &str, jobs: &str| {
+        litmus().args(["check", "--no-timing", "--format", format, "--jobs", jobs]).arg(&dir).output().unwrap()
+    };
+    let one = run("json", "1");
+    assert_eq!(one.stdout, run("json", "4").stdout, "--jobs changes nothing in list order");
+    let (streamed, summary) = lines(&run("jsonl", "4"));
+    let (ordered, summary1) = lines(&one);
+    assert_eq!(summary, summary1);
+    let key = |v: &Vec<Value>| {
+        let mut s: Vec<String> = v.iter().map(|f| f.to_string()).collect();
+        s.sort();
+        s
+    };
+    assert_eq!(key(&streamed), key(&ordered), "the same objects, in any order");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn diff_names_changed_verdicts_slower_files_and_added_ones() {
+    let dir = temp_dir("diff");
+    let tests = dir.join("tests");
+    std::fs::create_dir_all(&tests).unwrap();
+    let sb = std::fs::read_to_string(root().join("examples/sb.litmus")).unwrap();
+    let mp = std::fs::read_to_string(root().join("examples/mp.litmus")).unwrap();
+    std::fs::write(tests.join("a.litmus"), &sb).unwrap();
+    std::fs::write(tests.join("b.litmus"), &mp).unwrap();
+    let report = |name: &str| {
+        let out = litmus().args(["check", "--format", "json"]).arg(&tests).output().unwrap();
+        let p = dir.join(name);
+        std::fs::write(&p, &out.stdout).unwrap();
+        p
+    };
+    let old = report("old.json");
+    let same = litmus().arg("diff").args([&old, &old]).output().unwrap();
+    assert_eq!(same.status.code(), Some(0), "{}", String::from_utf8_lossy(&same.stdout));
+    // The regression: a.litmus gets its fences (TSO no longer shows the
+    // outcome); c.litmus appears.
+    let fenced = std::fs::read_to_string(root().join("examples/sb-fences.litmus")).unwrap();
+    std::fs::write(tests.join("a.litmus"), fenced).unwrap();
+    std::fs::write(tests.join("c.litmus"), &mp).unwrap();
+    let new = report("new.json");
+    let out = litmus().args(["diff", "--format", "json"]).args([&old, &new]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let d: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let changed = d["changed"].as_array().unwrap();
+    assert!(
+        changed.iter().any(|c| c["file"].as_str().unwrap().ends_with("a.litmus")
+            && c["model"] == "tso"
+            && c["what"] == "observation"
+            && c["old"] == "sometimes"
+            && c["new"] == "never"),
+        "{d}"
+    );
+    assert!(changed.iter().all(|c| c["file"].as_str().unwrap().ends_with("a.litmus")), "b is unchanged: {d}");
+    assert!(d["added"][0].as_str().unwrap().ends_with("c.litmus"));
+    // Slower: b's time grown tenfold and by more than the minimum.
+    let text = std::fs::read_to_string(&old).unwrap();
+    let slow: String = text
+        .lines()
+        .map(|l| {
+            let mut v: Value = serde_json::from_str(l).unwrap();
+            if v["file"].as_str().is_some_and(|f| f.ends_with("b.litmus")) {
+                v["time_ms"] = serde_json::json!(v["time_ms"].as_f64().unwrap() * 10.0 + 500.0);
+            }
+            v.to_string() + "\n"
+        })
+        .collect();
+    std::fs::write(dir.join("slow.json"), slow).unwrap();
+    let out = litmus().arg("diff").arg(&old).arg(dir.join("slow.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("b.litmus: ") && text.contains("slower"), "{text}");
+    assert!(text.contains("2 files: 0 changed, 1 slower, 0 added, 0 removed"), "{text}");
+    let out = litmus().args(["diff", "--min-ms", "1e9"]).arg(&old).arg(dir.join("slow.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "below the minimum, not slower");
+    let out = litmus().arg("diff").arg(&old).arg("/nonexistent.json").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
