@@ -290,3 +290,126 @@ fn diff_names_changed_verdicts_slower_files_and_added_ones() {
     assert_eq!(out.status.code(), Some(2));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Run `script` with `sh` in `dir`, `litmus` on the PATH, and `envs`; its status.
+fn sh(dir: &Path, script: &str, envs: &[(&str, String)]) -> Option<i32> {
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_litmus"));
+    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let mut c = Command::new("bash");
+    c.arg("-c").arg(script).current_dir(dir).env("PATH", path);
+    for var in ["LITMUS_SHARD", "CI_NODE_INDEX", "CI_NODE_TOTAL", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
+        c.env_remove(var);
+    }
+    c.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
+    let out = c.output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c != 2), "{script}: {}", String::from_utf8_lossy(&out.stderr));
+    out.status.code()
+}
+
+/// The file objects of a report, without their times and expectations, by file.
+fn timeless(report: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(report).unwrap_or_else(|e| panic!("{}: {e}", report.display()));
+    let mut files: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v.get("file").is_some())
+        .map(|mut v| {
+            v.as_object_mut().unwrap().remove("time_ms");
+            v.as_object_mut().unwrap().remove("expect");
+            v
+        })
+        .collect();
+    files.sort_by(|a, b| a["file"].as_str().cmp(&b["file"].as_str()));
+    files
+}
+
+/// The lines of an example that run `litmus` (not `cargo install`), YAML list
+/// markers and keys taken off.
+fn litmus_lines(example: &str) -> Vec<String> {
+    let text = std::fs::read_to_string(root().join("docs/suites").join(example)).unwrap();
+    text.lines()
+        .map(|l| l.trim().trim_start_matches("- ").trim_start_matches("run: ").trim())
+        .filter(|l| l.starts_with("litmus "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
+    let work = temp_dir("schedulers");
+    let suite = work.join("tests/litmus");
+    generated_suite(&suite, 20);
+    // The expected verdicts: what an unsharded run answers.
+    let out = litmus().args(["check", "--format", "json"]).arg(&suite).output().unwrap();
+    let mut tsv = String::from("file\ttso_observation\n");
+    for f in lines(&out).0 {
+        let rel = Path::new(f["file"].as_str().unwrap()).strip_prefix(&suite).unwrap().display().to_string();
+        tsv += &format!("{rel}\t{}\n", f["models"]["tso"]["observation"].as_str().unwrap());
+    }
+    std::fs::write(suite.join("verdicts.tsv"), tsv).unwrap();
+    let whole = work.join("whole.json");
+    sh(&work, "litmus check --format json --expect tests/litmus/verdicts.tsv tests/litmus > whole.json", &[]);
+    let want = timeless(&whole);
+    assert_eq!(want.len(), 20);
+
+    // GitHub Actions: one job per matrix value, then the merge job.
+    let gh = litmus_lines("github-actions.yml");
+    assert_eq!(gh.len(), 2, "{gh:?}");
+    for k in 1..=4 {
+        sh(&work, &gh[0].replace("${{ matrix.shard }}", &k.to_string()), &[]);
+    }
+    assert_eq!(sh(&work, &gh[1], &[]), Some(0), "every verdict as expected");
+    assert!(
+        timeless(&work.join("report.json")) == want,
+        "GitHub Actions: the merged report differs from the unsharded run"
+    );
+
+    // GitLab `parallel: 4`.
+    let _ = std::fs::remove_file(work.join("report.json"));
+    for f in std::fs::read_dir(&work).unwrap().map(|e| e.unwrap().path()) {
+        if f.extension().is_some_and(|e| e == "jsonl") {
+            std::fs::remove_file(f).unwrap();
+        }
+    }
+    let gl = litmus_lines("gitlab-ci.yml");
+    for k in 1..=4 {
+        sh(&work, &gl[0], &[("CI_NODE_INDEX", k.to_string()), ("CI_NODE_TOTAL", "4".into())]);
+    }
+    assert_eq!(sh(&work, &gl[1], &[]), Some(0), "every verdict as expected");
+    assert!(timeless(&work.join("report.json")) == want, "GitLab: the merged report differs from the unsharded run");
+
+    // Slurm: the sbatch script itself, once per array task (--array=0-7).
+    let sbatch = root().join("docs/suites/slurm.sbatch");
+    for id in 0..8 {
+        let envs = [
+            ("SLURM_ARRAY_TASK_ID", id.to_string()),
+            ("SLURM_ARRAY_TASK_MIN", "0".into()),
+            ("SLURM_ARRAY_TASK_COUNT", "8".into()),
+            ("SLURM_CPUS_PER_TASK", "1".into()),
+        ];
+        assert_eq!(sh(&work, &format!("bash {} tests/litmus", sbatch.display()), &envs), Some(0));
+    }
+    sh(&work, "litmus merge results/shard-*.jsonl -o results/report.json", &[]);
+    assert!(
+        timeless(&work.join("results/report.json")) == want,
+        "Slurm: the merged report differs from the unsharded run"
+    );
+
+    // A Kubernetes Indexed Job: the container's command, per completion index.
+    let k8s = litmus_lines("k8s-job.yaml");
+    let manifest = std::fs::read_to_string(root().join("docs/suites/k8s-job.yaml")).unwrap();
+    assert!(manifest.contains("completions: 6") && manifest.contains("value: \"6\""));
+    let results = work.join("k8s");
+    std::fs::create_dir_all(&results).unwrap();
+    // The image's /suite is the work folder's tests/litmus; /results, k8s/.
+    let cmd = k8s[0].replace("/suite", "tests/litmus").replace("/results", "k8s");
+    for i in 0..6 {
+        sh(&work, &cmd, &[("JOB_COMPLETION_INDEX", i.to_string()), ("LITMUS_SHARD_COUNT", "6".into())]);
+    }
+    sh(&work, "litmus merge k8s/shard-*.jsonl -o k8s/report.json", &[]);
+    assert!(
+        timeless(&work.join("k8s/report.json")) == want,
+        "Kubernetes: the merged report differs from the unsharded run"
+    );
+    let _ = std::fs::remove_dir_all(&work);
+}
