@@ -124,15 +124,17 @@ pub fn run(args: &CheckArgs) -> u8 {
     // How many rendered reports may wait for an earlier, slower file.
     let window = 64 * jobs;
     let next = AtomicUsize::new(0);
+    // Whoever reads the output went away (`| head`): stop checking.
+    let closed = std::sync::atomic::AtomicBool::new(false);
     let printed = (Mutex::new(0usize), Condvar::new());
     let (tx, rx) = mpsc::channel::<(usize, Done)>();
     std::thread::scope(|s| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, printed, entries, check_one) = (&next, &printed, &entries, &check_one);
+            let (next, printed, entries, check_one, closed) = (&next, &printed, &entries, &check_one, &closed);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(e) = entries.get(i) else { break };
+                let Some(e) = entries.get(i).filter(|_| !closed.load(Ordering::Relaxed)) else { break };
                 if ordered {
                     let mut p = printed.0.lock().unwrap_or_else(|e| e.into_inner());
                     while i >= *p + window {
@@ -167,7 +169,9 @@ pub fn run(args: &CheckArgs) -> u8 {
                 let _ = out.flush();
                 let _ = std::io::stderr().write_all(d.stderr.as_bytes());
             }
-            let _ = out.write_all(d.stdout.as_bytes());
+            if out.write_all(d.stdout.as_bytes()).is_err() {
+                closed.store(true, Ordering::Relaxed);
+            }
             if !ordered {
                 let _ = out.flush();
             }
