@@ -37,6 +37,10 @@ pub struct CheckArgs {
     /// and GenMC do); what was not searched is unknown.
     #[arg(long)]
     pub first: bool,
+    /// A progress bar on stderr (phase, executions, elapsed time): auto
+    /// (when stderr is a terminal and the format is human), always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: crate::progress::ProgressArg,
 }
 
 /// Exploration bounds and the monitor, shared by check, fix and explain.
@@ -232,6 +236,7 @@ pub fn options(b: &Bounds) -> Options {
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
+        progress: None,
     }
     .with_timeout(b.timeout)
 }
@@ -482,16 +487,20 @@ pub fn run(args: &CheckArgs) -> u8 {
         Color::Auto => std::io::stdout().is_terminal(),
     };
     let monitor = args.bounds.monitor.kind();
+    let bar = crate::progress::Bar::start(args.progress, args.format, args.files.len());
     // Files are checked in parallel; results are printed in input order.
     // Each file's deadline starts when its check does.
     let results: Vec<Result<Checked, String>> = args
         .files
         .par_iter()
         .map(|path| {
-            let opts = if args.first { options(&args.bounds).stop_at_first() } else { options(&args.bounds) };
+            let mut opts = if args.first { options(&args.bounds).stop_at_first() } else { options(&args.bounds) };
+            let _shown = bar.watch(&mut opts, path);
             load(path).map(|l| check_file(l, &models, monitor, &opts, &args.active))
         })
         .collect();
+    // The bar is gone before anything is printed.
+    bar.finish();
     let mut status = Status::Clean;
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
