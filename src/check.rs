@@ -58,6 +58,10 @@ pub struct CheckArgs {
     /// and GenMC do); what was not searched is unknown.
     #[arg(long)]
     pub first: bool,
+    /// A progress bar on stderr (phase, executions, elapsed time): auto
+    /// (when stderr is a terminal and the format is human), always, never.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: crate::progress::ProgressArg,
 }
 
 /// Exploration bounds and the monitor, shared by check, fix and explain.
@@ -254,6 +258,7 @@ pub fn options(b: &Bounds) -> Options {
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
+        progress: None,
     }
     .with_timeout(b.timeout)
 }

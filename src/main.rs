@@ -6,6 +6,7 @@ mod explain;
 mod fix;
 mod history;
 mod human;
+mod progress;
 mod report;
 mod run;
 mod suite;

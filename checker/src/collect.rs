@@ -146,7 +146,13 @@ impl<'p> Collector<'p> {
             .asked
             .iter()
             .filter(|&&m| m == Model::Pslo)
-            .map(|&m| crate::explicit::robustness(prog, m, opts))
+            .map(|&m| {
+                // Finding violations, PSLO's own executions are the work now.
+                if let Some(p) = &opts.progress {
+                    p.model_within(crate::progress::Phase::Violations, m);
+                }
+                crate::explicit::robustness(prog, m, opts)
+            })
             .collect();
         sc
     }

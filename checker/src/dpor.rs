@@ -34,6 +34,7 @@
 use crate::bitset::BitSet;
 use crate::clocks::Clocks;
 use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
+use crate::progress::Tally;
 use litmus_dsl::ir::Instr;
 use std::time::Instant;
 
@@ -150,6 +151,8 @@ pub struct Limits {
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
+    /// Executions are counted here too, in batches (a progress display).
+    pub progress: Option<std::sync::Arc<crate::progress::Progress>>,
 }
 
 impl Limits {
@@ -224,6 +227,8 @@ pub struct Explorer<'m, 'p> {
     scratch_initials: Vec<usize>,
     scratch_v: Vec<u32>,
     pub stats: Stats,
+    /// This run's executions for `Limits::progress`, sent in batches.
+    tally: Tally,
 }
 
 impl<'m, 'p> Explorer<'m, 'p> {
@@ -245,6 +250,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             scratch_initials: Vec::new(),
             scratch_v: Vec::new(),
             stats: Stats::default(),
+            tally: Tally::default(),
         }
     }
 
@@ -640,6 +646,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         mut on_exec: impl FnMut(&Execution<'_>) -> Control,
     ) {
         let bounded = limits.preemption_bound;
+        self.tally = Tally::new(limits.progress.clone());
         // Buffered stores and history values of the given state precede
         // every new transition.
         let mut init = init;
@@ -840,6 +847,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             f.sleep = child_sleep;
             f.preemptions = preemptions;
         }
+        // The shared count is exact once a run is over.
+        self.tally.flush();
     }
 
     /// Undo the transition taken at `depth` (the state there is intact).
@@ -915,6 +924,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
 
     fn report(&mut self, kind: ExecKind, depth: usize, on_exec: &mut impl FnMut(&Execution<'_>) -> Control) -> Control {
         self.stats.count(kind);
+        self.tally.one();
         if self.states[depth].buffer_bound_hit {
             self.stats.buffer_bounded = true;
             self.stats.buffer_waits += 1;

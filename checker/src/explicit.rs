@@ -191,6 +191,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         polls_left: opts.polls_left.clone(),
         found: opts.found.clone(),
         preemption_bound: None,
+        progress: opts.progress.clone(),
     };
     ex.run(limits, |e| {
         let Some(cycle) = Trace::of(e.events).cycle() else { return Control::Continue };

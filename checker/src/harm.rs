@@ -196,6 +196,7 @@ pub fn quick_harm(
         // With `--first` the quick search still judges the one finding.
         found: None,
         preemption_bound: None,
+        progress: opts.progress.clone(),
     };
     ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
         seen += 1;

@@ -31,6 +31,7 @@ pub mod narrate;
 pub mod options;
 pub mod outcome;
 pub mod picture;
+pub mod progress;
 pub mod reads;
 pub mod reference;
 pub mod relaxer;
@@ -45,12 +46,19 @@ pub use fences::FenceFix;
 pub use machine::Model;
 pub use options::{ExplorerKind, Options, SettingError};
 pub use outcome::{ModelOutcome, Observation};
+pub use progress::{Phase, Progress};
 pub use robust::{MonitorKind, Robustness, Violation};
 
 /// Check a program under each requested model (in the order given):
 /// outcomes only.
 pub fn check(prog: &litmus_dsl::Program, models: &[Model], opts: &Options) -> Vec<ModelOutcome> {
-    models.iter().map(|&m| outcome::explore(prog, m, opts)).collect()
+    models
+        .iter()
+        .map(|&m| {
+            progress::enter(&opts.progress, Phase::Outcomes, Some(m));
+            outcome::explore(prog, m, opts)
+        })
+        .collect()
 }
 
 /// Everything the checker says about a program.
@@ -93,6 +101,7 @@ pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: M
 /// witnessed violations, harm not yet judged, no fences.
 /// Usually a small fraction of the whole check: the editor shows this first.
 pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+    progress::enter(&opts.progress, Phase::Violations, Some(Model::Sc));
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
     let sc = collector.run(opts);
@@ -113,6 +122,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
     let harmless = harm::harmless(prog, report.sc_observation.as_ref());
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
+            progress::enter(&opts.progress, Phase::Harm, Some(v.model));
             if harmless {
                 v.harm = Answer::Proved(harm::Harm::Benign);
             } else if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
@@ -120,6 +130,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
             }
         }
     }
+    progress::enter(&opts.progress, Phase::Fences, None);
     let rechecks = fences::Rechecks::new(prog, monitor, opts);
     let robust = robust::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
@@ -128,6 +139,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         fences::minimal_fences(&rechecks, &relaxed, &mut all, robust.clone())
     });
     for rb in report.robustness.iter_mut() {
+        progress::enter(&opts.progress, Phase::Fences, Some(rb.model));
         let robust = rb.robust();
         let fix = fences::minimal_fences(&rechecks, &[rb.model], &mut rb.violations, robust);
         rb.fences = fix.fences;
@@ -155,6 +167,7 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         if m == Model::Sc || report.outcomes.iter().any(|o| o.model == m) {
             continue;
         }
+        progress::enter(&opts.progress, Phase::Outcomes, Some(m));
         let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =

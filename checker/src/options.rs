@@ -31,6 +31,9 @@ pub struct Options {
     /// Worker threads for one exploration by graph (default: every core;
     /// 1: the sequential search). Answers and witnesses do not depend on it.
     pub threads: usize,
+    /// Where the check reports its phase and executions for a progress
+    /// display (the CLI's bar, the server's `$/progress`); none by default.
+    pub progress: Option<Arc<crate::progress::Progress>>,
 }
 
 /// How relaxed outcomes are explored. Both give the same answers (tested);
@@ -86,6 +89,7 @@ impl Default for Options {
             found: None,
             explorer: ExplorerKind::default(),
             threads: all_cores(),
+            progress: None,
         }
     }
 }

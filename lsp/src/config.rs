@@ -300,6 +300,8 @@ impl Config {
             // shared pool of workers whatever the number of documents).
             explorer: Default::default(),
             threads: litmus_checker::options::all_cores(),
+            // The pipeline adds its own (`$/progress`).
+            progress: None,
         }
         .with_timeout(Some(self.timeout))
     }

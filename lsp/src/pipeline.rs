@@ -29,6 +29,9 @@ pub struct StatusParams {
 
 pub enum Status {}
 
+/// How often a running check's `$/progress` is reported (when it changed).
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
 impl lsp::notification::Notification for Status {
     type Params = StatusParams;
     const METHOD: &'static str = "litmus/status";
@@ -77,7 +80,7 @@ pub async fn run(b: Backend, job: Job) {
     opts.cancel = Some(job.cancel.clone());
     b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
         .await;
-    let progress = b.begin_progress(&job);
+    let progress = b.begin_progress(&job, &mut opts);
     // Three phases, each published as soon as it is known: the violations
     // (SC exploration with the monitors: usually a small fraction of the
     // work), then their harm and fences (re-checks of the fenced program), then the
@@ -287,13 +290,22 @@ impl Backend {
     }
 
     /// `$/progress` for the check, driven by its own task so the check never
-    /// waits on the client answering `window/workDoneProgress/create`.
-    /// Dropping the returned guard ends it.
-    fn begin_progress(&self, job: &Job) -> Option<tokio::sync::oneshot::Sender<()>> {
+    /// waits on the client answering `window/workDoneProgress/create`: the
+    /// checker's own [`Progress`](litmus_checker::Progress) (added to `opts`)
+    /// read every [`PROGRESS_EVERY`] and reported in the words the CLI's bar
+    /// uses ("TSO: outcomes · 12,345 executions"), without a percentage
+    /// (nobody knows the total). Dropping the returned guard ends it.
+    fn begin_progress(
+        &self,
+        job: &Job,
+        opts: &mut litmus_checker::Options,
+    ) -> Option<tokio::sync::oneshot::Sender<()>> {
         if !self.lock().progress {
             return None;
         }
-        let (done, finished) = tokio::sync::oneshot::channel::<()>();
+        let shown = litmus_checker::Progress::new();
+        opts.progress = Some(shown.clone());
+        let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
         let client = self.client.clone();
         let token = lsp::ProgressToken::String(format!("litmus/check/{}/{}", job.key, job.generation));
         let title = format!("Checking {}", job.uri.as_str().rsplit('/').next().unwrap_or("document"));
@@ -301,8 +313,20 @@ impl Backend {
             if client.create_work_done_progress(token.clone()).await.is_err() {
                 return;
             }
-            let p = client.progress(token, title).with_message("exploring SC interleavings").begin().await;
-            let _ = finished.await;
+            let mut said = shown.snapshot().message();
+            let p = client.progress(token, title).with_message(said.clone()).begin().await;
+            loop {
+                tokio::select! {
+                    _ = &mut finished => break,
+                    _ = tokio::time::sleep(PROGRESS_EVERY) => {
+                        let now = shown.snapshot().message();
+                        if now != said {
+                            p.report(now.clone()).await;
+                            said = now;
+                        }
+                    }
+                }
+            }
             p.finish().await;
         });
         Some(done)

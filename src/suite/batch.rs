@@ -82,9 +82,11 @@ pub fn run(args: &CheckArgs) -> u8 {
     if bounds.threads.is_none() && entries.len() > 1 {
         bounds.threads = Some((litmus_checker::options::all_cores() / jobs).max(1) as u32);
     }
+    let bar = crate::progress::Bar::start(args.progress, args.format == SuiteFormat::Human, entries.len());
     let check_one = |path: &str| -> Done {
         let t0 = Instant::now();
-        let opts = if args.first { options(&bounds).stop_at_first() } else { options(&bounds) };
+        let mut opts = if args.first { options(&bounds).stop_at_first() } else { options(&bounds) };
+        let _shown = bar.watch(&mut opts, path);
         let checked = load(path).map(|l| check_file(l, &models, bounds.monitor.kind(), &opts, &args.active));
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);
         let (mut report, rendered) = match &checked {
@@ -164,17 +166,24 @@ pub fn run(args: &CheckArgs) -> u8 {
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
         let mut waiting: BTreeMap<usize, Done> = BTreeMap::new();
+        let mut emitted = 0;
         let mut emit = |d: Done, tally: &mut Tally| {
-            if !d.stderr.is_empty() {
+            emitted += 1;
+            // No bar drawn again under the last file's report.
+            if emitted == entries.len() {
+                bar.finish();
+            }
+            bar.suspend(|| {
+                if !d.stderr.is_empty() {
+                    let _ = out.flush();
+                    let _ = std::io::stderr().write_all(d.stderr.as_bytes());
+                }
+                if out.write_all(d.stdout.as_bytes()).is_err() {
+                    closed.store(true, Ordering::Relaxed);
+                }
+                // Out before the bar is drawn again.
                 let _ = out.flush();
-                let _ = std::io::stderr().write_all(d.stderr.as_bytes());
-            }
-            if out.write_all(d.stdout.as_bytes()).is_err() {
-                closed.store(true, Ordering::Relaxed);
-            }
-            if !ordered {
-                let _ = out.flush();
-            }
+            });
             tally.add(&d.report);
         };
         let mut want = 0;
@@ -192,6 +201,8 @@ pub fn run(args: &CheckArgs) -> u8 {
             printed.1.notify_all();
         }
     });
+    // The bar is gone before the summary.
+    bar.finish();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let summary = match args.format {

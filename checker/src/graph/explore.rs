@@ -19,6 +19,7 @@ use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
 use crate::machine::{self, Machine, Model};
 use crate::options::Options;
+use crate::progress::Tally;
 use std::collections::VecDeque;
 
 /// A graph's place in the sequential depth-first order: the index of each
@@ -76,6 +77,9 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     listing: bool,
     /// Most events in a complete graph so far (reported to `split` when it grows).
     deepest: usize,
+    /// Graphs for `opts.progress`, sent in batches (each worker its own:
+    /// no shared cache line per graph) and in full when the search is dropped.
+    tally: Tally,
 }
 
 /// A worker's reusable buffers: the checkers, the graph pool, the log.
@@ -152,6 +156,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             spare: Vec::new(),
             listing: false,
             deepest: 0,
+            tally: Tally::new(opts.progress.clone()),
         }
     }
 
@@ -530,6 +535,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         g.set_final_memory(self.sc);
         let kind = ExecKind::of(self.sc, &g.st);
         self.stats.count(kind);
+        self.tally.one();
         if let Some(split) = self.split {
             let n = events(&g);
             if n > self.deepest {

@@ -21,6 +21,7 @@ use crate::certainty::Why;
 use crate::machine::{Event, FailureKind, Machine, Model, State, ThreadStatus, Verdict};
 use crate::options::Options;
 use crate::outcome::Observation;
+use crate::progress::{self, Phase, Tally};
 use crate::trace::Edge;
 use crate::Answer;
 use litmus_dsl::ir::{Program, StmtId};
@@ -297,8 +298,9 @@ pub fn test(
         .par_iter()
         .enumerate()
         .map_init(
-            || Machine::new(prog, model, opts.loop_bound, opts.buffer_bound),
-            |m, (ci, cycle)| {
+            // Each worker counts its runs for `opts.progress` in batches.
+            || (Machine::new(prog, model, opts.loop_bound, opts.buffer_bound), Tally::new(opts.progress.clone())),
+            |(m, tally), (ci, cycle)| {
                 let attempted = cycle.chunks(2).any(|p| relaxes(model, p[0].op, p[1].op));
                 let mut r = CycleResult {
                     cycle: cycle.clone(),
@@ -319,6 +321,7 @@ pub fn test(
                     let seed = rng::derive(settings.seed, &[2, model_no, ci as u64, k as u64]);
                     let run = steer::run(m, cycle, settings, seed);
                     runs += 1;
+                    tally.one();
                     r.trials += 1;
                     if run.cut_by_steps || run.verdict == Verdict::Cut {
                         cut += 1;
@@ -425,9 +428,16 @@ pub fn run(
     opts: &Options,
     sc: Option<&Answer<Observation>>,
 ) -> ActiveRun {
+    progress::enter(&opts.progress, Phase::Active, None);
     let prediction = predict(prog, settings, opts);
-    let models =
-        models.iter().filter(|&&m| m != Model::Sc).map(|&m| test(prog, m, &prediction, settings, opts, sc)).collect();
+    let models = models
+        .iter()
+        .filter(|&&m| m != Model::Sc)
+        .map(|&m| {
+            progress::enter(&opts.progress, Phase::Active, Some(m));
+            test(prog, m, &prediction, settings, opts, sc)
+        })
+        .collect();
     ActiveRun { prediction, models, settings: settings.clone() }
 }
 
