@@ -6,6 +6,7 @@ mod explain;
 mod fix;
 mod history;
 mod human;
+mod reads_json;
 mod report;
 mod run;
 
