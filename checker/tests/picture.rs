@@ -173,7 +173,7 @@ fn layout_is_clean(svg: &str, what: &str) -> Result<(), String> {
         let d = g.children().find(|c| class(c, "line")).unwrap().attribute("d").unwrap();
         // `M x,y Q cx,cy x,y …`: quadratic segments joined end to start.
         let v: Vec<f64> = d
-            .split(|c: char| c == 'M' || c == 'Q' || c == ',' || c == ' ')
+            .split(['M', 'Q', ',', ' '])
             .filter(|x| !x.is_empty())
             .map(|x| x.parse().unwrap())
             .collect();
