@@ -172,11 +172,7 @@ fn layout_is_clean(svg: &str, what: &str) -> Result<(), String> {
         let (from, to) = (g.attribute("data-from").unwrap(), g.attribute("data-to").unwrap());
         let d = g.children().find(|c| class(c, "line")).unwrap().attribute("d").unwrap();
         // `M x,y Q cx,cy x,y …`: quadratic segments joined end to start.
-        let v: Vec<f64> = d
-            .split(['M', 'Q', ',', ' '])
-            .filter(|x| !x.is_empty())
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let v: Vec<f64> = d.split(['M', 'Q', ',', ' ']).filter(|x| !x.is_empty()).map(|x| x.parse().unwrap()).collect();
         assert!(v.len() >= 6 && v.len() % 4 == 2, "quadratic segments: {d}");
         for seg in 0..(v.len() - 2) / 4 {
             let (sx, sy, cx, cy, ex, ey) =

@@ -3,7 +3,9 @@
 //! the lane of the thread that first writes its cell, so co from init is a
 //! short drop. Edges are quadratic curves: po straight down its lane; other
 //! edges within a lane bow out to its right; edges across lanes bend to
-//! their left, so a pair of opposite edges (SB's two fr) separates.
+//! their left, so a pair of opposite edges (SB's two fr) separates. A
+//! curve that would cross a box is re-routed (`route.rs`); labels are
+//! placed apart (`labels.rs`); the picture is sized to what is drawn.
 
 use super::build::{NodeKind, Picture};
 use super::labels::{self, Label};

@@ -38,9 +38,32 @@ fn inside(r: &Rect, (x, y): (f64, f64), pad: f64) -> bool {
     x > r.x - pad && x < r.x + r.w + pad && y > r.y - pad && y < r.y + r.h + pad
 }
 
-/// Does the curve pass through a box other than `from` and `to`?
-fn blocked(c: &[Curve], boxes: &[Rect], from: usize, to: usize) -> bool {
-    samples(c).any(|p| boxes.iter().enumerate().any(|(i, r)| i != from && i != to && inside(r, p, CLEAR)))
+/// Does the curve pass through a box other than `from` and `to`? Only the
+/// boxes its control polygon's bounding box meets are sampled against (a
+/// quadratic stays within the hull of its three points).
+fn blocked(route: &[Curve], boxes: &[Rect], from: usize, to: usize) -> bool {
+    route.iter().any(|c| {
+        let xs = [c.start.0, c.ctrl.0, c.end.0];
+        let ys = [c.start.1, c.ctrl.1, c.end.1];
+        let (x0, x1) =
+            (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let (y0, y1) =
+            (ys.iter().copied().fold(f64::INFINITY, f64::min), ys.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+        let near: Vec<&Rect> = boxes
+            .iter()
+            .enumerate()
+            .filter(|&(i, r)| {
+                i != from
+                    && i != to
+                    && r.x - CLEAR < x1
+                    && x0 < r.x + r.w + CLEAR
+                    && r.y - CLEAR < y1
+                    && y0 < r.y + r.h + CLEAR
+            })
+            .map(|(_, r)| r)
+            .collect();
+        !near.is_empty() && samples(std::slice::from_ref(c)).any(|p| near.iter().any(|r| inside(r, p, CLEAR)))
+    })
 }
 
 /// The curve from box `from` to box `to` bent by `ctrl`, leaving and
