@@ -7,6 +7,7 @@ mod fix;
 mod history;
 mod human;
 mod progress;
+mod reads_json;
 mod report;
 mod run;
 mod suite;

@@ -71,6 +71,10 @@ pub struct ModelJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub violations: Option<Vec<ViolationJson>>,
     pub assertion_failures: Vec<FailureJson>,
+    /// The values each load may read (extension; `reads_json.rs`); absent
+    /// when no explored execution loads anything.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reads: Vec<crate::reads_json::ReadJson>,
     /// `final condition` / `filter` when it divides by zero in some final state.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub condition_errors: Vec<&'static str>,

@@ -1107,3 +1107,81 @@ fn explain_svg_draws_the_witness_and_dot_stays() {
     let none = litmus().args(["explain", "examples/sb.litmus", "--violation", "9", "--svg"]).output().unwrap();
     assert_eq!(none.status.code(), Some(2));
 }
+
+/// `reads` of one model: (statement, values, complete) per entry.
+fn reads_of(v: &serde_json::Value, model: &str) -> Vec<(String, Vec<i64>, bool)> {
+    v["models"][model]["reads"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{model}: no reads in {v}"))
+        .iter()
+        .map(|r| {
+            let values = r["values"].as_array().unwrap().iter().map(|x| x.as_i64().unwrap()).collect();
+            (r["statement"].as_str().unwrap().to_string(), values, r["complete"].as_bool().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn json_lists_the_values_each_load_may_read() {
+    // SB: either load may read either value under SC already (whichever
+    // thread runs first reads 0); the entry is placed and named.
+    let sb = root().join("examples/sb.litmus");
+    let v = json_of(&litmus().args(["check", "--format", "json", "--model", "sc,tso"]).arg(&sb).output().unwrap());
+    let first = &v["models"]["sc"]["reads"][0];
+    assert_eq!(
+        (&first["thread"], &first["line"], &first["column"], &first["register"], &first["location"]),
+        (
+            &serde_json::json!("P0"),
+            &serde_json::json!(9),
+            &serde_json::json!(3),
+            &serde_json::json!("r0"),
+            &serde_json::json!("y")
+        ),
+        "{first}"
+    );
+    for m in ["sc", "tso"] {
+        let want = vec![("let r0 = y".to_string(), vec![0, 1], true), ("let r1 = x".to_string(), vec![0, 1], true)];
+        assert_eq!(reads_of(&v, m), want, "{m}");
+    }
+
+    // MP with a dependent load: `x` reads only 1 under SC and TSO (stores
+    // leave in order), 0 too under PSO.
+    let mpif = temp_file(
+        "reads-mpif.litmus",
+        "litmus MPIF\nshared x = 0;\nshared y = 0;\nthread P0 {\n  x = 1;\n  y = 1;\n}\nthread P1 {\n  let r0 = y;\n  if (r0 == 1) {\n    let r1 = x;\n  }\n}\nexists (P1:r0 == 1);\n",
+    );
+    let v = json_of(&litmus().args(["check", "--format", "json"]).arg(&mpif).output().unwrap());
+    for (m, want) in [("sc", vec![1]), ("tso", vec![1]), ("pso", vec![0, 1])] {
+        let r = reads_of(&v, m);
+        assert_eq!(r[1], ("let r1 = x".to_string(), want, true), "{m}: {r:?}");
+    }
+    assert_eq!(v["models"]["sc"]["reads"][1]["register"], "r1");
+
+    // A run the loop bound cut: its sets may miss values.
+    let spin = temp_file(
+        "reads-spin.litmus",
+        "litmus SPIN\nshared x = 0;\nthread P0 {\n  x = 1;\n}\nthread P1 {\n  let r = 0;\n  while (r == 0) bound 1 {\n    r = x;\n    x = 2;\n  }\n}\n",
+    );
+    let v = json_of(&litmus().args(["check", "--format", "json", "--model", "sc"]).arg(&spin).output().unwrap());
+    assert_eq!(v["models"]["sc"]["certainty"], "within-bounds", "{v}");
+    let r = reads_of(&v, "sc");
+    assert!(!r.is_empty() && r.iter().all(|(_, _, complete)| !complete), "{r:?}");
+    assert_eq!(v["models"]["sc"]["reads"][0]["register"], "r", "`r = x` reads into r");
+
+    // More values than a set keeps (8): listed smallest first, incomplete.
+    let stores: String = (1..=10).map(|i| format!("  x = {i};\n")).collect();
+    let many = temp_file(
+        "reads-many.litmus",
+        &format!("litmus MANY\nshared x = 0;\nthread P0 {{\n{stores}}}\nthread P1 {{\n  let r = x;\n}}\n"),
+    );
+    let v = json_of(&litmus().args(["check", "--format", "json", "--model", "sc"]).arg(&many).output().unwrap());
+    assert_eq!(v["models"]["sc"]["certainty"], "proved", "{v}");
+    assert_eq!(reads_of(&v, "sc"), vec![("let r = x".to_string(), (0..8).collect(), false)]);
+
+    // A timed-out run: unknown, so no set is complete.
+    let v = json_of(&litmus().args(["check", "--format", "json", "--timeout", "0.000001"]).arg(&sb).output().unwrap());
+    for (m, o) in v["models"].as_object().unwrap() {
+        let reads = o.get("reads").and_then(|r| r.as_array()).cloned().unwrap_or_default();
+        assert!(reads.iter().all(|r| r["complete"] == false), "{m}: {o}");
+    }
+}

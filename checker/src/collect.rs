@@ -191,10 +191,7 @@ impl<'p> Collector<'p> {
                 model,
                 store_stmt: key.0,
                 access_stmt: key.1,
-                cycle: cycle
-                    .iter()
-                    .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
-                    .collect(),
+                cycle: cycle_steps(log, &cycle),
                 witness: w,
                 sc_events: log[..=r.access as usize].to_vec(),
                 harm: Answer::Unknown(Why::Pending),
@@ -296,6 +293,21 @@ fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
     path.push((r.prev, Edge::Po));
     path.push((r.access, access_edge));
     path
+}
+
+/// The cycle as source statements, fences left out. A fence is met only
+/// as the access's thread's previous event (the chain's goal); it is not an
+/// event of the trace's cycle (po, rf, co, fr over accesses, `trace.rs`),
+/// only lies on one of its po edges, and orders that edge — it takes no part
+/// in the violation, so it gets no role or diagnostic of a member (after a
+/// quick fix fenced one side of SB, the new fence was marked as part of the
+/// remaining cycle). Its po edges in and out become one po edge.
+fn cycle_steps(log: &[Event], cycle: &[(u32, Edge)]) -> Vec<CycleStep> {
+    cycle
+        .iter()
+        .filter(|&&(ev, _)| !matches!(log[ev as usize].kind, EventKind::Fence(_)))
+        .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
+        .collect()
 }
 
 /// Statements after which a fence removes this violation: the delayed

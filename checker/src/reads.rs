@@ -11,7 +11,7 @@
 
 use crate::dpor::ExecKind;
 use crate::machine::{Event, EventKind};
-use litmus_dsl::ir::{Cell, StmtId};
+use litmus_dsl::ir::{Cell, Program, StmtId};
 
 /// Values kept per set; more are counted as "…".
 pub const CAP: usize = 8;
@@ -116,4 +116,34 @@ impl Reads {
     pub fn is_empty(&self) -> bool {
         self.by_stmt.iter().all(Vec::is_empty)
     }
+}
+
+/// The register a loading statement reads into — `let r = …`, `r = …`, herd
+/// `MOV EAX,[x]` — or `None` (`if x == 1`, `x = y`, `assert(x == 1)`).
+/// Read off the statement's text, not the IR, because lowering may load
+/// into a temporary first; the editor's hints and `check --format json`
+/// both name loads by it.
+pub fn register(prog: &Program, stmt: StmtId) -> Option<String> {
+    let text = prog.stmts.get(stmt as usize)?.text.trim();
+    let is_name = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_');
+    if let Some(rest) = text.strip_prefix("let ") {
+        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        return is_name(&name).then_some(name);
+    }
+    // `r = x`: an assignment to a register, not to a location.
+    if let Some((lhs, rhs)) = text.split_once('=') {
+        let lhs = lhs.trim();
+        if !rhs.starts_with('=') && is_name(lhs) && prog.location(lhs).is_none() {
+            return Some(lhs.to_string());
+        }
+    }
+    let (mnemonic, ops) = text.split_once(char::is_whitespace)?;
+    if mnemonic.eq_ignore_ascii_case("MOV") {
+        let (dst, _) = ops.split_once(',')?;
+        let dst = dst.trim();
+        if !dst.starts_with('[') && !dst.is_empty() {
+            return Some(dst.to_string());
+        }
+    }
+    None
 }

@@ -3,6 +3,8 @@
 //! (counted against `Trace`, not against the writer); text is escaped; a
 //! small one is snapshotted.
 
+mod common;
+
 use litmus_checker::machine::{EventKind, Model};
 use litmus_checker::picture;
 use litmus_checker::trace::Trace;
@@ -137,4 +139,137 @@ fn sb_snapshot() {
     let pic = picture::of_violation(&p, &vs[0], 1);
     insta::assert_snapshot!("sb_svg", picture::svg(&pic));
     insta::assert_snapshot!("sb_dot", picture::dot(&pic));
+}
+
+/// A box `(x, y, w, h)`.
+type Boxed = (f64, f64, f64, f64);
+
+fn num(d: &roxmltree::Node, k: &str) -> f64 {
+    d.attribute(k).unwrap_or_else(|| panic!("no {k}")).parse().unwrap()
+}
+
+fn overlap(a: &Boxed, b: &Boxed) -> bool {
+    a.0 < b.0 + b.2 && b.0 < a.0 + a.2 && a.1 < b.1 + b.3 && b.1 < a.1 + a.3
+}
+
+/// What the rendered SVG draws, read back from it (not from the layout):
+/// no edge passes through a box but its two ends' (sampled along its
+/// quadratic curve), no two edge labels overlap and none covers a box.
+fn layout_is_clean(svg: &str, what: &str) -> Result<(), String> {
+    let doc = roxmltree::Document::parse(svg).unwrap();
+    let class = |d: &roxmltree::Node, c: &str| d.attribute("class").is_some_and(|a| a.split(' ').any(|x| x == c));
+    // Node boxes by the ids edges name them by.
+    let mut boxes: Vec<(String, Boxed)> = Vec::new();
+    for g in doc.descendants().filter(|d| class(d, "event") || class(d, "init")) {
+        let id = match g.attribute("id") {
+            Some(id) => id.to_string(),
+            None => format!("init-{}", g.attribute("data-cell").unwrap().replace(['[', ']'], "_")),
+        };
+        let r = g.children().find(|c| class(c, "box")).unwrap();
+        boxes.push((id, (num(&r, "x"), num(&r, "y"), num(&r, "width"), num(&r, "height"))));
+    }
+    for g in doc.descendants().filter(|d| class(d, "edge")) {
+        let (from, to) = (g.attribute("data-from").unwrap(), g.attribute("data-to").unwrap());
+        let d = g.children().find(|c| class(c, "line")).unwrap().attribute("d").unwrap();
+        // `M x,y Q cx,cy x,y …`: quadratic segments joined end to start.
+        let v: Vec<f64> = d.split(['M', 'Q', ',', ' ']).filter(|x| !x.is_empty()).map(|x| x.parse().unwrap()).collect();
+        assert!(v.len() >= 6 && v.len() % 4 == 2, "quadratic segments: {d}");
+        for seg in 0..(v.len() - 2) / 4 {
+            let (sx, sy, cx, cy, ex, ey) =
+                (v[4 * seg], v[4 * seg + 1], v[4 * seg + 2], v[4 * seg + 3], v[4 * seg + 4], v[4 * seg + 5]);
+            for i in 0..=100 {
+                let t = i as f64 / 100.0;
+                let u = 1.0 - t;
+                let x = u * u * sx + 2.0 * u * t * cx + t * t * ex;
+                let y = u * u * sy + 2.0 * u * t * cy + t * t * ey;
+                for (id, b) in &boxes {
+                    if id != from && id != to && x > b.0 && x < b.0 + b.2 && y > b.1 && y < b.1 + b.3 {
+                        return Err(format!("{what}: edge {from}→{to} passes through {id} at ({x:.1},{y:.1})"));
+                    }
+                }
+            }
+        }
+    }
+    // Labels: 11-px monospace text (0.6 em a character, 9 px above the
+    // baseline, 3 below) and the cycle badge's circle.
+    let mut labels: Vec<(String, Boxed)> = Vec::new();
+    for g in doc.descendants().filter(|d| class(d, "edge-label-group")) {
+        let t = g.children().find(|c| class(c, "edge-label")).unwrap();
+        assert_eq!(t.attribute("text-anchor"), Some("start"));
+        let text = t.text().unwrap_or("");
+        let (x, y) = (num(&t, "x"), num(&t, "y"));
+        let mut b = (x, y - 9.0, text.chars().count() as f64 * 6.6, 12.0);
+        if let Some(c) = g.descendants().find(|c| c.tag_name().name() == "circle") {
+            let (cx, cy, r) = (num(&c, "cx"), num(&c, "cy"), num(&c, "r"));
+            let (x0, y0) = (b.0.min(cx - r), b.1.min(cy - r));
+            let (x1, y1) = ((b.0 + b.2).max(cx + r), (b.1 + b.3).max(cy + r));
+            b = (x0, y0, x1 - x0, y1 - y0);
+        }
+        labels.push((format!("{} of {}", text, g.attribute("data-edge").unwrap()), b));
+    }
+    for (i, (a, ab)) in labels.iter().enumerate() {
+        if let Some((b, _)) = labels[i + 1..].iter().find(|(_, bb)| overlap(ab, bb)) {
+            return Err(format!("{what}: labels {a} and {b} overlap"));
+        }
+        if let Some((id, _)) = boxes.iter().find(|(_, bb)| overlap(ab, bb)) {
+            return Err(format!("{what}: label {a} covers {id}"));
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn arcs_avoid_boxes_and_labels_never_overlap_on_examples_and_corpus() {
+    let mut bad = Vec::new();
+    let mut drawn = 0;
+    for (name, src) in common::corpus_and_example_sources() {
+        let (p, vs) = violations(&src);
+        for (i, v) in vs.iter().enumerate() {
+            let svg = picture::svg(&picture::of_violation(&p, v, i + 1));
+            if let Err(e) = layout_is_clean(&svg, &format!("{name} violation {}", i + 1)) {
+                bad.push(e);
+            }
+            drawn += 1;
+        }
+    }
+    assert!(drawn >= 100, "only {drawn} violations drawn");
+    assert!(bad.is_empty(), "{} of {drawn}:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn the_old_mp_layout_would_fail_the_check() {
+    // MP's `W y=0` over P0's lane: a straight co edge down to `b` crosses
+    // `a` — the check sees it.
+    let (p, vs) = violations(&read("mp.litmus"));
+    let svg = picture::svg(&picture::of_violation(&p, &vs[0], 1));
+    layout_is_clean(&svg, "mp").unwrap();
+    let doc = roxmltree::Document::parse(&svg).unwrap();
+    let co = doc
+        .descendants()
+        .find(|d| d.attribute("data-from") == Some("init-y") && d.attribute("data-kind") == Some("co"))
+        .expect("co from y's initial write");
+    let path = co.children().find(|c| c.attribute("class") == Some("line")).unwrap().attribute("d").unwrap();
+    // The same edge drawn straight between the box centres it joins.
+    let straight = svg.replace(path, &straight_path(&doc, "init-y", co.attribute("data-to").unwrap()));
+    assert!(layout_is_clean(&straight, "mp straight").unwrap_err().contains("passes through a"));
+}
+
+/// A straight curve between two nodes' centres.
+fn straight_path(doc: &roxmltree::Document, from: &str, to: &str) -> String {
+    let centre = |id: &str| {
+        let g = doc
+            .descendants()
+            .find(|d| {
+                d.attribute("id") == Some(id)
+                    || (id.starts_with("init-")
+                        && d.attribute("data-cell") == Some(&id[5..])
+                        && d.attribute("class") == Some("init"))
+            })
+            .unwrap();
+        let r = g.children().find(|c| c.attribute("class") == Some("box")).unwrap();
+        (num(&r, "x") + num(&r, "width") / 2.0, num(&r, "y") + num(&r, "height") / 2.0)
+    };
+    let (a, b) = (centre(from), centre(to));
+    let m = ((a.0 + b.0) / 2.0, (a.1 + b.1) / 2.0);
+    format!("M{:.1},{:.1} Q{:.1},{:.1} {:.1},{:.1}", a.0, a.1, m.0, m.1, b.0, b.1)
 }

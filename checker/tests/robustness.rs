@@ -84,6 +84,22 @@ fn witnesses_replay(
         if trace::Trace::of(&events).cycle().is_none() {
             return Err(format!("witness of {:?} has no cycle", v.store_stmt));
         }
+        // The cycle's steps are the trace's events: accesses, never a fence
+        // that only lies on one of its po edges.
+        let access = |s: u32| {
+            v.witness.events.iter().any(|e| {
+                e.stmt == s
+                    && matches!(
+                        e.kind,
+                        litmus_checker::machine::EventKind::Load
+                            | litmus_checker::machine::EventKind::Store
+                            | litmus_checker::machine::EventKind::Rmw
+                    )
+            })
+        };
+        if let Some(st) = v.cycle.iter().find(|st| !access(st.stmt)) {
+            return Err(format!("cycle of {:?} has a step that is no access: {st:?}", v.store_stmt));
+        }
     }
     Ok(())
 }
@@ -335,4 +351,18 @@ proptest! {
             prop_assert!(explicitly_robust(&fp, Model::Pslo, &opts), "confirmed fences leave a violation\n{}", fixed);
         }
     }
+}
+
+#[test]
+fn a_fence_on_a_po_edge_is_no_step_of_the_cycle() {
+    // SB with P0's side fenced: P1's violation remains, its cycle passing
+    // through P0's fence (the access's thread's previous event).
+    let src = "litmus SBF\nshared x = 0;\nshared y = 0;\nthread P0 {\n  x = 1;\n  fence wr;\n  let r0 = y;\n}\nthread P1 {\n  y = 1;\n  let r1 = x;\n}\n";
+    let prog = litmus_dsl::analyze(src).program.unwrap();
+    let opts = Options::default();
+    let rb = robustness_of(&prog, Model::Tso, MonitorKind::Bss, &opts);
+    assert_eq!(rb.violations.len(), 1);
+    let texts: Vec<&str> = rb.violations[0].cycle.iter().map(|s| prog.stmts[s.stmt as usize].text.as_str()).collect();
+    assert_eq!(texts, ["y = 1", "let r1 = x", "x = 1", "let r0 = y"]);
+    witnesses_replay(&prog, &rb.violations, &opts).unwrap();
 }

@@ -80,37 +80,10 @@ fn after_semicolon(src: &str, end: usize) -> usize {
     }
 }
 
-/// What the hint names: the register a `let r = …` or herd `MOV EAX,[x]`
-/// loads into; else the location read.
+/// What the hint names: the register the load reads into, else the
+/// location read.
 fn target(prog: &Program, stmt: StmtId, locations: &[String]) -> String {
-    let text = prog.stmts[stmt as usize].text.trim();
-    if let Some(rest) = text.strip_prefix("let ") {
-        let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-        if !name.is_empty() {
-            return name;
-        }
-    }
-    // `r = x`: an assignment to a register (the location is what it reads).
-    if let Some((lhs, _)) = text.split_once('=') {
-        let lhs = lhs.trim();
-        if !lhs.is_empty()
-            && lhs.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !locations.iter().any(|l| l == lhs)
-        {
-            return lhs.to_string();
-        }
-    }
-    if let Some((mnemonic, ops)) = text.split_once(char::is_whitespace) {
-        if mnemonic.eq_ignore_ascii_case("MOV") {
-            if let Some((dst, _)) = ops.split_once(',') {
-                let dst = dst.trim();
-                if !dst.starts_with('[') && !dst.is_empty() {
-                    return dst.to_string();
-                }
-            }
-        }
-    }
-    locations.join(",")
+    litmus_checker::reads::register(prog, stmt).unwrap_or_else(|| locations.join(","))
 }
 
 /// Per model, the short set of one statement's values (cells of one

@@ -120,3 +120,28 @@ async fn member_ranges_count_utf16_code_units_after_non_ascii_text() {
     let rel = &r1["relatedInformation"][3]["location"]["range"];
     assert_eq!(rel["start"]["character"], start, "{r1:#}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fence_on_a_po_edge_of_the_cycle_is_not_a_member() {
+    // SB after the quick fix on P0's store: P1's violation remains and its
+    // cycle runs through P0's `x = 1` and `let r0 = y`, past the fence that
+    // orders them. The fence takes no part in it: no diagnostic there, and
+    // it is not a step of the cycle (related information).
+    let text = example("sb.litmus").replacen("  x = 1;\n", "  x = 1;\n  fence wr;\n", 1);
+    let fence_line = text.lines().position(|l| l.trim() == "fence wr;").unwrap() as u64;
+    let (_c, diags) = sb(&text, json!({})).await;
+    assert!(diags.iter().all(|d| start_line(d) != fence_line), "{diags:#?}");
+    let m = members(&diags);
+    // In cycle order from P1's delayed store (line 14, 0-based 13).
+    assert_eq!(m.iter().map(|d| start_line(d)).collect::<Vec<_>>(), [14, 7, 9], "{m:#?}");
+    assert_eq!(
+        m[1]["message"],
+        "writes x after P1's `let r1 = x` read the old value — part of the TSO cycle of line 14"
+    );
+    for d in &m {
+        let related = d["relatedInformation"].as_array().unwrap();
+        assert!(related.iter().all(|r| r["location"]["range"]["start"]["line"] != fence_line), "{d:#}");
+        // P0's po edge now goes straight from the store to the load.
+        assert!(related.iter().any(|r| r["message"].as_str().unwrap().contains("`x = 1` —po→ `let r0 = y`")), "{d:#}");
+    }
+}

@@ -3,9 +3,13 @@
 //! the lane of the thread that first writes its cell, so co from init is a
 //! short drop. Edges are quadratic curves: po straight down its lane; other
 //! edges within a lane bow out to its right; edges across lanes bend to
-//! their left, so a pair of opposite edges (SB's two fr) separates.
+//! their left, so a pair of opposite edges (SB's two fr) separates. A
+//! curve that would cross a box is re-routed (`route.rs`); labels are
+//! placed apart (`labels.rs`); the picture is sized to what is drawn.
 
 use super::build::{NodeKind, Picture};
+use super::labels::{self, Label};
+use super::route;
 use super::xml::cells;
 use crate::trace::Edge;
 
@@ -37,7 +41,7 @@ impl Rect {
         self.y + self.h / 2.0
     }
     /// Where the ray from the centre towards `(tx, ty)` leaves the box.
-    fn exit(&self, tx: f64, ty: f64) -> (f64, f64) {
+    pub fn exit(&self, tx: f64, ty: f64) -> (f64, f64) {
         let (cx, cy) = (self.cx(), self.cy());
         let (dx, dy) = (tx - cx, ty - cy);
         if dx.abs() < 1e-9 && dy.abs() < 1e-9 {
@@ -59,13 +63,18 @@ pub struct Curve {
     pub mid: (f64, f64),
 }
 
+/// An edge's line: quadratic curves joined end to start (usually one).
+pub type Route = Vec<Curve>;
+
 pub struct Layout {
     pub width: f64,
     pub height: f64,
     pub nodes: Vec<Rect>,
     /// Per thread: its lane.
     pub lanes: Vec<Rect>,
-    pub curves: Vec<Curve>,
+    pub curves: Vec<Route>,
+    /// Per arrow: where its label goes.
+    pub labels: Vec<Label>,
     pub legend_y: f64,
 }
 
@@ -137,7 +146,20 @@ pub fn layout(pic: &Picture) -> Layout {
     }
     // Curves, with a growing bend for repeated (from, to) pairs.
     let mut seen: Vec<(usize, usize)> = Vec::new();
-    let curves = pic
+    // The free columns between and beside the lanes, for arcs that must go
+    // around boxes.
+    let mut channels: Vec<f64> = lanes.iter().map(|l| l.x - COL_GAP / 2.0).collect();
+    if let (Some(c), Some(l)) = (channels.first_mut(), lanes.first()) {
+        *c = l.x - 40.0; // left of the first lane: no neighbour to share with
+    }
+    channels.push(lanes_right + 40.0);
+    // The free bands between the initial writes and the first row, and
+    // between rows (rows line up across lanes), by their centre lines.
+    let mut bands: Vec<f64> = (0..=max_rows).map(|r| rows_y + r as f64 * pitch - ROW_GAP / 2.0).collect();
+    if has_init {
+        bands[0] = init_y + NODE_H + INIT_GAP / 2.0;
+    }
+    let curves: Vec<Route> = pic
         .arrows
         .iter()
         .map(|a| {
@@ -167,16 +189,66 @@ pub fn layout(pic: &Picture) -> Layout {
             let ctrl = ((ax + bx) / 2.0 + nx * bend, (ay + by) / 2.0 + ny * bend);
             with_mid(ra.exit(ctrl.0, ctrl.1), ctrl, rb.exit(ctrl.0, ctrl.1))
         })
+        .zip(&pic.arrows)
+        .map(|(c, a)| route::around(&rects, &channels, &bands, a.from, a.to, c))
         .collect();
-    let inits_right = rects.iter().map(|r| r.x + r.w).fold(0.0, f64::max);
-    let content_right = lanes_right.max(inits_right) + 60.0; // room for in-lane arcs
-    let legend_y = lanes_bottom + 28.0;
-    let width = (content_right + MARGIN).max(LEGEND_W + 2.0 * MARGIN);
-    let height = legend_y + LEGEND_H + MARGIN;
-    Layout { width, height, nodes: rects, lanes, curves, legend_y }
+    let labels = labels::place(pic, &curves, &rects);
+    let mut l = Layout { width: 0.0, height: 0.0, nodes: rects, lanes, curves, labels, legend_y: 0.0 };
+    // An arc routed around a box or a label pushed aside may leave the
+    // grid: move everything right by what sticks out left, and size the
+    // picture to what is drawn.
+    let (mut min_x, mut max_x, mut max_y) = (f64::INFINITY, lanes_right + 60.0, lanes_bottom);
+    for c in &l.curves {
+        for (x, y) in route::samples(c) {
+            (min_x, max_x, max_y) = (min_x.min(x), max_x.max(x), max_y.max(y));
+        }
+    }
+    for r in l.nodes.iter().chain(l.labels.iter().map(|b| &b.rect)) {
+        (min_x, max_x, max_y) = (min_x.min(r.x), max_x.max(r.x + r.w), max_y.max(r.y + r.h));
+    }
+    let dx = (MARGIN - min_x).max(0.0);
+    if dx > 0.0 {
+        l.shift(dx);
+    }
+    l.legend_y = max_y + 28.0;
+    l.width = (max_x + dx + MARGIN).max(LEGEND_W + 2.0 * MARGIN);
+    l.height = l.legend_y + LEGEND_H + MARGIN;
+    l
+}
+
+impl Layout {
+    fn shift(&mut self, dx: f64) {
+        for r in self.nodes.iter_mut().chain(self.lanes.iter_mut()) {
+            r.x += dx;
+        }
+        for c in self.curves.iter_mut().flatten() {
+            for p in [&mut c.start, &mut c.ctrl, &mut c.end, &mut c.mid] {
+                p.0 += dx;
+            }
+        }
+        for b in &mut self.labels {
+            b.x += dx;
+            b.rect.x += dx;
+            if let Some(x) = &mut b.badge {
+                *x += dx;
+            }
+        }
+    }
 }
 
 fn with_mid(start: (f64, f64), ctrl: (f64, f64), end: (f64, f64)) -> Curve {
-    let mid = (0.25 * start.0 + 0.5 * ctrl.0 + 0.25 * end.0, 0.25 * start.1 + 0.5 * ctrl.1 + 0.25 * end.1);
-    Curve { start, ctrl, end, mid }
+    Curve { start, ctrl, end, mid: (0.0, 0.0) }.with_mid()
+}
+
+impl Curve {
+    /// The same curve with `mid` its point at t = ½.
+    pub fn with_mid(self) -> Curve {
+        let (s, c, e) = (self.start, self.ctrl, self.end);
+        Curve { mid: (0.25 * s.0 + 0.5 * c.0 + 0.25 * e.0, 0.25 * s.1 + 0.5 * c.1 + 0.25 * e.1), ..self }
+    }
+
+    /// Straight (po down its lane): its control point is its middle.
+    pub fn straight(&self) -> bool {
+        (self.ctrl.0 - self.mid.0).abs() < 1e-6 && (self.ctrl.1 - self.mid.1).abs() < 1e-6
+    }
 }

@@ -11,7 +11,9 @@
 
 mod build;
 mod dot;
+mod labels;
 mod layout;
+mod route;
 mod svg;
 mod xml;
 

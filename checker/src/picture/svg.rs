@@ -5,6 +5,7 @@
 //! `data-col` and `data-stmt`, so a webview can map a click to the source.
 
 use super::build::{NodeKind, Picture};
+use super::labels::BADGE_R;
 use super::layout::{layout, Curve, Rect, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
 use super::xml::escape;
 use crate::trace::Edge;
@@ -167,26 +168,22 @@ pub fn svg(pic: &Picture) -> String {
         );
     }
     s.push_str("</g>\n<g class=\"labels\">\n");
-    for (i, (a, c)) in pic.arrows.iter().zip(&l.curves).enumerate() {
+    for (i, (a, b)) in pic.arrows.iter().zip(&l.labels).enumerate() {
         let (_, text) = colours(a.edge);
-        let (mx, my) = c.mid;
-        let straight = (c.ctrl.0 - c.mid.0).abs() < 1e-6 && (c.ctrl.1 - c.mid.1).abs() < 1e-6;
-        // A straight po edge is labelled beside its line, others on it.
-        let (lx, anchor) = if straight { (mx + 6.0, "start") } else { (mx, "middle") };
         let _ = write!(
             s,
-            r#"<g class="edge-label-group" data-edge="edge-{i}"><text class="edge-label" x="{lx:.1}" y="{:.1}" text-anchor="{anchor}" font-size="11" fill="{text}"{}>{}</text>"#,
-            my + 4.0,
+            r#"<g class="edge-label-group" data-edge="edge-{i}"><text class="edge-label" x="{:.1}" y="{:.1}" text-anchor="start" font-size="11" fill="{text}"{}>{}</text>"#,
+            b.x,
+            b.y + 4.0,
             if a.cycle.is_some() { r#" font-weight="bold""# } else { "" },
             escape(&a.label)
         );
-        if let Some(n) = a.cycle {
-            let w = a.label.chars().count() as f64 * 6.6;
-            let bx = if straight { lx + w + 12.0 } else { mx + w / 2.0 + 12.0 };
+        if let (Some(n), Some(bx)) = (a.cycle, b.badge) {
             let _ = write!(
                 s,
-                r##"<g class="cycle-badge"><circle cx="{bx:.1}" cy="{my:.1}" r="9" fill="#111111"/><text x="{bx:.1}" y="{:.1}" text-anchor="middle" font-size="11" font-weight="bold" fill="#ffffff">{n}</text></g>"##,
-                my + 4.0
+                r##"<g class="cycle-badge"><circle cx="{bx:.1}" cy="{:.1}" r="{BADGE_R}" fill="#111111"/><text x="{bx:.1}" y="{:.1}" text-anchor="middle" font-size="11" font-weight="bold" fill="#ffffff">{n}</text></g>"##,
+                b.y,
+                b.y + 4.0
             );
         }
         s.push_str("</g>\n");
@@ -206,8 +203,15 @@ fn node_id(pic: &Picture, i: usize) -> String {
     n.label.split(':').next().unwrap_or("").to_string()
 }
 
-fn path(c: &Curve) -> String {
-    format!("M{:.1},{:.1} Q{:.1},{:.1} {:.1},{:.1}", c.start.0, c.start.1, c.ctrl.0, c.ctrl.1, c.end.0, c.end.1)
+fn path(r: &[Curve]) -> String {
+    let mut d = String::new();
+    if let Some(c) = r.first() {
+        let _ = write!(d, "M{:.1},{:.1}", c.start.0, c.start.1);
+    }
+    for c in r {
+        let _ = write!(d, " Q{:.1},{:.1} {:.1},{:.1}", c.ctrl.0, c.ctrl.1, c.end.0, c.end.1);
+    }
+    d
 }
 
 fn cycle_mark(r: &Rect) -> String {

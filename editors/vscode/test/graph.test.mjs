@@ -4,7 +4,8 @@
 // node per witness event (checked against `litmus explain --history`, a
 // different printer of the same witness), edges of every kind, the cycle's
 // edges marked and numbered (checked against `litmus explain`'s cycle), the
-// statement texts of the source lines, no overlapping events; clicking an
+// statement texts of the source lines, no overlapping events or edge labels
+// (as rendered); clicking an
 // event posts its line. Screenshots go to target/screenshots/*.png.
 import { test, after, before } from "node:test";
 import assert from "node:assert/strict";
@@ -104,7 +105,15 @@ for (const name of ["sb", "mp", "dekker"]) {
       }));
       const badges = [...document.querySelectorAll("svg g.cycle-badge text")].map((t) => t.textContent);
       const svgBox = box(document.querySelector("svg"));
-      return { events, edges, badges, svgBox };
+      // Edge labels (text and cycle badge) as the browser lays them out, and
+      // every node box (events and initial writes).
+      const labels = [...document.querySelectorAll("svg g.edge-label-group")].map((g) => ({
+        edge: g.getAttribute("data-edge"),
+        text: g.querySelector("text.edge-label").textContent,
+        box: box(g),
+      }));
+      const nodes = [...document.querySelectorAll("svg rect.box")].map(box);
+      return { events, edges, badges, svgBox, labels, nodes };
     });
 
     // One node per witness event, with its access.
@@ -121,6 +130,14 @@ for (const name of ["sb", "mp", "dekker"]) {
         const apart = a.box.x + a.box.w <= b.box.x || b.box.x + b.box.w <= a.box.x || a.box.y + a.box.h <= b.box.y || b.box.y + b.box.h <= a.box.y;
         assert.ok(apart, `events overlap: ${a.access} / ${b.access}`);
       }
+    }
+    // No two edge labels overlap, and none covers a node, as rendered.
+    const apart = (a, b) => a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+    for (const [i, a] of dom.labels.entries()) {
+      for (const b of dom.labels.slice(i + 1)) {
+        assert.ok(apart(a.box, b.box), `labels overlap: ${a.text} (${a.edge}) / ${b.text} (${b.edge})`);
+      }
+      assert.ok(dom.nodes.every((n) => apart(a.box, n)), `label ${a.text} (${a.edge}) covers a node`);
     }
     // Edges of every kind, all drawn; the cycle marked, numbered 1..k, thicker.
     assert.deepEqual([...new Set(dom.edges.map((e) => e.kind))].sort(), ["co", "fr", "po", "rf"]);
