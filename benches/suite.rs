@@ -63,7 +63,8 @@ fn main() {
             jobs_list.dedup();
             for jobs in jobs_list {
                 let j = jobs.to_string();
-                let (wall, mib, code) = run(&["check", "--format", format, "--jobs", &j], dir);
+                // One thread per exploration: `--jobs 1` is one core.
+                let (wall, mib, code) = run(&["check", "--format", format, "--jobs", &j, "--threads", "1"], dir);
                 assert!(code == 0 || code == 1, "exit {code}");
                 println!("{files:>7} {format:>6} {jobs:>6} {wall:>9.2} {:>10.0} {mib:>9.1}", files as f64 / wall);
             }
