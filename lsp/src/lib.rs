@@ -15,9 +15,11 @@ pub mod inlay;
 pub mod lens;
 pub mod navigation;
 pub mod pipeline;
+pub mod pull;
 pub mod server;
 pub mod tokens;
 pub mod transport;
+pub mod workspace;
 
 use tower_lsp_server::LspService;
 
