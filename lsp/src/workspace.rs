@@ -28,6 +28,11 @@ const RESCAN_EVERY: Duration = Duration::from_secs(2);
 /// Refreshes sent while background results arrive, at most this often.
 const REFRESH_EVERY: Duration = Duration::from_secs(1);
 
+/// Modification time and length: a file whose stamp changed is re-checked.
+type Stamp = (SystemTime, u64);
+/// A file a walk found.
+type Found = (lsp::Uri, PathBuf, Option<Stamp>);
+
 /// What a background check found in one file.
 pub struct DiskResult {
     pub result_id: String,
@@ -38,7 +43,7 @@ pub struct DiskFile {
     pub uri: lsp::Uri,
     pub path: PathBuf,
     /// Modification time and length when last seen: a change makes it stale.
-    stamp: Option<(SystemTime, u64)>,
+    stamp: Option<Stamp>,
     /// Needs a (re-)check.
     pub stale: bool,
     pub result: Option<Arc<DiskResult>>,
@@ -149,7 +154,7 @@ impl Workspace {
 
     /// Merge a walk's findings: new or changed files become stale, vanished
     /// ones are reported empty.
-    fn merge(&mut self, found: Vec<(lsp::Uri, PathBuf, Option<(SystemTime, u64)>)>) {
+    fn merge(&mut self, found: Vec<Found>) {
         let mut seen = std::collections::HashSet::new();
         for (uri, path, stamp) in found {
             let key = crate::documents::key(&uri);
@@ -183,14 +188,14 @@ fn is_litmus(p: &Path) -> bool {
     p.extension().is_some_and(|e| e == "litmus")
 }
 
-fn stamp(p: &Path) -> Option<(SystemTime, u64)> {
+fn stamp(p: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(p).ok()?;
     Some((m.modified().ok()?, m.len()))
 }
 
 /// Every `.litmus` file under the folders (hidden directories, `target`
 /// and `node_modules` skipped; symbolic links not followed).
-fn walk(folders: &[PathBuf]) -> Vec<(lsp::Uri, PathBuf, Option<(SystemTime, u64)>)> {
+fn walk(folders: &[PathBuf]) -> Vec<Found> {
     let mut out = Vec::new();
     let mut dirs: Vec<PathBuf> = folders.to_vec();
     let mut entries = 0;
