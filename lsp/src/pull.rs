@@ -210,3 +210,23 @@ impl Backend {
         Ok(lsp::WorkspaceDiagnosticReportResult::Report(lsp::WorkspaceDiagnosticReport { items }))
     }
 }
+
+impl Backend {
+    /// `litmus/workspaceState` (testHooks only): the background check's
+    /// state, so tests can see it run, yield to edits and finish.
+    pub async fn workspace_state(&self, _: serde_json::Value) -> tower_lsp_server::jsonrpc::Result<serde_json::Value> {
+        let s = self.lock();
+        if !s.test_hooks {
+            return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
+        }
+        let w = &s.workspace;
+        Ok(serde_json::json!({
+            "enabled": w.enabled,
+            "watching": w.watching,
+            "running": w.running,
+            "cancelled": w.cancelled,
+            "files": w.files.len(),
+            "queued": w.files.values().filter(|f| f.stale).count(),
+        }))
+    }
+}
