@@ -34,6 +34,8 @@ pub const CONDITION_DIFFERS: Code = Code {
     title: "the final condition's answer under a relaxed model differs from SC's",
 };
 pub const DEADLOCK: Code = Code { code: "W0303", name: "deadlock", title: "some execution deadlocks" };
+pub const INCOMPLETE: Code =
+    Code { code: "W0304", name: "incomplete", title: "the check did not finish in its time: some answers are unknown" };
 pub const VIOLATION: Code =
     Code { code: "E0400", name: "sc-violation", title: "SC violation: a store may be delayed past a later access" };
 pub const ACTIVE_VIOLATION: Code = Code {
@@ -43,7 +45,8 @@ pub const ACTIVE_VIOLATION: Code = Code {
 };
 
 /// Every checker finding, in the order of `docs/codes.md`.
-pub const CHECKER: [Code; 6] = [FAILURE, CONDITION_UNDEFINED, CONDITION_DIFFERS, DEADLOCK, VIOLATION, ACTIVE_VIOLATION];
+pub const CHECKER: [Code; 7] =
+    [FAILURE, CONDITION_UNDEFINED, CONDITION_DIFFERS, DEADLOCK, INCOMPLETE, VIOLATION, ACTIVE_VIOLATION];
 
 /// Groups of codes documented together: (prefix, anchor, title).
 pub const GROUPS: [(&str, &str, &str); 5] = [

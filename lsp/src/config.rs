@@ -30,6 +30,12 @@ pub struct Config {
     pub codes_url: Option<String>,
     /// `inlayHints.enable`: values per load and the condition's answers inline.
     pub inlay_hints: bool,
+    /// `workspaceDiagnostics.enable`: check the workspace's files on disk
+    /// in the background for `workspace/diagnostic` (pull clients only).
+    pub workspace_diagnostics: bool,
+    /// `workspaceDiagnostics.timeout`: the deadline of each background check,
+    /// so one slow file is reported unknown instead of holding the queue.
+    pub workspace_timeout: Duration,
 }
 
 impl Default for Config {
@@ -45,6 +51,8 @@ impl Default for Config {
             cycle_members: Members::Information,
             codes_url: default_codes_url(),
             inlay_hints: true,
+            workspace_diagnostics: true,
+            workspace_timeout: Duration::from_secs(5),
         }
     }
 }
@@ -57,7 +65,7 @@ pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 11] = [
+pub const KEYS: [&str; 12] = [
     "models",
     "loopBound",
     "preemptionBound",
@@ -68,6 +76,7 @@ pub const KEYS: [&str; 11] = [
     "cycleMembers",
     "codesUrl",
     "inlayHints",
+    "workspaceDiagnostics",
     "testHooks",
 ];
 
@@ -260,11 +269,42 @@ impl Config {
                     Some(Some(on)) => self.inlay_hints = on,
                     _ => bad("expected {\"enable\": true or false}".into(), self.inlay_hints.to_string()),
                 },
+                // `litmus.workspaceDiagnostics.{enable,timeout}`; either may be absent.
+                "workspaceDiagnostics" => {
+                    let enable = value.get("enable").map(|e| e.as_bool().ok_or(()));
+                    let timeout = value.get("timeout").map(|t| t.as_f64().map(parse_timeout));
+                    match (value.is_object(), enable, timeout) {
+                        (true, Some(Err(())), _) | (false, _, _) => bad(
+                            "expected {\"enable\": true or false, \"timeout\": seconds}".into(),
+                            format!(
+                                "enable {}, timeout {}",
+                                self.workspace_diagnostics,
+                                self.workspace_timeout.as_secs_f64()
+                            ),
+                        ),
+                        (true, _, Some(None | Some(Err(_)))) => bad(
+                            "`timeout` must be a number of seconds ≥ 0".into(),
+                            format!(
+                                "enable {}, timeout {}",
+                                self.workspace_diagnostics,
+                                self.workspace_timeout.as_secs_f64()
+                            ),
+                        ),
+                        (true, enable, timeout) => {
+                            if let Some(Ok(on)) = enable {
+                                self.workspace_diagnostics = on;
+                            }
+                            if let Some(Some(Ok(t))) = timeout {
+                                self.workspace_timeout = t;
+                            }
+                        }
+                    }
+                }
                 "testHooks" => {}
                 _ => problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..10].join(", ")),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..11].join(", ")),
                     kept: None,
                 }),
             }
@@ -354,6 +394,10 @@ mod tests {
             json!({"modles": ["tso"]}),
             json!(42),
             json!({"litmus": "tso"}),
+            json!({"workspaceDiagnostics": true}),
+            json!({"workspaceDiagnostics": {"enable": 1}}),
+            json!({"workspaceDiagnostics": {"timeout": -2}}),
+            json!({"workspaceDiagnostics": {"enable": false, "timeout": "5"}}),
         ];
         for v in bad {
             let mut c = Config::default();
@@ -384,5 +428,9 @@ mod tests {
         assert!(c.apply(&json!({"models": ["pslo", "pso"]})).is_empty());
         assert_eq!(c.models(), [Model::Sc, Model::Pso, Model::Pslo]);
         assert_eq!(Config::default().models(), [Model::Sc, Model::Tso, Model::Pso]);
+        // Either half of `workspaceDiagnostics` alone keeps the other.
+        assert!(c.apply(&json!({"workspaceDiagnostics": {"timeout": 0.25}})).is_empty());
+        assert!(c.apply(&json!({"workspaceDiagnostics": {"enable": false}})).is_empty());
+        assert_eq!((c.workspace_diagnostics, c.workspace_timeout), (false, Duration::from_millis(250)));
     }
 }

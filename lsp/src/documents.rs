@@ -50,6 +50,10 @@ pub struct Doc {
     /// Serialises publishing so an older generation's diagnostics can never
     /// arrive after a newer one's.
     pub publish: Arc<tokio::sync::Mutex<()>>,
+    /// Pull clients: the diagnostics the pipeline last delivered (instead of
+    /// pushing them), and the generation they are of, which requests wait on.
+    pub pulled: Option<Arc<crate::pull::Pulled>>,
+    pub pulled_generation: watch::Sender<u64>,
 }
 
 /// Work for the pipeline: one generation of one document.
@@ -77,6 +81,8 @@ impl Doc {
             cancel: Arc::new(AtomicBool::new(false)),
             ready: watch::channel(0).0,
             publish,
+            pulled: None,
+            pulled_generation: watch::channel(0).0,
         }
     }
 
@@ -127,6 +133,12 @@ pub struct Shared {
     pub inlay_refresh: bool,
     /// `initializationOptions.testHooks`: enables `litmus/crash`.
     pub test_hooks: bool,
+    /// The client pulls diagnostics (LSP 3.17): they are kept, not pushed.
+    pub pull: bool,
+    /// The client takes `workspace/diagnostic/refresh`.
+    pub diagnostic_refresh: bool,
+    /// The workspace's files on disk and their background checks.
+    pub workspace: crate::workspace::Workspace,
     /// The last generation handed out, over all documents.
     last_generation: u64,
     /// One publish lock per URI, kept across close and reopen.
@@ -156,6 +168,9 @@ impl Default for Shared {
             lens_refresh: false,
             inlay_refresh: false,
             test_hooks: false,
+            pull: false,
+            diagnostic_refresh: false,
+            workspace: Default::default(),
             last_generation: 0,
             publish_locks: HashMap::new(),
         }

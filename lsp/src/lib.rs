@@ -15,9 +15,11 @@ pub mod inlay;
 pub mod lens;
 pub mod navigation;
 pub mod pipeline;
+pub mod pull;
 pub mod server;
 pub mod tokens;
 pub mod transport;
+pub mod workspace;
 
 use tower_lsp_server::LspService;
 
@@ -27,6 +29,7 @@ pub fn service() -> (LspService<server::Backend>, tower_lsp_server::ClientSocket
         .custom_method("litmus/crash", server::Backend::crash)
         .custom_method("litmus/documentText", server::Backend::document_text)
         .custom_method(execution::METHOD, server::Backend::execution_graph)
+        .custom_method("litmus/workspaceState", server::Backend::workspace_state)
         .finish()
 }
 

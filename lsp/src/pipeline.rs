@@ -61,6 +61,7 @@ pub async fn run(b: Backend, job: Job) {
         let current = doc.generation == generation;
         if current && analyzed.analysis.program.is_none() {
             doc.checking = false;
+            s.workspace.wake.notify_one();
         }
         (current, debounce)
     };
@@ -227,6 +228,10 @@ impl Backend {
             }
             doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial }));
             doc.checking = partial;
+            if !partial {
+                // The background workspace check may go on (workspace.rs).
+                s.workspace.wake.notify_one();
+            }
         }
         self.publish(job, analyzed, &all).await;
         self.status(job, state, summary).await;
@@ -236,10 +241,10 @@ impl Backend {
 
     /// Publish `findings` for the job's generation, unless a newer one exists.
     pub async fn publish(&self, job: &Job, analyzed: &Analyzed, findings: &[Finding]) {
-        let (lock, enc, docs) = {
+        let (lock, enc, docs, pull) = {
             let s = self.lock();
             let Some(doc) = s.docs.get(&job.key) else { return };
-            (doc.publish.clone(), s.enc, s.config.codes_url.clone())
+            (doc.publish.clone(), s.enc, s.config.codes_url.clone(), s.pull)
         };
         let _serial = lock.lock().await;
         if !self.is_current(job) {
@@ -247,6 +252,10 @@ impl Backend {
         }
         let diags =
             findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
+        // A pull client gets them by pull only (pull.rs), never twice.
+        if pull {
+            return self.keep_for_pull(job, diags);
+        }
         self.client.publish_diagnostics(job.uri.clone(), diags, Some(job.version)).await;
     }
 
@@ -283,7 +292,9 @@ impl Backend {
                 }
                 // Requests waiting for this generation's analysis give up now.
                 doc.ready.send_modify(|g| *g = (*g).max(job.generation));
+                doc.pulled_generation.send_modify(|g| *g = (*g).max(job.generation));
             }
+            s.workspace.wake.notify_one();
         }
         self.client.log_message(lsp::MessageType::ERROR, format!("litmus: {message}")).await;
         self.status(job, "failed", message).await;

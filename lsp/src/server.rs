@@ -204,6 +204,12 @@ impl LanguageServer for Backend {
                 .and_then(|w| w.code_lens.as_ref())
                 .and_then(|c| c.refresh_support)
                 .unwrap_or(false);
+            // Pull diagnostics (pull.rs, workspace.rs).
+            s.pull = crate::pull::client_pulls(&params.capabilities);
+            s.diagnostic_refresh = crate::pull::refresh_support(&params.capabilities);
+            s.workspace.folders = crate::workspace::folders(&params);
+            s.workspace.watching = s.pull && crate::pull::client_watches(&params.capabilities);
+            s.workspace.enabled = s.pull && s.config.workspace_diagnostics;
             s.inlay_refresh = params
                 .capabilities
                 .workspace
@@ -216,6 +222,7 @@ impl LanguageServer for Backend {
         // Allowed before the initialize result (LSP 3.17: showMessage and
         // logMessage may be sent during the initialize request).
         self.report_settings(&problems).await;
+        let pull = self.lock().pull;
         let legend = lsp::SemanticTokensLegend {
             token_types: tokens::TYPES.iter().map(|t| lsp::SemanticTokenType::new(t)).collect(),
             token_modifiers: tokens::MODIFIERS.iter().map(|t| lsp::SemanticTokenModifier::new(t)).collect(),
@@ -254,6 +261,7 @@ impl LanguageServer for Backend {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, crate::actions::INSERT_FENCES]),
                 ..Default::default()
             })),
+            diagnostic_provider: pull.then(crate::pull::capability),
             ..Default::default()
         };
         Ok(lsp::InitializeResult {
@@ -264,6 +272,40 @@ impl LanguageServer for Backend {
             }),
             offset_encoding: Some(enc.kind().as_str().to_string()),
         })
+    }
+
+    async fn initialized(&self, _: lsp::InitializedParams) {
+        let (pull, watching) = {
+            let s = self.lock();
+            (s.pull, s.workspace.watching)
+        };
+        if watching {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.register_capability(vec![crate::workspace::watcher_registration()]).await;
+            });
+        }
+        if pull {
+            tokio::spawn(crate::workspace::run(self.clone()));
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
+        let mut s = self.lock();
+        for c in params.changes {
+            s.workspace.file_event(&c.uri, c.typ == lsp::FileChangeType::DELETED);
+        }
+    }
+
+    async fn diagnostic(&self, params: lsp::DocumentDiagnosticParams) -> Result<lsp::DocumentDiagnosticReportResult> {
+        self.pull_document(params).await
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: lsp::WorkspaceDiagnosticParams,
+    ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
+        self.pull_workspace(params).await
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -283,6 +325,8 @@ impl LanguageServer for Backend {
             }
             let lock = s.publish_lock(&k);
             s.docs.insert(k.clone(), Doc::new(td.uri, &td.text, td.version, lock));
+            // Open documents come first: the background check yields.
+            s.workspace.interrupt();
             s.bump(&k)
         };
         if let Some(job) = job {
@@ -301,6 +345,7 @@ impl LanguageServer for Backend {
                 return;
             }
             doc.version = params.text_document.version;
+            s.workspace.interrupt();
             s.bump(&k)
         };
         if let Some(job) = job {
@@ -310,12 +355,17 @@ impl LanguageServer for Backend {
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
         let k = key(&params.text_document.uri);
-        let lock = {
+        let (lock, pull) = {
             let mut s = self.lock();
             let Some(doc) = s.docs.remove(&k) else { return };
             doc.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-            doc.publish
+            // What is on disk may not be what was open: check it again.
+            s.workspace.mark_stale(&k);
+            (doc.publish, s.pull)
         };
+        if pull {
+            return;
+        }
         let _serial = lock.lock().await;
         // Reopened meanwhile: its own diagnostics supersede; do not wipe them.
         if !self.lock().docs.contains_key(&k) {
@@ -332,6 +382,8 @@ impl LanguageServer for Backend {
             let mut jobs: Vec<Job> = Vec::new();
             if config != s.config {
                 s.config = config;
+                s.workspace.enabled = s.pull && s.config.workspace_diagnostics;
+                s.workspace.all_stale();
                 let keys: Vec<String> = s.docs.keys().cloned().collect();
                 jobs = keys.iter().filter_map(|k| s.bump(k)).collect();
             }

@@ -4,10 +4,13 @@
 //   2. hover latency while a long check runs, beside hover on an idle server;
 //   3. per example: time to the TSO diagnostics (robustness known) and to the
 //      full check, beside `litmus check` on the same file.
-// Usage: node bench/lsp-bench.mjs [edits]   (needs target/release/litmus or LITMUS_BIN;
-//        `edits`: section 1 only)
+// Usage: node bench/lsp-bench.mjs [edits|push]   (needs target/release/litmus or LITMUS_BIN;
+//        `edits`: section 1 only, by push and by pull with the workspace
+//        checked in the background; `push`: by push only, for servers without pull)
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
+import { pathToFileURL } from "node:url";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { Client, examples, fileUri, litmusBin, percentile, root } from "../lib/lsp-client.mjs";
@@ -127,11 +130,67 @@ async function perExample() {
   return rows;
 }
 
+// The same typing by a client that pulls (VS Code), in a workspace whose
+// files on disk are checked in the background: each key is typed while a
+// background check is running (it waits for one to start), so the time
+// includes cancelling it. didChange → `textDocument/diagnostic` answered
+// for the new text.
+async function pullEditLatency() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "litmus-bench-ws-"));
+  for (const f of fs.readdirSync(examples).filter((f) => f.endsWith(".litmus"))) {
+    fs.copyFileSync(path.join(examples, f), path.join(dir, f));
+  }
+  for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(dir, `slow${i}.litmus`), slowProgram());
+  const c = await Client.start({
+    capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } },
+    // The 1,000-line file's own check times out; 1 s lets the background
+    // start between keys (it runs only while no open file is checked).
+    options: { debounceMs: 150, timeout: 1 },
+    workspaceFolders: [{ uri: pathToFileURL(dir).href, name: "bench" }],
+  });
+  if (!c.init.capabilities.diagnosticProvider) throw new Error("no pull diagnostics");
+  const uri = fileUri("big.litmus");
+  const text = bigFile(1000);
+  c.open(uri, text);
+  const line = 500;
+  let col = text.split("\n")[line].length;
+  const typing = [];
+  let busy = 0;
+  for (const ch of "// typed during a background check é🙂") {
+    // Wait (at most 10 s) for a background check to be running.
+    const t = performance.now();
+    while (performance.now() - t < 10000) {
+      const s = await c.request("litmus/workspaceState", {});
+      if (s.running) {
+        busy++;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const pos = { line, character: col };
+    const t0 = performance.now();
+    c.change(uri, [{ range: { start: pos, end: pos }, text: ch }]);
+    const r = await c.request("textDocument/diagnostic", { textDocument: { uri } });
+    typing.push(performance.now() - t0);
+    if (r.kind !== "full") throw new Error(`expected a full report: ${JSON.stringify(r)}`);
+    col += ch.length;
+  }
+  const state = await c.request("litmus/workspaceState", {});
+  await c.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { typing, busy, state };
+}
+
 const edits = await editLatency();
 console.log(`\n## didChange → diagnostics, ${edits.lines}-line file`);
 console.log(`typing (one key per change): ${stats(edits.typing)}`);
 console.log(`break/fix a statement:       ${stats(edits.breakFix)}`);
-if (process.argv[2] === "edits") process.exit(0);
+if (process.argv[2] !== "push") {
+  const p = await pullEditLatency();
+  console.log(`pull, background workspace check running: ${stats(p.typing)}`);
+  console.log(`  (${p.busy} of ${p.typing.length} keys typed during a background check; ${p.state.cancelled} background checks cancelled)`);
+}
+if (process.argv[2] === "edits" || process.argv[2] === "push") process.exit(0);
 
 const h = await hoverLatency();
 console.log("\n## hover latency");

@@ -20,7 +20,7 @@ export function fileUri(name) {
 }
 
 export class Client extends EventEmitter {
-  static async start({ capabilities = {}, options = {} } = {}) {
+  static async start({ capabilities = {}, options = {}, workspaceFolders = null } = {}) {
     const c = new Client();
     c.proc = spawn(litmusBin(), ["lsp"], { stdio: ["pipe", "pipe", "inherit"] });
     c.conn = rpc.createProtocolConnection(
@@ -55,6 +55,7 @@ export class Client extends EventEmitter {
     c.init = await c.conn.sendRequest("initialize", {
       processId: process.pid,
       rootUri: null,
+      workspaceFolders,
       capabilities: caps,
       initializationOptions: { testHooks: true, debounceMs: 0, ...options },
     });

@@ -154,3 +154,24 @@ test("execution graph: the Show execution lens, then litmus/executionGraph's SVG
   assert.match(g.svg, /data-line="12"/);
   await assert.rejects(c.request("litmus/executionGraph", { textDocument: { uri }, violation: 2 }), /there is no violation 2/);
 });
+
+// A client that pulls, as VS Code's does: the same findings by
+// `textDocument/diagnostic` after the check, `unchanged` on a repeat, a
+// refresh request after the phases, and nothing pushed.
+test("pull diagnostics: the same findings by pull, none pushed", async () => {
+  const c = await client({
+    capabilities: { textDocument: { diagnostic: {} }, workspace: { diagnostics: { refreshSupport: true } } },
+  });
+  assert.equal(c.init.capabilities.diagnosticProvider.workspaceDiagnostics, true);
+  const uri = fileUri("sb-pull.litmus");
+  c.open(uri, fs.readFileSync(path.join(examples, "sb.litmus"), "utf8"));
+  await c.settled(uri, 1);
+  const r = await c.request("textDocument/diagnostic", { textDocument: { uri } });
+  assert.equal(r.kind, "full");
+  assert.deepEqual(tso(r.items).map((d) => d.range.start.line), [7, 12]);
+  assert.deepEqual(members(r.items).map((d) => d.range.start.line), [8, 12, 13]);
+  const again = await c.request("textDocument/diagnostic", { textDocument: { uri }, previousResultId: r.resultId });
+  assert.deepEqual(again, { kind: "unchanged", resultId: r.resultId });
+  assert.ok(c.serverRequests.includes("workspace/diagnostic/refresh"));
+  assert.equal(c.publications.filter((p) => p.uri === uri).length, 0, "nothing pushed to a pull client");
+});

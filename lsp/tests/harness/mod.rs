@@ -50,6 +50,11 @@ pub fn example(name: &str) -> String {
 impl Client {
     /// Start a server and initialize it with these client capabilities and options.
     pub async fn start(capabilities: Value, options: Value) -> (Client, Value) {
+        Client::start_with(capabilities, options, Value::Null).await
+    }
+
+    /// `start` with these `workspaceFolders`.
+    pub async fn start_with(capabilities: Value, options: Value, folders: Value) -> (Client, Value) {
         let (client_io, server_io) = tokio::io::duplex(1 << 20);
         let (server_r, server_w) = tokio::io::split(server_io);
         let server = tokio::spawn(litmus_lsp::serve(server_r, server_w));
@@ -125,7 +130,7 @@ impl Client {
         let init = c
             .request(
                 "initialize",
-                json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options}),
+                json!({"processId": null, "rootUri": null, "capabilities": capabilities, "initializationOptions": options, "workspaceFolders": folders}),
             )
             .await
             .expect("initialize");
