@@ -1,6 +1,8 @@
-// Execution-graph latency: `litmus/executionGraph` request → SVG, on SB and
-// the fenced 4-entry Dekker harness (shared/bench/harnesses/dekker_f_k4),
-// after the check has settled (the request draws from the stored report).
+// Latency of what the editor draws from a settled check: inlay hints
+// (`textDocument/inlayHint` over the whole file) and execution graphs
+// (`litmus/executionGraph` request → SVG), on SB and the fenced 4-entry
+// Dekker harness (shared/bench/harnesses/dekker_f_k4). Both draw from the
+// stored report, so neither runs a second exploration.
 import fs from "node:fs";
 import path from "node:path";
 import { Client, examples, fileUri, percentile, root } from "../lib/lsp-client.mjs";
@@ -14,6 +16,21 @@ for (const [name, file] of files) {
   const uri = fileUri(name);
   c.open(uri, fs.readFileSync(file, "utf8"));
   await c.settled(uri, 1);
+  const lines = fs.readFileSync(file, "utf8").split("\n").length;
+  const hintTimes = [];
+  let hints = 0;
+  for (let i = 0; i < 200; i++) {
+    const t = process.hrtime.bigint();
+    const h = await c.request("textDocument/inlayHint", {
+      textDocument: { uri },
+      range: { start: { line: 0, character: 0 }, end: { line: lines, character: 0 } },
+    });
+    hintTimes.push(Number(process.hrtime.bigint() - t) / 1e6);
+    hints = h.length;
+  }
+  console.log(
+    `${name}: ${hints} inlay hints, request→hints p50 ${percentile(hintTimes, 50).toFixed(2)} ms, p95 ${percentile(hintTimes, 95).toFixed(2)} ms, max ${Math.max(...hintTimes).toFixed(2)} ms`,
+  );
   const times = [];
   let bytes = 0;
   let count = 0;
