@@ -218,6 +218,9 @@ fn folders_and_indexes_report_each_file_and_what_cannot_be_read() {
     let line = format!("summary: 5 files — {clean} clean, {findings} with findings, 0 unknown, 2 errors");
     assert!(text.contains(&line), "{line}\n{text}");
     assert!(text.contains("  TSO  "), "{text}");
+    // --brief names the parse error and where it is, not only how many.
+    let bad = text.lines().find(|l| l.contains("sub0/bad.litmus")).unwrap_or_else(|| panic!("{text}"));
+    assert!(bad.contains("  error  Bad  1 error: 2:17: expected expression") && bad.contains("[E0"), "{bad}");
     let empty = temp_dir("empty");
     let out = litmus().arg("check").arg(&empty).output().unwrap();
     assert_eq!(out.status.code(), Some(2));

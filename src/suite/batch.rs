@@ -228,9 +228,20 @@ fn brief_line(r: &Value) -> String {
     if let Some(e) = r["error"].as_str() {
         s += &format!("  {e}");
     }
-    let errors = r["diagnostics"].as_array().map_or(0, |d| d.iter().filter(|d| d["severity"] == "error").count());
-    if errors > 0 {
-        s += &format!("  {errors} error{}", if errors == 1 { "" } else { "s" });
+    let errors: Vec<&Value> =
+        r["diagnostics"].as_array().map_or(Vec::new(), |d| d.iter().filter(|d| d["severity"] == "error").collect());
+    // The first error with its position, so a suite run says what is wrong
+    // without a second run on the file.
+    if let Some(first) = errors.first() {
+        let n = errors.len();
+        s += &format!(
+            "  {n} error{}: {}:{}: {} [{}]",
+            if n == 1 { "" } else { "s" },
+            first["line"],
+            first["column"],
+            first["message"].as_str().unwrap_or("?"),
+            first["code"].as_str().unwrap_or("?"),
+        );
     }
     if let Some(models) = r["models"].as_object() {
         let mut models: Vec<(&String, &Value)> = models.iter().collect();
