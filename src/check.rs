@@ -35,7 +35,9 @@ pub struct CheckArgs {
     pub shard: Option<String>,
     /// Expected verdicts (a verdicts.tsv, or herd7 output); the run then says
     /// which tests disagree, and its exit status is whether all agree.
-    #[arg(long, value_name = "FILE")]
+    /// `auto`: each test's own, beside it — herd's `X.litmus.expected`, or a
+    /// `verdicts.tsv` in its folder.
+    #[arg(long, value_name = "FILE|auto")]
     pub expect: Vec<String>,
     /// The model of expectations given as herd7 output.
     #[arg(long, default_value = "tso", value_parser = ["sc", "tso", "pso", "pslo"])]

@@ -238,9 +238,21 @@ fn jsonl_streams_every_file_once_and_jobs_do_not_change_the_report() {
     };
     let one = run("json", "1");
     assert_eq!(one.stdout, run("json", "4").stdout, "--jobs changes nothing in list order");
-    let (streamed, summary) = lines(&run("jsonl", "4"));
+    let stream = run("jsonl", "4");
+    let (streamed, mut summary) = lines(&stream);
     let (ordered, summary1) = lines(&one);
+    // A stream's summary also says where its files stand in the list.
+    let shard = summary.as_object_mut().unwrap().remove("shard").expect("a stream places its files");
+    assert_eq!(
+        (shard["index"].as_u64(), shard["count"].as_u64(), shard["list_files"].as_u64()),
+        (Some(1), Some(1), Some(24))
+    );
     assert_eq!(summary, summary1);
+    // …so merging the stream gives the ordered report, byte for byte.
+    let p = dir.join("stream.jsonl");
+    std::fs::write(&p, &stream.stdout).unwrap();
+    let merged = litmus().arg("merge").arg(&p).output().unwrap();
+    assert!(merged.stdout == one.stdout, "a merged stream is the ordered report");
     let key = |v: &Vec<Value>| {
         let mut s: Vec<String> = v.iter().map(|f| f.to_string()).collect();
         s.sort();
@@ -310,13 +322,31 @@ fn diff_names_changed_verdicts_slower_files_and_added_ones() {
     assert_eq!(out.status.code(), Some(0), "below the minimum, not slower");
     let out = litmus().arg("diff").arg(&old).arg("/nonexistent.json").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // A report naming one file twice is no report of one run.
+    let text = std::fs::read_to_string(&old).unwrap();
+    let first = text.lines().next().unwrap();
+    std::fs::write(dir.join("twice.json"), format!("{first}\n{text}")).unwrap();
+    let out = litmus().arg("diff").arg(&old).arg(dir.join("twice.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("twice"));
+    // Output closed early (`| head -1`): no panic, the status still says "changed".
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "'{}' diff '{}' '{}' | head -c 1 >/dev/null; echo \"${{PIPESTATUS[0]}}\"",
+            env!("CARGO_BIN_EXE_litmus"),
+            old.display(),
+            dir.join("slow.json").display()
+        ))
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1", "{}", String::from_utf8_lossy(&out.stderr));
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Run `script` with `sh` in `dir`, `litmus` on the PATH, and `envs`; its status.
 fn sh(dir: &Path, script: &str, envs: &[(&str, String)]) -> Option<i32> {
-    let bin = PathBuf::from(env!("CARGO_BIN_EXE_litmus"));
-    let path = format!("{}:{}", bin.parent().unwrap().display(), std::env::var("PATH").unwrap_or_default());
+    let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
     let mut c = Command::new("bash");
     c.arg("-c").arg(script).current_dir(dir).env("PATH", path);
     for var in ["LITMUS_SHARD", "CI_NODE_INDEX", "CI_NODE_TOTAL", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
@@ -328,10 +358,14 @@ fn sh(dir: &Path, script: &str, envs: &[(&str, String)]) -> Option<i32> {
     out.status.code()
 }
 
+fn bin_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_litmus")).parent().unwrap().to_path_buf()
+}
+
 /// The file objects of a report, without their times and expectations, by file.
 fn timeless(report: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(report).unwrap_or_else(|e| panic!("{}: {e}", report.display()));
-    let mut files: Vec<Value> = text
+    let files: Vec<Value> = text
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap())
         .filter(|v| v.get("file").is_some())
@@ -341,7 +375,7 @@ fn timeless(report: &Path) -> Vec<Value> {
             v
         })
         .collect();
-    files.sort_by(|a, b| a["file"].as_str().cmp(&b["file"].as_str()));
+    // In list order: merge restores it.
     files
 }
 
@@ -384,6 +418,42 @@ fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
     assert!(
         timeless(&work.join("report.json")) == want,
         "GitHub Actions: the merged report differs from the unsharded run"
+    );
+    // A shard that crashed fails its step, and the merge refuses what is left.
+    let crash = work.join("crash");
+    std::fs::create_dir_all(&crash).unwrap();
+    std::fs::write(crash.join("litmus"), "#!/bin/sh\necho '{\"file\":\"half a line'\nexit 101\n").unwrap();
+    std::fs::set_permissions(crash.join("litmus"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let step = gh[0].replace("${{ matrix.shard }}", "3");
+    let crashed = Command::new("bash")
+        .arg("-c")
+        .arg(&step)
+        .current_dir(&work)
+        .env("PATH", format!("{}:{}", crash.display(), std::env::var("PATH").unwrap_or_default()))
+        .status()
+        .unwrap();
+    assert!(!crashed.success(), "a crashed shard fails its step");
+    let refused = Command::new("bash")
+        .arg("-c")
+        .arg(&gh[1])
+        .current_dir(&work)
+        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
+    std::fs::remove_file(work.join("shard-3.jsonl")).unwrap();
+    let refused = Command::new("bash")
+        .arg("-c")
+        .arg(&gh[1])
+        .current_dir(&work)
+        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("shard 3/4 missing"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
     );
 
     // GitLab `parallel: 4`.
@@ -434,4 +504,137 @@ fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
         "Kubernetes: the merged report differs from the unsharded run"
     );
     let _ = std::fs::remove_dir_all(&work);
+}
+
+#[test]
+fn shards_of_an_index_merge_back_to_its_order_and_an_incomplete_merge_is_refused() {
+    // herd's @all lists tests in its own order, not by path.
+    let dir = temp_dir("order");
+    let names = ["zz", "aa", "mm", "kk", "bb", "qq", "cc"];
+    let mut rng = diy::Rng(0x1234_5678_9abc_def1);
+    for n in names {
+        std::fs::write(dir.join(format!("{n}.litmus")), diy::random(&mut rng, 3)).unwrap();
+    }
+    let index: String = names.iter().map(|n| format!("{n}.litmus\n")).collect();
+    std::fs::write(dir.join("@all"), index).unwrap();
+    let check = |extra: &[&str]| {
+        litmus().args(["check", "--no-timing", "--model", "sc,tso"]).args(extra).arg(&dir).output().unwrap()
+    };
+    let whole = check(&["--format", "json"]);
+    let order: Vec<String> = lines(&whole).0.iter().map(|f| f["file"].as_str().unwrap().to_string()).collect();
+    assert!(order[0].ends_with("zz.litmus") && order[6].ends_with("cc.litmus"), "{order:?}");
+    let out = temp_dir("order-out");
+    for n in 1..=5 {
+        for format in ["json", "jsonl"] {
+            let shards: Vec<PathBuf> = (1..=n)
+                .map(|k| {
+                    let p = out.join(format!("{n}-{k}.{format}"));
+                    std::fs::write(&p, check(&["--format", format, "--shard", &format!("{k}/{n}")]).stdout).unwrap();
+                    p
+                })
+                .collect();
+            let merged = litmus().arg("merge").args(shards.iter().rev()).output().unwrap();
+            assert!(merged.stdout == whole.stdout, "{n} {format} shards merged differ from the unsharded run");
+            if n >= 2 {
+                // One shard missing: refused, named; --partial merges the rest and warns.
+                let some = litmus().arg("merge").args(&shards[1..]).output().unwrap();
+                assert_eq!(some.status.code(), Some(2));
+                let err = String::from_utf8_lossy(&some.stderr);
+                assert!(err.contains(&format!("shard 1/{n} missing")), "{err}");
+                let partial = litmus().args(["merge", "--partial"]).args(&shards[1..]).output().unwrap();
+                assert_ne!(partial.status.code(), Some(0), "a partial merge is not a clean run");
+                assert!(String::from_utf8_lossy(&partial.stderr).contains("warning: shard 1/"));
+                let (files, summary) = lines(&partial);
+                assert_eq!(summary["files"].as_u64(), Some(files.len() as u64));
+                assert!(files.len() < 7);
+            }
+        }
+    }
+    // A shard cut short (no summary) and an empty report are refused.
+    let full = std::fs::read_to_string(out.join("3-1.jsonl")).unwrap();
+    std::fs::write(out.join("cut.jsonl"), full.lines().next().unwrap().to_string() + "\n").unwrap();
+    std::fs::write(out.join("empty.jsonl"), "").unwrap();
+    for bad in ["cut.jsonl", "empty.jsonl"] {
+        let r = litmus()
+            .arg("merge")
+            .arg(out.join(bad))
+            .arg(out.join("3-2.jsonl"))
+            .arg(out.join("3-3.jsonl"))
+            .output()
+            .unwrap();
+        assert_eq!(r.status.code(), Some(2), "{bad}");
+        assert!(
+            String::from_utf8_lossy(&r.stderr).contains("has no summary"),
+            "{bad}: {}",
+            String::from_utf8_lossy(&r.stderr)
+        );
+    }
+    // Shards of different splits are not one run.
+    let r = litmus().arg("merge").arg(out.join("2-1.json")).arg(out.join("3-2.json")).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("not one run"));
+    // Far more shards than files: cheap, and the shards past the files are empty.
+    let t0 = std::time::Instant::now();
+    let huge = check(&["--format", "json", "--shard", "3/18446744073709551615"]);
+    assert_eq!(huge.status.code().map(|c| c <= 1), Some(true), "{}", String::from_utf8_lossy(&huge.stderr));
+    assert_eq!(lines(&huge).0.len(), 1);
+    let none = check(&["--format", "json", "--shard", "4000000000/18446744073709551615"]);
+    assert_eq!((none.status.code(), lines(&none).0.len()), (Some(0), 0));
+    assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{:?}", t0.elapsed());
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn expectations_that_match_nothing_are_not_a_clean_run() {
+    let dir = temp_dir("stale-tsv");
+    generated_suite(&dir, 2);
+    std::fs::write(dir.join("wrong.tsv"), "file\ttso_observation\nghost.litmus\tnever\n").unwrap();
+    let out = litmus().args(["check", "--brief", "--expect"]).arg(dir.join("wrong.tsv")).arg(&dir).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("ghost.litmus") && err.contains("does not exist"), "{err}");
+    assert!(err.contains("no file of this run has an expectation"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn expect_auto_reads_herds_expected_files_and_folder_tsvs_beside_the_tests() {
+    // herd's own layout: `A006.litmus` beside `A006.litmus.expected`
+    // (herd7's output for it), and a folder with a verdicts.tsv.
+    let dir = temp_dir("auto-expect");
+    let corpus = root().join("tests/corpus/herd-x86");
+    std::fs::create_dir_all(dir.join("X86_64")).unwrap();
+    std::fs::create_dir_all(dir.join("cat")).unwrap();
+    let herd_log = |name: &str, obs: &str, states: u32| {
+        format!("Test {name} Allowed\nStates {states}\nOk\nObservation {name} {obs} 0 {states}\nTime {name} 0.01\n")
+    };
+    for (test, obs, states) in [("A006", "Never", 2), ("A007", "Always", 1)] {
+        std::fs::copy(
+            corpus.join(format!("herd__tests__instructions__X86_64__{test}.litmus")),
+            dir.join(format!("X86_64/{test}.litmus")),
+        )
+        .unwrap();
+        std::fs::write(dir.join(format!("X86_64/{test}.litmus.expected")), herd_log(test, obs, states)).unwrap();
+    }
+    std::fs::copy(corpus.join("catalogue__x86_64__tests__SB.litmus"), dir.join("cat/SB.litmus")).unwrap();
+    std::fs::write(dir.join("cat/verdicts.tsv"), "file\ttso_observation\nSB.litmus\tsometimes\n").unwrap();
+    let run = || {
+        let out =
+            litmus().args(["check", "--format", "json", "--no-timing", "--expect", "auto"]).arg(&dir).output().unwrap();
+        let (files, summary) = lines(&out);
+        (out.status.code(), files, summary)
+    };
+    let (code, files, summary) = run();
+    assert_eq!(files.len(), 3);
+    assert_eq!(summary["expect"]["agree"], 3, "{summary}");
+    assert_eq!(code, Some(0));
+    // Were herd to say A007 is Sometimes, the run would name the disagreement.
+    std::fs::write(dir.join("X86_64/A007.litmus.expected"), herd_log("A007", "Sometimes", 1)).unwrap();
+    let (code, files, summary) = run();
+    assert_eq!(code, Some(1));
+    assert_eq!(summary["expect"]["disagree"], 1, "{summary}");
+    let a007 = files.iter().find(|f| f["file"].as_str().unwrap().ends_with("A007.litmus")).unwrap();
+    assert_eq!(a007["expect"]["disagreements"][0]["expected"], "sometimes", "{a007}");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -56,7 +56,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         },
     };
     let mut expectations = None;
-    for f in &args.expect {
+    for f in args.expect.iter().filter(|f| *f != "auto") {
         if let Err(e) = expectations.get_or_insert_with(Expectations::default).load(f, &args.expect_model) {
             return fail(e);
         }
@@ -65,10 +65,27 @@ pub fn run(args: &CheckArgs) -> u8 {
     if entries.is_empty() {
         return fail(format!("no `.litmus` files in {}", args.files.join(", ")));
     }
+    if args.expect.iter().any(|f| f == "auto") {
+        let x = expectations.get_or_insert_with(Expectations::default);
+        if let Err(e) = x.load_beside(entries.iter().map(|e| e.path.as_str()), &args.expect_model) {
+            return fail(e);
+        }
+    }
+    if let Some(x) = &expectations {
+        if let Some(first) = x.missing.first() {
+            let n = x.missing.len();
+            let more = if n > 1 { format!(" (and {} more)", n - 1) } else { String::new() };
+            eprintln!("warning: expectations name a file that does not exist: {first}{more}");
+        }
+    }
+    // Where each entry of this run stands in the whole list, so `merge` can
+    // put shards (and a stream's finishing order) back in list order.
+    let list_len = entries.len();
+    let mut positions: Vec<usize> = (0..list_len).collect();
     if let Some(s) = shard {
         let costs: Vec<u64> = entries.iter().map(|e| shard::cost(&e.path)).collect();
-        let mine = shard::partition(&costs, s.count).swap_remove(s.index);
-        entries = mine.into_iter().map(|i| entries[i].clone()).collect();
+        positions = shard::files_of(&costs, s);
+        entries = positions.iter().map(|&i| entries[i].clone()).collect();
     }
     let color = match args.color {
         Color::Always => true,
@@ -122,6 +139,8 @@ pub fn run(args: &CheckArgs) -> u8 {
     if expectations.is_some() {
         tally.expecting();
     }
+    // The list positions of the reports, in the order they were printed.
+    let mut emitted: Vec<usize> = Vec::with_capacity(entries.len());
     let ordered = args.format != SuiteFormat::Jsonl;
     // How many rendered reports may wait for an earlier, slower file.
     let window = 64 * jobs;
@@ -150,6 +169,8 @@ pub fn run(args: &CheckArgs) -> u8 {
                         let line = serde_json::to_string(&r).expect("report serialises");
                         let value: Value = serde_json::from_str(&line).expect("a report reads back");
                         let stdout = match args.format {
+                            // --brief has a line for every file it counts.
+                            SuiteFormat::Human if args.brief => brief_line(&value),
                             SuiteFormat::Human => String::new(),
                             _ => line + "\n",
                         };
@@ -166,11 +187,10 @@ pub fn run(args: &CheckArgs) -> u8 {
         let stdout = std::io::stdout();
         let mut out = stdout.lock();
         let mut waiting: BTreeMap<usize, Done> = BTreeMap::new();
-        let mut emitted = 0;
-        let mut emit = |d: Done, tally: &mut Tally| {
-            emitted += 1;
+        let mut emit = |i: usize, d: Done, tally: &mut Tally| {
+            emitted.push(positions[i]);
             // No bar drawn again under the last file's report.
-            if emitted == entries.len() {
+            if emitted.len() == entries.len() {
                 bar.finish();
             }
             bar.suspend(|| {
@@ -189,12 +209,12 @@ pub fn run(args: &CheckArgs) -> u8 {
         let mut want = 0;
         for (i, d) in rx {
             if !ordered {
-                emit(d, &mut tally);
+                emit(i, d, &mut tally);
                 continue;
             }
             waiting.insert(i, d);
             while let Some(d) = waiting.remove(&want) {
-                emit(d, &mut tally);
+                emit(want, d, &mut tally);
                 want += 1;
             }
             *printed.0.lock().unwrap_or_else(|e| e.into_inner()) = want;
@@ -212,10 +232,26 @@ pub fn run(args: &CheckArgs) -> u8 {
             format!("\n{shard}{}", tally.human(wall))
         }
         SuiteFormat::Human => String::new(),
-        _ => serde_json::to_string(&tally.json()).expect("summary serialises") + "\n",
+        _ => {
+            let mut summary = tally.json();
+            // A report that is not the whole list in list order says where its
+            // files stand in the list: `merge` restores the unsharded report.
+            if shard.is_some() || args.format == SuiteFormat::Jsonl {
+                let s = shard.unwrap_or(shard::Shard { index: 0, count: 1 });
+                summary["summary"]["shard"] = serde_json::json!({
+                    "index": s.index + 1, "count": s.count, "list_files": list_len, "positions": emitted,
+                });
+            }
+            serde_json::to_string(&summary).expect("summary serialises") + "\n"
+        }
     };
     let _ = out.write_all(summary.as_bytes());
     let _ = out.flush();
+    // Expectations that match nothing are a mistake (a TSV of another
+    // folder, test names of another suite), not a clean "0 disagree".
+    if expectations.is_some() && tally.expected() == 0 && tally.files() > 0 {
+        eprintln!("warning: no file of this run has an expectation in {} (exit 3)", args.expect.join(", "));
+    }
     tally.exit_code()
 }
 

@@ -2,7 +2,7 @@
 //! differ, files that got slower than a threshold, files added or removed.
 //! Exit 1 on any of these, 0 when the runs agree, 2 on unreadable input.
 
-use super::reports::{self, Report};
+use super::reports;
 use super::tally::model_rank;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
@@ -35,9 +35,14 @@ pub fn run(args: &DiffArgs) -> u8 {
         return 2;
     }
     let load = |p: &str| -> Result<BTreeMap<PathBuf, Value>, String> {
-        let mut r = Report::default();
-        reports::read(p, &mut r)?;
-        Ok(r.files.into_iter().map(|f| (PathBuf::from(f.file), f.value)).collect())
+        let r = reports::read(p)?;
+        let mut files = BTreeMap::new();
+        for f in r.files {
+            if files.insert(PathBuf::from(&f.file), f.value).is_some() {
+                return Err(format!("`{p}` reports `{}` twice", f.file));
+            }
+        }
+        Ok(files)
     };
     let (old, new) = match (load(&args.old), load(&args.new)) {
         (Ok(o), Ok(n)) => (o, n),
@@ -53,7 +58,8 @@ pub fn run(args: &DiffArgs) -> u8 {
             human(&d, old.keys().chain(new.keys()).collect::<std::collections::BTreeSet<_>>().len())
         }
     };
-    print!("{text}");
+    // A closed output (`| head`) is no error: the exit status still tells.
+    let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
     let changes =
         ["changed", "slower", "added", "removed"].iter().any(|k| d[k].as_array().is_some_and(|a| !a.is_empty()));
     u8::from(changes)

@@ -26,6 +26,8 @@ type Verdicts = Vec<(String, Verdict)>;
 pub struct Expectations {
     by_path: HashMap<PathBuf, Verdicts>,
     by_test: HashMap<String, Verdicts>,
+    /// Files a TSV names that do not exist (a stale or misplaced TSV).
+    pub missing: Vec<String>,
 }
 
 impl Expectations {
@@ -39,6 +41,34 @@ impl Expectations {
         } else {
             self.load_herd(&text, herd_model, path)
         }
+    }
+
+    /// `--expect auto`: what lies beside the listed files — herd's
+    /// `X.litmus.expected` (herd7's output for that one test), else a
+    /// `verdicts.tsv` in the file's folder (read once per folder).
+    pub fn load_beside<'a>(&mut self, files: impl Iterator<Item = &'a str>, herd_model: &str) -> Result<(), String> {
+        let mut folders = std::collections::HashSet::new();
+        for f in files {
+            let file = Path::new(f);
+            let expected = format!("{f}.expected");
+            if Path::new(&expected).is_file() {
+                let text = std::fs::read_to_string(&expected).map_err(|e| format!("cannot read `{expected}`: {e}"))?;
+                let mut one = Expectations::default();
+                one.load_herd(&text, herd_model, &expected)?;
+                // One test per file (herd's layout): keyed by the file, not
+                // its name, so two folders' `A000`s stay apart.
+                if let Some(v) = one.by_test.into_values().next() {
+                    self.by_path.insert(canonical(file), v);
+                }
+                continue;
+            }
+            let folder = file.parent().unwrap_or(Path::new("")).to_path_buf();
+            let tsv = folder.join("verdicts.tsv");
+            if folders.insert(folder) && tsv.is_file() {
+                self.load(&tsv.to_string_lossy(), herd_model)?;
+            }
+        }
+        Ok(())
     }
 
     fn load_tsv(&mut self, text: &str, base: &Path, path: &str) -> Result<(), String> {
@@ -75,7 +105,11 @@ impl Expectations {
                 }
             }
             if let Some(f) = cell(file_col) {
-                self.by_path.insert(canonical(&base.join(f)), verdicts.clone());
+                let p = base.join(f);
+                if !p.exists() {
+                    self.missing.push(format!("{} (`{path}` line {})", p.display(), n + 1));
+                }
+                self.by_path.insert(canonical(&p), verdicts.clone());
             }
             // With a file column, tests are named by file only: two suites may
             // both have an `SB`.

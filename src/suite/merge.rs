@@ -1,7 +1,8 @@
 //! `litmus merge`: shard reports into one report, as the unsharded run
-//! would have printed it (file objects by path, the summary recounted).
+//! would have printed it (file objects in list order, the summary
+//! recounted) — and only when the shards are all there.
 
-use super::reports::{self, Report};
+use super::reports::{self, FileLine, Report};
 use super::tally::Tally;
 use std::io::Write;
 
@@ -13,29 +14,44 @@ pub struct MergeArgs {
     /// Write the merged report here instead of standard output.
     #[arg(long, short)]
     pub output: Option<String>,
+    /// Merge what there is when a shard is missing or did not finish (a
+    /// warning names it, and a run that would exit 0 exits 3: not all was checked).
+    #[arg(long)]
+    pub partial: bool,
 }
 
 pub fn run(args: &MergeArgs) -> u8 {
-    let mut all = Report::default();
-    for r in &args.reports {
-        if let Err(e) = reports::read(r, &mut all) {
-            eprintln!("error: {e}");
-            return 2;
+    let fail = |e: String| {
+        eprintln!("error: {e}");
+        2
+    };
+    let mut read = Vec::new();
+    for p in &args.reports {
+        match reports::read(p) {
+            Ok(r) => read.push((p.as_str(), r)),
+            Err(e) => return fail(e),
         }
     }
-    reports::sort(&mut all.files);
-    // Shards partition a list: a file in two reports is a mistake (the same
-    // shard given twice, or reports of different runs).
-    if let Some(w) = all.files.windows(2).find(|w| w[0].file == w[1].file) {
-        eprintln!("error: `{}` is in more than one report", w[0].file);
+    let (files, incomplete) = match combine(read) {
+        Ok(x) => x,
+        Err(e) => return fail(e),
+    };
+    if !incomplete.is_empty() && !args.partial {
+        for e in &incomplete {
+            eprintln!("error: {e}");
+        }
+        eprintln!("note: `litmus merge --partial` merges what there is");
         return 2;
     }
+    for e in &incomplete {
+        eprintln!("warning: {e}");
+    }
     let mut tally = Tally::default();
-    if all.expecting {
+    if files.expecting {
         tally.expecting();
     }
     let mut out = String::new();
-    for f in &all.files {
+    for f in &files.files {
         tally.add(&f.value);
         out += &f.line;
         out.push('\n');
@@ -44,11 +60,96 @@ pub fn run(args: &MergeArgs) -> u8 {
     out.push('\n');
     let written = match &args.output {
         Some(p) => std::fs::write(p, out).map_err(|e| format!("cannot write `{p}`: {e}")),
-        None => std::io::stdout().lock().write_all(out.as_bytes()).map_err(|e| e.to_string()),
+        None => match std::io::stdout().lock().write_all(out.as_bytes()) {
+            // Whoever reads it went away (`| head`): nothing to say.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.map_err(|e| e.to_string()),
+        },
     };
     if let Err(e) = written {
-        eprintln!("error: {e}");
-        return 2;
+        return fail(e);
     }
-    tally.exit_code()
+    match tally.exit_code() {
+        0 if !incomplete.is_empty() => 3,
+        code => code,
+    }
+}
+
+/// The reports' files in list order, and what makes the merge incomplete
+/// (a shard missing or cut short). An `Err` is a merge that makes no sense
+/// at all (one shard twice, shards of different runs).
+fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
+    let mut incomplete = Vec::new();
+    for (p, r) in &read {
+        if r.summaries == 0 {
+            incomplete.push(format!("`{p}` has no summary: its run did not finish (or the file was cut short)"));
+        }
+    }
+    let mut all = Report { expecting: read.iter().any(|(_, r)| r.expecting), ..Report::default() };
+    if read.iter().all(|(_, r)| r.shard.is_none()) {
+        // Whole reports (of different folders, say): by path, as a walk sorts.
+        all.files = read.into_iter().flat_map(|(_, r)| r.files).collect();
+        reports::sort(&mut all.files);
+        // Shards partition a list: a file in two reports is a mistake.
+        if let Some(w) = all.files.windows(2).find(|w| w[0].file == w[1].file) {
+            return Err(format!("`{}` is in more than one report", w[0].file));
+        }
+        return Ok((all, incomplete));
+    }
+    // A shard cut short has no summary, so nothing places its files: they
+    // are left out (the merge is incomplete already).
+    let mut read = read;
+    for (p, r) in &read {
+        if r.shard.is_none() && r.summaries > 0 {
+            return Err(format!(
+                "`{p}` does not say where its files stand in the list (no `shard` in its summary), the other reports do"
+            ));
+        }
+        if r.shard.is_none() && !r.files.is_empty() {
+            let n = r.files.len();
+            let s = if n == 1 { "" } else { "s" };
+            incomplete.push(format!("`{p}`: its {n} file report{s} cannot be placed without a summary"));
+        }
+    }
+    read.retain(|(_, r)| r.shard.is_some());
+    let of = |r: &Report| r.shard.clone().expect("checked above");
+    let (first_path, first) = (read[0].0, of(&read[0].1));
+    let mut given: std::collections::BTreeMap<usize, &str> = Default::default();
+    for (p, r) in &read {
+        let s = of(r);
+        if (s.count, s.list_files) != (first.count, first.list_files) {
+            return Err(format!(
+                "`{first_path}` is a shard of {} of a {}-file list, `{p}` of {} of a {}-file list: not one run",
+                first.count, first.list_files, s.count, s.list_files
+            ));
+        }
+        if let Some(q) = given.insert(s.index, p) {
+            return Err(format!("shard {}/{} is given twice: `{q}` and `{p}`", s.index, s.count));
+        }
+    }
+    let missing = first.count - given.len();
+    if missing > 0 {
+        // Name the first few (the count may be far larger than the reports).
+        let shown: Vec<String> = (1..=first.count)
+            .filter(|k| !given.contains_key(k))
+            .take(8)
+            .map(|k| format!("{k}/{}", first.count))
+            .collect();
+        let more = if missing > shown.len() { format!(" and {} more", missing - shown.len()) } else { String::new() };
+        incomplete.push(format!("shard{} {}{more} missing", if missing == 1 { "" } else { "s" }, shown.join(", ")));
+    }
+    let mut placed: Vec<(usize, FileLine)> = Vec::new();
+    for (_, r) in read {
+        let positions = of(&r).positions;
+        placed.extend(positions.into_iter().zip(r.files));
+    }
+    placed.sort_by_key(|(pos, _)| *pos);
+    if let Some(w) = placed.windows(2).find(|w| w[0].0 == w[1].0) {
+        return Err(format!("`{}` and `{}` stand at one place of the list: not one run", w[0].1.file, w[1].1.file));
+    }
+    if missing == 0 && incomplete.is_empty() && placed.len() != first.list_files {
+        incomplete.push(format!("the shards hold {} of the list's {} files", placed.len(), first.list_files));
+    }
+    all.files = placed.into_iter().map(|(_, f)| f).collect();
+    Ok((all, incomplete))
 }

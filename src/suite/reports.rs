@@ -1,6 +1,6 @@
 //! Reading reports back (`--format json` or `jsonl`, whole or sharded): the
-//! file objects, each with its line as written, and whether any summary
-//! counted expectations. For `merge` and `diff`.
+//! file objects, each with its line as written, and what the summary says
+//! of the run. For `merge` and `diff`.
 
 use serde_json::Value;
 use std::path::Path;
@@ -12,31 +12,80 @@ pub struct FileLine {
     pub value: Value,
 }
 
+/// What a summary says of the list its run checked (present when the report
+/// is a shard or a stream, whose files are not the list in list order).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShardOf {
+    /// 1-based, as `--shard K/N`.
+    pub index: usize,
+    pub count: usize,
+    /// Entries of the whole (unsharded) list.
+    pub list_files: usize,
+    /// The list position of each file object, in the report's order.
+    pub positions: Vec<usize>,
+}
+
+/// One report as read.
 #[derive(Default)]
 pub struct Report {
     pub files: Vec<FileLine>,
-    /// Some summary had an `expect` section (the run had `--expect`).
+    /// Summary lines seen (a finished run writes exactly one, last).
+    pub summaries: usize,
+    /// The summary had an `expect` section (the run had `--expect`).
     pub expecting: bool,
+    pub shard: Option<ShardOf>,
 }
 
 /// Read a report; an unreadable file or a line that is neither a file
 /// object nor a summary is an error naming its line.
-pub fn read(path: &str, into: &mut Report) -> Result<(), String> {
+pub fn read(path: &str) -> Result<Report, String> {
     let text = crate::check::read_utf8(path)?;
+    let mut r = Report::default();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("`{path}` line {}: not JSON: {e}", n + 1))?;
+        let at = || format!("`{path}` line {}", n + 1);
+        let v: Value = serde_json::from_str(line).map_err(|e| format!("{}: not JSON: {e}", at()))?;
         if let Some(s) = v.get("summary") {
-            into.expecting |= s.get("expect").is_some();
+            r.summaries += 1;
+            r.expecting |= s.get("expect").is_some();
+            if let Some(sh) = s.get("shard") {
+                r.shard = Some(shard_of(sh).ok_or_else(|| format!("{}: a summary with a malformed `shard`", at()))?);
+            }
         } else if let Some(f) = v["file"].as_str() {
-            into.files.push(FileLine { file: f.to_string(), line: line.to_string(), value: v.clone() });
+            if r.summaries > 0 {
+                return Err(format!("{}: a file report after the summary", at()));
+            }
+            r.files.push(FileLine { file: f.to_string(), line: line.to_string(), value: v.clone() });
         } else {
-            return Err(format!("`{path}` line {}: neither a file report nor a summary", n + 1));
+            return Err(format!("{}: neither a file report nor a summary", at()));
         }
     }
-    Ok(())
+    if r.summaries > 1 {
+        return Err(format!("`{path}` has {} summaries: reports of several runs in one file?", r.summaries));
+    }
+    if let Some(s) = &r.shard {
+        if s.positions.len() != r.files.len() {
+            return Err(format!(
+                "`{path}`: its summary lists {} files, the report has {}",
+                s.positions.len(),
+                r.files.len()
+            ));
+        }
+    }
+    Ok(r)
+}
+
+fn shard_of(v: &Value) -> Option<ShardOf> {
+    let num = |k: &str| v[k].as_u64().map(|n| n as usize);
+    let s = ShardOf {
+        index: num("index")?,
+        count: num("count")?,
+        list_files: num("list_files")?,
+        positions: v["positions"].as_array()?.iter().map(|p| p.as_u64().map(|n| n as usize)).collect::<Option<_>>()?,
+    };
+    (s.index >= 1 && s.index <= s.count && s.positions.iter().all(|&p| p < s.list_files)).then_some(s)
 }
 
 /// The order of an unsharded run over a folder: by path, component by

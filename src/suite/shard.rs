@@ -79,20 +79,30 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
 /// when a few files dominate. Each shard's files keep list order. A
 /// partition: every file is in exactly one shard.
 pub fn partition(costs: &[u64], count: usize) -> Vec<Vec<usize>> {
+    use std::cmp::Reverse;
     let mut order: Vec<usize> = (0..costs.len()).collect();
     order.sort_by(|&a, &b| costs[b].cmp(&costs[a]).then(a.cmp(&b)));
-    let mut load = vec![0u64; count];
-    let mut shards = vec![Vec::new(); count];
+    // Only the first `len` shards can receive a file (each file goes to an
+    // empty shard while there is one, the lowest first), so the work is in
+    // the number of files, not of shards: `--shard 1/4000000000` is cheap.
+    let bins = count.min(costs.len());
+    let mut load: std::collections::BinaryHeap<Reverse<(u64, usize)>> = (0..bins).map(|s| Reverse((0, s))).collect();
+    let mut shards = vec![Vec::new(); bins];
     for i in order {
-        let s = (0..count).min_by_key(|&s| (load[s], s)).expect("count ≥ 1");
+        let Reverse((l, s)) = load.pop().expect("a file means a shard");
         // A file costs at least 1, so empty files spread out too.
-        load[s] += costs[i].max(1);
+        load.push(Reverse((l + costs[i].max(1), s)));
         shards[s].push(i);
     }
     for s in &mut shards {
         s.sort_unstable();
     }
     shards
+}
+
+/// The files of one shard (see [`partition`]).
+pub fn files_of(costs: &[u64], shard: Shard) -> Vec<usize> {
+    partition(costs, shard.count).into_iter().nth(shard.index).unwrap_or_default()
 }
 
 /// A file's estimated cost: its size in bytes (unreadable: 0, its error is
@@ -123,6 +133,9 @@ mod tests {
         for n in 1..=16 {
             let shards = partition(&costs, n);
             assert_eq!(shards.len(), n);
+            for (k, s) in shards.iter().enumerate() {
+                assert_eq!(&files_of(&costs, Shard { index: k, count: n }), s);
+            }
             let mut all: Vec<usize> = shards.iter().flatten().copied().collect();
             all.sort_unstable();
             assert_eq!(all, (0..costs.len()).collect::<Vec<_>>(), "N = {n}");
@@ -142,6 +155,18 @@ mod tests {
                 assert!(hi - lo <= 1000, "N = {n}: loads {loads:?}");
             }
         }
+    }
+
+    #[test]
+    fn more_shards_than_files_leaves_the_rest_empty_at_no_cost() {
+        let costs = [5, 1, 9];
+        let n = 1usize << 62;
+        let got: Vec<Vec<usize>> =
+            [0, 1, 2, 3, n - 1].iter().map(|&k| files_of(&costs, Shard { index: k, count: n })).collect();
+        assert_eq!(got, [vec![2], vec![0], vec![1], vec![], vec![]]);
+        // The same as with exactly as many shards as files.
+        assert_eq!(partition(&costs, 3), [vec![2], vec![0], vec![1]]);
+        assert!(files_of(&[], Shard { index: 0, count: 3 }).is_empty());
     }
 
     #[test]

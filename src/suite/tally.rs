@@ -99,9 +99,15 @@ impl Tally {
         self.files
     }
 
+    /// Files that had an expectation.
+    pub fn expected(&self) -> u64 {
+        self.expect.iter().sum()
+    }
+
     /// The exit status of the run: without expectations, the worst file
     /// (error 2, finding 1, unknown 3, clean 0); with them, whether the run
-    /// agrees (a read or parse error still 2, a disagreement 1, an unknown 3).
+    /// agrees (a read or parse error still 2, a disagreement 1, an unknown
+    /// or no file with an expectation at all 3).
     pub fn exit_code(&self) -> u8 {
         let [clean, unknown, finding, error] = self.by_status;
         let _ = clean;
@@ -112,7 +118,8 @@ impl Tally {
             let [_, disagree, unsure] = self.expect;
             return if disagree > 0 {
                 1
-            } else if unsure > 0 {
+            } else if unsure > 0 || (self.expected() == 0 && self.files > 0) {
+                // Expectations that matched no file compared nothing.
                 3
             } else {
                 0

@@ -67,6 +67,21 @@ impl Walk {
         }
     }
 
+    /// A file the walk found (not one named on the command line): reports
+    /// carry UTF-8 paths, and only a regular file can be read to its end (a
+    /// `.litmus` pipe in a folder would block the run for good).
+    fn found(&mut self, p: &Path) {
+        if p.to_str().is_none() {
+            let e = format!("the file name `{}` is not valid UTF-8 (reports name files in UTF-8)", p.display());
+            return self.push(Entry::error(p, e));
+        }
+        match std::fs::metadata(p) {
+            Ok(m) if !m.is_file() => self.push(Entry::error(p, format!("`{}` is not a regular file", p.display()))),
+            // A missing file (or a dangling link) is reported when it is read.
+            _ => self.push(Entry::file(p)),
+        }
+    }
+
     /// A folder: what its index lists, or its `.litmus` files and
     /// subfolders in name order (so the list is sorted by path, component
     /// by component); a subfolder with an index follows it.
@@ -94,7 +109,7 @@ impl Walk {
                     self.folder(&p);
                 }
             } else if p.extension().is_some_and(|e| e == "litmus") {
-                self.push(Entry::file(&p));
+                self.found(&p);
             }
         }
     }
@@ -125,7 +140,7 @@ impl Walk {
             } else if p.is_dir() {
                 self.folder(&p);
             } else {
-                self.push(Entry::file(&p));
+                self.found(&p);
             }
         }
         stack.pop();
@@ -194,6 +209,22 @@ mod tests {
         let e = expand(&[d.0.to_string_lossy().into_owned()]);
         // b once; the cycle back to @all is an error entry; nope is listed (its read fails later).
         assert_eq!(names(&d, &e), ["b.litmus", "sub/a.litmus", "@all !", "nope.litmus"]);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn pipes_and_names_that_are_not_utf8_are_errors_not_hangs() {
+        use std::os::unix::ffi::OsStrExt;
+        let d = tree(&[("a.litmus", "")]);
+        let fifo = d.0.join("p.litmus");
+        let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a valid C string; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        std::fs::write(d.0.join(std::ffi::OsStr::from_bytes(b"caf\xe9.litmus")), "").unwrap();
+        let e = expand(&[d.0.to_string_lossy().into_owned()]);
+        assert_eq!(names(&d, &e), ["a.litmus", "caf\u{FFFD}.litmus !", "p.litmus !"]);
+        assert!(e[1].error.as_deref().unwrap().contains("not valid UTF-8"), "{e:?}");
+        assert!(e[2].error.as_deref().unwrap().contains("not a regular file"), "{e:?}");
     }
 
     #[test]
