@@ -156,6 +156,31 @@ fn whole(v: &Value, min: u64, max: u64) -> Option<u64> {
 }
 
 impl Config {
+    /// The settings an open document's check and its diagnostics depend on
+    /// (a field added later counts as one until listed here as presentation).
+    fn check_part(&self) -> Config {
+        Config {
+            inlay_hints: true,
+            debounce_ms: 0,
+            workspace_diagnostics: true,
+            workspace_timeout: Duration::ZERO,
+            ..self.clone()
+        }
+    }
+
+    /// Whether the open documents need checking again under `other`:
+    /// turning inlay hints off, say, only asks the client to redraw them.
+    pub fn same_check(&self, other: &Config) -> bool {
+        self.check_part() == other.check_part()
+    }
+
+    /// Whether the background workspace check must start over.
+    pub fn same_workspace_check(&self, other: &Config) -> bool {
+        self.same_check(other)
+            && (self.workspace_diagnostics, self.workspace_timeout)
+                == (other.workspace_diagnostics, other.workspace_timeout)
+    }
+
     /// Apply the settings in `v` field by field; return what was not applied.
     pub fn apply(&mut self, v: &Value) -> Vec<Problem> {
         let mut problems = Vec::new();
@@ -432,5 +457,33 @@ mod tests {
         assert!(c.apply(&json!({"workspaceDiagnostics": {"timeout": 0.25}})).is_empty());
         assert!(c.apply(&json!({"workspaceDiagnostics": {"enable": false}})).is_empty());
         assert_eq!((c.workspace_diagnostics, c.workspace_timeout), (false, Duration::from_millis(250)));
+    }
+}
+
+#[cfg(test)]
+mod editor_settings {
+    use super::KEYS;
+
+    /// The VS Code extension declares and forwards every setting the server
+    /// reads (a key missing there cannot be set from the Settings UI).
+    #[test]
+    fn vscode_declares_and_forwards_every_setting() {
+        let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../editors/vscode");
+        let package = std::fs::read_to_string(format!("{root}/package.json")).unwrap();
+        let manifest: serde_json::Value = serde_json::from_str(&package).unwrap();
+        let declared = manifest["contributes"]["configuration"]["properties"].as_object().unwrap();
+        let forwarded = std::fs::read_to_string(format!("{root}/src/extension.ts")).unwrap();
+        for key in KEYS.iter().filter(|k| **k != "testHooks") {
+            assert!(
+                declared.keys().any(|d| d == &format!("litmus.{key}") || d.starts_with(&format!("litmus.{key}."))),
+                "package.json declares no litmus.{key}"
+            );
+            assert!(forwarded.contains(&format!("{key}: c.get(\"{key}\")")), "extension.ts does not forward {key}");
+        }
+        // And nothing is declared that the server does not read (the client's own aside).
+        for d in declared.keys() {
+            let key = d.trim_start_matches("litmus.").split('.').next().unwrap();
+            assert!(KEYS.contains(&key) || ["server", "trace"].contains(&key), "package.json declares {d}, unread");
+        }
     }
 }

@@ -6,7 +6,9 @@
 //! set differs from SC's, named (`r0 ∈ {1} · TSO/PSO {0,1}`). When every
 //! model agrees there is one set (`r0 ∈ {0,1}`). A set from a search that
 //! was cut or stopped starts with `≥` (there may be more); the tooltip
-//! says what each search was worth.
+//! says what each search was worth. While a model's outcomes are still being
+//! explored (the report of the first phase has only SC's) it is named with
+//! `…` — a lone SC set would claim that every model agrees.
 
 use litmus_checker::{words, Model, ModelOutcome, Report};
 use litmus_dsl::ir::{Instr, Program, StmtId};
@@ -27,20 +29,21 @@ pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> V
     if outcomes.is_empty() {
         return out;
     }
+    let pending = pending(r);
     for stmt in loads(prog) {
         let info = &prog.stmts[stmt as usize];
         let at = after_semicolon(src, info.span.end);
         if at < from || at > to {
             continue;
         }
-        if let Some(h) = load_hint(prog, &outcomes, stmt, at) {
+        if let Some(h) = load_hint(prog, &outcomes, &pending, stmt, at) {
             out.push(h);
         }
     }
     if let Some(c) = &prog.condition {
         let at = after_semicolon(src, c.span.end);
         if at >= from && at <= to {
-            if let Some(h) = condition_hint(&outcomes, at) {
+            if let Some(h) = condition_hint(&outcomes, &pending, at) {
                 out.push(h);
             }
         }
@@ -53,6 +56,29 @@ fn ordered(r: &Report) -> Vec<&ModelOutcome> {
     let mut v: Vec<&ModelOutcome> = r.outcomes.iter().collect();
     v.sort_by_key(|o| o.model);
     v
+}
+
+/// Models the check decides robustness for whose outcomes are not in yet.
+fn pending(r: &Report) -> Vec<Model> {
+    let mut v: Vec<Model> =
+        r.robustness.iter().map(|rb| rb.model).filter(|m| !r.outcomes.iter().any(|o| o.model == *m)).collect();
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// ` · TSO/PSO …` for the models still being explored.
+fn pending_label(pending: &[Model]) -> String {
+    if pending.is_empty() {
+        return String::new();
+    }
+    format!(" · {} …", pending.iter().map(|m| m.upper()).collect::<Vec<_>>().join("/"))
+}
+
+fn pending_tooltip(tooltip: &mut String, pending: &[Model]) {
+    for m in pending {
+        tooltip.push_str(&format!("\n- {}: still being explored", m.upper()));
+    }
 }
 
 /// The statements with a load instruction, each once, in order.
@@ -110,7 +136,7 @@ fn location_names(prog: &Program, outcomes: &[&ModelOutcome], stmt: StmtId) -> V
     names
 }
 
-fn load_hint(prog: &Program, outcomes: &[&ModelOutcome], stmt: StmtId, at: usize) -> Option<Hint> {
+fn load_hint(prog: &Program, outcomes: &[&ModelOutcome], pending: &[Model], stmt: StmtId, at: usize) -> Option<Hint> {
     let locations = location_names(prog, outcomes, stmt);
     if locations.len() > 1 {
         // `let r = x + y`: the register is not what was read; one hint per
@@ -125,11 +151,12 @@ fn load_hint(prog: &Program, outcomes: &[&ModelOutcome], stmt: StmtId, at: usize
             (o.model, s, l)
         })
         .collect();
-    let label = format!("{name} ∈ {}", grouped(&per));
+    let label = format!("{name} ∈ {}{}", grouped(&per), pending_label(pending));
     let mut tooltip = format!("Values `{name}` may read ({}):", prog.stmts[stmt as usize].text);
     for (m, _, long) in &per {
         tooltip.push_str(&format!("\n- {}: {long}", m.upper()));
     }
+    pending_tooltip(&mut tooltip, pending);
     Some(Hint { at, label, tooltip })
 }
 
@@ -161,7 +188,7 @@ fn grouped(per: &[(Model, String, String)]) -> String {
 
 /// `SC never · TSO/PSO sometimes`: the condition's answer per model, models
 /// with the same answer grouped; `?` marks an answer within bounds.
-fn condition_hint(outcomes: &[&ModelOutcome], at: usize) -> Option<Hint> {
+fn condition_hint(outcomes: &[&ModelOutcome], pending: &[Model], at: usize) -> Option<Hint> {
     let mut groups: Vec<(Vec<Model>, String)> = Vec::new();
     let mut tooltip = String::from("The final condition's answer per model:");
     for o in outcomes {
@@ -181,6 +208,46 @@ fn condition_hint(outcomes: &[&ModelOutcome], at: usize) -> Option<Hint> {
         .iter()
         .map(|(ms, s)| format!("{} {s}", ms.iter().map(|m| m.upper()).collect::<Vec<_>>().join("/")))
         .collect::<Vec<_>>()
-        .join(" · ");
+        .join(" · ")
+        + &pending_label(pending);
+    pending_tooltip(&mut tooltip, pending);
     Some(Hint { at, label, tooltip })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::hints;
+    use litmus_checker::{check_all, check_robustness, find_violations, Model, MonitorKind, Options};
+
+    fn labels(src: &str, report: &litmus_checker::Report, prog: &litmus_dsl::Program) -> Vec<String> {
+        hints(src, prog, report, 0, src.len()).into_iter().map(|h| h.label + " | " + &h.tooltip).collect()
+    }
+
+    #[test]
+    fn models_still_being_explored_are_named_pending_not_left_out() {
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mp.litmus")).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let prog = a.program.as_ref().expect("mp lowers");
+        let models = [Model::Sc, Model::Tso, Model::Pso];
+        let opts = Options::default();
+        // The first phase: SC's outcomes only, robustness for TSO and PSO.
+        // Then harm and fences, still without the relaxed outcomes.
+        for partial in [
+            find_violations(prog, &models, MonitorKind::Bss, &opts),
+            check_robustness(prog, &models, MonitorKind::Bss, &opts),
+        ] {
+            let got = labels(&src, &partial, prog);
+            assert_eq!(got.len(), 3, "two loads and the condition: {got:#?}");
+            for l in &got {
+                let (label, tooltip) = l.split_once(" | ").unwrap();
+                assert!(label.ends_with(" · TSO/PSO …"), "{label}");
+                assert!(tooltip.contains("- TSO: still being explored"), "{tooltip}");
+            }
+        }
+        // The whole check: no pending model.
+        let whole = check_all(prog, &models, MonitorKind::Bss, &opts);
+        let got = labels(&src, &whole, prog);
+        assert!(got.iter().all(|l| !l.contains('…') && !l.contains("still being explored")), "{got:#?}");
+        assert!(got.iter().any(|l| l.starts_with("SC/TSO never · PSO sometimes |")), "{got:#?}");
+    }
 }

@@ -374,23 +374,37 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
-        let (jobs, problems) = {
+        let (jobs, problems, redraw) = {
             let mut s = self.lock();
             // Field by field: a bad field keeps its value, the others apply.
             let mut config = s.config.clone();
             let problems = config.apply(&params.settings);
             let mut jobs: Vec<Job> = Vec::new();
+            // Hints switched on or off: the client asks again (and gets
+            // none), no check runs again.
+            let redraw = config.inlay_hints != s.config.inlay_hints && s.inlay_refresh;
             if config != s.config {
+                let (recheck, restart) = (!config.same_check(&s.config), !config.same_workspace_check(&s.config));
                 s.config = config;
                 s.workspace.enabled = s.pull && s.config.workspace_diagnostics;
-                s.workspace.all_stale();
-                let keys: Vec<String> = s.docs.keys().cloned().collect();
-                jobs = keys.iter().filter_map(|k| s.bump(k)).collect();
+                if restart {
+                    s.workspace.all_stale();
+                }
+                if recheck {
+                    let keys: Vec<String> = s.docs.keys().cloned().collect();
+                    jobs = keys.iter().filter_map(|k| s.bump(k)).collect();
+                }
             }
-            (jobs, problems)
+            (jobs, problems, redraw)
         };
         for job in jobs {
             self.spawn(job);
+        }
+        if redraw {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                let _ = client.inlay_hint_refresh().await;
+            });
         }
         self.report_settings(&problems).await;
     }

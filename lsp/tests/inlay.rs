@@ -98,7 +98,19 @@ async fn bounded_sets_are_marked_and_the_setting_turns_hints_off() {
     let h = hints(&mut c, &u).await;
     assert!(h.iter().any(|x| x.2.starts_with("r ∈ ≥{")), "{h:#?}");
     assert!(h.iter().all(|x| x.2.contains('≥') && x.3.contains("at least")), "{h:#?}");
+    c.drain();
+    let statuses = c.log.iter().filter(|m| m["method"] == "litmus/status" && m["params"]["uri"] == u).count();
+    let refreshes = || c_refreshes(&c);
+    let before = refreshes();
     c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": {"inlayHints": {"enable": false}}}}));
+    // The client is asked to redraw (else it keeps the old hints on screen)…
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while refreshes() == before {
+        assert!(std::time::Instant::now() < deadline, "no workspace/inlayHint/refresh after turning hints off");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    // …and nothing is checked again: no new status for the document.
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let r = c
         .request(
             "textDocument/inlayHint",
@@ -107,4 +119,14 @@ async fn bounded_sets_are_marked_and_the_setting_turns_hints_off() {
         .await
         .unwrap();
     assert!(r.is_null() || r.as_array().is_some_and(|a| a.is_empty()), "{r}");
+    c.drain();
+    let after = c.log.iter().filter(|m| m["method"] == "litmus/status" && m["params"]["uri"] == u).count();
+    assert_eq!(statuses, after, "toggling hints re-checked the document");
+    // A setting the check depends on does check again.
+    c.notify("workspace/didChangeConfiguration", json!({"settings": {"litmus": {"loopBound": 2}}}));
+    c.wait_for("a new check", |m| m["method"] == "litmus/status" && m["params"]["uri"] == u).await;
+}
+
+fn c_refreshes(c: &Client) -> usize {
+    c.server_requests.lock().unwrap().iter().filter(|m| *m == "workspace/inlayHint/refresh").count()
 }

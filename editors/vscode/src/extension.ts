@@ -33,6 +33,8 @@ function serverSettings(): Record<string, unknown> {
     cycleMembers: c.get("cycleMembers"),
     // Empty: the codes.md beside the server.
     codesUrl: c.get("codesUrl") || null,
+    // { enable }: values per load and the condition's answers inline.
+    inlayHints: c.get("inlayHints"),
     // { enable, timeout }: the files not open, checked in the background.
     workspaceDiagnostics: c.get("workspaceDiagnostics"),
   };
