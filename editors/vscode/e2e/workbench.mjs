@@ -169,6 +169,32 @@ export function activeTab(page) {
   return page.evaluate(() => document.querySelector(".editor-group-container.active .tab.active")?.getAttribute("aria-label") ?? null);
 }
 
+/** The centre of the tab whose title starts with `prefix`, in any editor group. */
+export function tabCentre(page, prefix) {
+  return page.evaluate((prefix) => {
+    const t = [...document.querySelectorAll(".editor-group-container .tab")].find((t) =>
+      (t.getAttribute("aria-label") ?? "").startsWith(prefix),
+    );
+    if (!t) return null;
+    const r = t.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }, prefix);
+}
+
+/** The first element matching `selector` in a webview's content frame, or null. */
+export async function webviewElement(page, selector) {
+  for (const frame of page.frames()) {
+    if (frame === page.mainFrame()) continue;
+    try {
+      const h = await frame.$(selector);
+      if (h) return h;
+    } catch {
+      // Detached while looking.
+    }
+  }
+  return null;
+}
+
 /** Closes the active editor with its tab's close button. */
 export async function closeActiveTab(page) {
   const at = await page.evaluate(() => {
