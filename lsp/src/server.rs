@@ -262,6 +262,15 @@ impl LanguageServer for Backend {
                 ..Default::default()
             })),
             diagnostic_provider: pull.then(crate::pull::capability),
+            // Folders added or removed later change what the background
+            // workspace check walks.
+            workspace: Some(lsp::WorkspaceServerCapabilities {
+                workspace_folders: Some(lsp::WorkspaceFoldersServerCapabilities {
+                    supported: Some(true),
+                    change_notifications: Some(lsp::OneOf::Left(true)),
+                }),
+                file_operations: None,
+            }),
             ..Default::default()
         };
         Ok(lsp::InitializeResult {
@@ -288,6 +297,13 @@ impl LanguageServer for Backend {
         if pull {
             tokio::spawn(crate::workspace::run(self.clone()));
         }
+    }
+
+    async fn did_change_workspace_folders(&self, params: lsp::DidChangeWorkspaceFoldersParams) {
+        let path = |f: &lsp::WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
+        let added: Vec<_> = params.event.added.iter().filter_map(path).collect();
+        let removed: Vec<_> = params.event.removed.iter().filter_map(path).collect();
+        self.lock().workspace.change_folders(added, removed);
     }
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {

@@ -122,7 +122,20 @@ impl Workspace {
         self.wake.notify_one();
     }
 
-    /// Every setting change re-checks every file.
+    /// Workspace folders added or removed: the next walk covers the new
+    /// set, and the files of a removed folder are reported once more, empty.
+    pub fn change_folders(&mut self, added: Vec<PathBuf>, removed: Vec<PathBuf>) {
+        self.folders.retain(|f| !removed.contains(f));
+        for f in added {
+            if !self.folders.contains(&f) {
+                self.folders.push(f);
+            }
+        }
+        self.rescan = true;
+        self.wake.notify_one();
+    }
+
+    /// A setting the checks depend on changed: every file is checked again.
     pub fn all_stale(&mut self) {
         for f in self.files.values_mut() {
             f.stale = true;

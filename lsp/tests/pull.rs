@@ -241,3 +241,32 @@ async fn a_client_without_pull_support_is_pushed_to() {
         assert_eq!(diags.iter().filter(|d| d["code"] == "E0400").count(), 7, "{caps}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn workspace_folders_added_and_removed_later_are_followed() {
+    let (a, b) = (temp_folder("fold-a"), temp_folder("fold-b"));
+    let sb = example("sb.litmus");
+    std::fs::write(a.join("a.litmus"), &sb).unwrap();
+    std::fs::write(b.join("b.litmus"), &sb).unwrap();
+    let (mut c, init) = start_in(&a, json!({})).await;
+    let ws = &init["capabilities"]["workspace"]["workspaceFolders"];
+    assert_eq!((ws["supported"].as_bool(), ws["changeNotifications"].as_bool()), (Some(true), Some(true)), "{init:#}");
+    let (ua, ub) = (format!("{}/a.litmus", folder_uri(&a)), format!("{}/b.litmus", folder_uri(&b)));
+    workspace_until(&mut c, "a.litmus", |m| m.get(&ua).is_some_and(|r| !codes(&r["items"]).is_empty())).await;
+    let added = json!({"event": {"added": [{"uri": folder_uri(&b), "name": "b"}], "removed": []}});
+    c.notify("workspace/didChangeWorkspaceFolders", added);
+    workspace_until(&mut c, "b.litmus, checked", |m| {
+        m.get(&ub).is_some_and(|r| codes(&r["items"]).contains(&"E0400".to_string()))
+    })
+    .await;
+    // A removed folder's files are reported once more, empty (the client clears them).
+    let removed = json!({"event": {"added": [], "removed": [{"uri": folder_uri(&a), "name": "ws"}]}});
+    c.notify("workspace/didChangeWorkspaceFolders", removed);
+    workspace_until(&mut c, "a.litmus cleared", |m| {
+        m.get(&ua).is_none_or(|r| r["items"].as_array().is_some_and(|i| i.is_empty()))
+            && m.get(&ub).is_some_and(|r| !codes(&r["items"]).is_empty())
+    })
+    .await;
+    let _ = std::fs::remove_dir_all(&a);
+    let _ = std::fs::remove_dir_all(&b);
+}
