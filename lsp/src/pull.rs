@@ -227,6 +227,7 @@ impl Backend {
             "cancelled": w.cancelled,
             "files": w.files.len(),
             "queued": w.files.values().filter(|f| f.stale).count(),
+            "nice": w.nice,
         }))
     }
 }

@@ -66,6 +66,8 @@ pub struct Workspace {
     /// The file being checked, and how many checks were cancelled (tests, docs).
     pub running: Option<String>,
     pub cancelled: u64,
+    /// The scheduling priority (nice) the last background check ran at.
+    pub nice: Option<i32>,
     /// Wakes the worker: a check finished, files changed, a pull arrived.
     pub wake: Arc<Notify>,
     last_result: u64,
@@ -84,6 +86,7 @@ impl Default for Workspace {
             cancel: Arc::new(AtomicBool::new(false)),
             running: None,
             cancelled: 0,
+            nice: None,
             wake: Arc::new(Notify::new()),
             last_result: 0,
             last_refresh: None,
@@ -304,6 +307,45 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
     Some(findings)
 }
 
+/// Run `f` on a thread of its own at the lowest scheduling priority (nice
+/// 19 on Linux, where a thread's nice value is its own): the files nobody is
+/// looking at yield the CPU to the editor, the open documents' checks and
+/// everything else on the machine. Not the shared blocking pool: a thread
+/// cannot raise its priority back, and the pool also runs the open
+/// documents' checks.
+async fn background_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ()> {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new().name("litmus-background".into()).spawn(move || {
+        lowest_priority();
+        let _ = tx.send(f());
+    });
+    if spawned.is_err() {
+        return Err(());
+    }
+    rx.await.map_err(|_| ())
+}
+
+#[cfg(target_os = "linux")]
+fn lowest_priority() {
+    // SAFETY: plain syscalls on this thread's own id; a failure leaves the
+    // priority as it was.
+    unsafe {
+        let tid = libc::syscall(libc::SYS_gettid) as libc::id_t;
+        libc::setpriority(libc::PRIO_PROCESS, tid, 19);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn lowest_priority() {}
+
+/// This thread's nice value (tests: the background check runs at 19).
+#[cfg(target_os = "linux")]
+pub fn current_nice() -> i32 {
+    // SAFETY: as above; getpriority returns the nice value (-1 is ambiguous
+    // with an error, but a nice of -1 is not what any test looks for).
+    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t) }
+}
+
 /// The background worker: runs for the whole session.
 pub async fn run(b: Backend) {
     let wake = b.lock().workspace.wake.clone();
@@ -347,7 +389,7 @@ async fn check_next(b: &Backend) -> bool {
         (key, uri, path, cancel, s.enc, s.config.codes_url.clone())
     };
     let (b2, c2) = (b.clone(), cancel.clone());
-    let done = tokio::task::spawn_blocking(move || {
+    let done = background_thread(move || {
         let before = stamp(&path);
         let bytes = match before {
             Some((_, len)) if len <= MAX_FILE_BYTES => std::fs::read(&path).ok(),
@@ -357,12 +399,17 @@ async fn check_next(b: &Backend) -> bool {
         // change on disk queues it again.
         let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
         let findings = check_text(&text, &b2, c2);
-        (before, text, findings)
+        #[cfg(target_os = "linux")]
+        let nice = Some(current_nice());
+        #[cfg(not(target_os = "linux"))]
+        let nice = None;
+        (before, text, findings, nice)
     })
     .await;
     let mut s = b.lock();
     s.workspace.running = None;
-    let Ok((before, text, findings)) = done else { return false };
+    let Ok((before, text, findings, nice)) = done else { return false };
+    s.workspace.nice = nice;
     let Some(findings) = findings else {
         s.workspace.cancelled += 1;
         return false;

@@ -182,6 +182,10 @@ async fn the_workspace_files_on_disk_are_checked_in_the_background() {
         .clone();
     assert_eq!(moved["range"]["start"]["character"], 2, "{moved:#}");
     assert!(c.server_requests.lock().unwrap().iter().any(|m| m == "workspace/diagnostic/refresh"));
+    // The background checks ran at the lowest scheduling priority.
+    if cfg!(target_os = "linux") {
+        assert_eq!(state(&mut c).await["nice"], 19);
+    }
     let _ = std::fs::remove_dir_all(&folder);
 }
 
