@@ -58,5 +58,7 @@ async fn semantic_tokens_are_linear_in_the_file() {
     let took = t.elapsed();
     assert!(toks["data"].as_array().unwrap().len() >= 5 * 160_000, "every name classified");
     eprintln!("semantic tokens: {took:?}");
-    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    // Quadratic took minutes; an unoptimised build is ~10× slower than release.
+    let limit = std::time::Duration::from_secs(if cfg!(debug_assertions) { 30 } else { 3 });
+    assert!(took < limit, "{took:?}");
 }
