@@ -113,7 +113,7 @@ impl Workspace {
     /// deleted one is reported once more, with no diagnostics.
     pub fn file_event(&mut self, uri: &lsp::Uri, deleted: bool) {
         let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else { return };
-        if !is_litmus(&path) || !self.folders.iter().any(|f| path.starts_with(f)) {
+        if !is_litmus(&path) || !self.covers(&path) {
             return;
         }
         let key = crate::documents::key(uri);
@@ -134,8 +134,28 @@ impl Workspace {
                 self.folders.push(f);
             }
         }
+        // Files no folder holds any more: the one being checked is stopped;
+        // one already reported is reported once more, empty; one still in
+        // the queue was never shown and just goes.
+        let outside: Vec<String> =
+            self.files.iter().filter(|(_, f)| !self.covers(&f.path)).map(|(k, _)| k.clone()).collect();
+        for k in outside {
+            if self.running.as_deref() == Some(k.as_str()) {
+                self.interrupt();
+            }
+            if self.files[&k].result.is_some() {
+                self.forget(&k);
+            } else {
+                self.files.remove(&k);
+            }
+        }
         self.rescan = true;
         self.wake.notify_one();
+    }
+
+    /// Some workspace folder holds `path`.
+    fn covers(&self, path: &Path) -> bool {
+        self.folders.iter().any(|f| path.starts_with(f))
     }
 
     /// A setting the checks depend on changed: every file is checked again.
@@ -388,7 +408,7 @@ async fn check_next(b: &Backend) -> bool {
         s.workspace.running = Some(key.clone());
         (key, uri, path, cancel, s.enc, s.config.codes_url.clone())
     };
-    let (b2, c2) = (b.clone(), cancel.clone());
+    let (b2, c2, path2) = (b.clone(), cancel.clone(), path.clone());
     let done = background_thread(move || {
         let before = stamp(&path);
         let bytes = match before {
@@ -422,7 +442,9 @@ async fn check_next(b: &Backend) -> bool {
     let ws = &mut s.workspace;
     ws.last_result += 1;
     let result_id = format!("w{}", ws.last_result);
-    if let Some(f) = ws.files.get_mut(&key) {
+    // Its folder was removed while it was being checked: nothing to report.
+    let covered = ws.covers(&path2);
+    if let Some(f) = ws.files.get_mut(&key).filter(|_| covered) {
         // Changed while being read: stays stale, checked again.
         f.stale = stamp(&f.path) != before;
         f.stamp = before;
