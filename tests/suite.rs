@@ -322,6 +322,28 @@ fn diff_names_changed_verdicts_slower_files_and_added_ones() {
     assert_eq!(out.status.code(), Some(0), "below the minimum, not slower");
     let out = litmus().arg("diff").arg(&old).arg("/nonexistent.json").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Whole runs of two folders, json or jsonl, merge by path.
+    let other = dir.join("other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("z.litmus"), &sb).unwrap();
+    let whole = |d: &Path, format: &str, name: &str| {
+        let out = litmus().args(["check", "--no-timing", "--format", format]).arg(d).output().unwrap();
+        std::fs::write(dir.join(name), &out.stdout).unwrap();
+        dir.join(name)
+    };
+    let (t, o) = (whole(&tests, "jsonl", "t.jsonl"), whole(&other, "jsonl", "o.jsonl"));
+    let oj = whole(&other, "json", "o.json");
+    for pair in [[&t, &o], [&o, &t], [&t, &oj]] {
+        let m = litmus().arg("merge").args(pair).output().unwrap();
+        assert_eq!(m.status.code(), Some(1), "{}", String::from_utf8_lossy(&m.stderr));
+        let (files, summary) = lines(&m);
+        assert_eq!(summary["files"], files.len());
+        let names: Vec<&str> = files.iter().map(|f| f["file"].as_str().unwrap()).collect();
+        let mut sorted = names.clone();
+        sorted.sort_by(|a, b| Path::new(a).cmp(Path::new(b)));
+        assert_eq!(names, sorted);
+        assert_eq!(names.iter().filter(|n| n.ends_with("z.litmus")).count(), 1, "{names:?}");
+    }
     // A report naming one file twice is no report of one run.
     let text = std::fs::read_to_string(&old).unwrap();
     let first = text.lines().next().unwrap();
@@ -469,6 +491,18 @@ fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
     }
     assert_eq!(sh(&work, &gl[1], &[]), Some(0), "every verdict as expected");
     assert!(timeless(&work.join("report.json")) == want, "GitLab: the merged report differs from the unsharded run");
+    // A setup error (no shard in the environment) writes no report: the job fails.
+    let setup = Command::new("bash")
+        .arg("-c")
+        .arg(&gl[0])
+        .current_dir(&work)
+        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
+        .env_remove("CI_NODE_INDEX")
+        .env_remove("CI_NODE_TOTAL")
+        .env_remove("LITMUS_SHARD")
+        .status()
+        .unwrap();
+    assert!(!setup.success(), "a shard job without its shard fails");
 
     // Slurm: the sbatch script itself, once per array task (--array=0-7).
     let sbatch = root().join("docs/suites/slurm.sbatch");
@@ -569,6 +603,23 @@ fn shards_of_an_index_merge_back_to_its_order_and_an_incomplete_merge_is_refused
             String::from_utf8_lossy(&r.stderr)
         );
     }
+    // Killed mid-line (the last line half written): refused, or with
+    // --partial merged without it, each named.
+    let mid = &full[..full.len() / 2];
+    assert!(!mid.contains("summary"));
+    std::fs::write(out.join("mid.jsonl"), mid).unwrap();
+    let rest = [out.join("3-2.jsonl"), out.join("3-3.jsonl")];
+    let r = litmus().arg("merge").arg(out.join("mid.jsonl")).args(&rest).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("ends mid-line"), "{}", String::from_utf8_lossy(&r.stderr));
+    let r = litmus().args(["merge", "--partial"]).arg(out.join("mid.jsonl")).args(&rest).output().unwrap();
+    assert_ne!(r.status.code(), Some(2), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("warning: shard 1/3 missing"));
+    // A line in the middle that is not JSON is a broken report, not a cut one.
+    std::fs::write(out.join("broken.jsonl"), format!("{{oops\n{full}")).unwrap();
+    let r = litmus().args(["merge", "--partial"]).arg(out.join("broken.jsonl")).args(&rest).output().unwrap();
+    assert_eq!(r.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&r.stderr).contains("line 1: not JSON"));
     // Shards of different splits are not one run.
     let r = litmus().arg("merge").arg(out.join("2-1.json")).arg(out.join("3-2.json")).output().unwrap();
     assert_eq!(r.status.code(), Some(2));
@@ -636,5 +687,16 @@ fn expect_auto_reads_herds_expected_files_and_folder_tsvs_beside_the_tests() {
     assert_eq!(summary["expect"]["disagree"], 1, "{summary}");
     let a007 = files.iter().find(|f| f["file"].as_str().unwrap().ends_with("A007.litmus")).unwrap();
     assert_eq!(a007["expect"]["disagreements"][0]["expected"], "sometimes", "{a007}");
+    // A test's own .expected wins over a folder TSV, whichever is read first.
+    std::fs::write(dir.join("X86_64/A007.litmus.expected"), herd_log("A007", "Always", 1)).unwrap();
+    std::fs::copy(corpus.join("herd__tests__instructions__X86_64__A008.litmus"), dir.join("X86_64/A008.litmus"))
+        .unwrap();
+    std::fs::write(
+        dir.join("X86_64/verdicts.tsv"),
+        "file\ttso_observation\nA006.litmus\tsometimes\nA007.litmus\tnever\nA008.litmus\talways\n",
+    )
+    .unwrap();
+    let (code, files, summary) = run();
+    assert_eq!((code, summary["expect"]["agree"].as_u64()), (Some(0), Some(4)), "{files:#?}");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -48,6 +48,9 @@ impl Expectations {
     /// `verdicts.tsv` in the file's folder (read once per folder).
     pub fn load_beside<'a>(&mut self, files: impl Iterator<Item = &'a str>, herd_model: &str) -> Result<(), String> {
         let mut folders = std::collections::HashSet::new();
+        // A test's own `.expected` wins over its folder's TSV, whichever is
+        // read first.
+        let mut own: Vec<(PathBuf, Verdicts)> = Vec::new();
         for f in files {
             let file = Path::new(f);
             let expected = format!("{f}.expected");
@@ -58,7 +61,7 @@ impl Expectations {
                 // One test per file (herd's layout): keyed by the file, not
                 // its name, so two folders' `A000`s stay apart.
                 if let Some(v) = one.by_test.into_values().next() {
-                    self.by_path.insert(canonical(file), v);
+                    own.push((canonical(file), v));
                 }
                 continue;
             }
@@ -68,6 +71,7 @@ impl Expectations {
                 self.load(&tsv.to_string_lossy(), herd_model)?;
             }
         }
+        self.by_path.extend(own);
         Ok(())
     }
 

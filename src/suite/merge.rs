@@ -81,13 +81,28 @@ pub fn run(args: &MergeArgs) -> u8 {
 fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
     let mut incomplete = Vec::new();
     for (p, r) in &read {
-        if r.summaries == 0 {
+        if r.cut_off {
+            incomplete.push(format!("`{p}` ends mid-line and has no summary: its run was stopped while writing"));
+        } else if r.summaries == 0 {
             incomplete.push(format!("`{p}` has no summary: its run did not finish (or the file was cut short)"));
         }
     }
     let mut all = Report { expecting: read.iter().any(|(_, r)| r.expecting), ..Report::default() };
-    if read.iter().all(|(_, r)| r.shard.is_none()) {
-        // Whole reports (of different folders, say): by path, as a walk sorts.
+    // A stream of a whole run says it is shard 1 of 1: alone, its own
+    // positions restore its list order.
+    if let [(_, r)] = &read[..] {
+        if r.shard.as_ref().is_some_and(|s| s.count == 1) {
+            let (_, r) = read.into_iter().next().expect("one report");
+            let positions = r.shard.clone().expect("checked").positions;
+            let mut placed: Vec<(usize, FileLine)> = positions.into_iter().zip(r.files).collect();
+            placed.sort_by_key(|(p, _)| *p);
+            all.files = placed.into_iter().map(|(_, f)| f).collect();
+            return Ok((all, incomplete));
+        }
+    }
+    if read.iter().all(|(_, r)| r.shard.as_ref().is_none_or(|s| s.count == 1)) {
+        // Whole runs (of different folders, say), json or jsonl: by path, as
+        // a walk sorts.
         all.files = read.into_iter().flat_map(|(_, r)| r.files).collect();
         reports::sort(&mut all.files);
         // Shards partition a list: a file in two reports is a mistake.

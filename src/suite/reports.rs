@@ -34,19 +34,33 @@ pub struct Report {
     /// The summary had an `expect` section (the run had `--expect`).
     pub expecting: bool,
     pub shard: Option<ShardOf>,
+    /// The last line was cut off mid-object (a run killed while writing).
+    pub cut_off: bool,
 }
 
 /// Read a report; an unreadable file or a line that is neither a file
 /// object nor a summary is an error naming its line.
 pub fn read(path: &str) -> Result<Report, String> {
-    let text = crate::check::read_utf8(path)?;
+    // Lossy: a run killed mid-character leaves half of one.
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let text = String::from_utf8_lossy(&bytes);
     let mut r = Report::default();
+    let last = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(n, _)| n).last();
     for (n, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
         let at = || format!("`{path}` line {}", n + 1);
-        let v: Value = serde_json::from_str(line).map_err(|e| format!("{}: not JSON: {e}", at()))?;
+        let v: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            // The last line of a run that was killed while writing it: the
+            // report is cut short (merge says so), not malformed.
+            Err(e) if Some(n) == last && e.is_eof() => {
+                r.cut_off = true;
+                break;
+            }
+            Err(e) => return Err(format!("{}: not JSON: {e}", at())),
+        };
         if let Some(s) = v.get("summary") {
             r.summaries += 1;
             r.expecting |= s.get("expect").is_some();

@@ -60,8 +60,16 @@ struct Walk {
 
 impl Walk {
     fn push(&mut self, e: Entry) {
+        let real = PathBuf::from(&e.path);
+        self.push_at(e, &real);
+    }
+
+    /// Push `e`, found at `real` (its path, before any lossy conversion to
+    /// the report's UTF-8: two names that differ only in bytes that are not
+    /// UTF-8 are two files).
+    fn push_at(&mut self, e: Entry, real: &Path) {
         // Two spellings of one file (`a/./x`, `a/x`) are one file.
-        let key = std::fs::canonicalize(&e.path).unwrap_or_else(|_| PathBuf::from(&e.path));
+        let key = std::fs::canonicalize(real).unwrap_or_else(|_| real.to_path_buf());
         if self.seen.insert(key) {
             self.entries.push(e);
         }
@@ -73,7 +81,7 @@ impl Walk {
     fn found(&mut self, p: &Path) {
         if p.to_str().is_none() {
             let e = format!("the file name `{}` is not valid UTF-8 (reports name files in UTF-8)", p.display());
-            return self.push(Entry::error(p, e));
+            return self.push_at(Entry::error(p, e), p);
         }
         match std::fs::metadata(p) {
             Ok(m) if !m.is_file() => self.push(Entry::error(p, format!("`{}` is not a regular file", p.display()))),
@@ -221,10 +229,12 @@ mod tests {
         // SAFETY: a valid C string; mkfifo only creates the node.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
         std::fs::write(d.0.join(std::ffi::OsStr::from_bytes(b"caf\xe9.litmus")), "").unwrap();
+        // Another name that reads the same once made UTF-8: still its own entry.
+        std::fs::write(d.0.join(std::ffi::OsStr::from_bytes(b"caf\xe8.litmus")), "").unwrap();
         let e = expand(&[d.0.to_string_lossy().into_owned()]);
-        assert_eq!(names(&d, &e), ["a.litmus", "caf\u{FFFD}.litmus !", "p.litmus !"]);
+        assert_eq!(names(&d, &e), ["a.litmus", "caf\u{FFFD}.litmus !", "caf\u{FFFD}.litmus !", "p.litmus !"]);
         assert!(e[1].error.as_deref().unwrap().contains("not valid UTF-8"), "{e:?}");
-        assert!(e[2].error.as_deref().unwrap().contains("not a regular file"), "{e:?}");
+        assert!(e[3].error.as_deref().unwrap().contains("not a regular file"), "{e:?}");
     }
 
     #[test]
