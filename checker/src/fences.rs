@@ -266,16 +266,22 @@ impl<'a> Rechecks<'a> {
         let pick = |ix: &[usize]| ix.iter().map(|&i| violations[i].clone()).collect::<Vec<_>>();
         let rechecked_models: Vec<Model> =
             models.iter().copied().filter(|&m| rechecked.iter().any(|&i| violations[i].model == m)).collect();
-        // Both at once: the one exploration beside the per-position re-checks.
-        let (by_monitors, by_rechecks) = rayon::join(
-            || self.measure(positions, &pick(&measured)),
-            || {
-                if rechecked.is_empty() {
-                    return Vec::new();
-                }
-                self.kills_by_rechecks(positions, &pick(&rechecked), &rechecked_models)
-            },
-        );
+        let monitors = || self.measure(positions, &pick(&measured));
+        let rechecks = || {
+            if rechecked.is_empty() {
+                return Vec::new();
+            }
+            self.kills_by_rechecks(positions, &pick(&rechecked), &rechecked_models)
+        };
+        // Both at once: the one exploration beside the per-position re-checks
+        // — when there are re-checks and more than one thread is asked for.
+        // Else no hand-off to rayon's global pool, whose idle workers spin
+        // (a suite gives each of its files one thread).
+        let (by_monitors, by_rechecks) = if self.opts.threads > 1 && !rechecked.is_empty() {
+            rayon::join(monitors, rechecks)
+        } else {
+            (monitors(), rechecks())
+        };
         let mut kills = vec![Vec::new(); violations.len()];
         for (i, k) in measured.iter().zip(by_monitors).chain(rechecked.iter().zip(by_rechecks)) {
             kills[*i] = k;
@@ -323,17 +329,19 @@ impl<'a> Rechecks<'a> {
     ) -> Vec<Vec<StmtId>> {
         let keys: Vec<(Model, StmtId, StmtId)> =
             violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
-        let removed: Vec<Vec<bool>> = positions
-            .par_iter()
-            .map(|&p| match self.run(&[self.full(p)], models) {
-                Ok(re) if re.finished() => {
-                    let left: Vec<(Model, StmtId, StmtId)> = re.remaining().collect();
-                    keys.iter().map(|k| !left.contains(k)).collect()
-                }
-                // Stopped or cut short: nothing is known removed.
-                _ => vec![false; keys.len()],
-            })
-            .collect();
+        let one = |&p: &StmtId| match self.run(&[self.full(p)], models) {
+            Ok(re) if re.finished() => {
+                let left: Vec<(Model, StmtId, StmtId)> = re.remaining().collect();
+                keys.iter().map(|k| !left.contains(k)).collect()
+            }
+            // Stopped or cut short: nothing is known removed.
+            _ => vec![false; keys.len()],
+        };
+        let removed: Vec<Vec<bool>> = if self.opts.threads > 1 {
+            positions.par_iter().map(one).collect()
+        } else {
+            positions.iter().map(one).collect()
+        };
         (0..keys.len())
             .map(|i| positions.iter().zip(&removed).filter(|(_, r)| r[i]).map(|(&p, _)| p).collect())
             .collect()
