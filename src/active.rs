@@ -112,9 +112,12 @@ pub struct ActiveJson {
     pub seed: u64,
     pub probability: f64,
     pub cycle_length: usize,
-    /// Phase I (shared by the models) and this model's Phase II, in ms.
-    pub phase1_ms: f64,
-    pub phase2_ms: f64,
+    /// Phase I (shared by the models) and this model's Phase II, in ms
+    /// (absent with `--no-timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase1_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase2_ms: Option<f64>,
     /// Mean empirical probability over the confirmed cycles.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_probability: Option<f64>,
@@ -180,8 +183,8 @@ pub fn json(p: &Program, run: &ActiveRun, a: &Active) -> ActiveJson {
         seed: run.settings.seed,
         probability: run.settings.probability,
         cycle_length: run.settings.cycle_length,
-        phase1_ms: run.prediction.time.as_secs_f64() * 1e3,
-        phase2_ms: a.time.as_secs_f64() * 1e3,
+        phase1_ms: Some(run.prediction.time.as_secs_f64() * 1e3),
+        phase2_ms: Some(a.time.as_secs_f64() * 1e3),
         mean_probability: a.mean_probability(),
         stopped: a.stopped.map(|w| w.as_str()),
         truncated: run.prediction.truncated,

@@ -168,6 +168,20 @@ impl Models {
     }
 }
 
+impl FileReport {
+    /// `--no-timing`: no wall times anywhere in the report, so two runs
+    /// compare byte for byte.
+    pub fn drop_times(&mut self) {
+        self.time_ms = None;
+        for (_, m) in &mut self.models.0 {
+            if let Some(a) = &mut m.active {
+                a.phase1_ms = None;
+                a.phase2_ms = None;
+            }
+        }
+    }
+}
+
 impl Serialize for Models {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(self.0.len()))?;

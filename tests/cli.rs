@@ -970,6 +970,20 @@ fn thread_count_does_not_change_the_output() {
     }
     let out = litmus().args(["check", "--threads", "0"]).arg(&files[0]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
+    // Active testing too: seeds are per cycle and trial, so one thread or
+    // several give the same report — byte for byte with --no-timing, which
+    // also drops its phase times.
+    let active = |threads: &str| {
+        let out = litmus()
+            .args(["check", "--mode", "active", "--format", "json", "--no-timing", "--threads", threads])
+            .args(&files[2..])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let one = active("1");
+    assert!(one.contains("\"active\"") && !one.contains("_ms\""), "{one}");
+    assert_eq!(one, active("3"));
 }
 
 /// The diagnostics `litmus lsp` publishes for `path` once its check is done

@@ -293,69 +293,63 @@ pub fn test(
     let start = Instant::now();
     let model_no = model as u64;
     // A machine per worker: its scratch registers are not shared.
-    let results: Vec<(CycleResult, u64, u64)> = prediction
-        .cycles
-        .par_iter()
-        .enumerate()
-        .map_init(
-            // Each worker counts its runs for `opts.progress` in batches.
-            || (Machine::new(prog, model, opts.loop_bound, opts.buffer_bound), Tally::new(opts.progress.clone())),
-            |(m, tally), (ci, cycle)| {
-                let attempted = cycle.chunks(2).any(|p| relaxes(model, p[0].op, p[1].op));
-                let mut r = CycleResult {
+    // Each worker counts its runs for `opts.progress` in batches.
+    let init = || (Machine::new(prog, model, opts.loop_bound, opts.buffer_bound), Tally::new(opts.progress.clone()));
+    let per_cycle = |(m, tally): &mut (Machine, Tally), (ci, cycle): (usize, &Vec<Label>)| {
+        let attempted = cycle.chunks(2).any(|p| relaxes(model, p[0].op, p[1].op));
+        let mut r =
+            CycleResult { cycle: cycle.clone(), attempted, trials: 0, confirmations: 0, bugs: 0, witness: None };
+        let (mut runs, mut cut) = (0, 0);
+        if !attempted {
+            return (r, runs, cut);
+        }
+        for k in 0..settings.trials {
+            if opts.stopped() {
+                break;
+            }
+            let seed = rng::derive(settings.seed, &[2, model_no, ci as u64, k as u64]);
+            let run = steer::run(m, cycle, settings, seed);
+            runs += 1;
+            tally.one();
+            r.trials += 1;
+            if run.cut_by_steps || run.verdict == Verdict::Cut {
+                cut += 1;
+            }
+            let Some(found) = confirm::find_with_abandoned(&run.events, cycle, &run.abandoned) else {
+                continue;
+            };
+            r.confirmations += 1;
+            let bug = bug_of(m, &run.state, run.verdict, sc);
+            if bug.is_some() {
+                r.bugs += 1;
+            }
+            let better = match &r.witness {
+                None => true,
+                Some(w) => w.bug.is_none() && bug.is_some(),
+            };
+            if better {
+                let handle = Handle {
+                    model,
                     cycle: cycle.clone(),
-                    attempted,
-                    trials: 0,
-                    confirmations: 0,
-                    bugs: 0,
-                    witness: None,
+                    probability: settings.probability,
+                    delay_load: settings.delay_load,
+                    delay_store: settings.delay_store,
+                    loop_bound: opts.loop_bound,
+                    seed,
                 };
-                let (mut runs, mut cut) = (0, 0);
-                if !attempted {
-                    return (r, runs, cut);
-                }
-                for k in 0..settings.trials {
-                    if opts.stopped() {
-                        break;
-                    }
-                    let seed = rng::derive(settings.seed, &[2, model_no, ci as u64, k as u64]);
-                    let run = steer::run(m, cycle, settings, seed);
-                    runs += 1;
-                    tally.one();
-                    r.trials += 1;
-                    if run.cut_by_steps || run.verdict == Verdict::Cut {
-                        cut += 1;
-                    }
-                    let Some(found) = confirm::find_with_abandoned(&run.events, cycle, &run.abandoned) else {
-                        continue;
-                    };
-                    r.confirmations += 1;
-                    let bug = bug_of(m, &run.state, run.verdict, sc);
-                    if bug.is_some() {
-                        r.bugs += 1;
-                    }
-                    let better = match &r.witness {
-                        None => true,
-                        Some(w) => w.bug.is_none() && bug.is_some(),
-                    };
-                    if better {
-                        let handle = Handle {
-                            model,
-                            cycle: cycle.clone(),
-                            probability: settings.probability,
-                            delay_load: settings.delay_load,
-                            delay_store: settings.delay_store,
-                            loop_bound: opts.loop_bound,
-                            seed,
-                        };
-                        r.witness =
-                            Some(Trial { handle, schedule: run.schedule, events: run.events, cycle: found, bug });
-                    }
-                }
-                (r, runs, cut)
-            },
-        )
-        .collect();
+                r.witness = Some(Trial { handle, schedule: run.schedule, events: run.events, cycle: found, bug });
+            }
+        }
+        (r, runs, cut)
+    };
+    // Seeds are per cycle and trial, so the results do not depend on who
+    // runs what; one thread asked for: no hand-off to rayon's global pool.
+    let results: Vec<(CycleResult, u64, u64)> = if opts.threads > 1 {
+        prediction.cycles.par_iter().enumerate().map_init(init, per_cycle).collect()
+    } else {
+        let mut worker = init();
+        prediction.cycles.iter().enumerate().map(|c| per_cycle(&mut worker, c)).collect()
+    };
     let runs = results.iter().map(|r| r.1).sum();
     let cut_runs = results.iter().map(|r| r.2).sum();
     let cycles: Vec<CycleResult> = results.into_iter().map(|r| r.0).collect();
