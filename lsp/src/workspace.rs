@@ -360,10 +360,15 @@ fn lowest_priority() {}
 
 /// This thread's nice value (tests: the background check runs at 19).
 #[cfg(target_os = "linux")]
-pub fn current_nice() -> i32 {
+fn current_nice() -> Option<i32> {
     // SAFETY: as above; getpriority returns the nice value (-1 is ambiguous
     // with an error, but a nice of -1 is not what any test looks for).
-    unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t) }
+    Some(unsafe { libc::getpriority(libc::PRIO_PROCESS, libc::syscall(libc::SYS_gettid) as libc::id_t) })
+}
+
+#[cfg(not(target_os = "linux"))]
+fn current_nice() -> Option<i32> {
+    None
 }
 
 /// The background worker: runs for the whole session.
@@ -419,11 +424,7 @@ async fn check_next(b: &Backend) -> bool {
         // change on disk queues it again.
         let text = bytes.map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
         let findings = check_text(&text, &b2, c2);
-        #[cfg(target_os = "linux")]
-        let nice = Some(current_nice());
-        #[cfg(not(target_os = "linux"))]
-        let nice = None;
-        (before, text, findings, nice)
+        (before, text, findings, current_nice())
     })
     .await;
     let mut s = b.lock();

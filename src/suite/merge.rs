@@ -78,7 +78,7 @@ pub fn run(args: &MergeArgs) -> u8 {
 /// The reports' files in list order, and what makes the merge incomplete
 /// (a shard missing or cut short). An `Err` is a merge that makes no sense
 /// at all (one shard twice, shards of different runs).
-fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
+fn combine(mut read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
     let mut incomplete = Vec::new();
     for (p, r) in &read {
         if r.cut_off {
@@ -88,21 +88,11 @@ fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
         }
     }
     let mut all = Report { expecting: read.iter().any(|(_, r)| r.expecting), ..Report::default() };
-    // A stream of a whole run says it is shard 1 of 1: alone, its own
-    // positions restore its list order.
-    if let [(_, r)] = &read[..] {
-        if r.shard.as_ref().is_some_and(|s| s.count == 1) {
-            let (_, r) = read.into_iter().next().expect("one report");
-            let positions = r.shard.clone().expect("checked").positions;
-            let mut placed: Vec<(usize, FileLine)> = positions.into_iter().zip(r.files).collect();
-            placed.sort_by_key(|(p, _)| *p);
-            all.files = placed.into_iter().map(|(_, f)| f).collect();
-            return Ok((all, incomplete));
-        }
-    }
-    if read.iter().all(|(_, r)| r.shard.as_ref().is_none_or(|s| s.count == 1)) {
-        // Whole runs (of different folders, say), json or jsonl: by path, as
-        // a walk sorts.
+    // Whole runs (of different folders, say), json or jsonl — a stream of a
+    // whole run is shard 1 of 1 — merge by path, as a walk sorts. One
+    // report alone with positions goes by them, as shards do.
+    let whole = |r: &Report| r.shard.as_ref().is_none_or(|s| s.count == 1);
+    if read.iter().all(|(_, r)| r.shard.is_none()) || (read.len() > 1 && read.iter().all(|(_, r)| whole(r))) {
         all.files = read.into_iter().flat_map(|(_, r)| r.files).collect();
         reports::sort(&mut all.files);
         // Shards partition a list: a file in two reports is a mistake.
@@ -113,7 +103,6 @@ fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
     }
     // A shard cut short has no summary, so nothing places its files: they
     // are left out (the merge is incomplete already).
-    let mut read = read;
     for (p, r) in &read {
         if r.shard.is_none() && r.summaries > 0 {
             return Err(format!(
@@ -127,43 +116,42 @@ fn combine(read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), String> {
         }
     }
     read.retain(|(_, r)| r.shard.is_some());
-    let of = |r: &Report| r.shard.clone().expect("checked above");
-    let (first_path, first) = (read[0].0, of(&read[0].1));
+    fn of(r: &Report) -> &reports::ShardOf {
+        r.shard.as_ref().expect("kept only reports with a shard")
+    }
+    let (first_path, (count, list_files)) = (read[0].0, (of(&read[0].1).count, of(&read[0].1).list_files));
     let mut given: std::collections::BTreeMap<usize, &str> = Default::default();
     for (p, r) in &read {
         let s = of(r);
-        if (s.count, s.list_files) != (first.count, first.list_files) {
+        if (s.count, s.list_files) != (count, list_files) {
             return Err(format!(
-                "`{first_path}` is a shard of {} of a {}-file list, `{p}` of {} of a {}-file list: not one run",
-                first.count, first.list_files, s.count, s.list_files
+                "`{first_path}` is a shard of {count} of a {list_files}-file list, `{p}` of {} of a {}-file list: not one run",
+                s.count, s.list_files
             ));
         }
         if let Some(q) = given.insert(s.index, p) {
             return Err(format!("shard {}/{} is given twice: `{q}` and `{p}`", s.index, s.count));
         }
     }
-    let missing = first.count - given.len();
+    let missing = count - given.len();
     if missing > 0 {
         // Name the first few (the count may be far larger than the reports).
-        let shown: Vec<String> = (1..=first.count)
-            .filter(|k| !given.contains_key(k))
-            .take(8)
-            .map(|k| format!("{k}/{}", first.count))
-            .collect();
+        let shown: Vec<String> =
+            (1..=count).filter(|k| !given.contains_key(k)).take(8).map(|k| format!("{k}/{count}")).collect();
         let more = if missing > shown.len() { format!(" and {} more", missing - shown.len()) } else { String::new() };
         incomplete.push(format!("shard{} {}{more} missing", if missing == 1 { "" } else { "s" }, shown.join(", ")));
     }
     let mut placed: Vec<(usize, FileLine)> = Vec::new();
     for (_, r) in read {
-        let positions = of(&r).positions;
+        let positions = r.shard.expect("kept only reports with a shard").positions;
         placed.extend(positions.into_iter().zip(r.files));
     }
     placed.sort_by_key(|(pos, _)| *pos);
     if let Some(w) = placed.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(format!("`{}` and `{}` stand at one place of the list: not one run", w[0].1.file, w[1].1.file));
     }
-    if missing == 0 && incomplete.is_empty() && placed.len() != first.list_files {
-        incomplete.push(format!("the shards hold {} of the list's {} files", placed.len(), first.list_files));
+    if missing == 0 && incomplete.is_empty() && placed.len() != list_files {
+        incomplete.push(format!("the shards hold {} of the list's {list_files} files", placed.len()));
     }
     all.files = placed.into_iter().map(|(_, f)| f).collect();
     Ok((all, incomplete))

@@ -77,7 +77,8 @@ pub fn from_env(var: impl Fn(&str) -> Option<String>) -> Result<Shard, String> {
 /// each of `count` shards: the largest first, each to the least loaded shard
 /// (ties: the lower shard, then list order), so shards finish together even
 /// when a few files dominate. Each shard's files keep list order. A
-/// partition: every file is in exactly one shard.
+/// partition: every file is in exactly one shard. Only the first
+/// `min(count, files)` shards are returned; the rest are empty.
 pub fn partition(costs: &[u64], count: usize) -> Vec<Vec<usize>> {
     use std::cmp::Reverse;
     let mut order: Vec<usize> = (0..costs.len()).collect();
