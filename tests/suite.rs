@@ -366,16 +366,22 @@ fn diff_names_changed_verdicts_slower_files_and_added_ones() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Run `script` with `sh` in `dir`, `litmus` on the PATH, and `envs`; its status.
-fn sh(dir: &Path, script: &str, envs: &[(&str, String)]) -> Option<i32> {
-    let path = format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default());
+/// Run `script` with bash in `dir`, the `litmus` of `bin` first on the PATH,
+/// no scheduler's variables but `envs`.
+fn shell(dir: &Path, script: &str, envs: &[(&str, String)], bin: &Path) -> Output {
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
     let mut c = Command::new("bash");
     c.arg("-c").arg(script).current_dir(dir).env("PATH", path);
     for var in ["LITMUS_SHARD", "CI_NODE_INDEX", "CI_NODE_TOTAL", "SLURM_ARRAY_TASK_ID", "JOB_COMPLETION_INDEX"] {
         c.env_remove(var);
     }
     c.envs(envs.iter().map(|(k, v)| (*k, v.as_str())));
-    let out = c.output().unwrap();
+    c.output().unwrap()
+}
+
+/// [`shell`] with this build's `litmus`, for a step that must run (not exit 2); its status.
+fn sh(dir: &Path, script: &str, envs: &[(&str, String)]) -> Option<i32> {
+    let out = shell(dir, script, envs, &bin_dir());
     assert!(out.status.code().is_some_and(|c| c != 2), "{script}: {}", String::from_utf8_lossy(&out.stderr));
     out.status.code()
 }
@@ -447,30 +453,12 @@ fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
     std::fs::write(crash.join("litmus"), "#!/bin/sh\necho '{\"file\":\"half a line'\nexit 101\n").unwrap();
     std::fs::set_permissions(crash.join("litmus"), std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let step = gh[0].replace("${{ matrix.shard }}", "3");
-    let crashed = Command::new("bash")
-        .arg("-c")
-        .arg(&step)
-        .current_dir(&work)
-        .env("PATH", format!("{}:{}", crash.display(), std::env::var("PATH").unwrap_or_default()))
-        .status()
-        .unwrap();
-    assert!(!crashed.success(), "a crashed shard fails its step");
-    let refused = Command::new("bash")
-        .arg("-c")
-        .arg(&gh[1])
-        .current_dir(&work)
-        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
-        .output()
-        .unwrap();
+    let crashed = shell(&work, &step, &[], &crash);
+    assert!(!crashed.status.success(), "a crashed shard fails its step");
+    let refused = shell(&work, &gh[1], &[], &bin_dir());
     assert_eq!(refused.status.code(), Some(2), "{}", String::from_utf8_lossy(&refused.stderr));
     std::fs::remove_file(work.join("shard-3.jsonl")).unwrap();
-    let refused = Command::new("bash")
-        .arg("-c")
-        .arg(&gh[1])
-        .current_dir(&work)
-        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
-        .output()
-        .unwrap();
+    let refused = shell(&work, &gh[1], &[], &bin_dir());
     assert_eq!(refused.status.code(), Some(2));
     assert!(
         String::from_utf8_lossy(&refused.stderr).contains("shard 3/4 missing"),
@@ -492,17 +480,8 @@ fn the_scheduler_examples_in_docs_run_as_their_schedulers_would() {
     assert_eq!(sh(&work, &gl[1], &[]), Some(0), "every verdict as expected");
     assert!(timeless(&work.join("report.json")) == want, "GitLab: the merged report differs from the unsharded run");
     // A setup error (no shard in the environment) writes no report: the job fails.
-    let setup = Command::new("bash")
-        .arg("-c")
-        .arg(&gl[0])
-        .current_dir(&work)
-        .env("PATH", format!("{}:{}", bin_dir().display(), std::env::var("PATH").unwrap_or_default()))
-        .env_remove("CI_NODE_INDEX")
-        .env_remove("CI_NODE_TOTAL")
-        .env_remove("LITMUS_SHARD")
-        .status()
-        .unwrap();
-    assert!(!setup.success(), "a shard job without its shard fails");
+    let setup = shell(&work, &gl[0], &[], &bin_dir());
+    assert!(!setup.status.success(), "a shard job without its shard fails");
 
     // Slurm: the sbatch script itself, once per array task (--array=0-7).
     let sbatch = root().join("docs/suites/slurm.sbatch");
