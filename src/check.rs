@@ -69,9 +69,15 @@ pub struct CheckArgs {
 /// Exploration bounds and the monitor, shared by check, fix and explain.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Bounds {
-    /// Iterations of each loop body per entry; longer executions are cut.
+    /// Iterations of each loop body per entry; longer executions are cut
+    /// (the bounded engine's bound: what the unbounded procedure, tried
+    /// first, leaves undecided is explored with it).
     #[arg(long, default_value_t = 2)]
     pub loop_bound: u32,
+    /// Skip the unbounded procedure (the stateful search that proves
+    /// answers for every iteration): explore with the bounds only.
+    #[arg(long)]
+    pub bounded: bool,
     /// At most this many preemptions in the SC exploration (default: unbounded).
     #[arg(long)]
     pub preemption_bound: Option<u32>,
@@ -261,6 +267,7 @@ pub fn options(b: &Bounds) -> Options {
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
         progress: None,
+        unbounded: (!b.bounded).then(Default::default),
     }
     .with_timeout(b.timeout)
 }
@@ -396,7 +403,27 @@ fn model_json(
         timed_out: o.stats.timed_out,
         mode: if act.is_some() { "active" } else { "exhaustive" },
         active: act.map(|(run, a)| active::json(p, run, a)),
+        iterations: iterations(o, rob).as_str(),
+        iterations_note: iterations(o, rob).reason().map(str::to_string),
+        states_explored: match iterations(o, rob) {
+            litmus_checker::Iterations::Every { states, .. } => Some(states),
+            _ => None,
+        },
     }
+}
+
+/// How far a model's answers reach through loops: every iteration only if
+/// its outcome and its robustness both do; a fallback's reason if either fell back.
+fn iterations(o: &ModelOutcome, rob: Option<&Robustness>) -> litmus_checker::Iterations {
+    use litmus_checker::Iterations;
+    let parts: Vec<&Iterations> = std::iter::once(&o.iterations).chain(rob.map(|r| &r.iterations)).collect();
+    if let Some(f) = parts.iter().find(|it| matches!(it, Iterations::Fallback(_))) {
+        return (*f).clone();
+    }
+    if parts.iter().all(|it| it.every()) {
+        return o.iterations.clone();
+    }
+    Iterations::Bounded
 }
 
 /// A model only tested actively (`--mode active`): nothing explored, so no
@@ -432,6 +459,9 @@ fn active_only_json(p: &litmus_dsl::Program, act: Option<(&ActiveRun, &litmus_ch
         timed_out: false,
         mode: "active",
         active: act.map(|(run, a)| active::json(p, run, a)),
+        iterations: "bounded",
+        iterations_note: None,
+        states_explored: None,
     }
 }
 

@@ -111,6 +111,14 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     findings(&mut out, c, p, color);
     violations(&mut out, c, p, color);
     active_cycles(&mut out, c, p, color);
+    // Why the unbounded procedure did not decide (once per reason).
+    let mut reasons: Vec<&str> = Vec::new();
+    for r in c.outcomes.iter().map(|o| &o.iterations).chain(c.robustness.iter().map(|r| &r.iterations)) {
+        if let Some(why) = r.reason().filter(|w| !reasons.contains(w)) {
+            reasons.push(why);
+            let _ = writeln!(out, "  note: {why}");
+        }
+    }
     for o in &c.outcomes {
         let caveat = words::caveat(&o.coverage);
         if !caveat.is_empty() {
@@ -163,17 +171,30 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
     if let Some(r) = rob {
         let _ = write!(s, "  {}", words::robustness(r));
     }
-    let _ = write!(
-        s,
-        "  [{} executions, {:.1} ms{}]",
-        o.stats.executions,
-        o.elapsed.as_secs_f64() * 1e3,
-        match o.coverage {
-            Coverage::Complete => "",
-            Coverage::Bounded(_) => ", within bounds",
-            Coverage::Stopped(_) => ", stopped",
+    match &o.iterations {
+        litmus_checker::Iterations::Every { states, loops } => {
+            let _ = write!(
+                s,
+                "  [{} states, {:.1} ms, proved{}]",
+                litmus_checker::unbounded::search::thousands(*states),
+                o.elapsed.as_secs_f64() * 1e3,
+                if *loops { " for every iteration" } else { "" }
+            );
         }
-    );
+        _ => {
+            let _ = write!(
+                s,
+                "  [{} executions, {:.1} ms{}]",
+                o.stats.executions,
+                o.elapsed.as_secs_f64() * 1e3,
+                match o.coverage {
+                    Coverage::Complete => "",
+                    Coverage::Bounded(_) => ", within bounds",
+                    Coverage::Stopped(_) => ", stopped",
+                }
+            );
+        }
+    }
     s
 }
 

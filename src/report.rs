@@ -103,6 +103,16 @@ pub struct ModelJson {
     /// Executions cut by the loop bound (extension).
     pub cut: u64,
     pub timed_out: bool,
+    /// How far the answers reach through loops (extension): `every` — the
+    /// unbounded procedure proved them for every iteration; `fallback` — it
+    /// could not (why: `iterations_note`) and the bounded engine answered;
+    /// `bounded` — the bounded engine alone (`--bounded`).
+    pub iterations: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub iterations_note: Option<String>,
+    /// States the unbounded search visited (extension; `every` only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub states_explored: Option<u64>,
     /// Which mode produced this model's answers: `exhaustive` or `active`
     /// (extension; see `--mode`).
     pub mode: &'static str,

@@ -134,8 +134,10 @@ fn human_output_shows_states_and_a_witness() {
 
 #[test]
 fn bounds_are_reported_never_silently() {
+    // The bounded engine alone (the unbounded procedure proves Dekker's SC
+    // answers for every iteration: `the_unbounded_procedure_proves_what_bounds_cut`).
     let out = litmus()
-        .args(["check", "--format", "json", "--loop-bound", "1"])
+        .args(["check", "--bounded", "--format", "json", "--loop-bound", "1"])
         .arg(root().join("examples/dekker.litmus"))
         .output()
         .unwrap();
@@ -147,12 +149,44 @@ fn bounds_are_reported_never_silently() {
     assert_eq!(v["models"]["tso"]["robust"], false);
     assert_eq!(v["models"]["tso"]["robust_certainty"], "proved");
     let out = litmus()
-        .args(["check", "--color", "never", "--loop-bound", "1"])
+        .args(["check", "--bounded", "--color", "never", "--loop-bound", "1"])
         .arg(root().join("examples/dekker.litmus"))
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("note: SC's exploration is within bounds: the loop bound cut"), "{text}");
+}
+
+#[test]
+fn the_unbounded_procedure_proves_what_bounds_cut() {
+    // Dekker's wait loops can spin for ever: the bounded engine cuts them
+    // at any bound, the stateful search closes them.
+    let dekker = root().join("examples/dekker.litmus");
+    let v = json_of(&litmus().args(["check", "--format", "json", "--loop-bound", "1"]).arg(&dekker).output().unwrap());
+    let sc = &v["models"]["sc"];
+    assert_eq!(
+        (&sc["certainty"], &sc["complete"], &sc["iterations"]),
+        (&"proved".into(), &true.into(), &"every".into())
+    );
+    assert!(sc["states_explored"].as_u64().unwrap() > 0);
+    // A violation found by an attack is proved, its witness replayed.
+    let tso = &v["models"]["tso"];
+    assert_eq!((&tso["robust"], &tso["robust_certainty"]), (&false.into(), &"proved".into()));
+    // The bug behind a loop that needs three iterations (see LATE): out of
+    // reach of the default loop bound, found for every iteration.
+    let late = temp_file("late-unbounded.litmus", LATE);
+    let out = litmus().args(["check", "--format", "json"]).arg(&late).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v = json_of(&out);
+    let tso = &v["models"]["tso"];
+    assert_eq!((&tso["robust"], &tso["robust_certainty"]), (&false.into(), &"proved".into()));
+    assert_eq!(v["models"]["sc"]["observation"], "never");
+    assert_eq!(v["models"]["sc"]["observation_certainty"], "proved");
+    let text = String::from_utf8(
+        litmus().args(["check", "--color", "never", "--model", "sc"]).arg(&late).output().unwrap().stdout,
+    )
+    .unwrap();
+    assert!(text.contains("proved for every iteration]"), "{text}");
 }
 
 #[test]
@@ -242,13 +276,15 @@ const LATE: &str = "litmus Late\nshared x = 0;\nshared y = 0;\n\
 
 #[test]
 fn a_bug_beyond_the_loop_bound_is_robust_within_bounds_only() {
+    // The bounded engine alone (`--bounded`); the unbounded procedure finds it
+    // (`the_unbounded_procedure_proves_what_bounds_cut`).
     let p = temp_file("late.litmus", LATE);
-    let out = litmus().arg("fix").arg(&p).output().unwrap();
+    let out = litmus().args(["fix", "--bounded"]).arg(&p).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("robust within bounds only: the loop bound cut"), "{stderr}");
     assert!(!stderr.contains("already robust"), "{stderr}");
-    let v = json_of(&litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap());
+    let v = json_of(&litmus().args(["check", "--bounded", "--format", "json"]).arg(&p).output().unwrap());
     let tso = &v["models"]["tso"];
     assert_eq!(tso["robust"], true);
     assert_eq!(tso["robust_certainty"], "within-bounds");
@@ -257,7 +293,7 @@ fn a_bug_beyond_the_loop_bound_is_robust_within_bounds_only() {
     assert_eq!(v["models"]["sc"]["observation"], "no final states");
     assert_eq!(v["models"]["sc"]["observation_certainty"], "within-bounds");
     // One more iteration and the SB violations appear, and get fenced.
-    let out = litmus().args(["fix", "--loop-bound", "3"]).arg(&p).output().unwrap();
+    let out = litmus().args(["fix", "--bounded", "--loop-bound", "3"]).arg(&p).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
     assert!(stderr.contains("2 fences — re-checked: robust (proved)"), "{stderr}");
@@ -269,12 +305,18 @@ fn a_forall_whose_runs_are_all_cut_does_not_fail() {
         "allcut.litmus",
         "litmus AllCut\nshared x = 0;\nthread P0 {\n  let i = 0;\n  while (i < 5) { i = i + 1; }\n  x = 1;\n}\nforall (x == 1);\n",
     );
-    let out = litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap();
+    let out = litmus().args(["check", "--bounded", "--format", "json"]).arg(&p).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "no witness, no finding");
     let v = json_of(&out);
     for (m, o) in v["models"].as_object().unwrap() {
         assert_eq!(o["observation"], "no final states", "{m}");
         assert_eq!(o["states"], 0, "{m}");
+    }
+    // Without the bound, every run ends: the condition always holds, proved.
+    let v = json_of(&litmus().args(["check", "--format", "json"]).arg(&p).output().unwrap());
+    for (m, o) in v["models"].as_object().unwrap() {
+        assert_eq!((&o["observation"], &o["observation_certainty"]), (&"always".into(), &"proved".into()), "{m}");
+        assert_eq!(o["iterations"], "every", "{m}");
     }
 }
 
@@ -343,7 +385,8 @@ fn division_by_zero_in_the_condition_is_a_finding() {
 #[test]
 fn relaxed_states_are_compared_with_sc_only_as_far_as_sc_went() {
     let sb = root().join("examples/sb.litmus");
-    let out = litmus().args(["check", "--color", "never", "--preemption-bound", "0"]).arg(&sb).output().unwrap();
+    let out =
+        litmus().args(["check", "--bounded", "--color", "never", "--preemption-bound", "0"]).arg(&sb).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(!text.contains("not reachable under SC"), "{text}");
     assert!(text.contains("not reached under SC within bounds"), "{text}");
@@ -881,13 +924,12 @@ fn first_stops_at_the_first_finding_and_claims_nothing_else() {
 #[test]
 fn first_without_a_finding_answers_as_the_whole_check() {
     // Nothing to find: --first changes nothing, every answer is earned.
+    // (`--first` runs the bounded engine, which stops at a first finding.)
     let p = root().join("examples/sb-fences.litmus");
     let run = |first: bool| {
         let mut c = litmus();
         c.args(["check", "--format", "json"]);
-        if first {
-            c.arg("--first");
-        }
+        c.arg(if first { "--first" } else { "--bounded" });
         let out = c.arg(&p).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
         let mut v: serde_json::Value = report(&out.stdout);
@@ -938,13 +980,15 @@ fn thread_count_does_not_change_the_output() {
     for name in ["sb", "iriw", "dekker", "mp-xchg", "2+2w", "wrc"] {
         files.push(root().join(format!("examples/{name}.litmus")));
     }
-    // Times vary: `[36 executions, 2.9 ms, within bounds]` loses its time.
+    // Times vary: `[36 executions, 2.9 ms, within bounds]` (or `[28 states,
+    // 0.1 ms, proved]`) loses its time.
     let timeless = |out: &[u8]| -> String {
         String::from_utf8_lossy(out)
             .lines()
-            .map(|l| match l.find(" executions, ") {
+            .map(|l| match l.find(" executions, ").or_else(|| l.find(" states, ")) {
                 Some(i) => {
-                    let rest = &l[i + " executions, ".len()..];
+                    let rest = &l[i..];
+                    let rest = &rest[rest.find(", ").unwrap() + 2..];
                     let end = rest.find([',', ']']).unwrap_or(rest.len());
                     format!("{}{}", &l[..i], &rest[end..])
                 }
@@ -1176,7 +1220,9 @@ fn json_lists_the_values_each_load_may_read() {
         "reads-spin.litmus",
         "litmus SPIN\nshared x = 0;\nthread P0 {\n  x = 1;\n}\nthread P1 {\n  let r = 0;\n  while (r == 0) bound 1 {\n    r = x;\n    x = 2;\n  }\n}\n",
     );
-    let v = json_of(&litmus().args(["check", "--format", "json", "--model", "sc"]).arg(&spin).output().unwrap());
+    let v = json_of(
+        &litmus().args(["check", "--bounded", "--format", "json", "--model", "sc"]).arg(&spin).output().unwrap(),
+    );
     assert_eq!(v["models"]["sc"]["certainty"], "within-bounds", "{v}");
     let r = reads_of(&v, "sc");
     assert!(!r.is_empty() && r.iter().all(|(_, _, complete)| !complete), "{r:?}");

@@ -187,6 +187,61 @@ impl Coverage {
     }
 }
 
+/// How far an answer reaches through the program's loops: the bounded
+/// engine's answers hold up to the loop bound (unless nothing was cut),
+/// the unbounded procedure's (`crate::unbounded`) for every iteration.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Iterations {
+    /// From the bounded engine; the unbounded procedure was not run for it.
+    #[default]
+    Bounded,
+    /// Proved for every iteration and interleaving: the stateful search
+    /// closed after this many states (`loops`: the program has loops, so
+    /// this says more than a bounded search could).
+    Every { states: u64, loops: bool },
+    /// The unbounded procedure could not decide it (why, in words); the
+    /// answer is the bounded engine's.
+    Fallback(String),
+}
+
+impl Iterations {
+    pub fn every(&self) -> bool {
+        matches!(self, Iterations::Every { .. })
+    }
+
+    /// The JSON word: `every`, `bounded`, `fallback`.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Iterations::Bounded => "bounded",
+            Iterations::Every { .. } => "every",
+            Iterations::Fallback(_) => "fallback",
+        }
+    }
+
+    /// "proved for every iteration (1,234 states)", "proved (56 states)";
+    /// the fallback's reason; nothing for the bounded engine's own answers.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Iterations::Bounded => None,
+            Iterations::Every { states, loops: true } => {
+                Some(format!("proved for every iteration ({} states)", crate::unbounded::search::thousands(*states)))
+            }
+            Iterations::Every { states, loops: false } => {
+                Some(format!("proved ({} states)", crate::unbounded::search::thousands(*states)))
+            }
+            Iterations::Fallback(r) => Some(r.clone()),
+        }
+    }
+
+    /// Why the unbounded procedure did not decide it, if it was tried.
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Iterations::Fallback(r) => Some(r),
+            _ => None,
+        }
+    }
+}
+
 /// The three answers, without their details: what JSON calls `certainty`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Certainty {

@@ -232,6 +232,7 @@ impl<'p> Collector<'p> {
                 fences_confirmed: Answer::Unknown(Why::Pending),
                 fences_minimal: true,
                 coverage: sc,
+                iterations: Default::default(),
             });
         }
         out.append(&mut explicit);

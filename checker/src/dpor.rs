@@ -102,6 +102,9 @@ pub struct Stats {
     /// Races whose reversal had no initial that could run then: every
     /// enabled process was explored there instead.
     pub fallbacks: u64,
+    /// A stateful search (`crate::unbounded`): the distinct states it
+    /// visited (0 for the stateless explorers).
+    pub states: u64,
 }
 
 impl Stats {
@@ -135,6 +138,7 @@ impl Stats {
         self.cancelled |= o.cancelled;
         self.first |= o.first;
         self.fallbacks += o.fallbacks;
+        self.states += o.states;
     }
 }
 

@@ -263,5 +263,6 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         fences_confirmed: Answer::Unknown(Why::Pending),
         fences_minimal: true,
         coverage: Coverage::of_stats(&ex.stats),
+        iterations: Default::default(),
     }
 }

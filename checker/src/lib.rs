@@ -38,10 +38,11 @@ pub mod relaxer;
 pub mod robust;
 pub mod thread_cells;
 pub mod trace;
+pub mod unbounded;
 pub mod witness;
 pub mod words;
 
-pub use certainty::{Answer, Certainty, Coverage, Cuts, Why};
+pub use certainty::{Answer, Certainty, Coverage, Cuts, Iterations, Why};
 pub use fences::FenceFix;
 pub use machine::Model;
 pub use options::{ExplorerKind, Options, SettingError};
@@ -78,6 +79,12 @@ pub struct Report {
     /// Active testing of the relaxed models exhaustive checking left
     /// unknown ([`add_active_testing`]).
     pub active: Option<relaxer::ActiveRun>,
+    /// The feasible attacks, when the unbounded procedure decided
+    /// robustness (its fences are then chosen and proved by attacks too).
+    pub attacks: Option<Vec<unbounded::AttackId>>,
+    /// SC's outcome as the unbounded procedure proved it (kept even when
+    /// SC was not asked for: robust models' outcomes are derived from it).
+    pub proved_sc: Option<ModelOutcome>,
 }
 
 /// Outcomes under each model and, for TSO/PSO, robustness from monitoring
@@ -102,14 +109,87 @@ pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: M
 /// Usually a small fraction of the whole check: the editor shows this first.
 pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     progress::enter(&opts.progress, Phase::Violations, Some(Model::Sc));
+    let fallback = match unbounded_violations(prog, models, opts) {
+        Ok(report) => return report,
+        Err(why) => why,
+    };
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
-    let sc = collector.run(opts);
-    let robustness = collector.finish(sc.coverage);
+    let mut sc = collector.run(opts);
+    let mut robustness = collector.finish(sc.coverage);
+    if let Some(why) = fallback {
+        sc.iterations = Iterations::Fallback(why.clone());
+        for rb in robustness.iter_mut() {
+            rb.iterations = Iterations::Fallback(why.clone());
+        }
+    }
     let sc_observation = sc.observation.clone();
     let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
-    let pending = FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::Pending), minimal: true };
-    Report { outcomes, robustness, joint: pending, cancelled: opts.cancelled(), sc_observation, active: None }
+    Report {
+        outcomes,
+        robustness,
+        joint: pending(),
+        cancelled: opts.cancelled(),
+        sc_observation,
+        active: None,
+        attacks: None,
+        proved_sc: None,
+    }
+}
+
+fn pending() -> FenceFix {
+    FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::Pending), minimal: true }
+}
+
+/// The unbounded procedure's share of the check: SC's outcome and
+/// TSO/PSO robustness for every iteration. `Err(None)`: not asked for;
+/// `Err(Some(why))`: it could not decide (the bounded engine answers, and
+/// says why).
+fn unbounded_violations(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    opts: &Options,
+) -> Result<Report, Option<String>> {
+    // `--first` asks for the bounded search's first finding.
+    let Some(limits) = opts.unbounded.as_ref().filter(|_| opts.found.is_none()) else { return Err(None) };
+    // Its share of the budget: the bounded engine must have time left.
+    let share = Options { deadline: opts.deadline.map(|d| share_of(d, 0.6)), ..opts.clone() };
+    let proved = match unbounded::prove(prog, models, &share, limits) {
+        Ok(p) => p,
+        Err(stop) => return Err(Some(format!("not proved for every iteration: {}", stop.describe()))),
+    };
+    let sc_observation = proved.sc.observation.clone();
+    let mut robustness = proved.robustness;
+    // PSLO has no attack reduction: its own executions, with the bounds.
+    for &m in models.iter().filter(|&&m| m != Model::Sc && !unbounded::decides(m)) {
+        if let Some(p) = &opts.progress {
+            p.model_within(Phase::Violations, m);
+        }
+        let mut rb = explicit::robustness(prog, m, opts);
+        rb.iterations = Iterations::Fallback(format!(
+            "{} is not decided for every iteration (no attack reduction): its executions are explored with the bounds",
+            m.upper()
+        ));
+        robustness.push(rb);
+    }
+    robustness.sort_by_key(|r| models.iter().position(|&m| m == r.model));
+    let outcomes = if models.contains(&Model::Sc) { vec![proved.sc.clone()] } else { Vec::new() };
+    Ok(Report {
+        outcomes,
+        robustness,
+        joint: pending(),
+        cancelled: opts.cancelled(),
+        sc_observation,
+        active: None,
+        attacks: Some(proved.attacks),
+        proved_sc: Some(proved.sc),
+    })
+}
+
+/// An instant `frac` of the way from now to `deadline`.
+fn share_of(deadline: std::time::Instant, frac: f64) -> std::time::Instant {
+    let now = std::time::Instant::now();
+    now + deadline.saturating_duration_since(now).mul_f64(frac)
 }
 
 /// Look for harm in each violation's own continuations (what is found is
@@ -168,6 +248,10 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
             continue;
         }
         progress::enter(&opts.progress, Phase::Outcomes, Some(m));
+        if let Some(o) = robust_outcome(report, prog, m) {
+            report.outcomes.push(o);
+            continue;
+        }
         let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =
@@ -192,6 +276,18 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
     }
     report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
     report.cancelled = opts.cancelled();
+}
+
+/// A model's outcome where the unbounded procedure proved the program
+/// robust under it: its executions' traces are all SC traces, so its final
+/// states, failures and deadlocks are SC's (witnesses replayed on its
+/// machine), for every iteration.
+fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
+    let rb = report.robustness.iter().find(|rb| rb.model == m)?;
+    if !rb.iterations.every() || rb.robust() != Answer::Proved(true) {
+        return None;
+    }
+    unbounded::relaxed_outcome(prog, report.proved_sc.as_ref()?, m, rb.iterations.clone())
 }
 
 /// The fallback for a program past the exhaustive budget: RELAXER for every

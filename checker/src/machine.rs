@@ -353,6 +353,10 @@ pub struct Machine<'p> {
     pub model: Model,
     pub loop_bound: u32,
     pub buffer_bound: u32,
+    /// Loops run without counting iterations (no bound cuts them, and the
+    /// counters stay 0): the stateful search of [`crate::unbounded`], whose
+    /// visited set ends loops instead.
+    pub unbounded_loops: bool,
     pub threads: usize,
     pub cells: usize,
     reg_base: Vec<usize>,
@@ -466,6 +470,7 @@ impl<'p> Machine<'p> {
             model,
             loop_bound,
             buffer_bound: buffer_bound.max(1),
+            unbounded_loops: false,
             threads: prog.threads.len(),
             cells: prog.mem_size(),
             reg_base,
@@ -751,6 +756,17 @@ impl<'p> Machine<'p> {
         st
     }
 
+    /// These settings, with loops never cut nor counted (see `unbounded_loops`).
+    pub fn with_unbounded_loops(mut self) -> Self {
+        self.unbounded_loops = true;
+        self
+    }
+
+    /// Where thread `t`'s registers lie in `State::regs`.
+    pub fn reg_range(&self, t: usize) -> std::ops::Range<usize> {
+        self.reg_base[t]..self.reg_base[t + 1]
+    }
+
     #[inline]
     fn reg(&self, st: &State, t: usize, r: Reg) -> i64 {
         st.regs[self.reg_base[t] + r as usize]
@@ -928,6 +944,7 @@ impl<'p> Machine<'p> {
                     }
                 }
                 Instr::LoopEnter { id } => st.loops[self.loop_base[t] + id as usize] = 0,
+                Instr::LoopIter { .. } if self.unbounded_loops => {}
                 Instr::LoopIter { id, bound, .. } => {
                     let c = &mut st.loops[self.loop_base[t] + id as usize];
                     *c += 1;

@@ -34,6 +34,12 @@ pub struct Options {
     /// Where the check reports its phase and executions for a progress
     /// display (the CLI's bar, the server's `$/progress`); none by default.
     pub progress: Option<Arc<crate::progress::Progress>>,
+    /// Try the unbounded procedure (`crate::unbounded`) first, within these
+    /// limits: answers for every iteration where the state space is finite,
+    /// the bounded engine for the rest. `None` (the library's default, so
+    /// its tests exercise the bounded engine): bounded only. The CLI, the
+    /// language server and suites turn it on ([`Options::with_unbounded`]).
+    pub unbounded: Option<crate::unbounded::Limits>,
 }
 
 /// How relaxed outcomes are explored. Both give the same answers (tested);
@@ -90,6 +96,7 @@ impl Default for Options {
             explorer: ExplorerKind::default(),
             threads: all_cores(),
             progress: None,
+            unbounded: None,
         }
     }
 }
@@ -156,6 +163,12 @@ impl Options {
         } else {
             None
         }
+    }
+
+    /// These options, trying the unbounded procedure first (default limits).
+    pub fn with_unbounded(mut self) -> Self {
+        self.unbounded = Some(crate::unbounded::Limits::default());
+        self
     }
 
     /// These options with the deadline `timeout` from now.

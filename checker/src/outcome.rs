@@ -175,6 +175,9 @@ pub struct ModelOutcome {
     pub reads: Reads,
     pub stats: Stats,
     pub elapsed: Duration,
+    /// Whether the answers hold for every iteration (the unbounded
+    /// procedure proved them) or how far the bounded engine went.
+    pub iterations: crate::certainty::Iterations,
 }
 
 impl ModelOutcome {
@@ -205,6 +208,7 @@ impl ModelOutcome {
             reads,
             stats,
             elapsed: start.elapsed(),
+            iterations: Default::default(),
         }
     }
 

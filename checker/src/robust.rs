@@ -29,6 +29,9 @@ pub enum MonitorKind {
     /// No monitor: the model's own executions explored, each one with a
     /// cyclic trace a violation (PSLO, whatever monitor was asked for).
     Explicit,
+    /// No monitor: Trencher's attacks searched for in every reachable SC
+    /// state (`crate::unbounded`), for every iteration.
+    Attack,
 }
 
 impl MonitorKind {
@@ -38,6 +41,7 @@ impl MonitorKind {
             MonitorKind::BssInterleaving => "bss-interleaving",
             MonitorKind::Sober => "sober",
             MonitorKind::Explicit => "explicit",
+            MonitorKind::Attack => "attack",
         }
     }
 }
@@ -114,6 +118,9 @@ pub struct Robustness {
     pub fences_minimal: bool,
     /// How far the SC exploration the monitors rode on went.
     pub coverage: Coverage,
+    /// Whether the answer holds for every iteration (attacks decided it)
+    /// or why the unbounded procedure could not decide it.
+    pub iterations: crate::certainty::Iterations,
 }
 
 impl Robustness {

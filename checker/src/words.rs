@@ -34,7 +34,12 @@ pub fn observation(a: &Answer<Observation>) -> String {
 pub fn robustness(rb: &Robustness) -> String {
     let n = rb.violations.len();
     match rb.robust() {
-        Answer::Proved(true) => "robust (proved)".into(),
+        Answer::Proved(true) => match rb.iterations {
+            crate::Iterations::Every { states, loops: true } => {
+                format!("robust for every iteration (proved: {} states)", crate::unbounded::search::thousands(states))
+            }
+            _ => "robust (proved)".into(),
+        },
         Answer::WithinBounds(true, _) => "robust within bounds".into(),
         Answer::Unknown(w) => format!("robustness unknown ({})", w.describe()),
         _ => format!("{n} SC violation{}", if n == 1 { "" } else { "s" }),

@@ -36,6 +36,9 @@ pub struct Config {
     /// `workspaceDiagnostics.timeout`: the deadline of each background check,
     /// so one slow file is reported unknown instead of holding the queue.
     pub workspace_timeout: Duration,
+    /// `unbounded`: try the unbounded procedure first (answers for every
+    /// iteration); false: the bounded engine only (the CLI's `--bounded`).
+    pub unbounded: bool,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             inlay_hints: true,
             workspace_diagnostics: true,
             workspace_timeout: Duration::from_secs(5),
+            unbounded: true,
         }
     }
 }
@@ -65,7 +69,7 @@ pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 12] = [
+pub const KEYS: [&str; 13] = [
     "models",
     "loopBound",
     "preemptionBound",
@@ -77,6 +81,7 @@ pub const KEYS: [&str; 12] = [
     "codesUrl",
     "inlayHints",
     "workspaceDiagnostics",
+    "unbounded",
     "testHooks",
 ];
 
@@ -325,11 +330,15 @@ impl Config {
                         }
                     }
                 }
+                "unbounded" => match value.as_bool() {
+                    Some(on) => self.unbounded = on,
+                    None => bad("expected true or false".into(), self.unbounded.to_string()),
+                },
                 "testHooks" => {}
                 _ => problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..11].join(", ")),
+                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..12].join(", ")),
                     kept: None,
                 }),
             }
@@ -367,6 +376,8 @@ impl Config {
             threads: litmus_checker::options::all_cores(),
             // The pipeline adds its own (`$/progress`).
             progress: None,
+            // Answers for every iteration first, the bounded engine for the rest.
+            unbounded: self.unbounded.then(Default::default),
         }
         .with_timeout(Some(self.timeout))
     }

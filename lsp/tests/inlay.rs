@@ -90,7 +90,8 @@ async fn models_differ_and_columns_are_utf16() {
 async fn bounded_sets_are_marked_and_the_setting_turns_hints_off() {
     // The loop bound cuts the loop (a store in it: no spin reduction): the
     // sets are at least what was seen.
-    let (mut c, _) = Client::start(caps(), json!({"debounceMs": 0, "loopBound": 1})).await;
+    // The bounded engine (the unbounded procedure closes the loop: see below).
+    let (mut c, _) = Client::start(caps(), json!({"debounceMs": 0, "loopBound": 1, "unbounded": false})).await;
     let src = "litmus SPIN\nshared x = 0;\nthread P0 {\n  x = 1;\n}\nthread P1 {\n  let r = 0;\n  while (r == 0) bound 1 {\n    r = x;\n    x = 2;\n  }\n}\n";
     let u = uri("spin.litmus");
     c.open(&u, src);
@@ -129,4 +130,19 @@ async fn bounded_sets_are_marked_and_the_setting_turns_hints_off() {
 
 fn c_refreshes(c: &Client) -> usize {
     c.server_requests.lock().unwrap().iter().filter(|m| *m == "workspace/inlayHint/refresh").count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_unbounded_procedure_closes_the_loop_the_bound_cut() {
+    // The program of the test above, with the default settings: the
+    // stateful search visits every iteration, so its sets are complete.
+    let (mut c, _) = Client::start(caps(), json!({"debounceMs": 0, "loopBound": 1})).await;
+    let src = "litmus SPIN\nshared x = 0;\nthread P0 {\n  x = 1;\n}\nthread P1 {\n  let r = 0;\n  while (r == 0) bound 1 {\n    r = x;\n    x = 2;\n  }\n}\n";
+    let u = uri("spin-unbounded.litmus");
+    c.open(&u, src);
+    c.settled(&u, 1).await;
+    let h = hints(&mut c, &u).await;
+    let r = h.iter().find(|x| x.2.starts_with("r ∈ ")).unwrap_or_else(|| panic!("{h:#?}"));
+    assert_eq!(r.2, "r ∈ {0,1,2}", "{h:#?}");
+    assert!(h.iter().all(|x| !x.2.contains('≥')), "{h:#?}");
 }

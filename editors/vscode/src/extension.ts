@@ -25,6 +25,7 @@ function serverSettings(): Record<string, unknown> {
   return {
     models: c.get("models"),
     loopBound: c.get("loopBound"),
+    unbounded: c.get("unbounded"),
     preemptionBound: c.get("preemptionBound"),
     bufferBound: c.get("bufferBound"),
     monitor: c.get("monitor"),

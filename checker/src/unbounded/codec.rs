@@ -1,0 +1,255 @@
+//! A state's key: the bytes that tell two states of the search apart, and
+//! nothing else. Memory (every touched cell), each thread's status and pc,
+//! its *live* registers only (see [`super::flow`]), and the attack's own
+//! components. Left out because no future depends on them: which event
+//! last wrote a cell, loop counters (loops are not counted), dead
+//! registers. Numbers are LEB128 varints (signed ones zigzagged), so a
+//! small program's state is a few dozen bytes.
+
+use super::flow::Flow;
+use super::system::{Atk, Node, Phase};
+use crate::machine::{FailureKind, State, ThreadStatus, NONE};
+
+#[inline]
+pub fn put_u(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+#[inline]
+pub fn put_i(out: &mut Vec<u8>, v: i64) {
+    put_u(out, ((v << 1) ^ (v >> 63)) as u64);
+}
+
+/// Reads what [`put_u`]/[`put_i`] wrote.
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, at: 0 }
+    }
+    #[inline]
+    pub fn u(&mut self) -> u64 {
+        let mut v = 0u64;
+        let mut shift = 0;
+        loop {
+            let b = self.bytes[self.at];
+            self.at += 1;
+            v |= ((b & 0x7f) as u64) << shift;
+            if b < 0x80 {
+                return v;
+            }
+            shift += 7;
+        }
+    }
+    #[inline]
+    pub fn i(&mut self) -> i64 {
+        let z = self.u();
+        ((z >> 1) as i64) ^ -((z & 1) as i64)
+    }
+    pub fn byte(&mut self) -> u8 {
+        let b = self.bytes[self.at];
+        self.at += 1;
+        b
+    }
+}
+
+const RUNNING: u8 = 0;
+const DONE: u8 = 1;
+const STUCK: u8 = 2;
+const PRUNED: u8 = 3;
+const FAILED: u8 = 4;
+const CUT: u8 = 5;
+
+fn kind_byte(k: FailureKind) -> u8 {
+    match k {
+        FailureKind::Assertion => 0,
+        FailureKind::IndexOutOfBounds => 1,
+        FailureKind::DivisionByZero => 2,
+        FailureKind::BadAddress => 3,
+    }
+}
+
+fn byte_kind(b: u8) -> FailureKind {
+    match b {
+        0 => FailureKind::Assertion,
+        1 => FailureKind::IndexOutOfBounds,
+        2 => FailureKind::DivisionByZero,
+        _ => FailureKind::BadAddress,
+    }
+}
+
+/// Encodes and decodes nodes of one program's search.
+pub struct Codec<'f> {
+    pub flow: &'f Flow,
+    /// Per thread, where its registers start in `State::regs`.
+    pub reg_base: Vec<usize>,
+    /// Per thread, its code length (the pc of its end).
+    pub code_len: Vec<usize>,
+}
+
+impl Codec<'_> {
+    /// The live registers of thread `t` standing at `pc`.
+    fn live(&self, t: usize, pc: usize) -> &super::flow::Bits {
+        &self.flow.live[t][pc.min(self.code_len[t])]
+    }
+
+    pub fn encode(&self, n: &Node, out: &mut Vec<u8>) {
+        out.clear();
+        let st = &n.st;
+        for &v in &st.mem {
+            put_i(out, v);
+        }
+        for (t, status) in st.threads.iter().enumerate() {
+            let regs = |pc: usize, out: &mut Vec<u8>| {
+                for r in self.live(t, pc).ones() {
+                    put_i(out, st.regs[self.reg_base[t] + r]);
+                }
+            };
+            match *status {
+                ThreadStatus::Running => {
+                    out.push(RUNNING);
+                    put_u(out, st.pc[t] as u64);
+                    regs(st.pc[t] as usize, out);
+                }
+                ThreadStatus::Stuck => {
+                    out.push(STUCK);
+                    put_u(out, st.pc[t] as u64);
+                    regs(st.pc[t] as usize, out);
+                }
+                ThreadStatus::Done => {
+                    out.push(DONE);
+                    regs(self.code_len[t], out);
+                }
+                ThreadStatus::Pruned => out.push(PRUNED),
+                ThreadStatus::Cut => out.push(CUT),
+                ThreadStatus::Failed { stmt, kind, .. } => {
+                    out.push(FAILED);
+                    put_u(out, stmt as u64);
+                    out.push(kind_byte(kind));
+                }
+            }
+        }
+        let a = &n.atk;
+        out.push(a.phase as u8);
+        if a.phase == Phase::Sc {
+            return;
+        }
+        out.push(a.model);
+        put_u(out, a.attacker as u64);
+        put_u(out, a.w_pc as u64);
+        put_u(out, a.r_pc.wrapping_add(1) as u64);
+        put_u(out, a.cell as u64);
+        put_u(out, a.overlay.len() as u64);
+        for &(c, v) in &a.overlay {
+            put_u(out, c as u64);
+            put_i(out, v);
+        }
+        put_u(out, a.marks.len() as u64);
+        for &(c, k) in &a.marks {
+            put_u(out, c as u64);
+            out.push(k);
+        }
+        put_u(out, a.helpers);
+    }
+
+    /// Rebuild a node from its key into `n` (its allocations reused). What
+    /// the key leaves out comes back as in the initial state: writers
+    /// unknown, loop counters 0, dead registers 0.
+    pub fn decode(&self, key: &[u8], n: &mut Node) {
+        let mut r = Reader::new(key);
+        let st: &mut State = &mut n.st;
+        for v in st.mem.iter_mut() {
+            *v = r.i();
+        }
+        st.writer.iter_mut().for_each(|w| *w = NONE);
+        st.regs.iter_mut().for_each(|v| *v = 0);
+        for t in 0..st.threads.len() {
+            let tag = r.byte();
+            let regs = |pc: usize, st: &mut State, r: &mut Reader<'_>| {
+                for reg in self.live(t, pc).ones() {
+                    st.regs[self.reg_base[t] + reg] = r.i();
+                }
+            };
+            st.pc[t] = 0;
+            st.threads[t] = match tag {
+                RUNNING | STUCK => {
+                    let pc = r.u() as u32;
+                    st.pc[t] = pc;
+                    regs(pc as usize, st, &mut r);
+                    if tag == RUNNING {
+                        ThreadStatus::Running
+                    } else {
+                        ThreadStatus::Stuck
+                    }
+                }
+                DONE => {
+                    st.pc[t] = self.code_len[t] as u32;
+                    regs(self.code_len[t], st, &mut r);
+                    ThreadStatus::Done
+                }
+                PRUNED => ThreadStatus::Pruned,
+                CUT => ThreadStatus::Cut,
+                _ => {
+                    let stmt = r.u() as u32;
+                    let kind = byte_kind(r.byte());
+                    ThreadStatus::Failed { stmt, kind, at: 0 }
+                }
+            };
+        }
+        let a: &mut Atk = &mut n.atk;
+        a.phase = match r.byte() {
+            0 => Phase::Sc,
+            1 => Phase::Attacking,
+            _ => Phase::Helping,
+        };
+        a.overlay.clear();
+        a.marks.clear();
+        if a.phase == Phase::Sc {
+            a.reset();
+            return;
+        }
+        a.model = r.byte();
+        a.attacker = r.u() as u16;
+        a.w_pc = r.u() as u32;
+        a.r_pc = (r.u() as u32).wrapping_sub(1);
+        a.cell = r.u() as u32;
+        for _ in 0..r.u() {
+            let c = r.u() as u32;
+            let v = r.i();
+            a.overlay.push((c, v));
+        }
+        for _ in 0..r.u() {
+            let c = r.u() as u32;
+            let k = r.byte();
+            a.marks.push((c, k));
+        }
+        a.helpers = r.u();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip() {
+        let mut out = Vec::new();
+        let vals = [0i64, 1, -1, 63, -64, 64, 1 << 40, i64::MAX, i64::MIN];
+        for &v in &vals {
+            put_i(&mut out, v);
+        }
+        put_u(&mut out, u64::MAX);
+        let mut r = Reader::new(&out);
+        for &v in &vals {
+            assert_eq!(r.i(), v);
+        }
+        assert_eq!(r.u(), u64::MAX);
+    }
+}

@@ -1,0 +1,267 @@
+//! What the stateful search needs to know about each thread's code before it
+//! starts: the control-flow successors of every instruction, which
+//! registers are live at each pc (a dead register is left out of a state's
+//! key: two states that differ only there have the same future), and which
+//! cells the thread may still read or write from each pc on (the partial-order
+//! reduction's independence, and the attack search's pruning).
+
+use crate::machine::Machine;
+use litmus_dsl::ir::{Addr, CondExpr, Instr, ObservableKind, Operand, Program, Reg, RmwOp};
+
+/// A fixed-size bit set (registers or cell slots).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bits(Vec<u64>);
+
+impl Bits {
+    pub fn new(n: usize) -> Bits {
+        Bits(vec![0; n.div_ceil(64)])
+    }
+    pub fn set(&mut self, i: usize) {
+        self.0[i / 64] |= 1 << (i % 64);
+    }
+    pub fn has(&self, i: usize) -> bool {
+        self.0.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
+    }
+    /// `self |= o`; whether anything changed.
+    fn union(&mut self, o: &Bits) -> bool {
+        let mut changed = false;
+        for (a, b) in self.0.iter_mut().zip(&o.0) {
+            let n = *a | b;
+            changed |= n != *a;
+            *a = n;
+        }
+        changed
+    }
+    pub fn intersects(&self, o: &Bits) -> bool {
+        self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
+    }
+    pub fn ones(&self) -> impl Iterator<Item = usize> + '_ {
+        crate::bitset::ones(&self.0)
+    }
+}
+
+/// Where control may go after `code[pc]` (a pc equal to `code.len()` is the
+/// thread's end). A failed `await` leaves its thread stuck for good, so its
+/// check continues only forward.
+pub fn successors(code: &[Instr], pc: usize) -> impl Iterator<Item = usize> {
+    let (a, b) = match code.get(pc) {
+        None | Some(Instr::Halt) => (None, None),
+        Some(Instr::Jump { target }) => (Some(*target as usize), None),
+        Some(Instr::Branch { target, .. }) => (Some(pc + 1), Some(*target as usize)),
+        Some(_) => (Some(pc + 1), None),
+    };
+    a.into_iter().chain(b)
+}
+
+/// The registers an instruction reads.
+fn uses(ins: &Instr, out: &mut Vec<Reg>) {
+    let mut op = |o: Operand| {
+        if let Operand::Reg(r) = o {
+            out.push(r)
+        }
+    };
+    let addr = |a: Addr, op: &mut dyn FnMut(Operand)| match a {
+        Addr::Fixed(_) => {}
+        Addr::Indexed { index, .. } => op(index),
+        Addr::Computed { base, index, .. } => {
+            if let Some(b) = base {
+                op(Operand::Reg(b));
+            }
+            if let Some((r, _)) = index {
+                op(Operand::Reg(r));
+            }
+        }
+    };
+    match *ins {
+        Instr::Load { addr: a, .. } => addr(a, &mut op),
+        Instr::Store { addr: a, val, .. } => {
+            addr(a, &mut op);
+            op(val);
+        }
+        Instr::Rmw { addr: a, op: rmw, .. } => {
+            addr(a, &mut op);
+            match rmw {
+                RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v),
+                RmwOp::Cas { expected, new } => {
+                    op(expected);
+                    op(new);
+                }
+                RmwOp::Lock => {}
+            }
+        }
+        Instr::Mov { src, .. } => op(src),
+        Instr::Un { a, .. } => op(a),
+        Instr::Bin { a, b, .. } => {
+            op(a);
+            op(b);
+        }
+        Instr::Branch { cond, .. } | Instr::Assert { cond, .. } | Instr::Assume { cond, .. } => op(cond),
+        Instr::AwaitCheck { cond, .. } => op(cond),
+        _ => {}
+    }
+}
+
+/// The register an instruction writes.
+fn def(ins: &Instr) -> Option<Reg> {
+    match *ins {
+        Instr::Load { dst, .. } | Instr::Rmw { dst, .. } | Instr::Mov { dst, .. } | Instr::Un { dst, .. } => Some(dst),
+        Instr::Bin { dst, .. } => Some(dst),
+        _ => None,
+    }
+}
+
+fn cond_regs(e: &CondExpr, thread: u16, out: &mut Vec<Reg>) {
+    match e {
+        CondExpr::Reg { thread: t, reg } if *t == thread => out.push(*reg),
+        CondExpr::Un(_, a) => cond_regs(a, thread, out),
+        CondExpr::Bin(_, a, b) => {
+            cond_regs(a, thread, out);
+            cond_regs(b, thread, out);
+        }
+        _ => {}
+    }
+}
+
+/// The per-thread tables.
+pub struct Flow {
+    /// `[thread][pc]`: registers live before `code[pc]` (index `code.len()`:
+    /// at the thread's end, those the final condition observes).
+    pub live: Vec<Vec<Bits>>,
+    /// `[thread][pc]`: cell slots (`Machine::touched` order) the thread may
+    /// read from `pc` on, and may write.
+    pub reads: Vec<Vec<Bits>>,
+    pub writes: Vec<Vec<Bits>>,
+    /// The largest magnitude of a constant in the program (growth detection).
+    pub max_constant: i64,
+}
+
+impl Flow {
+    pub fn new(prog: &Program, m: &Machine<'_>) -> Flow {
+        let slots = m.touched().len();
+        let slot = |c: u32| m.touched().binary_search(&c).ok();
+        let mut live = Vec::new();
+        let mut reads = Vec::new();
+        let mut writes = Vec::new();
+        let mut max_constant: i64 = 0;
+        for (t, th) in prog.threads.iter().enumerate() {
+            let code = &th.code;
+            let n = code.len();
+            let nregs = th.regs.len();
+            // Liveness: backward, to a fixpoint.
+            let mut lv = vec![Bits::new(nregs); n + 1];
+            let mut out = Vec::new();
+            for o in &prog.observables {
+                if let ObservableKind::Reg { thread, reg } = o.kind {
+                    if thread as usize == t {
+                        out.push(reg);
+                    }
+                }
+            }
+            if let Some(c) = &prog.condition {
+                cond_regs(&c.expr, t as u16, &mut out);
+            }
+            if let Some(f) = &prog.filter {
+                cond_regs(f, t as u16, &mut out);
+            }
+            for r in out {
+                if (r as usize) < nregs {
+                    lv[n].set(r as usize);
+                }
+            }
+            let mut buf = Vec::new();
+            loop {
+                let mut changed = false;
+                for pc in (0..n).rev() {
+                    let mut s = Bits::new(nregs);
+                    for q in successors(code, pc) {
+                        s.union(&lv[q.min(n)]);
+                    }
+                    if let Some(d) = def(&code[pc]) {
+                        s.0[d as usize / 64] &= !(1 << (d as usize % 64));
+                    }
+                    buf.clear();
+                    uses(&code[pc], &mut buf);
+                    for &r in &buf {
+                        s.set(r as usize);
+                    }
+                    changed |= lv[pc].union(&s);
+                }
+                if !changed {
+                    break;
+                }
+            }
+            live.push(lv);
+            // Cells reachable from each pc: forward closure, computed backward.
+            let mut rd = vec![Bits::new(slots); n + 1];
+            let mut wr = vec![Bits::new(slots); n + 1];
+            let mut own_r = vec![Bits::new(slots); n];
+            let mut own_w = vec![Bits::new(slots); n];
+            for (pc, ins) in code.iter().enumerate() {
+                let cells = |a: Addr, b: &mut Bits| match a {
+                    Addr::Fixed(c) => {
+                        if let Some(s) = slot(c) {
+                            b.set(s)
+                        }
+                    }
+                    Addr::Indexed { base, len, .. } => (base..base + len).filter_map(slot).for_each(|s| b.set(s)),
+                    Addr::Computed { .. } => (0..slots).for_each(|s| b.set(s)),
+                };
+                match *ins {
+                    Instr::Load { addr, .. } => cells(addr, &mut own_r[pc]),
+                    Instr::Store { addr, .. } => cells(addr, &mut own_w[pc]),
+                    Instr::Rmw { addr, .. } => {
+                        cells(addr, &mut own_r[pc]);
+                        cells(addr, &mut own_w[pc]);
+                    }
+                    _ => {}
+                }
+                let mut consts = |o: Operand| {
+                    if let Operand::Imm(v) = o {
+                        max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+                    }
+                };
+                match *ins {
+                    Instr::Store { val, .. } | Instr::Mov { src: val, .. } => consts(val),
+                    Instr::Bin { a, b, .. } => {
+                        consts(a);
+                        consts(b);
+                    }
+                    Instr::Rmw { op: RmwOp::Xchg(v) | RmwOp::Fetch(_, v), .. } => consts(v),
+                    Instr::Rmw { op: RmwOp::Cas { expected, new }, .. } => {
+                        consts(expected);
+                        consts(new);
+                    }
+                    _ => {}
+                }
+            }
+            for &v in &th.init_regs {
+                max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+            }
+            loop {
+                let mut changed = false;
+                for pc in (0..n).rev() {
+                    let mut r = own_r[pc].clone();
+                    let mut w = own_w[pc].clone();
+                    for q in successors(code, pc) {
+                        r.union(&rd[q.min(n)]);
+                        w.union(&wr[q.min(n)]);
+                    }
+                    changed |= rd[pc].union(&r);
+                    changed |= wr[pc].union(&w);
+                }
+                if !changed {
+                    break;
+                }
+            }
+            reads.push(rd);
+            writes.push(wr);
+        }
+        for &v in &prog.init {
+            // Pointers (herd) are addresses, not counts.
+            if litmus_dsl::ir::address_cell(v, prog.mem_size()).is_none() {
+                max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+            }
+        }
+        Flow { live, reads, writes, max_constant }
+    }
+}

@@ -1,0 +1,285 @@
+//! Breadth-first search of a [`System`]'s states with a visited set, so a
+//! loop ends the first time it comes back to a state, and witnesses are
+//! shortest paths (each state keeps its parent and the move from it).
+//!
+//! Partial-order reduction: where some thread's only move touches a
+//! location no other thread can still touch (a load: that no other thread
+//! can still write), that move alone is taken — a persistent set of one
+//! (its thread's future does not depend on the others', nor theirs on it).
+//! The cycle proviso keeps it sound with the visited set: the move is taken
+//! alone only if it reaches a state not seen before; otherwise the state is
+//! expanded fully. In breadth-first order every cycle of the reduced graph
+//! then has a fully expanded state (its edge back to the earliest-found
+//! state of the cycle would have been refused), so no move is put off for
+//! ever (Clarke–Grumberg–Peled's C0–C3; Bošnački–Holzmann for BFS).
+//! Reachable terminal states, failures, values read and attack successes
+//! are those of the full graph.
+//!
+//! The search stops — and its answer is then no proof — at a cap on
+//! states or bytes, at the deadline or on cancel, or when a value keeps
+//! growing past anything the program's constants explain (see [`Stop`]).
+
+use super::codec::Codec;
+use super::system::{Applied, Closing, Move, Node, System};
+use crate::machine::Event;
+use crate::outcome::Options;
+use hashbrown::HashTable;
+use std::hash::BuildHasher;
+
+/// How far the search may go.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    pub max_states: usize,
+    /// Key bytes and per-state tables together.
+    pub max_bytes: usize,
+    /// Growth is judged only past this many states (small finite programs
+    /// finish first).
+    pub growth_after: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 50_000 }
+    }
+}
+
+/// Why a search stopped before it finished.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// More states than the cap.
+    States(usize),
+    /// More memory than the cap.
+    Bytes(usize),
+    /// The deadline, cancel or `--first`.
+    Stopped(crate::certainty::Why),
+    /// A variable's value grew past `bound` (what the program's constants
+    /// could explain): the state space is most likely infinite.
+    Growth { var: String, value: i64, states: usize },
+    /// The program is outside what the procedure handles.
+    Unsupported(&'static str),
+}
+
+impl Stop {
+    /// The reason in words: "`ticket` grows without bound (reached 131)".
+    pub fn describe(&self) -> String {
+        match self {
+            Stop::States(n) => format!("more than {} states", thousands(*n as u64)),
+            Stop::Bytes(n) => format!("the state space passed {} MiB", n >> 20),
+            Stop::Stopped(w) => w.describe(),
+            Stop::Growth { var, value, .. } => format!("`{var}` grows without bound (reached {value})"),
+            Stop::Unsupported(what) => format!("not supported: {what}"),
+        }
+    }
+}
+
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// What a search reports as it goes.
+pub trait Visitor {
+    /// A move from state `from` reached state `to` (`new`: first time).
+    #[allow(clippy::too_many_arguments)]
+    fn edge(&mut self, _from: u32, _to: u32, _new: bool, _mv: Move, _a: &Applied, _before: &Node, _after: &Node) {}
+    /// State `at` has no move.
+    fn terminal(&mut self, _at: u32, _n: &Node) {}
+    /// A move from `from` completed an attack.
+    fn success(&mut self, _from: u32, _mv: Move, _c: Closing, _before: &Node) {}
+}
+
+/// The states found: keys, parents, moves.
+pub struct Space {
+    keys: Vec<u8>,
+    offs: Vec<u32>,
+    table: HashTable<u32>,
+    hasher: hashbrown::DefaultHashBuilder,
+    parent: Vec<u32>,
+    moved: Vec<Move>,
+    /// Moves applied (transitions).
+    pub transitions: u64,
+}
+
+impl Space {
+    fn new() -> Space {
+        Space {
+            keys: Vec::new(),
+            offs: vec![0],
+            table: HashTable::new(),
+            hasher: Default::default(),
+            parent: Vec::new(),
+            moved: Vec::new(),
+            transitions: 0,
+        }
+    }
+
+    pub fn states(&self) -> usize {
+        self.parent.len()
+    }
+
+    fn key(&self, i: u32) -> &[u8] {
+        &self.keys[self.offs[i as usize] as usize..self.offs[i as usize + 1] as usize]
+    }
+
+    fn find(&self, key: &[u8], hash: u64) -> Option<u32> {
+        self.table.find(hash, |&i| self.key(i) == key).copied()
+    }
+
+    /// Insert a key not present; its index.
+    fn insert(&mut self, key: &[u8], hash: u64, parent: u32, mv: Move) -> u32 {
+        let i = self.parent.len() as u32;
+        self.keys.extend_from_slice(key);
+        self.offs.push(self.keys.len() as u32);
+        self.parent.push(parent);
+        self.moved.push(mv);
+        let Space { table, hasher, keys, offs, .. } = self;
+        table.insert_unique(hash, i, |&j| {
+            hasher.hash_one(&keys[offs[j as usize] as usize..offs[j as usize + 1] as usize])
+        });
+        i
+    }
+
+    fn bytes(&self) -> usize {
+        self.keys.len() + self.parent.len() * (4 + 4 + 4 + 8)
+    }
+
+    /// The moves from the initial state to state `i`.
+    pub fn path(&self, mut i: u32) -> Vec<Move> {
+        let mut out = Vec::new();
+        while i != 0 {
+            out.push(self.moved[i as usize]);
+            i = self.parent[i as usize];
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// Values seen per variable, to notice one that keeps growing.
+struct Growth {
+    bound: i64,
+    max: Vec<i64>,
+}
+
+/// Explore every state of `sys` reachable from its initial state.
+pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Visitor) -> (Space, Result<(), Stop>) {
+    let codec = Codec {
+        flow: &sys.flow,
+        reg_base: (0..sys.prog.threads.len()).map(|t| sys.m.reg_range(t).start).collect(),
+        code_len: sys.prog.threads.iter().map(|t| t.code.len()).collect(),
+    };
+    let mut space = Space::new();
+    let root = sys.initial();
+    let mut key = Vec::new();
+    codec.encode(&root, &mut key);
+    let h = space.hasher.hash_one(&key[..]);
+    space.insert(&key, h, 0, Move { thread: 0, choice: super::system::Choice::Step });
+    let nvars = root.st.mem.len() + root.st.regs.len();
+    let mut growth = Growth { bound: sys.flow.max_constant.saturating_mul(4).saturating_add(64), max: vec![0; nvars] };
+    let mut base = root.clone();
+    let mut succ = root.clone();
+    let mut moves = Vec::new();
+    let mut log: Vec<Event> = Vec::new();
+    let mut cur: u32 = 0;
+    let result = loop {
+        if cur as usize >= space.states() {
+            break Ok(());
+        }
+        if cur.is_multiple_of(256) {
+            if let Some(w) = opts.why_stopped() {
+                break Err(Stop::Stopped(w));
+            }
+            if space.states() > limits.max_states {
+                break Err(Stop::States(limits.max_states));
+            }
+            if space.bytes() > limits.max_bytes {
+                break Err(Stop::Bytes(limits.max_bytes));
+            }
+            if space.states() > limits.growth_after {
+                if let Some(stop) = grown(sys, &growth, space.states()) {
+                    break Err(stop);
+                }
+            }
+        }
+        codec.decode(space.key(cur), &mut base);
+        sys.moves(&base, &mut moves);
+        if moves.is_empty() {
+            v.terminal(cur, &base);
+            cur += 1;
+            continue;
+        }
+        // A persistent set of one, if it reaches a new state.
+        let alone = moves.iter().copied().find(|&mv| sys.independent(&base, mv, &moves));
+        let mut done = false;
+        if let Some(mv) = alone {
+            succ.clone_from(&base);
+            space.transitions += 1;
+            if let Some(a) = sys.apply(&mut succ, mv, &mut log).filter(|a| a.success.is_none()) {
+                codec.encode(&succ, &mut key);
+                let h = space.hasher.hash_one(&key[..]);
+                if space.find(&key, h).is_none() {
+                    let to = space.insert(&key, h, cur, mv);
+                    note(&mut growth, &succ);
+                    v.edge(cur, to, true, mv, &a, &base, &succ);
+                    done = true;
+                }
+            }
+        }
+        if !done {
+            for &mv in &moves {
+                succ.clone_from(&base);
+                space.transitions += 1;
+                let Some(a) = sys.apply(&mut succ, mv, &mut log) else { continue };
+                if let Some(c) = a.success {
+                    v.success(cur, mv, c, &base);
+                    continue;
+                }
+                codec.encode(&succ, &mut key);
+                let h = space.hasher.hash_one(&key[..]);
+                let (to, new) = match space.find(&key, h) {
+                    Some(to) => (to, false),
+                    None => {
+                        note(&mut growth, &succ);
+                        (space.insert(&key, h, cur, mv), true)
+                    }
+                };
+                v.edge(cur, to, new, mv, &a, &base, &succ);
+            }
+        }
+        cur += 1;
+    };
+    (space, result)
+}
+
+fn note(g: &mut Growth, n: &Node) {
+    let vals = n.st.mem.iter().chain(n.st.regs.iter());
+    for (m, &x) in g.max.iter_mut().zip(vals) {
+        let a = x.checked_abs().unwrap_or(i64::MAX);
+        if a > *m {
+            *m = a;
+        }
+    }
+}
+
+/// The variable that grew past what the constants explain, if one did.
+fn grown(sys: &System<'_>, g: &Growth, states: usize) -> Option<Stop> {
+    let (i, &value) = g.max.iter().enumerate().filter(|(_, &m)| m > g.bound).max_by_key(|(_, &m)| m)?;
+    let cells = sys.m.touched();
+    let var = if i < cells.len() {
+        sys.prog.cell_name(cells[i])
+    } else {
+        let r = i - cells.len();
+        let t = (0..sys.prog.threads.len()).find(|&t| sys.m.reg_range(t).contains(&r))?;
+        let th = &sys.prog.threads[t];
+        let name = &th.regs[r - sys.m.reg_range(t).start].name;
+        format!("{}:{}", th.name, name)
+    };
+    Some(Stop::Growth { var, value, states })
+}
