@@ -1,132 +1,286 @@
-//! The unbounded procedure (stateful SC search with Trencher's attacks)
-//! against the bounded engine: whatever the bounded search finds is found,
-//! and nothing proved robust has a bounded violation.
+//! The unbounded procedure (stateful SC search with Trencher's attacks,
+//! `checker/src/unbounded`) against the bounded engine and against explicit
+//! TSO/PSO exploration: whatever the bounded search finds is found (final
+//! states, failures, deadlocks, values read, violations), what it proves
+//! complete is equal, nothing proved robust has a bounded violation, and
+//! every attack's witness replays on the model's machine to a trace with a
+//! happens-before cycle — on every example, corpus test, Trencher
+//! translation and generated programs with loops.
 
-use litmus_checker::machine::Model;
+mod common;
+
+use litmus_checker::dpor::{Control, Explorer, Limits as DporLimits};
+use litmus_checker::machine::{Machine, Model};
 use litmus_checker::outcome::Options;
-use litmus_checker::unbounded::{self, Limits};
-use litmus_checker::MonitorKind;
+use litmus_checker::unbounded::{self, Limits, Stop};
+use litmus_checker::{trace, Answer, Coverage, Iterations, MonitorKind};
+use litmus_dsl::Program;
+use proptest::prelude::*;
+use std::collections::BTreeSet;
 use std::path::Path;
 
-fn files() -> Vec<std::path::PathBuf> {
+const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+
+fn sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut v = Vec::new();
-    for dir in ["examples", "examples/relaxer", "examples/trencher", "tests/corpus/herd-x86"] {
+    for dir in
+        ["examples", "examples/relaxer", "examples/trencher", "examples/trencher/memorax", "tests/corpus/herd-x86"]
+    {
         let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
-        for e in rd.flatten() {
-            let p = e.path();
-            if p.extension().is_some_and(|x| x == "litmus") {
-                v.push(p);
-            }
+        let mut paths: Vec<_> = rd.map(|e| e.unwrap().path()).collect();
+        paths.sort();
+        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
+            v.push((
+                format!("{dir}/{}", p.file_name().unwrap().to_string_lossy()),
+                std::fs::read_to_string(&p).unwrap(),
+            ));
         }
     }
-    v.sort();
     v
 }
 
-#[test]
-fn survey() {
-    let models = [Model::Sc, Model::Tso, Model::Pso];
-    for f in files() {
-        let src = std::fs::read_to_string(&f).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let Some(p) = a.program else { continue };
-        let t = std::time::Instant::now();
-        let opts = Options::default().with_timeout(Some(std::time::Duration::from_secs(5)));
-        let u = unbounded::prove(&p, &models, &opts, &Limits::default());
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        let name = f.file_name().unwrap().to_string_lossy().to_string();
-        match u {
-            Err(s) => println!("{name:50} stop: {} ({ms:.1} ms)", s.describe()),
-            Ok(pr) => {
-                let bounded = litmus_checker::check_robustness(&p, &models, MonitorKind::Bss, &Options::default());
-                let words: Vec<String> = pr
-                    .robustness
-                    .iter()
-                    .map(|r| {
-                        let b = bounded.robustness.iter().find(|b| b.model == r.model).unwrap();
-                        format!(
-                            "{} {}v/{}u (bounded {}v {:?})",
-                            r.model.upper(),
-                            r.violations.len(),
-                            r.unconfirmed.len(),
-                            b.violations.len(),
-                            b.robust()
-                        )
-                    })
-                    .collect();
-                println!(
-                    "{name:50} {:>7} states {:>8.1} ms  SC states {} fails {}  {}",
-                    pr.states,
-                    ms,
-                    pr.sc.states.len(),
-                    pr.sc.failures.len(),
-                    words.join("  ")
-                );
-            }
+/// Does some execution of `model` (loops cut at `loop_bound`) have a cyclic trace?
+fn explicitly_cyclic(p: &Program, model: Model, loop_bound: u32) -> (bool, bool) {
+    let m = Machine::new(p, model, loop_bound, 8);
+    let mut ex = Explorer::new(&m);
+    let mut found = false;
+    ex.run(DporLimits::default(), |e| {
+        if trace::has_cycle(e.events) {
+            found = true;
+            return Control::Stop;
         }
-    }
+        Control::Continue
+    });
+    (found, found || Coverage::of_stats(&ex.stats) == Coverage::Complete)
 }
 
-#[test]
-fn pairs() {
-    let Ok(f) = std::env::var("PAIRS") else { return };
-    let src = std::fs::read_to_string(&f).unwrap();
-    let p = litmus_dsl::analyze(&src).program.unwrap();
-    let models = [Model::Sc, Model::Tso, Model::Pso];
-    let pr = unbounded::prove(&p, &models, &Options::default(), &Limits::default()).unwrap();
-    let bounded = litmus_checker::check_robustness(&p, &models, MonitorKind::Bss, &Options::default());
-    let show =
-        |s: u32| format!("{}:{} `{}`", p.stmts[s as usize].line, p.stmts[s as usize].col, p.stmts[s as usize].text);
-    for r in &pr.robustness {
-        let b = bounded.robustness.iter().find(|b| b.model == r.model).unwrap();
-        for v in &r.violations {
-            let inb = b.violations.iter().any(|w| w.key() == v.key());
-            println!(
-                "{} attack {} -> {} {}  cycle: {}",
-                r.model.upper(),
-                show(v.store_stmt),
-                show(v.access_stmt),
-                if inb { "" } else { "(NEW)" },
-                v.cycle
-                    .iter()
-                    .map(|c| format!("{} -{}->", show(c.stmt), c.edge.as_str()))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            );
-        }
-        for w in &b.violations {
-            if !r.violations.iter().any(|v| v.key() == w.key()) {
-                println!("{} MISSING bounded {} -> {}", r.model.upper(), show(w.store_stmt), show(w.access_stmt));
-            }
-        }
+/// The unbounded answers agree with the bounded engine's (and with explicit
+/// exploration when `explicit`); `Err` says how they do not.
+fn agree(p: &Program, name: &str, explicit: bool) -> Result<(), String> {
+    let opts = Options { loop_bound: 3, ..Options::default() };
+    let proved = match unbounded::prove(p, &MODELS, &Options::default(), &Limits::default()) {
+        Ok(proved) => proved,
+        // An infinite state space (a counter in a loop): nothing claimed.
+        Err(Stop::Growth { .. }) if name == "generated" => return Ok(()),
+        Err(s) => return Err(format!("{name}: not proved: {}", s.describe())),
+    };
+    let bounded = litmus_checker::check_robustness(p, &MODELS, MonitorKind::Bss, &opts);
+    let (u, b) = (&proved.sc, &bounded.outcomes[0]);
+    if !u.iterations.every() || u.coverage != Coverage::Complete {
+        return Err(format!("{name}: the unbounded SC outcome is not proved"));
     }
-}
-
-#[test]
-fn explicit_probe() {
-    use litmus_checker::dpor::{Control, Explorer, Limits as DLimits};
-    use litmus_checker::machine::Machine;
-    let Ok(f) = std::env::var("EXPLICIT") else { return };
-    let lb: u32 = std::env::var("LB").ok().and_then(|s| s.parse().ok()).unwrap_or(2);
-    let src = std::fs::read_to_string(&f).unwrap();
-    let p = litmus_dsl::analyze(&src).program.unwrap();
+    let complete = b.coverage == Coverage::Complete;
+    // Final states: what the bounded search saw, the unbounded one saw.
+    let states = |o: &litmus_checker::ModelOutcome| -> BTreeSet<(Vec<i64>, Option<bool>)> {
+        o.states.iter().map(|s| (s.values.clone(), s.satisfies)).collect()
+    };
+    let (us, bs) = (states(u), states(b));
+    if !bs.is_subset(&us) || (complete && us != bs) {
+        return Err(format!("{name}: SC final states {us:?} vs bounded {bs:?} (complete: {complete})"));
+    }
+    let fails = |o: &litmus_checker::ModelOutcome| -> BTreeSet<(u32, String)> {
+        o.failures.iter().map(|f| (f.stmt, f.kind.as_str().to_string())).collect()
+    };
+    let (uf, bf) = (fails(u), fails(b));
+    if !bf.is_subset(&uf) || (complete && uf != bf) {
+        return Err(format!("{name}: SC failures {uf:?} vs bounded {bf:?}"));
+    }
+    if (!b.deadlocks.is_empty() && u.deadlocks.is_empty())
+        || (complete && b.deadlocks.is_empty() != u.deadlocks.is_empty())
+    {
+        return Err(format!("{name}: deadlocks {} vs bounded {}", u.deadlocks.len(), b.deadlocks.len()));
+    }
+    // Values read: equal where the bounded search is complete. (A cut
+    // execution counts its loads even where every way on from them would
+    // be pruned — a failed `await` attempt whose thread then waits for a
+    // write that comes — so a bounded set may hold more there.)
+    if complete && u.reads != b.reads {
+        return Err(format!("{name}: reads {:?} vs bounded {:?}", u.reads, b.reads));
+    }
+    // The condition's answer, when the bounded one is earned.
+    if complete && u.observation != b.observation {
+        return Err(format!("{name}: observation {:?} vs bounded {:?}", u.observation, b.observation));
+    }
     for model in [Model::Tso, Model::Pso] {
-        let m = Machine::new(&p, model, lb, 16);
-        let mut ex = Explorer::new(&m);
-        let mut found = 0u64;
-        ex.run(DLimits::default(), |e| {
-            if litmus_checker::trace::has_cycle(e.events) {
-                found += 1;
+        let ur = proved.robustness.iter().find(|r| r.model == model).unwrap();
+        let br = bounded.robustness.iter().find(|r| r.model == model).unwrap();
+        if !ur.unconfirmed.is_empty() {
+            return Err(format!("{name}: {model:?} attacks without a replayable witness: {:?}", ur.unconfirmed));
+        }
+        let keys: BTreeSet<(u32, u32)> = ur.violations.iter().map(|v| v.key()).collect();
+        for v in &br.violations {
+            if !keys.contains(&v.key()) {
+                return Err(format!(
+                    "{name}: {model:?} bounded violation {:?} not found by attacks ({keys:?})",
+                    v.key()
+                ));
             }
-            Control::Continue
-        });
-        println!(
-            "{} lb {lb}: {} executions, {} cyclic, cut {}",
-            model.upper(),
-            ex.stats.executions,
-            found,
-            ex.stats.cut
-        );
+        }
+        if br.robust() == Answer::Proved(true) && !ur.violations.is_empty() {
+            return Err(format!("{name}: {model:?} robust (proved, bounded) but attacks found {keys:?}"));
+        }
+        if explicit {
+            let (cyclic, decided) = explicitly_cyclic(p, model, 3);
+            if cyclic && ur.violations.is_empty() {
+                return Err(format!("{name}: {model:?} an execution has a cyclic trace, attacks found none"));
+            }
+            if decided && !cyclic && !ur.violations.is_empty() {
+                return Err(format!("{name}: {model:?} no execution is cyclic (complete), attacks found {keys:?}"));
+            }
+        }
+        // Every violation is a real execution of the model with a cycle.
+        let m = Machine::new(p, model, u32::MAX, u32::MAX).with_unbounded_loops();
+        for v in &ur.violations {
+            let (_, events) = litmus_checker::reference::replay(&m, &v.witness.schedule);
+            if events != v.witness.events {
+                return Err(format!("{name}: {model:?} witness of {:?} does not replay", v.key()));
+            }
+            if trace::Trace::of(&events).cycle().is_none() {
+                return Err(format!("{name}: {model:?} witness of {:?} has no cycle", v.key()));
+            }
+            let first = v.cycle.first().map(|c| c.stmt);
+            if first != Some(v.store_stmt) || v.cycle.len() < 2 {
+                return Err(format!("{name}: {model:?} cycle of {:?} does not start at its delayed store", v.key()));
+            }
+        }
     }
+    Ok(())
+}
+
+#[test]
+fn agrees_with_the_bounded_engine_on_examples_corpus_and_trencher() {
+    let mut errors = Vec::new();
+    let mut n = 0;
+    for (name, src) in sources() {
+        let Some(p) = litmus_dsl::analyze(&src).program else { continue };
+        // Growing tickets: answered (honestly) elsewhere.
+        if src.contains("grows without bound") {
+            continue;
+        }
+        n += 1;
+        if let Err(e) = agree(&p, &name, false) {
+            errors.push(e);
+        }
+    }
+    assert!(n > 120, "only {n} programs");
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+#[test]
+fn explicit_exploration_agrees_on_the_small_ones() {
+    // Ground truth independent of the monitors: some TSO/PSO execution has a
+    // cyclic trace iff an attack succeeds (where exploration finishes).
+    let mut errors = Vec::new();
+    for (name, src) in sources().into_iter().filter(|(n, _)| n.contains("corpus") || n.starts_with("examples/")) {
+        let Some(p) = litmus_dsl::analyze(&src).program else { continue };
+        if name.contains("relaxer") || name.contains("trencher") || src.contains("grows without bound") {
+            continue;
+        }
+        if let Err(e) = agree(&p, &name, true) {
+            errors.push(e);
+        }
+    }
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn agrees_on_generated_programs_with_loops(threads in common::looping_program(2..4, 1..4)) {
+        let src = common::render(&threads);
+        let p = common::compile(&src);
+        if let Err(e) = agree(&p, "generated", true) {
+            prop_assert!(false, "{e}\n{src}");
+        }
+    }
+
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    #[test]
+    fn agrees_on_generated_blocking_programs(threads in common::blocking_program(2..4, 1..4)) {
+        let src = common::render(&threads);
+        let p = common::compile(&src);
+        if let Err(e) = agree(&p, "generated", true) {
+            prop_assert!(false, "{e}\n{src}");
+        }
+    }
+}
+
+/// A ticket lock whose tickets grow for ever: the search notices and
+/// stops, naming the variable, in bounded time — never loops, never proves.
+const TICKETS: &str = "litmus Tickets
+shared next = 0, serving = 0, in_cs = 0;
+fn acquire() {
+  let t = fetch_add(next, 1);
+  await (serving == t);
+}
+fn release() {
+  let s = serving;
+  serving = s + 1;
+}
+thread P0 {
+  while (true) {
+    acquire();
+    let c = fetch_add(in_cs, 1);
+    assert (c == 0);
+    fetch_add(in_cs, -1);
+    release();
+  }
+}
+thread P1 {
+  while (true) {
+    acquire();
+    let c = fetch_add(in_cs, 1);
+    assert (c == 0);
+    fetch_add(in_cs, -1);
+    release();
+  }
+}
+";
+
+#[test]
+fn a_growing_ticket_is_noticed_in_bounded_time() {
+    let p = common::compile(TICKETS);
+    let t = std::time::Instant::now();
+    let r = unbounded::prove(&p, &MODELS, &Options::default(), &Limits::default());
+    let took = t.elapsed();
+    match r {
+        Err(Stop::Growth { var, value, .. }) => {
+            assert!(var == "next" || var == "serving" || var.contains(":t") || var.contains(":s"), "{var}");
+            assert!(value > 64, "{value}");
+        }
+        other => panic!("expected growth, got {:?}", other.map(|p| p.states)),
+    }
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
+    // Through the whole check: the bounded engine answers, and says why.
+    let opts = Options::default().with_unbounded().with_timeout(Some(std::time::Duration::from_secs(20)));
+    let r = litmus_checker::check_all(&p, &MODELS, MonitorKind::Bss, &opts);
+    let sc = &r.outcomes[0];
+    assert!(
+        matches!(&sc.iterations, Iterations::Fallback(w) if w.contains("grows without bound")),
+        "{:?}",
+        sc.iterations
+    );
+    assert_ne!(sc.coverage, Coverage::Complete, "a cut-short SC search claims nothing proved");
+    for rb in &r.robustness {
+        assert!(matches!(&rb.iterations, Iterations::Fallback(_)), "{:?}", rb.iterations);
+        assert_ne!(rb.robust(), Answer::Proved(true), "{:?}", rb.model);
+    }
+}
+
+#[test]
+fn a_state_cap_and_a_deadline_stop_the_search_and_prove_nothing() {
+    let p = common::compile(TICKETS);
+    let tiny = Limits { max_states: 100, ..Limits::default() };
+    assert!(matches!(unbounded::prove(&p, &MODELS, &Options::default(), &tiny), Err(Stop::States(100))));
+    let late = Options::default().with_timeout(Some(std::time::Duration::ZERO));
+    assert!(matches!(
+        unbounded::prove(&p, &MODELS, &late, &Limits::default()),
+        Err(Stop::Stopped(litmus_checker::Why::Timeout))
+    ));
 }

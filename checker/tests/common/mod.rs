@@ -22,6 +22,10 @@ pub enum Op {
     Locked(Vec<Op>),
     /// while (loc == 0) { store }
     Spin(usize, usize),
+    /// A counted loop with a register: `let c = 0; while (c < k) { body; c = c + 1; }`.
+    Counted(i64, Vec<Op>),
+    /// `while (loc == 0) { body }`: may iterate any number of times.
+    Retry(usize, Vec<Op>),
 }
 
 pub const LOCS: [&str; 3] = ["x", "y", "z"];
@@ -125,6 +129,18 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize, uniq: 
                 s.push_str(&format!("{ind}unlock(m);\n"));
             }
             Op::Spin(a, b) => s.push_str(&format!("{ind}while ({} == 0) {{ {} = 1; fence; }}\n", LOCS[*a], LOCS[*b])),
+            Op::Counted(k, body) => {
+                let c = *uniq;
+                *uniq += 1;
+                s.push_str(&format!("{ind}let c{c} = 0;\n{ind}while (c{c} < {k}) {{\n"));
+                render_branch(body, s, depth + 1, uniq);
+                s.push_str(&format!("{ind}  c{c} = c{c} + 1;\n{ind}}}\n"));
+            }
+            Op::Retry(a, body) => {
+                s.push_str(&format!("{ind}while ({} == 0) {{\n", LOCS[*a]));
+                render_branch(body, s, depth + 1, uniq);
+                s.push_str(&format!("{ind}}}\n"));
+            }
         }
     }
 }
@@ -144,7 +160,7 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
             Op::Cas(a, e, v) => s.push_str(&format!("{ind}cas({}, {e}, {v});\n", LOCS[*a])),
             Op::Xchg(a, k) => s.push_str(&format!("{ind}xchg({}, {k});\n", LOCS[*a])),
             Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
-            Op::If(..) | Op::Locked(_) | Op::Spin(..) => {}
+            Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) => {}
             Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
         }
     }
@@ -170,6 +186,8 @@ pub fn swap_xy(op: &Op) -> Op {
         Op::Await(a, k) => Op::Await(l(a), *k),
         Op::Locked(b) => Op::Locked(all(b)),
         Op::Spin(a, b) => Op::Spin(l(a), l(b)),
+        Op::Counted(k, b) => Op::Counted(*k, all(b)),
+        Op::Retry(a, b) => Op::Retry(l(a), all(b)),
     }
 }
 
@@ -297,4 +315,20 @@ pub fn brute_force_traces(
     let mut budget = budget;
     go(m, &init, &mut log, &mut out, &mut budget);
     (budget > 0).then_some(out)
+}
+
+/// Programs with loops: counted loops (a register counts to 1 or 2) and
+/// loops on a location (`while (x == 0) { … }`), besides the blocking ops.
+pub fn looping_program(threads: std::ops::Range<usize>, ops: std::ops::Range<usize>) -> BoxedStrategy<Vec<Vec<Op>>> {
+    (2..4usize)
+        .prop_flat_map(move |locs| {
+            let body = || prop::collection::vec(leaf(locs, true), 1..3);
+            let one = prop_oneof![
+                5 => blocking_op(locs),
+                2 => (1..3i64, body()).prop_map(|(k, b)| Op::Counted(k, b)),
+                2 => (0..locs, body()).prop_map(|(a, b)| Op::Retry(a, b)),
+            ];
+            prop::collection::vec(prop::collection::vec(one, ops.clone()), threads.clone())
+        })
+        .boxed()
 }
