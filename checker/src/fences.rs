@@ -92,6 +92,7 @@ fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, Fenc
     let mut fences: Vec<FencePoint> = chosen
         .iter()
         .map(|&stmt| FencePoint {
+            place: Default::default(),
             thread: prog.stmts[stmt as usize].thread,
             stmt,
             kind: combine(constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == stmt)).map(|c| c.1)),
@@ -126,7 +127,7 @@ fn assign(violations: &mut [Violation], fences: &[FencePoint], removes: impl Fn(
 
 /// The fence insertions for the source editor (and the IR).
 pub fn insertions(fences: &[FencePoint]) -> Vec<FenceInsertion> {
-    fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind }).collect()
+    fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind, place: f.place }).collect()
 }
 
 /// What one model's re-check of a fenced program found, in the original
@@ -348,7 +349,12 @@ impl<'a> Rechecks<'a> {
     }
 
     fn full(&self, stmt: StmtId) -> FencePoint {
-        FencePoint { thread: self.prog.stmts[stmt as usize].thread, stmt, kind: FenceKind::Full }
+        FencePoint {
+            thread: self.prog.stmts[stmt as usize].thread,
+            stmt,
+            kind: FenceKind::Full,
+            place: Default::default(),
+        }
     }
 }
 

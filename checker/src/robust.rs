@@ -54,12 +54,14 @@ pub struct CycleStep {
     pub edge: Edge,
 }
 
-/// A fence to insert after a statement of a thread.
+/// A fence to insert at a place of a statement of a thread (after it,
+/// before it, at a loop's head).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FencePoint {
     pub thread: u16,
     pub stmt: StmtId,
     pub kind: FenceKind,
+    pub place: litmus_dsl::ir::Place,
 }
 
 #[derive(Clone, Debug)]

@@ -63,7 +63,7 @@ fn fixed_files_are_robust() {
 }
 
 fn robust_with(src: &str, prog: &litmus_dsl::Program, at: &[u32], model: Model) -> bool {
-    let ins: Vec<FenceInsertion> = at.iter().map(|&stmt| FenceInsertion { stmt, kind: FenceKind::Full }).collect();
+    let ins: Vec<FenceInsertion> = at.iter().map(|&stmt| FenceInsertion::after(stmt, FenceKind::Full)).collect();
     let fixed = apply(src, &fence_edits(src, prog, &ins));
     let fp = litmus_dsl::analyze(&fixed).program.unwrap();
     robustness_of(&fp, model, MonitorKind::Bss, &Options::default()).robust().is(&true)

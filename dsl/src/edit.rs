@@ -2,6 +2,7 @@
 //! statements (both dialects) and re-aligning a herd thread table.
 
 use crate::herd::ast::HerdFile;
+pub use crate::ir::Place;
 use crate::ir::{Program, StmtId};
 use crate::{Dialect, FenceKind};
 
@@ -13,11 +14,20 @@ pub struct TextEdit {
     pub text: String,
 }
 
-/// A fence to insert right after a statement of a thread.
+/// A fence to insert at a place of a statement of a thread: after it (the
+/// default), before it, or at a loop's head.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FenceInsertion {
     pub stmt: StmtId,
     pub kind: FenceKind,
+    pub place: Place,
+}
+
+impl FenceInsertion {
+    /// A fence right after `stmt`.
+    pub fn after(stmt: StmtId, kind: FenceKind) -> Self {
+        FenceInsertion { stmt, kind, place: Place::After }
+    }
 }
 
 /// Apply non-overlapping edits.
@@ -55,20 +65,99 @@ pub fn x86_fence(kind: FenceKind) -> &'static str {
     }
 }
 
-/// Edits inserting each fence after its statement.
+/// Edits inserting each fence at its place (a place its statement cannot
+/// take, [`Program::fence_place_ok`], is skipped: the IR insertion skips it too).
 pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<TextEdit> {
     let mut fences: Vec<FenceInsertion> = fences.to_vec();
-    fences.sort();
-    fences.dedup_by_key(|f| f.stmt);
+    fences.sort_by_key(|f| (f.stmt, f.place, f.kind));
+    fences.dedup_by_key(|f| (f.stmt, f.place));
+    fences.retain(|f| f.place == Place::After || prog.fence_place_ok(f.stmt, f.place));
     match prog.dialect {
-        Dialect::Native => fences.iter().map(|f| native_insertion(src, prog, *f)).collect(),
-        Dialect::HerdX86 => herd_fence_edit(src, prog, &fences).into_iter().collect(),
+        Dialect::Native => {
+            let mut edits = Vec::new();
+            for f in &fences {
+                match f.place {
+                    Place::After => edits.push(native_insertion(src, prog, *f)),
+                    Place::Before => edits.push(native_before(src, prog.stmts[f.stmt as usize].extent.start, f.kind)),
+                    Place::LoopHead => edits.extend(native_loop_head(src, prog, *f)),
+                }
+            }
+            // Two fences at one offset (after one statement, before the
+            // next on the same line) both stay, in that order.
+            edits.sort_by_key(|e| e.start);
+            merge_at_same_offset(edits)
+        }
+        Dialect::HerdX86 => {
+            fences.retain(|f| f.place == Place::After);
+            herd_fence_edit(src, prog, &fences).into_iter().collect()
+        }
     }
+}
+
+/// Edits that insert at one offset become one edit (their texts in order):
+/// [`apply`] keeps only the first of overlapping edits.
+fn merge_at_same_offset(edits: Vec<TextEdit>) -> Vec<TextEdit> {
+    let mut out: Vec<TextEdit> = Vec::new();
+    for e in edits {
+        match out.last_mut() {
+            Some(last) if last.start == e.start && last.end == e.end && e.start == e.end => last.text.push_str(&e.text),
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// The indentation of the line holding byte `at`, and whether only
+/// blanks precede `at` on it.
+fn line_indent(src: &str, at: usize) -> (String, bool, usize) {
+    let line_start = src[..at].rfind(['\n', '\r']).map(|i| i + 1).unwrap_or(0);
+    let indent: String = src[line_start..].chars().take_while(|c| *c == ' ' || *c == '\t').collect();
+    let first = src[line_start..at].trim().is_empty();
+    (indent, first, line_start)
+}
+
+fn newline_of(src: &str) -> &'static str {
+    if src.contains("\r\n") {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// `fence;` right before the statement starting at `at`: on a line of its
+/// own, indented like it, when it starts its line; else inline.
+fn native_before(src: &str, at: usize, kind: FenceKind) -> TextEdit {
+    let at = at.min(src.len());
+    let (indent, first, line_start) = line_indent(src, at);
+    let fence = native_fence(kind);
+    if first {
+        TextEdit { start: line_start, end: line_start, text: format!("{indent}{fence}{}", newline_of(src)) }
+    } else {
+        TextEdit { start: at, end: at, text: format!("{fence} ") }
+    }
+}
+
+/// A loop-head fence: one before the loop and one last in its body, just
+/// before the body's closing brace.
+fn native_loop_head(src: &str, prog: &Program, f: FenceInsertion) -> Vec<TextEdit> {
+    let s = &prog.stmts[f.stmt as usize];
+    let mut out = vec![native_before(src, s.extent.start, f.kind)];
+    let end = s.extent.end.min(src.len());
+    let Some(close) = src[..end].rfind('}') else { return out };
+    let (indent, first, line_start) = line_indent(src, close);
+    let fence = native_fence(f.kind);
+    out.push(if first {
+        TextEdit { start: line_start, end: line_start, text: format!("{indent}  {fence}{}", newline_of(src)) }
+    } else {
+        let pad = if src[..close].ends_with(' ') { "" } else { " " };
+        TextEdit { start: close, end: close, text: format!("{pad}{fence} ") }
+    });
+    out
 }
 
 fn native_insertion(src: &str, prog: &Program, f: FenceInsertion) -> TextEdit {
     let s = &prog.stmts[f.stmt as usize];
-    let end = s.span.end.min(src.len());
+    let end = s.extent.end.min(src.len());
     let line_end = src[end..].find(['\n', '\r']).map(|i| end + i).unwrap_or(src.len());
     let rest = src[end..line_end].trim();
     let fence = native_fence(f.kind);

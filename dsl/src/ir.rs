@@ -306,6 +306,49 @@ pub struct Thread {
     /// enclosing statement first): where a fence after it goes
     /// ([`crate::fence_ir`]). Ranges are nested or disjoint.
     pub stmt_ranges: Vec<StmtRange>,
+    /// The same for control statements (`if`, `while`, `for`: the whole
+    /// statement, body and `else` included; native dialect only): where a
+    /// fence before or after one goes. A reduced spin keeps its range only
+    /// when its block starts at its `while`.
+    pub control_ranges: Vec<StmtRange>,
+    /// Each loop's head (not reduced spins): where its condition is
+    /// evaluated on every iteration.
+    pub loop_heads: Vec<LoopHead>,
+}
+
+/// A `while` or `for` loop's places in its thread's code: its condition
+/// starts at `head` (entered from the code before the loop and from the
+/// end of its body, `back`: the jump back, or a `for`'s increment).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LoopHead {
+    pub stmt: StmtId,
+    pub head: u32,
+    pub back: u32,
+}
+
+/// Where a fence goes relative to a statement.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Place {
+    /// Right after it (`s; fence;`): its own code falls into the fence; a
+    /// jump from elsewhere to where it ends goes past.
+    #[default]
+    After,
+    /// Right before it (`fence; s;`): whatever comes to it passes the fence.
+    Before,
+    /// At a loop's head (its `while`/`for`): before the loop and at the end
+    /// of its body, so every evaluation of the condition follows a fence.
+    LoopHead,
+}
+
+impl Place {
+    /// `after`, `before`, `loop-head` (JSON).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Place::After => "after",
+            Place::Before => "before",
+            Place::LoopHead => "loop-head",
+        }
+    }
 }
 
 /// The code of one copy of a simple statement in its thread: it runs from
@@ -351,7 +394,11 @@ pub enum StmtForm {
 pub struct StmtInfo {
     pub thread: u16,
     pub form: StmtForm,
+    /// What findings point at: the statement, or a control statement's
+    /// header (`if (c)`, `while (c)`).
     pub span: Span,
+    /// The whole statement (a control statement's body and `else` too).
+    pub extent: Span,
     /// The statement's text without a trailing `;`, on one line.
     pub text: String,
     /// 1-based line and column of the start, and just past the end.
@@ -447,6 +494,21 @@ impl Program {
         self.stmts.get(s as usize).is_some_and(|info| {
             info.form == StmtForm::Simple && self.threads.iter().any(|t| t.stmt_ranges.iter().any(|r| r.stmt == s))
         })
+    }
+
+    /// Can a fence go at `place` of statement `s`? After: a simple
+    /// statement ([`Program::fenceable`]) or a control statement; before: any
+    /// statement with code; at a loop head: a loop that is no reduced spin.
+    /// Control statements and places other than after are the native
+    /// dialect's (a herd fence is a row after an instruction).
+    pub fn fence_place_ok(&self, s: StmtId, place: Place) -> bool {
+        let native = self.dialect == Dialect::Native;
+        let control = || self.threads.iter().any(|t| t.control_ranges.iter().any(|r| r.stmt == s));
+        match place {
+            Place::After => self.fenceable(s) || (native && control()),
+            Place::Before => native && (self.fenceable(s) || control()),
+            Place::LoopHead => native && self.threads.iter().any(|t| t.loop_heads.iter().any(|h| h.stmt == s)),
+        }
     }
 
     pub fn mem_size(&self) -> usize {

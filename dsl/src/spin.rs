@@ -53,6 +53,8 @@ pub(crate) fn reduce_spins(
     loops: &[LoopShape],
     checked: bool,
     ranges: &mut Vec<crate::ir::StmtRange>,
+    control: &mut Vec<crate::ir::StmtRange>,
+    heads: &mut Vec<crate::ir::LoopHead>,
 ) -> Vec<StmtId> {
     let words = regs.len().div_ceil(64).max(1);
     if loops.is_empty() || code.len().saturating_mul(words) > MAX_WORK {
@@ -105,6 +107,19 @@ pub(crate) fn reduce_spins(
     for r in ranges.iter_mut() {
         r.start = map[r.start as usize];
         r.end = map[r.end as usize];
+    }
+    // A reduced loop keeps its whole range (a fence before or after it is
+    // outside its attempt) only if its block starts at its `while`; it has
+    // no head any more (its body is one attempt).
+    control.retain(|r| !inside(r));
+    for r in control.iter_mut() {
+        r.start = map[r.start as usize];
+        r.end = map[r.end as usize];
+    }
+    heads.retain(|h| !spins.iter().any(|l| l.stmt == h.stmt));
+    for h in heads.iter_mut() {
+        h.head = map[h.head as usize];
+        h.back = map[h.back as usize];
     }
 
     let old = std::mem::take(code);

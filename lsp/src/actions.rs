@@ -31,7 +31,8 @@ fn fence_title(p: &Program, f: &FencePoint) -> String {
 }
 
 fn edits(src: &str, p: &Program, fences: &[FencePoint]) -> Vec<TextEdit> {
-    let ins: Vec<FenceInsertion> = fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind }).collect();
+    let ins: Vec<FenceInsertion> =
+        fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind, place: f.place }).collect();
     fence_edits(src, p, &ins)
 }
 

@@ -393,6 +393,8 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 code: t.code,
                 loops,
                 stmt_ranges: t.stmt_ranges,
+                control_ranges: Vec::new(),
+                loop_heads: Vec::new(),
             })
             .collect(),
         stmts: table.stmts,

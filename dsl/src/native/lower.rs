@@ -36,7 +36,7 @@ impl<'a> StmtTable<'a> {
         let text = raw.split_whitespace().collect::<Vec<_>>().join(" ");
         let (line, col) = self.lines.line_col(self.src, span.start);
         let (end_line, end_col) = self.lines.line_col(self.src, span.end);
-        self.stmts.push(StmtInfo { thread, form, span, text, line, col, end_line, end_col });
+        self.stmts.push(StmtInfo { thread, form, span, extent: span, text, line, col, end_line, end_col });
         let id = (self.stmts.len() - 1) as StmtId;
         self.ids.insert((thread, span), id);
         id
@@ -65,6 +65,8 @@ struct ThreadLowerer<'l, 'a> {
     loops: u16,
     halts: Vec<usize>,
     stmt_ranges: Vec<ir::StmtRange>,
+    control_ranges: Vec<ir::StmtRange>,
+    loop_heads: Vec<ir::LoopHead>,
     /// Every `while` lowered, for the spin-loop pass.
     shapes: Vec<LoopShape>,
 }
@@ -178,6 +180,8 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         let mark = self.live_temps.len();
         let start = self.pc();
         let ranges = self.stmt_ranges.len();
+        let controls = self.control_ranges.len();
+        let mut control: Option<StmtId> = None;
         match &s.kind {
             StmtKind::Let { name, value } => {
                 let sid = self.sid(s.span);
@@ -204,6 +208,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             }
             StmtKind::If { cond, then, els } => {
                 let sid = self.sid_of(self.header_span(s, cond), StmtForm::Control);
+                control = Some(sid);
                 let c = self.expr(cond, sid);
                 let to_else = self.emit(Instr::Branch { cond: c, if_nonzero: false, target: 0 });
                 self.block(then);
@@ -227,6 +232,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             }
             StmtKind::While { cond, bound, body } => {
                 let sid = self.sid_of(self.header_span(s, cond), StmtForm::Control);
+                control = Some(sid);
                 let id = self.loops;
                 self.loops += 1;
                 let enter = self.emit(Instr::LoopEnter { id });
@@ -240,11 +246,13 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let pc = self.pc();
                 self.patch(exit, pc);
                 self.shapes.push(LoopShape { enter, exit, back, cond: c, stmt: sid });
+                self.loop_heads.push(ir::LoopHead { stmt: sid, head, back: back as u32 });
             }
             StmtKind::For { var, from, to, body } => {
                 // `k = from; while (k < to) bound (to - from) { body; k = k + 1; }`:
                 // the body cannot assign `k`, so the bound is never hit.
                 let sid = self.sid_of(self.for_header_span(s, body), StmtForm::Control);
+                control = Some(sid);
                 let (lo, hi) = (const_of(from), const_of(to));
                 let k = self.user_reg(&var.name);
                 self.emit(Instr::Mov { dst: k, src: Operand::Imm(lo) });
@@ -261,8 +269,17 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let count = u32::try_from(hi.saturating_sub(lo)).ok();
                 self.emit(Instr::LoopIter { id, stmt: sid, bound: count });
                 self.block(body);
-                self.emit(Instr::Bin { dst: k, op: ir::BinOp::Add, a: Operand::Reg(k), b: Operand::Imm(1), stmt: sid });
+                // The body ends before the count goes up: a fence last in it
+                // comes before the increment.
+                let back = self.emit(Instr::Bin {
+                    dst: k,
+                    op: ir::BinOp::Add,
+                    a: Operand::Reg(k),
+                    b: Operand::Imm(1),
+                    stmt: sid,
+                });
                 self.emit(Instr::Jump { target: head });
+                self.loop_heads.push(ir::LoopHead { stmt: sid, head, back: back as u32 });
                 let pc = self.pc();
                 self.patch(exit, pc);
                 if let Some(f) = self.frames.last_mut() {
@@ -331,6 +348,12 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         if simple && start < self.pc() {
             let stmt = self.sid(s.span);
             self.stmt_ranges.insert(ranges, ir::StmtRange { stmt, start, end: self.pc() });
+        }
+        if let Some(stmt) = control {
+            self.table.stmts[stmt as usize].extent = s.span;
+            if start < self.pc() {
+                self.control_ranges.insert(controls, ir::StmtRange { stmt, start, end: self.pc() });
+            }
         }
         self.release_to(mark);
     }
@@ -608,6 +631,8 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
             loops: 0,
             halts: Vec::new(),
             stmt_ranges: Vec::new(),
+            control_ranges: Vec::new(),
+            loop_heads: Vec::new(),
             shapes: Vec::new(),
         };
         tl.block(&def.body);
@@ -622,6 +647,8 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
                 &tl.shapes,
                 !opts.unchecked_spins,
                 &mut tl.stmt_ranges,
+                &mut tl.control_ranges,
+                &mut tl.loop_heads,
             ));
         }
         let nregs = tl.regs.len();
@@ -633,6 +660,8 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
             code: tl.code,
             loops: tl.loops,
             stmt_ranges: tl.stmt_ranges,
+            control_ranges: tl.control_ranges,
+            loop_heads: tl.loop_heads,
         });
     }
     let mut observables = ir::ObservableSet::default();
