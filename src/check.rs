@@ -308,10 +308,21 @@ fn within_budget(opts: &Options, act: &ActiveArgs) -> Options {
 }
 
 pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
+    use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
+    let (end, start) = (Position { line: s.end_line, column: s.end_col }, Position { line: s.line, column: s.col });
+    let (mut after, mut before, mut loop_head) = (None, None, None);
+    match f.place {
+        Place::After => after = Some(end),
+        Place::Before => before = Some(start),
+        Place::LoopHead => loop_head = Some(start),
+    }
     FenceJson {
         thread: p.threads[f.thread as usize].name.clone(),
-        after: Position { line: s.end_line, column: s.end_col },
+        place: f.place.as_str(),
+        after,
+        before,
+        loop_head,
         kind: f.kind.as_str(),
     }
 }

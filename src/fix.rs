@@ -63,11 +63,10 @@ pub fn run(args: &FixArgs) -> u8 {
     for f in &fix.fences {
         let s = &prog.stmts[f.stmt as usize];
         eprintln!(
-            "{}: fence {} after line {}, column {} ({}: `{}`)",
+            "{}: fence {} {} ({}: `{}`)",
             l.path,
             f.kind.as_str(),
-            s.end_line,
-            s.end_col,
+            words::fence_place(prog, f),
             prog.threads[f.thread as usize].name,
             s.text
         );

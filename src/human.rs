@@ -347,15 +347,7 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
             let fix = v
                 .fence
                 .iter()
-                .map(|f| {
-                    let s = &p.stmts[f.stmt as usize];
-                    format!(
-                        "insert `{}` after line {}, column {}",
-                        litmus_dsl::edit::native_fence(f.kind),
-                        s.end_line,
-                        s.end_col
-                    )
-                })
+                .map(|f| format!("insert `{}` {}", litmus_dsl::edit::native_fence(f.kind), words::fence_place(p, f)))
                 .collect::<Vec<_>>()
                 .join("; ");
             d = d.with_help(format!("{what}\nfix: {fix}"));
@@ -389,12 +381,10 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
                 .fences
                 .iter()
                 .map(|f| {
-                    let s = &p.stmts[f.stmt as usize];
                     format!(
-                        "`{}` after {}:{} ({})",
+                        "`{}` {} ({})",
                         litmus_dsl::edit::native_fence(f.kind),
-                        s.end_line,
-                        s.end_col,
+                        words::fence_place_short(p, f),
                         p.threads[f.thread as usize].name
                     )
                 })

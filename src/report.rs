@@ -228,7 +228,18 @@ pub struct CycleJson {
 #[derive(Serialize)]
 pub struct FenceJson {
     pub thread: String,
-    pub after: Position,
+    /// `after`, `before` or `loop-head` (extension: where the fence goes
+    /// relative to the statement at `after`/`before`/`loop_head`).
+    pub place: &'static str,
+    /// Right after the statement ending here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<Position>,
+    /// Right before the statement starting here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<Position>,
+    /// At the head of the loop starting here: before it and last in its body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_head: Option<Position>,
     pub kind: &'static str,
 }
 

@@ -198,6 +198,7 @@ impl<'p> Collector<'p> {
                 occurrences: 0,
                 candidates,
                 fence: Vec::new(),
+                attack: None,
             });
         }
     }

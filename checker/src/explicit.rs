@@ -240,6 +240,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
                 occurrences: 0,
                 candidates: candidates(prog, log, a, b),
                 fence: Vec::new(),
+                attack: None,
             });
         }
         Control::Continue

@@ -411,6 +411,15 @@ pub fn joint_fences(
     opts: &Options,
 ) -> (Answer<bool>, FenceFix) {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+    // For every iteration, where attacks decide every model asked.
+    if let Some(limits) = opts.unbounded.as_ref().filter(|_| relaxed.iter().all(|&m| crate::unbounded::decides(m))) {
+        if let Ok(p) = crate::unbounded::prove(prog, &relaxed, opts, limits) {
+            let mut all: Vec<Violation> = p.robustness.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+            let robust = all_robust(&p.robustness);
+            let fix = crate::unbounded::fences::minimal_fences(prog, &relaxed, &p.attacks, &mut all, opts, limits);
+            return (robust, fix);
+        }
+    }
     let mut c = Collector::new(prog, &relaxed, monitor, opts);
     let sc = c.run(opts);
     let before = c.finish(sc.coverage);

@@ -211,6 +211,13 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         }
     }
     progress::enter(&opts.progress, Phase::Fences, None);
+    // Attacks decided every relaxed model asked (PSLO's fences need its own
+    // executions: then every model takes the bounded re-checks, jointly).
+    let decided = report.robustness.iter().all(|rb| unbounded::decides(rb.model));
+    if let Some(attacks) = report.attacks.clone().filter(|_| decided) {
+        attack_fences(report, prog, &attacks, opts);
+        return;
+    }
     let rechecks = fences::Rechecks::new(prog, monitor, opts);
     let robust = robust::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
@@ -234,6 +241,39 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
             minimal: one.fences_minimal,
         },
         (None, _) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
+    };
+    report.cancelled = opts.cancelled();
+}
+
+/// Fences chosen and proved by attacks (the unbounded procedure decided
+/// robustness): jointly for every relaxed model it decides, then per model.
+fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[unbounded::AttackId], opts: &Options) {
+    let limits = opts.unbounded.clone().unwrap_or_default();
+    let decided: Vec<Model> = report.robustness.iter().map(|rb| rb.model).filter(|&m| unbounded::decides(m)).collect();
+    let joint = (decided.len() > 1).then(|| {
+        let mut all: Vec<Violation> = report
+            .robustness
+            .iter()
+            .filter(|rb| unbounded::decides(rb.model))
+            .flat_map(|rb| rb.violations.iter().cloned())
+            .collect();
+        unbounded::fences::minimal_fences(prog, &decided, attacks, &mut all, opts, &limits)
+    });
+    for rb in report.robustness.iter_mut() {
+        progress::enter(&opts.progress, Phase::Fences, Some(rb.model));
+        let fix = unbounded::fences::minimal_fences(prog, &[rb.model], attacks, &mut rb.violations, opts, &limits);
+        rb.fences = fix.fences;
+        rb.fences_confirmed = fix.confirmed;
+        rb.fences_minimal = fix.minimal;
+    }
+    report.joint = match (joint, report.robustness.as_slice()) {
+        (Some(fix), _) => fix,
+        (None, [one]) => FenceFix {
+            fences: one.fences.clone(),
+            confirmed: one.fences_confirmed.clone(),
+            minimal: one.fences_minimal,
+        },
+        (None, _) => FenceFix { fences: Vec::new(), confirmed: robust::all_robust(&report.robustness), minimal: true },
     };
     report.cancelled = opts.cancelled();
 }
@@ -271,6 +311,15 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         };
         if let (Some(s), Some(i)) = (search, rb) {
             s.finish(o.coverage, &mut report.robustness[i].violations);
+        }
+        let mut o = o;
+        if report.proved_sc.is_some() && !o.complete() {
+            // The unbounded procedure decides robustness, not a non-robust
+            // model's own outcomes: say why these are bounded.
+            o.iterations = Iterations::Fallback(format!(
+                "{}'s outcomes are explored with the bounds (the program is not proved robust under {0})",
+                m.upper()
+            ));
         }
         report.outcomes.push(o);
     }

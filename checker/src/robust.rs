@@ -86,6 +86,8 @@ pub struct Violation {
     pub candidates: Vec<(StmtId, FenceKind)>,
     /// The fence, of the minimal set, that removes this violation.
     pub fence: Vec<FencePoint>,
+    /// The attack behind it, when the unbounded procedure found it.
+    pub attack: Option<crate::unbounded::AttackId>,
 }
 
 impl Violation {

@@ -77,6 +77,32 @@ pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
     }
 }
 
+/// Where a fence goes, in words: "after line 15, column 13", "before line
+/// 16, column 3", "at the head of the loop at line 17 (before it and last
+/// in its body)".
+pub fn fence_place(p: &Program, f: &crate::robust::FencePoint) -> String {
+    use litmus_dsl::ir::Place;
+    let s = &p.stmts[f.stmt as usize];
+    match f.place {
+        Place::After => format!("after line {}, column {}", s.end_line, s.end_col),
+        Place::Before => format!("before line {}, column {}", s.line, s.col),
+        Place::LoopHead => {
+            format!("at the head of the loop at line {} (before it and last in its body)", s.line)
+        }
+    }
+}
+
+/// The same, short: "after 15:13", "before 16:3", "loop head 17:3".
+pub fn fence_place_short(p: &Program, f: &crate::robust::FencePoint) -> String {
+    use litmus_dsl::ir::Place;
+    let s = &p.stmts[f.stmt as usize];
+    match f.place {
+        Place::After => format!("after {}:{}", s.end_line, s.end_col),
+        Place::Before => format!("before {}:{}", s.line, s.col),
+        Place::LoopHead => format!("at the loop head {}:{}", s.line, s.col),
+    }
+}
+
 /// Whether fences were confirmed by re-checking: "re-checked: robust
 /// (proved)", "re-checked: robust within bounds", "not confirmed: a
 /// violation remains", "not confirmed: the re-check timed out".

@@ -223,13 +223,16 @@ fn every_place_in_the_ir_equals_the_text() {
     for (name, src) in sources {
         let p = litmus_dsl::analyze(&src).program.unwrap();
         let all_places = places(&p);
+        // The translations loop for ever: their code is compared, and the
+        // bounded exploration of the behaviour is left to the others.
+        let explore = !name.contains("trencher");
         for (n, &(stmt, place)) in all_places.iter().enumerate().filter(|(_, (_, pl))| *pl != Place::After) {
             let kind = KINDS[n % KINDS.len()];
             let ins = [FenceInsertion { stmt, kind, place }];
             let what = format!("{name}: {kind:?} {place:?} `{}`", p.stmts[stmt as usize].text);
             let (tp, ip) = (text_fenced(&src, &p, &ins), insert_fences(&p, &ins));
             let map = same_code(&tp, &ip, &what);
-            if n % 3 == 0 {
+            if explore && n % 3 == 0 {
                 same_behaviour(&tp, &ip, &map, &what);
             }
             singles += 1;
@@ -256,7 +259,9 @@ fn every_place_in_the_ir_equals_the_text() {
         let what = format!("{name}: every place");
         let (tp, ip) = (text_fenced(&src, &p, &all), insert_fences(&p, &all));
         let map = same_code(&tp, &ip, &what);
-        same_behaviour(&tp, &ip, &map, &what);
+        if explore {
+            same_behaviour(&tp, &ip, &map, &what);
+        }
     }
     assert!(singles > 300, "{singles}");
 }

@@ -57,12 +57,14 @@ fn explicitly_cyclic(p: &Program, model: Model, loop_bound: u32) -> (bool, bool)
 
 /// The unbounded answers agree with the bounded engine's (and with explicit
 /// exploration when `explicit`); `Err` says how they do not.
-fn agree(p: &Program, name: &str, explicit: bool) -> Result<(), String> {
-    let opts = Options { loop_bound: 3, ..Options::default() };
+fn agree(p: &Program, name: &str, explicit: bool, infinite: bool) -> Result<(), String> {
+    // The bounded engine, within a few seconds (an infinite loop unrolled
+    // three times can take long): where it stops, only what it found counts.
+    let opts = Options { loop_bound: 3, ..Options::default() }.with_timeout(Some(std::time::Duration::from_secs(3)));
     let proved = match unbounded::prove(p, &MODELS, &Options::default(), &Limits::default()) {
         Ok(proved) => proved,
         // An infinite state space (a counter in a loop): nothing claimed.
-        Err(Stop::Growth { .. }) if name == "generated" => return Ok(()),
+        Err(Stop::Growth { .. } | Stop::States(_)) if infinite => return Ok(()),
         Err(s) => return Err(format!("{name}: not proved: {}", s.describe())),
     };
     let bounded = litmus_checker::check_robustness(p, &MODELS, MonitorKind::Bss, &opts);
@@ -154,12 +156,9 @@ fn agrees_with_the_bounded_engine_on_examples_corpus_and_trencher() {
     let mut n = 0;
     for (name, src) in sources() {
         let Some(p) = litmus_dsl::analyze(&src).program else { continue };
-        // Growing tickets: answered (honestly) elsewhere.
-        if src.contains("grows without bound") {
-            continue;
-        }
         n += 1;
-        if let Err(e) = agree(&p, &name, false) {
+        // Growing tickets say so in their header: the search must notice.
+        if let Err(e) = agree(&p, &name, false, src.contains("without bound")) {
             errors.push(e);
         }
     }
@@ -174,10 +173,10 @@ fn explicit_exploration_agrees_on_the_small_ones() {
     let mut errors = Vec::new();
     for (name, src) in sources().into_iter().filter(|(n, _)| n.contains("corpus") || n.starts_with("examples/")) {
         let Some(p) = litmus_dsl::analyze(&src).program else { continue };
-        if name.contains("relaxer") || name.contains("trencher") || src.contains("grows without bound") {
+        if name.contains("relaxer") || name.contains("trencher") {
             continue;
         }
-        if let Err(e) = agree(&p, &name, true) {
+        if let Err(e) = agree(&p, &name, true, false) {
             errors.push(e);
         }
     }
@@ -191,7 +190,7 @@ proptest! {
     fn agrees_on_generated_programs_with_loops(threads in common::looping_program(2..4, 1..4)) {
         let src = common::render(&threads);
         let p = common::compile(&src);
-        if let Err(e) = agree(&p, "generated", true) {
+        if let Err(e) = agree(&p, "generated", true, true) {
             prop_assert!(false, "{e}\n{src}");
         }
     }
@@ -205,7 +204,7 @@ proptest! {
     fn agrees_on_generated_blocking_programs(threads in common::blocking_program(2..4, 1..4)) {
         let src = common::render(&threads);
         let p = common::compile(&src);
-        if let Err(e) = agree(&p, "generated", true) {
+        if let Err(e) = agree(&p, "generated", true, true) {
             prop_assert!(false, "{e}\n{src}");
         }
     }
@@ -252,7 +251,7 @@ fn a_growing_ticket_is_noticed_in_bounded_time() {
     match r {
         Err(Stop::Growth { var, value, .. }) => {
             assert!(var == "next" || var == "serving" || var.contains(":t") || var.contains(":s"), "{var}");
-            assert!(value > 64, "{value}");
+            assert!(value > 32, "{value}");
         }
         other => panic!("expected growth, got {:?}", other.map(|p| p.states)),
     }

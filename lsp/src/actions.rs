@@ -22,12 +22,17 @@ pub struct Action {
 }
 
 fn fence_title(p: &Program, f: &FencePoint) -> String {
+    use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
     let text = match p.dialect {
         Dialect::Native => format!("fence {}", f.kind.as_str()),
         Dialect::HerdX86 => litmus_dsl::edit::x86_fence(f.kind).to_string(),
     };
-    format!("Insert `{text}` after line {}", s.end_line)
+    match f.place {
+        Place::After => format!("Insert `{text}` after line {}", s.end_line),
+        Place::Before => format!("Insert `{text}` before line {}", s.line),
+        Place::LoopHead => format!("Insert `{text}` at the head of the loop at line {}", s.line),
+    }
 }
 
 fn edits(src: &str, p: &Program, fences: &[FencePoint]) -> Vec<TextEdit> {

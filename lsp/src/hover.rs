@@ -12,10 +12,13 @@ fn contains(span: Span, offset: usize) -> bool {
     span.start <= offset && offset <= span.end
 }
 
-/// Markdown for the thing at `offset`, and the span it describes.
-pub fn hover(analysis: &Analysis, report: Option<&Report>, offset: usize) -> Option<(String, Span)> {
+/// Markdown for the thing at `offset` of `text`, and the span it describes.
+pub fn hover(text: &str, analysis: &Analysis, report: Option<&Report>, offset: usize) -> Option<(String, Span)> {
     if let (Some(p), Some(r)) = (&analysis.program, report) {
         if let Some(h) = violation_hover(p, r, offset) {
+            return Some(h);
+        }
+        if let Some(h) = header_hover(text, r, offset) {
             return Some(h);
         }
         if let Some(h) = failure_hover(p, r, offset) {
@@ -42,6 +45,37 @@ pub fn hover(analysis: &Analysis, report: Option<&Report>, offset: usize) -> Opt
         let _ = write!(md, " of `{scope}`");
     }
     let _ = write!(md, ", {} use{}", sym.refs.len(), if sym.refs.len() == 1 { "" } else { "s" });
+    Some((md, span))
+}
+
+/// On the test's header: each model's verdict, and how far it reaches
+/// ("robust for every iteration (proved: 342 states)", or why the bounded
+/// engine answered).
+fn header_hover(text: &str, r: &Report, offset: usize) -> Option<(String, Span)> {
+    let span = crate::lens::header_span(text);
+    if span.start == span.end || !contains(span, offset) {
+        return None;
+    }
+    let mut md = String::from("**litmus**\n");
+    for o in &r.outcomes {
+        let mut line = format!("\n- **{}**", o.model.upper());
+        if let Some(obs) = &o.observation {
+            let _ = write!(line, " condition {}", words::observation(obs));
+        }
+        if let Some(rb) = r.robustness.iter().find(|rb| rb.model == o.model) {
+            let _ = write!(line, "; {}", words::robustness(rb));
+        }
+        match o.iterations.describe() {
+            Some(d) => {
+                let _ = write!(line, " — {d}");
+            }
+            None if !o.complete() => {
+                let _ = write!(line, " — {}", o.coverage.qualifier());
+            }
+            None => {}
+        }
+        md.push_str(&line);
+    }
     Some((md, span))
 }
 
@@ -113,12 +147,11 @@ fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Sp
             }
             let _ = writeln!(md, "```");
             for f in &v.fence {
-                let s = &p.stmts[f.stmt as usize];
                 let _ = writeln!(
                     md,
-                    "\nFix: insert `{}` after line {} — {}{}.",
+                    "\nFix: insert `{}` {} — {}{}.",
                     litmus_dsl::edit::native_fence(f.kind),
-                    s.end_line,
+                    words::fence_place(p, f),
                     words::confirmation(&rb.fences_confirmed),
                     if rb.fences_confirmed.is(&true) { " (quick fix available)" } else { "" }
                 );
@@ -162,10 +195,10 @@ mod tests {
         let src = "litmus T\nshared x = 0;\nthread P0 {\n  let f = x;\n  while (f == 0) { f = x; }\n  while (f == 1) { x = 2; f = x; }\n}\n";
         let a = litmus_dsl::analyze(src);
         let at = |nth: usize| src.match_indices("while").nth(nth).unwrap().0 + 2;
-        let (md, span) = hover(&a, None, at(0)).expect("a hover on the spin's `while`");
+        let (md, span) = hover(src, &a, None, at(0)).expect("a hover on the spin's `while`");
         assert!(md.contains("spin loop") && md.contains("deadlock"), "{md}");
         assert_eq!(&src[span.start..span.end], "while");
         // A loop that stores is explored as written: no such hover.
-        assert!(hover(&a, None, at(1)).is_none_or(|(md, _)| !md.contains("spin loop")));
+        assert!(hover(src, &a, None, at(1)).is_none_or(|(md, _)| !md.contains("spin loop")));
     }
 }

@@ -430,9 +430,11 @@ impl LanguageServer for Backend {
         let snap = self.snapshot(&p.text_document.uri).await?;
         guarded("hover", || {
             let offset = snap.offset(p.position);
-            hover::hover(&snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| lsp::Hover {
-                contents: lsp::HoverContents::Markup(convert::markdown(md)),
-                range: Some(snap.range(span)),
+            hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| {
+                lsp::Hover {
+                    contents: lsp::HoverContents::Markup(convert::markdown(md)),
+                    range: Some(snap.range(span)),
+                }
             })
         })
     }

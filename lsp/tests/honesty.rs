@@ -31,13 +31,14 @@ async fn a_check_that_ran_out_of_time_claims_nothing() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_lens_and_hover_carry_each_answer_s_qualifier() {
-    let mut c = Client::default().await;
+    // The bounded engine alone: Dekker's wait loops spin, so every answer
+    // holds within the loop bound.
+    let (mut c, _) = Client::start(json!({}), json!({"unbounded": false})).await;
     let u = uri("dekker.litmus");
     c.open(&u, &example("dekker.litmus"));
     c.settled(&u, 1).await;
     let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
     let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
-    // Dekker's wait loops spin: every answer holds within the loop bound.
     assert!(title.contains("(within bounds: the loop bound cut"), "{title}");
     // Line 15 (0-based 14): `flag0 = 1`, delayed past `let f = flag1`.
     let hover = c
@@ -47,6 +48,44 @@ async fn the_lens_and_hover_carry_each_answer_s_qualifier() {
     let md = hover["contents"]["value"].as_str().unwrap();
     assert!(md.contains("harmful (proved): `assert (c == 0)` can then fail"), "{md}");
     assert!(md.contains("re-checked: robust within bounds"), "{md}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lens_and_hover_say_what_holds_for_every_iteration() {
+    // The default: the unbounded procedure closes Dekker's loops.
+    let mut c = Client::default().await;
+    let u = uri("dekker.litmus");
+    c.open(&u, &example("dekker.litmus"));
+    c.settled(&u, 1).await;
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
+    assert!(title.contains("SC (proved for every iteration ("), "{title}");
+    // Not robust: TSO's own outcomes come from the bounded exploration.
+    let sc_part = title.split(" · ").next().unwrap();
+    assert!(!sc_part.contains("within bounds"), "{title}");
+    let hover = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 14, "character": 3}}))
+        .await
+        .unwrap();
+    let md = hover["contents"]["value"].as_str().unwrap();
+    assert!(md.contains("re-checked: robust (proved)"), "{md}");
+    // The header's hover: each model and how far its answers reach.
+    let header = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": 6, "character": 2}}))
+        .await
+        .unwrap();
+    let md = header["contents"]["value"].as_str().unwrap_or_default();
+    assert!(md.contains("**SC**") && md.contains("proved for every iteration"), "{md}");
+    // A robust program with loops: the lens says it is robust for every iteration.
+    let u = uri("spin-fenced.litmus");
+    c.open(
+        &u,
+        "litmus SF\nshared x = 0, y = 0;\nthread P0 {\n  while (true) {\n    x = 1;\n    fence;\n    let r = y;\n  }\n}\nthread P1 {\n  while (true) {\n    y = 1;\n    fence;\n    let s = x;\n  }\n}\n",
+    );
+    c.settled(&u, 1).await;
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let title = lens[0]["command"]["title"].as_str().unwrap().to_string();
+    assert!(title.contains("TSO, robust for every iteration (proved: "), "{title}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,6 +17,7 @@
 //! and robustness hold for every iteration and every interleaving.
 
 pub mod codec;
+pub mod fences;
 pub mod flow;
 pub mod replay;
 pub mod search;
@@ -47,8 +48,9 @@ pub struct Proved {
     /// The feasible attacks, per model: (model, attacker, pc of `w_A`, pc of
     /// the attack access) — what fences must stop.
     pub attacks: Vec<AttackId>,
-    /// States of the search.
+    /// States of the search, and the bytes they take (keys, parents, table).
     pub states: u64,
+    pub bytes: u64,
     pub elapsed: Duration,
 }
 
@@ -119,7 +121,7 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &Limits) 
         ids.sort();
         attacks.extend(ids);
     }
-    Ok(Proved { sc, robustness, attacks, states, elapsed: start.elapsed() })
+    Ok(Proved { sc, robustness, attacks, states, bytes: space.bytes() as u64, elapsed: start.elapsed() })
 }
 
 /// Only attacks: which ones are feasible (fence searches re-check a fenced
@@ -196,6 +198,7 @@ struct Found {
     from: u32,
     mv: Move,
     closing: Closing,
+    attack: AttackId,
     count: u64,
 }
 
@@ -287,11 +290,13 @@ impl Visitor for Collect<'_, '_> {
         let model = system::model_of(a.model);
         let t = a.attacker as usize;
         let w_stmt = self.sys.prog.threads[t].code[a.w_pc as usize].event_stmt().unwrap_or(0);
-        self.ids.insert(AttackId { model, attacker: a.attacker, w_pc: a.w_pc, r_pc: a.r_pc });
+        let attack = AttackId { model, attacker: a.attacker, w_pc: a.w_pc, r_pc: a.r_pc };
+        self.ids.insert(attack);
         self.found.entry((a.model, w_stmt, c.stmt)).and_modify(|f| f.count += 1).or_insert(Found {
             from,
             mv,
             closing: c,
+            attack,
             count: 1,
         });
     }
@@ -430,5 +435,6 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
         occurrences: f.count,
         candidates,
         fence: Vec::new(),
+        attack: Some(f.attack),
     })
 }

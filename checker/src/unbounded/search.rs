@@ -39,7 +39,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 50_000 }
+        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 20_000 }
     }
 }
 
@@ -146,7 +146,9 @@ impl Space {
         i
     }
 
-    fn bytes(&self) -> usize {
+    /// What the states take: key bytes, and per state its key's offset,
+    /// parent, move and hash-table slot.
+    pub fn bytes(&self) -> usize {
         self.keys.len() + self.parent.len() * (4 + 4 + 4 + 8)
     }
 
@@ -268,18 +270,43 @@ fn note(g: &mut Growth, n: &Node) {
     }
 }
 
-/// The variable that grew past what the constants explain, if one did.
+/// The variable that grew past what the constants explain, if one did:
+/// a location rather than a register, a register the user named rather
+/// than a temporary (it is the one the user knows).
 fn grown(sys: &System<'_>, g: &Growth, states: usize) -> Option<Stop> {
-    let (i, &value) = g.max.iter().enumerate().filter(|(_, &m)| m > g.bound).max_by_key(|(_, &m)| m)?;
     let cells = sys.m.touched();
-    let var = if i < cells.len() {
-        sys.prog.cell_name(cells[i])
-    } else {
+    let name = |i: usize| -> Option<(u8, String)> {
+        if i < cells.len() {
+            return Some((0, sys.prog.cell_name(cells[i])));
+        }
         let r = i - cells.len();
         let t = (0..sys.prog.threads.len()).find(|&t| sys.m.reg_range(t).contains(&r))?;
         let th = &sys.prog.threads[t];
-        let name = &th.regs[r - sys.m.reg_range(t).start].name;
-        format!("{}:{}", th.name, name)
+        let reg = &th.regs[r - sys.m.reg_range(t).start];
+        let rank = if reg.kind == litmus_dsl::ir::RegKind::User { 1 } else { 2 };
+        Some((rank, format!("{}:{}", th.name, reg.name)))
     };
+    let (rank, mut var, mut value) = g
+        .max
+        .iter()
+        .enumerate()
+        .filter(|(_, &m)| m > g.bound)
+        .filter_map(|(i, &m)| name(i).map(|(rank, var)| (rank, var, m)))
+        .min_by_key(|(rank, _, m)| (*rank, std::cmp::Reverse(*m)))?;
+    if rank == 2 {
+        // A temporary grew (a ticket plus one): name the location or
+        // register it comes from — the largest past the constants.
+        if let Some((_, v, m)) = g
+            .max
+            .iter()
+            .enumerate()
+            .filter(|(_, &m)| m > g.bound / 2)
+            .filter_map(|(i, &m)| name(i).map(|(rank, var)| (rank, var, m)))
+            .filter(|(rank, _, _)| *rank < 2)
+            .min_by_key(|(rank, _, m)| (*rank, std::cmp::Reverse(*m)))
+        {
+            (var, value) = (v, m);
+        }
+    }
     Some(Stop::Growth { var, value, states })
 }

@@ -63,10 +63,12 @@ struct ThreadLowerer<'l, 'a> {
     free_temps: Vec<Reg>,
     inlines: Vec<Inline>,
     loops: u16,
-    halts: Vec<usize>,
     stmt_ranges: Vec<ir::StmtRange>,
     control_ranges: Vec<ir::StmtRange>,
     loop_heads: Vec<ir::LoopHead>,
+    /// The statement being lowered is the `if` of an `else if`: no place
+    /// before or after it in the text is a statement boundary.
+    chained: bool,
     /// Every `while` lowered, for the spin-loop pass.
     shapes: Vec<LoopShape>,
 }
@@ -182,6 +184,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         let ranges = self.stmt_ranges.len();
         let controls = self.control_ranges.len();
         let mut control: Option<StmtId> = None;
+        let chained = std::mem::take(&mut self.chained);
         match &s.kind {
             StmtKind::Let { name, value } => {
                 let sid = self.sid(s.span);
@@ -223,7 +226,10 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                         self.patch(to_else, pc);
                         match e {
                             Else::Block(b) => self.block(b),
-                            Else::If(s) => self.stmt(s),
+                            Else::If(s) => {
+                                self.chained = true;
+                                self.stmt(s)
+                            }
                         }
                         let pc = self.pc();
                         self.patch(to_end, pc);
@@ -329,9 +335,10 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                         let j = self.emit(Instr::Jump { target: 0 });
                         self.inlines.last_mut().unwrap().exits.push(j);
                     }
+                    // The thread ends here: a halt, not a jump to its end
+                    // (where a fence after an enclosing statement may stand).
                     None => {
-                        let j = self.emit(Instr::Jump { target: 0 });
-                        self.halts.push(j);
+                        self.emit(Instr::Halt);
                     }
                 }
             }
@@ -351,7 +358,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         }
         if let Some(stmt) = control {
             self.table.stmts[stmt as usize].extent = s.span;
-            if start < self.pc() {
+            if start < self.pc() && !chained {
                 self.control_ranges.insert(controls, ir::StmtRange { stmt, start, end: self.pc() });
             }
         }
@@ -629,17 +636,13 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
             free_temps: Vec::new(),
             inlines: Vec::new(),
             loops: 0,
-            halts: Vec::new(),
             stmt_ranges: Vec::new(),
             control_ranges: Vec::new(),
             loop_heads: Vec::new(),
+            chained: false,
             shapes: Vec::new(),
         };
         tl.block(&def.body);
-        let end = tl.pc();
-        for j in std::mem::take(&mut tl.halts) {
-            tl.patch(j, end);
-        }
         if opts.reduce_spins {
             spins.extend(crate::spin::reduce_spins(
                 &mut tl.code,
