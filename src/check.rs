@@ -186,6 +186,8 @@ pub struct Checked {
     /// Active testing, for the relaxed models exhaustive checking did not
     /// finish (auto) or for all (active).
     pub active: Option<ActiveRun>,
+    /// The bounded engine's loop bound (`--loop-bound`): said wherever it cut.
+    pub loop_bound: u32,
 }
 
 /// What a file's check amounts to, for the exit status.
@@ -273,7 +275,14 @@ pub fn options(b: &Bounds) -> Options {
 }
 
 pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: &Options, act: &ActiveArgs) -> Checked {
-    let mut c = Checked { loaded, models: models.to_vec(), outcomes: Vec::new(), robustness: Vec::new(), active: None };
+    let mut c = Checked {
+        loaded,
+        models: models.to_vec(),
+        outcomes: Vec::new(),
+        robustness: Vec::new(),
+        active: None,
+        loop_bound: opts.loop_bound,
+    };
     let Some(p) = &c.loaded.analysis.program else { return c };
     if act.mode == Mode::Active {
         // An `exists` condition breaks only where SC never meets it: the SC
@@ -362,6 +371,7 @@ fn model_json(
     o: &ModelOutcome,
     rob: Option<&Robustness>,
     act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>,
+    loop_bound: u32,
 ) -> ModelJson {
     let failures = o.failures.iter().map(|f| FailureJson::at(p, f.thread, f.stmt, f.kind)).collect();
     let robust = match (o.model, rob) {
@@ -377,6 +387,7 @@ fn model_json(
     let (fences_certainty, fences_note) = rob.map(|r| certainty(&r.fences_confirmed)).unzip();
     let bounds = match o.coverage {
         Coverage::Bounded(c) => Some(BoundsJson {
+            loop_bound_set: (c.loop_bound > 0).then_some(loop_bound),
             loop_bound: c.loop_bound,
             preemption_bound: c.preemption_bound,
             buffer_bound: c.buffer_bound,
@@ -486,7 +497,7 @@ pub fn file_report(c: &Checked) -> FileReport {
             .map(|&m| {
                 let act = c.active.as_ref().and_then(|run| run.of(m).map(|a| (run, a)));
                 let json = match c.outcomes.iter().find(|o| o.model == m) {
-                    Some(o) => model_json(p, o, c.robustness.iter().find(|r| r.model == m), act),
+                    Some(o) => model_json(p, o, c.robustness.iter().find(|r| r.model == m), act, c.loop_bound),
                     None => active_only_json(p, act),
                 };
                 (m.as_str(), json)

@@ -122,7 +122,12 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     for o in &c.outcomes {
         let caveat = words::caveat(&o.coverage);
         if !caveat.is_empty() {
-            let _ = writeln!(out, "  note: {}'s exploration is {caveat}", o.model.upper());
+            // The bound that cut, by its value (`--loop-bound`).
+            let bound = match o.coverage {
+                Coverage::Bounded(cuts) if cuts.loop_bound > 0 => format!(" (loop bound {})", c.loop_bound),
+                _ => String::new(),
+            };
+            let _ = writeln!(out, "  note: {}'s exploration is {caveat}{bound}", o.model.upper());
         }
     }
     if let Some(rb) = c.robustness.iter().find(|r| r.monitor != MonitorKind::Explicit) {

@@ -123,6 +123,9 @@ pub struct ModelJson {
 
 #[derive(Serialize)]
 pub struct BoundsJson {
+    /// The loop bound (`--loop-bound`) when it cut (extension).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loop_bound_set: Option<u32>,
     /// Executions the loop bound cut.
     pub loop_bound: u64,
     /// Branches of the search the preemption bound skipped.

@@ -170,6 +170,39 @@ impl Judge<'_, '_> {
     }
 }
 
+/// Harm settled from a model's whole outcome (its states explored for
+/// every iteration, `crate::unbounded::relaxed`): when no execution of the
+/// model fails and none reaches a final state that changes SC's answer,
+/// no execution exhibiting a violation does — every undecided violation is
+/// benign, worth what that search and SC's answer were. `false`: some
+/// execution fails or may change the answer, and the executions exhibiting
+/// each violation must be looked at (the bounded harm search).
+pub fn benign_from_outcome(
+    prog: &Program,
+    outcome: &crate::outcome::ModelOutcome,
+    sc: Option<&Answer<Observation>>,
+    violations: &mut [Violation],
+) -> bool {
+    if !outcome.failures.is_empty() || !outcome.condition_errors.is_empty() {
+        return false;
+    }
+    if prog.condition.is_some() {
+        let Some(obs) = sc.and_then(|a| a.value()) else { return false };
+        if outcome.states.iter().any(|s| s.satisfies.is_some_and(|holds| obs.changed_by(holds))) {
+            return false;
+        }
+    }
+    let sc_cov = match (&prog.condition, sc) {
+        (Some(_), Some(a)) => a.coverage(),
+        (Some(_), None) => Coverage::Stopped(Why::Pending),
+        (None, _) => Coverage::Complete,
+    };
+    for v in violations.iter_mut().filter(|v| matches!(v.harm, Answer::Unknown(Why::Pending))) {
+        v.harm = outcome.coverage.and(sc_cov).answer(Harm::Benign);
+    }
+    true
+}
+
 /// Executions of the quick search per violation: enough for the common case
 /// (the witness's own continuations), small enough to keep the editor fast.
 const QUICK_EXECUTIONS: u64 = 2_000;

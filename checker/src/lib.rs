@@ -292,6 +292,20 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
             report.outcomes.push(o);
             continue;
         }
+        // Not proved robust: the model's own states, for every iteration
+        // (store buffers bounded), where the unbounded procedure is on.
+        let own = stateful_outcome(report, prog, m, opts);
+        if let Some(o) = &own {
+            let rb = report.robustness.iter_mut().find(|rb| rb.model == m);
+            let settled = rb.is_none_or(|rb| {
+                rb.violations.iter().all(|v| !matches!(v.harm, Answer::Unknown(Why::Pending)))
+                    || harm::benign_from_outcome(prog, o, sc.as_ref(), &mut rb.violations)
+            });
+            if settled {
+                report.outcomes.push(own.expect("some"));
+                continue;
+            }
+        }
         let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =
@@ -312,8 +326,10 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         if let (Some(s), Some(i)) = (search, rb) {
             s.finish(o.coverage, &mut report.robustness[i].violations);
         }
-        let mut o = o;
-        if report.proved_sc.is_some() && !o.complete() {
+        // The stateful search's outcome, where it ran (the bounded search
+        // only settled the harm).
+        let mut o = own.unwrap_or(o);
+        if report.proved_sc.is_some() && !o.complete() && !o.iterations.every() && o.iterations.reason().is_none() {
             // The unbounded procedure decides robustness, not a non-robust
             // model's own outcomes: say why these are bounded.
             o.iterations = Iterations::Fallback(format!(
@@ -325,6 +341,16 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
     }
     report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
     report.cancelled = opts.cancelled();
+}
+
+/// A relaxed model's outcome from the stateful search of its own states
+/// (TSO, PSO), within half the time left and a million states; `None`
+/// where the unbounded procedure is off or the search did not finish.
+fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
+    let limits = opts.unbounded.as_ref().filter(|_| report.proved_sc.is_some() && unbounded::decides(m))?;
+    let limits = unbounded::Limits { max_states: limits.max_states.min(1_000_000), ..limits.clone() };
+    let share = Options { deadline: opts.deadline.map(|d| share_of(d, 0.5)), ..opts.clone() };
+    unbounded::relaxed(prog, m, opts.buffer_bound, &share, &limits).ok()
 }
 
 /// A model's outcome where the unbounded procedure proved the program

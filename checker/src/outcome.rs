@@ -335,8 +335,8 @@ pub fn explore_listened(
                         if !failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
                             // The witness stops at the failure.
                             let events = &e.events[..at as usize];
-                            let witness =
-                                Witness { events: events.to_vec(), schedule: schedule_prefix(e.schedule, events) };
+                            let schedule = failure_prefix(e.schedule, events, thread as u16);
+                            let witness = Witness { events: events.to_vec(), schedule };
                             failures.push(Failure { thread: thread as u16, stmt, kind, witness });
                             opts.note_finding();
                         }
@@ -361,4 +361,18 @@ pub fn explore_listened(
 pub(crate) fn schedule_prefix(schedule: &[u32], events: &[Event]) -> Vec<u32> {
     let steps = events.iter().filter(|e| e.step != crate::machine::NONE).map(|e| e.step + 1).max().unwrap_or(0);
     schedule[..(steps as usize).min(schedule.len())].to_vec()
+}
+
+/// The transitions up to `thread`'s failure, whose events are `events`:
+/// those that produced them, and the failing one — its thread's last (a
+/// failed thread moves no more), which may log nothing (an access whose
+/// index is out of bounds fails before it reads).
+pub(crate) fn failure_prefix(schedule: &[u32], events: &[Event], thread: u16) -> Vec<u32> {
+    let mut prefix = schedule_prefix(schedule, events);
+    if let Some(last) = schedule.iter().rposition(|&p| p == thread as u32) {
+        if last >= prefix.len() {
+            prefix = schedule[..=last].to_vec();
+        }
+    }
+    prefix
 }

@@ -31,11 +31,21 @@ pub enum Phase {
     Outcomes,
     /// Active testing (RELAXER) past the exhaustive budget.
     Active,
+    /// The unbounded procedure's stateful search (SC states and attacks, or
+    /// a relaxed model's own states): counted in states, not executions.
+    Proving,
 }
 
 impl Phase {
-    const ALL: [Phase; 6] =
-        [Phase::Starting, Phase::Violations, Phase::Harm, Phase::Fences, Phase::Outcomes, Phase::Active];
+    const ALL: [Phase; 7] = [
+        Phase::Starting,
+        Phase::Violations,
+        Phase::Harm,
+        Phase::Fences,
+        Phase::Outcomes,
+        Phase::Active,
+        Phase::Proving,
+    ];
 
     /// The phase as users read it: "executions and monitors", "harm".
     pub fn words(self) -> &'static str {
@@ -46,6 +56,7 @@ impl Phase {
             Phase::Fences => "fences",
             Phase::Outcomes => "outcomes",
             Phase::Active => "active testing",
+            Phase::Proving => "every iteration",
         }
     }
 }
@@ -61,11 +72,13 @@ pub struct Progress {
     /// Phase index in the low byte, model index (or [`NO_MODEL`]) above it.
     phase: AtomicU32,
     executions: AtomicU64,
+    /// States of the unbounded procedure's searches.
+    states: AtomicU64,
 }
 
 impl Default for Progress {
     fn default() -> Self {
-        Progress { phase: AtomicU32::new(NO_MODEL << 8), executions: AtomicU64::new(0) }
+        Progress { phase: AtomicU32::new(NO_MODEL << 8), executions: AtomicU64::new(0), states: AtomicU64::new(0) }
     }
 }
 
@@ -75,6 +88,8 @@ pub struct Snapshot {
     pub phase: Phase,
     pub model: Option<Model>,
     pub executions: u64,
+    /// States of the unbounded procedure so far.
+    pub states: u64,
 }
 
 impl Progress {
@@ -108,12 +123,18 @@ impl Progress {
         self.executions.load(Ordering::Relaxed)
     }
 
+    /// Add `n` states (the unbounded procedure's searches).
+    pub fn add_states(&self, n: u64) {
+        self.states.fetch_add(n, Ordering::Relaxed);
+    }
+
     pub fn snapshot(&self) -> Snapshot {
         let v = self.phase.load(Ordering::Relaxed);
         Snapshot {
             phase: Phase::ALL.get((v & 0xff) as usize).copied().unwrap_or(Phase::Starting),
             model: MODELS.get((v >> 8) as usize).copied(),
             executions: self.executions(),
+            states: self.states.load(Ordering::Relaxed),
         }
     }
 }
@@ -125,6 +146,10 @@ impl Snapshot {
             Some(m) => format!("{}: {}", m.upper(), self.phase.words()),
             None => self.phase.words().to_string(),
         };
+        if self.phase == Phase::Proving {
+            let noun = if self.states == 1 { "state" } else { "states" };
+            return format!("{phase} · {} {noun}", thousands(self.states));
+        }
         let noun = if self.executions == 1 { "execution" } else { "executions" };
         format!("{phase} · {} {noun}", thousands(self.executions))
     }
@@ -195,7 +220,7 @@ mod tests {
     #[test]
     fn phase_and_model_round_trip() {
         let p = Progress::new();
-        assert_eq!(p.snapshot(), Snapshot { phase: Phase::Starting, model: None, executions: 0 });
+        assert_eq!(p.snapshot(), Snapshot { phase: Phase::Starting, model: None, executions: 0, states: 0 });
         for phase in Phase::ALL {
             for model in [None, Some(Model::Sc), Some(Model::Tso), Some(Model::Pso), Some(Model::Pslo)] {
                 p.enter(phase, model);
@@ -207,10 +232,12 @@ mod tests {
 
     #[test]
     fn messages_name_model_phase_and_count() {
-        let s = Snapshot { phase: Phase::Outcomes, model: Some(Model::Tso), executions: 12_345 };
+        let s = Snapshot { phase: Phase::Outcomes, model: Some(Model::Tso), executions: 12_345, states: 7 };
         assert_eq!(s.message(), "TSO: outcomes · 12,345 executions");
-        let s = Snapshot { phase: Phase::Active, model: None, executions: 1 };
+        let s = Snapshot { phase: Phase::Active, model: None, executions: 1, states: 7 };
         assert_eq!(s.message(), "active testing · 1 execution");
+        let s = Snapshot { phase: Phase::Proving, model: Some(Model::Sc), executions: 3, states: 1_234 };
+        assert_eq!(s.message(), "SC: every iteration · 1,234 states");
         assert_eq!(thousands(0), "0");
         assert_eq!(thousands(999), "999");
         assert_eq!(thousands(1_000), "1,000");

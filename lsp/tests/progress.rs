@@ -5,7 +5,7 @@
 mod harness;
 
 use harness::{example, uri, Client};
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// "SC: executions and monitors · 1,234 executions" → ("SC: executions and monitors", 1234).
 fn parse(message: &str) -> Option<(String, u64)> {
@@ -20,7 +20,10 @@ fn progress_values(log: &[Value]) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn progress_reports_carry_phase_and_executions() {
-    let mut c = Client::default().await;
+    // The bounded engine's minutes of PSO exploration (the unbounded
+    // procedure decides slow.litmus in milliseconds).
+    let caps = json!({"window": {"workDoneProgress": true}, "workspace": {"codeLens": {"refreshSupport": true}}});
+    let (mut c, _) = Client::start(caps, json!({"testHooks": true, "debounceMs": 0, "unbounded": false})).await;
     let u = uri("slow.litmus");
     let slow = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
     c.open(&u, &slow);

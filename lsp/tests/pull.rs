@@ -195,7 +195,9 @@ async fn an_edit_cancels_the_background_check_and_a_slow_file_is_reported_unknow
     let slow =
         std::fs::read_to_string(format!("{}/../tests/programs/slow.litmus", env!("CARGO_MANIFEST_DIR"))).unwrap();
     std::fs::write(folder.join("slow.litmus"), &slow).unwrap();
-    let options = json!({"testHooks": true, "debounceMs": 0, "workspaceDiagnostics": {"timeout": 3}});
+    // The bounded engine (the unbounded procedure decides slow.litmus at once).
+    let options =
+        json!({"testHooks": true, "debounceMs": 0, "workspaceDiagnostics": {"timeout": 3}, "unbounded": false});
     let (mut c, _) = start_in(&folder, options).await;
     let u_slow = format!("{}/slow.litmus", folder_uri(&folder));
     let deadline = Instant::now() + Duration::from_secs(30);

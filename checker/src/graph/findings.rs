@@ -19,7 +19,7 @@ use super::linearize::{self, Linear};
 use crate::dpor::ExecKind;
 use crate::machine::{FailureKind, Machine, ThreadStatus};
 use crate::options::Options;
-use crate::outcome::{schedule_prefix, CondError, CondSite, Failure, Final, FinalState, Witness};
+use crate::outcome::{failure_prefix, CondError, CondSite, Failure, Final, FinalState, Witness};
 use crate::reads::Reads;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::{BTreeMap, BTreeSet};
@@ -138,7 +138,7 @@ impl Findings {
                                 _ => l.events.len(),
                             };
                             let events = &l.events[..at];
-                            Witness { events: events.to_vec(), schedule: schedule_prefix(&l.schedule, events) }
+                            Witness { events: events.to_vec(), schedule: failure_prefix(&l.schedule, events, thread) }
                         })
                         .collect::<Vec<_>>()
                 });

@@ -92,6 +92,8 @@ pub struct Codec<'f> {
     pub reg_base: Vec<usize>,
     /// Per thread, its code length (the pc of its end).
     pub code_len: Vec<usize>,
+    /// Per store buffer (a relaxed model's), the thread it belongs to.
+    pub buf_owner: Vec<usize>,
 }
 
 impl Codec<'_> {
@@ -134,6 +136,14 @@ impl Codec<'_> {
                     put_u(out, stmt as u64);
                     out.push(kind_byte(kind));
                 }
+            }
+        }
+        // Store buffers (a relaxed model's states): each one's stores, oldest first.
+        for b in &st.bufs {
+            put_u(out, b.len() as u64);
+            for e in b {
+                put_u(out, e.cell as u64);
+                put_i(out, e.value);
             }
         }
         let a = &n.atk;
@@ -202,6 +212,21 @@ impl Codec<'_> {
                     ThreadStatus::Failed { stmt, kind, at: 0 }
                 }
             };
+        }
+        st.pending.iter_mut().for_each(|p| *p = 0);
+        st.buffer_bound_hit = false;
+        for b in 0..st.bufs.len() {
+            st.bufs[b].clear();
+            for _ in 0..r.u() {
+                let cell = r.u() as u32;
+                let value = r.i();
+                st.bufs[b].push_back(crate::machine::BufEntry { cell, value, store: NONE, origin: NONE });
+            }
+        }
+        for (b, buf) in st.bufs.iter().enumerate() {
+            if !buf.is_empty() {
+                st.pending[self.buf_owner[b]] += buf.len() as u32;
+            }
         }
         let a: &mut Atk = &mut n.atk;
         a.phase = match r.byte() {

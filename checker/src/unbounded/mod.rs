@@ -85,10 +85,11 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &Limits) 
     }
     let sys = System::new(prog, &relaxed);
     let mut c = Collect::new(&sys);
+    crate::progress::enter(&opts.progress, crate::progress::Phase::Proving, Some(Model::Sc));
     let (space, result) = search::explore(&sys, limits, opts, &mut c);
     result?;
     let states = space.states() as u64;
-    let mut sc = c.outcome(&space, start);
+    let mut sc = c.outcome(&space, Model::Sc, start);
     let every = Iterations::Every { states, loops: loops(prog) };
     sc.iterations = every.clone();
     let mut robustness = Vec::new();
@@ -145,6 +146,35 @@ pub fn feasible_attacks(
     Ok(ids)
 }
 
+/// A relaxed model's outcome from a stateful search of its own states
+/// (store buffers of at most `buffer_bound` stores): proved for every
+/// iteration when no store ever waited for room, else within that bound.
+pub fn relaxed(
+    prog: &Program,
+    model: Model,
+    buffer_bound: u32,
+    opts: &Options,
+    limits: &Limits,
+) -> Result<ModelOutcome, Stop> {
+    let start = Instant::now();
+    let sys = System::relaxed(prog, model, buffer_bound);
+    let mut c = Collect::new(&sys);
+    crate::progress::enter(&opts.progress, crate::progress::Phase::Proving, Some(model));
+    let (space, result) = search::explore(&sys, limits, opts, &mut c);
+    result?;
+    let states = space.states() as u64;
+    let mut o = c.outcome(&space, model, start);
+    o.iterations = match o.coverage {
+        Coverage::Complete => Iterations::Every { states, loops: loops(prog) },
+        _ => Iterations::Fallback(format!(
+            "{}'s own states explored for every iteration ({} states), with at most {buffer_bound} pending stores per buffer",
+            model.upper(),
+            search::thousands(states)
+        )),
+    };
+    Ok(o)
+}
+
 /// The outcome of a model the program is robust under, from SC's: the
 /// same final states, failures and deadlocks (a robust program's executions
 /// all have SC traces), each witness replayed on the model's machine.
@@ -167,7 +197,7 @@ pub fn relaxed_outcome(prog: &Program, sc: &ModelOutcome, model: Model, every: I
                 _ => return None,
             };
             let events = w.events[..at.min(w.events.len())].to_vec();
-            let schedule = crate::outcome::schedule_prefix(&w.schedule, &events);
+            let schedule = crate::outcome::failure_prefix(&w.schedule, &events, f.thread);
             Some(Failure { thread: f.thread, stmt: f.stmt, kind: f.kind, witness: Witness { events, schedule } })
         })
         .collect::<Option<Vec<_>>>()?;
@@ -304,7 +334,7 @@ impl Visitor for Collect<'_, '_> {
 
 impl Collect<'_, '_> {
     /// SC's outcome from what the search saw.
-    fn outcome(&self, space: &search::Space, start: Instant) -> ModelOutcome {
+    fn outcome(&self, space: &search::Space, model: Model, start: Instant) -> ModelOutcome {
         let sys = self.sys;
         let prog = sys.prog;
         let witness = |i: u32, last: Option<Move>| {
@@ -332,7 +362,7 @@ impl Collect<'_, '_> {
                     _ => w.events.len(),
                 };
                 let events = w.events[..at.min(w.events.len())].to_vec();
-                let schedule = crate::outcome::schedule_prefix(&w.schedule, &events);
+                let schedule = crate::outcome::failure_prefix(&w.schedule, &events, thread);
                 Failure { thread, stmt, kind, witness: Witness { events, schedule } }
             })
             .collect();
@@ -344,19 +374,11 @@ impl Collect<'_, '_> {
             executions: self.terminals,
             transitions: space.transitions,
             states: space.states() as u64,
+            buffer_bounded: space.buffer_waits > 0,
+            buffer_waits: space.buffer_waits,
             ..Stats::default()
         };
-        ModelOutcome::of(
-            prog,
-            Model::Sc,
-            states,
-            failures,
-            deadlocks,
-            condition_errors,
-            self.reads(space),
-            stats,
-            start,
-        )
+        ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, self.reads(space), stats, start)
     }
 
     /// The values each load read in some execution that is not pruned:

@@ -128,6 +128,14 @@ pub fn relaxed_of_sc(prog: &litmus_dsl::Program, model: Model, schedule: &[u32])
         while d.mine[t].len() < want && d.st.running(t) && d.m.enabled(&d.st, t) {
             d.step(t);
         }
+        // A thread whose last SC step failed without an event (an access
+        // out of bounds) fails at its next step here too.
+        if matches!(st.threads[t], crate::machine::ThreadStatus::Failed { .. })
+            && d.st.running(t)
+            && d.m.enabled(&d.st, t)
+        {
+            d.step(t);
+        }
     }
     d.drain();
     Some((Witness { events: d.log, schedule: d.schedule }, d.st))

@@ -105,6 +105,9 @@ pub struct Space {
     moved: Vec<Move>,
     /// Moves applied (transitions).
     pub transitions: u64,
+    /// States in which a store waited for room in a full buffer (a
+    /// relaxed model's search: the answer is then within that bound).
+    pub buffer_waits: u64,
 }
 
 impl Space {
@@ -117,6 +120,7 @@ impl Space {
             parent: Vec::new(),
             moved: Vec::new(),
             transitions: 0,
+            buffer_waits: 0,
         }
     }
 
@@ -176,6 +180,7 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
         flow: &sys.flow,
         reg_base: (0..sys.prog.threads.len()).map(|t| sys.m.reg_range(t).start).collect(),
         code_len: sys.prog.threads.iter().map(|t| t.code.len()).collect(),
+        buf_owner: (0..sys.m.buffers()).map(|b| sys.m.owner(sys.m.threads + b)).collect(),
     };
     let mut space = Space::new();
     let root = sys.initial();
@@ -190,11 +195,16 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
     let mut moves = Vec::new();
     let mut log: Vec<Event> = Vec::new();
     let mut cur: u32 = 0;
+    let mut reported = 0usize;
     let result = loop {
         if cur as usize >= space.states() {
             break Ok(());
         }
         if cur.is_multiple_of(256) {
+            if let Some(p) = &opts.progress {
+                p.add_states((space.states() - reported) as u64);
+                reported = space.states();
+            }
             if let Some(w) = opts.why_stopped() {
                 break Err(Stop::Stopped(w));
             }
@@ -239,11 +249,32 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
                 succ.clone_from(&base);
                 space.transitions += 1;
                 let Some(a) = sys.apply(&mut succ, mv, &mut log) else { continue };
+                if succ.st.buffer_bound_hit {
+                    space.buffer_waits += 1;
+                }
                 if let Some(c) = a.success {
                     v.success(cur, mv, c, &base);
                     continue;
                 }
                 codec.encode(&succ, &mut key);
+                #[cfg(debug_assertions)]
+                {
+                    let mut back = succ.clone();
+                    codec.decode(&key, &mut back);
+                    let mut again = Vec::new();
+                    codec.encode(&back, &mut again);
+                    debug_assert_eq!(key, again, "a key decodes to itself");
+                    debug_assert_eq!(back.st.mem, succ.st.mem);
+                    debug_assert_eq!(back.st.pending, succ.st.pending, "pending");
+                    let bufs = |n: &Node| {
+                        n.st.bufs
+                            .iter()
+                            .map(|b| b.iter().map(|e| (e.cell, e.value)).collect::<Vec<_>>())
+                            .collect::<Vec<_>>()
+                    };
+                    debug_assert_eq!(bufs(&back), bufs(&succ));
+                    debug_assert_eq!(back.st.threads.len(), succ.st.threads.len());
+                }
                 let h = space.hasher.hash_one(&key[..]);
                 let (to, new) = match space.find(&key, h) {
                     Some(to) => (to, false),
@@ -257,6 +288,9 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
         }
         cur += 1;
     };
+    if let Some(p) = &opts.progress {
+        p.add_states((space.states() - reported) as u64);
+    }
     (space, result)
 }
 

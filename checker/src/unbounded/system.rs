@@ -186,6 +186,10 @@ pub struct System<'p> {
     pub attack_models: Vec<u8>,
     /// Only this thread may attack (fence search per thread).
     pub only_attacker: Option<u16>,
+    /// The machine is this relaxed model's (with store buffers) and the
+    /// moves are its processes — threads and buffers: the model's own
+    /// states, no attacks (`crate::unbounded::relaxed`).
+    pub relaxed: bool,
 }
 
 impl<'p> System<'p> {
@@ -193,7 +197,15 @@ impl<'p> System<'p> {
         let m = Machine::new(prog, Model::Sc, u32::MAX, u32::MAX).with_unbounded_loops();
         let flow = Flow::new(prog, &m);
         let attack_models = models.iter().filter_map(|&m| tag_of(m)).collect();
-        System { prog, m, flow, attack_models, only_attacker: None }
+        System { prog, m, flow, attack_models, only_attacker: None, relaxed: false }
+    }
+
+    /// The states of a relaxed model itself (TSO or PSO, buffers of at most
+    /// `buffer_bound` stores): each process's step a move, no attacks.
+    pub fn relaxed(prog: &'p Program, model: Model, buffer_bound: u32) -> System<'p> {
+        let m = Machine::new(prog, model, u32::MAX, buffer_bound).with_unbounded_loops();
+        let flow = Flow::new(prog, &m);
+        System { prog, m, flow, attack_models: Vec::new(), only_attacker: None, relaxed: true }
     }
 
     pub fn initial(&self) -> Node {
@@ -227,6 +239,14 @@ impl<'p> System<'p> {
         out.clear();
         let st = &n.st;
         let a = &n.atk;
+        if self.relaxed {
+            for p in 0..self.m.procs() {
+                if (p >= st.threads.len() || st.running(p)) && self.m.enabled(st, p) {
+                    out.push(Move { thread: p as u16, choice: Choice::Step });
+                }
+            }
+            return;
+        }
         for t in 0..st.threads.len() {
             if !st.running(t) || !self.m.enabled(st, t) {
                 continue;
@@ -302,7 +322,7 @@ impl<'p> System<'p> {
     /// thread has no other move, and its access is independent of every
     /// access the other threads can still make.
     pub fn independent(&self, n: &Node, mv: Move, moves: &[Move]) -> bool {
-        if mv.choice != Choice::Step || moves.iter().filter(|m| m.thread == mv.thread).count() != 1 {
+        if self.relaxed || mv.choice != Choice::Step || moves.iter().filter(|m| m.thread == mv.thread).count() != 1 {
             return false;
         }
         let t = mv.thread as usize;
@@ -326,6 +346,14 @@ impl<'p> System<'p> {
         let t = mv.thread as usize;
         log.clear();
         let mut applied = Applied { event: None, failed: None, success: None };
+        if self.relaxed {
+            self.m.step(&mut n.st, t, 0, log);
+            applied.event = log.iter().find(|e| e.thread as usize == t && is_access(e)).copied();
+            if let Some(ThreadStatus::Failed { stmt, kind, .. }) = n.st.threads.get(t) {
+                applied.failed = Some((*stmt, *kind));
+            }
+            return Some(applied);
+        }
         match (n.atk.phase, mv.choice) {
             (Phase::Sc, Choice::Step) => {
                 self.m.step(&mut n.st, t, 0, log);
