@@ -186,6 +186,20 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
                 if *loops { " for every iteration" } else { "" }
             );
         }
+        // A stateful search counts states, not executions.
+        _ if o.stats.states > 0 => {
+            let _ = write!(
+                s,
+                "  [{} states, {:.1} ms{}]",
+                litmus_checker::unbounded::search::thousands(o.stats.states),
+                o.elapsed.as_secs_f64() * 1e3,
+                match o.coverage {
+                    Coverage::Complete => "",
+                    Coverage::Bounded(_) => ", within bounds",
+                    Coverage::Stopped(_) => ", stopped",
+                }
+            );
+        }
         _ => {
             let _ = write!(
                 s,

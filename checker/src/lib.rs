@@ -344,11 +344,13 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
 }
 
 /// A relaxed model's outcome from the stateful search of its own states
-/// (TSO, PSO), within half the time left and a million states; `None`
-/// where the unbounded procedure is off or the search did not finish.
+/// (TSO, PSO), within half the time left and 500,000 states, given up as
+/// soon as a buffer fills (it could not prove more than the bounded engine
+/// then); `None` where the unbounded procedure is off or it did not finish.
 fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
     let limits = opts.unbounded.as_ref().filter(|_| report.proved_sc.is_some() && unbounded::decides(m))?;
-    let limits = unbounded::Limits { max_states: limits.max_states.min(1_000_000), ..limits.clone() };
+    let limits =
+        unbounded::Limits { max_states: limits.max_states.min(500_000), stop_at_full_buffer: true, ..limits.clone() };
     let share = Options { deadline: opts.deadline.map(|d| share_of(d, 0.5)), ..opts.clone() };
     unbounded::relaxed(prog, m, opts.buffer_bound, &share, &limits).ok()
 }

@@ -118,3 +118,18 @@ fn infinite_ones_are_answered_within_bounds_with_the_reason() {
         );
     }
 }
+
+#[test]
+fn the_verdict_alone_stops_at_the_first_attack_and_agrees() {
+    // `unbounded::robust` (Trencher's -r: the first attack decides) says
+    // what the whole search says.
+    for (name, src) in translations() {
+        let Some((robust, _)) = trencher(&src) else { continue };
+        let p = litmus_dsl::analyze(&src).program.unwrap();
+        match unbounded::robust(&p, Model::Tso, &Options::default(), &Limits::default()) {
+            Ok(r) => assert_eq!(r, robust, "{name}"),
+            Err(Stop::Growth { .. }) => assert!(src.contains("without bound"), "{name}"),
+            Err(s) => panic!("{name}: {}", s.describe()),
+        }
+    }
+}

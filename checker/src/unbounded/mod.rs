@@ -222,6 +222,20 @@ pub fn relaxed_outcome(prog: &Program, sc: &ModelOutcome, model: Model, every: I
     Some(o)
 }
 
+/// Robustness under `model` alone, as Trencher's `-r` decides it: the
+/// search stops at the first attack that succeeds (no witness, no
+/// outcomes) — `false` is then proved by that attack, `true` by the whole
+/// search. (`check` finds every attack: its report needs them all.)
+pub fn robust(prog: &Program, model: Model, opts: &Options, limits: &Limits) -> Result<bool, Stop> {
+    let sys = System::new(prog, &[model]);
+    let mut c = Collect::new(&sys);
+    c.outcomes = false;
+    c.first = true;
+    let (_, result) = search::explore(&sys, limits, opts, &mut c);
+    result?;
+    Ok(c.ids.is_empty())
+}
+
 /// An attack found, per violation key (model, `w_A`'s statement, the
 /// closing access's statement): its first (shortest) path and how often.
 struct Found {
@@ -236,6 +250,8 @@ struct Collect<'s, 'p> {
     sys: &'s System<'p>,
     /// SC outcomes are gathered (not only attacks).
     outcomes: bool,
+    /// Stop at the first attack that succeeds.
+    first: bool,
     finals: BTreeMap<Vec<i64>, (Option<bool>, u32)>,
     cond_errors: Vec<(CondSite, u32)>,
     failures: Vec<(u16, StmtId, FailureKind, u32, Move)>,
@@ -256,6 +272,7 @@ impl<'s, 'p> Collect<'s, 'p> {
         Collect {
             sys,
             outcomes: true,
+            first: false,
             finals: BTreeMap::new(),
             cond_errors: Vec::new(),
             failures: Vec::new(),
@@ -329,6 +346,10 @@ impl Visitor for Collect<'_, '_> {
             attack,
             count: 1,
         });
+    }
+
+    fn done(&self) -> bool {
+        self.first && !self.ids.is_empty()
     }
 }
 

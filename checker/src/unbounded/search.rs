@@ -35,11 +35,15 @@ pub struct Limits {
     /// Growth is judged only past this many states (small finite programs
     /// finish first).
     pub growth_after: usize,
+    /// A relaxed model's search stops when a store first waits for room
+    /// (its answer could then only be within the buffer bound, as the
+    /// bounded engine's, which is usually cheaper).
+    pub stop_at_full_buffer: bool,
 }
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 20_000 }
+        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 20_000, stop_at_full_buffer: false }
     }
 }
 
@@ -57,6 +61,9 @@ pub enum Stop {
     Growth { var: String, value: i64, states: usize },
     /// The program is outside what the procedure handles.
     Unsupported(&'static str),
+    /// A relaxed model's search: a store had to wait for room in a full
+    /// buffer, so its answer could only be within that bound.
+    BufferBound(u32),
 }
 
 impl Stop {
@@ -68,6 +75,7 @@ impl Stop {
             Stop::Stopped(w) => w.describe(),
             Stop::Growth { var, value, .. } => format!("`{var}` grows without bound (reached {value})"),
             Stop::Unsupported(what) => format!("not supported: {what}"),
+            Stop::BufferBound(n) => format!("a store buffer filled up ({n} stores)"),
         }
     }
 }
@@ -93,6 +101,11 @@ pub trait Visitor {
     fn terminal(&mut self, _at: u32, _n: &Node) {}
     /// A move from `from` completed an attack.
     fn success(&mut self, _from: u32, _mv: Move, _c: Closing, _before: &Node) {}
+    /// Nothing more is wanted: the search may stop (its answer is then
+    /// what was found, not a proof of absence).
+    fn done(&self) -> bool {
+        false
+    }
 }
 
 /// The states found: keys, parents, moves.
@@ -197,7 +210,7 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
     let mut cur: u32 = 0;
     let mut reported = 0usize;
     let result = loop {
-        if cur as usize >= space.states() {
+        if cur as usize >= space.states() || v.done() {
             break Ok(());
         }
         if cur.is_multiple_of(256) {
@@ -251,6 +264,9 @@ pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Vi
                 let Some(a) = sys.apply(&mut succ, mv, &mut log) else { continue };
                 if succ.st.buffer_bound_hit {
                     space.buffer_waits += 1;
+                    if limits.stop_at_full_buffer {
+                        return (space, Err(Stop::BufferBound(sys.m.buffer_bound)));
+                    }
                 }
                 if let Some(c) = a.success {
                     v.success(cur, mv, c, &base);
