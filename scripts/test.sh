@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Style first (fast to fail): formatting, then clippy on every target with
+# warnings as errors (about a minute on two cores, no code generation).
+cargo fmt --all --check
+cargo clippy --workspace --all-targets -- -D warnings
+
 # Also builds target/release/litmus (the CLI tests need it), which the editor tests use.
 cargo test --workspace --release
 
