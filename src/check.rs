@@ -341,7 +341,7 @@ fn certainty<T>(a: &Answer<T>) -> (&'static str, Option<String>) {
     (a.certainty().as_str(), note)
 }
 
-fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> ViolationJson {
+fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation, missed: bool) -> ViolationJson {
     let (harm_certainty, harm_note) = certainty(&v.harm);
     ViolationJson {
         cycle: v
@@ -363,6 +363,7 @@ fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation) -> Vio
         harm_note,
         fence: v.fence.iter().map(|f| fence_json(p, f)).collect(),
         occurrences: v.occurrences,
+        missed_by_monitor: missed,
     }
 }
 
@@ -409,7 +410,9 @@ fn model_json(
         robust: robust.as_ref().and_then(|a| a.value().copied()),
         robust_certainty,
         robust_note: robust_note.flatten(),
-        violations: rob.map(|r| r.violations.iter().map(|v| violation_json(p, v)).collect()),
+        violations: rob.map(|r| {
+            r.violations.iter().map(|v| violation_json(p, v, r.missed_by_monitor.contains(&v.key()))).collect()
+        }),
         fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
         fences_confirmed: rob.and_then(|r| r.fences_confirmed.value().copied()),
         fences_certainty,

@@ -119,6 +119,10 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
             let _ = writeln!(out, "  note: {why}");
         }
     }
+    // A monitor that is not complete for a model did not decide it alone.
+    for rb in c.robustness.iter().filter(|rb| !rb.monitor.complete_for(rb.model)) {
+        let _ = writeln!(out, "  note: {}", words::cross_check(rb));
+    }
     for o in &c.outcomes {
         let caveat = words::caveat(&o.coverage);
         if !caveat.is_empty() {

@@ -217,6 +217,11 @@ pub struct ViolationJson {
     pub fence: Vec<FenceJson>,
     /// SC executions on which the monitor signalled it (extension).
     pub occurrences: u64,
+    /// The monitor did not signal it: exploring the model's own executions
+    /// found it (extension; only where `--monitor` is not complete for the
+    /// model: `sober` under TSO, `bss-interleaving`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub missed_by_monitor: bool,
 }
 
 #[derive(Serialize)]

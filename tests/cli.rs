@@ -1245,3 +1245,48 @@ fn json_lists_the_values_each_load_may_read() {
         assert!(reads.iter().all(|r| r["complete"] == false), "{m}: {o}");
     }
 }
+
+/// A monitor that can miss violations never proves robustness alone: the
+/// paper's BSS on SB with a fence after each load, and Sober on a cycle
+/// through a forwarded load, said "robust (proved)" and exit 0 (issue 26).
+#[test]
+fn monitors_that_can_miss_violations_are_cross_checked() {
+    let sbf = temp_file(
+        "sbf.litmus",
+        "litmus SBF\nshared x = 0, y = 0;\n\
+         thread P0 { x = 1; let r0 = y; fence; }\n\
+         thread P1 { y = 1; let r1 = x; fence; }\n\
+         exists (P0:r0 == 0 && P1:r1 == 0);\n",
+    );
+    let fwd = temp_file(
+        "fwd.litmus",
+        "litmus FWD\nshared x = 0, y = 0;\n\
+         thread P0 { x = 1; let _r0 = x; let r1 = y; }\n\
+         thread P1 { y = 2; x = 3; }\n\
+         exists (P0:r1 == 0 && x == 1);\n",
+    );
+    for (file, monitor, model) in [(&sbf, "bss-interleaving", "tso,pso"), (&fwd, "sober", "tso")] {
+        let out = litmus()
+            .args(["check", "--bounded", "--color", "never", "--monitor", monitor, "--model", model])
+            .arg(file)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{monitor}: {text}");
+        assert!(!text.contains("robust (proved)  ["), "{monitor}: {text}");
+        assert!(text.contains(&format!("note: the {monitor} monitor missed")), "{monitor}: {text}");
+        let json = litmus()
+            .args(["check", "--bounded", "--format", "json", "--monitor", monitor, "--model", model])
+            .arg(file)
+            .output()
+            .unwrap();
+        let v = report(&json.stdout);
+        assert_eq!(v["models"]["tso"]["robust"], false, "{monitor}");
+        assert_eq!(v["models"]["tso"]["violations"][0]["missed_by_monitor"], true, "{monitor}");
+        // `fix` inserts fences, never "already robust".
+        let fix =
+            litmus().args(["fix", "--bounded", "--monitor", monitor, "--model", model]).arg(file).output().unwrap();
+        let fixed = String::from_utf8_lossy(&fix.stdout);
+        assert!(fixed.contains("fence wr;"), "{monitor}: {fixed}{}", String::from_utf8_lossy(&fix.stderr));
+    }
+}

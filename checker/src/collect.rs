@@ -35,6 +35,9 @@ pub struct Collector<'p> {
     asked: Vec<Model>,
     /// PSLO's robustness, by explicit exploration (no monitor), once run.
     explicit: Vec<Robustness>,
+    /// The model's own executions explored where the monitor is not
+    /// complete for it ([`MonitorKind::complete_for`]), once run.
+    cross: Vec<Robustness>,
     monitor: MonitorKind,
     /// Witnesses are not built once the check is stopped (the exploration
     /// stops too; the answer is then unknown anyway).
@@ -125,6 +128,7 @@ impl<'p> Collector<'p> {
             models,
             asked,
             explicit: Vec::new(),
+            cross: Vec::new(),
             monitor,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
@@ -148,6 +152,20 @@ impl<'p> Collector<'p> {
             .filter(|&&m| m == Model::Pslo)
             .map(|&m| {
                 // Finding violations, PSLO's own executions are the work now.
+                if let Some(p) = &opts.progress {
+                    p.model_within(crate::progress::Phase::Violations, m);
+                }
+                crate::explicit::robustness(prog, m, opts)
+            })
+            .collect();
+        // A monitor that can miss violations of a model cannot prove it
+        // robust: that model's own executions are explored too.
+        let monitor = self.monitor;
+        self.cross = self
+            .models
+            .iter()
+            .filter(|&&m| !monitor.complete_for(m))
+            .map(|&m| {
                 if let Some(p) = &opts.progress {
                     p.model_within(crate::progress::Phase::Violations, m);
                 }
@@ -210,6 +228,7 @@ impl<'p> Collector<'p> {
         let monitor = self.monitor;
         let asked = self.asked;
         let mut explicit = self.explicit;
+        let mut cross = self.cross;
         let mut out = Vec::new();
         for (model, groups) in self.models.into_iter().zip(self.groups) {
             let mut unconfirmed = Vec::new();
@@ -223,6 +242,22 @@ impl<'p> Collector<'p> {
                     None => unconfirmed.push(key),
                 }
             }
+            // What the model's own executions show that the monitor missed
+            // (a witnessed violation either way); the answer is worth what
+            // both explorations were.
+            let mut coverage = sc;
+            let mut missed = Vec::new();
+            if let Some(k) = cross.iter().position(|rb| rb.model == model) {
+                let own = cross.swap_remove(k);
+                coverage = coverage.and(own.coverage);
+                for v in own.violations {
+                    if !violations.iter().any(|w: &Violation| w.key() == v.key()) {
+                        missed.push(v.key());
+                        violations.push(v);
+                    }
+                }
+                missed.sort();
+            }
             violations.sort_by_key(|v: &Violation| v.key());
             out.push(Robustness {
                 model,
@@ -232,7 +267,8 @@ impl<'p> Collector<'p> {
                 fences: Vec::new(),
                 fences_confirmed: Answer::Unknown(Why::Pending),
                 fences_minimal: true,
-                coverage: sc,
+                missed_by_monitor: missed,
+                coverage,
                 iterations: Default::default(),
             });
         }

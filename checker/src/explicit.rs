@@ -174,6 +174,43 @@ fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(StmtId, Fen
     out
 }
 
+/// A violation's two events (log indices) and its cycle from the first.
+type Named = (u32, u32, Vec<(u32, Edge)>);
+
+/// How the violation `a →po b` (b took effect first) of a cyclic execution
+/// is named, with its cycle from the first event named. PSLO: by the pair
+/// itself, a load that forwarded by the store it read (with a cycle through
+/// that store). TSO and PSO: as their monitors and attacks name theirs — the
+/// delayed store and the other thread's access that closes the cycle on its
+/// location (fr or co into it), which is what harm looks for in a trace.
+/// `None`: this pair cannot be named so.
+fn name(model: Model, log: &[Event], trace: &Trace, cycle: &[(u32, Edge)], a: u32, b: u32) -> Option<Named> {
+    let store = delayed(log, a);
+    let from = |first: u32, path: Vec<(u32, Edge)>| std::iter::once((first, Edge::Po)).chain(path).collect::<Vec<_>>();
+    if model == Model::Pslo {
+        // A load that forwarded from its own thread's buffer took effect
+        // with that store: the store is what was delayed past `b`.
+        if store != a {
+            if let Some(path) = trace.path(log, b, store) {
+                return Some((store, b, from(store, path)));
+            }
+        }
+        let at = cycle.iter().position(|&(ev, _)| ev == a).unwrap_or(0);
+        let mut rotated = cycle[at..].to_vec();
+        rotated.extend_from_slice(&cycle[..at]);
+        return Some((a, b, rotated));
+    }
+    let s = &log[store as usize];
+    if s.kind != EventKind::Store {
+        return None;
+    }
+    let path = trace.path_until(log, b, |v, w, e| {
+        w == store && matches!(e, Edge::Fr | Edge::Co) && log[v as usize].thread != s.thread
+    })?;
+    let closing = path.last()?.0;
+    Some((store, closing, from(store, path)))
+}
+
 struct Group {
     v: Option<Violation>,
     occurrences: u64,
@@ -185,6 +222,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
     let mut ex = Explorer::new(&m);
     let mut groups: BTreeMap<(StmtId, StmtId), Group> = BTreeMap::new();
+    let mut unnamed: std::collections::BTreeSet<(StmtId, StmtId)> = Default::default();
     let limits = Limits {
         deadline: opts.deadline,
         cancel: opts.cancel.clone(),
@@ -194,7 +232,8 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         progress: opts.progress.clone(),
     };
     ex.run(limits, |e| {
-        let Some(cycle) = Trace::of(e.events).cycle() else { return Control::Continue };
+        let trace = Trace::of(e.events);
+        let Some(cycle) = trace.cycle() else { return Control::Continue };
         let mut pairs = relaxed_pairs(e.events, &cycle);
         if pairs.is_empty() {
             // Cannot happen (rf, co and fr all go forward in effect order);
@@ -204,18 +243,17 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
             pairs
                 .extend((0..n).filter(|&k| cycle[k].1 == Edge::Po).map(|k| (cycle[k].0, cycle[(k + 1) % n].0)).take(1));
         }
+        let mut named = false;
         for (a, b) in pairs {
             let log = e.events;
-            let key = (log[a as usize].stmt, log[b as usize].stmt);
+            let Some((first, second, rotated)) = name(model, log, &trace, &cycle, a, b) else { continue };
+            named = true;
+            let key = (log[first as usize].stmt, log[second as usize].stmt);
             let g = groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
             g.occurrences += 1;
             if g.v.is_some() {
                 continue;
             }
-            // The cycle from `a`: its first edge is the po edge to `b`.
-            let at = cycle.iter().position(|&(ev, _)| ev == a).unwrap_or(0);
-            let mut rotated = cycle[at..].to_vec();
-            rotated.extend_from_slice(&cycle[..at]);
             // The state right after `b`'s transition, to continue from.
             let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
             let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
@@ -243,6 +281,12 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
                 attack: None,
             });
         }
+        if !named {
+            // A cycle no pair of which could be named as the model's
+            // violations are: robustness stays unknown, never "robust".
+            let (a, b) = relaxed_pairs(e.events, &cycle).first().copied().unwrap_or((cycle[0].0, cycle[0].0));
+            unnamed.insert((e.events[a as usize].stmt, e.events[b as usize].stmt));
+        }
         Control::Continue
     });
     let mut violations: Vec<Violation> = groups
@@ -259,10 +303,11 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         model,
         monitor: MonitorKind::Explicit,
         violations,
-        unconfirmed: Vec::new(),
+        unconfirmed: unnamed.into_iter().collect(),
         fences: Vec::new(),
         fences_confirmed: Answer::Unknown(Why::Pending),
         fences_minimal: true,
+        missed_by_monitor: Vec::new(),
         coverage: Coverage::of_stats(&ex.stats),
         iterations: Default::default(),
     }

@@ -44,6 +44,33 @@ impl MonitorKind {
             MonitorKind::Attack => "attack",
         }
     }
+
+    /// Does this monitor decide `model`'s robustness by itself: is "no
+    /// signal on any explored SC execution" a proof of robustness? Where
+    /// not, the model's own executions are explored too ([`crate::collect`])
+    /// and what the monitor missed is reported as such.
+    pub fn complete_for(self, model: Model) -> bool {
+        match self {
+            // The paper's commit rule needs the right interleaving of each
+            // trace; the SC exploration visits one per trace (DPOR).
+            MonitorKind::BssInterleaving => false,
+            // Sober misses cycles through a load that forwarded from its
+            // own thread's buffer (tests/sober_gap); PSO stays with BSS.
+            MonitorKind::Sober => model != Model::Tso,
+            MonitorKind::Bss | MonitorKind::Explicit | MonitorKind::Attack => true,
+        }
+    }
+
+    /// Why [`MonitorKind::complete_for`] is false, in words.
+    pub fn gap(self) -> &'static str {
+        match self {
+            MonitorKind::BssInterleaving => {
+                "the paper's commit rule needs every interleaving of each trace, and the SC search explores one"
+            }
+            MonitorKind::Sober => "Sober misses cycles through a load that reads its own thread's buffered store",
+            _ => "",
+        }
+    }
 }
 
 /// One statement of a cycle and the edge leaving it.
@@ -120,7 +147,12 @@ pub struct Robustness {
     /// The fences are a minimum set (false: the hitting-set search ran out
     /// of budget and a greedy set was taken).
     pub fences_minimal: bool,
-    /// How far the SC exploration the monitors rode on went.
+    /// Violations the monitor did not signal, found by exploring the
+    /// model's own executions where the monitor is not complete for it
+    /// ([`MonitorKind::complete_for`]); they are among `violations`.
+    pub missed_by_monitor: Vec<(StmtId, StmtId)>,
+    /// How far the SC exploration the monitors rode on went (and the
+    /// model's own, where it was explored too).
     pub coverage: Coverage,
     /// Whether the answer holds for every iteration (attacks decided it)
     /// or why the unbounded procedure could not decide it.

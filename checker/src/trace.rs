@@ -166,6 +166,62 @@ impl Trace {
 }
 
 impl Trace {
+    /// A shortest happens-before path from the event at log index `from`
+    /// to the one at `to` (`from == to`: a shortest cycle through it), as
+    /// (log index, edge leaving it) up to the event before `to`: po to any
+    /// later event of the thread, rf, co and fr between events of the trace.
+    pub fn path(&self, log: &[Event], from: u32, to: u32) -> Option<Vec<(u32, Edge)>> {
+        self.path_until(log, from, |_, w, _| w == to)
+    }
+
+    /// [`Trace::path`] to the first edge `v →e w` (log indices) that
+    /// `arrives(v, w, e)` accepts, breadth first: the path ends with `v`.
+    pub fn path_until(
+        &self,
+        log: &[Event],
+        from: u32,
+        arrives: impl Fn(u32, u32, Edge) -> bool,
+    ) -> Option<Vec<(u32, Edge)>> {
+        let n = self.events.len();
+        let start = self.events.iter().position(|&i| i == from)?;
+        // Later events of each thread, in order: the po-closure.
+        let mut by_thread: std::collections::HashMap<u16, Vec<usize>> = Default::default();
+        for (k, &i) in self.events.iter().enumerate() {
+            by_thread.entry(log[i as usize].thread).or_default().push(k);
+        }
+        let mut parent: Vec<Option<(usize, Edge)>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue = std::collections::VecDeque::new();
+        queue.push_back(start);
+        seen[start] = true;
+        let mut found = None;
+        'bfs: while let Some(v) = queue.pop_front() {
+            let t = log[self.events[v] as usize].thread;
+            let later = by_thread[&t].iter().copied().filter(|&k| k > v).map(|k| (k, Edge::Po));
+            let direct = self.succ[v].iter().filter(|(_, e)| *e != Edge::Po).map(|&(w, e)| (w as usize, e));
+            for (w, e) in later.chain(direct).collect::<Vec<_>>() {
+                if arrives(self.events[v], self.events[w], e) {
+                    found = Some((v, e));
+                    break 'bfs;
+                }
+                if !seen[w] {
+                    seen[w] = true;
+                    parent[w] = Some((v, e));
+                    queue.push_back(w);
+                }
+            }
+        }
+        let (last, edge) = found?;
+        let mut out = vec![(self.events[last], edge)];
+        let mut cur = last;
+        while let Some((p, e)) = parent[cur] {
+            out.push((self.events[p], e));
+            cur = p;
+        }
+        out.reverse();
+        Some(out)
+    }
+
     /// The strongly connected component of each trace event (Tarjan,
     /// iterative): two events lie on a common hb cycle iff they share one
     /// (and are distinct).

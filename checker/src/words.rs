@@ -46,6 +46,29 @@ pub fn robustness(rb: &Robustness) -> String {
     }
 }
 
+/// Where a monitor is not complete for a model, how its robustness was
+/// decided: what the monitor missed, found by the model's own executions.
+pub fn cross_check(rb: &Robustness) -> String {
+    let (model, monitor) = (rb.model.upper(), rb.monitor.as_str());
+    let why = rb.monitor.gap();
+    let total = rb.violations.len();
+    match rb.missed_by_monitor.len() {
+        0 => format!(
+            "the {monitor} monitor alone cannot prove {model} robustness ({why}): {model}'s own executions were explored too"
+        ),
+        1 if total == 1 => format!(
+            "the {monitor} monitor missed this {model} violation ({why}); exploring {model}'s own executions found it"
+        ),
+        n if n == total => format!(
+            "the {monitor} monitor missed all {n} {model} violations ({why}); exploring {model}'s own executions found them"
+        ),
+        n => format!(
+            "the {monitor} monitor missed {n} of the {total} {model} violations ({why}); exploring {model}'s own executions found {}",
+            if n == 1 { "it" } else { "them" }
+        ),
+    }
+}
+
 /// A note for an answer within bounds or unknown: what was cut or why it
 /// stopped ("" when proved).
 pub fn caveat(c: &Coverage) -> String {

@@ -115,6 +115,7 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &Limits) 
             fences: Vec::new(),
             fences_confirmed: Answer::Unknown(Why::Pending),
             fences_minimal: true,
+            missed_by_monitor: Vec::new(),
             coverage: Coverage::Complete,
             iterations: every.clone(),
         });

@@ -13,7 +13,7 @@
 use super::system::{Choice, Move, Node, Phase, System};
 use crate::machine::{Event, EventKind, Machine, Model, State, NONE};
 use crate::outcome::Witness;
-use crate::trace::{Edge, Trace};
+use crate::trace::Trace;
 use crate::witness::RelaxedWitness;
 
 /// The SC execution of a path: its events and schedule, and the state it ends in.
@@ -214,55 +214,11 @@ pub fn attack(sys: &System<'_>, model: Model, path: &[Move]) -> Option<Replayed>
     let state_after_access = d.st.clone();
     d.drain();
     let trace = Trace::of(&d.log);
-    let cycle = cycle_through(&d.log, &trace, store)?;
+    let cycle = trace.path(&d.log, store, store)?;
     Some(Replayed {
         witness: RelaxedWitness { schedule: d.schedule, events: d.log, before_drain, state_after_access, cycle },
         store,
         access,
         closing,
     })
-}
-
-/// A shortest happens-before cycle through the event at log index `start`,
-/// as (log index, edge leaving it): po to any later event of the thread,
-/// rf, co and fr between events of the trace.
-pub fn cycle_through(log: &[Event], trace: &Trace, start: u32) -> Option<Vec<(u32, Edge)>> {
-    let n = trace.events.len();
-    let pos = trace.events.iter().position(|&i| i == start)?;
-    // Later events of each thread, in order: the po-closure.
-    let mut by_thread: std::collections::HashMap<u16, Vec<usize>> = Default::default();
-    for (k, &i) in trace.events.iter().enumerate() {
-        by_thread.entry(log[i as usize].thread).or_default().push(k);
-    }
-    let mut parent: Vec<Option<(usize, Edge)>> = vec![None; n];
-    let mut seen = vec![false; n];
-    let mut queue = std::collections::VecDeque::new();
-    queue.push_back(pos);
-    seen[pos] = true;
-    let mut found = None;
-    'bfs: while let Some(v) = queue.pop_front() {
-        let t = log[trace.events[v] as usize].thread;
-        let later = by_thread[&t].iter().copied().filter(|&k| k > v).map(|k| (k, Edge::Po));
-        let direct = trace.succ[v].iter().filter(|(_, e)| *e != Edge::Po).map(|&(w, e)| (w as usize, e));
-        for (w, e) in later.chain(direct).collect::<Vec<_>>() {
-            if w == pos {
-                found = Some((v, e));
-                break 'bfs;
-            }
-            if !seen[w] {
-                seen[w] = true;
-                parent[w] = Some((v, e));
-                queue.push_back(w);
-            }
-        }
-    }
-    let (last, edge) = found?;
-    let mut out = vec![(trace.events[last], edge)];
-    let mut cur = last;
-    while let Some((p, e)) = parent[cur] {
-        out.push((trace.events[p], e));
-        cur = p;
-    }
-    out.reverse();
-    Some(out)
 }
