@@ -167,7 +167,7 @@ pub fn load(path: &str) -> Result<Loaded, String> {
 
 /// A file's text, or why it cannot be had.
 pub fn read_utf8(path: &str) -> Result<String, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let bytes = read_regular(path)?;
     String::from_utf8(bytes).map_err(|e| {
         // Where it breaks: line, and byte within the line (1-based).
         let ok = &e.as_bytes()[..e.utf8_error().valid_up_to()];
@@ -175,6 +175,17 @@ pub fn read_utf8(path: &str) -> Result<String, String> {
         let col = ok.len() - ok.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1) + 1;
         format!("`{path}` is not valid UTF-8: line {line}, byte {col} (offset {})", ok.len())
     })
+}
+
+/// The bytes of a regular file. Anything else is refused before it is
+/// opened: reading a FIFO or a device named on the command line would wait
+/// for a writer past every timeout (folder walks skip them the same way).
+pub fn read_regular(path: &str) -> Result<Vec<u8>, String> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() && !m.is_dir() => return Err(format!("`{path}` is not a regular file")),
+        _ => {}
+    }
+    std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))
 }
 
 /// A file and what the checker found.

@@ -2,13 +2,14 @@
 //! (or TSO)? Files are checked in parallel and reported in input order:
 //! the verdict, the criterion that failed and its cycle drawn over the
 //! file, or the store order that shows consistency. Exit 0 when every
-//! history is consistent, 1 when one is not, 2 on unreadable or bad input.
+//! history is consistent, 1 when one is not, 2 on unreadable or bad input,
+//! 3 when one was not decided (`--timeout`, `--max-memory`).
 
 use crate::check::read_utf8;
 use crate::{Color, Format};
 use litmus_checker::history::verdict::{cycle_text, store_order_text};
 use litmus_checker::history::{
-    check, parse_any, Criterion, ErrorKind, History, HistoryError, Method, Model, Outcome, Step, Verdict,
+    check_within, parse_any, Criterion, ErrorKind, History, HistoryError, Limits, Method, Model, Outcome, Step, Verdict,
 };
 use litmus_dsl::diagnostic::{render, Diagnostic};
 use litmus_dsl::span::LineIndex;
@@ -50,6 +51,21 @@ pub struct HistoryArgs {
     /// Colour in human output.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: Color,
+    /// Give up on a file after this many seconds: it is then reported as
+    /// unknown (exit 3).
+    #[arg(long, value_parser = crate::check::timeout_arg, allow_hyphen_values = true)]
+    pub timeout: Option<std::time::Duration>,
+    /// The memory, in GiB, a file's relations may take; a history that
+    /// needs more is reported as unknown before any is allocated.
+    #[arg(long, default_value_t = 2.0, value_parser = gib_arg)]
+    pub max_memory: f64,
+}
+
+fn gib_arg(s: &str) -> Result<f64, String> {
+    match s.trim().parse::<f64>() {
+        Ok(g) if g > 0.0 && g <= 1024.0 => Ok(g),
+        _ => Err(format!("`{s}` is not a size in GiB (more than 0, at most 1024)")),
+    }
 }
 
 enum Checked {
@@ -81,7 +97,12 @@ pub fn run(args: &HistoryArgs) -> u8 {
             Ok(src) => match parse_any(&src) {
                 Err(error) => Checked::Bad { src, error },
                 Ok(h) => {
-                    let outcome = check(&h, model, method);
+                    // Each file's deadline starts when its check does.
+                    let limits = Limits {
+                        deadline: args.timeout.and_then(|t| std::time::Instant::now().checked_add(t)),
+                        max_bytes: (args.max_memory * (1u64 << 30) as f64) as u64,
+                    };
+                    let outcome = check_within(&h, model, method, &limits);
                     Checked::Done { src, h: Box::new(h), outcome }
                 }
             },
@@ -106,7 +127,11 @@ pub fn run(args: &HistoryArgs) -> u8 {
                 (text, 2)
             }
             (Checked::Done { src, h, outcome }, format) => {
-                let bad = u8::from(!outcome.verdict.consistent());
+                let bad = match outcome.verdict {
+                    Verdict::Consistent { .. } => 0,
+                    Verdict::Violation { .. } => 1,
+                    Verdict::Unknown { .. } => 3,
+                };
                 let text = match format {
                     Format::Json => line(&outcome_json(path, src, h, outcome)),
                     Format::Human => human(path, src, h, outcome, color),
@@ -114,7 +139,11 @@ pub fn run(args: &HistoryArgs) -> u8 {
                 (text, bad)
             }
         };
-        code = code.max(file_code);
+        // Error, then violation, then unknown, then consistent.
+        let rank = |c: u8| [0, 2, 3, 1][c as usize];
+        if rank(file_code) > rank(code) {
+            code = file_code;
+        }
         let _ = out.write_all(text.as_bytes());
     }
     code
@@ -203,6 +232,11 @@ fn outcome_json(path: &str, src: &str, h: &History, o: &Outcome) -> Value {
                 v["other_cycle"] = cycle_json(src, h, c);
             }
         }
+        Verdict::Unknown { why } => {
+            v["verdict"] = json!("unknown");
+            v["unknown_reason"] = json!(why.as_str());
+            v["unknown_note"] = json!(why.describe());
+        }
     }
     v
 }
@@ -237,6 +271,9 @@ fn human(path: &str, src: &str, h: &History, o: &Outcome, color: bool) -> String
                 let _ = writeln!(out, "  the first choice the other way round: {}", cycle_text(h, c));
             }
             out.push_str(&drawn(path, src, h, cycle, &format!("not {model}: {failed}"), color));
+        }
+        Verdict::Unknown { why } => {
+            let _ = writeln!(out, "{path}: {model} unknown: {} ({how})", why.describe());
         }
     }
     out

@@ -651,6 +651,56 @@ fn history_verdicts_exit_codes_and_methods() {
     }
 }
 
+/// Independent choices are not enumerated (the issue's k=30 file took
+/// hours), and limits give an honest "unknown", exit 3, on time.
+#[test]
+fn history_answers_fast_or_says_unknown_within_its_limits() {
+    let mut pairs = String::new();
+    for i in 0..30 {
+        pairs.push_str(&format!("F{i}: W(z{i},1)\nG{i}: W(z{i},2)\n"));
+    }
+    let gadget = std::fs::read_to_string(root().join("examples/histories/two-choices.txt")).unwrap();
+    let k30 = temp_file("k30-history.txt", &format!("{pairs}{gadget}"));
+    for method in ["ccm-enum", "ccm-sat", "sat"] {
+        let start = std::time::Instant::now();
+        let out = litmus().args(["history", "--timeout", "60", "--method", method]).arg(&k30).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{method}: {}", String::from_utf8_lossy(&out.stdout));
+        assert!(start.elapsed().as_secs() < 10, "{method}: {:?}", start.elapsed());
+    }
+    // A valid SC run of 4 threads × 3000 operations over 4 locations.
+    let (mut mem, mut next, mut lines) = ([0u64; 4], 1u64, vec![String::new(); 4]);
+    for step in 0..3000u64 {
+        for (t, line) in lines.iter_mut().enumerate() {
+            let l = ((step * 7 + t as u64 * 3) % 4) as usize;
+            if (step + t as u64).is_multiple_of(3) {
+                mem[l] = next;
+                line.push_str(&format!(" W(x{l},{next})"));
+                next += 1;
+            } else {
+                line.push_str(&format!(" R(x{l},{})", mem[l]));
+            }
+        }
+    }
+    let text: String = lines.iter().enumerate().map(|(t, l)| format!("P{t}:{l}\n")).collect();
+    let big = temp_file("big-history.txt", &text);
+    for method in ["ccm-enum", "ccm-sat", "sat"] {
+        let start = std::time::Instant::now();
+        let out = litmus()
+            .args(["history", "--format", "json", "--timeout", "0.01", "--method", method])
+            .arg(&big)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{method}");
+        let v = json_of(&out);
+        assert_eq!((v["verdict"].as_str(), v["unknown_reason"].as_str()), (Some("unknown"), Some("timeout")), "{v}");
+        assert!(start.elapsed().as_secs() < 5, "{method} overran: {:?}", start.elapsed());
+        let out = litmus().args(["history", "--max-memory", "0.01", "--method", method]).arg(&big).output().unwrap();
+        assert_eq!(out.status.code(), Some(3), "{method}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.contains("SC unknown:") && stdout.contains("more than the limit of"), "{stdout}");
+    }
+}
+
 #[test]
 fn history_json_lines_and_input_errors_with_positions() {
     let sb = temp_file(
@@ -1289,4 +1339,29 @@ fn monitors_that_can_miss_violations_are_cross_checked() {
         let fixed = String::from_utf8_lossy(&fix.stdout);
         assert!(fixed.contains("fence wr;"), "{monitor}: {fixed}{}", String::from_utf8_lossy(&fix.stderr));
     }
+}
+
+/// Issue 26: a FIFO named on the command line waited for a writer past
+/// every timeout. It is refused, as folder walks refuse it.
+#[test]
+fn a_fifo_named_on_the_command_line_is_refused_not_waited_on() {
+    let fifo = temp_file("pipe.litmus", "");
+    std::fs::remove_file(&fifo).unwrap();
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let start = std::time::Instant::now();
+    for args in
+        [&["check", "--timeout", "1"][..], &["history", "--timeout", "1"], &["fix"], &["explain", "--violation", "1"]]
+    {
+        let out = litmus().args(args).arg(&fifo).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is not a regular file"), "{args:?}: {err}");
+    }
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    let expect =
+        litmus().args(["check", "--expect"]).arg(&fifo).arg(root().join("examples/sb.litmus")).output().unwrap();
+    assert_eq!(expect.status.code(), Some(2));
+    let merge = litmus().arg("merge").arg(&fifo).output().unwrap();
+    assert_eq!(merge.status.code(), Some(2));
+    let _ = std::fs::remove_file(&fifo);
 }

@@ -153,6 +153,17 @@ fn merged_shards_equal_the_unsharded_run_and_the_corpus_agrees_with_herd() {
     // A shard given twice is refused.
     let twice = litmus().arg("merge").args([&shards[0], &shards[0]]).output().unwrap();
     assert_eq!(twice.status.code(), Some(2));
+    // Issue 26: shard 1's first line replaced by shard 2's first line — one
+    // file twice, one missing — was merged with exit 1.
+    let first_line = |p: &std::path::Path| std::fs::read_to_string(p).unwrap().lines().next().unwrap().to_string();
+    let one = std::fs::read_to_string(&shards[0]).unwrap();
+    let edited = one.replacen(&first_line(&shards[0]), &first_line(&shards[1]), 1);
+    let mixed = dir.join("mixed1.jsonl");
+    std::fs::write(&mixed, edited).unwrap();
+    let out = litmus().arg("merge").args([&mixed, &shards[1], &shards[2]]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("is reported by more than one shard"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -613,6 +624,46 @@ fn shards_of_an_index_merge_back_to_its_order_and_an_incomplete_merge_is_refused
     assert!(t0.elapsed() < std::time::Duration::from_secs(5), "{:?}", t0.elapsed());
     let _ = std::fs::remove_dir_all(&dir);
     let _ = std::fs::remove_dir_all(&out);
+}
+
+/// Issue 26: `--model pslo` against a TSV with only SC/TSO columns (one
+/// of them wrong) said "2 agree": nothing was compared.
+#[test]
+fn expectations_for_other_models_are_no_expectation() {
+    let dir = temp_dir("other-model-tsv");
+    let corpus = root().join("tests/corpus/herd-x86");
+    for f in ["catalogue__demo__tests__mp-x86.litmus", "catalogue__x86_64__tests__LB.litmus"] {
+        std::fs::copy(corpus.join(f), dir.join(f)).unwrap();
+    }
+    std::fs::write(
+        dir.join("verdicts.tsv"),
+        "file\tsc_observation\ttso_observation\n\
+         catalogue__demo__tests__mp-x86.litmus\tnever\tsometimes\n\
+         catalogue__x86_64__tests__LB.litmus\tnever\tnever\n",
+    )
+    .unwrap();
+    let out = litmus()
+        .args(["check", "--format", "json", "--model", "pslo", "--expect"])
+        .arg(dir.join("verdicts.tsv"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    let (files, summary) = lines(&out);
+    assert_eq!(files.len(), 2);
+    assert!(files.iter().all(|f| f.get("expect").is_none()), "{files:?}");
+    assert_eq!(summary["expect"]["agree"], 0, "{summary}");
+    assert_eq!(summary["expect"]["no_expectation"], 2, "{summary}");
+    assert_eq!(out.status.code(), Some(3), "nothing compared is not a clean run");
+    // The TSO column is compared, and its wrong row named.
+    let out = litmus()
+        .args(["check", "--format", "json", "--expect"])
+        .arg(dir.join("verdicts.tsv"))
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(lines(&out).1["expect"]["disagree"], 1);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -7,9 +7,10 @@
 
 use litmus_checker::dpor::{Control, ExecKind, Explorer, Limits};
 use litmus_checker::history::verdict::cycle_text;
+use litmus_checker::history::Limits as HistoryLimits;
 use litmus_checker::history::{
-    base, check, execution, generate, parse_text, to_text, Criterion, EdgeKind, History, Method, Model, OpKind,
-    Outcome, Step, Verdict,
+    base, check, check_within, execution, generate, parse_text, to_text, Criterion, EdgeKind, History, Method, Model,
+    OpKind, Outcome, Step, Undecided, Verdict,
 };
 use litmus_checker::machine::{self, Machine};
 use rayon::prelude::*;
@@ -59,6 +60,7 @@ fn agreed(h: &History, model: Model) -> Vec<Outcome> {
                     check_cycle(h, c);
                 }
             }
+            Verdict::Unknown { why } => panic!("{:?} {:?}: undecided without limits: {why:?}", model, o.method),
         }
     }
     let c = outs[0].verdict.consistent();
@@ -80,6 +82,7 @@ fn criterion(h: &History, model: Model) -> Option<Criterion> {
     match agreed(h, model).remove(0).verdict {
         Verdict::Consistent { .. } => None,
         Verdict::Violation { criterion, .. } => Some(criterion),
+        Verdict::Unknown { why } => panic!("undecided: {why:?}"),
     }
 }
 
@@ -385,4 +388,144 @@ fn input_errors_have_positions() {
     }
     let e = parse_any("P0: W(x,1)\nP1: W(x,1)\n").unwrap_err();
     assert!(matches!(e.kind, ErrorKind::Duplicate { ref loc, value: 1, first } if loc == "x" && first.start == 4));
+}
+
+/// Two pairs of writes no criterion orders; each of the four ways to order
+/// them closes a cycle, neither choice alone does (examples/histories).
+const TWO_CHOICES: &str = include_str!("../../examples/histories/two-choices.txt");
+
+/// The enumeration refutes a history only after choices, both ways of
+/// each: the backtracking no other test reaches.
+#[test]
+fn a_refutation_after_two_choices_each_way() {
+    let h = text(TWO_CHOICES);
+    for model in [Model::Sc, Model::Tso] {
+        let outs = agreed(&h, model);
+        assert!(!brute_force(&h, model), "{}", model.upper());
+        let e = &outs[0];
+        assert_eq!(e.stats.unordered, Some(2));
+        assert_eq!(e.stats.decisions, 2, "{}", model.upper());
+        let Verdict::Violation { criterion, other, .. } = &e.verdict else { panic!() };
+        assert_eq!(*criterion, Criterion::NoStoreOrder);
+        // The cycle with the first pair one way, and the other way round.
+        assert!(other.is_some());
+    }
+}
+
+/// `k` pairs of writes nothing orders, then the two-choice refutation:
+/// apart (each pair its own threads) or tied into one part by a thread
+/// that writes every location of the pairs.
+fn pairs_then_refutation(k: usize, tied: bool) -> History {
+    let mut src = String::new();
+    if tied {
+        let ws: Vec<String> = (0..k).map(|i| format!("W(z{i},1)")).collect();
+        src.push_str(&format!("T: {} W(x,3)\n", ws.join(" ")));
+    }
+    for i in 0..k {
+        if !tied {
+            src.push_str(&format!("F{i}: W(z{i},1)\n"));
+        }
+        src.push_str(&format!("G{i}: W(z{i},2)\n"));
+    }
+    src.push_str(TWO_CHOICES);
+    text(&src)
+}
+
+/// 2^k store orders the refutation does not depend on: found in 2k + 4
+/// decisions, not 2^(k+2) — independent parts are checked apart, and in one
+/// part the search jumps back over choices its dead ends did not need.
+#[test]
+fn unrelated_choices_are_not_enumerated() {
+    for tied in [false, true] {
+        for model in [Model::Sc, Model::Tso] {
+            // Small: brute force agrees.
+            let small = pairs_then_refutation(3, tied);
+            assert!(!consistent(&small, model) && !brute_force(&small, model));
+            let h = pairs_then_refutation(30, tied);
+            let start = std::time::Instant::now();
+            let outs = agreed(&h, model);
+            assert!(!outs[0].verdict.consistent());
+            assert!(outs[0].stats.decisions <= 2 * 30 + 4, "{} decisions (tied: {tied})", outs[0].stats.decisions);
+            assert!(start.elapsed().as_secs() < 5, "{:?}", start.elapsed());
+        }
+    }
+}
+
+/// Two random histories side by side (renamed apart) are consistent iff
+/// both are; every method agrees, with brute force where it can judge.
+#[test]
+fn independent_parts_are_judged_apart() {
+    let rename = |h: &History, tag: &str| -> String {
+        let t = to_text(h);
+        let mut out = String::new();
+        for line in t.lines() {
+            if let Some(rest) = line.strip_prefix("init: ") {
+                let vals: Vec<String> = rest.split(' ').map(|kv| format!("{tag}{kv}")).collect();
+                out.push_str(&format!("init: {}\n", vals.join(" ")));
+                continue;
+            }
+            let (name, ops) = line.split_once(':').unwrap();
+            let ops = ops.replace('(', &format!("({tag}"));
+            out.push_str(&format!("{tag}{name}:{ops}\n"));
+        }
+        out
+    };
+    let mut judged = [0usize; 2];
+    for seed in 0..400u64 {
+        let model = if seed % 2 == 0 { Model::Sc } else { Model::Tso };
+        let a = generate::run(&shape(seed), Model::Tso, seed);
+        let b = generate::run(&shape(seed + 7), Model::Tso, seed + 7);
+        let b = generate::mutate(&b, seed).unwrap_or(b);
+        let both = text(&(rename(&a, "a") + &rename(&b, "b")));
+        let ok = consistent(&both, model);
+        assert_eq!(ok, consistent(&a, model) && consistent(&b, model), "{}", to_text(&both));
+        if small_enough(&both) {
+            assert_eq!(ok, brute_force(&both, model), "{}", to_text(&both));
+        }
+        judged[usize::from(ok)] += 1;
+    }
+    assert!(judged[0] > 50 && judged[1] > 50, "{judged:?}");
+}
+
+/// A deadline or a memory limit makes the answer unknown — never a guess.
+#[test]
+fn limits_make_the_answer_unknown() {
+    let shape = generate::Shape { threads: 4, ops: 3000, locs: 4, ..Default::default() };
+    let h = generate::run(&shape, Model::Sc, 11);
+    for method in Method::ALL {
+        let start = std::time::Instant::now();
+        let soon =
+            HistoryLimits { deadline: Some(start + std::time::Duration::from_millis(100)), ..HistoryLimits::default() };
+        let o = check_within(&h, Model::Sc, method, &soon);
+        assert_eq!(o.verdict, Verdict::Unknown { why: Undecided::Timeout }, "{method:?}");
+        // Unbounded, the SAT encoding alone took 30 s here.
+        assert!(start.elapsed() < std::time::Duration::from_secs(3), "{method:?} overran: {:?}", start.elapsed());
+        let small = HistoryLimits { deadline: None, max_bytes: 1 << 20 };
+        let o = check_within(&h, Model::Sc, method, &small);
+        assert!(matches!(o.verdict, Verdict::Unknown { why: Undecided::Memory { .. } }), "{method:?}: {:?}", o.verdict);
+    }
+}
+
+/// Big histories whose locations each have one writing thread are decided
+/// in linear memory (their dense relations would need hundreds of GiB):
+/// consistent, and the one cycle a read of a later write makes.
+#[test]
+fn big_histories_with_one_writer_per_location_are_decided_in_linear_memory() {
+    let n = 300_000;
+    let writes: Vec<String> = (0..n).map(|i| format!("W(v{i},1)")).collect();
+    let limits = HistoryLimits { deadline: None, max_bytes: 64 << 20 };
+    let fine = text(&format!("P0: {}\nP1: R(v3,1) R(v7,0)\n", writes.join(" ")));
+    for model in [Model::Sc, Model::Tso] {
+        let o = check_within(&fine, model, Method::CcmEnum, &limits);
+        let Verdict::Consistent { store_order } = &o.verdict else { panic!("{:?}", o.verdict) };
+        assert!(base::is_store_order(&fine, store_order));
+    }
+    // P1 sees v7's write, then not v3's, written before it (MP).
+    let bad = text(&format!("P0: {}\nP1: R(v7,1) R(v3,0)\n", writes.join(" ")));
+    for model in [Model::Sc, Model::Tso] {
+        let o = check_within(&bad, model, Method::CcmEnum, &limits);
+        let Verdict::Violation { criterion, cycle, .. } = &o.verdict else { panic!("{:?}", o.verdict) };
+        assert_eq!(*criterion, Criterion::ForcedStoreOrder);
+        check_cycle(&bad, cycle);
+    }
 }

@@ -33,7 +33,7 @@ pub struct Expectations {
 impl Expectations {
     /// Read one expectations file into these.
     pub fn load(&mut self, path: &str, herd_model: &str) -> Result<(), String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+        let text = crate::check::read_utf8(path)?;
         let base = Path::new(path).parent().unwrap_or(Path::new(""));
         let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
         if first.contains('\t') {
@@ -173,12 +173,16 @@ impl Expectations {
         if report.get("error").is_some() || report.get("models").is_none() {
             unknown.push(json!({ "model": Value::Null, "what": "not checked" }));
         }
+        // Only what was compared can agree: expectations for models not
+        // checked (a TSV without this run's model) are no expectation.
+        let mut compared = 0;
         for (model, v) in verdicts {
             let Some(got) = report["models"].get(model.as_str()) else { continue };
             // A different answer from a search that was cut or stopped is not
             // a proved disagreement: unknown.
             let proved = got["certainty"].as_str() == Some("proved");
             let mut compare = |what: &str, expected: Value, ours: Value| {
+                compared += 1;
                 if ours.is_null() {
                     unknown.push(json!({ "model": model, "what": what, "expected": expected }));
                 } else if ours != expected {
@@ -196,6 +200,9 @@ impl Expectations {
             if let Some(s) = v.states {
                 compare("states", json!(s), got["states"].clone());
             }
+        }
+        if compared == 0 && unknown.is_empty() {
+            return None;
         }
         let verdict = if !disagreements.is_empty() {
             "disagree"
@@ -254,5 +261,19 @@ mod tests {
         e.load_tsv("test\ttso_observation\ttso_states\nSB\tSometimes\t4\n", Path::new(""), "v.tsv").unwrap();
         assert_eq!(e.judge(&report("sometimes", 4, "proved")).unwrap()["verdict"], "agree");
         assert_eq!(e.judge(&report("sometimes", 5, "proved")).unwrap()["disagreements"][0]["what"], "states");
+    }
+
+    /// Issue 26: a TSV with no column for the checked model compared
+    /// nothing, and said "agree".
+    #[test]
+    fn expectations_for_other_models_are_no_expectation() {
+        let mut e = Expectations::default();
+        e.load_tsv("test\tsc_observation\ttso_observation\nSB\tNever\tSometimes\n", Path::new(""), "v.tsv").unwrap();
+        let pslo = json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
+                           "models": { "pslo": { "observation": "sometimes", "states": 4, "certainty": "proved" } } });
+        assert!(e.judge(&pslo).is_none());
+        // A file that could not be checked is still unknown.
+        let broken = json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "error", "error": {} });
+        assert_eq!(e.judge(&broken).unwrap()["verdict"], "unknown");
     }
 }

@@ -150,6 +150,12 @@ fn combine(mut read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), Strin
     if let Some(w) = placed.windows(2).find(|w| w[0].0 == w[1].0) {
         return Err(format!("`{}` and `{}` stand at one place of the list: not one run", w[0].1.file, w[1].1.file));
     }
+    // Shards partition the list: a file reported twice (an edited or mixed
+    // up report) means another is missing, whatever the positions say.
+    let mut seen = std::collections::HashSet::new();
+    if let Some((_, f)) = placed.iter().find(|(_, f)| !seen.insert(f.file.as_str())) {
+        return Err(format!("`{}` is reported by more than one shard: not one run", f.file));
+    }
     if missing == 0 && incomplete.is_empty() && placed.len() != list_files {
         incomplete.push(format!("the shards hold {} of the list's {list_files} files", placed.len()));
     }

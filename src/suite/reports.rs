@@ -42,7 +42,7 @@ pub struct Report {
 /// object nor a summary is an error naming its line.
 pub fn read(path: &str) -> Result<Report, String> {
     // Lossy: a run killed mid-character leaves half of one.
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read `{path}`: {e}"))?;
+    let bytes = crate::check::read_regular(path)?;
     let text = String::from_utf8_lossy(&bytes);
     let mut r = Report::default();
     let last = text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()).map(|(n, _)| n).last();

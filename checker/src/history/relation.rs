@@ -1,7 +1,29 @@
 //! Dense binary relations over a history's operations: one bit row per
-//! operation. Histories have at most a few thousand operations, and every
-//! criterion is a handful of unions, compositions and transitive closures,
-//! which bit rows do a word at a time.
+//! operation. Every criterion is a handful of unions, compositions and
+//! transitive closures, which bit rows do a word at a time; the memory is
+//! quadratic, so a check asks [`Rel::bytes`] before it builds any.
+
+use std::cell::Cell;
+use std::time::Instant;
+
+thread_local! {
+    /// The deadline of the check running on this thread: closures stop
+    /// early once it passes (the check then answers "unknown", whatever
+    /// the cut relations would say).
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Run `f` with closures cut at `deadline`.
+pub fn with_deadline<T>(deadline: Option<Instant>, f: impl FnOnce() -> T) -> T {
+    let before = DEADLINE.with(|d| d.replace(deadline));
+    let out = f();
+    DEADLINE.with(|d| d.set(before));
+    out
+}
+
+fn expired() -> bool {
+    DEADLINE.with(|d| d.get()).is_some_and(|d| Instant::now() >= d)
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rel {
@@ -19,6 +41,11 @@ impl Rel {
 
     pub fn len(&self) -> usize {
         self.n
+    }
+
+    /// The bytes a relation over `n` operations takes.
+    pub fn bytes(n: usize) -> u64 {
+        n as u64 * n.div_ceil(64).max(1) as u64 * 8
     }
 
     pub fn is_empty(&self) -> bool {
@@ -74,6 +101,9 @@ impl Rel {
     pub fn close(&mut self) {
         let mut k_row = vec![0u64; self.words];
         for k in 0..self.n {
+            if k % 64 == 0 && expired() {
+                return;
+            }
             k_row.copy_from_slice(self.row(k));
             for i in 0..self.n {
                 if self.has(i, k) {
@@ -87,7 +117,8 @@ impl Rel {
     /// that reaches `a` (and `a`) now reaches `b` and what `b` reaches. True
     /// if the pair was new. A cycle shows as a pair `(x, x)`.
     pub fn add_closed(&mut self, a: usize, b: usize) -> bool {
-        if self.has(a, b) {
+        // Past the deadline nothing is added: loops to a fixed point end.
+        if self.has(a, b) || expired() {
             return false;
         }
         let mut add = self.row(b).to_vec();

@@ -16,11 +16,30 @@
 use super::base;
 use super::model::{History, OpId};
 use super::relation::Rel;
-use super::verdict::{EdgeKind, Model};
+use super::verdict::{EdgeKind, Model, Undecided};
+use super::Limits;
 use std::collections::HashMap;
+use std::time::Instant;
+
+/// What a clause and a variable cost the solver, about (measured on
+/// CaDiCaL with our 3-literal clauses: the clause, its watches; a
+/// variable's dozen per-variable arrays): encodings stop once they would
+/// pass the memory limit.
+const CLAUSE_BYTES: u64 = 112;
+const VAR_BYTES: u64 = 224;
+
+/// The solver stops once the deadline passes (it polls `terminate`).
+struct Deadline(Option<Instant>);
+
+impl cadical::Callbacks for Deadline {
+    fn terminate(&mut self) -> bool {
+        self.0.is_some_and(|d| Instant::now() >= d)
+    }
+}
 
 pub(super) struct SatResult {
-    pub order: Option<Vec<Vec<OpId>>>,
+    /// A store order, none (the instance is unsatisfiable), or stopped.
+    pub order: Result<Option<Vec<Vec<OpId>>>, Undecided>,
     pub vars: usize,
     pub clauses: usize,
     /// Models the solver produced (the lazy completion; 1 for the direct encoding).
@@ -37,21 +56,46 @@ enum Lit {
 struct Encoder<'h> {
     h: &'h History,
     partial: &'h Rel,
-    solver: cadical::Solver,
+    solver: cadical::Solver<Deadline>,
     vars: i32,
     clauses: usize,
     /// The variable "the smaller write id comes first", per pair.
     pair_vars: HashMap<(OpId, OpId), i32>,
+    limits: &'h Limits,
+    /// Why encoding stopped (the deadline passed, or memory ran out):
+    /// clauses are then dropped, and the answer is unknown.
+    halted: Option<Undecided>,
 }
 
-impl Encoder<'_> {
+impl<'h> Encoder<'h> {
+    fn new(h: &'h History, partial: &'h Rel, limits: &'h Limits) -> Self {
+        let mut solver = cadical::Solver::new();
+        solver.set_callbacks(Some(Deadline(limits.deadline)));
+        Encoder { h, partial, solver, vars: 0, clauses: 0, pair_vars: HashMap::new(), limits, halted: None }
+    }
+
     fn var(&mut self) -> i32 {
         self.vars += 1;
         self.vars
     }
 
     fn clause(&mut self, lits: &[i32]) {
+        if self.halted.is_some() {
+            return;
+        }
         self.clauses += 1;
+        if self.clauses.is_multiple_of(4096) {
+            // The criteria's relations are alive beside the solver.
+            let needed = self.clauses as u64 * CLAUSE_BYTES
+                + self.vars as u64 * VAR_BYTES
+                + super::LIVE_RELATIONS * Rel::bytes(self.h.len());
+            if needed > self.limits.max_bytes {
+                let limit = self.limits.max_bytes;
+                self.halted = Some(Undecided::Memory { needed, limit, what: "its SAT encoding and relations" });
+            } else if self.limits.expired() {
+                self.halted = Some(Undecided::Timeout);
+            }
+        }
         self.solver.add_clause(lits.iter().copied());
     }
 
@@ -107,8 +151,8 @@ impl Encoder<'_> {
 
 /// Look for a store order that contains `partial` and satisfies every
 /// condition whose fixed edges are `fixed`.
-pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial: &Rel) -> SatResult {
-    let mut e = Encoder { h, partial, solver: cadical::Solver::new(), vars: 0, clauses: 0, pair_vars: HashMap::new() };
+pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial: &Rel, limits: &Limits) -> SatResult {
+    let mut e = Encoder::new(h, partial, limits);
     // Initial writes come first in every order and have no incoming edge:
     // they need no rank.
     let ranked: Vec<OpId> = h.thread_ops().collect();
@@ -122,6 +166,9 @@ pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial:
         }
         for ws in &h.writes_of {
             for (i, &a) in ws.iter().enumerate().skip(1) {
+                if e.halted.is_some() {
+                    break;
+                }
                 for &b in &ws[i + 1..] {
                     let ab = e.before(a, b);
                     let ba = e.before(b, a);
@@ -131,6 +178,9 @@ pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial:
             }
         }
         for r in h.thread_ops().filter(|&r| h.ops[r].kind.reads()) {
+            if e.halted.is_some() {
+                break;
+            }
             let s = h.source[r];
             let l = h.ops[r].kind.loc().expect("reads have a location");
             for &w in h.writes_of[l].iter().skip(1) {
@@ -142,20 +192,33 @@ pub(super) fn solve(h: &History, fixed: &[Vec<(OpId, OpId, EdgeKind)>], partial:
         }
     }
     let (vars, clauses) = (e.vars as usize, e.clauses);
-    if e.solver.solve() != Some(true) {
-        return SatResult { order: None, vars, clauses, rounds: 1 };
+    if let Some(why) = e.halted {
+        return SatResult { order: Err(why), vars, clauses, rounds: 0 };
     }
-    SatResult { order: Some(e.order()), vars, clauses, rounds: 1 }
+    let order = match e.solver.solve() {
+        Some(true) => Ok(Some(e.order())),
+        Some(false) => Ok(None),
+        None => Err(Undecided::Timeout),
+    };
+    SatResult { order, vars, clauses, rounds: 1 }
 }
 
 /// Complete `partial` lazily: see the module's doc.
-pub(super) fn complete(h: &History, model: Model, partial: &Rel) -> SatResult {
-    let mut e = Encoder { h, partial, solver: cadical::Solver::new(), vars: 0, clauses: 0, pair_vars: HashMap::new() };
+pub(super) fn complete(h: &History, model: Model, partial: &Rel, limits: &Limits) -> SatResult {
+    let mut e = Encoder::new(h, partial, limits);
     // Transitivity among each location's writes, wherever a pair is open.
     for ws in &h.writes_of {
         let ws = &ws[1..];
         for &a in ws {
             for &b in ws.iter().filter(|&&b| b != a) {
+                // Most triples are closed by the partial order and add no
+                // clause: poll here too.
+                if e.limits.expired() {
+                    e.halted.get_or_insert(Undecided::Timeout);
+                }
+                if e.halted.is_some() {
+                    break;
+                }
                 for &c in ws.iter().filter(|&&c| c != a && c != b) {
                     let lits = [e.before(a, b), e.before(b, c), e.before(a, c)];
                     let mut clause = Vec::new();
@@ -176,16 +239,21 @@ pub(super) fn complete(h: &History, model: Model, partial: &Rel) -> SatResult {
             }
         }
     }
+    if let Some(why) = e.halted {
+        return SatResult { order: Err(why), vars: e.vars as usize, clauses: e.clauses, rounds: 0 };
+    }
     let mut rounds = 0;
     loop {
         rounds += 1;
         let (vars, clauses) = (e.vars as usize, e.clauses);
-        if e.solver.solve() != Some(true) {
-            return SatResult { order: None, vars, clauses, rounds };
+        match e.solver.solve() {
+            Some(true) => {}
+            Some(false) => return SatResult { order: Ok(None), vars, clauses, rounds },
+            None => return SatResult { order: Err(Undecided::Timeout), vars, clauses, rounds },
         }
         let order = e.order();
         let Some(cycle) = base::violated_by(h, model, &order) else {
-            return SatResult { order: Some(order), vars, clauses, rounds };
+            return SatResult { order: Ok(Some(order)), vars, clauses, rounds };
         };
         // The open pairs the cycle's ww and rw edges rely on, all true now.
         let mut block = Vec::new();
@@ -202,7 +270,7 @@ pub(super) fn complete(h: &History, model: Model, partial: &Rel) -> SatResult {
         }
         if block.is_empty() {
             // The cycle needs no open pair: no completion avoids it.
-            return SatResult { order: None, vars, clauses, rounds };
+            return SatResult { order: Ok(None), vars, clauses, rounds };
         }
         e.clause(&block);
     }

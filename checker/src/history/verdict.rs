@@ -63,6 +63,10 @@ pub enum Criterion {
     /// The polynomial criteria hold, but no store order extending the
     /// partial one satisfies the model's axioms.
     NoStoreOrder,
+    /// Each location is written by one thread: program order fixes its
+    /// store order, and that one order breaks the axioms (decided so for
+    /// histories too big for the criteria's relations).
+    ForcedStoreOrder,
 }
 
 impl Criterion {
@@ -73,6 +77,7 @@ impl Criterion {
             Criterion::Ccm => "CCM",
             Criterion::Wccm => "wCCM",
             Criterion::NoStoreOrder => "no store order",
+            Criterion::ForcedStoreOrder => "forced store order",
         }
     }
 
@@ -86,6 +91,12 @@ impl Criterion {
             (Criterion::NoStoreOrder, Model::Sc) => "every store order makes po ∪ wr ∪ ww ∪ rw cyclic",
             (Criterion::NoStoreOrder, Model::Tso) => {
                 "every store order makes ppo ∪ wr_e ∪ ww ∪ rw or po-loc ∪ wr ∪ ww ∪ rw cyclic"
+            }
+            (Criterion::ForcedStoreOrder, Model::Sc) => {
+                "the only store order (each location's writes in program order) makes po ∪ wr ∪ ww ∪ rw cyclic"
+            }
+            (Criterion::ForcedStoreOrder, Model::Tso) => {
+                "the only store order (each location's writes in program order) makes ppo ∪ wr_e ∪ ww ∪ rw or po-loc ∪ wr ∪ ww ∪ rw cyclic"
             }
         }
     }
@@ -149,6 +160,48 @@ pub enum Verdict {
         /// (`cycle` has it one way).
         other: Option<Vec<Step>>,
     },
+    /// Not decided within the limits ([`super::Limits`]).
+    Unknown { why: Undecided },
+}
+
+/// Why a history was not decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Undecided {
+    /// The deadline passed.
+    Timeout,
+    /// Deciding it needs more memory than the limit allows (bytes: what
+    /// it would take at least, and the limit; `what` takes it: the dense
+    /// relations, the search's stack, the SAT encoding). Said before allocating.
+    Memory { needed: u64, limit: u64, what: &'static str },
+}
+
+impl Undecided {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Undecided::Timeout => "timeout",
+            Undecided::Memory { .. } => "memory",
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            Undecided::Timeout => "timed out".into(),
+            Undecided::Memory { needed, limit, what } => {
+                format!("{what} need at least {} of memory, more than the limit of {}", bytes(needed), bytes(limit))
+            }
+        }
+    }
+}
+
+/// `1.5 GiB`, `300 MiB`.
+fn bytes(n: u64) -> String {
+    const GIB: f64 = (1u64 << 30) as f64;
+    const MIB: f64 = (1u64 << 20) as f64;
+    if n as f64 >= GIB {
+        format!("{:.1} GiB", n as f64 / GIB)
+    } else {
+        format!("{:.0} MiB", (n as f64 / MIB).ceil())
+    }
 }
 
 impl Verdict {
