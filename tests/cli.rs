@@ -417,6 +417,25 @@ fn the_deadline_holds_on_a_big_file_in_the_fence_phase() {
     }
 }
 
+/// Issue 26: in active mode, Phase I's pairs of a long thread were built
+/// between polls of the deadline (a 300k-store file overran `--timeout 10`
+/// by 6 s; this one overran 2 s by 1 s).
+#[test]
+fn the_deadline_holds_in_active_mode_on_a_long_thread() {
+    let mut src = String::from("litmus Long\nshared x = 0;\nshared y = 0;\nthread P0 {\n");
+    for k in 0..20_000 {
+        src.push_str(&format!("  x = {}; y = {};\n", k % 100 + 1, k % 100 + 1));
+    }
+    src.push_str("}\nthread P1 { let r0 = y; let r1 = x; }\nexists (P1:r0 == 1 && P1:r1 == 0);\n");
+    let p = temp_file("long-active.litmus", &src);
+    let t = std::time::Instant::now();
+    let out =
+        litmus().args(["check", "--mode", "active", "--model", "tso", "--timeout", "2"]).arg(&p).output().unwrap();
+    let took = t.elapsed().as_secs_f64();
+    assert!(took < 2.6, "--timeout 2 took {took:.2} s");
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
 /// The JSON line of one file, checked with these extra arguments.
 fn check_json(args: &[&str], file: &str) -> (Option<i32>, serde_json::Value) {
     let out = litmus().args(["check", "--format", "json"]).args(args).arg(file).output().unwrap();

@@ -174,7 +174,12 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
             po.insert((n, n));
             // Pairs with every earlier node of the thread (distinct nodes
             // only: the set keeps this bounded by nodes², not events²).
+            // Polled per pair: one node of a long thread makes thousands.
             for &a in mine.iter() {
+                if stopped() {
+                    cut = true;
+                    break 'runs;
+                }
                 po.insert((a, n));
             }
             if !mine.contains(&n) {
@@ -182,7 +187,10 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
             }
         }
     }
-    let (cycles, truncated) = cycles(&po, settings.cycle_length, settings.max_cycles, &mut stopped);
+    // Cut short, the pairs are a prefix of what the runs did: cycles over
+    // them are still real predictions, but the deadline has passed.
+    let (cycles, truncated) =
+        if cut { (Vec::new(), true) } else { cycles(&po, settings.cycle_length, settings.max_cycles, &mut stopped) };
     Prediction { cycles, runs, events, pairs: po.len(), truncated: truncated || cut, time: start.elapsed() }
 }
 
@@ -200,6 +208,9 @@ fn cycles(
 ) -> (Vec<Vec<Label>>, bool) {
     let mut pairs_of: HashMap<u16, Vec<(Node, Node)>> = HashMap::new();
     for &(a, b) in po {
+        if stopped() {
+            return (Vec::new(), true);
+        }
         pairs_of.entry(a.label.thread).or_default().push((a, b));
     }
     let mut threads: Vec<u16> = pairs_of.keys().copied().collect();
@@ -271,6 +282,12 @@ impl Chains<'_> {
                 continue;
             }
             for &next in &self.pairs_of[&t] {
+                // Polled per pair scanned: most do not race, and a long
+                // thread has millions.
+                if (self.stopped)() {
+                    self.truncated = true;
+                    return;
+                }
                 if races(&last.1, &next.0) {
                     chain.push(next);
                     self.extend(chain);
