@@ -77,7 +77,11 @@ pub fn run(args: &FixArgs) -> u8 {
         l.path,
         if n == 1 { "" } else { "s" },
         words::confirmation(&fix.confirmed),
-        if fix.minimal { "" } else { " (a greedy set: the search for the smallest ran out of budget)" }
+        if fix.minimal {
+            ""
+        } else {
+            " (not proved the fewest: too many smaller sets to re-check, or a re-check did not finish)"
+        }
     );
     if let Answer::WithinBounds(true, cuts) = &fix.confirmed {
         eprintln!("{}: within bounds: {}", l.path, cuts.describe());

@@ -425,7 +425,7 @@ fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
                 if n == 1 { "" } else { "s" },
                 r.model.upper(),
                 words::confirmation(&r.fences_confirmed),
-                if r.fences_minimal { "" } else { "; a greedy set, not proved minimal" },
+                if r.fences_minimal { "" } else { "; not proved the fewest" },
                 list.join(", ")
             );
         }

@@ -88,8 +88,8 @@ pub struct ModelJson {
     pub fences_certainty: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_note: Option<String>,
-    /// `false` when the fences are a greedy set, not a proved minimum
-    /// (the hitting-set search ran out of budget); absent otherwise.
+    /// `false` when the fences are not proved the fewest (too many smaller
+    /// sets to re-check, or a re-check did not finish); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_minimal: Option<bool>,
     /// Statement pairs the monitor signalled without a replayable witness

@@ -11,7 +11,7 @@ use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Model, NONE};
 use crate::monitor::{self, Forcing, RawViolation};
 use crate::outcome::Options;
-use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
+use crate::robust::{CycleStep, MonitorKind, Robustness, Spot, Violation};
 use crate::trace::Edge;
 use crate::witness;
 use litmus_dsl::ir::StmtId;
@@ -359,7 +359,7 @@ fn fence_candidates(
     log: &[Event],
     cycle: &[(u32, Edge)],
     r: RawViolation,
-) -> Vec<(StmtId, FenceKind)> {
+) -> Vec<(Spot, FenceKind)> {
     let s = &log[r.store as usize];
     // The stretch of the cycle in the store's thread, starting at the store.
     let mut exit = cycle[0].0;
@@ -372,22 +372,5 @@ fn fence_candidates(
     let b = &log[exit as usize];
     // ww suffices when the store is only overtaken by a store (PSO).
     let kind = if model == Model::Pso && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
-    let mut out: Vec<(StmtId, FenceKind)> = Vec::new();
-    for j in r.store..exit.max(r.store + 1) {
-        let f = &log[j as usize];
-        if f.thread != s.thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
-            continue;
-        }
-        // A fence can only follow a statement that falls through.
-        if !prog.fenceable(f.stmt) {
-            continue;
-        }
-        if !out.iter().any(|c| c.0 == f.stmt) {
-            out.push((f.stmt, kind));
-        }
-    }
-    if out.is_empty() {
-        out.push((s.stmt, kind));
-    }
-    out
+    crate::robust::fence_spots(prog, log, s.thread, r.store, exit.max(r.store + 1), kind)
 }

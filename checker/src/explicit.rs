@@ -19,7 +19,7 @@ use crate::dpor::{Control, Explorer, Limits};
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::outcome::Options;
 use crate::reference::replay;
-use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
+use crate::robust::{CycleStep, MonitorKind, Robustness, Spot, Violation};
 use crate::trace::{Edge, Trace};
 use crate::witness::RelaxedWitness;
 use litmus_dsl::ir::StmtId;
@@ -155,23 +155,8 @@ pub fn fence_kind(log: &[Event], a: u32, b: u32) -> FenceKind {
 
 /// Statements after which a fence orders `a` (or the store it forwarded)
 /// before `b`: those of the thread from there up to `b`, that fall through.
-fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(StmtId, FenceKind)> {
-    let kind = fence_kind(log, a, b);
-    let from = delayed(log, a);
-    let t = log[b as usize].thread;
-    let mut out: Vec<(StmtId, FenceKind)> = Vec::new();
-    for f in &log[from as usize..b as usize] {
-        if f.thread != t || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
-            continue;
-        }
-        if prog.fenceable(f.stmt) && !out.iter().any(|c| c.0 == f.stmt) {
-            out.push((f.stmt, kind));
-        }
-    }
-    if out.is_empty() {
-        out.push((log[from as usize].stmt, kind));
-    }
-    out
+fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(Spot, FenceKind)> {
+    crate::robust::fence_spots(prog, log, log[b as usize].thread, delayed(log, a), b, fence_kind(log, a, b))
 }
 
 /// A violation's two events (log indices) and its cycle from the first.

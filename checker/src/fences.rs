@@ -12,9 +12,9 @@ use crate::certainty::{Answer, Coverage, Why};
 use crate::collect::Collector;
 use crate::machine::{fence_drains, fence_resets, Model};
 use crate::outcome::Options;
-use crate::robust::{all_robust, FencePoint, MonitorKind, Violation};
+use crate::robust::{all_robust, FencePoint, MonitorKind, Spot, Violation};
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::StmtId;
+use litmus_dsl::ir::{Place, StmtId};
 use litmus_dsl::{FenceKind, Program};
 use rayon::prelude::*;
 use std::collections::HashMap;
@@ -36,9 +36,9 @@ pub struct FenceFix {
 /// A smallest set of positions hitting every violation's candidates, and
 /// whether the search for it was exhaustive (if its budget ran out, the set
 /// is a greedy one: it hits every set but may not be the smallest).
-pub fn min_hitting_set(sets: &[Vec<StmtId>]) -> (Vec<StmtId>, bool) {
-    let mut best: Option<Vec<StmtId>> = None;
-    fn go(sets: &[Vec<StmtId>], chosen: &mut Vec<StmtId>, best: &mut Option<Vec<StmtId>>, budget: &mut u32) {
+pub fn min_hitting_set<T: Copy + PartialEq>(sets: &[Vec<T>]) -> (Vec<T>, bool) {
+    let mut best: Option<Vec<T>> = None;
+    fn go<T: Copy + PartialEq>(sets: &[Vec<T>], chosen: &mut Vec<T>, best: &mut Option<Vec<T>>, budget: &mut u32) {
         if *budget == 0 {
             return;
         }
@@ -63,7 +63,7 @@ pub fn min_hitting_set(sets: &[Vec<StmtId>]) -> (Vec<StmtId>, bool) {
     let exhaustive = budget > 0;
     let set = best.unwrap_or_else(|| {
         // Budget exhausted before any cover: greedy.
-        let mut chosen: Vec<StmtId> = Vec::new();
+        let mut chosen: Vec<T> = Vec::new();
         while let Some(s) = sets.iter().find(|s| !s.iter().any(|x| chosen.contains(x))) {
             chosen.push(s[0]);
         }
@@ -88,14 +88,14 @@ pub fn combine(kinds: impl IntoIterator<Item = FenceKind>) -> FenceKind {
 /// Fences at the chosen positions, each as weak as the violations it
 /// removes allow (`ww` only if they are all store→store delays, `rr` if all
 /// PSLO load→load ones).
-fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, FenceKind)>]) -> Vec<FencePoint> {
+fn fences_at(prog: &Program, chosen: &[Spot], constraints: &[Vec<(Spot, FenceKind)>]) -> Vec<FencePoint> {
     let mut fences: Vec<FencePoint> = chosen
         .iter()
-        .map(|&stmt| FencePoint {
-            place: Default::default(),
-            thread: prog.stmts[stmt as usize].thread,
-            stmt,
-            kind: combine(constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == stmt)).map(|c| c.1)),
+        .map(|&spot| FencePoint {
+            place: spot.place,
+            thread: prog.stmts[spot.stmt as usize].thread,
+            stmt: spot.stmt,
+            kind: combine(constraints.iter().filter_map(|c| c.iter().find(|x| x.0 == spot)).map(|c| c.1)),
         })
         .collect();
     fences.sort();
@@ -104,15 +104,15 @@ fn fences_at(prog: &Program, chosen: &[StmtId], constraints: &[Vec<(StmtId, Fenc
 
 /// Fences for constraints (each violation's candidate positions): a minimum
 /// hitting set, and whether it is proved minimum.
-fn hitting_fences(prog: &Program, constraints: &[Vec<(StmtId, FenceKind)>]) -> (Vec<FencePoint>, bool) {
-    let sets: Vec<Vec<StmtId>> = constraints.iter().map(|c| c.iter().map(|x| x.0).collect()).collect();
+fn hitting_fences(prog: &Program, constraints: &[Vec<(Spot, FenceKind)>]) -> (Vec<FencePoint>, bool) {
+    let sets: Vec<Vec<Spot>> = constraints.iter().map(|c| c.iter().map(|x| x.0).collect()).collect();
     let (set, minimal) = min_hitting_set(&sets);
     (fences_at(prog, &set, constraints), minimal)
 }
 
 /// The cycle-based choice, unconfirmed for this reason.
 fn unchecked(prog: &Program, violations: &mut [Violation], why: Why) -> FenceFix {
-    let constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (fences, minimal) = hitting_fences(prog, &constraints);
     assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed: Answer::Unknown(why), minimal }
@@ -139,7 +139,7 @@ struct Checked {
     /// The (store, access) pairs signalled, witnessed or not.
     pairs: Vec<(StmtId, StmtId)>,
     /// Each witnessed violation's fence candidates.
-    candidates: Vec<Vec<(StmtId, FenceKind)>>,
+    candidates: Vec<Vec<(Spot, FenceKind)>>,
 }
 
 /// One re-check of a fence set under several models.
@@ -172,11 +172,11 @@ impl Recheck {
 /// what it does there (drain, reset). Kinds alike in both give the same
 /// executions and verdicts (only the kind named in fence events differs),
 /// so `full` and `wr` share a re-check, and under TSO `ww` and `rr`.
-type Key = (Model, Vec<(StmtId, bool, bool)>);
+type Key = (Model, Vec<(Spot, bool, bool)>);
 
 fn key(model: Model, at: &[FencePoint]) -> Key {
-    let mut v: Vec<(StmtId, bool, bool)> =
-        at.iter().map(|f| (f.stmt, fence_drains(model, f.kind), fence_resets(model, f.kind))).collect();
+    let mut v: Vec<(Spot, bool, bool)> =
+        at.iter().map(|f| (f.spot(), fence_drains(model, f.kind), fence_resets(model, f.kind))).collect();
     v.sort();
     v.dedup();
     (model, v)
@@ -192,7 +192,7 @@ pub struct Rechecks<'a> {
     cache: Mutex<HashMap<Key, Checked>>,
     /// Measured (finished) kills: does a full fence after the position
     /// remove the model's violation of this (store, access) pair?
-    removes: Mutex<HashMap<(Model, StmtId, StmtId, StmtId), bool>>,
+    removes: Mutex<HashMap<(Model, Spot, StmtId, StmtId), bool>>,
     /// Explorations run (the bench reports them).
     runs: AtomicUsize,
 }
@@ -243,7 +243,7 @@ impl<'a> Rechecks<'a> {
                     candidates: r
                         .violations
                         .iter()
-                        .map(|v| v.candidates.iter().copied().filter(|c| c.0 < n).collect())
+                        .map(|v| v.candidates.iter().copied().filter(|c| c.0.stmt < n).collect())
                         .collect(),
                 };
                 cache.insert(key(r.model, at), checked);
@@ -258,7 +258,7 @@ impl<'a> Rechecks<'a> {
     /// monitors decide are measured for all positions in one SC exploration
     /// ([`crate::measure`]); the others (Sober, PSLO) by a re-check per
     /// position, in parallel, each under all their models at once.
-    pub fn kills(&self, positions: &[StmtId], violations: &[Violation], models: &[Model]) -> Vec<Vec<StmtId>> {
+    pub fn kills(&self, positions: &[Spot], violations: &[Violation], models: &[Model]) -> Vec<Vec<Spot>> {
         if self.opts.stopped() {
             return vec![Vec::new(); violations.len()];
         }
@@ -267,7 +267,22 @@ impl<'a> Rechecks<'a> {
         let pick = |ix: &[usize]| ix.iter().map(|&i| violations[i].clone()).collect::<Vec<_>>();
         let rechecked_models: Vec<Model> =
             models.iter().copied().filter(|&m| rechecked.iter().any(|&i| violations[i].model == m)).collect();
-        let monitors = || self.measure(positions, &pick(&measured));
+        // The monitors measure fences right after statements; one before a
+        // statement (past a reduced spin) is re-checked.
+        let before: Vec<Spot> = positions.iter().copied().filter(|p| p.place != Place::After).collect();
+        let measured_models: Vec<Model> =
+            models.iter().copied().filter(|&m| measured.iter().any(|&i| violations[i].model == m)).collect();
+        let monitors = || {
+            let mut k = self.measure(positions, &pick(&measured));
+            if !before.is_empty() && !measured.is_empty() {
+                let more = self.kills_by_rechecks(&before, &pick(&measured), &measured_models);
+                for (k, more) in k.iter_mut().zip(more) {
+                    k.extend(more);
+                    k.sort_by_key(|s| positions.iter().position(|p| p == s));
+                }
+            }
+            k
+        };
         let rechecks = || {
             if rechecked.is_empty() {
                 return Vec::new();
@@ -293,13 +308,16 @@ impl<'a> Rechecks<'a> {
     /// The monitors' share of [`Rechecks::kills`]: what an earlier
     /// measurement (say under all models, for the joint set) left out is
     /// measured in one exploration, and remembered.
-    fn measure(&self, positions: &[StmtId], violations: &[Violation]) -> Vec<Vec<StmtId>> {
-        let entry = |p: StmtId, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
-        let known = |p: StmtId| {
+    fn measure(&self, positions: &[Spot], violations: &[Violation]) -> Vec<Vec<Spot>> {
+        let entry = |p: Spot, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
+        let known = |p: Spot| {
             let removes = self.removes.lock().expect("no measurement panics holding it");
             violations.iter().all(|v| removes.contains_key(&entry(p, v)))
         };
-        let missing: Vec<StmtId> = positions.iter().copied().filter(|&p| !known(p)).collect();
+        // Fences right after statements only ([`Rechecks::kills`] re-checks
+        // the others).
+        let missing: Vec<StmtId> =
+            positions.iter().copied().filter(|&p| p.place == Place::After && !known(p)).map(|p| p.stmt).collect();
         if !missing.is_empty() && !violations.is_empty() {
             self.runs.fetch_add(1, Ordering::Relaxed);
             // Stopped: nothing is known removed.
@@ -309,7 +327,7 @@ impl<'a> Rechecks<'a> {
             let mut removes = self.removes.lock().expect("no measurement panics holding it");
             for (v, k) in violations.iter().zip(&kills) {
                 for &p in &missing {
-                    removes.insert(entry(p, v), k.contains(&p));
+                    removes.insert(entry(Spot::after(p), v), k.contains(&p));
                 }
             }
         }
@@ -322,15 +340,10 @@ impl<'a> Rechecks<'a> {
 
     /// [`Rechecks::kills`] by a re-check per position for every violation
     /// (what the one-exploration measurement must agree with).
-    pub fn kills_by_rechecks(
-        &self,
-        positions: &[StmtId],
-        violations: &[Violation],
-        models: &[Model],
-    ) -> Vec<Vec<StmtId>> {
+    pub fn kills_by_rechecks(&self, positions: &[Spot], violations: &[Violation], models: &[Model]) -> Vec<Vec<Spot>> {
         let keys: Vec<(Model, StmtId, StmtId)> =
             violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
-        let one = |&p: &StmtId| match self.run(&[self.full(p)], models) {
+        let one = |&p: &Spot| match self.run(&[self.full(p)], models) {
             Ok(re) if re.finished() => {
                 let left: Vec<(Model, StmtId, StmtId)> = re.remaining().collect();
                 keys.iter().map(|k| !left.contains(k)).collect()
@@ -348,12 +361,12 @@ impl<'a> Rechecks<'a> {
             .collect()
     }
 
-    fn full(&self, stmt: StmtId) -> FencePoint {
+    fn full(&self, at: Spot) -> FencePoint {
         FencePoint {
-            thread: self.prog.stmts[stmt as usize].thread,
-            stmt,
+            thread: self.prog.stmts[at.stmt as usize].thread,
+            stmt: at.stmt,
             kind: FenceKind::Full,
-            place: Default::default(),
+            place: at.place,
         }
     }
 }
@@ -363,7 +376,7 @@ impl<'a> Rechecks<'a> {
 /// expose what the first set missed).
 fn confirm_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violation]) -> FenceFix {
     let prog = re.prog;
-    let mut constraints: Vec<Vec<(StmtId, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let mut constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
     let (mut fences, mut minimal) = hitting_fences(prog, &constraints);
     let mut confirmed = Answer::Unknown(Why::Pending);
     for _round in 0..4 {
@@ -398,8 +411,8 @@ fn confirm_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violati
 }
 
 /// Is `f` among violation `i`'s candidate positions?
-fn candidate(constraints: &[Vec<(StmtId, FenceKind)>], i: usize, f: &FencePoint) -> bool {
-    constraints.get(i).is_some_and(|c| c.iter().any(|x| x.0 == f.stmt))
+fn candidate(constraints: &[Vec<(Spot, FenceKind)>], i: usize, f: &FencePoint) -> bool {
+    constraints.get(i).is_some_and(|c| c.iter().any(|x| x.0 == f.spot()))
 }
 
 /// Fences that make the program robust under all the given models at once,
@@ -468,19 +481,19 @@ fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) ->
 /// [`Rechecks::kills`] on fresh re-checks of `prog`.
 pub fn kills_of(
     prog: &Program,
-    positions: &[StmtId],
+    positions: &[Spot],
     violations: &[Violation],
     models: &[Model],
     monitor: MonitorKind,
     opts: &Options,
-) -> Vec<Vec<StmtId>> {
+) -> Vec<Vec<Spot>> {
     Rechecks::new(prog, monitor, opts).kills(positions, violations, models)
 }
 
 /// Where the fence search measures: every position a fence can matter at
 /// under `models`, and every violation's candidates.
-pub fn measured_positions(prog: &Program, models: &[Model], violations: &[Violation]) -> Vec<StmtId> {
-    let mut positions = fence_positions(prog, models);
+pub fn measured_positions(prog: &Program, models: &[Model], violations: &[Violation]) -> Vec<Spot> {
+    let mut positions: Vec<Spot> = fence_positions(prog, models).into_iter().map(Spot::after).collect();
     for v in violations {
         positions.extend(v.candidates.iter().map(|c| c.0));
     }
@@ -507,6 +520,101 @@ pub fn minimal_fences(
     violations: &mut [Violation],
     robust: Answer<bool>,
 ) -> FenceFix {
+    let start = std::time::Instant::now();
+    let fix = choose_fences(re, models, violations, robust);
+    let positions = measured_positions(re.prog, models, violations);
+    // The proof may cost what the choice did, and a second at least.
+    let until = std::time::Instant::now() + start.elapsed().max(std::time::Duration::from_secs(1));
+    settle_minimality(re, models, &positions, violations, fix, until)
+}
+
+/// How many fence sets one smaller may be re-checked to prove a set the
+/// fewest (full fences at every choice of that many positions).
+const MINIMALITY_CHECKS: u64 = 2048;
+
+/// Is the confirmed set the fewest fences? A hitting set is the fewest
+/// among the positions each *single* fence was measured to help (or the
+/// cycles' own positions), but two fences together can remove what
+/// neither does alone. So every set of one fewer full fence among the
+/// positions is re-checked: each must keep a witnessed violation. One that
+/// does not replaces the set (and the next size down is tried); too many
+/// to re-check, past `until`, or one that did not finish, leaves the set
+/// not proved minimal.
+fn settle_minimality(
+    re: &Rechecks<'_>,
+    models: &[Model],
+    positions: &[Spot],
+    violations: &mut [Violation],
+    mut fix: FenceFix,
+    until: std::time::Instant,
+) -> FenceFix {
+    if !fix.confirmed.is(&true) {
+        return fix;
+    }
+    while let Some(k) = fix.fences.len().checked_sub(1) {
+        if binomial(positions.len() as u64, k as u64) > MINIMALITY_CHECKS {
+            fix.minimal = false;
+            return fix;
+        }
+        let mut proved = true;
+        let mut smaller = None;
+        for subset in subsets(positions.len(), k) {
+            if std::time::Instant::now() > until {
+                proved = false;
+                break;
+            }
+            let set: Vec<FencePoint> = subset.iter().map(|&i| re.full(positions[i])).collect();
+            match re.run(&set, models) {
+                Ok(c) if c.robust().is(&true) => {
+                    smaller = Some((set, c.robust()));
+                    break;
+                }
+                Ok(c) if c.robust().is(&false) => {}
+                // Not finished: this size is not ruled out.
+                _ => proved = false,
+            }
+        }
+        let Some((mut set, confirmed)) = smaller else {
+            fix.minimal = proved;
+            return fix;
+        };
+        // `wr` acts as `full` in every model the machine runs.
+        for f in set.iter_mut() {
+            f.kind = FenceKind::WR;
+        }
+        set.sort();
+        let constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+        assign(violations, &set, |i, f| candidate(&constraints, i, f));
+        fix = FenceFix { fences: set, confirmed, minimal: false };
+    }
+    fix.minimal = true;
+    fix
+}
+
+fn binomial(n: u64, k: u64) -> u64 {
+    (0..k.min(n.saturating_sub(k))).fold(1u64, |acc, i| acc.saturating_mul(n - i) / (i + 1))
+}
+
+/// Every `k`-subset of `0..n`, in lexicographic order.
+fn subsets(n: usize, k: usize) -> impl Iterator<Item = Vec<usize>> {
+    let mut next = (k <= n).then(|| (0..k).collect::<Vec<usize>>());
+    std::iter::from_fn(move || {
+        let cur = next.take()?;
+        let mut c = cur.clone();
+        // The rightmost index that can still move right.
+        if let Some(i) = (0..k).rev().find(|&i| c[i] < n - k + i) {
+            c[i] += 1;
+            for j in i + 1..k {
+                c[j] = c[j - 1] + 1;
+            }
+            next = Some(c);
+        }
+        Some(cur)
+    })
+}
+
+/// The fence choice of [`minimal_fences`], before its minimality is settled.
+fn choose_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violation], robust: Answer<bool>) -> FenceFix {
     let prog = re.prog;
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
@@ -540,7 +648,7 @@ pub fn minimal_fences(
             violations
                 .iter()
                 .zip(&kills)
-                .filter(|(_, k)| k.contains(&f.stmt))
+                .filter(|(_, k)| k.contains(&f.spot()))
                 .map(|(v, _)| combine(v.candidates.iter().map(|c| c.1))),
         );
     }
@@ -559,6 +667,6 @@ pub fn minimal_fences(
             confirmed
         }
     };
-    assign(violations, &fences, |i, f| kills[i].contains(&f.stmt));
+    assign(violations, &fences, |i, f| kills[i].contains(&f.spot()));
     FenceFix { fences, confirmed, minimal }
 }

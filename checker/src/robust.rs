@@ -91,6 +91,66 @@ pub struct FencePoint {
     pub place: litmus_dsl::ir::Place,
 }
 
+/// Where a fence can go: a place of a statement. Mostly right after one;
+/// right before the access when what precedes it in its thread is a reduced
+/// spin, which no fence can follow from inside.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Spot {
+    pub stmt: StmtId,
+    pub place: litmus_dsl::ir::Place,
+}
+
+impl Spot {
+    pub fn after(stmt: StmtId) -> Spot {
+        Spot { stmt, place: litmus_dsl::ir::Place::After }
+    }
+
+    pub fn before(stmt: StmtId) -> Spot {
+        Spot { stmt, place: litmus_dsl::ir::Place::Before }
+    }
+}
+
+impl FencePoint {
+    pub fn spot(&self) -> Spot {
+        Spot { stmt: self.stmt, place: self.place }
+    }
+}
+
+/// Where a fence orders `thread`'s events of `log[from..to]` before
+/// `log[to]`: after each statement of the stretch that falls through and,
+/// when part of it is a reduced spin (one attempt: no fence goes inside
+/// it), right before `log[to]`. Never empty: after `log[from]` at worst.
+pub(crate) fn fence_spots(
+    prog: &litmus_dsl::Program,
+    log: &[crate::machine::Event],
+    thread: u16,
+    from: u32,
+    to: u32,
+    kind: FenceKind,
+) -> Vec<(Spot, FenceKind)> {
+    use crate::machine::EventKind;
+    let mut out: Vec<(Spot, FenceKind)> = Vec::new();
+    let mut in_spin = false;
+    for f in &log[from as usize..to as usize] {
+        if f.thread != thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
+            continue;
+        }
+        if !prog.fenceable(f.stmt) {
+            in_spin = true;
+        } else if !out.iter().any(|c| c.0.stmt == f.stmt) {
+            out.push((Spot::after(f.stmt), kind));
+        }
+    }
+    let last = log.get(to as usize).filter(|e| e.thread == thread);
+    if let Some(e) = last.filter(|e| in_spin && prog.fence_place_ok(e.stmt, litmus_dsl::ir::Place::Before)) {
+        out.push((Spot::before(e.stmt), kind));
+    }
+    if out.is_empty() {
+        out.push((Spot::after(log[from as usize].stmt), kind));
+    }
+    out
+}
+
 #[derive(Clone, Debug)]
 pub struct Violation {
     pub model: Model,
@@ -110,7 +170,7 @@ pub struct Violation {
     /// Fence positions that each remove this violation, and the weakest
     /// kind that does there (`ww`: a store overtaken by a store under
     /// PSO/PSLO; `rr`: a load by a load under PSLO; else `wr`).
-    pub candidates: Vec<(StmtId, FenceKind)>,
+    pub candidates: Vec<(Spot, FenceKind)>,
     /// The fence, of the minimal set, that removes this violation.
     pub fence: Vec<FencePoint>,
     /// The attack behind it, when the unbounded procedure found it.

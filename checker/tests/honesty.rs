@@ -8,7 +8,7 @@ mod common;
 
 use litmus_checker::harm::{exhibited, harmful, harmless, Harm};
 use litmus_checker::machine::Machine;
-use litmus_checker::robust::{insertions, robustness_of};
+use litmus_checker::robust::{insertions, robustness_of, Spot};
 use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Observation, Options, Report, Why};
 use litmus_dsl::edit::{apply, fence_edits};
 use litmus_dsl::Program;
@@ -297,7 +297,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/sb.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
-    let positions = litmus_checker::robust::store_stmts(&p);
+    let positions: Vec<Spot> = litmus_checker::robust::store_stmts(&p).into_iter().map(Spot::after).collect();
     let kills = |opts: &Options| {
         litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, opts)
     };
@@ -311,7 +311,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
-    let positions = litmus_checker::robust::store_stmts(&p);
+    let positions: Vec<Spot> = litmus_checker::robust::store_stmts(&p).into_iter().map(Spot::after).collect();
     let midway = Options::default().with_timeout(Some(Duration::from_millis(50)));
     let k = litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, &midway);
     assert!(k.iter().all(|k| k.is_empty()), "{k:?}");
@@ -344,7 +344,7 @@ fn fence_positions_come_from_statement_kinds_not_text() {
     let p = common::compile(src);
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
     let v = rb.violations.iter().find(|v| p.stmts[v.store_stmt as usize].text == "x = 1").expect("x = 1 is delayed");
-    let texts: BTreeSet<&str> = v.candidates.iter().map(|c| p.stmts[c.0 as usize].text.as_str()).collect();
+    let texts: BTreeSet<&str> = v.candidates.iter().map(|c| p.stmts[c.0.stmt as usize].text.as_str()).collect();
     assert_eq!(texts, BTreeSet::from(["x = 1", "while_n = 1", "elsewhere = 1", "if_x = 1"]));
     // And a control-flow header is never one.
     let src = "litmus H\nshared x = 0, y = 0, z = 0;\n\
@@ -354,7 +354,12 @@ fn fence_positions_come_from_statement_kinds_not_text() {
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
     for v in &rb.violations {
         for c in &v.candidates {
-            assert_eq!(p.stmts[c.0 as usize].form, litmus_dsl::ir::StmtForm::Simple, "{}", p.stmts[c.0 as usize].text);
+            assert_eq!(
+                p.stmts[c.0.stmt as usize].form,
+                litmus_dsl::ir::StmtForm::Simple,
+                "{}",
+                p.stmts[c.0.stmt as usize].text
+            );
         }
     }
 }

@@ -36,12 +36,15 @@ fn conflict(e: &Ev, f: &Ev) -> bool {
         && ((f.writes() && e.c < f.c) || (e.writes() && f.label.op == Op::Read && e.c <= f.c))
 }
 
-fn edge(e: &Ev, f: &Ev) -> Edge {
+/// The edges from `e` to `f` (a conflict): one, or — a write before the
+/// write a read sees — `co` to that write, then `rf` from it (a load
+/// overwrites nothing: `co` ends at a write).
+fn edges(log: &[Event], e: &Ev, f: &Ev) -> Vec<(u32, Edge)> {
     match (e.writes(), f.writes()) {
-        (false, _) => Edge::Fr,
-        (true, true) => Edge::Co,
-        (true, false) if e.c == f.c => Edge::Rf,
-        (true, false) => Edge::Co,
+        (false, _) => vec![(e.log, Edge::Fr)],
+        (true, true) => vec![(e.log, Edge::Co)],
+        (true, false) if e.c == f.c => vec![(e.log, Edge::Rf)],
+        (true, false) => vec![(e.log, Edge::Co), (source_write(log, log[f.log as usize].rf), Edge::Rf)],
     }
 }
 
@@ -124,9 +127,13 @@ pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u3
             (0..n)
                 // A one-event pair appears once, with the edge leaving it.
                 .filter(|&j| !(j % 2 == 0 && chosen[j] == chosen[j + 1]))
-                .map(|j| {
+                .flat_map(|j| {
                     let (e, f) = (&evs[chosen[j]], &evs[chosen[(j + 1) % n]]);
-                    (e.log, if j % 2 == 0 { Edge::Po } else { edge(e, f) })
+                    if j % 2 == 0 {
+                        vec![(e.log, Edge::Po)]
+                    } else {
+                        edges(log, e, f)
+                    }
                 })
                 .collect(),
         )

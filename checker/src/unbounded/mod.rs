@@ -454,19 +454,7 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
     let s = &log[r.store as usize];
     let access = &log[r.access as usize];
     let kind = if model == Model::Pso && access.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
-    let mut candidates: Vec<(StmtId, FenceKind)> = Vec::new();
-    for e in &log[r.store as usize..r.access as usize] {
-        if e.thread != s.thread || matches!(e.kind, EventKind::Commit | EventKind::Fence(_)) || !prog.fenceable(e.stmt)
-        {
-            continue;
-        }
-        if !candidates.iter().any(|c| c.0 == e.stmt) {
-            candidates.push((e.stmt, kind));
-        }
-    }
-    if candidates.is_empty() {
-        candidates.push((s.stmt, kind));
-    }
+    let candidates = crate::robust::fence_spots(prog, log, s.thread, r.store, r.access, kind);
     let sc_events: Vec<Event> = log[..=r.closing as usize].to_vec();
     Some(Violation {
         model,
