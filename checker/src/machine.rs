@@ -103,9 +103,21 @@ pub struct Event {
     pub step: u32,
 }
 
+/// `Event::store` of a load made by an atomic that wrote nothing (a `cas`
+/// that failed): it reads, and orders its thread's buffer as its atomic
+/// does.
+pub const ATOMIC_READ: u32 = u32::MAX - 1;
+
 impl Event {
     pub fn is_write(&self) -> bool {
         matches!(self.kind, EventKind::Store | EventKind::Commit | EventKind::Rmw)
+    }
+
+    /// An atomic's event: it drains (or orders) the buffer as a fence of
+    /// its own does — a successful one, which writes, or a failed `cas`,
+    /// which only reads.
+    pub fn is_atomic(&self) -> bool {
+        self.kind == EventKind::Rmw || (self.kind == EventKind::Load && self.store == ATOMIC_READ)
     }
 }
 
@@ -1287,8 +1299,12 @@ impl<'p> Machine<'p> {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
                     acc.mem = true;
-                    // A lock attempt that fails only reads.
-                    acc.write = !(op == RmwOp::Lock && self.mem(st, c) != 0);
+                    // A lock attempt or a cas that fails only reads.
+                    acc.write = match op {
+                        RmwOp::Lock => self.mem(st, c) == 0,
+                        RmwOp::Cas { expected, .. } => self.mem(st, c) == self.val(st, t, expected),
+                        _ => true,
+                    };
                 }
                 acc.all_cells = pslo && x86_locked;
             }
@@ -1381,6 +1397,25 @@ impl<'p> Machine<'p> {
                     });
                     st.threads[t] = ThreadStatus::Stuck;
                     return NONE;
+                }
+                Ok(cell) if matches!(op, RmwOp::Cas { expected, .. } if self.mem(st, cell) != self.val(st, t, expected)) =>
+                {
+                    // A cas that fails writes nothing (as C11's
+                    // compare-exchange, and as `run` records it on the CPU):
+                    // an atomic read, ordered as its atomic is.
+                    let old = self.mem(st, cell);
+                    log.push(Event {
+                        thread: t as u16,
+                        kind: EventKind::Load,
+                        cell,
+                        value: old,
+                        old,
+                        stmt,
+                        rf: self.writer(st, cell),
+                        store: ATOMIC_READ,
+                        step,
+                    });
+                    self.set_reg(st, t, dst, old);
                 }
                 Ok(cell) => {
                     let old = self.mem(st, cell);

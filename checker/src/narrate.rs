@@ -55,6 +55,12 @@ pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
                     } else if model == Model::Pslo && stale(events, i) {
                         let src = source_of(prog, events, e.rf);
                         format!("load {cell} = {} ({src}; an older value, still in its history)", v(e.value))
+                    } else if e.is_atomic() {
+                        format!(
+                            "atomic {cell}: reads {}, fails, writes nothing ({})",
+                            v(e.value),
+                            source_of(prog, events, e.rf)
+                        )
                     } else {
                         format!("load {cell} = {} ({})", v(e.value), source_of(prog, events, e.rf))
                     }

@@ -373,3 +373,32 @@ fn a_fence_on_a_po_edge_is_no_step_of_the_cycle() {
     assert_eq!(texts, ["y = 1", "let r1 = x", "x = 1", "let r0 = y"]);
     witnesses_replay(&prog, &rb.violations, &opts).unwrap();
 }
+
+/// Issue 26: a cas that fails writes nothing — it is a read, ordered as
+/// its atomic is. Counted as a store (writing back the value it read), it
+/// made an SC violation (and a `fence wr`) of a program whose every
+/// outcome is SC; every explorer, monitor and the attacks must agree.
+#[test]
+fn a_failed_cas_is_a_read_that_orders_as_its_atomic() {
+    let never_succeeds = "litmus C\nshared x = 0, y = 0;\n\
+        thread P0 { let a = cas(x, 7, 9); y = 2; }\nthread P1 { y = 1; let b = x; }\n";
+    let p = litmus_dsl::analyze(never_succeeds).program.unwrap();
+    for model in [Model::Tso, Model::Pso, Model::Pslo] {
+        for monitor in [MonitorKind::Bss, MonitorKind::Sober, MonitorKind::BssInterleaving] {
+            let rb = robustness_of(&p, model, monitor, &Options::default());
+            assert!(rb.robust().is(&true), "{model:?} {monitor:?}: {:?}", rb.violations);
+        }
+        assert!(explicitly_robust(&p, model, &Options::default()), "{model:?}");
+    }
+    // It still drains as the atomic does: SB with a failing cas between
+    // each store and load is robust under TSO (the thread's buffer) and
+    // not under PSO (only the cas's own location's).
+    let sb = "litmus S\nshared x = 0, y = 0, z = 0;\n\
+        thread P0 { x = 1; let a = cas(z, 7, 9); let r = y; }\n\
+        thread P1 { y = 1; let c = cas(z, 7, 9); let s = x; }\n";
+    let p = litmus_dsl::analyze(sb).program.unwrap();
+    assert!(robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default()).robust().is(&true));
+    assert!(explicitly_robust(&p, Model::Tso, &Options::default()));
+    assert!(robustness_of(&p, Model::Pso, MonitorKind::Bss, &Options::default()).robust().is(&false));
+    assert!(!explicitly_robust(&p, Model::Pso, &Options::default()));
+}

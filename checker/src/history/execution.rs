@@ -43,6 +43,10 @@ pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, Executio
         let t = e.thread as usize;
         let loc = e.cell as usize;
         let kinds: Vec<OpKind> = match e.kind {
+            // A failed cas: a read, fenced as its atomic is (as `run` records it).
+            EventKind::Load if e.is_atomic() => {
+                vec![OpKind::Fence, OpKind::Read { loc, value: e.value }, OpKind::Fence]
+            }
             EventKind::Load => vec![OpKind::Read { loc, value: e.value }],
             EventKind::Store => vec![OpKind::Write { loc, value: e.value }],
             EventKind::Rmw if e.value == e.old => {

@@ -219,7 +219,7 @@ impl Bss {
                 self.by_cell[pair].push((place / 2, idx));
                 self.marks.last_mut().unwrap().stored = true;
             }
-            EventKind::Rmw => {
+            _ if e.is_atomic() => {
                 for m in 0..self.queues.len() {
                     let only = (self.queues[m].pso && !self.x86).then_some(e.cell as usize);
                     self.drain(m, p, only, place);

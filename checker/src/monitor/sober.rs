@@ -132,8 +132,9 @@ impl Sober {
         }
         let last = self.last[p];
         let last_r = self.last_r[p];
-        // The check, for loads only (Fig. 2, lines 6–16).
-        if e.kind == EventKind::Load && last != NONE {
+        // The check, for loads only (Fig. 2, lines 6–16); a failed cas
+        // reads after its thread's stores, as its atomic does.
+        if e.kind == EventKind::Load && !e.is_atomic() && last != NONE {
             let mut c = if e.rf == NONE { 0 } else { self.co_index[e.rf as usize] };
             while c > 0 {
                 let w = self.co[a][c as usize - 1];
@@ -159,6 +160,23 @@ impl Sober {
         let base = self.ts.len();
         self.ts.resize(base + t, 0);
         match e.kind {
+            // An atomic orders as a full fence; one that failed also reads.
+            _ if e.is_atomic() => {
+                self.join(base, self.last_s[p]);
+                self.join(base, last_r);
+                if e.kind == EventKind::Load {
+                    self.join(base, self.visible_write(log, p, a));
+                }
+                if has_cell {
+                    self.join_mc2(base, a);
+                }
+                if e.kind == EventKind::Load {
+                    self.last_read[a * t + p] = i32;
+                }
+                self.ts[base + p] += 1;
+                self.last_r[p] = i32;
+                self.last_s[p] = i32;
+            }
             EventKind::Load => {
                 self.join(base, last_r);
                 self.join(base, self.visible_write(log, p, a));
