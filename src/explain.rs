@@ -4,11 +4,11 @@
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
-use litmus_checker::history::{execution, to_text};
 use litmus_checker::machine::Model;
 use litmus_checker::robust::Harm;
 use litmus_checker::words;
 use litmus_checker::{narrate, picture};
+use litmus_history::{execution, to_text};
 use std::fmt::Write;
 
 #[derive(clap::Args)]

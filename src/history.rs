@@ -7,12 +7,12 @@
 
 use crate::check::read_utf8;
 use crate::{Color, Format};
-use litmus_checker::history::verdict::{cycle_text, store_order_text};
-use litmus_checker::history::{
-    check_within, parse_any, Criterion, ErrorKind, History, HistoryError, Limits, Method, Model, Outcome, Step, Verdict,
-};
 use litmus_dsl::diagnostic::{render, Diagnostic};
 use litmus_dsl::span::LineIndex;
+use litmus_history::verdict::{cycle_text, store_order_text};
+use litmus_history::{
+    check_within, parse_any, Criterion, ErrorKind, History, HistoryError, Limits, Method, Model, Outcome, Step, Verdict,
+};
 use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::fmt::Write as _;

@@ -98,7 +98,8 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let docs = std::fs::read_to_string(root.join("docs/codes.md")).unwrap();
         let mut raised = Vec::new();
-        let mut dirs = vec![root.join("dsl/src"), root.join("checker/src/history"), root.join("src")];
+        let mut dirs =
+            vec![root.join("dsl/src"), root.join("history/src"), root.join("hardware/src"), root.join("src")];
         while let Some(d) = dirs.pop() {
             for e in std::fs::read_dir(&d).unwrap() {
                 let p = e.unwrap().path();

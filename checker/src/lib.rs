@@ -6,10 +6,10 @@
 //! - [`outcome`]: herd's question per model (final states, observation,
 //!   failing assertions, each with a witness);
 //! - [`narrate`]: executions as numbered steps for humans;
-//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore;
-//! - [`history`]: recorded histories checked for SC and TSO conformance
-//!   (CCM, wCCM, SAT).
-//! - [`hardware`]: running a program on this machine's CPU (litmus7-style).
+//! - [`relaxer`]: active testing (RELAXER) for programs too big to explore.
+//!
+//! What is not engine has crates of its own: `litmus-history` (recorded
+//! histories, with the SAT solver) and `litmus-hardware` (runs on the CPU).
 
 pub mod bitset;
 pub mod certainty;
@@ -20,10 +20,8 @@ pub mod dpor;
 pub mod explicit;
 pub mod fences;
 pub mod graph;
-pub mod hardware;
 pub mod harm;
 pub mod hb;
-pub mod history;
 pub mod machine;
 pub mod measure;
 pub mod monitor;

@@ -14,7 +14,7 @@
 
 pub mod confirm;
 pub mod predict;
-pub(crate) mod rng;
+pub mod rng;
 pub mod steer;
 
 use crate::certainty::Why;

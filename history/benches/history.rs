@@ -7,8 +7,8 @@
 //! point (default 10; the paper used 200). Writes the table as CSV and a
 //! plot as SVG to `target/history-bench.{csv,svg}`.
 
-use litmus_checker::history::generate::{self, Shape};
-use litmus_checker::history::{ccv_order, check, partial_order, unordered_pairs, History, Method, Model};
+use litmus_history::generate::{self, Shape};
+use litmus_history::{ccv_order, check, partial_order, unordered_pairs, History, Method, Model};
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;

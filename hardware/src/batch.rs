@@ -12,8 +12,8 @@
 use super::exec::{self, End, Limits, Slot, Trace};
 use super::sync::{wait_until, SpinBarrier, Spot, Where};
 use super::{Count, Ends, Observed, Placement, Run, RunOutcome, Settings, Stopped, Unpinned};
-use crate::outcome::CondSite;
-use crate::relaxer::rng::{mix, Rng};
+use litmus_checker::outcome::CondSite;
+use litmus_checker::relaxer::rng::{mix, Rng};
 use litmus_dsl::ir::{ObservableKind, Program, Thread};
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -333,7 +333,7 @@ fn tally(prog: &Program, obs: &mut Observed, ends: &[End], outs: &[WorkerOut], m
     outcome
 }
 
-/// The final state of instance `i`, as [`crate::outcome::Final`] judges
+/// The final state of instance `i`, as [`litmus_checker::outcome::Final`] judges
 /// the explorer's: filter, then observables and the condition.
 fn final_state(prog: &Program, outs: &[WorkerOut], mem: &[Slot], i: usize) -> RunOutcome {
     let reg = |t: u16, r: u16| {

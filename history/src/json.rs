@@ -368,7 +368,7 @@ fn op(o: &Node, locs: &mut Locations) -> PResult<(OpKind, Span)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::history::parse::{parse_text, to_text};
+    use crate::parse::{parse_text, to_text};
 
     #[test]
     fn json_and_text_describe_the_same_history() {

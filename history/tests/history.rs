@@ -6,13 +6,13 @@
 //! the axioms; every cycle they show is made of real edges.
 
 use litmus_checker::dpor::{Control, ExecKind, Explorer, Limits};
-use litmus_checker::history::verdict::cycle_text;
-use litmus_checker::history::Limits as HistoryLimits;
-use litmus_checker::history::{
+use litmus_checker::machine::{self, Machine};
+use litmus_history::verdict::cycle_text;
+use litmus_history::Limits as HistoryLimits;
+use litmus_history::{
     base, check, check_within, execution, generate, parse_text, to_text, Criterion, EdgeKind, History, Method, Model,
     OpKind, Outcome, Step, Undecided, Verdict,
 };
-use litmus_checker::machine::{self, Machine};
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -189,7 +189,7 @@ fn store_orders_and_cycles_read_well() {
     let h = text("P0: W(x,1) W(x,2)\nP1: R(x,2) W(x,3)\n");
     let out = check(&h, Model::Sc, Method::CcmEnum);
     let Verdict::Consistent { store_order } = &out.verdict else { panic!("{:?}", out.verdict) };
-    assert_eq!(litmus_checker::history::verdict::store_order_text(&h, store_order), "x: 0 1 2 3");
+    assert_eq!(litmus_history::verdict::store_order_text(&h, store_order), "x: 0 1 2 3");
     let sb = text("P0: W(x,1) R(y,0)\nP1: W(y,1) R(x,0)\n");
     let Verdict::Violation { cycle, .. } = check(&sb, Model::Sc, Method::CcmEnum).verdict else { panic!() };
     let t = cycle_text(&sb, &cycle);
@@ -371,7 +371,7 @@ fn every_criterion_rejects_something() {
 /// in both formats.
 #[test]
 fn input_errors_have_positions() {
-    use litmus_checker::history::{parse_any, ErrorKind};
+    use litmus_history::{parse_any, ErrorKind};
     let cases: [(&str, (u32, u32), &str); 7] = [
         ("P0: W(x,1)\n# fine\nP1: R(x,7)\n", (3, 5), "E0602"),
         ("P0: W(x,1) W(y,1)\nP1: W(x,1)\n", (2, 5), "E0603"),

@@ -4,13 +4,14 @@
 //! as the explorer's do; a spinning program stops at its time limit;
 //! recorded histories are well formed.
 
+#[path = "../../checker/tests/common/mod.rs"]
 mod common;
 
-use litmus_checker::hardware::{self, record, Placement, RunOutcome, Settings, Where};
 use litmus_checker::machine::{FailureKind, Model};
 use litmus_checker::outcome::explore;
 use litmus_checker::{ModelOutcome, Options};
 use litmus_dsl::Program;
+use litmus_hardware::{self as hardware, record, Placement, RunOutcome, Settings, Where};
 use proptest::prelude::*;
 use std::collections::HashMap;
 use std::path::Path;

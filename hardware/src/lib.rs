@@ -2,7 +2,7 @@
 //! real OS threads (pinned to distinct cores when there are enough), real
 //! shared memory, many instances of the test per batch with every run's
 //! threads started together, and the histogram of the final states reached.
-//! What the models allow is the explorer's business ([`crate::outcome`]);
+//! What the models allow is the explorer's business ([`litmus_checker::outcome`]);
 //! comparing the two is the caller's.
 //!
 //! - [`exec`]: one thread of one run, the IR over atomic cells (and the
@@ -23,8 +23,8 @@ pub mod exec;
 pub mod record;
 pub mod sync;
 
-use crate::machine::FailureKind;
-use crate::outcome::CondSite;
+use litmus_checker::machine::FailureKind;
+use litmus_checker::outcome::CondSite;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -198,7 +198,7 @@ pub fn show_stmt(prog: &Program, thread: u16, stmt: StmtId) -> String {
 /// not find it and cannot say: only an exploration that finished with
 /// nothing cut but by the loop bound (runs past it are cut here too) makes
 /// an absent state forbidden.
-pub fn allows(model: &crate::ModelOutcome, values: &[i64]) -> Option<bool> {
+pub fn allows(model: &litmus_checker::ModelOutcome, values: &[i64]) -> Option<bool> {
     if model.states.iter().any(|s| s.values == values) {
         Some(true)
     } else {
@@ -207,7 +207,7 @@ pub fn allows(model: &crate::ModelOutcome, values: &[i64]) -> Option<bool> {
 }
 
 /// The same for a failing statement.
-pub fn allows_failure(model: &crate::ModelOutcome, stmt: StmtId, kind: FailureKind) -> Option<bool> {
+pub fn allows_failure(model: &litmus_checker::ModelOutcome, stmt: StmtId, kind: FailureKind) -> Option<bool> {
     if model.failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
         Some(true)
     } else {
@@ -215,8 +215,8 @@ pub fn allows_failure(model: &crate::ModelOutcome, stmt: StmtId, kind: FailureKi
     }
 }
 
-fn decisive(model: &crate::ModelOutcome) -> bool {
-    use crate::Coverage;
+fn decisive(model: &litmus_checker::ModelOutcome) -> bool {
+    use litmus_checker::Coverage;
     match model.coverage {
         Coverage::Complete => true,
         Coverage::Bounded(c) => c.preemption_bound == 0 && c.buffer_bound == 0,

@@ -23,7 +23,7 @@
 //! allows no more than TSO does, so a state TSO forbids is still a bug.
 
 use super::sync::{Backoff, Spot};
-use crate::machine::{resolve, FailureKind};
+use litmus_checker::machine::{resolve, FailureKind};
 use litmus_dsl::ir::{Addr, Cell, Instr, Operand, RmwOp, StmtId, Thread};
 use litmus_dsl::FenceKind;
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicI64, Ordering};

@@ -65,7 +65,7 @@ const SMALL: usize = 4096;
 
 /// The dense relations a check holds at once, at most (criteria: co, hb,
 /// the partial order, the graphs' closures; see [`relation`]).
-pub(super) const LIVE_RELATIONS: u64 = 6;
+pub(crate) const LIVE_RELATIONS: u64 = 6;
 
 /// Is the history consistent with the model? The verdict, with the store
 /// order that shows it or the cycle that refutes it.

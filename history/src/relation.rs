@@ -73,7 +73,7 @@ impl Rel {
 
     /// The operations `a` is related to, in increasing order.
     pub fn succ(&self, a: usize) -> impl Iterator<Item = usize> + '_ {
-        crate::bitset::ones(self.row(a))
+        litmus_checker::bitset::ones(self.row(a))
     }
 
     /// Row `dst` |= `src` (a bit vector of this relation's width); true if

@@ -5,7 +5,7 @@
 
 use super::model::{History, OpKind, ThreadSpec};
 use super::verdict::Model;
-use crate::relaxer::rng::Rng;
+use litmus_checker::relaxer::rng::Rng;
 use litmus_dsl::span::Span;
 use std::collections::VecDeque;
 

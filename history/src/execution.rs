@@ -13,7 +13,7 @@
 
 use super::model::{History, OpKind, ThreadSpec};
 use super::unique::{Clash, UniqueWrites};
-use crate::machine::{Event, EventKind};
+use litmus_checker::machine::{Event, EventKind};
 use litmus_dsl::ir::Program;
 use litmus_dsl::span::Span;
 use litmus_dsl::FenceKind;
