@@ -24,6 +24,7 @@ pub mod harm;
 pub mod hb;
 pub mod machine;
 pub mod measure;
+pub mod model;
 pub mod monitor;
 pub mod narrate;
 pub mod options;

@@ -35,39 +35,7 @@ use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, Stmt
 use litmus_dsl::FenceKind;
 use std::collections::VecDeque;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Model {
-    Sc,
-    Tso,
-    Pso,
-    /// PSO plus per-thread store histories: loads may be satisfied early
-    /// (RELAXER's Partial Store Load Order).
-    Pslo,
-}
-
-impl Model {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Model::Sc => "sc",
-            Model::Tso => "tso",
-            Model::Pso => "pso",
-            Model::Pslo => "pslo",
-        }
-    }
-    pub fn upper(self) -> &'static str {
-        match self {
-            Model::Sc => "SC",
-            Model::Tso => "TSO",
-            Model::Pso => "PSO",
-            Model::Pslo => "PSLO",
-        }
-    }
-
-    /// One buffer per (thread, cell): PSO and PSLO.
-    pub fn per_cell_buffers(self) -> bool {
-        matches!(self, Model::Pso | Model::Pslo)
-    }
-}
+pub use crate::model::Model;
 
 pub const NONE: u32 = u32::MAX;
 
@@ -1533,15 +1501,11 @@ pub fn resolve(regs: &[i64], a: Addr, cells: usize) -> Result<Cell, FailureKind>
 /// Does a fence of this kind need the buffers drained under `model`? (All a
 /// fence does besides [`fence_resets`]: two kinds alike in both act alike.)
 pub fn fence_drains(model: Model, kind: FenceKind) -> bool {
-    match model {
-        Model::Sc => false,
-        Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
-        Model::Pso | Model::Pslo => !matches!(kind, FenceKind::RR),
-    }
+    model.drains(kind)
 }
 
 /// Does a fence of this kind reset the thread's load histories under
 /// `model` (PSLO: `rr`, `wr` and `full`)?
 pub fn fence_resets(model: Model, kind: FenceKind) -> bool {
-    model == Model::Pslo && kind != FenceKind::WW
+    model.resets(kind)
 }

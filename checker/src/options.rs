@@ -203,15 +203,13 @@ pub fn parse_timeout(secs: f64) -> Result<Duration, SettingError> {
 }
 
 impl Model {
-    /// `sc`, `tso`, `pso`, `pslo` (any case).
+    /// A model's name (`sc`, `tso`, `pso`, `pslo`; any case).
     pub fn parse(name: &str) -> Result<Model, SettingError> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "sc" => Ok(Model::Sc),
-            "tso" => Ok(Model::Tso),
-            "pso" => Ok(Model::Pso),
-            "pslo" => Ok(Model::Pslo),
-            _ => Err(SettingError::UnknownModel(name.trim().to_string())),
-        }
+        let name = name.trim();
+        Model::ALL
+            .into_iter()
+            .find(|m| m.as_str().eq_ignore_ascii_case(name))
+            .ok_or_else(|| SettingError::UnknownModel(name.to_string()))
     }
 
     /// A list of names: sorted, without duplicates; the first bad name is an error.

@@ -85,8 +85,9 @@ impl Checker {
     }
 
     fn build(&mut self, g: &Graph, model: Model) -> bool {
-        let sc = model == Model::Sc;
-        let tso = model == Model::Tso;
+        let sc = !model.buffered();
+        let tso = model.one_buffer_per_thread();
+        let draining = super::graph::draining_fences(model);
         self.base.clear();
         let mut n = 0u32;
         for t in &g.threads {
@@ -135,8 +136,8 @@ impl Checker {
                     self.edges.push((x - 2, x));
                 }
                 if !sc {
-                    let fence_drains = ev.fences & if tso { 1 | 4 } else { 1 | 2 | 4 } != 0;
-                    let drain_all = fence_drains || ev.atomic && (tso || ev.x86);
+                    let fence_drains = ev.fences & draining != 0;
+                    let drain_all = fence_drains || ev.atomic && model.atomic_drains_all(ev.x86);
                     if drain_all {
                         if tso {
                             if last_any != NONE {

@@ -72,6 +72,14 @@ pub fn fence_bit(k: FenceKind) -> u8 {
     }
 }
 
+/// The fence bits ([`fence_bit`]) of the kinds that drain under `model`.
+pub fn draining_fences(model: crate::machine::Model) -> u8 {
+    [FenceKind::Full, FenceKind::WW, FenceKind::WR, FenceKind::RR]
+        .into_iter()
+        .filter(|&k| model.drains(k))
+        .fold(0, |bits, k| bits | fence_bit(k))
+}
+
 /// What a thread does next.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {

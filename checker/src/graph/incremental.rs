@@ -113,8 +113,9 @@ impl Incremental {
 
     /// The successors of point `(id, commit)` onto the stack.
     fn push_succ(&mut self, g: &Graph, model: Model, (id, commit): (Id, bool)) {
-        let sc = model == Model::Sc;
-        let tso = model == Model::Tso;
+        let sc = !model.buffered();
+        let tso = model.one_buffer_per_thread();
+        let draining = super::graph::draining_fences(model);
         let t = id.thread as usize;
         let evs = &g.threads[t];
         let e = &evs[id.index as usize];
@@ -150,8 +151,8 @@ impl Incremental {
             let mut fifo = false;
             for (j, x) in evs.iter().enumerate().skip(id.index as usize + 1) {
                 let xid = Id { thread: id.thread, index: j as u32 };
-                let fence_drains = x.fences & if tso { 1 | 4 } else { 1 | 2 | 4 } != 0;
-                let drain_all = fence_drains || x.atomic && (tso || x.x86);
+                let fence_drains = x.fences & draining != 0;
+                let drain_all = fence_drains || x.atomic && model.atomic_drains_all(x.x86);
                 let drained = if drain_all {
                     if tso {
                         last_any
@@ -225,7 +226,7 @@ fn atomic_places_kept(g: &Graph, new: Id) -> bool {
 
 /// Does a store go through a buffer (its commit a point of its own)?
 fn buffered(model: Model, e: &Ev) -> bool {
-    model != Model::Sc && e.writes && !e.reads
+    model.buffered() && e.writes && !e.reads
 }
 
 /// Is store `s` the newest store to `cell` before event `r` of the same thread?

@@ -6,7 +6,7 @@
 
 use super::consistency::{is_commit, Checker};
 use super::graph::{Graph, Id};
-use crate::machine::{Event, EventKind, Machine, Model, State, NONE};
+use crate::machine::{Event, EventKind, Machine, State, NONE};
 
 pub struct Linear {
     pub schedule: Vec<u32>,
@@ -38,7 +38,7 @@ pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Li
         let id = checker.id_of(node / 2);
         let (t, i) = (id.thread as usize, id.index);
         let ev = g.ev(id);
-        let buffered = m.model != Model::Sc && ev.writes && !ev.reads;
+        let buffered = m.model.buffered() && ev.writes && !ev.reads;
         if is_commit(node) && !buffered {
             continue; // not a point
         }
@@ -111,7 +111,7 @@ pub fn matches(g: &Graph, m: &Machine<'_>, log: &[Event]) -> Result<(), String> 
                         return Err(format!("rf of {id:?}: graph {:?}, machine {rf:?}", ev.rf));
                     }
                 }
-                if e.kind == EventKind::Rmw || e.kind == EventKind::Store && m.model == Model::Sc {
+                if e.kind == EventKind::Rmw || e.kind == EventKind::Store && !m.model.buffered() {
                     co[e.cell as usize].push(id);
                 }
             }

@@ -269,15 +269,12 @@ impl std::str::FromStr for Handle {
 /// Can `model` reorder the pair `(a, b)` (`a` before `b` in program order)?
 /// Judged by access kinds only: whether the cells differ is up to the run.
 pub fn relaxes(model: Model, a: Op, b: Op) -> bool {
-    match model {
-        Model::Sc => false,
-        Model::Tso => a == Op::Write && b == Op::Read,
-        // A native atomic drains only its own cell's buffer under PSO.
-        Model::Pso => a == Op::Write,
-        // PSLO also lets a load read an older value than an earlier load or
-        // atomic saw (its store history); a store never overtakes a load.
-        Model::Pslo => a == Op::Write || b == Op::Read,
-    }
+    let access = |o: Op| match o {
+        Op::Read => crate::model::Access::Read,
+        Op::Write => crate::model::Access::Write,
+        Op::Update => crate::model::Access::Update,
+    };
+    model.reorders(access(a), access(b))
 }
 
 /// Phase II under `model` for every predicted cycle: `settings.trials`
