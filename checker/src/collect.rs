@@ -109,8 +109,8 @@ impl crate::dpor::EventListener for Collector<'_> {
 
 impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
-        let asked: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
-        let models: Vec<Model> = asked.iter().copied().filter(|m| *m != Model::Pslo).collect();
+        let asked: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
+        let models: Vec<Model> = asked.iter().copied().filter(|m| !m.has_histories()).collect();
         let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
         let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i] == Model::Tso)).collect();
         let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
@@ -149,7 +149,7 @@ impl<'p> Collector<'p> {
         self.explicit = self
             .asked
             .iter()
-            .filter(|&&m| m == Model::Pslo)
+            .filter(|&&m| m.has_histories())
             .map(|&m| {
                 // Finding violations, PSLO's own executions are the work now.
                 if let Some(p) = &opts.progress {
@@ -371,6 +371,6 @@ fn fence_candidates(
     }
     let b = &log[exit as usize];
     // ww suffices when the store is only overtaken by a store (PSO).
-    let kind = if model == Model::Pso && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    let kind = if model.drains(FenceKind::WW) && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
     crate::robust::fence_spots(prog, log, s.thread, r.store, exit.max(r.store + 1), kind)
 }

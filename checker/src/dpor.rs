@@ -327,7 +327,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// write the cell; then it reads the same store either way, and so does
     /// a load from memory after the commit.
     fn own_commit_commutes(&self, a: &Access, b: &Access) -> bool {
-        if self.m.model == Model::Pslo || a.is_commit == b.is_commit {
+        if self.m.model.has_histories() || a.is_commit == b.is_commit {
             return false;
         }
         let (load, commit) = if a.is_commit { (b, a) } else { (a, b) };
@@ -381,7 +381,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
             return;
         }
-        if m.model == Model::Sc {
+        if !m.model.buffered() {
             return;
         }
         let t = proc;
@@ -390,7 +390,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             Some(&Instr::Fence { kind, .. }) => (m.fence_drains(kind), true, NONE, m.fence_resets(kind)),
             Some(&Instr::Rmw { x86_locked, .. }) => {
                 let acc = m.access(st, proc);
-                (true, m.model == Model::Tso || x86_locked, acc.cell, acc.all_cells)
+                (true, m.model.atomic_drains_all(x86_locked), acc.cell, acc.all_cells)
             }
             _ => return,
         };
@@ -425,7 +425,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// whether it is a PSLO resetting fence (see the module doc).
     fn conflicts(&self, a: &Access, acc: &mut [u32], races: &mut Vec<u32>) -> ([u32; 2], bool) {
         let mut keys = [NONE; 2];
-        if self.m.model != Model::Pslo {
+        if !self.m.model.has_histories() {
             if a.cell != NONE {
                 self.scan_mem(a, acc, races);
                 if a.is_commit {
@@ -552,7 +552,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
             join(acc, self.clock(j));
             if b.write {
-                if own || !a.mem || self.m.model != Model::Pslo {
+                if own || !a.mem || !self.m.model.has_histories() {
                     return Some(j);
                 }
                 last_write = Some(j);

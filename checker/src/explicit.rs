@@ -172,7 +172,7 @@ type Named = (u32, u32, Vec<(u32, Edge)>);
 fn name(model: Model, log: &[Event], trace: &Trace, cycle: &[(u32, Edge)], a: u32, b: u32) -> Option<Named> {
     let store = delayed(log, a);
     let from = |first: u32, path: Vec<(u32, Edge)>| std::iter::once((first, Edge::Po)).chain(path).collect::<Vec<_>>();
-    if model == Model::Pslo {
+    if model.has_histories() {
         // A load that forwarded from its own thread's buffer took effect
         // with that store: the store is what was delayed past `b`.
         if store != a {

@@ -217,7 +217,7 @@ impl<'a> Rechecks<'a> {
     /// The robustness of the program with `at` inserted under each of
     /// `models`: what the cache lacks is checked in one exploration.
     fn run(&self, at: &[FencePoint], models: &[Model]) -> Result<Recheck, Why> {
-        let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+        let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
         let cached = |m: Model| self.cache.lock().expect("no re-check panics holding it").get(&key(m, at)).cloned();
         let missing: Vec<Model> = relaxed.iter().copied().filter(|&m| cached(m).is_none()).collect();
         if !missing.is_empty() {
@@ -423,7 +423,7 @@ pub fn joint_fences(
     monitor: MonitorKind,
     opts: &Options,
 ) -> (Answer<bool>, FenceFix) {
-    let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
     // For every iteration, where attacks decide every model asked.
     if let Some(limits) = opts.unbounded.as_ref().filter(|_| relaxed.iter().all(|&m| crate::unbounded::decides(m))) {
         if let Ok(p) = crate::unbounded::prove(prog, &relaxed, opts, limits) {

@@ -71,7 +71,7 @@ pub fn harmful(a: &Answer<Harm>) -> bool {
 /// The statement pairs of `keys` that an execution of `model` exhibits
 /// (PSLO's pairs are po pairs of the cycle: see [`crate::explicit`]).
 pub fn exhibited(model: Model, log: &[Event], keys: &[(StmtId, StmtId)]) -> Vec<bool> {
-    if model == Model::Pslo {
+    if model.has_histories() {
         return crate::explicit::exhibited(log, keys);
     }
     let trace = Trace::of(log);

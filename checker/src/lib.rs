@@ -112,7 +112,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         Ok(report) => return report,
         Err(why) => why,
     };
-    let relaxed: Vec<Model> = models.iter().copied().filter(|m| *m != Model::Sc).collect();
+    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
     let mut sc = collector.run(opts);
     let mut robustness = collector.finish(sc.coverage);
@@ -160,7 +160,7 @@ fn unbounded_violations(
     let sc_observation = proved.sc.observation.clone();
     let mut robustness = proved.robustness;
     // PSLO has no attack reduction: its own executions, with the bounds.
-    for &m in models.iter().filter(|&&m| m != Model::Sc && !unbounded::decides(m)) {
+    for &m in models.iter().filter(|&&m| m.buffered() && !unbounded::decides(m)) {
         if let Some(p) = &opts.progress {
             p.model_within(Phase::Violations, m);
         }
@@ -283,7 +283,7 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[unb
 pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
     let sc = report.sc_observation.clone();
     for &m in models {
-        if m == Model::Sc || report.outcomes.iter().any(|o| o.model == m) {
+        if !m.buffered() || report.outcomes.iter().any(|o| o.model == m) {
             continue;
         }
         progress::enter(&opts.progress, Phase::Outcomes, Some(m));

@@ -427,7 +427,7 @@ impl<'p> Machine<'p> {
             Model::Pso | Model::Pslo => ThreadCells::new(stores.iter().map(Vec::as_slice)),
             Model::Sc | Model::Tso => ThreadCells::default(),
         };
-        let hist_pairs = if model == Model::Pslo {
+        let hist_pairs = if model.has_histories() {
             let others: Vec<Vec<Cell>> = (0..stores.len())
                 .map(|p| {
                     let mut c: Vec<Cell> = stores
@@ -594,7 +594,7 @@ impl<'p> Machine<'p> {
 
     /// Is `proc` a PSLO history (its transitions drop the oldest value)?
     pub fn is_history(&self, proc: usize) -> bool {
-        self.model == Model::Pslo && proc >= self.threads + self.buffers() && proc < self.procs()
+        self.model.has_histories() && proc >= self.threads + self.buffers() && proc < self.procs()
     }
 
     /// The process of `thread`'s store buffer for `cell` (under TSO its one
@@ -727,7 +727,7 @@ impl<'p> Machine<'p> {
             pending: vec![0; self.threads],
             shrunk: vec![NONE; hist.len()],
             hist,
-            unsettled: vec![0; if self.model == Model::Pslo { self.threads } else { 0 }],
+            unsettled: vec![0; if self.model.has_histories() { self.threads } else { 0 }],
             buffer_bound_hit: false,
         };
         for t in 0..self.threads {
@@ -862,7 +862,7 @@ impl<'p> Machine<'p> {
     /// What a load by `t` of `cell` reads, or (`settled`) would read once
     /// its PSLO history were dropped to the memory value.
     fn read_settled(&self, st: &State, t: usize, cell: Cell, settled: bool) -> i64 {
-        if settled && self.model == Model::Pslo && self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) {
+        if settled && self.model.has_histories() && self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) {
             return self.mem(st, cell);
         }
         self.read(st, t, cell).0
@@ -873,7 +873,7 @@ impl<'p> Machine<'p> {
     /// singleton: the write waited for it) becomes that value, and every
     /// other thread may still read the older values of its own history first.
     fn record_write(&self, st: &mut State, t: usize, cell: Cell, value: i64, idx: u32, step: u32) {
-        if self.model != Model::Pslo {
+        if !self.model.has_histories() {
             return;
         }
         let e = HistEntry { value, writer: idx, origin: step };
@@ -981,7 +981,7 @@ impl<'p> Machine<'p> {
                     });
                 }
                 Instr::Store { addr, val, stmt } => {
-                    if self.model == Model::Sc {
+                    if !self.model.buffered() {
                         return;
                     }
                     let cell = match self.cell_of(st, t, addr) {
@@ -1037,7 +1037,7 @@ impl<'p> Machine<'p> {
             store: NONE,
             step,
         });
-        if self.model == Model::Sc {
+        if !self.model.buffered() {
             self.set_mem(st, cell, value, idx);
         } else {
             // Every cell a thread can store to has its buffer.
@@ -1075,7 +1075,7 @@ impl<'p> Machine<'p> {
         }
         match self.prog.threads[t].code.get(st.pc[t] as usize) {
             None => false,
-            Some(&Instr::Store { .. }) => self.model == Model::Sc || self.buffered(st, t) < self.buffer_bound as usize,
+            Some(&Instr::Store { .. }) => !self.model.buffered() || self.buffered(st, t) < self.buffer_bound as usize,
             Some(&Instr::Rmw { addr, x86_locked, .. }) => match self.cell_of(st, t, addr) {
                 Ok(cell) => self.rmw_ready(st, t, cell, x86_locked),
                 Err(_) => true,
@@ -1226,7 +1226,7 @@ impl<'p> Machine<'p> {
             acc.pop = true;
             return acc;
         }
-        let pslo = self.model == Model::Pslo;
+        let pslo = self.model.has_histories();
         if proc >= self.threads {
             if let Some(e) = st.bufs[proc - self.threads].front() {
                 acc.cell = e.cell;
@@ -1256,7 +1256,7 @@ impl<'p> Machine<'p> {
                     }
                 }
             }
-            Some(&Instr::Store { addr, .. }) if self.model == Model::Sc => {
+            Some(&Instr::Store { addr, .. }) if !self.model.buffered() => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
                     acc.write = true;

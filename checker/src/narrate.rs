@@ -49,10 +49,10 @@ pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
                     let forwarded = e.rf != NONE
                         && events[e.rf as usize].kind == EventKind::Store
                         && events[e.rf as usize].thread == e.thread
-                        && model != Model::Sc;
+                        && model.buffered();
                     if forwarded {
                         format!("load {cell} = {} (forwarded from its own buffer)", v(e.value))
-                    } else if model == Model::Pslo && stale(events, i) {
+                    } else if model.has_histories() && stale(events, i) {
                         let src = source_of(prog, events, e.rf);
                         format!("load {cell} = {} ({src}; an older value, still in its history)", v(e.value))
                     } else if e.is_atomic() {
@@ -65,7 +65,7 @@ pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
                         format!("load {cell} = {} ({})", v(e.value), source_of(prog, events, e.rf))
                     }
                 }
-                EventKind::Store if model == Model::Sc => format!("store {cell} = {}", v(e.value)),
+                EventKind::Store if !model.buffered() => format!("store {cell} = {}", v(e.value)),
                 EventKind::Store => {
                     format!("store {cell} = {} into {}'s buffer", v(e.value), prog.threads[e.thread as usize].name)
                 }

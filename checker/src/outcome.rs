@@ -307,7 +307,7 @@ pub fn explore_listened(
         cancel: opts.cancel.clone(),
         polls_left: opts.polls_left.clone(),
         found: opts.found.clone(),
-        preemption_bound: if model == Model::Sc { opts.preemption_bound } else { None },
+        preemption_bound: if !model.buffered() { opts.preemption_bound } else { None },
         progress: opts.progress.clone(),
     };
     ex.run_listened(limits, listener, |e| {

@@ -75,7 +75,7 @@ impl Bss {
         let mut n = 0;
         for &m in models {
             debug_assert!(matches!(m, Model::Tso | Model::Pso), "BSS decides TSO and PSO");
-            let pso = m == Model::Pso;
+            let pso = m.per_cell_buffers();
             queues.push(Queues { pso, base: n });
             n += if pso { pairs.len() * t } else { t * t };
         }

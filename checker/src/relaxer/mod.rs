@@ -423,7 +423,7 @@ pub fn run(
     let prediction = predict(prog, settings, opts);
     let models = models
         .iter()
-        .filter(|&&m| m != Model::Sc)
+        .filter(|&&m| m.buffered())
         .map(|&m| {
             progress::enter(&opts.progress, Phase::Active, Some(m));
             test(prog, m, &prediction, settings, opts, sc)

@@ -17,7 +17,7 @@
 use super::predict::op_of;
 use super::rng::Rng;
 use super::{Label, Op, Settings};
-use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, Verdict};
+use crate::machine::{Event, EventKind, Machine, State, ThreadStatus, Verdict};
 use litmus_dsl::ir::{Cell, Instr};
 use std::collections::VecDeque;
 
@@ -108,7 +108,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut schedule = Vec::new();
     let mut st = m.initial(&mut log);
     let nbufs = m.buffers();
-    let pslo = m.model == Model::Pslo;
+    let pslo = m.model.has_histories();
     // c_e: the statements that close a pair. Under PSLO a load among them
     // reads the oldest value of its history with probability P (Fig. 9).
     let c_e: Vec<(u32, Op)> = cycle.iter().skip(1).step_by(2).map(|l| (l.stmt, l.op)).collect();
@@ -139,7 +139,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     loop {
         // Stores that entered a buffer since last time get their commit time.
         for e in &log[timed_upto..] {
-            if e.kind == EventKind::Store && m.model != Model::Sc {
+            if e.kind == EventKind::Store && m.model.buffered() {
                 let delay = opens_pair(e.stmt, Op::Write) && rng.chance(s.probability);
                 let b = buffer_of(m, e.thread as usize, e.cell);
                 // Delays vary (from `delay_store` to 4× it): with one fixed
@@ -248,7 +248,7 @@ fn commit_due(
     for (b, q) in times.iter_mut().enumerate().take(bufs.end).skip(bufs.start) {
         while q.front().is_some_and(|&x| x.is_some_and(|x| x <= now)) && !st.bufs[b].is_empty() {
             q.pop_front();
-            if m.model == Model::Pslo {
+            if m.model.has_histories() {
                 // The commit replaces its thread's history of the cell.
                 let cell = st.bufs[b][0].cell;
                 settle(m, st, log, schedule, m.owner(m.threads + b), cell);
@@ -279,7 +279,7 @@ fn settle(m: &Machine<'_>, st: &mut State, log: &mut Vec<Event>, schedule: &mut 
 /// then waits), as in the exhaustive explorer's executions; a waiting one
 /// goes again only when its retry would succeed.
 fn steppable(m: &Machine<'_>, st: &State, t: usize) -> bool {
-    let pslo = m.model == Model::Pslo;
+    let pslo = m.model.has_histories();
     match st.threads[t] {
         ThreadStatus::Running => m.enabled(st, t) || (pslo && waits_on_itself(m, st, t)),
         ThreadStatus::Stuck if pslo => !m.blocked_settled(st, t),

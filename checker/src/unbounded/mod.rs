@@ -453,7 +453,8 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
         .collect();
     let s = &log[r.store as usize];
     let access = &log[r.access as usize];
-    let kind = if model == Model::Pso && access.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    let kind =
+        if model.drains(FenceKind::WW) && access.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
     let candidates = crate::robust::fence_spots(prog, log, s.thread, r.store, r.access, kind);
     let sc_events: Vec<Event> = log[..=r.closing as usize].to_vec();
     Some(Violation {
