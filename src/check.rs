@@ -40,7 +40,7 @@ pub struct CheckArgs {
     #[arg(long, value_name = "FILE|auto")]
     pub expect: Vec<String>,
     /// The model of expectations given as herd7 output.
-    #[arg(long, default_value = "tso", value_parser = ["sc", "tso", "pso", "pslo"])]
+    #[arg(long, default_value = "tso", value_parser = model_name)]
     pub expect_model: String,
     /// Leave times out of the reports, so two runs compare byte for byte.
     #[arg(long)]
@@ -105,6 +105,11 @@ pub struct Bounds {
     /// its own executions are explored.
     #[arg(long, value_enum, default_value = "bss")]
     pub monitor: MonitorArg,
+}
+
+/// A model's name, as `Model::ALL` spells them.
+fn model_name(s: &str) -> Result<String, String> {
+    Model::parse(s).map(|m| m.as_str().to_string()).map_err(|e| e.to_string())
 }
 
 pub fn timeout_arg(s: &str) -> Result<Duration, String> {

@@ -84,8 +84,9 @@ impl Expectations {
         if file_col.is_none() && test_col.is_none() {
             return Err(format!("`{path}`: the header has neither a `file` nor a `test` column"));
         }
-        let models: Vec<(String, Option<usize>, Option<usize>)> = ["sc", "tso", "pso", "pslo"]
+        let models: Vec<(String, Option<usize>, Option<usize>)> = litmus_checker::machine::Model::ALL
             .iter()
+            .map(|m| m.as_str())
             .map(|m| (m.to_string(), col(&format!("{m}_observation")), col(&format!("{m}_states"))))
             .filter(|(_, o, s)| o.is_some() || s.is_some())
             .collect();

@@ -4,9 +4,6 @@
 
 use serde_json::{json, Map, Value};
 
-/// Models in the order reports list them.
-const MODELS: [&str; 4] = ["sc", "tso", "pso", "pslo"];
-
 #[derive(Default, Clone, Debug)]
 struct ModelTally {
     checked: u64,
@@ -239,7 +236,9 @@ impl Tally {
 
 /// Where a model comes in reports: sc, tso, pso, pslo, then others.
 pub fn model_rank(name: &str) -> usize {
-    MODELS.iter().position(|m| *m == name).unwrap_or(MODELS.len())
+    // Models in the order reports list them.
+    let all = litmus_checker::machine::Model::ALL;
+    all.iter().position(|m| m.as_str() == name).unwrap_or(all.len())
 }
 
 /// Milliseconds to two decimals (what a report carries).
