@@ -72,7 +72,7 @@ pub struct Bounds {
     /// Iterations of each loop body per entry; longer executions are cut
     /// (the bounded engine's bound: what the unbounded procedure, tried
     /// first, leaves undecided is explored with it).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = litmus_checker::options::DEFAULT_LOOP_BOUND)]
     pub loop_bound: u32,
     /// Skip the unbounded procedure (the stateful search that proves
     /// answers for every iteration): explore with the bounds only.
@@ -83,7 +83,7 @@ pub struct Bounds {
     pub preemption_bound: Option<u32>,
     /// At most this many pending stores per thread under TSO/PSO/PSLO
     /// (the interleaving explorer's bound; graphs have no buffers to bound).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = litmus_checker::options::DEFAULT_BUFFER_BOUND)]
     pub buffer_bound: u32,
     /// How TSO and PSO outcomes are explored: graph (one visit per
     /// consistent execution graph; needs no --preemption-bound),

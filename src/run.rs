@@ -29,7 +29,7 @@ pub struct RunArgs {
     pub batch: u64,
     /// Iterations of each loop body per entry; a run that goes further is
     /// cut (as `check` cuts executions).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = litmus_checker::options::DEFAULT_LOOP_BOUND)]
     pub loop_bound: u32,
     /// Failed attempts of one `await` or `lock` before its run is counted stuck.
     #[arg(long, default_value_t = 100_000)]
@@ -42,7 +42,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub no_pin: bool,
     /// Pending stores per thread in the TSO/PSO explorations (as `check`).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = litmus_checker::options::DEFAULT_BUFFER_BOUND)]
     pub buffer_bound: u32,
     /// Give up on the models' explorations after this many seconds, all
     /// three together (what they did not reach is then not judged).

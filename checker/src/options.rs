@@ -8,6 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The bounds' defaults, for every front end (CLI flags, editor settings).
+pub const DEFAULT_LOOP_BOUND: u32 = 2;
+pub const DEFAULT_BUFFER_BOUND: u32 = 16;
+
 #[derive(Clone, Debug)]
 pub struct Options {
     pub loop_bound: u32,
@@ -86,8 +90,8 @@ impl ExplorerKind {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            loop_bound: 2,
-            buffer_bound: 16,
+            loop_bound: DEFAULT_LOOP_BOUND,
+            buffer_bound: DEFAULT_BUFFER_BOUND,
             preemption_bound: None,
             deadline: None,
             cancel: None,

@@ -45,9 +45,9 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             models: vec![Model::Sc, Model::Tso, Model::Pso],
-            loop_bound: 2,
+            loop_bound: litmus_checker::options::DEFAULT_LOOP_BOUND,
             preemption_bound: None,
-            buffer_bound: 16,
+            buffer_bound: litmus_checker::options::DEFAULT_BUFFER_BOUND,
             monitor: MonitorKind::Bss,
             timeout: Duration::from_secs(20),
             debounce_ms: 150,
