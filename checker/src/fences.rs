@@ -112,7 +112,7 @@ fn hitting_fences(prog: &Program, constraints: &[Vec<(Spot, FenceKind)>]) -> (Ve
 
 /// The cycle-based choice, unconfirmed for this reason.
 fn unchecked(prog: &Program, violations: &mut [Violation], why: Why) -> FenceFix {
-    let constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let constraints = own_candidates(violations);
     let (fences, minimal) = hitting_fences(prog, &constraints);
     assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed: Answer::Unknown(why), minimal }
@@ -376,7 +376,7 @@ impl<'a> Rechecks<'a> {
 /// expose what the first set missed).
 fn confirm_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violation]) -> FenceFix {
     let prog = re.prog;
-    let mut constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+    let mut constraints = own_candidates(violations);
     let (mut fences, mut minimal) = hitting_fences(prog, &constraints);
     let mut confirmed = Answer::Unknown(Why::Pending);
     for _round in 0..4 {
@@ -408,6 +408,12 @@ fn confirm_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violati
     }
     assign(violations, &fences, |i, f| candidate(&constraints, i, f));
     FenceFix { fences, confirmed, minimal }
+}
+
+/// Each violation's own candidates (from its cycle): the constraints of
+/// the cycle-based choice.
+fn own_candidates(violations: &[Violation]) -> Vec<Vec<(Spot, FenceKind)>> {
+    violations.iter().map(|v| v.candidates.clone()).collect()
 }
 
 /// Is `f` among violation `i`'s candidate positions?
@@ -521,8 +527,8 @@ pub fn minimal_fences(
     robust: Answer<bool>,
 ) -> FenceFix {
     let start = std::time::Instant::now();
-    let fix = choose_fences(re, models, violations, robust);
     let positions = measured_positions(re.prog, models, violations);
+    let fix = choose_fences(re, models, &positions, violations, robust);
     // The proof may cost what the choice did, and a second at least.
     let until = std::time::Instant::now() + start.elapsed().max(std::time::Duration::from_secs(1));
     settle_minimality(re, models, &positions, violations, fix, until)
@@ -583,7 +589,7 @@ fn settle_minimality(
             f.kind = FenceKind::WR;
         }
         set.sort();
-        let constraints: Vec<Vec<(Spot, FenceKind)>> = violations.iter().map(|v| v.candidates.clone()).collect();
+        let constraints = own_candidates(violations);
         assign(violations, &set, |i, f| candidate(&constraints, i, f));
         fix = FenceFix { fences: set, confirmed, minimal: false };
     }
@@ -614,7 +620,13 @@ fn subsets(n: usize, k: usize) -> impl Iterator<Item = Vec<usize>> {
 }
 
 /// The fence choice of [`minimal_fences`], before its minimality is settled.
-fn choose_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violation], robust: Answer<bool>) -> FenceFix {
+fn choose_fences(
+    re: &Rechecks<'_>,
+    models: &[Model],
+    positions: &[Spot],
+    violations: &mut [Violation],
+    robust: Answer<bool>,
+) -> FenceFix {
     let prog = re.prog;
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
@@ -622,8 +634,7 @@ fn choose_fences(re: &Rechecks<'_>, models: &[Model], violations: &mut [Violatio
     if let Some(why) = re.opts.why_stopped() {
         return unchecked(prog, violations, why);
     }
-    let positions = measured_positions(prog, models, violations);
-    let kills = re.kills(&positions, violations, models);
+    let kills = re.kills(positions, violations, models);
     if kills.iter().any(|k| k.is_empty()) {
         return confirm_fences(re, models, violations);
     }

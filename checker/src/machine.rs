@@ -690,6 +690,26 @@ impl<'p> Machine<'p> {
 
     /// The event that last wrote `cell` to memory (`NONE`: initial).
     #[inline]
+    /// An atomic's attempt that only reads memory (a taken lock, a failed
+    /// cas; `store` marks the latter, see [`ATOMIC_READ`]): its load event.
+    /// Returns the value read.
+    #[allow(clippy::too_many_arguments)]
+    fn log_read_only(
+        &self,
+        st: &State,
+        t: usize,
+        cell: Cell,
+        stmt: StmtId,
+        step: u32,
+        store: u32,
+        log: &mut Vec<Event>,
+    ) -> i64 {
+        let value = self.mem(st, cell);
+        let rf = self.writer(st, cell);
+        log.push(Event { thread: t as u16, kind: EventKind::Load, cell, value, old: value, stmt, rf, store, step });
+        value
+    }
+
     pub fn writer(&self, st: &State, cell: Cell) -> u32 {
         self.slot(cell).map_or(NONE, |s| st.writer[s])
     }
@@ -1350,19 +1370,7 @@ impl<'p> Machine<'p> {
             Instr::Rmw { dst, addr, op, stmt, .. } => match self.cell_of(st, t, addr) {
                 Ok(cell) if op == RmwOp::Lock && self.mem(st, cell) != 0 => {
                     // The lock is taken: the attempt reads it, and the thread waits.
-                    let value = self.mem(st, cell);
-                    let rf = self.writer(st, cell);
-                    log.push(Event {
-                        thread: t as u16,
-                        kind: EventKind::Load,
-                        cell,
-                        value,
-                        old: 0,
-                        stmt,
-                        rf,
-                        store: NONE,
-                        step,
-                    });
+                    self.log_read_only(st, t, cell, stmt, step, NONE, log);
                     st.threads[t] = ThreadStatus::Stuck;
                     return NONE;
                 }
@@ -1371,18 +1379,7 @@ impl<'p> Machine<'p> {
                     // A cas that fails writes nothing (as C11's
                     // compare-exchange, and as `run` records it on the CPU):
                     // an atomic read, ordered as its atomic is.
-                    let old = self.mem(st, cell);
-                    log.push(Event {
-                        thread: t as u16,
-                        kind: EventKind::Load,
-                        cell,
-                        value: old,
-                        old,
-                        stmt,
-                        rf: self.writer(st, cell),
-                        store: ATOMIC_READ,
-                        step,
-                    });
+                    let old = self.log_read_only(st, t, cell, stmt, step, ATOMIC_READ, log);
                     self.set_reg(st, t, dst, old);
                 }
                 Ok(cell) => {

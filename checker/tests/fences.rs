@@ -3,28 +3,16 @@
 
 mod common;
 
-use litmus_checker::dpor::{Control, Explorer, Limits};
 use litmus_checker::fences::Rechecks;
-use litmus_checker::machine::{Machine, Model};
+use litmus_checker::machine::Model;
 use litmus_checker::outcome::Options;
 use litmus_checker::robust::{insertions, joint_fences, robustness_of, MonitorKind};
-use litmus_checker::trace;
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::FenceKind;
 use std::path::Path;
 
 fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
-    let m = Machine::new(prog, model, 2, 16);
-    let mut ex = Explorer::new(&m);
-    let mut robust = true;
-    ex.run(Limits::default(), |e| {
-        if trace::has_cycle(e.events) {
-            robust = false;
-            return Control::Stop;
-        }
-        Control::Continue
-    });
-    robust
+    common::explicitly_robust(prog, model, 16)
 }
 
 fn files() -> Vec<(String, String)> {

@@ -43,15 +43,14 @@ pub fn from_events(prog: &Program, events: &[Event]) -> Result<History, Executio
         let t = e.thread as usize;
         let loc = e.cell as usize;
         let kinds: Vec<OpKind> = match e.kind {
-            // A failed cas: a read, fenced as its atomic is (as `run` records it).
-            EventKind::Load if e.is_atomic() => {
-                vec![OpKind::Fence, OpKind::Read { loc, value: e.value }, OpKind::Fence]
+            // An atomic that wrote nothing new (a failed cas, one that wrote
+            // back what it read): a read, fenced as its atomic is (as `run`
+            // records it).
+            _ if e.is_atomic() && e.value == e.old => {
+                vec![OpKind::Fence, OpKind::Read { loc, value: e.old }, OpKind::Fence]
             }
             EventKind::Load => vec![OpKind::Read { loc, value: e.value }],
             EventKind::Store => vec![OpKind::Write { loc, value: e.value }],
-            EventKind::Rmw if e.value == e.old => {
-                vec![OpKind::Fence, OpKind::Read { loc, value: e.old }, OpKind::Fence]
-            }
             EventKind::Rmw => vec![OpKind::Rmw { loc, read: e.old, write: e.value }],
             EventKind::Fence(FenceKind::Full | FenceKind::WR) => vec![OpKind::Fence],
             EventKind::Fence(_) | EventKind::Commit => vec![],

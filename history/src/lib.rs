@@ -90,10 +90,14 @@ pub fn check_within(h: &History, model: Model, method: Method, limits: &Limits) 
         stats.sat_vars += o.stats.sat_vars;
         stats.sat_clauses += o.stats.sat_clauses;
         stats.sat_rounds += o.stats.sat_rounds;
-        match split::lift(part, h, o.verdict) {
-            Verdict::Consistent { store_order } => split::merge(&mut order, store_order),
+        match o.verdict {
+            Verdict::Consistent { store_order } => part.place(store_order, &mut order),
             // One part's cycle is the whole's: the rest need not be decided.
-            v @ Verdict::Violation { .. } => return Outcome { model, method, verdict: v, stats },
+            Verdict::Violation { criterion, cycle, other } => {
+                let cycle = part.lift(cycle);
+                let verdict = Verdict::Violation { criterion, cycle, other: other.map(|c| part.lift(c)) };
+                return Outcome { model, method, verdict, stats };
+            }
             Verdict::Unknown { why } => {
                 undecided.get_or_insert(why);
             }

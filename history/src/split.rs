@@ -8,7 +8,7 @@
 //! cost k small checks, not 2^k choices of one search.
 
 use super::model::{History, Loc, OpId, OpKind, ThreadSpec};
-use super::verdict::{Step, Verdict};
+use super::verdict::Step;
 
 /// One part: a history of its own, and where its pieces are in the whole.
 pub struct Part {
@@ -115,31 +115,17 @@ fn part(h: &History, threads: &[usize]) -> Part {
     Part { history, ops, locs }
 }
 
-/// A part's verdict in the whole's operation ids.
-pub fn lift(part: &Part, whole: &History, v: Verdict) -> Verdict {
-    let steps = |c: Vec<Step>| c.into_iter().map(|s| Step { op: part.ops[s.op], edge: s.edge }).collect();
-    match v {
-        Verdict::Consistent { store_order } => {
-            // Locations outside the part keep their initial write alone
-            // here; [`merge`] fills them from their own parts.
-            let mut order: Vec<Vec<OpId>> = (0..whole.locs.len()).map(|l| vec![l]).collect();
-            for (i, ws) in store_order.into_iter().enumerate() {
-                order[part.locs[i]] = ws.into_iter().map(|w| part.ops[w]).collect();
-            }
-            Verdict::Consistent { store_order: order }
+impl Part {
+    /// The part's store order (of its own locations and operations) into
+    /// the whole's, at its locations.
+    pub fn place(&self, store_order: Vec<Vec<OpId>>, whole: &mut [Vec<OpId>]) {
+        for (i, ws) in store_order.into_iter().enumerate() {
+            whole[self.locs[i]] = ws.into_iter().map(|w| self.ops[w]).collect();
         }
-        Verdict::Violation { criterion, cycle, other } => {
-            Verdict::Violation { criterion, cycle: steps(cycle), other: other.map(steps) }
-        }
-        unknown @ Verdict::Unknown { .. } => unknown,
     }
-}
 
-/// Two parts' store orders (each from [`lift`]) as one.
-pub fn merge(into: &mut [Vec<OpId>], from: Vec<Vec<OpId>>) {
-    for (a, b) in into.iter_mut().zip(from) {
-        if b.len() > a.len() {
-            *a = b;
-        }
+    /// A cycle of the part in the whole's operation ids.
+    pub fn lift(&self, cycle: Vec<Step>) -> Vec<Step> {
+        cycle.into_iter().map(|s| Step { op: self.ops[s.op], edge: s.edge }).collect()
     }
 }

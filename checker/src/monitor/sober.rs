@@ -160,17 +160,18 @@ impl Sober {
         let base = self.ts.len();
         self.ts.resize(base + t, 0);
         match e.kind {
-            // An atomic orders as a full fence; one that failed also reads.
-            _ if e.is_atomic() => {
+            // An atomic orders as a full fence; a failed cas (a load) also reads.
+            _ if e.is_atomic() || matches!(e.kind, EventKind::Fence(FenceKind::Full | FenceKind::WR)) => {
+                let reads = e.kind == EventKind::Load;
                 self.join(base, self.last_s[p]);
                 self.join(base, last_r);
-                if e.kind == EventKind::Load {
+                if reads {
                     self.join(base, self.visible_write(log, p, a));
                 }
                 if has_cell {
                     self.join_mc2(base, a);
                 }
-                if e.kind == EventKind::Load {
+                if reads {
                     self.last_read[a * t + p] = i32;
                 }
                 self.ts[base + p] += 1;
@@ -188,16 +189,6 @@ impl Sober {
                 self.join(base, last_r);
                 self.join_mc2(base, a);
                 self.ts[base + p] += 1;
-                self.last_s[p] = i32;
-            }
-            EventKind::Rmw | EventKind::Fence(FenceKind::Full | FenceKind::WR) => {
-                self.join(base, self.last_s[p]);
-                self.join(base, last_r);
-                if has_cell {
-                    self.join_mc2(base, a);
-                }
-                self.ts[base + p] += 1;
-                self.last_r[p] = i32;
                 self.last_s[p] = i32;
             }
             _ => {}

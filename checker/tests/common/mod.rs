@@ -332,3 +332,21 @@ pub fn looping_program(threads: std::ops::Range<usize>, ops: std::ops::Range<usi
         })
         .boxed()
 }
+
+/// Does no execution of `model` (loops cut at 2, at most `buffer_bound`
+/// pending stores per thread) have a cyclic trace? Explicit exploration,
+/// the judge the monitors and the fences are held to.
+pub fn explicitly_robust(prog: &litmus_dsl::Program, model: litmus_checker::machine::Model, buffer_bound: u32) -> bool {
+    use litmus_checker::dpor::{Control, Explorer, Limits};
+    let m = litmus_checker::machine::Machine::new(prog, model, 2, buffer_bound);
+    let mut ex = Explorer::new(&m);
+    let mut cyclic = false;
+    ex.run(Limits::default(), |e| {
+        if litmus_checker::trace::has_cycle(e.events) {
+            cyclic = true;
+            return Control::Stop;
+        }
+        Control::Continue
+    });
+    !cyclic
+}
