@@ -4,11 +4,10 @@
 //! a confirmed cycle is a proved violation (its run is the witness); no
 //! confirmation is "no violation found in N runs".
 
-use crate::report::CycleJson;
+use crate::report::{ActiveCycleJson, ActiveJson, CycleJson};
 use litmus_checker::relaxer::{self, Active, Settings};
 use litmus_checker::{words, Answer, Model, Observation, Options};
 use litmus_dsl::Program;
-use serde::Serialize;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -100,51 +99,6 @@ pub fn run(
 }
 
 pub use relaxer::robust;
-
-#[derive(Serialize)]
-pub struct ActiveJson {
-    pub predicted: usize,
-    pub confirmed: usize,
-    pub bugs: usize,
-    /// Steered runs made under this model.
-    pub runs: u64,
-    pub sc_runs: u32,
-    pub seed: u64,
-    pub probability: f64,
-    pub cycle_length: usize,
-    /// Phase I (shared by the models) and this model's Phase II, in ms
-    /// (absent with `--no-timing`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase1_ms: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub phase2_ms: Option<f64>,
-    /// Mean empirical probability over the confirmed cycles.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mean_probability: Option<f64>,
-    /// Why Phase II stopped before every run was made.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<&'static str>,
-    /// More cycles were predicted than kept.
-    #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub truncated: bool,
-    pub cycles: Vec<ActiveCycleJson>,
-}
-
-#[derive(Serialize)]
-pub struct ActiveCycleJson {
-    /// The cycle's statements; for a confirmed cycle, with the edges of
-    /// its run's trace, else `po` and `race`.
-    pub cycle: Vec<CycleJson>,
-    pub runs: u32,
-    pub confirmations: u32,
-    pub probability: f64,
-    pub bugs: u32,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub harm: Option<String>,
-    /// `litmus explain FILE --replay HANDLE` re-runs the witness.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub replay: Option<String>,
-}
 
 fn stmt_json(p: &Program, thread: u16, stmt: u32, edge: &'static str) -> CycleJson {
     let s = &p.stmts[stmt as usize];

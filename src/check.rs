@@ -6,12 +6,22 @@ use crate::report::{
     BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
     Position, ViolationJson,
 };
-use crate::suite::batch::SuiteFormat;
 use crate::Color;
-use litmus_checker::robust::FencePoint;
+use litmus_checker::violation::FencePoint;
 use litmus_checker::{Answer, Certainty, Coverage, Model, ModelOutcome, MonitorKind, Options, Robustness};
 use litmus_dsl::{analyze, Analysis, Severity};
 use std::time::Duration;
+
+/// How `check` writes its reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SuiteFormat {
+    /// rustc-style reports (one line per file with --brief), then a summary.
+    Human,
+    /// One JSON object per file per line, in list order; the summary last.
+    Json,
+    /// JSON Lines streamed: each file's object as soon as it is checked, the summary last.
+    Jsonl,
+}
 
 #[derive(clap::Args)]
 pub struct CheckArgs {
@@ -305,7 +315,7 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         // exploration (cheap next to the relaxed ones) gets the budget; if it
         // does not finish, such condition bugs are not judged.
         let exists = p.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
-        let sc = exists.then(|| litmus_checker::outcome::explore(p, Model::Sc, &within_budget(opts, act)).observation);
+        let sc = exists.then(|| litmus_checker::explore::explore(p, Model::Sc, &within_budget(opts, act)).observation);
         c.active = Some(active::run(p, models, opts, act, sc.flatten().as_ref()));
         return c;
     }

@@ -5,7 +5,7 @@
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
 use litmus_checker::machine::Model;
-use litmus_checker::robust::Harm;
+use litmus_checker::violation::Harm;
 use litmus_checker::words;
 use litmus_checker::{narrate, picture};
 use litmus_history::{execution, to_text};

@@ -2,7 +2,8 @@
 //! requested relaxed models (re-checked), in either dialect.
 
 use crate::check::{load_one, options, Bounds};
-use litmus_checker::robust::{insertions, joint_fences};
+use litmus_checker::fences::joint_fences;
+use litmus_checker::violation::insertions;
 use litmus_checker::{words, Answer, Model};
 use litmus_dsl::edit::{apply, fence_edits};
 

@@ -6,7 +6,7 @@ use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
 use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
-use litmus_checker::robust::CycleStep;
+use litmus_checker::violation::CycleStep;
 use litmus_checker::{codes, words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
@@ -26,7 +26,9 @@ fn bold(s: &str, color: bool) -> String {
     }
 }
 
-pub fn render(c: &Checked, color: bool) -> Rendered {
+/// `timing`: wall times in the text (off with `--no-timing`, so two runs
+/// compare byte for byte).
+pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
     let l = &c.loaded;
     let a = &l.analysis;
     let mut stderr = String::new();
@@ -55,25 +57,25 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     }
     for o in &c.outcomes {
         let rob = c.robustness.iter().find(|r| r.model == o.model);
-        let _ = writeln!(out, "    {}", model_line(o, sc, rob));
+        let _ = writeln!(out, "    {}", model_line(o, sc, rob, timing));
     }
     if let Some(run) = &c.active {
         let why = if c.outcomes.is_empty() { "active mode" } else { "exhaustive checking did not finish" };
         let _ = writeln!(
             out,
-            "  active testing ({why}; RELAXER: {} SC runs predicted {} cycle{} in {:.1} ms):",
+            "  active testing ({why}; RELAXER: {} SC runs predicted {} cycle{}{}):",
             run.prediction.runs,
             run.prediction.cycles.len(),
             if run.prediction.cycles.len() == 1 { "" } else { "s" },
-            run.prediction.time.as_secs_f64() * 1e3
+            if timing { format!(" in {:.1} ms", run.prediction.time.as_secs_f64() * 1e3) } else { String::new() }
         );
         for a in &run.models {
             let _ = writeln!(
                 out,
-                "    {:<4} {}  [{:.1} ms]",
+                "    {:<4} {}{}",
                 a.model.upper(),
                 words::active(a, run.prediction.cycles.len()),
-                a.time.as_secs_f64() * 1e3
+                if timing { format!("  [{:.1} ms]", a.time.as_secs_f64() * 1e3) } else { String::new() }
             );
         }
     }
@@ -145,7 +147,7 @@ pub fn render(c: &Checked, color: bool) -> Rendered {
     Rendered { stdout: out, stderr }
 }
 
-fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>) -> String {
+fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustness>, timing: bool) -> String {
     let obs = match &o.observation {
         Some(a) => words::observation(a),
         None => "-".into(),
@@ -184,9 +186,9 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
         litmus_checker::Iterations::Every { states, loops } => {
             let _ = write!(
                 s,
-                "  [{} states, {:.1} ms, proved{}]",
-                litmus_checker::unbounded::search::thousands(*states),
-                o.elapsed.as_secs_f64() * 1e3,
+                "  [{} states{}, proved{}]",
+                litmus_checker::progress::thousands(*states),
+                ms(o.elapsed, timing),
                 if *loops { " for every iteration" } else { "" }
             );
         }
@@ -194,9 +196,9 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
         _ if o.stats.states > 0 => {
             let _ = write!(
                 s,
-                "  [{} states, {:.1} ms{}]",
-                litmus_checker::unbounded::search::thousands(o.stats.states),
-                o.elapsed.as_secs_f64() * 1e3,
+                "  [{} states{}{}]",
+                litmus_checker::progress::thousands(o.stats.states),
+                ms(o.elapsed, timing),
                 match o.coverage {
                     Coverage::Complete => "",
                     Coverage::Bounded(_) => ", within bounds",
@@ -207,9 +209,9 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
         _ => {
             let _ = write!(
                 s,
-                "  [{} executions, {:.1} ms{}]",
+                "  [{} executions{}{}]",
                 o.stats.executions,
-                o.elapsed.as_secs_f64() * 1e3,
+                ms(o.elapsed, timing),
                 match o.coverage {
                     Coverage::Complete => "",
                     Coverage::Bounded(_) => ", within bounds",
@@ -468,5 +470,14 @@ fn active_cycles(out: &mut String, c: &Checked, p: &Program, color: bool) {
             let _ = writeln!(out);
             out.push_str(&render_diags(&[d], &l.path, &l.src, color));
         }
+    }
+}
+
+/// ", 1.3 ms", or nothing without timing.
+fn ms(d: std::time::Duration, timing: bool) -> String {
+    if timing {
+        format!(", {:.1} ms", d.as_secs_f64() * 1e3)
+    } else {
+        String::new()
     }
 }

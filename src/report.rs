@@ -118,7 +118,7 @@ pub struct ModelJson {
     pub mode: &'static str,
     /// Active testing's results (`--mode active|auto`; extension).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub active: Option<crate::active::ActiveJson>,
+    pub active: Option<ActiveJson>,
 }
 
 #[derive(Serialize)]
@@ -255,4 +255,50 @@ pub struct FenceJson {
 pub struct Position {
     pub line: u32,
     pub column: u32,
+}
+
+/// What active testing (RELAXER) found under one model.
+#[derive(Serialize)]
+pub struct ActiveJson {
+    pub predicted: usize,
+    pub confirmed: usize,
+    pub bugs: usize,
+    /// Steered runs made under this model.
+    pub runs: u64,
+    pub sc_runs: u32,
+    pub seed: u64,
+    pub probability: f64,
+    pub cycle_length: usize,
+    /// Phase I (shared by the models) and this model's Phase II, in ms
+    /// (absent with `--no-timing`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase1_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phase2_ms: Option<f64>,
+    /// Mean empirical probability over the confirmed cycles.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_probability: Option<f64>,
+    /// Why Phase II stopped before every run was made.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<&'static str>,
+    /// More cycles were predicted than kept.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    pub cycles: Vec<ActiveCycleJson>,
+}
+
+#[derive(Serialize)]
+pub struct ActiveCycleJson {
+    /// The cycle's statements; for a confirmed cycle, with the edges of
+    /// its run's trace, else `po` and `race`.
+    pub cycle: Vec<CycleJson>,
+    pub runs: u32,
+    pub confirmations: u32,
+    pub probability: f64,
+    pub bugs: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub harm: Option<String>,
+    /// `litmus explain FILE --replay HANDLE` re-runs the witness.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
 }

@@ -82,7 +82,7 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let opts = Options { loop_bound: args.loop_bound, buffer_bound: args.buffer_bound, ..Options::default() }
         .with_timeout(Some(args.timeout));
-    let models: Vec<ModelOutcome> = MODELS.iter().map(|&m| litmus_checker::outcome::explore(p, m, &opts)).collect();
+    let models: Vec<ModelOutcome> = MODELS.iter().map(|&m| litmus_checker::explore::explore(p, m, &opts)).collect();
     let settings = Settings {
         iterations: args.iterations,
         batch: args.batch as usize,

@@ -2,8 +2,9 @@
 //! the herd corpus under three models in one process; SB-n under TSO;
 //! SC executions per second on the mutual-exclusion examples.
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -9,8 +9,10 @@
 
 use litmus_checker::fences::{fence_positions, Rechecks};
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::Options;
-use litmus_checker::robust::{all_robust, Collector, MonitorKind, Violation};
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
+use litmus_checker::robust::Collector;
+use litmus_checker::violation::{all_robust, Violation};
 use std::path::Path;
 use std::time::Instant;
 

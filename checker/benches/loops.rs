@@ -3,7 +3,7 @@
 //! PSO — waiting by spin loops reduced to their final iteration, by the same
 //! loops as written (each spin bounded by `--loop-bound 2`, the entries
 //! counted by `for`, so the outer loop does not multiply the spin bound),
-//! and by `await` — the exploration of the final states (`outcome::explore`).
+//! and by `await` — the exploration of the final states (`explore::explore`).
 //! Each run stops after `LOOPS_BUDGET` seconds (default 20), printed as "> N s".
 //!
 //! Peer figures (`../shared/bench/README.md`, same kind of 2-core machine,
@@ -17,8 +17,9 @@
 mod common;
 
 use common::mutex::{self, Style};
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_dsl::{analyze_with, LowerOptions};
 use std::time::{Duration, Instant};
 

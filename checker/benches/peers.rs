@@ -341,7 +341,7 @@ fn main() {
             for explorer in [ExplorerKind::Interleaving, ExplorerKind::Graph] {
                 let opts = Options { explorer, ..Options::default() };
                 let t = Instant::now();
-                let o = litmus_checker::outcome::explore(&prog, m, &opts);
+                let o = litmus_checker::explore::explore(&prog, m, &opts);
                 println!(
                     "slow.litmus {} outcomes, {:12} | {:>9} | {} executions, {} states | before: TSO 12 s (2.9 M), PSO 44 s (17 M); goal < 0.5 s",
                     m.upper(),
@@ -421,7 +421,7 @@ fn threads_rows(harnesses: &Path) {
             for _ in 0..runs {
                 let (c0, t0) = cpu_times();
                 let t = Instant::now();
-                let o = litmus_checker::outcome::explore(prog, model, &opts);
+                let o = litmus_checker::explore::explore(prog, model, &opts);
                 let w = t.elapsed();
                 let (c1, t1) = cpu_times();
                 graphs = o.stats.executions;

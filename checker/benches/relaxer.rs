@@ -5,8 +5,8 @@
 //! second; then time to the first confirmed bug versus exhaustive
 //! exploration of the same file (`RELAXER_EXHAUSTIVE_SECS`, default 60).
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::explore;
 use litmus_checker::relaxer::{self, Settings};
 use litmus_checker::{find_violations, MonitorKind, Options};
 use std::path::{Path, PathBuf};

@@ -10,8 +10,9 @@
 //! Every run is the best of `UNBOUNDED_RUNS` (default 5).
 
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::Options;
-use litmus_checker::unbounded::{self, fences, Limits};
+use litmus_checker::options::Options;
+use litmus_checker::options::StateLimits;
+use litmus_checker::unbounded::{self, fences};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -120,7 +121,7 @@ fn main() {
         let Some(prog) = litmus_dsl::analyze(&src).program else { continue };
         let name = f.strip_prefix(&root).unwrap_or(&f).display().to_string().replace("examples/", "");
         let opts = Options::default().with_timeout(Some(Duration::from_secs(20)));
-        let limits = Limits::default();
+        let limits = StateLimits::default();
         let (t_tso, tso) = best(runs, || unbounded::prove(&prog, &[Model::Tso], &opts, &limits));
         let Ok(tso) = tso else {
             let why = tso.err().map(|s| s.describe()).unwrap_or_default();

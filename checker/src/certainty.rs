@@ -224,10 +224,10 @@ impl Iterations {
         match self {
             Iterations::Bounded => None,
             Iterations::Every { states, loops: true } => {
-                Some(format!("proved for every iteration ({} states)", crate::unbounded::search::thousands(*states)))
+                Some(format!("proved for every iteration ({} states)", crate::progress::thousands(*states)))
             }
             Iterations::Every { states, loops: false } => {
-                Some(format!("proved ({} states)", crate::unbounded::search::thousands(*states)))
+                Some(format!("proved ({} states)", crate::progress::thousands(*states)))
             }
             Iterations::Fallback(r) => Some(r.clone()),
         }

@@ -17,10 +17,11 @@
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::{Control, Explorer, Limits};
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
-use crate::outcome::Options;
+use crate::monitor::MonitorKind;
+use crate::options::Options;
 use crate::reference::replay;
-use crate::robust::{CycleStep, MonitorKind, Robustness, Spot, Violation};
 use crate::trace::{Edge, Trace};
+use crate::violation::{CycleStep, Robustness, Spot, Violation};
 use crate::witness::RelaxedWitness;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
@@ -156,7 +157,7 @@ pub fn fence_kind(log: &[Event], a: u32, b: u32) -> FenceKind {
 /// Statements after which a fence orders `a` (or the store it forwarded)
 /// before `b`: those of the thread from there up to `b`, that fall through.
 fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(Spot, FenceKind)> {
-    crate::robust::fence_spots(prog, log, log[b as usize].thread, delayed(log, a), b, fence_kind(log, a, b))
+    crate::violation::fence_spots(prog, log, log[b as usize].thread, delayed(log, a), b, fence_kind(log, a, b))
 }
 
 /// A violation's two events (log indices) and its cycle from the first.

@@ -9,29 +9,18 @@
 //! fence set and model, and measures candidate positions in parallel.
 
 use crate::certainty::{Answer, Coverage, Why};
-use crate::collect::Collector;
 use crate::machine::{fence_drains, fence_resets, Model};
-use crate::outcome::Options;
-use crate::robust::{all_robust, FencePoint, MonitorKind, Spot, Violation};
-use litmus_dsl::edit::FenceInsertion;
+use crate::monitor::MonitorKind;
+use crate::options::Options;
+use crate::robust::Collector;
+use crate::violation::{all_robust, FencePoint, Spot, Violation};
+use crate::violation::{insertions, FenceFix};
 use litmus_dsl::ir::{Place, StmtId};
 use litmus_dsl::{FenceKind, Program};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-/// Fences chosen for a program, and what their re-check earned.
-#[derive(Clone, Debug)]
-pub struct FenceFix {
-    pub fences: Vec<FencePoint>,
-    /// The fenced program is robust under every model: `true` proved or
-    /// within bounds; `false` when a (witnessed) violation remains;
-    /// unknown when the re-check did not finish.
-    pub confirmed: Answer<bool>,
-    /// The set is a minimum one (the hitting-set search was exhaustive).
-    pub minimal: bool,
-}
 
 /// A smallest set of positions hitting every violation's candidates, and
 /// whether the search for it was exhaustive (if its budget ran out, the set
@@ -123,11 +112,6 @@ fn assign(violations: &mut [Violation], fences: &[FencePoint], removes: impl Fn(
     for (i, v) in violations.iter_mut().enumerate() {
         v.fence = fences.iter().filter(|f| removes(i, f)).take(1).copied().collect();
     }
-}
-
-/// The fence insertions for the source editor (and the IR).
-pub fn insertions(fences: &[FencePoint]) -> Vec<FenceInsertion> {
-    fences.iter().map(|f| FenceInsertion { stmt: f.stmt, kind: f.kind, place: f.place }).collect()
 }
 
 /// What one model's re-check of a fenced program found, in the original

@@ -17,29 +17,13 @@
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
 use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, NONE};
-use crate::outcome::{Final, Observation, Options};
-use crate::robust::Violation;
+use crate::options::Options;
+use crate::outcome::{Final, Observation};
 use crate::trace::Trace;
+use crate::violation::Harm;
+use crate::violation::Violation;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::HashMap;
-
-#[derive(Clone, Debug)]
-pub enum Harm {
-    /// An execution exhibiting the violation fails this statement (an
-    /// assertion or run-time error); `events` is that execution.
-    Fails { stmt: StmtId, events: Vec<Event> },
-    /// An execution exhibiting the violation reaches a final state that
-    /// changes the final condition's answer with respect to SC.
-    ChangesCondition { events: Vec<Event> },
-    /// No execution exhibiting it does either.
-    Benign,
-}
-
-impl Harm {
-    pub fn is_harmful(&self) -> bool {
-        matches!(self, Harm::Fails { .. } | Harm::ChangesCondition { .. })
-    }
-}
 
 /// Nothing can harm this program: no instruction can fail (see
 /// [`cannot_fail`]) and no final state can change the condition's answer —

@@ -15,9 +15,9 @@ pub mod bitset;
 pub mod certainty;
 pub mod clocks;
 pub mod codes;
-pub mod collect;
 pub mod dpor;
 pub mod explicit;
+pub mod explore;
 pub mod fences;
 pub mod graph;
 pub mod harm;
@@ -38,16 +38,18 @@ pub mod robust;
 pub mod thread_cells;
 pub mod trace;
 pub mod unbounded;
+pub mod violation;
 pub mod witness;
 pub mod words;
 
 pub use certainty::{Answer, Certainty, Coverage, Cuts, Iterations, Why};
-pub use fences::FenceFix;
 pub use machine::Model;
+pub use monitor::MonitorKind;
 pub use options::{ExplorerKind, Options, SettingError};
 pub use outcome::{ModelOutcome, Observation};
 pub use progress::{Phase, Progress};
-pub use robust::{MonitorKind, Robustness, Violation};
+pub use violation::FenceFix;
+pub use violation::{Robustness, Violation};
 
 /// Check a program under each requested model (in the order given):
 /// outcomes only.
@@ -56,7 +58,7 @@ pub fn check(prog: &litmus_dsl::Program, models: &[Model], opts: &Options) -> Ve
         .iter()
         .map(|&m| {
             progress::enter(&opts.progress, Phase::Outcomes, Some(m));
-            outcome::explore(prog, m, opts)
+            explore::explore(prog, m, opts)
         })
         .collect()
 }
@@ -80,7 +82,7 @@ pub struct Report {
     pub active: Option<relaxer::ActiveRun>,
     /// The feasible attacks, when the unbounded procedure decided
     /// robustness (its fences are then chosen and proved by attacks too).
-    pub attacks: Option<Vec<unbounded::AttackId>>,
+    pub attacks: Option<Vec<violation::AttackId>>,
     /// SC's outcome as the unbounded procedure proved it (kept even when
     /// SC was not asked for: robust models' outcomes are derived from it).
     pub proved_sc: Option<ModelOutcome>,
@@ -203,7 +205,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         for v in rb.violations.iter_mut() {
             progress::enter(&opts.progress, Phase::Harm, Some(v.model));
             if harmless {
-                v.harm = Answer::Proved(harm::Harm::Benign);
+                v.harm = Answer::Proved(violation::Harm::Benign);
             } else if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
                 v.harm = h;
             }
@@ -218,7 +220,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         return;
     }
     let rechecks = fences::Rechecks::new(prog, monitor, opts);
-    let robust = robust::all_robust(&report.robustness);
+    let robust = violation::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
     let joint = (relaxed.len() > 1).then(|| {
         let mut all: Vec<Violation> = report.robustness.iter().flat_map(|rb| rb.violations.iter().cloned()).collect();
@@ -246,7 +248,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
 
 /// Fences chosen and proved by attacks (the unbounded procedure decided
 /// robustness): jointly for every relaxed model it decides, then per model.
-fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[unbounded::AttackId], opts: &Options) {
+fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[violation::AttackId], opts: &Options) {
     let limits = opts.unbounded.clone().unwrap_or_default();
     let decided: Vec<Model> = report.robustness.iter().map(|rb| rb.model).filter(|&m| unbounded::decides(m)).collect();
     let joint = (decided.len() > 1).then(|| {
@@ -272,7 +274,9 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[unb
             confirmed: one.fences_confirmed.clone(),
             minimal: one.fences_minimal,
         },
-        (None, _) => FenceFix { fences: Vec::new(), confirmed: robust::all_robust(&report.robustness), minimal: true },
+        (None, _) => {
+            FenceFix { fences: Vec::new(), confirmed: violation::all_robust(&report.robustness), minimal: true }
+        }
     };
     report.cancelled = opts.cancelled();
 }
@@ -309,14 +313,14 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         let mut search =
             rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
-        let o = if outcome::by_graph(prog, m, opts) {
+        let o = if explore::by_graph(prog, m, opts) {
             // Harm sees the graphs that could show it, linearized (in the
             // sequential order); with every harm settled, the search runs on
             // all its threads.
             let open = search.as_mut().filter(|s| !s.done());
             graph::explore(prog, m, opts, open.map(|s| s as &mut dyn graph::Observer))
         } else {
-            outcome::explore_with(prog, m, opts, |e| {
+            explore::explore_with(prog, m, opts, |e| {
                 if let Some(s) = search.as_mut() {
                     s.observe(e);
                 }
@@ -348,8 +352,11 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
 /// then); `None` where the unbounded procedure is off or it did not finish.
 fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
     let limits = opts.unbounded.as_ref().filter(|_| report.proved_sc.is_some() && unbounded::decides(m))?;
-    let limits =
-        unbounded::Limits { max_states: limits.max_states.min(500_000), stop_at_full_buffer: true, ..limits.clone() };
+    let limits = options::StateLimits {
+        max_states: limits.max_states.min(500_000),
+        stop_at_full_buffer: true,
+        ..limits.clone()
+    };
     let share = Options { deadline: opts.deadline.map(|d| share_of(d, 0.5)), ..opts.clone() };
     unbounded::relaxed(prog, m, opts.buffer_bound, &share, &limits).ok()
 }

@@ -19,9 +19,10 @@
 
 use crate::clocks::Clocks;
 use crate::machine::{Event, Model};
+use crate::monitor::MonitorKind;
 use crate::monitor::{Bss, Forcing};
-use crate::outcome::Options;
-use crate::robust::{MonitorKind, Violation};
+use crate::options::Options;
+use crate::violation::Violation;
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
@@ -129,7 +130,7 @@ pub fn kills(
     let mut listener = Measuring { keys: &keys, watches, listened: 0, cut: false };
     // One exploration (DPOR dominates: splitting the monitors over threads
     // would explore again per part).
-    let sc = crate::outcome::explore_listened(&fenced, Model::Sc, opts, &mut listener, |_| {});
+    let sc = crate::explore::explore_listened(&fenced, Model::Sc, opts, &mut listener, |_| {});
     if !sc.coverage.finished() {
         return None;
     }

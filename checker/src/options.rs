@@ -3,7 +3,7 @@
 //! CLI and the language server).
 
 use crate::machine::Model;
-use crate::robust::MonitorKind;
+use crate::monitor::MonitorKind;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -43,7 +43,29 @@ pub struct Options {
     /// the bounded engine for the rest. `None` (the library's default, so
     /// its tests exercise the bounded engine): bounded only. The CLI, the
     /// language server and suites turn it on ([`Options::with_unbounded`]).
-    pub unbounded: Option<crate::unbounded::Limits>,
+    pub unbounded: Option<StateLimits>,
+}
+
+/// How far the unbounded procedure's search of states may go
+/// ([`crate::unbounded`]).
+#[derive(Clone, Debug)]
+pub struct StateLimits {
+    pub max_states: usize,
+    /// Key bytes and per-state tables together.
+    pub max_bytes: usize,
+    /// Growth is judged only past this many states (small finite programs
+    /// finish first).
+    pub growth_after: usize,
+    /// A relaxed model's search stops when a store first waits for room
+    /// (its answer could then only be within the buffer bound, as the
+    /// bounded engine's, which is usually cheaper).
+    pub stop_at_full_buffer: bool,
+}
+
+impl Default for StateLimits {
+    fn default() -> Self {
+        StateLimits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 20_000, stop_at_full_buffer: false }
+    }
 }
 
 /// How relaxed outcomes are explored. Both give the same answers (tested);
@@ -171,7 +193,7 @@ impl Options {
 
     /// These options, trying the unbounded procedure first (default limits).
     pub fn with_unbounded(mut self) -> Self {
-        self.unbounded = Some(crate::unbounded::Limits::default());
+        self.unbounded = Some(StateLimits::default());
         self
     }
 

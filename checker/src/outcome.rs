@@ -3,14 +3,12 @@
 //! assertions can fail — each with a witness execution.
 
 use crate::certainty::{Answer, Coverage};
-use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits, Stats};
-use crate::machine::{Event, FailureKind, Machine, Model, State, ThreadStatus};
+use crate::dpor::{Execution, Stats};
+use crate::machine::{Event, FailureKind, Machine, Model, State};
 use crate::reads::Reads;
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
-
-pub use crate::options::Options;
 
 /// An execution that shows something: its events and its schedule.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -239,124 +237,6 @@ impl ModelOutcome {
     }
 }
 
-/// Explore `prog` under `model`.
-pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
-    if by_graph(prog, model, opts) {
-        return crate::graph::explore(prog, model, opts, None);
-    }
-    explore_with(prog, model, opts, |_| {})
-}
-
-/// Are this model's outcomes explored by execution graph with these options?
-pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
-    use crate::options::ExplorerKind;
-    let wanted = match opts.explorer {
-        ExplorerKind::Graph => true,
-        ExplorerKind::Interleaving => false,
-        ExplorerKind::Auto => !waits_or_loops(prog),
-    };
-    wanted && matches!(model, Model::Tso | Model::Pso) && crate::graph::supports(model, opts)
-}
-
-/// Does some thread loop, await or take a lock? (Where source-DPOR already
-/// visits about one execution per graph and is cheaper per execution.)
-fn waits_or_loops(prog: &Program) -> bool {
-    use litmus_dsl::ir::{Instr, RmwOp};
-    prog.threads
-        .iter()
-        .flat_map(|t| &t.code)
-        .any(|i| matches!(i, Instr::LoopEnter { .. } | Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
-}
-
-/// Explore, also handing every maximal execution to `observer`.
-pub fn explore_with(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
-    observer: impl FnMut(&Execution<'_>),
-) -> ModelOutcome {
-    if by_graph(prog, model, opts) {
-        // One execution per graph, linearized.
-        return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));
-    }
-    explore_listened(prog, model, opts, &mut crate::dpor::NoListener, observer)
-}
-
-/// Explore with `listener` following the event log as the search extends and
-/// backtracks (the online monitors' hook), and `observer` seeing every
-/// maximal execution.
-pub fn explore_listened(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
-    listener: &mut dyn crate::dpor::EventListener,
-    mut observer: impl FnMut(&Execution<'_>),
-) -> ModelOutcome {
-    let start = Instant::now();
-    let machine = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
-    let mut ex = Explorer::new(&machine);
-    let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut deadlocks: Vec<Witness> = Vec::new();
-    let mut condition_errors: Vec<CondError> = Vec::new();
-    let mut reads = Reads::default();
-    // A complete execution's observed values, looked up before any copy.
-    let mut values: Vec<i64> = Vec::new();
-    let limits = Limits {
-        deadline: opts.deadline,
-        cancel: opts.cancel.clone(),
-        polls_left: opts.polls_left.clone(),
-        found: opts.found.clone(),
-        preemption_bound: if !model.buffered() { opts.preemption_bound } else { None },
-        progress: opts.progress.clone(),
-    };
-    ex.run_listened(limits, listener, |e| {
-        observer(e);
-        reads.add_execution(e.kind, e.events);
-        match e.kind {
-            ExecKind::Complete => match Final::judge(prog, &machine, e.state) {
-                Final::Filtered => {}
-                Final::State { satisfies, .. } => {
-                    machine.observe_into(e.state, &mut values);
-                    if !states.contains_key(&values[..]) {
-                        let state = FinalState { values: values.clone(), satisfies, witness: Witness::of(e) };
-                        states.insert(values.clone(), state);
-                    }
-                }
-                Final::Undefined(site) => {
-                    if condition_errors.len() < 4 && !condition_errors.iter().any(|c| c.site == site) {
-                        condition_errors.push(CondError { site, witness: Witness::of(e) });
-                    }
-                }
-            },
-            ExecKind::Failed => {
-                for (thread, ts) in e.state.threads.iter().enumerate() {
-                    if let ThreadStatus::Failed { stmt, kind, at } = *ts {
-                        if !failures.iter().any(|f| f.stmt == stmt && f.kind == kind) {
-                            // The witness stops at the failure.
-                            let events = &e.events[..at as usize];
-                            let schedule = failure_prefix(e.schedule, events, thread as u16);
-                            let witness = Witness { events: events.to_vec(), schedule };
-                            failures.push(Failure { thread: thread as u16, stmt, kind, witness });
-                            opts.note_finding();
-                        }
-                    }
-                }
-            }
-            ExecKind::Deadlock => {
-                if deadlocks.len() < 4 {
-                    deadlocks.push(Witness::of(e));
-                }
-            }
-            ExecKind::Pruned | ExecKind::Cut => {}
-        }
-        Control::Continue
-    });
-    failures.sort_by_key(|f| (f.stmt, f.thread));
-    let states: Vec<FinalState> = states.into_values().collect();
-    ModelOutcome::of(prog, model, states, failures, deadlocks, condition_errors, reads, ex.stats.clone(), start)
-}
-
 /// The transitions that produced `events` (a prefix of the execution).
 pub(crate) fn schedule_prefix(schedule: &[u32], events: &[Event]) -> Vec<u32> {
     let steps = events.iter().filter(|e| e.step != crate::machine::NONE).map(|e| e.step + 1).max().unwrap_or(0);
@@ -375,4 +255,106 @@ pub(crate) fn failure_prefix(schedule: &[u32], events: &[Event], thread: u16) ->
         }
     }
     prefix
+}
+
+/// Deadlocks and condition-error sites kept per model.
+pub const KEPT: usize = 4;
+
+/// What an exploration keeps, for either explorer: the first witness per
+/// final state and per failing (statement, kind), the first [`KEPT`]
+/// deadlocks and condition-error sites, in the order findings are fed. A
+/// finding the machine could not follow (`None` witness: the buffer bound)
+/// is counted, not kept, and makes the answer within that bound.
+#[derive(Default)]
+pub struct Keeper {
+    states: BTreeMap<Vec<i64>, FinalState>,
+    failures: Vec<Failure>,
+    deadlocks: Vec<Witness>,
+    condition_errors: Vec<CondError>,
+    unwitnessed: u64,
+}
+
+impl Keeper {
+    /// A final state with these values is kept already.
+    pub fn has_state(&self, values: &[i64]) -> bool {
+        self.states.contains_key(values)
+    }
+
+    /// A condition error at `site` would be kept.
+    pub fn wants_site(&self, site: CondSite) -> bool {
+        self.condition_errors.len() < KEPT && !self.condition_errors.iter().any(|c| c.site == site)
+    }
+
+    /// A deadlock would be kept.
+    pub fn wants_deadlock(&self) -> bool {
+        self.deadlocks.len() < KEPT
+    }
+
+    /// (`stmt`, `kind`) has failed already.
+    pub fn has_failure(&self, stmt: StmtId, kind: FailureKind) -> bool {
+        self.failures.iter().any(|f| f.stmt == stmt && f.kind == kind)
+    }
+
+    pub fn state(&mut self, values: Vec<i64>, satisfies: Option<bool>, witness: Option<Witness>) {
+        if self.has_state(&values) {
+            return;
+        }
+        match witness {
+            Some(witness) => {
+                self.states.insert(values.clone(), FinalState { values, satisfies, witness });
+            }
+            None => self.unwitnessed += 1,
+        }
+    }
+
+    pub fn condition_error(&mut self, site: CondSite, witness: Option<Witness>) {
+        if !self.wants_site(site) {
+            return;
+        }
+        match witness {
+            Some(witness) => self.condition_errors.push(CondError { site, witness }),
+            None => self.unwitnessed += 1,
+        }
+    }
+
+    /// The threads that failed in one execution, `(thread, stmt, kind)`,
+    /// with the witness of each (the execution cut at its failure).
+    pub fn failures(&mut self, fails: &[(u16, StmtId, FailureKind)], witnesses: Option<Vec<Witness>>) {
+        if fails.iter().all(|&(_, stmt, kind)| self.has_failure(stmt, kind)) {
+            return;
+        }
+        let Some(witnesses) = witnesses else {
+            self.unwitnessed += 1;
+            return;
+        };
+        for (&(thread, stmt, kind), witness) in fails.iter().zip(witnesses) {
+            if !self.has_failure(stmt, kind) {
+                self.failures.push(Failure { thread, stmt, kind, witness });
+            }
+        }
+    }
+
+    pub fn deadlock(&mut self, witness: Option<Witness>) {
+        if !self.wants_deadlock() {
+            return;
+        }
+        match witness {
+            Some(w) => self.deadlocks.push(w),
+            None => self.unwitnessed += 1,
+        }
+    }
+
+    /// The outcome, with its answers as earned by the search's statistics.
+    pub fn finish(self, prog: &Program, model: Model, reads: Reads, mut stats: Stats, start: Instant) -> ModelOutcome {
+        let mut failures = self.failures;
+        failures.sort_by_key(|f| (f.stmt, f.thread));
+        // A finding the machine could not replay within the buffer bound is
+        // not shown: the answer is then only within that bound.
+        if self.unwitnessed > 0 {
+            stats.buffer_bounded = true;
+            stats.buffer_waits += self.unwitnessed;
+        }
+        let states = self.states.into_values().collect();
+        ModelOutcome::of(prog, model, states, failures, self.deadlocks, self.condition_errors, reads, stats, start)
+    }
 }

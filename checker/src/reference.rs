@@ -6,7 +6,8 @@
 use crate::certainty::Coverage;
 use crate::machine::FailureKind;
 use crate::machine::{Event, Machine, Model, State, ThreadStatus, Verdict};
-use crate::outcome::{Final, FinalState, Observation, Options, Witness};
+use crate::options::Options;
+use crate::outcome::{Final, FinalState, Observation, Witness};
 use litmus_dsl::ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
 

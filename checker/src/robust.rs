@@ -1,237 +1,379 @@
-//! Robustness per relaxed model: what a violation is, and what the checker
-//! may say about a program's robustness. The work is split by concern:
-//!
-//! - [`crate::collect`]: the monitors ride the SC exploration; their signals
-//!   are grouped by statement pair and each proved by a replayed witness;
-//! - [`crate::harm`]: whether a violation is harmful;
-//! - [`crate::fences`]: the fewest fences that remove them all, re-checked.
+//! The monitors ride along the SC exploration: every signal is grouped by
+//! its (delayed store, overtaking access) statement pair, proved by a
+//! witness replayed on the relaxed machine (a group with no replayable
+//! witness is never shown, and keeps robustness unknown), and explained as
+//! the shortest hb cycle over source statements. PSLO has no monitor: its
+//! robustness comes from exploring its own executions ([`crate::explicit`]).
 
 use crate::certainty::{Answer, Coverage, Why};
-use crate::machine::{Event, Model};
-use crate::outcome::Options;
+use crate::clocks::Clocks;
+use crate::hb::Hb;
+use crate::machine::{Event, EventKind, Model, NONE};
+use crate::monitor::MonitorKind;
+use crate::monitor::{self, Forcing, RawViolation};
+use crate::options::Options;
 use crate::trace::Edge;
-use crate::witness::RelaxedWitness;
+use crate::violation::{CycleStep, Robustness, Spot, Violation};
+use crate::witness;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 
-pub use crate::collect::Collector;
-pub use crate::fences::{insertions, joint_fences, min_hitting_set, minimal_fences, store_stmts, FenceFix};
-pub use crate::harm::Harm;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum MonitorKind {
-    /// Burnim–Sen–Stergiou, commits forced only by causally preceding events.
-    Bss,
-    /// Burnim–Sen–Stergiou exactly as in the paper (interleaving order).
-    BssInterleaving,
-    /// Burckhardt–Musuvathi (TSO only; PSO falls back to BSS).
-    Sober,
-    /// No monitor: the model's own executions explored, each one with a
-    /// cyclic trace a violation (PSLO, whatever monitor was asked for).
-    Explicit,
-    /// No monitor: Trencher's attacks searched for in every reachable SC
-    /// state (`crate::unbounded`), for every iteration.
-    Attack,
+struct Group {
+    v: Option<Violation>,
+    attempts: u32,
+    occurrences: u64,
 }
 
-impl MonitorKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MonitorKind::Bss => "bss",
-            MonitorKind::BssInterleaving => "bss-interleaving",
-            MonitorKind::Sober => "sober",
-            MonitorKind::Explicit => "explicit",
-            MonitorKind::Attack => "attack",
-        }
-    }
+/// Collects violations from SC executions as they are explored. The
+/// monitors are incremental: an execution shares its prefix with the one
+/// before (depth-first order), and only the new suffix is monitored.
+pub struct Collector<'p> {
+    prog: &'p Program,
+    /// The relaxed models the monitors decide (TSO, PSO).
+    models: Vec<Model>,
+    /// Every relaxed model asked for, in order (PSLO too).
+    asked: Vec<Model>,
+    /// PSLO's robustness, by explicit exploration (no monitor), once run.
+    explicit: Vec<Robustness>,
+    /// The model's own executions explored where the monitor is not
+    /// complete for it ([`MonitorKind::complete_for`]), once run.
+    cross: Vec<Robustness>,
+    monitor: MonitorKind,
+    /// Witnesses are not built once the check is stopped (the exploration
+    /// stops too; the answer is then unknown anyway).
+    stop: Options,
+    groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
+    /// Event-level happens-before for witnesses and display cycles, brought
+    /// up to date only when a signal needs one (the monitors read the
+    /// explorer's clocks): its first `hb_valid` events match the log.
+    hb: Hb,
+    hb_valid: usize,
+    /// BSS for some models (TSO, PSO) in one pass, and the index in
+    /// `models` of each of them.
+    bss: Option<(monitor::Bss, Vec<usize>)>,
+    /// Sober for TSO, and its index in `models`.
+    sober: Option<(monitor::Sober, usize)>,
+    /// Events the incremental monitors have seen (a prefix of the log).
+    listened: usize,
+    /// The monitors have not been cut back to `listened` yet: cuts come one
+    /// event at a time as the search backtracks, and are applied at once
+    /// when events come again.
+    cut: bool,
+    /// Signals of the current event: (monitor, signal).
+    raws: Vec<(usize, RawViolation)>,
+}
 
-    /// Does this monitor decide `model`'s robustness by itself: is "no
-    /// signal on any explored SC execution" a proof of robustness? Where
-    /// not, the model's own executions are explored too ([`crate::collect`])
-    /// and what the monitor missed is reported as such.
-    pub fn complete_for(self, model: Model) -> bool {
-        match self {
-            // The paper's commit rule needs the right interleaving of each
-            // trace; the SC exploration visits one per trace (DPOR).
-            MonitorKind::BssInterleaving => false,
-            // Sober misses cycles through a load that forwarded from its
-            // own thread's buffer (tests/sober_gap); PSO stays with BSS.
-            MonitorKind::Sober => model != Model::Tso,
-            MonitorKind::Bss | MonitorKind::Explicit | MonitorKind::Attack => true,
+impl crate::dpor::EventListener for Collector<'_> {
+    fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>) {
+        if self.bss.is_none() && self.sober.is_none() {
+            return;
         }
-    }
-
-    /// Why [`MonitorKind::complete_for`] is false, in words.
-    pub fn gap(self) -> &'static str {
-        match self {
-            MonitorKind::BssInterleaving => {
-                "the paper's commit rule needs every interleaving of each trace, and the SC search explores one"
+        debug_assert_eq!(from, self.listened);
+        if self.cut {
+            self.cut = false;
+            if let Some((m, _)) = &mut self.bss {
+                m.truncate(from);
             }
-            MonitorKind::Sober => "Sober misses cycles through a load that reads its own thread's buffered store",
-            _ => "",
+            if let Some((m, _)) = &mut self.sober {
+                m.truncate(from);
+            }
+        }
+        for i in from..log.len() {
+            let raws = &mut self.raws;
+            if let Some((m, models)) = &mut self.bss {
+                m.push(log, i, clocks, &mut |k, r| raws.push((models[k], r)));
+            }
+            if let Some((m, mi)) = &mut self.sober {
+                m.push(log, i, clocks, &mut |r| raws.push((*mi, r)));
+            }
+            if !self.raws.is_empty() {
+                let mut raws = std::mem::take(&mut self.raws);
+                for (mi, r) in raws.drain(..) {
+                    // What the monitor has seen: the execution up to event i.
+                    self.record(&log[..=i], mi, r);
+                }
+                self.raws = raws;
+            }
+        }
+        self.listened = log.len();
+    }
+
+    fn on_truncate(&mut self, len: usize) {
+        if len < self.listened {
+            self.hb_valid = self.hb_valid.min(len);
+            self.listened = len;
+            self.cut = true;
         }
     }
 }
 
-/// One statement of a cycle and the edge leaving it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct CycleStep {
-    pub thread: u16,
-    pub stmt: StmtId,
-    pub edge: Edge,
-}
-
-/// A fence to insert at a place of a statement of a thread (after it,
-/// before it, at a loop's head).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FencePoint {
-    pub thread: u16,
-    pub stmt: StmtId,
-    pub kind: FenceKind,
-    pub place: litmus_dsl::ir::Place,
-}
-
-/// Where a fence can go: a place of a statement. Mostly right after one;
-/// right before the access when what precedes it in its thread is a reduced
-/// spin, which no fence can follow from inside.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Spot {
-    pub stmt: StmtId,
-    pub place: litmus_dsl::ir::Place,
-}
-
-impl Spot {
-    pub fn after(stmt: StmtId) -> Spot {
-        Spot { stmt, place: litmus_dsl::ir::Place::After }
-    }
-
-    pub fn before(stmt: StmtId) -> Spot {
-        Spot { stmt, place: litmus_dsl::ir::Place::Before }
-    }
-}
-
-impl FencePoint {
-    pub fn spot(&self) -> Spot {
-        Spot { stmt: self.stmt, place: self.place }
-    }
-}
-
-/// Where a fence orders `thread`'s events of `log[from..to]` before
-/// `log[to]`: after each statement of the stretch that falls through and,
-/// when part of it is a reduced spin (one attempt: no fence goes inside
-/// it), right before `log[to]`. Never empty: after `log[from]` at worst.
-pub(crate) fn fence_spots(
-    prog: &litmus_dsl::Program,
-    log: &[crate::machine::Event],
-    thread: u16,
-    from: u32,
-    to: u32,
-    kind: FenceKind,
-) -> Vec<(Spot, FenceKind)> {
-    use crate::machine::EventKind;
-    let mut out: Vec<(Spot, FenceKind)> = Vec::new();
-    let mut in_spin = false;
-    for f in &log[from as usize..to as usize] {
-        if f.thread != thread || matches!(f.kind, EventKind::Commit | EventKind::Fence(_)) {
-            continue;
-        }
-        if !prog.fenceable(f.stmt) {
-            in_spin = true;
-        } else if !out.iter().any(|c| c.0.stmt == f.stmt) {
-            out.push((Spot::after(f.stmt), kind));
+impl<'p> Collector<'p> {
+    pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
+        let asked: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
+        let models: Vec<Model> = asked.iter().copied().filter(|m| !m.has_histories()).collect();
+        let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
+        let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i] == Model::Tso)).collect();
+        let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
+        let bss = (!by_bss.is_empty()).then(|| {
+            let ms: Vec<Model> = by_bss.iter().map(|&i| models[i]).collect();
+            (monitor::Bss::new(prog, &ms, forcing), by_bss)
+        });
+        let sober = sober.then(|| {
+            let mi = models.iter().position(|&m| m == Model::Tso).unwrap();
+            (monitor::Sober::new(prog.threads.len(), prog.mem_size()), mi)
+        });
+        Collector {
+            prog,
+            groups: models.iter().map(|_| BTreeMap::new()).collect(),
+            models,
+            asked,
+            explicit: Vec::new(),
+            cross: Vec::new(),
+            monitor,
+            stop: opts.clone(),
+            hb: Hb::new(prog.threads.len(), prog.mem_size()),
+            hb_valid: 0,
+            bss,
+            sober,
+            listened: 0,
+            cut: false,
+            raws: Vec::new(),
         }
     }
-    let last = log.get(to as usize).filter(|e| e.thread == thread);
-    if let Some(e) = last.filter(|e| in_spin && prog.fence_place_ok(e.stmt, litmus_dsl::ir::Place::Before)) {
-        out.push((Spot::before(e.stmt), kind));
-    }
-    if out.is_empty() {
-        out.push((Spot::after(log[from as usize].stmt), kind));
-    }
-    out
-}
 
-#[derive(Clone, Debug)]
-pub struct Violation {
-    pub model: Model,
-    /// The delayed store and the access that overtakes it.
-    pub store_stmt: StmtId,
-    pub access_stmt: StmtId,
-    pub cycle: Vec<CycleStep>,
-    pub witness: RelaxedWitness,
-    /// The SC execution the monitor flagged, up to the access (PSLO, found
-    /// by explicit exploration: the witness up to the later access).
-    pub sc_events: Vec<Event>,
-    /// Whether some execution of the model exhibiting this violation fails
-    /// an assertion or changes the final condition's answer.
-    pub harm: Answer<Harm>,
-    /// Times the monitor signalled this pair (once per distinct SC prefix).
-    pub occurrences: u64,
-    /// Fence positions that each remove this violation, and the weakest
-    /// kind that does there (`ww`: a store overtaken by a store under
-    /// PSO/PSLO; `rr`: a load by a load under PSLO; else `wr`).
-    pub candidates: Vec<(Spot, FenceKind)>,
-    /// The fence, of the minimal set, that removes this violation.
-    pub fence: Vec<FencePoint>,
-    /// The attack behind it, when the unbounded procedure found it.
-    pub attack: Option<crate::unbounded::AttackId>,
-}
-
-impl Violation {
-    /// The statement pair that names it.
-    pub fn key(&self) -> (StmtId, StmtId) {
-        (self.store_stmt, self.access_stmt)
+    /// Explore the SC executions with the monitors riding along, then (if
+    /// asked) PSLO's own executions; returns the SC outcome.
+    pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
+        let prog = self.prog;
+        let sc = crate::explore::explore_listened(prog, Model::Sc, opts, self, |_| {});
+        self.explicit = self
+            .asked
+            .iter()
+            .filter(|&&m| m.has_histories())
+            .map(|&m| {
+                // Finding violations, PSLO's own executions are the work now.
+                if let Some(p) = &opts.progress {
+                    p.model_within(crate::progress::Phase::Violations, m);
+                }
+                crate::explicit::robustness(prog, m, opts)
+            })
+            .collect();
+        // A monitor that can miss violations of a model cannot prove it
+        // robust: that model's own executions are explored too.
+        let monitor = self.monitor;
+        self.cross = self
+            .models
+            .iter()
+            .filter(|&&m| !monitor.complete_for(m))
+            .map(|&m| {
+                if let Some(p) = &opts.progress {
+                    p.model_within(crate::progress::Phase::Violations, m);
+                }
+                crate::explicit::robustness(prog, m, opts)
+            })
+            .collect();
+        sc
     }
 
-    /// The statement the store is delayed past: the next step of the cycle
-    /// in its thread.
-    pub fn delayed_past(&self) -> StmtId {
-        self.cycle.get(1).filter(|s| s.thread == self.cycle[0].thread).map(|s| s.stmt).unwrap_or(self.access_stmt)
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct Robustness {
-    pub model: Model,
-    pub monitor: MonitorKind,
-    pub violations: Vec<Violation>,
-    /// Statement pairs the monitor signalled but for which no witness
-    /// replayed to a cyclic trace (never shown as violations; while any
-    /// remain, robustness is unknown).
-    pub unconfirmed: Vec<(StmtId, StmtId)>,
-    /// A minimal set of fences making the program robust (empty if robust).
-    pub fences: Vec<FencePoint>,
-    /// Whether the fenced program was re-checked robust (`Pending` until
-    /// the fences are chosen).
-    pub fences_confirmed: Answer<bool>,
-    /// The fences are a minimum set (false: the hitting-set search ran out
-    /// of budget and a greedy set was taken).
-    pub fences_minimal: bool,
-    /// Violations the monitor did not signal, found by exploring the
-    /// model's own executions where the monitor is not complete for it
-    /// ([`MonitorKind::complete_for`]); they are among `violations`.
-    pub missed_by_monitor: Vec<(StmtId, StmtId)>,
-    /// How far the SC exploration the monitors rode on went (and the
-    /// model's own, where it was explored too).
-    pub coverage: Coverage,
-    /// Whether the answer holds for every iteration (attacks decided it)
-    /// or why the unbounded procedure could not decide it.
-    pub iterations: crate::certainty::Iterations,
-}
-
-impl Robustness {
-    /// No execution of the model has a trace with an hb cycle. A witnessed
-    /// violation proves "no"; "yes" needs every signal accounted for and is
-    /// worth what the SC exploration was.
-    pub fn robust(&self) -> Answer<bool> {
-        if !self.violations.is_empty() {
-            Answer::Proved(false)
-        } else if !self.unconfirmed.is_empty() {
-            Answer::Unknown(Why::Unconfirmed(self.unconfirmed.len() as u64))
+    // Out of line: rare, and inlined it would weigh on every event.
+    #[inline(never)]
+    fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
+        let model = self.models[mi];
+        let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
+        let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
+        g.occurrences += 1;
+        if g.v.is_some() || g.attempts >= 8 || self.stop.stopped() {
+            return;
+        }
+        g.attempts += 1;
+        self.hb.truncate(self.hb_valid);
+        for i in self.hb_valid..log.len() {
+            self.hb.push(log, i);
+        }
+        self.hb_valid = log.len();
+        let hb = &self.hb;
+        let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
+        // BSS replays what happens before the access; Sober what happens up
+        // to the access's thread's previous event.
+        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
+        let built = if sober {
+            witness::build_borderline(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         } else {
-            self.coverage.answer(true)
+            witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
+        };
+        if let Some(w) = built {
+            self.stop.note_finding();
+            let cycle = display_cycle(log, hb, r);
+            let candidates = fence_candidates(self.prog, model, log, &cycle, r);
+            g.v = Some(Violation {
+                model,
+                store_stmt: key.0,
+                access_stmt: key.1,
+                cycle: cycle_steps(log, &cycle),
+                witness: w,
+                sc_events: log[..=r.access as usize].to_vec(),
+                harm: Answer::Unknown(Why::Pending),
+                occurrences: 0,
+                candidates,
+                fence: Vec::new(),
+                attack: None,
+            });
         }
     }
+
+    /// Per relaxed model, the confirmed violations in statement order and
+    /// the unconfirmed pairs; `sc` is how far the SC exploration went (PSLO's
+    /// answer is worth what its own exploration was).
+    pub fn finish(self, sc: Coverage) -> Vec<Robustness> {
+        let monitor = self.monitor;
+        let asked = self.asked;
+        let mut explicit = self.explicit;
+        let mut cross = self.cross;
+        let mut out = Vec::new();
+        for (model, groups) in self.models.into_iter().zip(self.groups) {
+            let mut unconfirmed = Vec::new();
+            let mut violations = Vec::new();
+            for (key, g) in groups {
+                match g.v {
+                    Some(mut v) => {
+                        v.occurrences = g.occurrences;
+                        violations.push(v);
+                    }
+                    None => unconfirmed.push(key),
+                }
+            }
+            // What the model's own executions show that the monitor missed
+            // (a witnessed violation either way); the answer is worth what
+            // both explorations were.
+            let mut coverage = sc;
+            let mut missed = Vec::new();
+            if let Some(k) = cross.iter().position(|rb| rb.model == model) {
+                let own = cross.swap_remove(k);
+                coverage = coverage.and(own.coverage);
+                for v in own.violations {
+                    if !violations.iter().any(|w: &Violation| w.key() == v.key()) {
+                        missed.push(v.key());
+                        violations.push(v);
+                    }
+                }
+                missed.sort();
+            }
+            violations.sort_by_key(|v: &Violation| v.key());
+            out.push(Robustness {
+                model,
+                monitor,
+                violations,
+                unconfirmed,
+                fences: Vec::new(),
+                fences_confirmed: Answer::Unknown(Why::Pending),
+                fences_minimal: true,
+                missed_by_monitor: missed,
+                coverage,
+                iterations: Default::default(),
+            });
+        }
+        out.append(&mut explicit);
+        out.sort_by_key(|r| asked.iter().position(|&m| m == r.model));
+        out
+    }
+}
+
+/// The cycle `store →hb* prev →po access →c store` as a shortest chain of
+/// events of the SC execution: (event, edge leaving it).
+fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
+    let n = r.access as usize;
+    // BFS from the store to prev over po (to any later event of the
+    // thread), rf, co and fr edges among events before the access.
+    let mut parent: HashMap<usize, (usize, Edge)> = HashMap::new();
+    let mut queue = VecDeque::new();
+    let start = r.store as usize;
+    let goal = r.prev as usize;
+    queue.push_back(start);
+    parent.insert(start, (usize::MAX, Edge::Po));
+    while let Some(v) = queue.pop_front() {
+        if v == goal {
+            break;
+        }
+        let e = &log[v];
+        let mut next: Vec<(usize, Edge)> = Vec::new();
+        for (j, f) in log.iter().enumerate().take(n).skip(v + 1) {
+            if f.kind == EventKind::Commit || matches!(f.kind, EventKind::Fence(_)) && j != goal {
+                continue;
+            }
+            if f.thread == e.thread {
+                next.push((j, Edge::Po));
+            } else if f.cell != NONE && f.cell == e.cell {
+                if e.is_write() && matches!(f.kind, EventKind::Load | EventKind::Rmw) && f.rf == v as u32 {
+                    next.push((j, Edge::Rf));
+                } else if e.is_write() && f.is_write() {
+                    next.push((j, Edge::Co));
+                } else if !e.is_write() && f.is_write() {
+                    next.push((j, Edge::Fr));
+                }
+            }
+        }
+        for (j, edge) in next {
+            if hb.before(log, j as u32, goal as u32) && !parent.contains_key(&j) {
+                parent.insert(j, (v, edge));
+                queue.push_back(j);
+            }
+        }
+    }
+    let mut path = Vec::new();
+    let mut cur = goal;
+    while cur != start {
+        let Some(&(p, edge)) = parent.get(&cur) else { break };
+        path.push((p as u32, edge));
+        cur = p;
+    }
+    path.reverse();
+    let access_edge = if log[r.access as usize].kind == EventKind::Load { Edge::Fr } else { Edge::Co };
+    path.push((r.prev, Edge::Po));
+    path.push((r.access, access_edge));
+    path
+}
+
+/// The cycle as source statements, fences left out. A fence is met only
+/// as the access's thread's previous event (the chain's goal); it is not an
+/// event of the trace's cycle (po, rf, co, fr over accesses, `trace.rs`),
+/// only lies on one of its po edges, and orders that edge — it takes no part
+/// in the violation, so it gets no role or diagnostic of a member (after a
+/// quick fix fenced one side of SB, the new fence was marked as part of the
+/// remaining cycle). Its po edges in and out become one po edge.
+fn cycle_steps(log: &[Event], cycle: &[(u32, Edge)]) -> Vec<CycleStep> {
+    cycle
+        .iter()
+        .filter(|&&(ev, _)| !matches!(log[ev as usize].kind, EventKind::Fence(_)))
+        .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
+        .collect()
+}
+
+/// Statements after which a fence removes this violation: the delayed
+/// store may not pass the next event of its thread on the cycle, so a fence
+/// anywhere from the store up to that event orders them. (Each violation
+/// names its own delayed store: a cycle with several relaxable edges yields
+/// one violation per edge, and every one of them needs its fence.)
+fn fence_candidates(
+    prog: &Program,
+    model: Model,
+    log: &[Event],
+    cycle: &[(u32, Edge)],
+    r: RawViolation,
+) -> Vec<(Spot, FenceKind)> {
+    let s = &log[r.store as usize];
+    // The stretch of the cycle in the store's thread, starting at the store.
+    let mut exit = cycle[0].0;
+    for &(ev, _) in &cycle[1..] {
+        if log[ev as usize].thread != s.thread {
+            break;
+        }
+        exit = ev;
+    }
+    let b = &log[exit as usize];
+    // ww suffices when the store is only overtaken by a store (PSO).
+    let kind = if model.drains(FenceKind::WW) && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    crate::violation::fence_spots(prog, log, s.thread, r.store, exit.max(r.store + 1), kind)
 }
 
 /// The robustness of a program under one relaxed model, from its SC
@@ -240,14 +382,4 @@ pub fn robustness_of(prog: &Program, model: Model, monitor: MonitorKind, opts: &
     let mut c = Collector::new(prog, &[model], monitor, opts);
     let sc = c.run(opts);
     c.finish(sc.coverage).pop().expect("one model asked, one answered")
-}
-
-/// Robust under every model at once: a witnessed violation anywhere says no;
-/// otherwise any unknown answer makes the whole unknown; else the weakest.
-pub fn all_robust(rbs: &[Robustness]) -> Answer<bool> {
-    let answers: Vec<Answer<bool>> = rbs.iter().map(|r| r.robust()).collect();
-    if answers.iter().any(|a| a.is(&false)) {
-        return Answer::Proved(false);
-    }
-    answers.iter().fold(Coverage::Complete, |c, a| c.and(a.coverage())).answer(true)
 }

@@ -14,7 +14,7 @@
 
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Machine, Model, State, NONE};
-use crate::outcome::Options;
+use crate::options::Options;
 use crate::trace::{Edge, Trace};
 use litmus_dsl::Program;
 

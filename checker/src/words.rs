@@ -4,11 +4,11 @@
 //! Every "robust", "never", "benign" and "confirmed" comes with its qualifier.
 
 use crate::certainty::{Answer, Coverage};
-use crate::harm::Harm;
 use crate::machine::{Event, EventKind};
 use crate::outcome::Observation;
-use crate::robust::{CycleStep, Robustness};
 use crate::trace::Edge;
+use crate::violation::Harm;
+use crate::violation::{CycleStep, Robustness};
 use litmus_dsl::Program;
 
 /// "(proved)", "(within bounds)" — the short qualifier of a known answer.
@@ -36,7 +36,7 @@ pub fn robustness(rb: &Robustness) -> String {
     match rb.robust() {
         Answer::Proved(true) => match rb.iterations {
             crate::Iterations::Every { states, loops: true } => {
-                format!("robust for every iteration (proved: {} states)", crate::unbounded::search::thousands(states))
+                format!("robust for every iteration (proved: {} states)", crate::progress::thousands(states))
             }
             _ => "robust (proved)".into(),
         },
@@ -103,7 +103,7 @@ pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
 /// Where a fence goes, in words: "after line 15, column 13", "before line
 /// 16, column 3", "at the head of the loop at line 17 (before it and last
 /// in its body)".
-pub fn fence_place(p: &Program, f: &crate::robust::FencePoint) -> String {
+pub fn fence_place(p: &Program, f: &crate::violation::FencePoint) -> String {
     use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {
@@ -116,7 +116,7 @@ pub fn fence_place(p: &Program, f: &crate::robust::FencePoint) -> String {
 }
 
 /// The same, short: "after 15:13", "before 16:3", "loop head 17:3".
-pub fn fence_place_short(p: &Program, f: &crate::robust::FencePoint) -> String {
+pub fn fence_place_short(p: &Program, f: &crate::violation::FencePoint) -> String {
     use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {

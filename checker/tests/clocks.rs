@@ -9,9 +9,10 @@ mod common;
 
 use litmus_checker::clocks::Clocks;
 use litmus_checker::dpor::EventListener;
+use litmus_checker::explore::explore_listened;
 use litmus_checker::hb::Hb;
 use litmus_checker::machine::{Event, Model};
-use litmus_checker::outcome::{explore_listened, Options};
+use litmus_checker::options::Options;
 use proptest::prelude::*;
 
 /// Pushes every event into an `Hb` and compares the two readings.

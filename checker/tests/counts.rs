@@ -9,8 +9,9 @@
 //! right after its own commit and the same load forwarding are two
 //! executions. The counts asserted here are the optimal ones.)
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::reference;
 
 fn executions(src: &str, model: Model) -> u64 {

@@ -4,8 +4,9 @@
 //! (PSLO: where the reference finishes within 25,000 states; not the
 //! four big examples).
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::reference;
 use std::path::{Path, PathBuf};
 

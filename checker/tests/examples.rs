@@ -5,8 +5,9 @@
 //! expectation ends in `(within bounds)` (a loop that can spin forever is cut
 //! at any bound), and then it must be exactly that.
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::Coverage;
 use std::collections::BTreeSet;
 use std::path::Path;

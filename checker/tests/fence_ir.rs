@@ -8,9 +8,13 @@
 
 mod common;
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, ModelOutcome, Options};
-use litmus_checker::robust::{robustness_of, MonitorKind, Robustness};
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
+use litmus_checker::outcome::ModelOutcome;
+use litmus_checker::robust::robustness_of;
+use litmus_checker::violation::Robustness;
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::fence_ir::insert_fences;
 use litmus_dsl::ir::{Instr, Place, StmtForm, StmtId};

@@ -3,10 +3,13 @@
 
 mod common;
 
+use litmus_checker::fences::joint_fences;
 use litmus_checker::fences::Rechecks;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::Options;
-use litmus_checker::robust::{insertions, joint_fences, robustness_of, MonitorKind};
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
+use litmus_checker::robust::robustness_of;
+use litmus_checker::violation::insertions;
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::FenceKind;
 use std::path::Path;
@@ -78,7 +81,7 @@ fn no_smaller_fence_set_makes_an_example_robust() {
     for (name, src) in files().into_iter().filter(|(n, _)| root.join(n).exists()) {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         // After each store (a fence later in the same stretch orders less).
-        let positions = litmus_checker::robust::store_stmts(&prog);
+        let positions = litmus_checker::fences::store_stmts(&prog);
         for model in [Model::Tso, Model::Pso] {
             let (_, fix) = joint_fences(&prog, &[model], MonitorKind::Bss, &Options::default());
             assert!(fix.confirmed.is(&true), "{name} {model:?}: {:?}", fix.confirmed);

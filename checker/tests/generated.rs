@@ -5,8 +5,9 @@
 mod common;
 
 use litmus_checker::dpor::{Control, Explorer, Limits};
+use litmus_checker::explore::explore;
 use litmus_checker::machine::{Event, EventKind, Machine, Model, State};
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::reference;
 use proptest::prelude::*;
 use std::collections::{BTreeSet, HashSet};

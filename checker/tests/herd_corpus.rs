@@ -4,8 +4,9 @@
 //! test (MFENCE is `fence`, LFENCE `fence rr`, SFENCE `fence ww`, LOCK'd
 //! instructions full fences).
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use std::collections::BTreeSet;
 use std::path::Path;
 

@@ -6,9 +6,13 @@
 
 mod common;
 
-use litmus_checker::harm::{exhibited, harmful, harmless, Harm};
+use litmus_checker::harm::{exhibited, harmful, harmless};
+
 use litmus_checker::machine::Machine;
-use litmus_checker::robust::{insertions, robustness_of, Spot};
+use litmus_checker::robust::robustness_of;
+use litmus_checker::violation::insertions;
+use litmus_checker::violation::Harm;
+use litmus_checker::violation::Spot;
 use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Observation, Options, Report, Why};
 use litmus_dsl::edit::{apply, fence_edits};
 use litmus_dsl::Program;
@@ -297,7 +301,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/sb.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
-    let positions: Vec<Spot> = litmus_checker::robust::store_stmts(&p).into_iter().map(Spot::after).collect();
+    let positions: Vec<Spot> = litmus_checker::fences::store_stmts(&p).into_iter().map(Spot::after).collect();
     let kills = |opts: &Options| {
         litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, opts)
     };
@@ -311,7 +315,7 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
     let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
     let p = litmus_dsl::analyze(&src).program.unwrap();
     let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
-    let positions: Vec<Spot> = litmus_checker::robust::store_stmts(&p).into_iter().map(Spot::after).collect();
+    let positions: Vec<Spot> = litmus_checker::fences::store_stmts(&p).into_iter().map(Spot::after).collect();
     let midway = Options::default().with_timeout(Some(Duration::from_millis(50)));
     let k = litmus_checker::fences::kills_of(&p, &positions, &rb.violations, &[Model::Tso], MonitorKind::Bss, &midway);
     assert!(k.iter().all(|k| k.is_empty()), "{k:?}");
@@ -431,7 +435,8 @@ fn a_check_cancelled_at_every_phase_boundary_claims_nothing_the_whole_check_cont
             bad.extend(agrees(name, &src, &prog, &part, &whole));
             for rb in part.robustness.iter().filter(|rb| rb.fences_confirmed.is(&true)) {
                 // Confirmed fences must really work: re-check them whole.
-                let edits = litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::robust::insertions(&rb.fences));
+                let edits =
+                    litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::violation::insertions(&rb.fences));
                 let fenced = litmus_dsl::analyze(&litmus_dsl::edit::apply(&src, &edits)).program.unwrap();
                 let r = litmus_checker::find_violations(&fenced, &[rb.model], MonitorKind::Bss, &Options::default());
                 if !r.robustness[0].robust().is(&true) {

@@ -12,9 +12,10 @@
 mod common;
 
 use litmus_checker::machine::{Machine, Model};
-use litmus_checker::outcome::Options;
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
 use litmus_checker::reference::replay;
-use litmus_checker::robust::{robustness_of, MonitorKind};
+use litmus_checker::robust::robustness_of;
 use litmus_checker::{trace, Answer};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
@@ -64,7 +65,7 @@ fn disagreements(prog: &litmus_dsl::Program) -> Vec<String> {
         }
     }
     // Trencher's attacks, for every iteration (these programs are loop-free).
-    let limits = litmus_checker::unbounded::Limits::default();
+    let limits = litmus_checker::options::StateLimits::default();
     match litmus_checker::unbounded::prove(prog, &[Model::Tso, Model::Pso], &opts, &limits) {
         Ok(p) => {
             for rb in &p.robustness {

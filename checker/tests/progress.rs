@@ -9,7 +9,7 @@ mod common;
 use litmus_checker::machine::Model;
 use litmus_checker::progress::{Phase, BATCH};
 use litmus_checker::relaxer::{self, Settings};
-use litmus_checker::{graph, outcome, ExplorerKind, MonitorKind, Options, Progress};
+use litmus_checker::{explore, graph, ExplorerKind, MonitorKind, Options, Progress};
 
 /// SB around a cycle of `n` threads, each storing 1 then 2: many
 /// executions (each load reads one of three values).
@@ -36,7 +36,7 @@ fn the_count_equals_the_executions_explored() {
     for model in [Model::Sc, Model::Tso, Model::Pso] {
         // Interleavings (source-DPOR), then graphs on one and two workers.
         let (opts, p) = with(ExplorerKind::Interleaving, 1);
-        let o = outcome::explore(&prog, model, &opts);
+        let o = explore::explore(&prog, model, &opts);
         let many = o.stats.executions > BATCH;
         assert!(many || model == Model::Sc, "{model:?}: too few executions ({}) to test batching", o.stats.executions);
         assert_eq!(p.executions(), o.stats.executions, "{model:?} by interleaving");

@@ -8,8 +8,9 @@ mod common;
 
 use common::Op;
 use litmus_checker::dpor::ExecKind;
+use litmus_checker::explore::explore;
 use litmus_checker::machine::{Event, EventKind, Machine, Model, State};
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::reads::Reads;
 use litmus_checker::{reference, ExplorerKind};
 use proptest::prelude::*;

@@ -136,7 +136,7 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
         // exploration contains the same cycle.
         let confirmed: Vec<&relaxer::CycleResult> = a.cycles.iter().filter(|c| c.confirmations > 0).collect();
         let mut seen = vec![false; confirmed.len()];
-        let ex = litmus_checker::outcome::explore_with(&p, rb.model, &opts, |e| {
+        let ex = litmus_checker::explore::explore_with(&p, rb.model, &opts, |e| {
             for (i, c) in confirmed.iter().enumerate() {
                 if !seen[i] && relaxer::confirm::find(e.events, &c.cycle).is_some() {
                     seen[i] = true;

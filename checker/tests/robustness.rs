@@ -6,9 +6,10 @@ mod common;
 
 use litmus_checker::dpor::{Control, Explorer, Limits};
 use litmus_checker::machine::{Machine, Model};
-use litmus_checker::outcome::Options;
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
 use litmus_checker::reference::replay;
-use litmus_checker::robust::{robustness_of, MonitorKind};
+use litmus_checker::robust::robustness_of;
 use litmus_checker::trace;
 use litmus_checker::{Answer, Why};
 use proptest::prelude::*;
@@ -352,7 +353,7 @@ proptest! {
         }
         let pslo = r.robustness.iter().find(|rb| rb.model == Model::Pslo).unwrap();
         if pslo.fences_confirmed.is(&true) && !pslo.fences.is_empty() {
-            let edits = litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::robust::insertions(&pslo.fences));
+            let edits = litmus_dsl::edit::fence_edits(&src, &prog, &litmus_checker::violation::insertions(&pslo.fences));
             let fixed = litmus_dsl::edit::apply(&src, &edits);
             let fp = common::compile(&fixed);
             prop_assert!(explicitly_robust(&fp, Model::Pslo, &opts), "confirmed fences leave a violation\n{}", fixed);

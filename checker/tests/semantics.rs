@@ -1,7 +1,9 @@
 //! Small programs pinning down the semantics users rely on.
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::{FailureKind, Model};
-use litmus_checker::outcome::{explore, ModelOutcome, Options};
+use litmus_checker::options::Options;
+use litmus_checker::outcome::ModelOutcome;
 use litmus_checker::Observation;
 
 fn run(src: &str, model: Model, opts: Options) -> (litmus_dsl::Program, ModelOutcome) {

@@ -8,8 +8,9 @@
 //! whenever the unreduced one is, and a deadlock only it reports stands
 //! where the unreduced search was cut.
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::{explore, Options};
+use litmus_checker::options::Options;
 use litmus_checker::reference;
 use litmus_dsl::{analyze_with, LowerOptions, Program};
 use std::path::Path;

@@ -6,8 +6,9 @@
 //! never claims the program proved.
 
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::Options;
-use litmus_checker::unbounded::{self, fences, Limits, Stop};
+use litmus_checker::options::Options;
+use litmus_checker::options::StateLimits as Limits;
+use litmus_checker::unbounded::{self, fences, Stop};
 use litmus_checker::{Answer, Iterations, MonitorKind};
 use std::path::Path;
 
@@ -84,7 +85,7 @@ fn every_verdict_equals_trencher_s_and_no_more_fences() {
             }
         }
         // The fenced program, checked from scratch: robust, proved.
-        let fenced = litmus_dsl::fence_ir::insert_fences(&p, &litmus_checker::robust::insertions(&fix.fences));
+        let fenced = litmus_dsl::fence_ir::insert_fences(&p, &litmus_checker::violation::insertions(&fix.fences));
         match unbounded::prove(&fenced, &[Model::Tso], &opts, &Limits::default()) {
             Ok(again) if again.robustness[0].violations.is_empty() => {}
             other => errors.push(format!("{name}: fenced program not proved robust: {:?}", other.map(|p| p.states))),

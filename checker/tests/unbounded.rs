@@ -11,8 +11,9 @@ mod common;
 
 use litmus_checker::dpor::{Control, Explorer, Limits as DporLimits};
 use litmus_checker::machine::{Machine, Model};
-use litmus_checker::outcome::Options;
-use litmus_checker::unbounded::{self, Limits, Stop};
+use litmus_checker::options::Options;
+use litmus_checker::options::StateLimits as Limits;
+use litmus_checker::unbounded::{self, Stop};
 use litmus_checker::{trace, Answer, Coverage, Iterations, MonitorKind};
 use litmus_dsl::Program;
 use proptest::prelude::*;
@@ -121,7 +122,7 @@ fn agree(p: &Program, name: &str, explicit: bool, infinite: bool) -> Result<(), 
     for model in [Model::Tso, Model::Pso].into_iter().filter(|_| small) {
         let limits = Limits { max_states: 200_000, ..Limits::default() };
         let Ok(u) = unbounded::relaxed(p, model, 16, &Options::default(), &limits) else { continue };
-        let b = litmus_checker::outcome::explore(p, model, &opts);
+        let b = litmus_checker::explore::explore(p, model, &opts);
         let (us, bs) = (states(&u), states(&b));
         let complete = b.coverage == Coverage::Complete && u.coverage == Coverage::Complete;
         if (u.coverage == Coverage::Complete && !bs.is_subset(&us)) || (complete && us != bs) {

@@ -4,8 +4,8 @@
 //! R their relaxed outcome), and the histogram of final states with what
 //! SC and TSO allow.
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
-use litmus_checker::outcome::explore;
 use litmus_checker::Options;
 use litmus_hardware::{self as hardware, Placement, Settings};
 use std::path::{Path, PathBuf};

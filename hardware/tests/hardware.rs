@@ -7,8 +7,8 @@
 #[path = "../../checker/tests/common/mod.rs"]
 mod common;
 
+use litmus_checker::explore::explore;
 use litmus_checker::machine::{FailureKind, Model};
-use litmus_checker::outcome::explore;
 use litmus_checker::{ModelOutcome, Options};
 use litmus_dsl::Program;
 use litmus_hardware::{self as hardware, record, Placement, RunOutcome, Settings, Where};

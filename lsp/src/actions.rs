@@ -2,7 +2,7 @@
 //! source action inserting every fence of the minimal set. The fences were
 //! confirmed by re-checking the fenced program before they are offered.
 
-use litmus_checker::robust::FencePoint;
+use litmus_checker::violation::FencePoint;
 use litmus_checker::{Answer, Report};
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
 use litmus_dsl::{Dialect, Program};

@@ -3,12 +3,10 @@
 //! from a text (analysis, check) is tagged with the generation it came
 //! from, so results of an older text are never shown as current.
 
-use crate::config::Config;
 use crate::convert::{self, Encoding};
 use litmus_checker::Report;
 use litmus_dsl::Analysis;
 use ropey::Rope;
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::watch;
@@ -52,7 +50,7 @@ pub struct Doc {
     pub publish: Arc<tokio::sync::Mutex<()>>,
     /// Pull clients: the diagnostics the pipeline last delivered (instead of
     /// pushing them), and the generation they are of, which requests wait on.
-    pub pulled: Option<Arc<crate::pull::Pulled>>,
+    pub pulled: Option<Arc<Pulled>>,
     pub pulled_generation: watch::Sender<u64>,
 }
 
@@ -105,7 +103,7 @@ impl Doc {
     /// A new generation (from `Shared::bump`, unique across the server, so
     /// a reopened document never reuses a closed one's numbers): the
     /// previous one's check is cancelled and its results will not be published.
-    fn bump(&mut self, key: &str, generation: u64) -> Job {
+    pub(crate) fn bump(&mut self, key: &str, generation: u64) -> Job {
         self.generation = generation;
         self.cancel.store(true, Ordering::Relaxed);
         self.cancel = Arc::new(AtomicBool::new(false));
@@ -121,59 +119,20 @@ impl Doc {
     }
 }
 
-/// Everything the handlers share.
-pub struct Shared {
-    pub docs: HashMap<String, Doc>,
-    pub enc: Encoding,
-    pub config: Config,
-    /// The client can show `$/progress` (window.workDoneProgress).
-    pub progress: bool,
-    pub lens_refresh: bool,
-    /// The client takes `workspace/inlayHint/refresh`.
-    pub inlay_refresh: bool,
-    /// `initializationOptions.testHooks`: enables `litmus/crash`.
-    pub test_hooks: bool,
-    /// The client pulls diagnostics (LSP 3.17): they are kept, not pushed.
-    pub pull: bool,
-    /// The client takes `workspace/diagnostic/refresh`.
-    pub diagnostic_refresh: bool,
-    /// The workspace's files on disk and their background checks.
-    pub workspace: crate::workspace::Workspace,
-    /// The last generation handed out, over all documents.
-    last_generation: u64,
-    /// One publish lock per URI, kept across close and reopen.
-    publish_locks: HashMap<String, Arc<tokio::sync::Mutex<()>>>,
+/// One delivery of a document's diagnostics, kept for pull requests.
+pub struct Pulled {
+    pub generation: u64,
+    /// 0 for the analysis, then one more per check phase delivered.
+    pub phase: u32,
+    pub version: i32,
+    pub items: Vec<lsp::Diagnostic>,
 }
 
-impl Shared {
-    /// A new generation of the document at `key`, if it is open.
-    pub fn bump(&mut self, key: &str) -> Option<Job> {
-        self.last_generation += 1;
-        let g = self.last_generation;
-        self.docs.get_mut(key).map(|d| d.bump(key, g))
-    }
-
-    pub fn publish_lock(&mut self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.publish_locks.entry(key.to_string()).or_default().clone()
-    }
-}
-
-impl Default for Shared {
-    fn default() -> Self {
-        Shared {
-            docs: HashMap::new(),
-            enc: Encoding::Utf16,
-            config: Config::default(),
-            progress: false,
-            lens_refresh: false,
-            inlay_refresh: false,
-            test_hooks: false,
-            pull: false,
-            diagnostic_refresh: false,
-            workspace: Default::default(),
-            last_generation: 0,
-            publish_locks: HashMap::new(),
-        }
+impl Pulled {
+    /// Names the text (generation) and how far its check had got (phase),
+    /// so equal ids mean equal diagnostics.
+    pub fn result_id(&self) -> String {
+        format!("{}.{}", self.generation, self.phase)
     }
 }
 

@@ -6,7 +6,7 @@
 
 use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
-use litmus_checker::robust::CycleStep;
+use litmus_checker::violation::CycleStep;
 use litmus_checker::{codes, words, Model, Report};
 use litmus_dsl::{Analysis, Program, Span};
 

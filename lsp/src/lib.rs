@@ -3,6 +3,7 @@
 //! (analysis, then the checker on a worker) → findings → `convert` → LSP.
 
 pub mod actions;
+pub mod background;
 pub mod completion;
 pub mod config;
 pub mod convert;
@@ -17,6 +18,7 @@ pub mod navigation;
 pub mod pipeline;
 pub mod pull;
 pub mod server;
+pub mod state;
 pub mod tokens;
 pub mod transport;
 pub mod workspace;
@@ -24,12 +26,12 @@ pub mod workspace;
 use tower_lsp_server::LspService;
 
 /// The service, for in-process use (tests) or any transport.
-pub fn service() -> (LspService<server::Backend>, tower_lsp_server::ClientSocket) {
-    LspService::build(server::Backend::new)
-        .custom_method("litmus/crash", server::Backend::crash)
-        .custom_method("litmus/documentText", server::Backend::document_text)
-        .custom_method(execution::METHOD, server::Backend::execution_graph)
-        .custom_method("litmus/workspaceState", server::Backend::workspace_state)
+pub fn service() -> (LspService<state::Backend>, tower_lsp_server::ClientSocket) {
+    LspService::build(state::Backend::new)
+        .custom_method("litmus/crash", state::Backend::crash)
+        .custom_method("litmus/documentText", state::Backend::document_text)
+        .custom_method(execution::METHOD, state::Backend::execution_graph)
+        .custom_method("litmus/workspaceState", state::Backend::workspace_state)
         .finish()
 }
 

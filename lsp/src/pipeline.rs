@@ -5,7 +5,7 @@
 
 use crate::documents::{Analyzed, Checked, Job};
 use crate::findings::{analysis_findings, check_findings, Finding};
-use crate::server::Backend;
+use crate::state::Backend;
 use crate::{convert, lens};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
@@ -174,6 +174,23 @@ pub async fn run(b: Backend, job: Job) {
 }
 
 impl Backend {
+    /// Run the pipeline for a generation; a panic in it is reported (log,
+    /// `failed` status) instead of vanishing with the task.
+    pub fn spawn(&self, job: Job) {
+        let (b, key, uri, generation, version) =
+            (self.clone(), job.key.clone(), job.uri.clone(), job.generation, job.version);
+        let task = tokio::spawn(run(self.clone(), job));
+        tokio::spawn(async move {
+            if let Err(e) = task.await {
+                if e.is_panic() {
+                    let cancel = Default::default();
+                    let job = Job { key, uri, generation, version, rope: Default::default(), cancel };
+                    b.internal_failure(&job, format!("internal error while checking: {e}")).await;
+                }
+            }
+        });
+    }
+
     /// Store a (possibly partial) report for the job's generation and
     /// publish the analysis findings with the check's. False if the
     /// generation is no longer current.

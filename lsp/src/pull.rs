@@ -8,23 +8,6 @@ use std::collections::HashMap;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 use tower_lsp_server::ls_types as lsp;
 
-/// One delivery of a document's diagnostics, kept for pull requests.
-pub struct Pulled {
-    pub generation: u64,
-    /// 0 for the analysis, then one more per check phase delivered.
-    pub phase: u32,
-    pub version: i32,
-    pub items: Vec<lsp::Diagnostic>,
-}
-
-impl Pulled {
-    /// Names the text (generation) and how far its check had got (phase),
-    /// so equal ids mean equal diagnostics.
-    pub fn result_id(&self) -> String {
-        format!("{}.{}", self.generation, self.phase)
-    }
-}
-
 /// Pull only for a client that declares `textDocument.diagnostic` and takes
 /// `workspace/diagnostic/refresh`: the check delivers progressively, and a
 /// client that cannot be told to re-pull would see only the first phase, so
@@ -117,8 +100,8 @@ pub fn cancelled(retrigger: bool) -> Error {
     }
 }
 
-use crate::documents::{key, Job};
-use crate::server::Backend;
+use crate::documents::{key, Job, Pulled};
+use crate::state::Backend;
 use std::sync::Arc;
 use std::time::Duration;
 

@@ -6,118 +6,15 @@
 
 use crate::config::Problem;
 use crate::convert::{self, Encoding};
-use crate::documents::{key, Analyzed, Checked, Doc, Job, Shared};
-use crate::{actions, completion, format, hover, lens, navigation, pipeline, tokens};
-use litmus_dsl::Span;
+use crate::documents::{key, Doc, Job};
+use crate::state::{guarded, request_failed, Backend, Snapshot};
+use crate::{actions, completion, format, hover, lens, navigation, tokens};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::Duration;
-use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
-use tower_lsp_server::{Client, LanguageServer};
-
-#[derive(Clone)]
-pub struct Backend {
-    pub client: Client,
-    shared: Arc<Mutex<Shared>>,
-}
-
-/// What a request works on: one generation's analysis and, if that same
-/// generation has been checked, its report.
-struct Snapshot {
-    uri: lsp::Uri,
-    enc: Encoding,
-    analyzed: Arc<Analyzed>,
-    checked: Option<Arc<Checked>>,
-    checking: bool,
-}
-
-impl Snapshot {
-    fn offset(&self, p: lsp::Position) -> usize {
-        convert::offset(&self.analyzed.rope, p, self.enc)
-    }
-    fn range(&self, s: Span) -> lsp::Range {
-        convert::range(&self.analyzed.rope, s, self.enc)
-    }
-    fn report(&self) -> Option<&litmus_checker::Report> {
-        self.checked.as_ref().map(|c| &*c.report)
-    }
-}
-
-/// How long a request waits for the analysis of the text it refers to
-/// (analysis takes milliseconds; this is a safety net, not a budget).
-const ANALYSIS_WAIT: Duration = Duration::from_secs(5);
-
-/// Run request work, turning a panic into an internal error.
-fn guarded<T>(what: &str, f: impl FnOnce() -> T) -> Result<T> {
-    catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
-        let msg = e
-            .downcast_ref::<&str>()
-            .map(|s| s.to_string())
-            .or_else(|| e.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "unknown panic".into());
-        Error { code: ErrorCode::InternalError, message: format!("litmus: {what} failed: {msg}").into(), data: None }
-    })
-}
-
-fn request_failed(msg: impl Into<String>) -> Error {
-    Error { code: ErrorCode::ServerError(-32803), message: msg.into().into(), data: None }
-}
+use tower_lsp_server::LanguageServer;
 
 impl Backend {
-    pub fn new(client: Client) -> Backend {
-        Backend { client, shared: Arc::new(Mutex::new(Shared::default())) }
-    }
-
-    /// A panicking handler must not take the store down with it.
-    pub fn lock(&self) -> MutexGuard<'_, Shared> {
-        self.shared.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Run the pipeline for a generation; a panic in it is reported (log,
-    /// `failed` status) instead of vanishing with the task.
-    fn spawn(&self, job: Job) {
-        let (b, key, uri, generation, version) =
-            (self.clone(), job.key.clone(), job.uri.clone(), job.generation, job.version);
-        let task = tokio::spawn(pipeline::run(self.clone(), job));
-        tokio::spawn(async move {
-            if let Err(e) = task.await {
-                if e.is_panic() {
-                    let cancel = Default::default();
-                    let job = Job { key, uri, generation, version, rope: Default::default(), cancel };
-                    b.internal_failure(&job, format!("internal error while checking: {e}")).await;
-                }
-            }
-        });
-    }
-
-    /// The newest analysis at least as new as the document's current
-    /// generation, waiting for it if the pipeline has not produced it yet.
-    async fn snapshot(&self, uri: &lsp::Uri) -> Result<Snapshot> {
-        let k = key(uri);
-        let (target, mut rx) = {
-            let s = self.lock();
-            let doc = s.docs.get(&k).ok_or_else(|| Error::invalid_params(format!("{} is not open", uri.as_str())))?;
-            (doc.generation, doc.ready.subscribe())
-        };
-        if tokio::time::timeout(ANALYSIS_WAIT, rx.wait_for(|g| *g >= target)).await.is_err() {
-            return Err(Error::new(ErrorCode::ContentModified));
-        }
-        let s = self.lock();
-        let doc = s.docs.get(&k).ok_or_else(|| Error::invalid_params("the document was closed"))?;
-        // Only the text the request refers to will do: a newer one (edited
-        // while we waited) or an older one (its analysis failed) would put
-        // the answer at the wrong positions.
-        let analyzed = doc
-            .analyzed
-            .clone()
-            .filter(|a| a.generation == target)
-            .ok_or_else(|| Error::new(ErrorCode::ContentModified))?;
-        let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
-        let checking = doc.checking && analyzed.generation == doc.generation;
-        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
-    }
-
     /// Tell the user which settings were not applied: one warning to show,
     /// and each in the log.
     async fn report_settings(&self, problems: &[Problem]) {
@@ -295,7 +192,7 @@ impl LanguageServer for Backend {
             });
         }
         if pull {
-            tokio::spawn(crate::workspace::run(self.clone()));
+            tokio::spawn(crate::background::run(self.clone()));
         }
     }
 

@@ -7,7 +7,9 @@
 use super::expect::Expectations;
 use super::tally::{round_ms, Tally};
 use super::{shard, walk};
-use crate::check::{check_file, error_report, file_report, load, options, parse_models, CheckArgs, Status};
+use crate::check::{
+    check_file, error_report, file_report, load, options, parse_models, CheckArgs, Status, SuiteFormat,
+};
 use crate::{human, Color};
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -15,16 +17,6 @@ use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Condvar, Mutex};
 use std::time::Instant;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum SuiteFormat {
-    /// rustc-style reports (one line per file with --brief), then a summary.
-    Human,
-    /// One JSON object per file per line, in list order; the summary last.
-    Json,
-    /// JSON Lines streamed: each file's object as soon as it is checked, the summary last.
-    Jsonl,
-}
 
 /// One checked file, rendered.
 struct Done {
@@ -107,9 +99,10 @@ pub fn run(args: &CheckArgs) -> u8 {
         let checked = load(path).map(|l| check_file(l, &models, bounds.monitor.kind(), &opts, &args.active));
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);
         let (mut report, rendered) = match &checked {
-            Ok(c) => {
-                (file_report(c), (args.format == SuiteFormat::Human && !args.brief).then(|| human::render(c, color)))
-            }
+            Ok(c) => (
+                file_report(c),
+                (args.format == SuiteFormat::Human && !args.brief).then(|| human::render(c, color, !args.no_timing)),
+            ),
             Err(e) => (error_report(path, e), None),
         };
         report.status = match &checked {

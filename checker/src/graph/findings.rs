@@ -19,13 +19,10 @@ use super::linearize::{self, Linear};
 use crate::dpor::ExecKind;
 use crate::machine::{FailureKind, Machine, ThreadStatus};
 use crate::options::Options;
-use crate::outcome::{failure_prefix, CondError, CondSite, Failure, Final, FinalState, Witness};
+use crate::outcome::{failure_prefix, CondSite, Final, Keeper, Witness, KEPT};
 use crate::reads::Reads;
 use litmus_dsl::ir::{Program, StmtId};
-use std::collections::{BTreeMap, BTreeSet};
-
-/// Deadlocks and condition-error sites kept per model.
-const KEPT: usize = 4;
+use std::collections::BTreeSet;
 
 /// One graph a witness was made (`Some`) or attempted (`None`: the machine
 /// could not follow it within the buffer bound) for.
@@ -58,17 +55,6 @@ pub struct Findings {
     sites: Vec<CondSite>,
     /// The loads of every graph searched (a union: order does not matter).
     reads: Reads,
-}
-
-/// What the search keeps, merged.
-pub struct Kept {
-    pub states: Vec<FinalState>,
-    pub failures: Vec<Failure>,
-    pub deadlocks: Vec<Witness>,
-    pub condition_errors: Vec<CondError>,
-    /// Findings whose graph the machine could not follow (buffer bound).
-    pub unwitnessed: u64,
-    pub reads: Reads,
 }
 
 impl Findings {
@@ -167,8 +153,9 @@ impl Findings {
 }
 
 /// The sequential search's findings from the records of searches that
-/// together covered its tree (each record's path unique).
-pub fn merge(parts: Vec<Findings>) -> Kept {
+/// together covered its tree (each record's path unique), and the loads of
+/// every graph searched.
+pub fn merge(parts: Vec<Findings>) -> (Keeper, Reads) {
     let mut reads = Reads::default();
     for p in &parts {
         reads.union(&p.reads);
@@ -176,60 +163,16 @@ pub fn merge(parts: Vec<Findings>) -> Kept {
     let mut all: Vec<(Path, Found)> = parts.into_iter().flat_map(|f| f.found).collect();
     // Stable: a sequential search's records all have the root's path, in order.
     all.sort_by(|a, b| a.0.cmp(&b.0));
-    let mut states: BTreeMap<Vec<i64>, FinalState> = BTreeMap::new();
-    let mut failures: Vec<Failure> = Vec::new();
-    let mut deadlocks: Vec<Witness> = Vec::new();
-    let mut condition_errors: Vec<CondError> = Vec::new();
-    let mut unwitnessed = 0u64;
+    let mut keep = Keeper::default();
     for (_, found) in all {
         match found {
-            Found::State { values, satisfies, witness } => {
-                if !states.contains_key(&values) {
-                    match witness {
-                        Some(witness) => {
-                            states.insert(values.clone(), FinalState { values, satisfies, witness });
-                        }
-                        None => unwitnessed += 1,
-                    }
-                }
-            }
-            Found::CondError { site, witness } => {
-                if condition_errors.len() < KEPT && !condition_errors.iter().any(|c| c.site == site) {
-                    match witness {
-                        Some(witness) => condition_errors.push(CondError { site, witness }),
-                        None => unwitnessed += 1,
-                    }
-                }
-            }
-            Found::Failed { fails, witnesses } => {
-                let new: Vec<usize> = (0..fails.len())
-                    .filter(|&i| !failures.iter().any(|f| f.stmt == fails[i].1 && f.kind == fails[i].2))
-                    .collect();
-                if new.is_empty() {
-                    continue;
-                }
-                match witnesses {
-                    Some(ws) => {
-                        for i in new {
-                            let (thread, stmt, kind) = fails[i];
-                            failures.push(Failure { thread, stmt, kind, witness: ws[i].clone() });
-                        }
-                    }
-                    None => unwitnessed += 1,
-                }
-            }
-            Found::Deadlock(witness) => {
-                if deadlocks.len() < KEPT {
-                    match witness {
-                        Some(w) => deadlocks.push(w),
-                        None => unwitnessed += 1,
-                    }
-                }
-            }
+            Found::State { values, satisfies, witness } => keep.state(values, satisfies, witness),
+            Found::CondError { site, witness } => keep.condition_error(site, witness),
+            Found::Failed { fails, witnesses } => keep.failures(&fails, witnesses),
+            Found::Deadlock(witness) => keep.deadlock(witness),
         }
     }
-    failures.sort_by_key(|f| (f.stmt, f.thread));
-    Kept { states: states.into_values().collect(), failures, deadlocks, condition_errors, unwitnessed, reads }
+    (keep, reads)
 }
 
 /// `g` as an execution of the model's machine.

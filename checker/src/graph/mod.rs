@@ -72,31 +72,9 @@ pub fn explore_splitting(prog: &Program, model: Model, opts: &Options, splitting
 }
 
 /// The outcome of the searches that together covered the tree.
-fn outcome(
-    prog: &Program,
-    model: Model,
-    parts: Vec<findings::Findings>,
-    mut stats: Stats,
-    start: Instant,
-) -> ModelOutcome {
-    let kept = findings::merge(parts);
-    // A finding the machine could not replay within the buffer bound is
-    // not shown: the answer is then only within that bound.
-    if kept.unwitnessed > 0 {
-        stats.buffer_bounded = true;
-        stats.buffer_waits += kept.unwitnessed;
-    }
-    ModelOutcome::of(
-        prog,
-        model,
-        kept.states,
-        kept.failures,
-        kept.deadlocks,
-        kept.condition_errors,
-        kept.reads,
-        stats,
-        start,
-    )
+fn outcome(prog: &Program, model: Model, parts: Vec<findings::Findings>, stats: Stats, start: Instant) -> ModelOutcome {
+    let (keep, reads) = findings::merge(parts);
+    keep.finish(prog, model, reads, stats, start)
 }
 
 /// The search on this thread, in depth-first order.

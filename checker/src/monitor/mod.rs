@@ -25,9 +25,11 @@
 //! clocks ([`crate::clocks`]), so the monitors keep only their own state.
 
 mod bss;
+mod kind;
 mod sober;
 
 pub use bss::Bss;
+pub use kind::MonitorKind;
 pub use sober::Sober;
 
 /// A violation in one SC execution: running `access` (of thread p) before

@@ -4,8 +4,8 @@
 //! cycle's numbered.
 
 use crate::machine::{Event, EventKind, NONE};
-use crate::robust::Violation;
 use crate::trace::{source_write, Edge, Trace};
+use crate::violation::Violation;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::Program;
 use std::collections::BTreeMap;

@@ -128,12 +128,12 @@ pub struct Trial {
 
 impl Trial {
     /// The cycle as statements, each with the edge leaving it.
-    pub fn steps(&self) -> Vec<crate::robust::CycleStep> {
+    pub fn steps(&self) -> Vec<crate::violation::CycleStep> {
         self.cycle
             .iter()
             .map(|&(i, edge)| {
                 let e = &self.events[i as usize];
-                crate::robust::CycleStep { thread: e.thread, stmt: e.stmt, edge }
+                crate::violation::CycleStep { thread: e.thread, stmt: e.stmt, edge }
             })
             .collect()
     }

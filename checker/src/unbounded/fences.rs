@@ -20,13 +20,15 @@
 //! and last in its body, so each evaluation of the condition follows a
 //! fence: one place, two `fence;` in the text).
 
+use super::feasible_attacks;
 use super::flow::{successors, Bits};
-use super::{feasible_attacks, AttackId, Limits};
 use crate::certainty::{Answer, Why};
-use crate::fences::FenceFix;
 use crate::machine::Model;
-use crate::outcome::Options;
-use crate::robust::{FencePoint, Violation};
+use crate::options::Options;
+use crate::options::StateLimits;
+use crate::violation::AttackId;
+use crate::violation::FenceFix;
+use crate::violation::{FencePoint, Violation};
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::{Instr, Place, Program, StmtId, StmtRange};
 use litmus_dsl::FenceKind;
@@ -138,7 +140,7 @@ struct Search<'a> {
     prog: &'a Program,
     models: &'a [Model],
     opts: &'a Options,
-    limits: &'a Limits,
+    limits: &'a StateLimits,
     /// Re-checks run (the budget), and their answers by (thread, fence set).
     rechecks: usize,
     cache: HashMap<Recheck, Result<bool, Why>>,
@@ -160,7 +162,7 @@ impl Search<'_> {
             return Err(why);
         }
         self.rechecks += 1;
-        let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::fences::insertions(set));
+        let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::violation::insertions(set));
         let r = match feasible_attacks(&fenced, self.models, only, self.opts, self.limits) {
             Ok(attacks) => Ok(attacks.is_empty()),
             Err(super::Stop::Stopped(w)) => Err(w),
@@ -282,7 +284,7 @@ pub fn minimal_fences(
     attacks: &[AttackId],
     violations: &mut [Violation],
     opts: &Options,
-    limits: &Limits,
+    limits: &StateLimits,
 ) -> FenceFix {
     let attacks: Vec<AttackId> = attacks.iter().filter(|a| models.contains(&a.model)).copied().collect();
     if attacks.is_empty() {

@@ -23,14 +23,18 @@ pub mod replay;
 pub mod search;
 pub mod system;
 
-pub use search::{Limits, Stop};
+pub use search::Stop;
 
 use crate::certainty::{Answer, Coverage, Iterations, Why};
 use crate::dpor::{ExecKind, Stats};
 use crate::machine::{Event, EventKind, FailureKind, Model, ThreadStatus};
-use crate::outcome::{CondError, CondSite, Failure, Final, FinalState, ModelOutcome, Options, Witness};
+use crate::monitor::MonitorKind;
+use crate::options::Options;
+use crate::options::StateLimits;
+use crate::outcome::{CondError, CondSite, Failure, Final, FinalState, ModelOutcome, Witness};
 use crate::reads::Reads;
-use crate::robust::{CycleStep, MonitorKind, Robustness, Violation};
+use crate::violation::AttackId;
+use crate::violation::{CycleStep, Robustness, Violation};
 use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
 use litmus_dsl::FenceKind;
 use search::Visitor;
@@ -54,16 +58,6 @@ pub struct Proved {
     pub elapsed: Duration,
 }
 
-/// One feasible attack: the attacker delays its store at `w_pc` past its
-/// access at `r_pc`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct AttackId {
-    pub model: Model,
-    pub attacker: u16,
-    pub w_pc: u32,
-    pub r_pc: u32,
-}
-
 /// The models whose robustness attacks decide.
 pub fn decides(model: Model) -> bool {
     system::tag_of(model).is_some()
@@ -76,7 +70,7 @@ pub fn loops(prog: &Program) -> bool {
 
 /// Search the program's SC states, and attacks under each relaxed model
 /// of `models` that attacks decide (TSO, PSO).
-pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &Limits) -> Result<Proved, Stop> {
+pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &StateLimits) -> Result<Proved, Stop> {
     let start = Instant::now();
     let relaxed: Vec<Model> = models.iter().copied().filter(|&m| decides(m)).collect();
     // Helper sets are one bit per thread.
@@ -133,7 +127,7 @@ pub fn feasible_attacks(
     models: &[Model],
     only: Option<u16>,
     opts: &Options,
-    limits: &Limits,
+    limits: &StateLimits,
 ) -> Result<Vec<AttackId>, Stop> {
     let relaxed: Vec<Model> = models.iter().copied().filter(|&m| decides(m)).collect();
     let mut sys = System::new(prog, &relaxed);
@@ -155,7 +149,7 @@ pub fn relaxed(
     model: Model,
     buffer_bound: u32,
     opts: &Options,
-    limits: &Limits,
+    limits: &StateLimits,
 ) -> Result<ModelOutcome, Stop> {
     let start = Instant::now();
     let sys = System::relaxed(prog, model, buffer_bound);
@@ -170,7 +164,7 @@ pub fn relaxed(
         _ => Iterations::Fallback(format!(
             "{}'s own states explored for every iteration ({} states), with at most {buffer_bound} pending stores per buffer",
             model.upper(),
-            search::thousands(states)
+            crate::progress::thousands(states)
         )),
     };
     Ok(o)
@@ -227,7 +221,7 @@ pub fn relaxed_outcome(prog: &Program, sc: &ModelOutcome, model: Model, every: I
 /// search stops at the first attack that succeeds (no witness, no
 /// outcomes) — `false` is then proved by that attack, `true` by the whole
 /// search. (`check` finds every attack: its report needs them all.)
-pub fn robust(prog: &Program, model: Model, opts: &Options, limits: &Limits) -> Result<bool, Stop> {
+pub fn robust(prog: &Program, model: Model, opts: &Options, limits: &StateLimits) -> Result<bool, Stop> {
     let sys = System::new(prog, &[model]);
     let mut c = Collect::new(&sys);
     c.outcomes = false;
@@ -455,7 +449,7 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
     let access = &log[r.access as usize];
     let kind =
         if model.drains(FenceKind::WW) && access.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
-    let candidates = crate::robust::fence_spots(prog, log, s.thread, r.store, r.access, kind);
+    let candidates = crate::violation::fence_spots(prog, log, s.thread, r.store, r.access, kind);
     let sc_events: Vec<Event> = log[..=r.closing as usize].to_vec();
     Some(Violation {
         model,

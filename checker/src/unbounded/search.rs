@@ -22,30 +22,10 @@
 use super::codec::Codec;
 use super::system::{Applied, Closing, Move, Node, System};
 use crate::machine::Event;
-use crate::outcome::Options;
+use crate::options::{Options, StateLimits};
+use crate::progress::thousands;
 use hashbrown::HashTable;
 use std::hash::BuildHasher;
-
-/// How far the search may go.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    pub max_states: usize,
-    /// Key bytes and per-state tables together.
-    pub max_bytes: usize,
-    /// Growth is judged only past this many states (small finite programs
-    /// finish first).
-    pub growth_after: usize,
-    /// A relaxed model's search stops when a store first waits for room
-    /// (its answer could then only be within the buffer bound, as the
-    /// bounded engine's, which is usually cheaper).
-    pub stop_at_full_buffer: bool,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_states: 4_000_000, max_bytes: 1 << 30, growth_after: 20_000, stop_at_full_buffer: false }
-    }
-}
 
 /// Why a search stopped before it finished.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -78,18 +58,6 @@ impl Stop {
             Stop::BufferBound(n) => format!("a store buffer filled up ({n} stores)"),
         }
     }
-}
-
-pub fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// What a search reports as it goes.
@@ -188,7 +156,12 @@ struct Growth {
 }
 
 /// Explore every state of `sys` reachable from its initial state.
-pub fn explore(sys: &System<'_>, limits: &Limits, opts: &Options, v: &mut dyn Visitor) -> (Space, Result<(), Stop>) {
+pub fn explore(
+    sys: &System<'_>,
+    limits: &StateLimits,
+    opts: &Options,
+    v: &mut dyn Visitor,
+) -> (Space, Result<(), Stop>) {
     let codec = Codec {
         flow: &sys.flow,
         reg_base: (0..sys.prog.threads.len()).map(|t| sys.m.reg_range(t).start).collect(),

@@ -1,0 +1,125 @@
+//! Which explorer answers a model's outcome question, and the interleaving
+//! one's outcome: source-DPOR over the machine's interleavings
+//! ([`crate::dpor`]), or execution graphs ([`crate::graph`]) where they
+//! apply and are cheaper. Both keep what they find the same way
+//! ([`crate::outcome::Keeper`]).
+
+use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
+use crate::machine::{Machine, Model, ThreadStatus};
+use crate::options::Options;
+use crate::outcome::{failure_prefix, Final, Keeper, ModelOutcome, Witness};
+use crate::reads::Reads;
+use litmus_dsl::ir::Program;
+use std::time::Instant;
+
+/// Explore `prog` under `model`.
+pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    if by_graph(prog, model, opts) {
+        return crate::graph::explore(prog, model, opts, None);
+    }
+    explore_with(prog, model, opts, |_| {})
+}
+
+/// Are this model's outcomes explored by execution graph with these options?
+pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
+    use crate::options::ExplorerKind;
+    let wanted = match opts.explorer {
+        ExplorerKind::Graph => true,
+        ExplorerKind::Interleaving => false,
+        ExplorerKind::Auto => !waits_or_loops(prog),
+    };
+    wanted && matches!(model, Model::Tso | Model::Pso) && crate::graph::supports(model, opts)
+}
+
+/// Does some thread loop, await or take a lock? (Where source-DPOR already
+/// visits about one execution per graph and is cheaper per execution.)
+fn waits_or_loops(prog: &Program) -> bool {
+    use litmus_dsl::ir::{Instr, RmwOp};
+    prog.threads
+        .iter()
+        .flat_map(|t| &t.code)
+        .any(|i| matches!(i, Instr::LoopEnter { .. } | Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
+}
+
+/// Explore, also handing every maximal execution to `observer`.
+pub fn explore_with(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    observer: impl FnMut(&Execution<'_>),
+) -> ModelOutcome {
+    if by_graph(prog, model, opts) {
+        // One execution per graph, linearized.
+        return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));
+    }
+    explore_listened(prog, model, opts, &mut crate::dpor::NoListener, observer)
+}
+
+/// Explore with `listener` following the event log as the search extends and
+/// backtracks (the online monitors' hook), and `observer` seeing every
+/// maximal execution.
+pub fn explore_listened(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    listener: &mut dyn crate::dpor::EventListener,
+    mut observer: impl FnMut(&Execution<'_>),
+) -> ModelOutcome {
+    let start = Instant::now();
+    let machine = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&machine);
+    let mut keep = Keeper::default();
+    let mut reads = Reads::default();
+    // A complete execution's observed values, looked up before any copy.
+    let mut values: Vec<i64> = Vec::new();
+    let limits = Limits {
+        deadline: opts.deadline,
+        cancel: opts.cancel.clone(),
+        polls_left: opts.polls_left.clone(),
+        found: opts.found.clone(),
+        preemption_bound: if !model.buffered() { opts.preemption_bound } else { None },
+        progress: opts.progress.clone(),
+    };
+    ex.run_listened(limits, listener, |e| {
+        observer(e);
+        reads.add_execution(e.kind, e.events);
+        match e.kind {
+            ExecKind::Complete => match Final::judge(prog, &machine, e.state) {
+                Final::Filtered => {}
+                Final::State { satisfies, .. } => {
+                    machine.observe_into(e.state, &mut values);
+                    if !keep.has_state(&values) {
+                        keep.state(values.clone(), satisfies, Some(Witness::of(e)));
+                    }
+                }
+                Final::Undefined(site) => {
+                    if keep.wants_site(site) {
+                        keep.condition_error(site, Some(Witness::of(e)));
+                    }
+                }
+            },
+            ExecKind::Failed => {
+                for (thread, ts) in e.state.threads.iter().enumerate() {
+                    if let ThreadStatus::Failed { stmt, kind, at } = *ts {
+                        if !keep.has_failure(stmt, kind) {
+                            // The witness stops at the failure.
+                            let events = &e.events[..at as usize];
+                            let schedule = failure_prefix(e.schedule, events, thread as u16);
+                            let witness = Witness { events: events.to_vec(), schedule };
+                            keep.failures(&[(thread as u16, stmt, kind)], Some(vec![witness]));
+                            opts.note_finding();
+                        }
+                    }
+                }
+            }
+            ExecKind::Deadlock => {
+                if keep.wants_deadlock() {
+                    keep.deadlock(Some(Witness::of(e)));
+                }
+            }
+            ExecKind::Pruned | ExecKind::Cut => {}
+        }
+        Control::Continue
+    });
+    keep.finish(prog, model, reads, ex.stats.clone(), start)
+}

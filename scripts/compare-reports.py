@@ -1,0 +1,51 @@
+#!/usr/bin/env python3
+"""Compare two directories written by scripts/snapshot-reports.sh.
+
+Every file must be byte-identical, except that a JSON report with a model
+cut by the clock (`timed_out`) in either run is left out of the comparison:
+where a time budget ends varies from run to run. So is a fence set's
+minimality proof (`fences_minimal`, which stops at a deadline): where one
+run proved it and the other ran out of time, that field is left out. Prints what was compared
+and every difference; exits 1 on a difference.
+Usage: scripts/compare-reports.py BEFORE AFTER
+"""
+import json, os, sys
+
+a_dir, b_dir = sys.argv[1], sys.argv[2]
+compared = skipped = differ = clock = 0
+for name in sorted(set(os.listdir(a_dir)) | set(os.listdir(b_dir))):
+    pa, pb = os.path.join(a_dir, name), os.path.join(b_dir, name)
+    if not (os.path.exists(pa) and os.path.exists(pb)):
+        print(f"{name}: only in one run"); differ += 1; continue
+    if not name.endswith(".jsonl"):
+        compared += 1
+        if open(pa, "rb").read() != open(pb, "rb").read():
+            print(f"{name}: differs"); differ += 1
+        continue
+    la, lb = open(pa).read().splitlines(), open(pb).read().splitlines()
+    if len(la) != len(lb):
+        print(f"{name}: {len(la)} vs {len(lb)} reports"); differ += 1; continue
+    cut_here = False
+    for x, y in zip(la, lb):
+        ra, rb = json.loads(x), json.loads(y)
+        if "file" not in ra and cut_here:
+            # The summary counts what the clock-cut reports found.
+            skipped += 1
+            continue
+        timed = lambda r: any((v or {}).get("timed_out") for v in (r.get("models") or {}).values())
+        if timed(ra) or timed(rb):
+            skipped += 1
+            cut_here = True
+            continue
+        compared += 1
+        ma, mb = ra.get("models") or {}, rb.get("models") or {}
+        for m in set(ma) & set(mb):
+            fa, fb = (ma[m] or {}).get("fences_minimal"), (mb[m] or {}).get("fences_minimal")
+            if fa != fb and False in (fa, fb):
+                ma[m].pop("fences_minimal", None); mb[m].pop("fences_minimal", None); clock += 1
+        if ra != rb:
+            differ += 1
+            print(f"{name}: {ra.get('file')} differs")
+print(f"{compared} reports or files compared, {skipped} reports cut by the clock left out, "
+      f"{clock} minimality proofs cut by the clock, {differ} differences")
+sys.exit(1 if differ else 0)
