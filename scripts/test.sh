@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 # warnings as errors (about a minute on two cores, no code generation).
 cargo fmt --all --check
 cargo clippy --workspace --all-targets -- -D warnings
+# Layers: no module of any crate imports one that imports it back.
+python3 scripts/import-circles.py
 
 # Also builds target/release/litmus (the CLI tests need it), which the editor tests use.
 cargo test --workspace --release

@@ -6,8 +6,9 @@
 
 use crate::report::{ActiveCycleJson, ActiveJson, CycleJson};
 use litmus_checker::relaxer::{self, Active, Settings};
-use litmus_checker::{words, Answer, Model, Observation, Options};
+use litmus_checker::{Answer, Model, Observation, Options};
 use litmus_dsl::Program;
+use litmus_present::words;
 use std::time::Duration;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

@@ -1,14 +1,14 @@
 //! `litmus explain FILE --violation N`: the witness of a violation, step by
 //! step, or its events with po/rf/co/fr edges as a picture (`--svg`) or
-//! for Graphviz (`--dot`), both drawn by `litmus_checker::picture`.
+//! for Graphviz (`--dot`), both drawn by `litmus_present::picture`.
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
 use litmus_checker::machine::Model;
 use litmus_checker::violation::Harm;
-use litmus_checker::words;
-use litmus_checker::{narrate, picture};
 use litmus_history::{execution, to_text};
+use litmus_present::words;
+use litmus_present::{narrate, picture};
 use std::fmt::Write;
 
 #[derive(clap::Args)]

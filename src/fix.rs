@@ -4,8 +4,9 @@
 use crate::check::{load_one, options, Bounds};
 use litmus_checker::fences::joint_fences;
 use litmus_checker::violation::insertions;
-use litmus_checker::{words, Answer, Model};
+use litmus_checker::{Answer, Model};
 use litmus_dsl::edit::{apply, fence_edits};
+use litmus_present::words;
 
 #[derive(clap::Args)]
 pub struct FixArgs {

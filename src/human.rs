@@ -4,12 +4,13 @@
 use crate::check::Checked;
 use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
-use litmus_checker::narrate;
 use litmus_checker::outcome::Witness;
 use litmus_checker::violation::CycleStep;
-use litmus_checker::{codes, words, Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
+use litmus_checker::{Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
+use litmus_present::narrate;
+use litmus_present::{codes, words};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 

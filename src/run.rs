@@ -6,9 +6,10 @@
 use crate::check::{load, timeout_arg};
 use crate::Format;
 use litmus_checker::machine::FailureKind;
-use litmus_checker::{words, Model, ModelOutcome, Options};
+use litmus_checker::{Model, ModelOutcome, Options};
 use litmus_dsl::ir::{Program, StmtId};
 use litmus_hardware::{self as hardware, record, Observed, Placement, Settings, Unpinned, Where};
+use litmus_present::words;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::io::Write as _;

@@ -51,12 +51,12 @@ fn row(name: &str, src: &str, models: &[Model], opts: &Options) {
     litmus_checker::judge_and_fence(&mut report, &prog, MonitorKind::Bss, opts);
     let judged = t.elapsed();
     println!(
-        "  {name:34} SC+monitors {:8.1} ms, harm {:8.1} ms, harm+fences {:9.1} ms ({violations} violations, {} fences, {})",
+        "  {name:34} SC+monitors {:8.1} ms, harm {:8.1} ms, harm+fences {:9.1} ms ({violations} violations, {} fences, confirmed: {:?})",
         found.as_secs_f64() * 1e3,
         harm.as_secs_f64() * 1e3,
         judged.as_secs_f64() * 1e3,
         report.joint.fences.len(),
-        litmus_checker::words::confirmation(&report.joint.confirmed),
+        report.joint.confirmed,
     );
 }
 
@@ -73,13 +73,13 @@ fn fix_row(name: &str, src: &str, models: &[Model], opts: &Options) {
     let rechecks = Rechecks::new(&prog, MonitorKind::Bss, opts);
     let fix = litmus_checker::fences::minimal_fences(&rechecks, models, &mut all, all_robust(&before));
     println!(
-        "  {name:34} SC+monitors {:8.1} ms, fences      {:9.1} ms ({} positions, {} re-checks explored, {} fences, {})",
+        "  {name:34} SC+monitors {:8.1} ms, fences      {:9.1} ms ({} positions, {} re-checks explored, {} fences, confirmed: {:?})",
         found.as_secs_f64() * 1e3,
         t.elapsed().as_secs_f64() * 1e3,
         fence_positions(&prog, models).len(),
         rechecks.explorations(),
         fix.fences.len(),
-        litmus_checker::words::confirmation(&fix.confirmed),
+        fix.confirmed,
     );
 }
 

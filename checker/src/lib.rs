@@ -5,16 +5,15 @@
 //! - [`reference`]: explicit-state exploration with hashing (the oracle);
 //! - [`outcome`]: herd's question per model (final states, observation,
 //!   failing assertions, each with a witness);
-//! - [`narrate`]: executions as numbered steps for humans;
 //! - [`relaxer`]: active testing (RELAXER) for programs too big to explore.
 //!
-//! What is not engine has crates of its own: `litmus-history` (recorded
+//! What is not engine has crates of its own: `litmus-present` (pictures,
+//! narration, words, codes), `litmus-history` (recorded
 //! histories, with the SAT solver) and `litmus-hardware` (runs on the CPU).
 
 pub mod bitset;
 pub mod certainty;
 pub mod clocks;
-pub mod codes;
 pub mod dpor;
 pub mod explicit;
 pub mod explore;
@@ -26,10 +25,8 @@ pub mod machine;
 pub mod measure;
 pub mod model;
 pub mod monitor;
-pub mod narrate;
 pub mod options;
 pub mod outcome;
-pub mod picture;
 pub mod progress;
 pub mod reads;
 pub mod reference;
@@ -40,7 +37,6 @@ pub mod trace;
 pub mod unbounded;
 pub mod violation;
 pub mod witness;
-pub mod words;
 
 pub use certainty::{Answer, Certainty, Coverage, Cuts, Iterations, Why};
 pub use machine::Model;

@@ -33,8 +33,17 @@ pub use ccm::{ccv_order, unordered_pairs};
 
 pub use json::parse_json;
 pub use model::{ErrorKind, History, HistoryError, Loc, OpId, OpKind};
-pub use parse::{parse_any, parse_text, to_text};
+pub use parse::{parse_text, to_text};
 pub use verdict::{Criterion, EdgeKind, Method, Model, Outcome, Stats, Step, Undecided, Verdict};
+
+/// Parse either format: JSON when the first non-blank character is `{`.
+pub fn parse_any(src: &str) -> Result<History, HistoryError> {
+    if src.trim_start().starts_with('{') {
+        parse_json(src)
+    } else {
+        parse_text(src)
+    }
+}
 
 use relation::Rel;
 

@@ -13,15 +13,6 @@ pub fn parse_text(src: &str) -> Result<History, HistoryError> {
     History::new(locs.names, locs.init, threads).map_err(|(kind, span)| HistoryError::at(kind, span, src))
 }
 
-/// Parse either format: JSON when the first non-blank character is `{`.
-pub fn parse_any(src: &str) -> Result<History, HistoryError> {
-    if src.trim_start().starts_with('{') {
-        super::json::parse_json(src)
-    } else {
-        parse_text(src)
-    }
-}
-
 /// Location names in order of first appearance, with initial values.
 #[derive(Default)]
 pub(super) struct Locations {

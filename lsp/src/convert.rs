@@ -105,7 +105,7 @@ pub fn location(uri: &lsp::Uri, rope: &Rope, span: Span, enc: Encoding) -> lsp::
 /// The link to a code's section of `docs/codes.md`, under `base` (the
 /// document's URI, without the anchor).
 fn code_description(base: &str, code: &str) -> Option<lsp::CodeDescription> {
-    let anchor = litmus_checker::codes::anchor(code)?;
+    let anchor = litmus_present::codes::anchor(code)?;
     let href = format!("{base}#{anchor}").parse().ok()?;
     Some(lsp::CodeDescription { href })
 }

@@ -1,11 +1,12 @@
 //! Execution graphs in the editor: `litmus/executionGraph` answers the SVG
-//! of a violation's witness (drawn by `litmus_checker::picture`, the same as
+//! of a violation's witness (drawn by `litmus_present::picture`, the same as
 //! `litmus explain --svg`), and each violation's delayed store gets a
 //! "Show execution" lens running the client command `litmus.showExecution`.
 //! Violations are numbered as `litmus check` lists them (from 1).
 
-use litmus_checker::{picture, Report};
+use litmus_checker::Report;
 use litmus_dsl::{Program, Span};
+use litmus_present::picture;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types as lsp;
 

@@ -2,13 +2,14 @@
 //! parse and analysis diagnostics (fast path), then what the checker found
 //! (violations and every other statement of their cycles, failing
 //! assertions, conditions that differ from SC). Codes come from
-//! `litmus_checker::codes`, the registry the CLI uses too.
+//! `litmus_present::codes`, the registry the CLI uses too.
 
 use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
 use litmus_checker::violation::CycleStep;
-use litmus_checker::{codes, words, Model, Report};
+use litmus_checker::{Model, Report};
 use litmus_dsl::{Analysis, Program, Span};
+use litmus_present::{codes, words};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {

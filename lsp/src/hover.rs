@@ -3,9 +3,10 @@
 
 use crate::findings::CIRCLED;
 use litmus_checker::harm::harmful;
-use litmus_checker::narrate;
-use litmus_checker::{words, Report};
+use litmus_checker::Report;
 use litmus_dsl::{Analysis, Program, Span};
+use litmus_present::narrate;
+use litmus_present::words;
 use std::fmt::Write;
 
 fn contains(span: Span, offset: usize) -> bool {

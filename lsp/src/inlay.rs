@@ -10,8 +10,9 @@
 //! explored (the report of the first phase has only SC's) it is named with
 //! `…` — a lone SC set would claim that every model agrees.
 
-use litmus_checker::{words, Model, ModelOutcome, Report};
+use litmus_checker::{Model, ModelOutcome, Report};
 use litmus_dsl::ir::{Instr, Program, StmtId};
+use litmus_present::words;
 
 /// One hint: where (a byte offset, the hint goes after it), its label and
 /// tooltip.

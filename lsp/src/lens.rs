@@ -1,7 +1,8 @@
 //! The code lens on the test header: each model's verdict at a glance.
 
-use litmus_checker::{words, Model, Report};
+use litmus_checker::{Model, Report};
 use litmus_dsl::Span;
+use litmus_present::words;
 
 /// Where the header is: the `litmus NAME` line, or the architecture line.
 pub fn header_span(src: &str) -> Span {

@@ -3,7 +3,7 @@
 //! cell), the last event of each thread and the check's search are the
 //! same for both models; only the forcing of commits is per model.
 
-use super::{Forcing, RawViolation};
+use super::signal::{Forcing, RawViolation};
 use crate::clocks::Clocks;
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::thread_cells::ThreadCells;

@@ -26,28 +26,10 @@
 
 mod bss;
 mod kind;
+mod signal;
 mod sober;
 
 pub use bss::Bss;
 pub use kind::MonitorKind;
+pub use signal::{Forcing, RawViolation};
 pub use sober::Sober;
-
-/// A violation in one SC execution: running `access` (of thread p) before
-/// `store` (of another thread) commits closes an hb cycle through `prev`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct RawViolation {
-    /// The delayed store (index in the SC log).
-    pub store: u32,
-    /// The access that overtakes it (index in the SC log).
-    pub access: u32,
-    /// The event before `access` in its thread that the store happens before.
-    pub prev: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Forcing {
-    /// A store's commit is forced only by events that happen before `e`.
-    Causal,
-    /// As in the paper: by any event before `e` in the interleaving.
-    Interleaving,
-}

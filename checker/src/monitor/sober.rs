@@ -3,7 +3,7 @@
 //! the walk (already ordered under TSO); `write(c) →hb* last(p)` is a
 //! borderline trace: the load could have read the value before `write(c)`.
 
-use super::RawViolation;
+use super::signal::RawViolation;
 use crate::clocks::Clocks;
 use crate::machine::{Event, EventKind, NONE};
 use litmus_dsl::FenceKind;

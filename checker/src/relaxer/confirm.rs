@@ -7,8 +7,8 @@
 //! is a happens-before cycle of the trace (`crate::trace`), which the tests
 //! check on every confirmation.
 
+use super::ops::{Label, Op};
 use super::predict::op_of;
-use super::{Label, Op};
 use crate::machine::{Event, EventKind, NONE};
 use crate::trace::{source_write, Edge};
 

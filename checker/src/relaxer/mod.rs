@@ -13,8 +13,10 @@
 //! "no violation found in N runs".
 
 pub mod confirm;
+pub mod ops;
 pub mod predict;
 pub mod rng;
+pub mod settings;
 pub mod steer;
 
 use crate::certainty::Why;
@@ -28,82 +30,9 @@ use litmus_dsl::ir::{Program, StmtId};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
+pub use ops::{Label, Op};
 pub use predict::{predict, Prediction};
-
-/// The access a cycle's statement makes (a statement like `x = y + 1`
-/// makes two, so a label names both).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Op {
-    Read,
-    Write,
-    /// An atomic read-modify-write (cas, xchg, fetch_add, lock).
-    Update,
-}
-
-impl Op {
-    pub fn letter(self) -> char {
-        match self {
-            Op::Read => 'r',
-            Op::Write => 'w',
-            Op::Update => 'u',
-        }
-    }
-    fn from_letter(c: char) -> Option<Op> {
-        match c {
-            'r' => Some(Op::Read),
-            'w' => Some(Op::Write),
-            'u' => Some(Op::Update),
-            _ => None,
-        }
-    }
-}
-
-/// One statement of a predicted cycle: which thread, which access.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Label {
-    pub thread: u16,
-    pub stmt: StmtId,
-    pub op: Op,
-}
-
-/// The knobs of active testing (the paper's defaults where it has them).
-#[derive(Clone, Debug)]
-pub struct Settings {
-    /// Phase I: random SC runs to predict from.
-    pub sc_runs: u32,
-    /// Phase II: steered runs per predicted cycle and model.
-    pub trials: u32,
-    pub seed: u64,
-    /// P: the chance of delaying a store, pausing before a load, or (PSLO)
-    /// reading the oldest value, at a statement of the cycle.
-    pub probability: f64,
-    /// Longest predicted cycle, in events (even, 4..=8).
-    pub cycle_length: usize,
-    /// Logical ticks a thread pauses before a load or atomic (PSO).
-    pub delay_load: u64,
-    /// Logical ticks a delayed store stays in its buffer (> `delay_load`).
-    pub delay_store: u64,
-    /// Transitions per run before it is cut.
-    pub max_steps: u64,
-    /// Predicted cycles kept at most.
-    pub max_cycles: usize,
-}
-
-impl Default for Settings {
-    fn default() -> Self {
-        Settings {
-            sc_runs: 100,
-            trials: 30,
-            seed: 0,
-            probability: 0.5,
-            cycle_length: 4,
-            delay_load: 8,
-            delay_store: 16,
-            max_steps: 100_000,
-            max_cycles: 5_000,
-        }
-    }
-}
+pub use settings::Settings;
 
 /// How a steered run broke the program.
 #[derive(Clone, Debug, PartialEq, Eq)]

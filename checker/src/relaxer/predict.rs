@@ -11,8 +11,9 @@
 //! one pair, so nothing else about instances matters). As in the paper, po
 //! is reflexive: a thread may take part with a single event.
 
+use super::ops::{Label, Op};
 use super::rng::{derive, Rng};
-use super::{Label, Op, Settings};
+use super::settings::Settings;
 use crate::machine::{Event, EventKind, Machine, Model, ThreadStatus};
 use crate::options::Options;
 use litmus_dsl::ir::{Cell, Program};

@@ -14,9 +14,10 @@
 //! no purposely delayed store commits early. The run goes on to its end:
 //! every thread finished or stuck for good, every buffer drained.
 
+use super::ops::{Label, Op};
 use super::predict::op_of;
 use super::rng::Rng;
-use super::{Label, Op, Settings};
+use super::settings::Settings;
 use crate::machine::{Event, EventKind, Machine, State, ThreadStatus, Verdict};
 use litmus_dsl::ir::{Cell, Instr};
 use std::collections::VecDeque;

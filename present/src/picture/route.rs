@@ -6,7 +6,7 @@
 //! the lanes, or (from an initial write over another lane, or across a
 //! lane) along the free band between two rows and then down such a column.
 
-use super::layout::{Curve, Rect, Route};
+use super::geometry::{Curve, Rect, Route};
 
 /// Sampled points per curve (dense enough for 44-px boxes on any arc the
 /// layout draws).

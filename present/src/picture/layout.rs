@@ -8,10 +8,11 @@
 //! placed apart (`labels.rs`); the picture is sized to what is drawn.
 
 use super::build::{NodeKind, Picture};
+use super::geometry::{Curve, Rect, Route};
 use super::labels::{self, Label};
 use super::route;
 use super::xml::cells;
-use crate::trace::Edge;
+use litmus_checker::trace::Edge;
 
 pub const CHAR_W: f64 = 7.8;
 pub const NODE_H: f64 = 44.0;
@@ -24,47 +25,6 @@ pub const HEADER_H: f64 = 28.0;
 const INIT_GAP: f64 = 72.0;
 pub const LEGEND_H: f64 = 64.0;
 pub const LEGEND_W: f64 = 700.0;
-
-#[derive(Clone, Copy, Debug)]
-pub struct Rect {
-    pub x: f64,
-    pub y: f64,
-    pub w: f64,
-    pub h: f64,
-}
-
-impl Rect {
-    pub fn cx(&self) -> f64 {
-        self.x + self.w / 2.0
-    }
-    pub fn cy(&self) -> f64 {
-        self.y + self.h / 2.0
-    }
-    /// Where the ray from the centre towards `(tx, ty)` leaves the box.
-    pub fn exit(&self, tx: f64, ty: f64) -> (f64, f64) {
-        let (cx, cy) = (self.cx(), self.cy());
-        let (dx, dy) = (tx - cx, ty - cy);
-        if dx.abs() < 1e-9 && dy.abs() < 1e-9 {
-            return (cx, cy);
-        }
-        let sx = if dx.abs() < 1e-9 { f64::INFINITY } else { (self.w / 2.0) / dx.abs() };
-        let sy = if dy.abs() < 1e-9 { f64::INFINITY } else { (self.h / 2.0) / dy.abs() };
-        let s = sx.min(sy);
-        (cx + dx * s, cy + dy * s)
-    }
-}
-
-/// A quadratic curve `start`–`ctrl`–`end`, and where its label goes.
-#[derive(Clone, Copy, Debug)]
-pub struct Curve {
-    pub start: (f64, f64),
-    pub ctrl: (f64, f64),
-    pub end: (f64, f64),
-    pub mid: (f64, f64),
-}
-
-/// An edge's line: quadratic curves joined end to start (usually one).
-pub type Route = Vec<Curve>;
 
 pub struct Layout {
     pub width: f64,
@@ -238,17 +198,4 @@ impl Layout {
 
 fn with_mid(start: (f64, f64), ctrl: (f64, f64), end: (f64, f64)) -> Curve {
     Curve { start, ctrl, end, mid: (0.0, 0.0) }.with_mid()
-}
-
-impl Curve {
-    /// The same curve with `mid` its point at t = ½.
-    pub fn with_mid(self) -> Curve {
-        let (s, c, e) = (self.start, self.ctrl, self.end);
-        Curve { mid: (0.25 * s.0 + 0.5 * c.0 + 0.25 * e.0, 0.25 * s.1 + 0.5 * c.1 + 0.25 * e.1), ..self }
-    }
-
-    /// Straight (po down its lane): its control point is its middle.
-    pub fn straight(&self) -> bool {
-        (self.ctrl.0 - self.mid.0).abs() < 1e-6 && (self.ctrl.1 - self.mid.1).abs() < 1e-6
-    }
 }

@@ -5,7 +5,7 @@
 //! placed first, so they keep the best places.
 
 use super::build::Picture;
-use super::layout::{Curve, Rect};
+use super::geometry::{Curve, Rect};
 use super::route::point_on;
 
 /// Width of one character of an edge label (11 px monospace).

@@ -3,9 +3,9 @@
 //! initial write per cell they touch, and the po/rf/co/fr edges, the
 //! cycle's numbered.
 
-use crate::machine::{Event, EventKind, NONE};
-use crate::trace::{source_write, Edge, Trace};
-use crate::violation::Violation;
+use litmus_checker::machine::{Event, EventKind, NONE};
+use litmus_checker::trace::{source_write, Edge, Trace};
+use litmus_checker::violation::Violation;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::Program;
 use std::collections::BTreeMap;
@@ -83,7 +83,7 @@ pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
     let access = &p.stmts[v.access_stmt as usize];
     let thread = |t: u16| p.threads.get(t as usize).map(|t| t.name.as_str()).unwrap_or("?");
     let title = format!("{} — violation {} under {}", p.name, number, v.model.upper());
-    let subtitle = if v.model == crate::machine::Model::Pslo {
+    let subtitle = if v.model == litmus_checker::machine::Model::Pslo {
         format!(
             "`{}` ({} line {}) takes effect before `{}` (line {})",
             access.text,

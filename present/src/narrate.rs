@@ -1,7 +1,7 @@
 //! Executions told in words, one step per event, for humans (CLI output,
 //! editor hovers). Plain text only: no protocol or terminal types here.
 
-use crate::machine::{Event, EventKind, Model, NONE};
+use litmus_checker::machine::{Event, EventKind, Model, NONE};
 use litmus_dsl::ir::Program;
 
 /// One numbered step of a witness.

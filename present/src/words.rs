@@ -3,12 +3,12 @@
 //! through these functions, so an answer is never worded as more than it is.
 //! Every "robust", "never", "benign" and "confirmed" comes with its qualifier.
 
-use crate::certainty::{Answer, Coverage};
-use crate::machine::{Event, EventKind};
-use crate::outcome::Observation;
-use crate::trace::Edge;
-use crate::violation::Harm;
-use crate::violation::{CycleStep, Robustness};
+use litmus_checker::certainty::{Answer, Coverage};
+use litmus_checker::machine::{Event, EventKind};
+use litmus_checker::outcome::Observation;
+use litmus_checker::trace::Edge;
+use litmus_checker::violation::Harm;
+use litmus_checker::violation::{CycleStep, Robustness};
 use litmus_dsl::Program;
 
 /// "(proved)", "(within bounds)" — the short qualifier of a known answer.
@@ -35,8 +35,8 @@ pub fn robustness(rb: &Robustness) -> String {
     let n = rb.violations.len();
     match rb.robust() {
         Answer::Proved(true) => match rb.iterations {
-            crate::Iterations::Every { states, loops: true } => {
-                format!("robust for every iteration (proved: {} states)", crate::progress::thousands(states))
+            litmus_checker::Iterations::Every { states, loops: true } => {
+                format!("robust for every iteration (proved: {} states)", litmus_checker::progress::thousands(states))
             }
             _ => "robust (proved)".into(),
         },
@@ -103,7 +103,7 @@ pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
 /// Where a fence goes, in words: "after line 15, column 13", "before line
 /// 16, column 3", "at the head of the loop at line 17 (before it and last
 /// in its body)".
-pub fn fence_place(p: &Program, f: &crate::violation::FencePoint) -> String {
+pub fn fence_place(p: &Program, f: &litmus_checker::violation::FencePoint) -> String {
     use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {
@@ -116,7 +116,7 @@ pub fn fence_place(p: &Program, f: &crate::violation::FencePoint) -> String {
 }
 
 /// The same, short: "after 15:13", "before 16:3", "loop head 17:3".
-pub fn fence_place_short(p: &Program, f: &crate::violation::FencePoint) -> String {
+pub fn fence_place_short(p: &Program, f: &litmus_checker::violation::FencePoint) -> String {
     use litmus_dsl::ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {
@@ -144,7 +144,7 @@ pub fn confirmation(a: &Answer<bool>) -> String {
 /// TSO, PSO (never under SC: a relaxed-memory bug)" — the contrast with SC
 /// only as far as SC's exploration went (`sc`: its coverage, if SC was
 /// checked and did not fail it).
-pub fn failure(kind: &str, models: &[crate::Model], sc: Option<&Coverage>) -> String {
+pub fn failure(kind: &str, models: &[litmus_checker::Model], sc: Option<&Coverage>) -> String {
     let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
     let contrast = match sc {
         Some(Coverage::Complete) => " (never under SC: a relaxed-memory bug)",
@@ -157,7 +157,7 @@ pub fn failure(kind: &str, models: &[crate::Model], sc: Option<&Coverage>) -> St
 /// Active testing's answer for a model, one line: never "robust" — "2 of
 /// 6 predicted cycles confirmed (1 breaks the program) in 180 runs", or
 /// "no violation found in 180 runs (active testing proves nothing)".
-pub fn active(a: &crate::relaxer::Active, predicted: usize) -> String {
+pub fn active(a: &litmus_checker::relaxer::Active, predicted: usize) -> String {
     let mut s = match a.confirmed() {
         0 => format!(
             "no violation found in {} active run{} ({predicted} cycle{} predicted; this proves nothing)",
@@ -182,8 +182,8 @@ pub fn active(a: &crate::relaxer::Active, predicted: usize) -> String {
 }
 
 /// What a confirmed cycle did to the program, as a clause.
-pub fn active_bug(p: &Program, bug: Option<&crate::relaxer::Bug>) -> String {
-    use crate::relaxer::Bug;
+pub fn active_bug(p: &Program, bug: Option<&litmus_checker::relaxer::Bug>) -> String {
+    use litmus_checker::relaxer::Bug;
     match bug {
         Some(Bug::Failure { stmt, kind, .. }) => {
             format!("harmful: then `{}` fails ({})", p.stmts[*stmt as usize].text, kind.as_str())
@@ -240,16 +240,16 @@ pub fn cycle_role(p: &Program, steps: &[CycleStep], events: &[Event], i: usize) 
 
 /// A member's diagnostic: its role and the cycle it belongs to, "reads y
 /// before P1's `y = 1` overwrites it — part of the TSO/PSO cycle of line 8".
-pub fn cycle_member(role: &str, models: &[crate::Model], line: u32) -> String {
+pub fn cycle_member(role: &str, models: &[litmus_checker::Model], line: u32) -> String {
     let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
     format!("{role} — part of the {} cycle of line {line}", names.join("/"))
 }
 
 /// A load's values as far as its model's search went, short (inlay hints,
-/// the CLI): `{0,1}`; `{0,1,…}` past [`crate::reads::CAP`]; `≥{0,1}` when
+/// the CLI): `{0,1}`; `{0,1,…}` past [`litmus_checker::reads::CAP`]; `≥{0,1}` when
 /// the search was cut or stopped (there may be more); `∅` when no explored
 /// execution ran it.
-pub fn values(v: Option<&crate::reads::ValueSet>, c: &Coverage) -> String {
+pub fn values(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) -> String {
     let mut s = String::new();
     if *c != Coverage::Complete {
         s.push('≥');
@@ -272,7 +272,7 @@ pub fn values(v: Option<&crate::reads::ValueSet>, c: &Coverage) -> String {
 
 /// The same, long (tooltips): "{0,1} (proved)", "at least {0,1} (within
 /// bounds: …)", "at least {0,1} (unknown: timed out)".
-pub fn values_long(v: Option<&crate::reads::ValueSet>, c: &Coverage) -> String {
+pub fn values_long(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) -> String {
     let short = values(v, c);
     match c {
         Coverage::Complete if v.is_none() => "none: no explored execution runs it (proved)".into(),

@@ -5,10 +5,11 @@
 //! `data-col` and `data-stmt`, so a webview can map a click to the source.
 
 use super::build::{NodeKind, Picture};
+use super::geometry::{Curve, Rect};
 use super::labels::BADGE_R;
-use super::layout::{layout, Curve, Rect, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
+use super::layout::{layout, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
 use super::xml::escape;
-use crate::trace::Edge;
+use litmus_checker::trace::Edge;
 use std::fmt::Write;
 
 /// herd7's edge colours (`Pretty.ml`): po black, rf red, co blue, fr

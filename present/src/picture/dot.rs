@@ -2,7 +2,7 @@
 //! initial writes and edges as the SVG, one cluster per thread.
 
 use super::build::{NodeKind, Picture};
-use crate::trace::Edge;
+use litmus_checker::trace::Edge;
 use std::fmt::Write;
 
 fn quote(s: &str) -> String {

@@ -11,6 +11,7 @@
 
 mod build;
 mod dot;
+mod geometry;
 mod labels;
 mod layout;
 mod route;

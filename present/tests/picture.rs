@@ -3,12 +3,14 @@
 //! (counted against `Trace`, not against the writer); text is escaped; a
 //! small one is snapshotted.
 
+// The checker's test helpers (the corpus and the examples), shared.
+#[path = "../../checker/tests/common/mod.rs"]
 mod common;
 
 use litmus_checker::machine::{EventKind, Model};
-use litmus_checker::picture;
 use litmus_checker::trace::Trace;
 use litmus_checker::{MonitorKind, Options, Violation};
+use litmus_present::picture;
 use std::collections::BTreeSet;
 
 fn violations(src: &str) -> (litmus_dsl::Program, Vec<Violation>) {

@@ -1,0 +1,40 @@
+//! The knobs of active testing.
+
+/// The knobs of active testing (the paper's defaults where it has them).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    /// Phase I: random SC runs to predict from.
+    pub sc_runs: u32,
+    /// Phase II: steered runs per predicted cycle and model.
+    pub trials: u32,
+    pub seed: u64,
+    /// P: the chance of delaying a store, pausing before a load, or (PSLO)
+    /// reading the oldest value, at a statement of the cycle.
+    pub probability: f64,
+    /// Longest predicted cycle, in events (even, 4..=8).
+    pub cycle_length: usize,
+    /// Logical ticks a thread pauses before a load or atomic (PSO).
+    pub delay_load: u64,
+    /// Logical ticks a delayed store stays in its buffer (> `delay_load`).
+    pub delay_store: u64,
+    /// Transitions per run before it is cut.
+    pub max_steps: u64,
+    /// Predicted cycles kept at most.
+    pub max_cycles: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            sc_runs: 100,
+            trials: 30,
+            seed: 0,
+            probability: 0.5,
+            cycle_length: 4,
+            delay_load: 8,
+            delay_store: 16,
+            max_steps: 100_000,
+            max_cycles: 5_000,
+        }
+    }
+}
