@@ -5,8 +5,9 @@
 //! confirmation is "no violation found in N runs".
 
 use crate::report::{ActiveCycleJson, ActiveJson, CycleJson};
+use litmus_checker::plan::{self, Plan};
 use litmus_checker::relaxer::{self, Active, Settings};
-use litmus_checker::{Answer, Model, Observation, Options};
+use litmus_checker::{Model, MonitorKind, Options};
 use litmus_dsl::Program;
 use litmus_present::words;
 use std::time::Duration;
@@ -70,9 +71,14 @@ fn cycle_length_arg(s: &str) -> Result<usize, String> {
 }
 
 impl ActiveArgs {
-    /// The exhaustive budget of `--mode auto`.
-    pub fn budget(&self, timeout: Option<Duration>) -> Duration {
-        self.budget.unwrap_or_else(|| timeout.map_or(Duration::from_secs(10), |t| t / 2))
+    /// The check these arguments ask for (the file's deadline in `opts`).
+    pub fn plan(&self, models: &[Model], monitor: MonitorKind, opts: &Options) -> Plan {
+        let mode = match self.mode {
+            Mode::Exhaustive => plan::Mode::Exhaustive,
+            Mode::Active => plan::Mode::Active,
+            Mode::Auto => plan::Mode::Auto,
+        };
+        Plan::new(models.to_vec(), monitor, opts.clone(), mode, self.budget, self.settings())
     }
 
     pub fn settings(&self) -> Settings {
@@ -88,16 +94,6 @@ impl ActiveArgs {
 }
 
 pub use relaxer::ActiveRun;
-
-pub fn run(
-    prog: &Program,
-    models: &[Model],
-    opts: &Options,
-    args: &ActiveArgs,
-    sc: Option<&Answer<Observation>>,
-) -> ActiveRun {
-    relaxer::run(prog, models, &args.settings(), opts, sc)
-}
 
 pub use relaxer::robust;
 

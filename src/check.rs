@@ -1,7 +1,7 @@
 //! `litmus check` of one file: analyse and explore it, and its JSON report
 //! (running many is `suite::batch`).
 
-use crate::active::{self, ActiveArgs, ActiveRun, Mode};
+use crate::active::{self, ActiveArgs, ActiveRun};
 use crate::report::{
     BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
     Position, ViolationJson,
@@ -284,18 +284,14 @@ pub fn options(b: &Bounds) -> Options {
         loop_bound: b.loop_bound,
         buffer_bound: b.buffer_bound,
         preemption_bound: b.preemption_bound,
-        deadline: None,
-        cancel: None,
-        polls_left: None,
-        found: None,
         explorer: match b.explorer {
             ExplorerArg::Auto => litmus_checker::ExplorerKind::Auto,
             ExplorerArg::Graph => litmus_checker::ExplorerKind::Graph,
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
-        progress: None,
         unbounded: (!b.bounded).then(Default::default),
+        budget: Default::default(),
     }
     .with_timeout(b.timeout)
 }
@@ -310,36 +306,9 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         loop_bound: opts.loop_bound,
     };
     let Some(p) = &c.loaded.analysis.program else { return c };
-    if act.mode == Mode::Active {
-        // An `exists` condition breaks only where SC never meets it: the SC
-        // exploration (cheap next to the relaxed ones) gets the budget; if it
-        // does not finish, such condition bugs are not judged.
-        let exists = p.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
-        let sc = exists.then(|| litmus_checker::explore::explore(p, Model::Sc, &within_budget(opts, act)).observation);
-        c.active = Some(active::run(p, models, opts, act, sc.flatten().as_ref()));
-        return c;
-    }
-    // auto: exhaustive checking gets the budget (within the file's deadline).
-    let exhaustive = if act.mode == Mode::Auto { within_budget(opts, act) } else { opts.clone() };
-    let r = litmus_checker::check_all(p, models, monitor, &exhaustive);
-    (c.outcomes, c.robustness) = (r.outcomes, r.robustness);
-    // What the budget (not the user's deadline or cancel) left unknown goes to active testing.
-    let unfinished: Vec<Model> = c.robustness.iter().filter(|rb| !rb.robust().is_known()).map(|rb| rb.model).collect();
-    if act.mode == Mode::Auto && !unfinished.is_empty() && !opts.stopped() {
-        c.active = Some(active::run(p, &unfinished, opts, act, r.sc_observation.as_ref()));
-    }
+    let r = act.plan(models, monitor, opts).run(p);
+    (c.outcomes, c.robustness, c.active) = (r.outcomes, r.robustness, r.active);
     c
-}
-
-/// `opts` with the exhaustive budget as its deadline, if that comes before
-/// the file's own.
-fn within_budget(opts: &Options, act: &ActiveArgs) -> Options {
-    let now = std::time::Instant::now();
-    let timeout = opts.deadline.map(|d| d.saturating_duration_since(now));
-    match now.checked_add(act.budget(timeout)) {
-        Some(end) => Options { deadline: Some(opts.deadline.map_or(end, |d| d.min(end))), ..opts.clone() },
-        None => opts.clone(),
-    }
 }
 
 pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {

@@ -106,7 +106,7 @@ impl Bar {
     pub fn watch(&self, opts: &mut Options, path: &str) -> Watch {
         let Some(shown) = &self.shown else { return Watch { file: None } };
         let progress = Progress::new();
-        opts.progress = Some(progress.clone());
+        opts.budget.progress = Some(progress.clone());
         let name = path.rsplit('/').next().unwrap_or(path).to_string();
         let file = Arc::new(File { name, progress });
         if let Ok(mut running) = shown.files.running.lock() {

@@ -1,4 +1,13 @@
-//! End-to-end tests of the `litmus` binary: exit codes and output formats.
+//! End-to-end tests of the `litmus` binary: exit codes (0/1/2/3) and output
+//! formats (human, JSON lines in input order, positions of bad input).
+//! `check`: honest answers on cut-short runs (`--timeout`, the loop bound,
+//! `--first`; one deadline for every phase), bounds reported, invalid
+//! timeouts, non-UTF-8 input, division by zero in a condition, `reads` in
+//! JSON, `--threads 1` and `--threads 4` printing the same; active testing;
+//! PSLO; `fix` confirming nothing unearned; `explain` (steps, `--svg`,
+//! `--dot`, `--history`); `history` (verdicts, methods, JSON, limits, the
+//! example histories' expected verdicts); `run` and `--record`; and the real
+//! `litmus lsp` giving a finding the same code as `litmus check`.
 
 use std::path::PathBuf;
 use std::process::Command;

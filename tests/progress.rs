@@ -1,7 +1,7 @@
 //! `litmus check`'s progress bar: drawn on a terminal (a real pty, through
 //! util-linux `script`) with the phase and the executions so far, cleared
-//! before the results; absent when stderr is piped or the format is JSON,
-//! unless `--progress always`.
+//! before the results, `N/2 files` for two files; absent when stderr is
+//! piped or the format is JSON, unless `--progress always`.
 
 use std::path::PathBuf;
 use std::process::Command;

@@ -1,5 +1,15 @@
 //! Whole suites end to end: folders and `@all`, shards, JSON Lines, merge,
 //! diff and expected verdicts, on the herd corpus and generated suites.
+//! Shards are a partition (N = 1…16, `--shard auto` per scheduler,
+//! `--shard 3/2^64-1` instant); merged shards are byte-equal to the
+//! unsharded run (of an out-of-order `@all` too) and incomplete merges are
+//! refused; the corpus with `--expect verdicts.tsv` has no disagreement, a
+//! disagreement is named and exits 1, expectations matching nothing exit 3,
+//! `--expect auto` reads herd's `.expected` files; `jsonl` and `--jobs`
+//! change nothing but order; `diff` names changed verdicts, slower and added
+//! files; the docs/suites/ scheduler examples run as their schedulers would;
+//! diy-style cycles (`tests/diy/`) get the verdicts the theory of critical
+//! cycles gives (SC never; TSO iff an unfenced W→R; PSO iff W→R or W→W).
 
 mod diy;
 

@@ -49,13 +49,14 @@ fn main() {
                         analyze_with(&make(k, style), LowerOptions { reduce_spins: reduce, ..LowerOptions::default() })
                             .program
                             .unwrap();
-                    let opts = Options { loop_bound: 2, deadline: Some(Instant::now() + budget), ..Options::default() };
+                    let mut opts = Options { loop_bound: 2, ..Options::default() };
+                    opts.budget.deadline = Some(Instant::now() + budget);
                     let t = Instant::now();
                     let out = explore(&prog, model, &opts);
                     let secs = t.elapsed().as_secs_f64();
                     let answer = if out.complete() {
                         "proved"
-                    } else if opts.late() {
+                    } else if opts.budget.late() {
                         "stopped"
                     } else {
                         "within bounds"

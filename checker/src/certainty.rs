@@ -10,8 +10,10 @@
 //!
 //! An unknown answer carries no value at all, so nothing can print
 //! "robust" or "never" without having earned it. The words users read are
-//! written here once, for the CLI and the language server alike.
+//! written once, for the CLI and the language server alike, in
+//! `litmus_present::words`.
 
+use crate::budget::Budget;
 use crate::dpor::Stats;
 
 /// What bounds cut from a search that otherwise finished.
@@ -81,6 +83,19 @@ pub enum Why {
 }
 
 impl Why {
+    /// Why a check with this budget stopped, if it did.
+    pub fn stopped(budget: &Budget) -> Option<Why> {
+        if budget.stopped() && budget.cancelled() {
+            Some(Why::Cancelled)
+        } else if budget.late() {
+            Some(Why::Timeout)
+        } else if budget.found() {
+            Some(Why::First)
+        } else {
+            None
+        }
+    }
+
     pub fn describe(&self) -> String {
         match *self {
             Why::Timeout => "timed out".into(),

@@ -36,7 +36,6 @@ use crate::clocks::Clocks;
 use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
 use crate::progress::Tally;
 use litmus_dsl::ir::Instr;
-use std::time::Instant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExecKind {
@@ -144,26 +143,11 @@ impl Stats {
 
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
-    pub deadline: Option<Instant>,
-    /// Set from another thread to stop early (the editor moved on).
-    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
-    /// Tests: counts down at each stop check and sets `cancel` when spent
-    /// (see `Options::cancel_after_polls`).
-    pub polls_left: Option<std::sync::Arc<std::sync::atomic::AtomicU64>>,
-    /// `--first`: set when something was found; the search stops there.
-    pub found: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The check's deadline, cancel flag, `--first` and progress display.
+    pub budget: crate::budget::Budget,
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
-    /// Executions are counted here too, in batches (a progress display).
-    pub progress: Option<std::sync::Arc<crate::progress::Progress>>,
-}
-
-impl Limits {
-    /// Something was found and the check stops at the first finding.
-    fn found(&self) -> bool {
-        self.found.as_ref().is_some_and(|f| f.load(std::sync::atomic::Ordering::Relaxed))
-    }
 }
 
 pub enum Control {
@@ -231,7 +215,7 @@ pub struct Explorer<'m, 'p> {
     scratch_initials: Vec<usize>,
     scratch_v: Vec<u32>,
     pub stats: Stats,
-    /// This run's executions for `Limits::progress`, sent in batches.
+    /// This run's executions for the budget's progress display, sent in batches.
     tally: Tally,
 }
 
@@ -650,7 +634,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         mut on_exec: impl FnMut(&Execution<'_>) -> Control,
     ) {
         let bounded = limits.preemption_bound;
-        self.tally = Tally::new(limits.progress.clone());
+        self.tally = Tally::new(limits.budget.progress.clone());
         // Buffered stores and history values of the given state precede
         // every new transition.
         let mut init = init;
@@ -695,7 +679,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
-                        if limits.found() {
+                        if limits.budget.found() {
                             self.stats.first = true;
                             break 'outer;
                         }
@@ -739,20 +723,14 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 continue;
             };
             if self.stats.transitions.is_multiple_of(256) {
-                if let (Some(left), Some(cancel)) = (&limits.polls_left, &limits.cancel) {
-                    use std::sync::atomic::Ordering::Relaxed;
-                    if left.fetch_update(Relaxed, Relaxed, |n| n.checked_sub(1)).is_err() {
-                        cancel.store(true, Relaxed);
-                    }
-                }
-                let late = limits.deadline.is_some_and(|d| Instant::now() > d);
-                let cancelled = limits.cancel.as_ref().is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed));
-                if late || cancelled {
+                limits.budget.poll();
+                let cancelled = limits.budget.cancelled();
+                if limits.budget.late() || cancelled {
                     self.stats.timed_out = true;
                     self.stats.cancelled = cancelled;
                     break;
                 }
-                if limits.found() {
+                if limits.budget.found() {
                     self.stats.first = true;
                     break;
                 }

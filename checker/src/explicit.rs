@@ -209,14 +209,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     let mut ex = Explorer::new(&m);
     let mut groups: BTreeMap<(StmtId, StmtId), Group> = BTreeMap::new();
     let mut unnamed: std::collections::BTreeSet<(StmtId, StmtId)> = Default::default();
-    let limits = Limits {
-        deadline: opts.deadline,
-        cancel: opts.cancel.clone(),
-        polls_left: opts.polls_left.clone(),
-        found: opts.found.clone(),
-        preemption_bound: None,
-        progress: opts.progress.clone(),
-    };
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound: None };
     ex.run(limits, |e| {
         let trace = Trace::of(e.events);
         let Some(cycle) = trace.cycle() else { return Control::Continue };
@@ -243,7 +236,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
             // The state right after `b`'s transition, to continue from.
             let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
             let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
-            opts.note_finding();
+            opts.budget.note_finding();
             g.v = Some(Violation {
                 model,
                 store_stmt: key.0,

@@ -72,14 +72,8 @@ pub fn explore_listened(
     let mut reads = Reads::default();
     // A complete execution's observed values, looked up before any copy.
     let mut values: Vec<i64> = Vec::new();
-    let limits = Limits {
-        deadline: opts.deadline,
-        cancel: opts.cancel.clone(),
-        polls_left: opts.polls_left.clone(),
-        found: opts.found.clone(),
-        preemption_bound: if !model.buffered() { opts.preemption_bound } else { None },
-        progress: opts.progress.clone(),
-    };
+    let preemption_bound = if !model.buffered() { opts.preemption_bound } else { None };
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound };
     ex.run_listened(limits, listener, |e| {
         observer(e);
         reads.add_execution(e.kind, e.events);
@@ -107,7 +101,7 @@ pub fn explore_listened(
                             let schedule = failure_prefix(e.schedule, events, thread as u16);
                             let witness = Witness { events: events.to_vec(), schedule };
                             keep.failures(&[(thread as u16, stmt, kind)], Some(vec![witness]));
-                            opts.note_finding();
+                            opts.budget.note_finding();
                         }
                     }
                 }

@@ -207,7 +207,7 @@ impl<'a> Rechecks<'a> {
         if !missing.is_empty() {
             // Stopped: nothing more is checked (a stopped search is
             // unknown anyway).
-            if let Some(why) = self.opts.why_stopped() {
+            if let Some(why) = crate::certainty::Why::stopped(&self.opts.budget) {
                 return Err(why);
             }
             self.runs.fetch_add(1, Ordering::Relaxed);
@@ -243,7 +243,7 @@ impl<'a> Rechecks<'a> {
     /// ([`crate::measure`]); the others (Sober, PSLO) by a re-check per
     /// position, in parallel, each under all their models at once.
     pub fn kills(&self, positions: &[Spot], violations: &[Violation], models: &[Model]) -> Vec<Vec<Spot>> {
-        if self.opts.stopped() {
+        if self.opts.budget.stopped() {
             return vec![Vec::new(); violations.len()];
         }
         let (measured, rechecked): (Vec<usize>, Vec<usize>) =
@@ -615,7 +615,7 @@ fn choose_fences(
     if violations.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: robust, minimal: true };
     }
-    if let Some(why) = re.opts.why_stopped() {
+    if let Some(why) = crate::certainty::Why::stopped(&re.opts.budget) {
         return unchecked(prog, violations, why);
     }
     let kills = re.kills(positions, violations, models);

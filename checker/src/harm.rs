@@ -206,15 +206,8 @@ pub fn quick_harm(
     let prefix = v.witness.events[..v.witness.before_drain].to_vec();
     let mut found = None;
     let mut seen = 0u64;
-    let limits = Limits {
-        deadline: opts.deadline,
-        cancel: opts.cancel.clone(),
-        polls_left: opts.polls_left.clone(),
-        // With `--first` the quick search still judges the one finding.
-        found: None,
-        preemption_bound: None,
-        progress: opts.progress.clone(),
-    };
+    // With `--first` the quick search still judges the one finding.
+    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
     ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
         seen += 1;
         if let Some(h) = judge.damage(e).and_then(|d| judge.harm(&d, e.events)) {

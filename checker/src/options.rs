@@ -1,10 +1,11 @@
-//! How far a check may go: bounds, one deadline, a cancel flag; and the
+//! How far a check may go: its bounds, its [`Budget`] of time, and the
 //! names of models and monitors as users spell them (one parser for the
 //! CLI and the language server).
 
+use crate::budget::Budget;
 use crate::machine::Model;
 use crate::monitor::MonitorKind;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,33 +18,20 @@ pub struct Options {
     pub loop_bound: u32,
     pub buffer_bound: u32,
     pub preemption_bound: Option<u32>,
-    /// One deadline for the whole check of a file — every phase (outcomes,
-    /// monitors, harm, fence re-checks) stops at the same instant, so
-    /// `--timeout 2` means two seconds, not two per phase.
-    pub deadline: Option<Instant>,
-    /// Stop early when set (from another thread): the answer is unknown.
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Tests: set `cancel` at the n-th poll of [`Options::stopped`], to cut
-    /// a check short at every phase boundary deterministically.
-    pub polls_left: Option<Arc<std::sync::atomic::AtomicU64>>,
-    /// `--first`: set at the first finding (a failing assertion, a
-    /// witnessed violation); every search stops there, as Nidhugg and GenMC
-    /// do, and what it did not finish is unknown ([`Why::First`](crate::Why::First)).
-    pub found: Option<Arc<AtomicBool>>,
     /// How TSO and PSO outcomes are explored (see [`ExplorerKind`]).
     pub explorer: ExplorerKind,
     /// Worker threads for one exploration by graph (default: every core;
     /// 1: the sequential search). Answers and witnesses do not depend on it.
     pub threads: usize,
-    /// Where the check reports its phase and executions for a progress
-    /// display (the CLI's bar, the server's `$/progress`); none by default.
-    pub progress: Option<Arc<crate::progress::Progress>>,
     /// Try the unbounded procedure (`crate::unbounded`) first, within these
     /// limits: answers for every iteration where the state space is finite,
     /// the bounded engine for the rest. `None` (the library's default, so
     /// its tests exercise the bounded engine): bounded only. The CLI, the
     /// language server and suites turn it on ([`Options::with_unbounded`]).
     pub unbounded: Option<StateLimits>,
+    /// The deadline, cancel flag, `--first` and progress display the
+    /// whole check shares.
+    pub budget: Budget,
 }
 
 /// How far the unbounded procedure's search of states may go
@@ -115,14 +103,10 @@ impl Default for Options {
             loop_bound: DEFAULT_LOOP_BOUND,
             buffer_bound: DEFAULT_BUFFER_BOUND,
             preemption_bound: None,
-            deadline: None,
-            cancel: None,
-            polls_left: None,
-            found: None,
             explorer: ExplorerKind::default(),
             threads: all_cores(),
-            progress: None,
             unbounded: None,
+            budget: Budget::default(),
         }
     }
 }
@@ -134,61 +118,17 @@ pub fn all_cores() -> usize {
 }
 
 impl Options {
-    pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
-    }
-
-    /// Past the deadline.
-    pub fn late(&self) -> bool {
-        self.deadline.is_some_and(|d| Instant::now() >= d)
-    }
-
-    /// Cancelled or past the deadline: whatever is not finished now stays unknown.
-    pub fn stopped(&self) -> bool {
-        if let (Some(left), Some(cancel)) = (&self.polls_left, &self.cancel) {
-            if left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
-                cancel.store(true, Ordering::Relaxed);
-            }
-        }
-        self.late() || self.cancelled() || self.found()
-    }
-
     /// These options, stopping at the first finding.
     pub fn stop_at_first(mut self) -> Self {
-        self.found = Some(Arc::new(AtomicBool::new(false)));
+        self.budget.found = Some(Arc::new(AtomicBool::new(false)));
         self
     }
 
-    /// `--first` and something was found.
-    pub fn found(&self) -> bool {
-        self.found.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
-    }
-
-    /// A finding (with its witness) was made: with `--first`, stop.
-    pub fn note_finding(&self) {
-        if let Some(f) = &self.found {
-            f.store(true, Ordering::Relaxed);
-        }
-    }
-
-    /// Tests: these options, cancelled at the `n`-th poll of `stopped()`.
+    /// Tests: these options, cancelled at the `n`-th poll of the budget.
     pub fn cancel_after_polls(mut self, n: u64) -> Self {
-        self.cancel = Some(Arc::new(AtomicBool::new(false)));
-        self.polls_left = Some(Arc::new(std::sync::atomic::AtomicU64::new(n)));
+        self.budget.cancel = Some(Arc::new(AtomicBool::new(false)));
+        self.budget.polls_left = Some(Arc::new(std::sync::atomic::AtomicU64::new(n)));
         self
-    }
-
-    /// Why the check stopped, if it did.
-    pub fn why_stopped(&self) -> Option<crate::certainty::Why> {
-        if self.stopped() && self.cancelled() {
-            Some(crate::certainty::Why::Cancelled)
-        } else if self.late() {
-            Some(crate::certainty::Why::Timeout)
-        } else if self.found() {
-            Some(crate::certainty::Why::First)
-        } else {
-            None
-        }
     }
 
     /// These options, trying the unbounded procedure first (default limits).
@@ -200,8 +140,13 @@ impl Options {
     /// These options with the deadline `timeout` from now.
     pub fn with_timeout(mut self, timeout: Option<Duration>) -> Self {
         // A timeout too large for an Instant is no deadline at all.
-        self.deadline = timeout.and_then(|t| Instant::now().checked_add(t));
+        self.budget.deadline = timeout.and_then(|t| Instant::now().checked_add(t));
         self
+    }
+
+    /// These options with another budget (a phase's share of the check's).
+    pub fn with_budget(&self, budget: Budget) -> Self {
+        Options { budget, ..self.clone() }
     }
 }
 

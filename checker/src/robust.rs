@@ -153,7 +153,7 @@ impl<'p> Collector<'p> {
             .filter(|&&m| m.has_histories())
             .map(|&m| {
                 // Finding violations, PSLO's own executions are the work now.
-                if let Some(p) = &opts.progress {
+                if let Some(p) = &opts.budget.progress {
                     p.model_within(crate::progress::Phase::Violations, m);
                 }
                 crate::explicit::robustness(prog, m, opts)
@@ -167,7 +167,7 @@ impl<'p> Collector<'p> {
             .iter()
             .filter(|&&m| !monitor.complete_for(m))
             .map(|&m| {
-                if let Some(p) = &opts.progress {
+                if let Some(p) = &opts.budget.progress {
                     p.model_within(crate::progress::Phase::Violations, m);
                 }
                 crate::explicit::robustness(prog, m, opts)
@@ -183,7 +183,7 @@ impl<'p> Collector<'p> {
         let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
         let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
         g.occurrences += 1;
-        if g.v.is_some() || g.attempts >= 8 || self.stop.stopped() {
+        if g.v.is_some() || g.attempts >= 8 || self.stop.budget.stopped() {
             return;
         }
         g.attempts += 1;
@@ -203,7 +203,7 @@ impl<'p> Collector<'p> {
             witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
         };
         if let Some(w) = built {
-            self.stop.note_finding();
+            self.stop.budget.note_finding();
             let cycle = display_cycle(log, hb, r);
             let candidates = fence_candidates(self.prog, model, log, &cycle, r);
             g.v = Some(Violation {

@@ -1,7 +1,7 @@
 //! What the checker says about a program's robustness, as data: a
 //! violation (its cycle, witness, harm and fence candidates), a model's
 //! robustness, the fences chosen. The searches that fill them in live above
-//! ([`crate::collect`], [`crate::explicit`], [`crate::unbounded`],
+//! ([`crate::robust`], [`crate::explicit`], [`crate::unbounded`],
 //! [`crate::harm`], [`crate::fences`]); this module imports none of them.
 
 use crate::certainty::{Answer, Coverage, Why};

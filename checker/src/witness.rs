@@ -77,7 +77,7 @@ impl Replay<'_, '_> {
 
     /// Out of steps, or the check is stopped.
     fn exhausted(&self) -> bool {
-        self.steps > 200_000 || (self.steps.is_multiple_of(1024) && self.stop.stopped())
+        self.steps > 200_000 || (self.steps.is_multiple_of(1024) && self.stop.budget.stopped())
     }
 
     /// The replayed event that is thread `t`'s `k`-th (from 1).

@@ -1,5 +1,8 @@
 //! The editor cancels a check when the text changes: the flag must stop
-//! every phase promptly and mark the report as partial.
+//! every phase promptly and mark the report as partial — a minutes-long
+//! check stops within 500 ms of the flag, raised early (SC exploration),
+//! midway (harm, fences) or late (relaxed outcomes); PSLO's own exploration
+//! too.
 
 use litmus_checker::{check_all, Model, MonitorKind, Options};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -27,7 +30,8 @@ fn the_cancel_flag_stops_a_long_check_promptly() {
 
 fn cancel_after(prog: &litmus_dsl::Program, delay: Duration, models: &[Model]) {
     let cancel = Arc::new(AtomicBool::new(false));
-    let opts = Options { cancel: Some(cancel.clone()), ..Options::default() };
+    let mut opts = Options::default();
+    opts.budget.cancel = Some(cancel.clone());
     let flag = cancel.clone();
     let canceller = std::thread::spawn(move || {
         std::thread::sleep(delay);

@@ -1,4 +1,6 @@
-//! How many executions the explorer visits, where the optimum is known.
+//! How many executions the explorer visits, where the optimum is known: a
+//! load of its own pending store, SB with own reads, MP — one execution per
+//! allowed (rf, co) outcome — with final states equal to the reference's.
 //!
 //! The optimum for TSO/PSO is one execution per distinct (reads-from,
 //! coherence) pair the model allows, restricted to what can differ: a load

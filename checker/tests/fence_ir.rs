@@ -2,9 +2,14 @@
 //! re-checks run) agree with fences inserted into the text and analysed
 //! again (what `litmus fix` prints and the editor's quick fixes insert): on
 //! every example and corpus file, after every statement a fence can follow,
-//! with every kind, the same instructions and statement ranges (statements
-//! matched through the code), the same outcomes under SC, TSO and PSO and
-//! the same robustness under TSO and PSO, violations mapped through.
+//! with every kind, singly and all at once (and in two steps), the same
+//! instructions and statement ranges (statements matched through the code),
+//! the same outcomes under SC, TSO and PSO and the same robustness under TSO
+//! and PSO, violations mapped through. Every other place (before a
+//! statement, a loop's head, after a control statement) gives the same code
+//! (Trencher's translations too) and, on a sample, the same behaviour. Jumps
+//! around a fence land as in the text: loops, branches, early returns from
+//! inlined functions, short circuits, awaits and x86 backward jumps.
 
 mod common;
 

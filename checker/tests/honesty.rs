@@ -1,8 +1,14 @@
 //! Never claim more than was explored. A check cut short anywhere — by the
 //! one deadline, at any phase — may leave answers unknown, but every answer
 //! it does give (an observation, "robust", a harm, confirmed fences) must be
-//! the answer the whole check gives at the same bounds. And harm is a
-//! property of the violation, not of the witness that happened to be picked.
+//! the answer the whole check gives at the same bounds (deadlines at
+//! fractions of the whole run and cancels at every phase boundary, on every
+//! example; PSLO too); a timed-out check says unknown; one deadline holds
+//! across phases. And harm is a property of the violation, not of the
+//! witness that happened to be picked: mirror-image violations get the same
+//! harm (examples and a proptest of mirrored programs), and every harm is
+//! witnessed by an execution that exhibits its violation. Fence positions
+//! come from statement kinds, not text.
 
 mod common;
 

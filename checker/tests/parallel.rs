@@ -1,9 +1,10 @@
-//! The graph search on several workers gives the sequential search's
-//! outcome, byte for byte — states with their witnesses, failures,
-//! deadlocks, condition errors, statistics — for any number of workers and
-//! however the search is split (examples, corpus, generated programs); and
-//! a search stopped by `--first`, a deadline or the cancel flag stops every
-//! worker and says so.
+//! The graph search on several workers (2, 3 and 8, and with every graph a
+//! task of its own) gives the sequential search's outcome, byte for byte —
+//! states with their witnesses, failures, deadlocks, condition errors,
+//! statistics — however the search is split (examples, corpus, generated
+//! programs with atomics, awaits, locks and spins); and a search stopped by
+//! `--first`, a deadline or the cancel flag stops every worker and claims
+//! nothing proved.
 
 mod common;
 
@@ -166,7 +167,8 @@ fn deadline_stops_every_worker() {
 fn cancel_stops_every_worker() {
     let prog = slow_failing();
     let cancel = Arc::new(AtomicBool::new(false));
-    let opts = Options { cancel: Some(cancel.clone()), ..with_threads(4) };
+    let mut opts = with_threads(4);
+    opts.budget.cancel = Some(cancel.clone());
     let t = Instant::now();
     let o = std::thread::scope(|s| {
         let h = s.spawn(|| graph::explore(&prog, Model::Pso, &opts, None));

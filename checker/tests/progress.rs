@@ -2,7 +2,8 @@
 //! an exploration is over, the shared execution count equals its
 //! statistics, for both explorers and any number of graph workers (the
 //! counts are sent in batches, so the last partial batch must arrive too);
-//! the phases are entered in the check's order.
+//! a whole check counts the relaxed outcomes' share exactly and active
+//! testing counts its runs; the phases are entered in the check's order.
 
 mod common;
 
@@ -27,7 +28,9 @@ fn sb(n: usize) -> String {
 
 fn with(explorer: ExplorerKind, threads: usize) -> (Options, std::sync::Arc<Progress>) {
     let p = Progress::new();
-    (Options { explorer, threads, progress: Some(p.clone()), ..Options::default() }, p)
+    let mut opts = Options { explorer, threads, ..Options::default() };
+    opts.budget.progress = Some(p.clone());
+    (opts, p)
 }
 
 #[test]

@@ -1,8 +1,11 @@
 //! PSLO: the history-process encoding and its DPOR exploration against a
 //! naive enumerator of RELAXER's Fig. 6 (loads *choose* a value from the
-//! store history; no history processes, no reduction); the models' final
+//! store history; no history processes, no reduction), on generated
+//! programs with every fence kind, atomics and awaits; the models' final
 //! states nest (SC ⊆ TSO ⊆ PSO ⊆ PSLO); DPOR's traces equal a brute-force
-//! enumeration of the machine's interleavings.
+//! enumeration of the machine's interleavings; DPOR equals the reference.
+//! Buffers and histories exist only for the (thread, cell) pairs that can
+//! use them (process counts on a 65,536-cell array, issue 11).
 
 mod common;
 

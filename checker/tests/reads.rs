@@ -2,7 +2,9 @@
 //! brute-force oracle: every interleaving of the machine (memoised on the
 //! reference explorer's canonical states), keeping the loads of each path
 //! that ends in a non-pruned maximal state. Interleaving DPOR (SC, TSO,
-//! PSO, PSLO) and the graph explorer (SC, TSO, PSO; 1 and 3 workers) both.
+//! PSO, PSLO) and the graph explorer (SC, TSO, PSO; 1 and 3 workers) both,
+//! on the examples, the corpus and generated programs (with awaits, locks
+//! and spins).
 
 mod common;
 

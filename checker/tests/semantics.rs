@@ -1,4 +1,8 @@
-//! Small programs pinning down the semantics users rely on.
+//! Small programs pinning down the semantics users rely on: fence kinds,
+//! store forwarding, atomics per model (native ones drain their cell under
+//! PSO, x86 LOCK'd ones every buffer), locks, awaits, deadlocks, run-time
+//! errors, herd filters and addressing, PSLO's stale loads, and every bound
+//! (loop, per-loop, preemption, buffer, timeout).
 
 use litmus_checker::explore::explore;
 use litmus_checker::machine::{FailureKind, Model};

@@ -1,5 +1,7 @@
 //! Diagnostics of parsing and analysis: each mistake is reported once, at
-//! its span, and parsing goes on after it. Snapshots hold the rendered text.
+//! its span, and parsing goes on after it (three independent mistakes give
+//! three errors and a partial tree). One test per kind of mistake, in both
+//! dialects; insta snapshots hold the rendered text.
 
 use insta::assert_snapshot;
 use litmus_dsl::{analyze, diagnostic::render, Severity};

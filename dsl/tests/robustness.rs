@@ -1,5 +1,8 @@
 //! Random input never panics, never hangs, and every diagnostic span lies
-//! inside the text on character boundaries (so editors can show it).
+//! inside the text on character boundaries (so editors can show it):
+//! proptest token soups of both dialects (with and without a header),
+//! random bytes and mutated examples. `dsl/fuzz/` checks the same property
+//! under libFuzzer (`cargo fuzz run analyze`).
 
 use proptest::prelude::*;
 

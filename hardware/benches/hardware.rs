@@ -1,4 +1,4 @@
-//! `litmus run` on this machine (run: `cargo bench -p litmus-checker --bench
+//! `litmus run` on this machine (run: `cargo bench -p litmus-hardware --bench
 //! hardware [-- FILE… --iterations N]`). Per program: runs per second, how
 //! often the final condition held (per million runs: for SB, MP, IRIW and
 //! R their relaxed outcome), and the histogram of final states with what

@@ -1,8 +1,12 @@
 //! Running programs on the CPU (`hardware`): only what cannot flake. Every
-//! observed final state is one x86-TSO allows (on x86-64; elsewhere the
-//! runner's orderings allow no more than TSO either); the bounds end runs
-//! as the explorer's do; a spinning program stops at its time limit;
-//! recorded histories are well formed.
+//! observed final state and failure is one x86-TSO's exploration has (on
+//! x86-64; elsewhere the runner's orderings allow no more than TSO either),
+//! on the examples, the corpus and generated programs with atomics, awaits,
+//! locks and spin loops; the loop bound, spin limit and time limit end runs
+//! as documented (as the explorer's bounds do); atomics on one thread equal
+//! the explorer; recorded histories parse, write each value once and read
+//! only written or initial values; programs that cannot be recorded are
+//! refused.
 
 #[path = "../../checker/tests/common/mod.rs"]
 mod common;

@@ -1,4 +1,4 @@
-//! The paper's measurements in kind (run: `cargo bench -p litmus-checker
+//! The paper's measurements in kind (run: `cargo bench -p litmus-history
 //! --bench history`): mean time of each method on valid histories of random
 //! SC runs — 100 to 500 operations over 4 threads, then 2 to 6 threads with
 //! 50 operations each — under SC and TSO; the share of pairs of writes that

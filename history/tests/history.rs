@@ -203,7 +203,9 @@ fn explorer_histories(prog: &litmus_dsl::Program, model: machine::Model, cap: us
     let mut ex = Explorer::new(&m);
     let (mut out, mut skipped) = (Vec::new(), 0);
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
-    ex.run(Limits { deadline: Some(deadline), ..Limits::default() }, |e| {
+    let mut limits = Limits::default();
+    limits.budget.deadline = Some(deadline);
+    ex.run(limits, |e| {
         if e.kind == ExecKind::Complete {
             match execution::from_events(prog, e.events) {
                 Ok(h) => out.push(h),

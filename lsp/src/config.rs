@@ -366,18 +366,14 @@ impl Config {
             loop_bound: self.loop_bound,
             buffer_bound: self.buffer_bound,
             preemption_bound: self.preemption_bound,
-            deadline: None,
-            cancel: None,
-            polls_left: None,
-            found: None,
             // The editor uses the default explorer, on every core (one
             // shared pool of workers whatever the number of documents).
             explorer: Default::default(),
             threads: litmus_checker::options::all_cores(),
-            // The pipeline adds its own (`$/progress`).
-            progress: None,
             // Answers for every iteration first, the bounded engine for the rest.
             unbounded: self.unbounded.then(Default::default),
+            // The pipeline adds its progress display (`$/progress`) and cancel flag.
+            budget: Default::default(),
         }
         .with_timeout(Some(self.timeout))
     }

@@ -7,6 +7,8 @@ use crate::documents::{Analyzed, Checked, Job};
 use crate::findings::{analysis_findings, check_findings, Finding};
 use crate::state::Backend;
 use crate::{convert, lens};
+use litmus_checker::plan::{Mode, Plan, Step};
+use litmus_checker::relaxer::Settings;
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -78,95 +80,40 @@ pub async fn run(b: Backend, job: Job) {
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
     let Some((models, monitor, mut opts)) = b.current_settings(&job) else { return };
-    opts.cancel = Some(job.cancel.clone());
+    opts.budget.cancel = Some(job.cancel.clone());
     b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
         .await;
     let progress = b.begin_progress(&job, &mut opts);
-    // Three phases, each published as soon as it is known: the violations
-    // (SC exploration with the monitors: usually a small fraction of the
-    // work), then their harm and fences (re-checks of the fenced program), then the
-    // relaxed models' outcomes by explicit store buffers.
-    let relaxed = models.iter().any(|m| *m != litmus_checker::Model::Sc);
-    let a = analyzed.clone();
-    let (m, o) = (models.clone(), opts.clone());
-    let Some(report) = b
-        .phase(&job, move || {
-            litmus_checker::find_violations(a.analysis.program.as_ref().expect("lowered"), &m, monitor, &o)
-        })
-        .await
-    else {
-        return;
-    };
-    let mut report = Arc::new(report);
-    if relaxed {
-        let some = report.robustness.iter().any(|rb| !rb.violations.is_empty());
-        if some && !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", "judging harm and fences").await
-        {
-            return;
-        }
-        let (a, o, r) = (analyzed.clone(), opts.clone(), report.clone());
-        let Some(judged) = b
+    // The plan every front end runs; each step is published as soon as it is
+    // known: the violations (SC exploration with the monitors: usually a
+    // small fraction of the work), their harm and fences, the relaxed
+    // models' outcomes, then active testing where those left a model unknown.
+    let relaxed = models.iter().any(|m| m.buffered());
+    let plan = Arc::new(Plan::new(models, monitor, opts, Mode::Auto, None, Settings::default()));
+    let mut report = Arc::new(plan.start());
+    let steps = plan.steps();
+    for (i, &step) in steps.iter().enumerate() {
+        let (a, p, r) = (analyzed.clone(), plan.clone(), report.clone());
+        let Some(next) = b
             .phase(&job, move || {
                 let mut r = Arc::unwrap_or_clone(r);
-                let prog = a.analysis.program.as_ref().expect("lowered");
-                litmus_checker::judge_and_fence(&mut r, prog, monitor, &o);
+                p.run_step(step, a.analysis.program.as_ref().expect("lowered"), &mut r);
                 r
             })
             .await
         else {
             return;
         };
-        report = Arc::new(judged);
-        if !b
-            .deliver(&job, &analyzed, &findings, report.clone(), "violations", "exploring the relaxed models' outcomes")
-            .await
-        {
-            return;
-        }
-        let (a, r) = (analyzed.clone(), report.clone());
-        let active_opts = opts.clone().with_timeout(Some(Duration::from_secs(10)));
-        let Some(full) = b
-            .phase(&job, move || {
-                let mut r = Arc::unwrap_or_clone(r);
-                litmus_checker::add_relaxed_outcomes(
-                    &mut r,
-                    a.analysis.program.as_ref().expect("lowered"),
-                    &models,
-                    &opts,
-                );
-                r
-            })
-            .await
-        else {
-            return;
+        report = Arc::new(next);
+        // SC alone has nothing more to find.
+        let Some(&after) = steps.get(i + 1).filter(|_| relaxed) else { break };
+        let worth_showing = match step {
+            Step::Violations => report.robustness.iter().any(|rb| !rb.violations.is_empty()),
+            Step::Outcomes => !plan.active_models(&report).is_empty(),
+            _ => true,
         };
-        report = Arc::new(full);
-        // Past the exhaustive budget (the timeout): active testing, with a
-        // budget of its own, for the relaxed models left unknown.
-        let timed_out = report
-            .robustness
-            .iter()
-            .any(|rb| matches!(rb.robust(), litmus_checker::Answer::Unknown(litmus_checker::Why::Timeout)));
-        if timed_out {
-            if !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", "active testing").await {
-                return;
-            }
-            let (a, r) = (analyzed.clone(), report.clone());
-            // A fresh deadline from now (the exhaustive one has passed).
-            let active_opts = active_opts.with_timeout(Some(Duration::from_secs(10)));
-            let Some(tested) = b
-                .phase(&job, move || {
-                    let mut r = Arc::unwrap_or_clone(r);
-                    let prog = a.analysis.program.as_ref().expect("lowered");
-                    let settings = litmus_checker::relaxer::Settings::default();
-                    litmus_checker::add_active_testing(&mut r, prog, &settings, &active_opts);
-                    r
-                })
-                .await
-            else {
-                return;
-            };
-            report = Arc::new(tested);
+        if worth_showing && !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", after.doing()).await {
+            return;
         }
     }
     drop(progress);
@@ -332,7 +279,7 @@ impl Backend {
             return None;
         }
         let shown = litmus_checker::Progress::new();
-        opts.progress = Some(shown.clone());
+        opts.budget.progress = Some(shown.clone());
         let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
         let client = self.client.clone();
         let token = lsp::ProgressToken::String(format!("litmus/check/{}/{}", job.key, job.generation));

@@ -1,6 +1,8 @@
 //! The editor shows no verdict, fix or severity that an unfinished check
 //! did not earn: a check cut short by its timeout says "unknown" in the lens
-//! and offers no fence.
+//! and offers no fence; the lens and hover carry each answer's qualifier
+//! (and say what holds for every iteration); past the exhaustive budget,
+//! active testing shows only the cycles it confirmed, with their members.
 
 mod harness;
 

@@ -1,7 +1,9 @@
 //! Inlay hints: after each load the values it may read per model, after the
-//! final condition its answer per model; positions in UTF-16 (non-ASCII
-//! before them on the line); `workspace/inlayHint/refresh` once a check
-//! completes; `inlayHints.enable` turns them off.
+//! final condition its answer per model (SB and MP; a PSO-only value);
+//! positions in UTF-16 (non-ASCII before them on the line);
+//! `workspace/inlayHint/refresh` once a check completes; sets from a cut
+//! search marked `≥` (and what the unbounded procedure closes unmarked);
+//! `inlayHints.enable` turns them off.
 
 mod harness;
 

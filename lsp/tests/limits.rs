@@ -1,6 +1,8 @@
 //! Input that would overflow a worker thread's stack gets a diagnostic at
 //! its span, and the server goes on: the parser's nesting limit holds on
-//! every thread that analyses, not only on the CLI's main thread.
+//! every thread that analyses, not only on the CLI's main thread (5,000
+//! nested `!` and `if`, 200,000 nested `!`: E0010). Semantic tokens stay
+//! linear in the file (40,000 names).
 
 mod harness;
 

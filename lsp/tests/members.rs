@@ -1,7 +1,10 @@
 //! Every statement of a violation's cycle carries a diagnostic: the delayed
 //! store its finding (error when harmful, warning otherwise), the others
-//! their role in the cycle (setting `cycleMembers`), all with the code of
-//! the registry and a `codeDescription` link into `docs/codes.md`.
+//! their role in the cycle (setting `cycleMembers`: information, hint or
+//! off; a bad value reported), all with the code of the registry and a
+//! `codeDescription` link into `docs/codes.md`. SB under TSO marks all four
+//! statements; a fence on a po edge of the cycle is no member; ranges count
+//! UTF-16 code units after non-ASCII text.
 
 mod harness;
 

@@ -1,6 +1,7 @@
-//! `$/progress` during a long check carries what the checker reports —
-//! "TSO: outcomes · 12,345 executions", the words of the CLI's bar — with
-//! a growing count, no percentage, and ends when an edit cancels the check.
+//! `$/progress` during a long check (`tests/programs/slow.litmus`) carries
+//! what the checker reports — "TSO: outcomes · 12,345 executions", the
+//! words of the CLI's bar — with a growing count, no percentage; when an
+//! edit cancels the first check, both checks' progress ends.
 
 mod harness;
 

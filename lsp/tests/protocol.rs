@@ -1,5 +1,13 @@
-//! The server over the protocol, in process: what an editor sends and what
-//! it gets back, snapshotted.
+//! The server over the protocol, in process (real framing and concurrency):
+//! what an editor sends and what it gets back, snapshotted with insta.
+//! Capabilities and encoding negotiation; the SB round trip (diagnostics,
+//! related cycle, hover, quick fix, fix-all); syntax errors first, then the
+//! empty list; navigation, rename, symbols, tokens, lenses, completion;
+//! formatting both dialects; herd and PSLO quick fixes; UTF-16 vs UTF-8
+//! columns on non-ASCII text; a panicking handler; settings (good, bad,
+//! absurd); requests answered during a long check, which an edit
+//! supersedes; 200 random incremental edits (text and diagnostics equal a
+//! fresh open; published versions never go back).
 
 mod harness;
 

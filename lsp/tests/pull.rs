@@ -1,10 +1,14 @@
 //! LSP 3.17 pull diagnostics: a client that pulls gets an open document's
 //! diagnostics by `textDocument/diagnostic` (and no push), `unchanged` on a
-//! repeat, new ones after an edit; `workspace/diagnostic` reports the files
-//! of a workspace folder on disk, checked in the background (a violation, a
-//! parse error, a non-ASCII name and text with UTF-16 columns, a file
-//! changed on disk, a slow file reported unknown), and an edit cancels the
-//! background check in flight. A client without pull support is pushed to.
+//! repeat, new ones after an edit, a refresh request after each check;
+//! `workspace/diagnostic` reports the files of a workspace folder on disk,
+//! checked in the background (a violation, a parse error, a non-ASCII name
+//! and text with UTF-16 columns, `target/` skipped, a file changed or
+//! deleted on disk, an open file from its live state, a slow file reported
+//! unknown with `W0304`, folders added and removed later), and an edit
+//! cancels the background check in flight. A client without pull support
+//! (or without refresh support) is pushed to and offered no
+//! `diagnosticProvider`.
 
 mod harness;
 

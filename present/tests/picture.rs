@@ -1,7 +1,12 @@
 //! Execution-graph pictures: the SVG of every example's violations is
-//! well-formed XML whose event nodes, edges and cycle are the witness's
-//! (counted against `Trace`, not against the writer); text is escaped; a
-//! small one is snapshotted.
+//! well-formed XML (roxmltree) whose event nodes, edges and cycle are the
+//! witness's, counted against `Trace`, not against the writer: one node per
+//! trace event (thread, line, statement), every edge kind, the cycle
+//! numbered 1..k, one initial write per cell with its rf/co edges and
+//! nothing else. Statement text is escaped (`<`, `&`, `>`). Read back from
+//! the SVG, no edge passes through a box but its ends and no two labels
+//! overlap (or cover a box), on every example and corpus violation. SB's
+//! SVG and dot are insta snapshots.
 
 // The checker's test helpers (the corpus and the examples), shared.
 #[path = "../../checker/tests/common/mod.rs"]

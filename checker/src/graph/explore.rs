@@ -156,7 +156,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             spare: Vec::new(),
             listing: false,
             deepest: 0,
-            tally: Tally::new(opts.progress.clone()),
+            tally: Tally::new(opts.budget.progress.clone()),
         }
     }
 
@@ -204,11 +204,11 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         // The first poll too: a check whose deadline has passed stops before
         // it starts, however small the program.
         self.polls = self.polls.wrapping_add(1);
-        if self.polls % 64 == 1 && self.opts.stopped() {
+        if self.polls % 64 == 1 && self.opts.budget.stopped() {
             self.stopped = true;
             self.stats.timed_out = true;
-            self.stats.cancelled = self.opts.cancelled();
-            self.stats.first = self.opts.found();
+            self.stats.cancelled = self.opts.budget.cancelled();
+            self.stats.first = self.opts.budget.found();
         }
         self.stopped
     }

@@ -134,7 +134,7 @@ impl Findings {
                             self.failures.push((stmt, kind));
                         }
                     }
-                    opts.note_finding();
+                    opts.budget.note_finding();
                 }
                 Found::Failed { fails, witnesses }
             }

@@ -32,7 +32,7 @@ impl MonitorKind {
 
     /// Does this monitor decide `model`'s robustness by itself: is "no
     /// signal on any explored SC execution" a proof of robustness? Where
-    /// not, the model's own executions are explored too ([`crate::collect`])
+    /// not, the model's own executions are explored too ([`crate::robust`])
     /// and what the monitor missed is reported as such.
     pub fn complete_for(self, model: Model) -> bool {
         match self {

@@ -220,7 +220,8 @@ pub fn test(
     let model_no = model as u64;
     // A machine per worker: its scratch registers are not shared.
     // Each worker counts its runs for `opts.progress` in batches.
-    let init = || (Machine::new(prog, model, opts.loop_bound, opts.buffer_bound), Tally::new(opts.progress.clone()));
+    let init =
+        || (Machine::new(prog, model, opts.loop_bound, opts.buffer_bound), Tally::new(opts.budget.progress.clone()));
     let per_cycle = |(m, tally): &mut (Machine, Tally), (ci, cycle): (usize, &Vec<Label>)| {
         let attempted = cycle.chunks(2).any(|p| relaxes(model, p[0].op, p[1].op));
         let mut r =
@@ -230,7 +231,7 @@ pub fn test(
             return (r, runs, cut);
         }
         for k in 0..settings.trials {
-            if opts.stopped() {
+            if opts.budget.stopped() {
                 break;
             }
             let seed = rng::derive(settings.seed, &[2, model_no, ci as u64, k as u64]);
@@ -286,7 +287,7 @@ pub fn test(
         runs,
         cut_runs,
         time: start.elapsed(),
-        stopped: (!finished).then(|| opts.why_stopped()).flatten(),
+        stopped: (!finished).then(|| crate::certainty::Why::stopped(&opts.budget)).flatten(),
     }
 }
 
@@ -348,13 +349,13 @@ pub fn run(
     opts: &Options,
     sc: Option<&Answer<Observation>>,
 ) -> ActiveRun {
-    progress::enter(&opts.progress, Phase::Active, None);
+    progress::enter(&opts.budget.progress, Phase::Active, None);
     let prediction = predict(prog, settings, opts);
     let models = models
         .iter()
         .filter(|&&m| m.buffered())
         .map(|&m| {
-            progress::enter(&opts.progress, Phase::Active, Some(m));
+            progress::enter(&opts.budget.progress, Phase::Active, Some(m));
             test(prog, m, &prediction, settings, opts, sc)
         })
         .collect();

@@ -135,10 +135,10 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
     let mut polls = 0u32;
     let mut stopped = || {
         polls = polls.wrapping_add(1);
-        polls.is_multiple_of(1024) && opts.stopped()
+        polls.is_multiple_of(1024) && opts.budget.stopped()
     };
     for r in 0..settings.sc_runs {
-        if opts.stopped() {
+        if opts.budget.stopped() {
             break;
         }
         let mut rng = Rng::new(derive(settings.seed, &[1, r as u64]));

@@ -158,7 +158,7 @@ impl Search<'_> {
         if let Some(r) = self.cache.get(&(only, key.clone())) {
             return *r;
         }
-        if let Some(why) = self.opts.why_stopped() {
+        if let Some(why) = crate::certainty::Why::stopped(&self.opts.budget) {
             return Err(why);
         }
         self.rechecks += 1;

@@ -79,7 +79,7 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &StateLim
     }
     let sys = System::new(prog, &relaxed);
     let mut c = Collect::new(&sys);
-    crate::progress::enter(&opts.progress, crate::progress::Phase::Proving, Some(Model::Sc));
+    crate::progress::enter(&opts.budget.progress, crate::progress::Phase::Proving, Some(Model::Sc));
     let (space, result) = search::explore(&sys, limits, opts, &mut c);
     result?;
     let states = space.states() as u64;
@@ -154,7 +154,7 @@ pub fn relaxed(
     let start = Instant::now();
     let sys = System::relaxed(prog, model, buffer_bound);
     let mut c = Collect::new(&sys);
-    crate::progress::enter(&opts.progress, crate::progress::Phase::Proving, Some(model));
+    crate::progress::enter(&opts.budget.progress, crate::progress::Phase::Proving, Some(model));
     let (space, result) = search::explore(&sys, limits, opts, &mut c);
     result?;
     let states = space.states() as u64;

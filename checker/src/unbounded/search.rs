@@ -187,11 +187,11 @@ pub fn explore(
             break Ok(());
         }
         if cur.is_multiple_of(256) {
-            if let Some(p) = &opts.progress {
+            if let Some(p) = &opts.budget.progress {
                 p.add_states((space.states() - reported) as u64);
                 reported = space.states();
             }
-            if let Some(w) = opts.why_stopped() {
+            if let Some(w) = crate::certainty::Why::stopped(&opts.budget) {
                 break Err(Stop::Stopped(w));
             }
             if space.states() > limits.max_states {
@@ -277,7 +277,7 @@ pub fn explore(
         }
         cur += 1;
     };
-    if let Some(p) = &opts.progress {
+    if let Some(p) = &opts.budget.progress {
         p.add_states((space.states() - reported) as u64);
     }
     (space, result)

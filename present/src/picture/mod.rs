@@ -4,9 +4,8 @@
 //! colours, the cycle highlighted and numbered), written as self-contained
 //! SVG or as Graphviz dot.
 //!
-//! It lives in the checker because it reads what only the checker has (the
-//! witness's `Event`s, its `Trace`, the `Violation`) and both the CLI
-//! (`litmus explain --svg/--dot`) and the language server
+//! It reads the checker's witness (its `Event`s, `Trace`, `Violation`);
+//! both the CLI (`litmus explain --svg/--dot`) and the language server
 //! (`litmus/executionGraph`) draw with it; it knows nothing of LSP.
 
 mod build;

@@ -1,0 +1,89 @@
+//! How long a check may run and who may stop it: one deadline, a cancel
+//! flag, `--first`, and where progress goes. One [`Budget`] is shared by
+//! every phase and every search of a check (it travels in
+//! [`crate::Options`]; the interleaving explorer takes it as it is), so
+//! `--timeout 2` means two seconds for the whole file, not two per phase.
+
+use crate::progress::Progress;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
+    /// Every search stops at this instant; what it did not finish is unknown.
+    pub deadline: Option<Instant>,
+    /// Stop early when set (from another thread): the answer is unknown.
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Tests: set `cancel` at the n-th poll of [`Budget::stopped`], to cut a
+    /// check short at every phase boundary deterministically.
+    pub polls_left: Option<Arc<AtomicU64>>,
+    /// `--first`: set at the first finding (a failing assertion, a
+    /// witnessed violation); every search stops there, as Nidhugg and GenMC
+    /// do, and what it did not finish is unknown (`Why::First`).
+    pub found: Option<Arc<AtomicBool>>,
+    /// Where the check reports its phase and executions for a progress
+    /// display (the CLI's bar, the server's `$/progress`); none by default.
+    pub progress: Option<Arc<Progress>>,
+}
+
+impl Budget {
+    pub fn cancelled(&self) -> bool {
+        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// Past the deadline.
+    pub fn late(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Tests: one poll of the countdown; cancels when it is spent.
+    pub fn poll(&self) {
+        if let (Some(left), Some(cancel)) = (&self.polls_left, &self.cancel) {
+            if left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1)).is_err() {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Cancelled, past the deadline, or `--first` found something: whatever
+    /// is not finished now stays unknown.
+    pub fn stopped(&self) -> bool {
+        self.poll();
+        self.late() || self.cancelled() || self.found()
+    }
+
+    /// `--first` and something was found.
+    pub fn found(&self) -> bool {
+        self.found.as_ref().is_some_and(|f| f.load(Ordering::Relaxed))
+    }
+
+    /// A finding (with its witness) was made: with `--first`, stop.
+    pub fn note_finding(&self) {
+        if let Some(f) = &self.found {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// This budget, without `--first` (a search that must judge the one
+    /// finding it was given).
+    pub fn without_first(&self) -> Budget {
+        Budget { found: None, ..self.clone() }
+    }
+
+    /// This budget, ending at `deadline` if that comes first.
+    pub fn until(&self, deadline: Instant) -> Budget {
+        Budget { deadline: Some(self.deadline.map_or(deadline, |d| d.min(deadline))), ..self.clone() }
+    }
+
+    /// This budget, ending `frac` of the way from now to its deadline.
+    pub fn share(&self, frac: f64) -> Budget {
+        let now = Instant::now();
+        Budget { deadline: self.deadline.map(|d| now + d.saturating_duration_since(now).mul_f64(frac)), ..self.clone() }
+    }
+
+    /// The time left before the deadline, if there is one.
+    pub fn left(&self) -> Option<Duration> {
+        self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}

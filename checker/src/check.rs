@@ -1,0 +1,337 @@
+//! The steps of a check, as functions over one [`Report`]: SC's outcome
+//! with the monitors riding along ([`find_violations`]), harm and fences
+//! ([`judge_and_fence`]), the relaxed models' outcomes
+//! ([`add_relaxed_outcomes`]). [`crate::plan`] runs them in order for
+//! every front end.
+
+use crate::certainty::{Answer, Iterations, Why};
+use crate::machine::Model;
+use crate::monitor::MonitorKind;
+use crate::options::Options;
+use crate::outcome::{ModelOutcome, Observation};
+use crate::progress::{self, Phase};
+use crate::violation::{self, FenceFix, Robustness, Violation};
+use crate::{explicit, explore, fences, graph, harm, machine, options, relaxer, robust, unbounded};
+
+/// Check a program under each requested model (in the order given):
+/// outcomes only.
+pub fn check(prog: &litmus_dsl::Program, models: &[Model], opts: &Options) -> Vec<ModelOutcome> {
+    models
+        .iter()
+        .map(|&m| {
+            progress::enter(&opts.budget.progress, Phase::Outcomes, Some(m));
+            explore::explore(prog, m, opts)
+        })
+        .collect()
+}
+
+/// Everything the checker says about a program.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Per requested model, in order.
+    pub outcomes: Vec<ModelOutcome>,
+    /// Per requested relaxed model (TSO, PSO), in order.
+    pub robustness: Vec<Robustness>,
+    /// Fences that make the program robust under every requested relaxed
+    /// model at once, and what their re-check earned.
+    pub joint: FenceFix,
+    /// The cancel flag stopped the check: the report is partial.
+    pub cancelled: bool,
+    /// SC's answer to the final condition (what harm is judged against).
+    pub sc_observation: Option<Answer<Observation>>,
+    /// Active testing of the relaxed models exhaustive checking left
+    /// unknown ([`plan::Step::Active`]).
+    pub active: Option<relaxer::ActiveRun>,
+    /// The feasible attacks, when the unbounded procedure decided
+    /// robustness (its fences are then chosen and proved by attacks too).
+    pub attacks: Option<Vec<violation::AttackId>>,
+    /// SC's outcome as the unbounded procedure proved it (kept even when
+    /// SC was not asked for: robust models' outcomes are derived from it).
+    pub proved_sc: Option<ModelOutcome>,
+}
+
+/// The fast half of [`crate::plan::check_all`]: [`find_violations`] then
+/// [`judge_and_fence`]. `outcomes` holds SC's only (if requested).
+pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+    let mut report = find_violations(prog, models, monitor, opts);
+    judge_and_fence(&mut report, prog, monitor, opts);
+    report
+}
+
+/// SC's outcomes with the monitors riding along: each relaxed model's
+/// witnessed violations, harm not yet judged, no fences.
+/// Usually a small fraction of the whole check: the editor shows this first.
+pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+    progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
+    let fallback = match unbounded_violations(prog, models, opts) {
+        Ok(report) => return report,
+        Err(why) => why,
+    };
+    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
+    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
+    let mut sc = collector.run(opts);
+    let mut robustness = collector.finish(sc.coverage);
+    if let Some(why) = fallback {
+        sc.iterations = Iterations::Fallback(why.clone());
+        for rb in robustness.iter_mut() {
+            rb.iterations = Iterations::Fallback(why.clone());
+        }
+    }
+    let sc_observation = sc.observation.clone();
+    let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
+    Report {
+        outcomes,
+        robustness,
+        joint: pending(),
+        cancelled: opts.budget.cancelled(),
+        sc_observation,
+        active: None,
+        attacks: None,
+        proved_sc: None,
+    }
+}
+
+impl Report {
+    /// The report before any step of a check: nothing known yet.
+    pub fn empty() -> Report {
+        Report {
+            outcomes: Vec::new(),
+            robustness: Vec::new(),
+            joint: pending(),
+            cancelled: false,
+            sc_observation: None,
+            active: None,
+            attacks: None,
+            proved_sc: None,
+        }
+    }
+}
+
+fn pending() -> FenceFix {
+    FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::Pending), minimal: true }
+}
+
+/// The unbounded procedure's share of the check: SC's outcome and
+/// TSO/PSO robustness for every iteration. `Err(None)`: not asked for;
+/// `Err(Some(why))`: it could not decide (the bounded engine answers, and
+/// says why).
+fn unbounded_violations(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    opts: &Options,
+) -> Result<Report, Option<String>> {
+    // `--first` asks for the bounded search's first finding.
+    let Some(limits) = opts.unbounded.as_ref().filter(|_| opts.budget.found.is_none()) else { return Err(None) };
+    // Its share of the budget: the bounded engine must have time left.
+    let share = opts.with_budget(opts.budget.share(0.6));
+    let proved = match unbounded::prove(prog, models, &share, limits) {
+        Ok(p) => p,
+        Err(stop) => return Err(Some(format!("not proved for every iteration: {}", stop.describe()))),
+    };
+    let sc_observation = proved.sc.observation.clone();
+    let mut robustness = proved.robustness;
+    // PSLO has no attack reduction: its own executions, with the bounds.
+    for &m in models.iter().filter(|&&m| m.buffered() && !unbounded::decides(m)) {
+        if let Some(p) = &opts.budget.progress {
+            p.model_within(Phase::Violations, m);
+        }
+        let mut rb = explicit::robustness(prog, m, opts);
+        rb.iterations = Iterations::Fallback(format!(
+            "{} is not decided for every iteration (no attack reduction): its executions are explored with the bounds",
+            m.upper()
+        ));
+        robustness.push(rb);
+    }
+    robustness.sort_by_key(|r| models.iter().position(|&m| m == r.model));
+    let outcomes = if models.contains(&Model::Sc) { vec![proved.sc.clone()] } else { Vec::new() };
+    Ok(Report {
+        outcomes,
+        robustness,
+        joint: pending(),
+        cancelled: opts.budget.cancelled(),
+        sc_observation,
+        active: None,
+        attacks: Some(proved.attacks),
+        proved_sc: Some(proved.sc),
+    })
+}
+
+/// Look for harm in each violation's own continuations (what is found is
+/// proved; the rest is settled by [`add_relaxed_outcomes`]) and choose
+/// minimal fences (jointly, then per model), confirmed by re-checking the
+/// fenced program. The searches share their re-checks: the joint one
+/// measures each position under all models at once, each model's reads its
+/// share.
+pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor: MonitorKind, opts: &Options) {
+    let harmless = harm::harmless(prog, report.sc_observation.as_ref());
+    for rb in report.robustness.iter_mut() {
+        for v in rb.violations.iter_mut() {
+            progress::enter(&opts.budget.progress, Phase::Harm, Some(v.model));
+            if harmless {
+                v.harm = Answer::Proved(violation::Harm::Benign);
+            } else if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
+                v.harm = h;
+            }
+        }
+    }
+    progress::enter(&opts.budget.progress, Phase::Fences, None);
+    // Attacks decided every relaxed model asked (PSLO's fences need its own
+    // executions: then every model takes the bounded re-checks, jointly).
+    let decided = report.robustness.iter().all(|rb| unbounded::decides(rb.model));
+    if let Some(attacks) = report.attacks.clone().filter(|_| decided) {
+        attack_fences(report, prog, &attacks, opts);
+        return;
+    }
+    let rechecks = fences::Rechecks::new(prog, monitor, opts);
+    let robust = violation::all_robust(&report.robustness);
+    let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
+    let joint = (relaxed.len() > 1).then(|| {
+        let mut all: Vec<Violation> = report.robustness.iter().flat_map(|rb| rb.violations.iter().cloned()).collect();
+        fences::minimal_fences(&rechecks, &relaxed, &mut all, robust.clone())
+    });
+    for rb in report.robustness.iter_mut() {
+        progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
+        let robust = rb.robust();
+        let fix = fences::minimal_fences(&rechecks, &[rb.model], &mut rb.violations, robust);
+        rb.fences = fix.fences;
+        rb.fences_confirmed = fix.confirmed;
+        rb.fences_minimal = fix.minimal;
+    }
+    report.joint = match (joint, report.robustness.as_slice()) {
+        (Some(fix), _) => fix,
+        (None, [one]) => FenceFix {
+            fences: one.fences.clone(),
+            confirmed: one.fences_confirmed.clone(),
+            minimal: one.fences_minimal,
+        },
+        (None, _) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
+    };
+    report.cancelled = opts.budget.cancelled();
+}
+
+/// Fences chosen and proved by attacks (the unbounded procedure decided
+/// robustness): jointly for every relaxed model it decides, then per model.
+fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[violation::AttackId], opts: &Options) {
+    let limits = opts.unbounded.clone().unwrap_or_default();
+    let decided: Vec<Model> = report.robustness.iter().map(|rb| rb.model).filter(|&m| unbounded::decides(m)).collect();
+    let joint = (decided.len() > 1).then(|| {
+        let mut all: Vec<Violation> = report
+            .robustness
+            .iter()
+            .filter(|rb| unbounded::decides(rb.model))
+            .flat_map(|rb| rb.violations.iter().cloned())
+            .collect();
+        unbounded::fences::minimal_fences(prog, &decided, attacks, &mut all, opts, &limits)
+    });
+    for rb in report.robustness.iter_mut() {
+        progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
+        let fix = unbounded::fences::minimal_fences(prog, &[rb.model], attacks, &mut rb.violations, opts, &limits);
+        rb.fences = fix.fences;
+        rb.fences_confirmed = fix.confirmed;
+        rb.fences_minimal = fix.minimal;
+    }
+    report.joint = match (joint, report.robustness.as_slice()) {
+        (Some(fix), _) => fix,
+        (None, [one]) => FenceFix {
+            fences: one.fences.clone(),
+            confirmed: one.fences_confirmed.clone(),
+            minimal: one.fences_minimal,
+        },
+        (None, _) => {
+            FenceFix { fences: Vec::new(), confirmed: violation::all_robust(&report.robustness), minimal: true }
+        }
+    };
+    report.cancelled = opts.budget.cancelled();
+}
+
+/// The slow half of [`crate::plan::check_all`]: herd's question for each relaxed model
+/// by explicit store-buffer exploration; outcomes end up in `models` order.
+/// The same exploration settles each violation's harm.
+pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
+    let sc = report.sc_observation.clone();
+    for &m in models {
+        if !m.buffered() || report.outcomes.iter().any(|o| o.model == m) {
+            continue;
+        }
+        progress::enter(&opts.budget.progress, Phase::Outcomes, Some(m));
+        if let Some(o) = robust_outcome(report, prog, m) {
+            report.outcomes.push(o);
+            continue;
+        }
+        // Not proved robust: the model's own states, for every iteration
+        // (store buffers bounded), where the unbounded procedure is on.
+        let own = stateful_outcome(report, prog, m, opts);
+        if let Some(o) = &own {
+            let rb = report.robustness.iter_mut().find(|rb| rb.model == m);
+            let settled = rb.is_none_or(|rb| {
+                rb.violations.iter().all(|v| !matches!(v.harm, Answer::Unknown(Why::Pending)))
+                    || harm::benign_from_outcome(prog, o, sc.as_ref(), &mut rb.violations)
+            });
+            if settled {
+                report.outcomes.push(own.expect("some"));
+                continue;
+            }
+        }
+        let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
+        let rb = report.robustness.iter().position(|rb| rb.model == m);
+        let mut search =
+            rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
+        let o = if explore::by_graph(prog, m, opts) {
+            // Harm sees the graphs that could show it, linearized (in the
+            // sequential order); with every harm settled, the search runs on
+            // all its threads.
+            let open = search.as_mut().filter(|s| !s.done());
+            graph::explore(prog, m, opts, open.map(|s| s as &mut dyn graph::Observer))
+        } else {
+            explore::explore_with(prog, m, opts, |e| {
+                if let Some(s) = search.as_mut() {
+                    s.observe(e);
+                }
+            })
+        };
+        if let (Some(s), Some(i)) = (search, rb) {
+            s.finish(o.coverage, &mut report.robustness[i].violations);
+        }
+        // The stateful search's outcome, where it ran (the bounded search
+        // only settled the harm).
+        let mut o = own.unwrap_or(o);
+        if report.proved_sc.is_some() && !o.complete() && !o.iterations.every() && o.iterations.reason().is_none() {
+            // The unbounded procedure decides robustness, not a non-robust
+            // model's own outcomes: say why these are bounded.
+            o.iterations = Iterations::Fallback(format!(
+                "{}'s outcomes are explored with the bounds (the program is not proved robust under {0})",
+                m.upper()
+            ));
+        }
+        report.outcomes.push(o);
+    }
+    report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
+    report.cancelled = opts.budget.cancelled();
+}
+
+/// A relaxed model's outcome from the stateful search of its own states
+/// (TSO, PSO), within half the time left and 500,000 states, given up as
+/// soon as a buffer fills (it could not prove more than the bounded engine
+/// then); `None` where the unbounded procedure is off or it did not finish.
+fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
+    let limits = opts.unbounded.as_ref().filter(|_| report.proved_sc.is_some() && unbounded::decides(m))?;
+    let limits = options::StateLimits {
+        max_states: limits.max_states.min(500_000),
+        stop_at_full_buffer: true,
+        ..limits.clone()
+    };
+    let share = opts.with_budget(opts.budget.share(0.5));
+    unbounded::relaxed(prog, m, opts.buffer_bound, &share, &limits).ok()
+}
+
+/// A model's outcome where the unbounded procedure proved the program
+/// robust under it: its executions' traces are all SC traces, so its final
+/// states, failures and deadlocks are SC's (witnesses replayed on its
+/// machine), for every iteration.
+fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
+    let rb = report.robustness.iter().find(|rb| rb.model == m)?;
+    if !rb.iterations.every() || rb.robust() != Answer::Proved(true) {
+        return None;
+    }
+    unbounded::relaxed_outcome(prog, report.proved_sc.as_ref()?, m, rb.iterations.clone())
+}

@@ -1,0 +1,187 @@
+//! One check of a program, as every front end runs it: the CLI's `check`
+//! (and suites), and the language server, which delivers after each step.
+//! The steps, in order:
+//!
+//! 1. [`Step::Violations`]: SC's outcome with the monitors riding along
+//!    (or the unbounded procedure's proof): each relaxed model's witnessed
+//!    violations. Usually a small share of the work: an editor shows it first.
+//! 2. [`Step::Judge`]: each violation's harm from its own continuations,
+//!    and the fewest fences, confirmed by re-checking the fenced program.
+//! 3. [`Step::Outcomes`]: the relaxed models' own outcomes (which also
+//!    settle the harm step 2 left open).
+//! 4. [`Step::Active`]: active testing (RELAXER) for the relaxed models the
+//!    exhaustive steps left unknown, with what is left of the file's time.
+//!
+//! The exhaustive steps (1–3) get the exhaustive share of the file's time
+//! ([`Mode::Auto`]: `budget`, or half the timeout, or 10 s); active testing
+//! gets the rest, and never starts once the file's own deadline has passed
+//! or the check was cancelled. [`Mode::Active`] runs step 4 alone (with SC's
+//! answer to an `exists` condition first, within the exhaustive share).
+
+use crate::check::{add_relaxed_outcomes, find_violations, judge_and_fence, Report};
+use crate::explore;
+use crate::machine::Model;
+use crate::monitor::MonitorKind;
+use crate::options::Options;
+use crate::relaxer;
+use litmus_dsl::Program;
+use std::time::{Duration, Instant};
+
+/// When active testing runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Explore every execution (within the bounds); no active testing.
+    Exhaustive,
+    /// Active testing (RELAXER) only.
+    Active,
+    /// Exhaustive within its share of the time, then active testing for
+    /// every relaxed model it did not decide.
+    #[default]
+    Auto,
+}
+
+/// One step of a check (see the module's documentation).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Step {
+    Violations,
+    Judge,
+    Outcomes,
+    Active,
+}
+
+impl Step {
+    /// What the step does, for a status line: "judging harm and fences".
+    pub fn doing(self) -> &'static str {
+        match self {
+            Step::Violations => "looking for violations",
+            Step::Judge => "judging harm and fences",
+            Step::Outcomes => "exploring the relaxed models' outcomes",
+            Step::Active => "active testing",
+        }
+    }
+}
+
+/// Everything one check of a program does.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub models: Vec<Model>,
+    pub monitor: MonitorKind,
+    /// The bounds, and the file's budget: its deadline runs from when the
+    /// options were made.
+    pub opts: Options,
+    pub mode: Mode,
+    /// [`Mode::Auto`]: the exhaustive steps' share of the time (default:
+    /// half the timeout, or 10 s without one).
+    pub exhaustive_budget: Option<Duration>,
+    pub active: relaxer::Settings,
+    /// Options of the exhaustive steps (the file's, within the exhaustive
+    /// share), fixed when the plan is made.
+    exhaustive: Options,
+}
+
+impl Plan {
+    /// A plan whose exhaustive share starts now.
+    pub fn new(
+        models: Vec<Model>,
+        monitor: MonitorKind,
+        opts: Options,
+        mode: Mode,
+        exhaustive_budget: Option<Duration>,
+        active: relaxer::Settings,
+    ) -> Plan {
+        let exhaustive = match mode {
+            Mode::Exhaustive => opts.clone(),
+            Mode::Auto | Mode::Active => {
+                let now = Instant::now();
+                let share =
+                    exhaustive_budget.unwrap_or_else(|| opts.budget.left().map_or(Duration::from_secs(10), |t| t / 2));
+                match now.checked_add(share) {
+                    Some(end) => opts.with_budget(opts.budget.until(end)),
+                    None => opts.clone(),
+                }
+            }
+        };
+        Plan { models, monitor, opts, mode, exhaustive_budget, active, exhaustive }
+    }
+
+    /// The steps this plan runs, in order.
+    pub fn steps(&self) -> &'static [Step] {
+        match self.mode {
+            Mode::Active => &[Step::Active],
+            Mode::Exhaustive => &[Step::Violations, Step::Judge, Step::Outcomes],
+            Mode::Auto => &[Step::Violations, Step::Judge, Step::Outcomes, Step::Active],
+        }
+    }
+
+    /// The options a step runs with.
+    pub fn options(&self, step: Step) -> &Options {
+        match step {
+            Step::Active => &self.opts,
+            _ => &self.exhaustive,
+        }
+    }
+
+    /// The report before any step.
+    pub fn start(&self) -> Report {
+        Report::empty()
+    }
+
+    /// Run one step on the report of the steps before it.
+    pub fn run_step(&self, step: Step, prog: &Program, report: &mut Report) {
+        let opts = self.options(step);
+        match step {
+            Step::Violations => *report = find_violations(prog, &self.models, self.monitor, opts),
+            Step::Judge => judge_and_fence(report, prog, self.monitor, opts),
+            Step::Outcomes => add_relaxed_outcomes(report, prog, &self.models, opts),
+            Step::Active => self.active_step(prog, report),
+        }
+    }
+
+    /// Every step.
+    pub fn run(&self, prog: &Program) -> Report {
+        let mut report = self.start();
+        for &step in self.steps() {
+            self.run_step(step, prog, &mut report);
+        }
+        report
+    }
+
+    /// The models active testing will run for after the exhaustive steps
+    /// gave `report`: every model in active mode; in auto mode, those whose
+    /// robustness is unknown, unless the file's own time is up.
+    pub fn active_models(&self, report: &Report) -> Vec<Model> {
+        match self.mode {
+            Mode::Exhaustive => Vec::new(),
+            Mode::Active => self.models.clone(),
+            Mode::Auto if self.opts.budget.stopped() => Vec::new(),
+            Mode::Auto => report.robustness.iter().filter(|rb| !rb.robust().is_known()).map(|rb| rb.model).collect(),
+        }
+    }
+
+    /// Active testing of [`Plan::active_models`].
+    fn active_step(&self, prog: &Program, report: &mut Report) {
+        if self.mode == Mode::Active {
+            // An `exists` condition breaks only where SC never meets it: SC
+            // (cheap next to the relaxed models) gets the exhaustive share;
+            // if it does not finish, such condition bugs are not judged.
+            let exists = prog.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
+            report.sc_observation =
+                if exists { explore::explore(prog, Model::Sc, &self.exhaustive).observation } else { None };
+        }
+        let models = self.active_models(report);
+        if models.is_empty() {
+            return;
+        }
+        report.active = Some(relaxer::run(prog, &models, &self.active, &self.opts, report.sc_observation.as_ref()));
+        report.cancelled = self.opts.budget.cancelled();
+    }
+}
+
+/// Outcomes under each model and, for TSO/PSO, robustness from monitoring
+/// the SC executions (PSLO: from exploring its own), and fences confirmed by
+/// re-checking the fenced program. Every phase shares `opts`' one deadline.
+/// (The exhaustive steps of a [`Plan`].)
+pub fn check_all(prog: &Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+    let plan = Plan::new(models.to_vec(), monitor, opts.clone(), Mode::Exhaustive, None, relaxer::Settings::default());
+    plan.run(prog)
+}
