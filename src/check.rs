@@ -55,8 +55,7 @@ pub struct CheckArgs {
     /// Leave times out of the reports, so two runs compare byte for byte.
     #[arg(long)]
     pub no_timing: bool,
-    /// Memory models to check, comma-separated: sc, tso, pso, pslo.
-    #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
+    #[arg(long, default_value = litmus_checker::model::DEFAULT_NAMES, value_delimiter = ',', help = model_help())]
     pub model: Vec<String>,
     #[command(flatten)]
     pub bounds: Bounds,
@@ -118,6 +117,12 @@ pub struct Bounds {
 }
 
 /// A model's name, as `Model::ALL` spells them.
+/// `--model`'s help: every model the checker knows.
+fn model_help() -> String {
+    let names: Vec<&str> = Model::ALL.iter().map(|m| m.as_str()).collect();
+    format!("Memory models to check, comma-separated: {}", names.join(", "))
+}
+
 fn model_name(s: &str) -> Result<String, String> {
     Model::parse(s).map(|m| m.as_str().to_string()).map_err(|e| e.to_string())
 }
@@ -373,7 +378,7 @@ fn model_json(
     let robust = match (o.model, rob) {
         // SC is robust by definition; the claim still goes no further than
         // the exploration did, so a cut-short run never prints `true` bare.
-        (Model::Sc, _) => Some(o.coverage.answer(true)),
+        (m, _) if m.is_reference() => Some(o.coverage.answer(true)),
         // Exhaustive checking did not finish: active testing's word.
         (_, Some(r)) if !r.robust().is_known() && act.is_some() => Some(active::robust(act.unwrap().1)),
         (_, r) => r.map(|r| r.robust()),

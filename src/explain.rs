@@ -4,7 +4,6 @@
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
-use litmus_checker::machine::Model;
 use litmus_checker::violation::Harm;
 use litmus_history::{execution, to_text};
 use litmus_present::words;
@@ -75,7 +74,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
     let access = &p.stmts[v.access_stmt as usize];
     // PSLO's violations come from its own executions (no monitor): a po
     // pair of the cycle whose later statement took effect first.
-    let explicit = v.model == Model::Pslo;
+    let explicit = !v.model.monitored();
     let mut out = String::new();
     if explicit {
         let _ = writeln!(

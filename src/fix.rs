@@ -4,7 +4,7 @@
 use crate::check::{load_one, options, Bounds};
 use litmus_checker::fences::joint_fences;
 use litmus_checker::violation::insertions;
-use litmus_checker::{Answer, Model};
+use litmus_checker::Answer;
 use litmus_dsl::edit::{apply, fence_edits};
 use litmus_present::words;
 
@@ -27,13 +27,13 @@ pub fn run(args: &FixArgs) -> u8 {
         Err(code) => return code,
     };
     let prog = l.analysis.program.as_ref().expect("load_one returns analysed files");
-    if models.iter().all(|m| *m == Model::Sc) {
+    if models.iter().all(|m| m.is_reference()) {
         eprintln!("error: `fix` needs a relaxed model (tso, pso, pslo): under SC every program is robust");
         return 2;
     }
     let opts = options(&args.bounds);
     let (before, fix) = joint_fences(prog, &models, args.bounds.monitor.kind(), &opts);
-    let names: Vec<&str> = models.iter().filter(|m| **m != Model::Sc).map(|m| m.upper()).collect();
+    let names: Vec<&str> = models.iter().filter(|m| m.buffered()).map(|m| m.upper()).collect();
     let names = names.join(", ");
     if fix.fences.is_empty() {
         // Nothing to insert: say what the check earned, no more.

@@ -10,6 +10,7 @@ use litmus_checker::{Coverage, Model, ModelOutcome, MonitorKind, Observation, Ro
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
 use litmus_present::narrate;
+use litmus_present::words::CIRCLED;
 use litmus_present::{codes, words};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -52,7 +53,7 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
         p.threads.len(),
         if p.threads.len() == 1 { "" } else { "s" }
     );
-    let sc = c.outcomes.iter().find(|o| o.model == Model::Sc);
+    let sc = c.outcomes.iter().find(|o| o.model.is_reference());
     if let Some(cond) = &p.condition {
         let _ = writeln!(out, "  {} ({})", cond.quantifier.as_str(), cond.text);
     }
@@ -87,7 +88,7 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
     // when SC's own answer is earned.
     if let Some(sc) = sc.filter(|sc| sc.known_observation().is_some()) {
         let mut shown = Vec::new();
-        for o in c.outcomes.iter().filter(|o| o.model != Model::Sc) {
+        for o in c.outcomes.iter().filter(|o| o.model.buffered()) {
             let obs = o.known_observation();
             // PSO usually differs the way TSO does: one witness is enough.
             if obs.is_some() && obs != sc.known_observation() && !shown.contains(&obs) {
@@ -156,7 +157,7 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
     let n = o.states.len();
     let mut s = format!("{:<4} {:<28} {:>3} state{}", o.model.upper(), obs, n, if n == 1 { " " } else { "s" });
     // Compare with SC only as far as SC's exploration earned it.
-    if let (Some(sc), true) = (sc, o.model != Model::Sc) {
+    if let (Some(sc), true) = (sc, o.model.buffered()) {
         let new = o.states.iter().filter(|st| !sc.states.iter().any(|x| x.values == st.values)).count();
         if new > 0 {
             match sc.coverage {
@@ -283,7 +284,7 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
     for ((stmt, kind), models) in by_stmt {
         let s = &p.stmts[stmt as usize];
         let under: Vec<Model> = models.iter().map(|o| o.model).collect();
-        let sc = c.outcomes.iter().find(|o| o.model == Model::Sc).filter(|_| !under.contains(&Model::Sc));
+        let sc = c.outcomes.iter().find(|o| o.model.is_reference()).filter(|_| !under.iter().any(|m| m.is_reference()));
         let msg = words::failure(kind, &under, sc.map(|o| &o.coverage));
         let d = Diagnostic::error(codes::FAILURE.code, s.span, msg).with_label(format!("`{}` can fail", s.text));
         let _ = writeln!(out);
@@ -329,9 +330,6 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
         }
     }
 }
-
-const CIRCLED: [&str; 20] =
-    ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
 
 /// A cycle over the source: the edge leaving the first statement as its
 /// label, every other statement with its role in the cycle, in the words

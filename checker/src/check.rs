@@ -78,7 +78,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         }
     }
     let sc_observation = sc.observation.clone();
-    let outcomes = if models.contains(&Model::Sc) { vec![sc] } else { Vec::new() };
+    let outcomes = if models.iter().any(|m| m.is_reference()) { vec![sc] } else { Vec::new() };
     Report {
         outcomes,
         robustness,
@@ -143,7 +143,7 @@ fn unbounded_violations(
         robustness.push(rb);
     }
     robustness.sort_by_key(|r| models.iter().position(|&m| m == r.model));
-    let outcomes = if models.contains(&Model::Sc) { vec![proved.sc.clone()] } else { Vec::new() };
+    let outcomes = if models.iter().any(|m| m.is_reference()) { vec![proved.sc.clone()] } else { Vec::new() };
     Ok(Report {
         outcomes,
         robustness,

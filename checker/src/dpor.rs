@@ -33,7 +33,8 @@
 
 use crate::bitset::BitSet;
 use crate::clocks::Clocks;
-use crate::machine::{Access, Event, Machine, Model, State, Verdict, NONE};
+use crate::machine::{Access, Event, Machine, State, Verdict, NONE};
+use crate::model::Buffers;
 use crate::progress::Tally;
 use litmus_dsl::ir::Instr;
 
@@ -383,12 +384,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
             late.push(st.shrunk[h]);
         }
         if drain {
-            match m.model {
-                Model::Tso => out.push(self.proc_last[m.threads + t]),
-                Model::Pso | Model::Pslo if all => out.extend(m.buffer_procs(t).map(|b| self.proc_last[b])),
-                Model::Pso | Model::Pslo if cell != NONE => {
-                    out.extend(m.buffer_proc(t, cell).map(|b| self.proc_last[b]))
-                }
+            match m.model.buffers() {
+                Buffers::PerThread => out.push(self.proc_last[m.threads + t]),
+                Buffers::PerCell if all => out.extend(m.buffer_procs(t).map(|b| self.proc_last[b])),
+                Buffers::PerCell if cell != NONE => out.extend(m.buffer_proc(t, cell).map(|b| self.proc_last[b])),
                 _ => {}
             }
         }

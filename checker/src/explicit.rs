@@ -17,6 +17,7 @@
 use crate::certainty::{Answer, Coverage, Why};
 use crate::dpor::{Control, Explorer, Limits};
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
+use crate::model::Access;
 use crate::monitor::MonitorKind;
 use crate::options::Options;
 use crate::reference::replay;
@@ -143,21 +144,20 @@ fn delayed(log: &[Event], a: u32) -> u32 {
     }
 }
 
-/// The weakest fence that orders `a` before `b` under PSLO.
-pub fn fence_kind(log: &[Event], a: u32, b: u32) -> FenceKind {
-    let store = log[delayed(log, a) as usize].kind == EventKind::Store;
-    match (store, log[b as usize].kind) {
-        (true, EventKind::Store | EventKind::Rmw) => FenceKind::WW,
-        (true, _) => FenceKind::WR,
-        (false, EventKind::Load) => FenceKind::RR,
-        (false, _) => FenceKind::WR,
-    }
+/// The weakest fence that orders `a` (or the store it forwarded) before `b`.
+pub fn fence_kind(model: Model, log: &[Event], a: u32, b: u32) -> FenceKind {
+    let access = |kind: EventKind| match kind {
+        EventKind::Store => Access::Write,
+        EventKind::Rmw => Access::Update,
+        _ => Access::Read,
+    };
+    model.weakest_fence(access(log[delayed(log, a) as usize].kind), access(log[b as usize].kind))
 }
 
 /// Statements after which a fence orders `a` (or the store it forwarded)
 /// before `b`: those of the thread from there up to `b`, that fall through.
-fn candidates(prog: &Program, log: &[Event], a: u32, b: u32) -> Vec<(Spot, FenceKind)> {
-    crate::violation::fence_spots(prog, log, log[b as usize].thread, delayed(log, a), b, fence_kind(log, a, b))
+fn candidates(prog: &Program, model: Model, log: &[Event], a: u32, b: u32) -> Vec<(Spot, FenceKind)> {
+    crate::violation::fence_spots(prog, log, log[b as usize].thread, delayed(log, a), b, fence_kind(model, log, a, b))
 }
 
 /// A violation's two events (log indices) and its cycle from the first.
@@ -255,7 +255,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
                 sc_events: log[..=b as usize].to_vec(),
                 harm: Answer::Unknown(Why::Pending),
                 occurrences: 0,
-                candidates: candidates(prog, log, a, b),
+                candidates: candidates(prog, model, log, a, b),
                 fence: Vec::new(),
                 attack: None,
             });

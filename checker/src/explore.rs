@@ -28,7 +28,7 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
         ExplorerKind::Interleaving => false,
         ExplorerKind::Auto => !waits_or_loops(prog),
     };
-    wanted && matches!(model, Model::Tso | Model::Pso) && crate::graph::supports(model, opts)
+    wanted && model.buffered() && crate::graph::supports(model, opts)
 }
 
 /// Does some thread loop, await or take a lock? (Where source-DPOR already

@@ -30,6 +30,7 @@
 //! buffers; under PSLO they are always visible operations (whether they may
 //! run depends on other threads' writes).
 
+use crate::model::Buffers;
 use crate::thread_cells::ThreadCells;
 use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
 use litmus_dsl::FenceKind;
@@ -423,9 +424,9 @@ impl<'p> Machine<'p> {
                 w.1 = t as u32;
             }
         }
-        let buf_pairs = match model {
-            Model::Pso | Model::Pslo => ThreadCells::new(stores.iter().map(Vec::as_slice)),
-            Model::Sc | Model::Tso => ThreadCells::default(),
+        let buf_pairs = match model.buffers() {
+            Buffers::PerCell => ThreadCells::new(stores.iter().map(Vec::as_slice)),
+            Buffers::None | Buffers::PerThread => ThreadCells::default(),
         };
         let hist_pairs = if model.has_histories() {
             let others: Vec<Vec<Cell>> = (0..stores.len())
@@ -556,10 +557,10 @@ impl<'p> Machine<'p> {
 
     /// How many buffer processes there are.
     pub fn buffers(&self) -> usize {
-        match self.model {
-            Model::Sc => 0,
-            Model::Tso => self.threads,
-            Model::Pso | Model::Pslo => self.buf_pairs.len(),
+        match self.model.buffers() {
+            Buffers::None => 0,
+            Buffers::PerThread => self.threads,
+            Buffers::PerCell => self.buf_pairs.len(),
         }
     }
 
@@ -574,11 +575,11 @@ impl<'p> Machine<'p> {
             return proc;
         }
         let i = proc - self.threads;
-        match self.model {
-            Model::Sc => proc,
-            Model::Tso => i,
-            Model::Pso | Model::Pslo if i < self.buffers() => self.buf_pairs.owner(i),
-            Model::Pso | Model::Pslo => self.hist_pairs.owner(i - self.buffers()),
+        match self.model.buffers() {
+            Buffers::None => proc,
+            _ if i >= self.buffers() => self.hist_pairs.owner(i - self.buffers()),
+            Buffers::PerThread => i,
+            Buffers::PerCell => self.buf_pairs.owner(i),
         }
     }
 
@@ -612,10 +613,10 @@ impl<'p> Machine<'p> {
 
     /// The indices (in `State::bufs`) of `thread`'s store buffers.
     pub fn buf_indices(&self, thread: usize) -> std::ops::Range<usize> {
-        match self.model {
-            Model::Sc => 0..0,
-            Model::Tso => thread..thread + 1,
-            Model::Pso | Model::Pslo => self.buf_pairs.of(thread),
+        match self.model.buffers() {
+            Buffers::None => 0..0,
+            Buffers::PerThread => thread..thread + 1,
+            Buffers::PerCell => self.buf_pairs.of(thread),
         }
     }
 
@@ -644,10 +645,10 @@ impl<'p> Machine<'p> {
     /// Index in `State::bufs` of `thread`'s buffer for `cell`; `None` under
     /// SC and where the thread cannot store to the cell.
     pub fn buf_index(&self, thread: usize, cell: Cell) -> Option<usize> {
-        match self.model {
-            Model::Sc => None,
-            Model::Tso => Some(thread),
-            Model::Pso | Model::Pslo => self.buf_pairs.index(thread, cell),
+        match self.model.buffers() {
+            Buffers::None => None,
+            Buffers::PerThread => Some(thread),
+            Buffers::PerCell => self.buf_pairs.index(thread, cell),
         }
     }
 
@@ -833,11 +834,12 @@ impl<'p> Machine<'p> {
     /// it also waits for its history of the cell to be a singleton (it
     /// replaces it), and an x86 LOCK'd one, a full fence, for all of them.
     fn rmw_ready(&self, st: &State, t: usize, cell: Cell, x86_locked: bool) -> bool {
-        match self.model {
-            Model::Sc => true,
-            Model::Tso => st.bufs[t].is_empty(),
-            Model::Pso | Model::Pslo if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
-            Model::Pso | Model::Pslo => {
+        match self.model.buffers() {
+            Buffers::None => true,
+            Buffers::PerThread if x86_locked => st.bufs[t].is_empty() && self.histories_single(st, t),
+            Buffers::PerThread => st.bufs[t].is_empty() && self.history_single(st, t, cell),
+            Buffers::PerCell if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
+            Buffers::PerCell => {
                 self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) && self.history_single(st, t, cell)
             }
         }
@@ -846,10 +848,15 @@ impl<'p> Machine<'p> {
     /// The store event a load by `t` of `cell` would forward from: its own
     /// newest pending store to the cell, if any.
     fn forwarded(&self, st: &State, t: usize, cell: Cell) -> Option<u32> {
-        match self.model {
-            Model::Sc => None,
-            Model::Tso => st.bufs[t].iter().rev().find(|e| e.cell == cell).map(|e| e.store),
-            Model::Pso | Model::Pslo => self.buf_of(st, t, cell)?.back().map(|e| e.store),
+        self.own_newest(st, t, cell).map(|e| e.store)
+    }
+
+    /// `t`'s newest pending store to `cell`, if any.
+    fn own_newest<'s>(&self, st: &'s State, t: usize, cell: Cell) -> Option<&'s BufEntry> {
+        match self.model.buffers() {
+            Buffers::None => None,
+            Buffers::PerThread => st.bufs[t].iter().rev().find(|e| e.cell == cell),
+            Buffers::PerCell => self.buf_of(st, t, cell)?.back(),
         }
     }
 
@@ -857,24 +864,14 @@ impl<'p> Machine<'p> {
     /// its own newest pending store to the cell, else memory (PSLO: the
     /// oldest value of its history).
     fn read(&self, st: &State, t: usize, cell: Cell) -> (i64, u32) {
-        match self.model {
-            Model::Sc => {}
-            Model::Tso => {
-                if let Some(e) = st.bufs[t].iter().rev().find(|e| e.cell == cell) {
-                    return (e.value, e.store);
-                }
-            }
-            Model::Pso | Model::Pslo => {
-                if let Some(e) = self.buf_of(st, t, cell).and_then(|b| b.back()) {
-                    return (e.value, e.store);
-                }
-                // Without a history (no other thread writes the cell) it
-                // would only ever hold the memory value.
-                if let Some(h) = self.hist_index(t, cell) {
-                    let h = st.hist[h][0];
-                    return (h.value, h.writer);
-                }
-            }
+        if let Some(e) = self.own_newest(st, t, cell) {
+            return (e.value, e.store);
+        }
+        // Without a history (no other thread writes the cell) it would only
+        // ever hold the memory value.
+        if let Some(h) = self.hist_index(t, cell) {
+            let h = st.hist[h][0];
+            return (h.value, h.writer);
         }
         (self.mem(st, cell), self.writer(st, cell))
     }

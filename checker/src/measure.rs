@@ -32,7 +32,7 @@ use std::collections::HashMap;
 pub fn measurable(model: Model, monitor: MonitorKind) -> bool {
     // A monitor that can miss violations cannot measure that a fence
     // removed one: its re-checks explore the model's executions too.
-    matches!(model, Model::Tso | Model::Pso) && monitor.complete_for(model)
+    model.monitored() && monitor.complete_for(model)
 }
 
 struct Watch {

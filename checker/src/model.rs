@@ -1,8 +1,18 @@
 //! The memory models, each answering questions about itself: its names,
-//! how its stores travel (a buffer per thread or per cell), what each fence
-//! and atomic drains or resets, which pairs of accesses it lets reorder.
-//! Code elsewhere asks these questions instead of testing which model it is
-//! (a new model then changes this file, not every `if model == …`).
+//! how its stores travel (a buffer per thread or per cell), whether loads
+//! may read older values (histories), what each fence and atomic drains or
+//! resets, which pairs of accesses it lets reorder and the weakest fence
+//! that orders them, and which engines decide it (the monitors, the graph
+//! explorer, the attacks of the unbounded procedure). Code elsewhere asks
+//! these questions instead of testing which model it is: a model is one row
+//! of [`SPECS`], and everything else follows from it.
+//!
+//! With the `extra-model` feature (tests only) a fifth model exists, XTSO:
+//! TSO's semantics with none of the engines' shortcuts (no monitor, no
+//! graphs, no attacks: its own executions are explored). It is declared in
+//! this file alone, flows through check, fix, the JSON reports and the
+//! server's settings, and must give TSO's answers
+//! (`checker/tests/extra_model.rs`, `scripts/extra-model.sh`).
 
 use litmus_dsl::FenceKind;
 
@@ -14,6 +24,20 @@ pub enum Model {
     /// PSO plus per-thread store histories: loads may be satisfied early
     /// (RELAXER's Partial Store Load Order).
     Pslo,
+    /// Tests: TSO decided by exploring its own executions only.
+    #[cfg(feature = "extra-model")]
+    Xtso,
+}
+
+/// How a model's stores travel to memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Buffers {
+    /// Straight to memory (SC).
+    None,
+    /// Through one FIFO buffer per thread, across cells (TSO).
+    PerThread,
+    /// Through one buffer per (thread, cell) (PSO).
+    PerCell,
 }
 
 /// An access, as a model's reordering rule sees it.
@@ -25,82 +49,169 @@ pub enum Access {
     Update,
 }
 
+/// One model, as data: its semantics (buffers, histories) and which
+/// engines decide it.
+struct Spec {
+    model: Model,
+    name: &'static str,
+    upper: &'static str,
+    buffers: Buffers,
+    /// Per-thread store histories, from which loads may read older values.
+    histories: bool,
+    /// The online monitors (BSS) decide its robustness from SC executions;
+    /// otherwise its own executions are explored ([`crate::explicit`]).
+    monitored: bool,
+    /// Sober's monitor applies to it (else Sober falls back to BSS).
+    sober: bool,
+    /// The execution-graph explorer explores it.
+    graphs: bool,
+    /// The attacks of the unbounded procedure decide its robustness.
+    attacks: bool,
+    /// Checked when no model is named (SC and the hardware models).
+    default: bool,
+}
+
+/// [`Model::defaults`] as the CLI's `--model` default spells them.
+pub const DEFAULT_NAMES: &str = "sc,tso,pso";
+
+#[rustfmt::skip]
+const SPECS: &[Spec] = &[
+    Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true },
+    Spec { model: Model::Tso, name: "tso", upper: "TSO", buffers: Buffers::PerThread, histories: false, monitored: true, sober: true, graphs: true, attacks: true, default: true },
+    Spec { model: Model::Pso, name: "pso", upper: "PSO", buffers: Buffers::PerCell, histories: false, monitored: true, sober: false, graphs: true, attacks: true, default: true },
+    Spec { model: Model::Pslo, name: "pslo", upper: "PSLO", buffers: Buffers::PerCell, histories: true, monitored: false, sober: false, graphs: false, attacks: false, default: false },
+    #[cfg(feature = "extra-model")]
+    Spec { model: Model::Xtso, name: "xtso", upper: "XTSO", buffers: Buffers::PerThread, histories: false, monitored: false, sober: false, graphs: false, attacks: false, default: false },
+];
+
 impl Model {
     /// Every model, in the order reports list them.
-    pub const ALL: [Model; 4] = [Model::Sc, Model::Tso, Model::Pso, Model::Pslo];
+    pub const ALL: [Model; SPECS.len()] = {
+        let mut all = [Model::Sc; SPECS.len()];
+        let mut i = 0;
+        while i < SPECS.len() {
+            all[i] = SPECS[i].model;
+            i += 1;
+        }
+        all
+    };
+
+    /// The models checked when none are named, in order.
+    pub fn defaults() -> Vec<Model> {
+        SPECS.iter().filter(|s| s.default).map(|s| s.model).collect()
+    }
+
+    fn spec(self) -> &'static Spec {
+        SPECS.iter().find(|s| s.model == self).expect("every model has a spec")
+    }
 
     pub fn as_str(self) -> &'static str {
-        match self {
-            Model::Sc => "sc",
-            Model::Tso => "tso",
-            Model::Pso => "pso",
-            Model::Pslo => "pslo",
-        }
+        self.spec().name
     }
 
     pub fn upper(self) -> &'static str {
-        match self {
-            Model::Sc => "SC",
-            Model::Tso => "TSO",
-            Model::Pso => "PSO",
-            Model::Pslo => "PSLO",
-        }
+        self.spec().upper
+    }
+
+    /// How its stores travel.
+    pub fn buffers(self) -> Buffers {
+        self.spec().buffers
     }
 
     /// Do stores go through a buffer (a commit of their own), or straight
     /// to memory (SC)?
     pub fn buffered(self) -> bool {
-        self != Model::Sc
+        self.buffers() != Buffers::None
+    }
+
+    /// The reference model, against which the others are judged (SC).
+    pub fn is_reference(self) -> bool {
+        !self.buffered()
     }
 
     /// One buffer per (thread, cell): PSO and PSLO.
     pub fn per_cell_buffers(self) -> bool {
-        matches!(self, Model::Pso | Model::Pslo)
+        self.buffers() == Buffers::PerCell
     }
 
     /// One FIFO buffer per thread, across cells: TSO.
     pub fn one_buffer_per_thread(self) -> bool {
-        self.buffered() && !self.per_cell_buffers()
-    }
-
-    /// Does a fence of this kind drain the thread's buffers?
-    pub fn drains(self, kind: FenceKind) -> bool {
-        match self {
-            Model::Sc => false,
-            Model::Tso => matches!(kind, FenceKind::Full | FenceKind::WR),
-            Model::Pso | Model::Pslo => !matches!(kind, FenceKind::RR),
-        }
-    }
-
-    /// Does a fence of this kind reset the thread's load histories (PSLO:
-    /// `rr`, `wr` and `full`)?
-    pub fn resets(self, kind: FenceKind) -> bool {
-        self.has_histories() && kind != FenceKind::WW
+        self.buffers() == Buffers::PerThread
     }
 
     /// Per-thread store histories, from which loads may read older values.
     pub fn has_histories(self) -> bool {
-        self == Model::Pslo
+        self.spec().histories
+    }
+
+    /// The online monitors decide its robustness from SC executions.
+    pub fn monitored(self) -> bool {
+        self.spec().monitored
+    }
+
+    /// Sober's monitor applies to it (TSO).
+    pub fn sober(self) -> bool {
+        self.spec().sober
+    }
+
+    /// The execution-graph explorer explores it.
+    pub fn by_graphs(self) -> bool {
+        self.spec().graphs
+    }
+
+    /// The unbounded procedure's attacks decide its robustness.
+    pub fn decided_by_attacks(self) -> bool {
+        self.spec().attacks
+    }
+
+    /// Does a fence of this kind drain the thread's buffers? A FIFO buffer
+    /// holds stores to every cell: only a fence that orders stores before
+    /// loads drains it; per-cell buffers are drained by every fence that
+    /// orders stores.
+    pub fn drains(self, kind: FenceKind) -> bool {
+        match self.buffers() {
+            Buffers::None => false,
+            Buffers::PerThread => matches!(kind, FenceKind::Full | FenceKind::WR),
+            Buffers::PerCell => !matches!(kind, FenceKind::RR),
+        }
+    }
+
+    /// Does a fence of this kind reset the thread's load histories (`rr`,
+    /// `wr` and `full`)?
+    pub fn resets(self, kind: FenceKind) -> bool {
+        self.has_histories() && kind != FenceKind::WW
     }
 
     /// Does an atomic drain every buffer of its thread (not only its own
-    /// cell's)? Under TSO every atomic; under PSO and PSLO an x86 LOCK'd
-    /// instruction only (a native atomic drains its own cell's).
+    /// cell's)? With one buffer per thread, every atomic; with per-cell
+    /// buffers an x86 LOCK'd instruction only (a native atomic drains its
+    /// own cell's).
     pub fn atomic_drains_all(self, x86_locked: bool) -> bool {
         self.buffered() && (self.one_buffer_per_thread() || x86_locked)
     }
 
     /// May `later` take effect before `earlier`, an access of the same
-    /// thread on another cell?
+    /// thread on another cell? A buffered store may be overtaken by a load
+    /// (and, in per-cell buffers, by a store or a native atomic); with
+    /// histories a load may also read an older value than an earlier load
+    /// or atomic saw. A store never overtakes a load.
     pub fn reorders(self, earlier: Access, later: Access) -> bool {
-        match self {
-            Model::Sc => false,
-            Model::Tso => earlier == Access::Write && later == Access::Read,
-            // A native atomic drains only its own cell's buffer under PSO.
-            Model::Pso => earlier == Access::Write,
-            // PSLO also lets a load read an older value than an earlier load
-            // or atomic saw (its store history); a store never overtakes a load.
-            Model::Pslo => earlier == Access::Write || later == Access::Read,
+        let buffer = match self.buffers() {
+            Buffers::None => false,
+            Buffers::PerThread => earlier == Access::Write && later == Access::Read,
+            Buffers::PerCell => earlier == Access::Write,
+        };
+        buffer || (self.has_histories() && later == Access::Read)
+    }
+
+    /// The weakest fence that keeps `later` after `earlier` (a pair this
+    /// model reorders): `ww` between two stores, `rr` between two loads
+    /// where `rr` drains or resets what reorders them, else `wr`.
+    pub fn weakest_fence(self, earlier: Access, later: Access) -> FenceKind {
+        match (earlier, later) {
+            (Access::Write, Access::Write | Access::Update) if self.drains(FenceKind::WW) => FenceKind::WW,
+            (Access::Read | Access::Update, Access::Read) if self.resets(FenceKind::RR) => FenceKind::RR,
+            _ => FenceKind::WR,
         }
     }
 }
@@ -114,6 +225,7 @@ mod tests {
     fn queries_are_consistent() {
         for m in Model::ALL {
             assert_eq!(m.buffered(), m.per_cell_buffers() || m.one_buffer_per_thread());
+            assert_eq!(Model::ALL.iter().filter(|o| o.as_str() == m.as_str()).count(), 1, "names are unique");
             for k in [FenceKind::Full, FenceKind::WW, FenceKind::WR, FenceKind::RR] {
                 // Nothing to drain or reset without buffers.
                 assert!(m.buffered() || !(m.drains(k) || m.resets(k)));
@@ -122,6 +234,25 @@ mod tests {
                 assert!(m.resets(FenceKind::Full) || !m.resets(k));
             }
             assert_eq!(m.reorders(Access::Write, Access::Read), m.buffered());
+            // A monitored model is one whose buffers the monitors simulate.
+            assert!(!m.monitored() || (m.buffered() && !m.has_histories()));
+        }
+        let names: Vec<&str> = Model::defaults().iter().map(|m| m.as_str()).collect();
+        assert_eq!(names.join(","), DEFAULT_NAMES, "the CLI's default --model");
+    }
+
+    /// The weakest fence between a reordered pair is one that orders it.
+    #[test]
+    fn the_weakest_fence_drains_or_resets_what_reorders() {
+        use Access::*;
+        for m in Model::ALL {
+            for (a, b) in [(Write, Read), (Write, Write), (Write, Update), (Read, Read), (Update, Read)] {
+                if !m.reorders(a, b) {
+                    continue;
+                }
+                let k = m.weakest_fence(a, b);
+                assert!(m.drains(k) || m.resets(k), "{m:?}: {k:?} between {a:?} and {b:?}");
+            }
         }
     }
 }

@@ -61,7 +61,7 @@ impl Phase {
     }
 }
 
-const MODELS: [Model; 4] = Model::ALL;
+const MODELS: [Model; Model::ALL.len()] = Model::ALL;
 /// No model (a phase over several at once).
 const NO_MODEL: u32 = 0xff;
 

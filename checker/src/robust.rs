@@ -9,6 +9,7 @@ use crate::certainty::{Answer, Coverage, Why};
 use crate::clocks::Clocks;
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Model, NONE};
+use crate::model::Access;
 use crate::monitor::MonitorKind;
 use crate::monitor::{self, Forcing, RawViolation};
 use crate::options::Options;
@@ -111,16 +112,16 @@ impl crate::dpor::EventListener for Collector<'_> {
 impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
         let asked: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-        let models: Vec<Model> = asked.iter().copied().filter(|m| !m.has_histories()).collect();
+        let models: Vec<Model> = asked.iter().copied().filter(|m| m.monitored()).collect();
         let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
-        let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i] == Model::Tso)).collect();
+        let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i].sober())).collect();
         let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
         let bss = (!by_bss.is_empty()).then(|| {
             let ms: Vec<Model> = by_bss.iter().map(|&i| models[i]).collect();
             (monitor::Bss::new(prog, &ms, forcing), by_bss)
         });
         let sober = sober.then(|| {
-            let mi = models.iter().position(|&m| m == Model::Tso).unwrap();
+            let mi = models.iter().position(|&m| m.sober()).unwrap();
             (monitor::Sober::new(prog.threads.len(), prog.mem_size()), mi)
         });
         Collector {
@@ -150,7 +151,7 @@ impl<'p> Collector<'p> {
         self.explicit = self
             .asked
             .iter()
-            .filter(|&&m| m.has_histories())
+            .filter(|&&m| m.buffered() && !m.monitored())
             .map(|&m| {
                 // Finding violations, PSLO's own executions are the work now.
                 if let Some(p) = &opts.budget.progress {
@@ -193,7 +194,7 @@ impl<'p> Collector<'p> {
         }
         self.hb_valid = log.len();
         let hb = &self.hb;
-        let sober = self.monitor == MonitorKind::Sober && model == Model::Tso;
+        let sober = self.monitor == MonitorKind::Sober && model.sober();
         // BSS replays what happens before the access; Sober what happens up
         // to the access's thread's previous event.
         let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
@@ -372,7 +373,8 @@ fn fence_candidates(
     }
     let b = &log[exit as usize];
     // ww suffices when the store is only overtaken by a store (PSO).
-    let kind = if model.drains(FenceKind::WW) && b.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    let later = if b.kind == EventKind::Store { Access::Write } else { Access::Read };
+    let kind = model.weakest_fence(Access::Write, later);
     crate::violation::fence_spots(prog, log, s.thread, r.store, exit.max(r.store + 1), kind)
 }
 

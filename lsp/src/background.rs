@@ -3,11 +3,11 @@
 //! lowest priority, only while no open document is being checked.
 
 use crate::convert;
-use crate::findings::{analysis_findings, check_findings, Finding, Severity};
 use crate::state::Backend;
 use crate::workspace::{stamp, walk, DiskResult, MAX_FILE_BYTES, REFRESH_EVERY};
 use litmus_checker::{Answer, Coverage, Report, Why};
 use litmus_present::codes;
+use litmus_present::findings::{analysis_findings, check_findings, Finding, Severity};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -48,7 +48,7 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
                 crate::lens::verdicts(Some(&report), false)
             ),
             related: Vec::new(),
-            data: None,
+            about: None,
         });
     }
     Some(findings)

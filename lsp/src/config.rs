@@ -4,9 +4,9 @@
 //! [`Problem`]; the other fields apply. Names of models and monitors and
 //! timeouts go through the checker's parsers, the CLI's.
 
-pub use crate::findings::Members;
 use litmus_checker::options::parse_timeout;
 use litmus_checker::{Model, MonitorKind, Options, SettingError};
+pub use litmus_present::findings::Members;
 use serde_json::Value;
 use std::fmt;
 use std::time::Duration;
@@ -21,6 +21,9 @@ pub struct Config {
     pub monitor: MonitorKind,
     /// How long a check may take before its answer is marked incomplete.
     pub timeout: Duration,
+    /// Seconds of exhaustive checking before active testing takes over the
+    /// models it left unknown (the CLI's `--budget`); None: half the timeout.
+    pub budget: Option<Duration>,
     /// Milliseconds of quiet after an edit before model checking starts.
     pub debounce_ms: u64,
     /// How the statements of a cycle besides its delayed store are shown.
@@ -44,12 +47,13 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            models: vec![Model::Sc, Model::Tso, Model::Pso],
+            models: Model::defaults(),
             loop_bound: litmus_checker::options::DEFAULT_LOOP_BOUND,
             preemption_bound: None,
             buffer_bound: litmus_checker::options::DEFAULT_BUFFER_BOUND,
             monitor: MonitorKind::Bss,
             timeout: Duration::from_secs(20),
+            budget: None,
             debounce_ms: 150,
             cycle_members: Members::Information,
             codes_url: default_codes_url(),
@@ -68,14 +72,20 @@ pub const MAX_PREEMPTION_BOUND: u32 = 1_000;
 pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;
 
+/// Every model's name, as a list for messages.
+fn model_names() -> String {
+    Model::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ")
+}
+
 /// Every key read. `testHooks` is read by the server at `initialize` only.
-pub const KEYS: [&str; 13] = [
+pub const KEYS: [&str; 14] = [
     "models",
     "loopBound",
     "preemptionBound",
     "bufferBound",
     "monitor",
     "timeout",
+    "budget",
     "debounceMs",
     "cycleMembers",
     "codesUrl",
@@ -212,138 +222,173 @@ impl Config {
             let mut bad = |expected: String, kept: String| {
                 problems.push(Problem { field: key.clone(), value: shown(value), expected, kept: Some(kept) })
             };
-            match key.as_str() {
-                "models" => {
-                    let names: Option<Vec<&str>> =
-                        value.as_array().and_then(|a| a.iter().map(|n| n.as_str()).collect());
-                    match names.map(|n| Model::parse_list(&n)) {
-                        Some(Ok(m)) => self.models = m,
-                        Some(Err(e)) => bad(e.to_string(), models_shown(&self.models)),
-                        None => bad(
-                            "expected an array of model names (sc, tso, pso, pslo)".into(),
-                            models_shown(&self.models),
-                        ),
-                    }
-                }
-                "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
-                    Some(n) => self.loop_bound = n as u32,
-                    None => {
-                        bad(format!("expected a whole number from 0 to {MAX_LOOP_BOUND}"), self.loop_bound.to_string())
-                    }
-                },
-                "preemptionBound" => match value {
-                    Value::Null => self.preemption_bound = None,
-                    _ => match whole(value, 0, MAX_PREEMPTION_BOUND.into()) {
-                        Some(n) => self.preemption_bound = Some(n as u32),
-                        None => bad(
-                            format!("expected null (unbounded) or a whole number from 0 to {MAX_PREEMPTION_BOUND}"),
-                            self.preemption_bound.map_or("null".into(), |n| n.to_string()),
-                        ),
-                    },
-                },
-                "bufferBound" => match whole(value, 1, MAX_BUFFER_BOUND.into()) {
-                    Some(n) => self.buffer_bound = n as u32,
-                    None => bad(
-                        format!("expected a whole number from 1 to {MAX_BUFFER_BOUND}"),
-                        self.buffer_bound.to_string(),
-                    ),
-                },
-                "monitor" => {
-                    let parsed = match value {
-                        Value::String(s) => MonitorKind::parse(s),
-                        other => Err(SettingError::UnknownMonitor(other.to_string())),
-                    };
-                    match parsed {
-                        Ok(m) => self.monitor = m,
-                        Err(e) => bad(e.to_string(), format!("\"{}\"", self.monitor.as_str())),
-                    }
-                }
-                "timeout" => {
-                    let parsed = match value.as_f64() {
-                        Some(secs) => parse_timeout(secs),
-                        None => Err(SettingError::Timeout(shown(value))),
-                    };
-                    match parsed {
-                        Ok(t) => self.timeout = t,
-                        Err(e) => bad(e.to_string(), self.timeout.as_secs_f64().to_string()),
-                    }
-                }
-                "debounceMs" => match whole(value, 0, MAX_DEBOUNCE_MS) {
-                    Some(n) => self.debounce_ms = n,
-                    None => bad(
-                        format!("expected a whole number of milliseconds from 0 to {MAX_DEBOUNCE_MS}"),
-                        self.debounce_ms.to_string(),
-                    ),
-                },
-                "cycleMembers" => match value.as_str().map(str::to_ascii_lowercase).as_deref() {
-                    Some("hint") => self.cycle_members = Members::Hint,
-                    Some("information") => self.cycle_members = Members::Information,
-                    Some("off") => self.cycle_members = Members::Off,
-                    _ => bad(
-                        "expected \"hint\", \"information\" or \"off\"".into(),
-                        format!("\"{}\"", self.cycle_members.as_str()),
-                    ),
-                },
-                "codesUrl" => match value {
-                    Value::Null => self.codes_url = default_codes_url(),
-                    Value::String(u) if u.parse::<tower_lsp_server::ls_types::Uri>().is_ok() && u.contains(':') => {
-                        self.codes_url = Some(u.trim_end_matches('#').to_string())
-                    }
-                    _ => bad(
-                        "expected a URI (without #anchor) of codes.md, or null for the one beside the server".into(),
-                        self.codes_url.as_deref().map_or("none".into(), |u| format!("\"{u}\"")),
-                    ),
-                },
-                // `litmus.inlayHints.enable`: VS Code sends dotted keys nested.
-                "inlayHints" => match value.get("enable").map(|e| e.as_bool()) {
-                    Some(Some(on)) => self.inlay_hints = on,
-                    _ => bad("expected {\"enable\": true or false}".into(), self.inlay_hints.to_string()),
-                },
-                // `litmus.workspaceDiagnostics.{enable,timeout}`; either may be absent.
-                "workspaceDiagnostics" => {
-                    let enable = value.get("enable").map(|e| e.as_bool().ok_or(()));
-                    let timeout = value.get("timeout").map(|t| t.as_f64().map(parse_timeout));
-                    match (value.is_object(), enable, timeout) {
-                        (true, Some(Err(())), _) | (false, _, _) => bad(
-                            "expected {\"enable\": true or false, \"timeout\": seconds}".into(),
-                            format!(
-                                "enable {}, timeout {}",
-                                self.workspace_diagnostics,
-                                self.workspace_timeout.as_secs_f64()
-                            ),
-                        ),
-                        (true, _, Some(None | Some(Err(_)))) => bad(
-                            "`timeout` must be a number of seconds ≥ 0".into(),
-                            format!(
-                                "enable {}, timeout {}",
-                                self.workspace_diagnostics,
-                                self.workspace_timeout.as_secs_f64()
-                            ),
-                        ),
-                        (true, enable, timeout) => {
-                            if let Some(Ok(on)) = enable {
-                                self.workspace_diagnostics = on;
-                            }
-                            if let Some(Some(Ok(t))) = timeout {
-                                self.workspace_timeout = t;
-                            }
-                        }
-                    }
-                }
-                "unbounded" => match value.as_bool() {
-                    Some(on) => self.unbounded = on,
-                    None => bad("expected true or false".into(), self.unbounded.to_string()),
-                },
-                "testHooks" => {}
-                _ => problems.push(Problem {
+            let known = key == "testHooks"
+                || self.apply_check_setting(key, value, &mut bad)
+                || self.apply_editor_setting(key, value, &mut bad);
+            if !known {
+                problems.push(Problem {
                     field: key.clone(),
                     value: shown(value),
-                    expected: format!("unknown setting, ignored (the settings are {})", KEYS[..12].join(", ")),
+                    // Every key but `testHooks` (the last), which users do not set.
+                    expected: format!(
+                        "unknown setting, ignored (the settings are {})",
+                        KEYS[..KEYS.len() - 1].join(", ")
+                    ),
                     kept: None,
-                }),
+                });
             }
         }
         problems
+    }
+
+    /// A setting of what is checked and how far (models, bounds, monitor,
+    /// time); false if `key` is not one.
+    fn apply_check_setting(&mut self, key: &str, value: &Value, bad: &mut dyn FnMut(String, String)) -> bool {
+        match key {
+            "models" => {
+                let names: Option<Vec<&str>> = value.as_array().and_then(|a| a.iter().map(|n| n.as_str()).collect());
+                match names.map(|n| Model::parse_list(&n)) {
+                    Some(Ok(m)) => self.models = m,
+                    Some(Err(e)) => bad(e.to_string(), models_shown(&self.models)),
+                    None => {
+                        bad(format!("expected an array of model names ({})", model_names()), models_shown(&self.models))
+                    }
+                }
+            }
+            "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
+                Some(n) => self.loop_bound = n as u32,
+                None => bad(format!("expected a whole number from 0 to {MAX_LOOP_BOUND}"), self.loop_bound.to_string()),
+            },
+            "preemptionBound" => match value {
+                Value::Null => self.preemption_bound = None,
+                _ => match whole(value, 0, MAX_PREEMPTION_BOUND.into()) {
+                    Some(n) => self.preemption_bound = Some(n as u32),
+                    None => bad(
+                        format!("expected null (unbounded) or a whole number from 0 to {MAX_PREEMPTION_BOUND}"),
+                        self.preemption_bound.map_or("null".into(), |n| n.to_string()),
+                    ),
+                },
+            },
+            "bufferBound" => match whole(value, 1, MAX_BUFFER_BOUND.into()) {
+                Some(n) => self.buffer_bound = n as u32,
+                None => {
+                    bad(format!("expected a whole number from 1 to {MAX_BUFFER_BOUND}"), self.buffer_bound.to_string())
+                }
+            },
+            "monitor" => {
+                let parsed = match value {
+                    Value::String(s) => MonitorKind::parse(s),
+                    other => Err(SettingError::UnknownMonitor(other.to_string())),
+                };
+                match parsed {
+                    Ok(m) => self.monitor = m,
+                    Err(e) => bad(e.to_string(), format!("\"{}\"", self.monitor.as_str())),
+                }
+            }
+            "timeout" => {
+                let parsed = match value.as_f64() {
+                    Some(secs) => parse_timeout(secs),
+                    None => Err(SettingError::Timeout(shown(value))),
+                };
+                match parsed {
+                    Ok(t) => self.timeout = t,
+                    Err(e) => bad(e.to_string(), self.timeout.as_secs_f64().to_string()),
+                }
+            }
+            "budget" => {
+                let parsed = match value {
+                    Value::Null => Ok(None),
+                    _ => match value.as_f64() {
+                        Some(secs) => parse_timeout(secs).map(Some),
+                        None => Err(SettingError::Timeout(shown(value))),
+                    },
+                };
+                match parsed {
+                    Ok(b) => self.budget = b,
+                    Err(e) => bad(
+                        format!("{e} (or null: half the timeout)"),
+                        self.budget.map_or("null".into(), |b| b.as_secs_f64().to_string()),
+                    ),
+                }
+            }
+            "debounceMs" => match whole(value, 0, MAX_DEBOUNCE_MS) {
+                Some(n) => self.debounce_ms = n,
+                None => bad(
+                    format!("expected a whole number of milliseconds from 0 to {MAX_DEBOUNCE_MS}"),
+                    self.debounce_ms.to_string(),
+                ),
+            },
+            _ => return false,
+        }
+        true
+    }
+
+    /// A setting of how findings are shown and what runs besides; false if
+    /// `key` is not one.
+    fn apply_editor_setting(&mut self, key: &str, value: &Value, bad: &mut dyn FnMut(String, String)) -> bool {
+        match key {
+            "cycleMembers" => match value.as_str().map(str::to_ascii_lowercase).as_deref() {
+                Some("hint") => self.cycle_members = Members::Hint,
+                Some("information") => self.cycle_members = Members::Information,
+                Some("off") => self.cycle_members = Members::Off,
+                _ => bad(
+                    "expected \"hint\", \"information\" or \"off\"".into(),
+                    format!("\"{}\"", self.cycle_members.as_str()),
+                ),
+            },
+            "codesUrl" => match value {
+                Value::Null => self.codes_url = default_codes_url(),
+                Value::String(u) if u.parse::<tower_lsp_server::ls_types::Uri>().is_ok() && u.contains(':') => {
+                    self.codes_url = Some(u.trim_end_matches('#').to_string())
+                }
+                _ => bad(
+                    "expected a URI (without #anchor) of codes.md, or null for the one beside the server".into(),
+                    self.codes_url.as_deref().map_or("none".into(), |u| format!("\"{u}\"")),
+                ),
+            },
+            // `litmus.inlayHints.enable`: VS Code sends dotted keys nested.
+            "inlayHints" => match value.get("enable").map(|e| e.as_bool()) {
+                Some(Some(on)) => self.inlay_hints = on,
+                _ => bad("expected {\"enable\": true or false}".into(), self.inlay_hints.to_string()),
+            },
+            // `litmus.workspaceDiagnostics.{enable,timeout}`; either may be absent.
+            "workspaceDiagnostics" => {
+                let enable = value.get("enable").map(|e| e.as_bool().ok_or(()));
+                let timeout = value.get("timeout").map(|t| t.as_f64().map(parse_timeout));
+                match (value.is_object(), enable, timeout) {
+                    (true, Some(Err(())), _) | (false, _, _) => bad(
+                        "expected {\"enable\": true or false, \"timeout\": seconds}".into(),
+                        format!(
+                            "enable {}, timeout {}",
+                            self.workspace_diagnostics,
+                            self.workspace_timeout.as_secs_f64()
+                        ),
+                    ),
+                    (true, _, Some(None | Some(Err(_)))) => bad(
+                        "`timeout` must be a number of seconds ≥ 0".into(),
+                        format!(
+                            "enable {}, timeout {}",
+                            self.workspace_diagnostics,
+                            self.workspace_timeout.as_secs_f64()
+                        ),
+                    ),
+                    (true, enable, timeout) => {
+                        if let Some(Ok(on)) = enable {
+                            self.workspace_diagnostics = on;
+                        }
+                        if let Some(Some(Ok(t))) = timeout {
+                            self.workspace_timeout = t;
+                        }
+                    }
+                }
+            }
+            "unbounded" => match value.as_bool() {
+                Some(on) => self.unbounded = on,
+                None => bad("expected true or false".into(), self.unbounded.to_string()),
+            },
+            _ => return false,
+        }
+        true
     }
 
     /// The models to check: those asked for, and SC always (violations are
@@ -492,5 +537,15 @@ mod editor_settings {
             let key = d.trim_start_matches("litmus.").split('.').next().unwrap();
             assert!(KEYS.contains(&key) || ["server", "trace"].contains(&key), "package.json declares {d}, unread");
         }
+        // The model and monitor names offered are the checker's own.
+        let names = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
+        };
+        let all: Vec<String> = litmus_checker::Model::ALL.iter().map(|m| m.as_str().to_string()).collect();
+        let defaults: Vec<String> = litmus_checker::Model::defaults().iter().map(|m| m.as_str().to_string()).collect();
+        assert_eq!(names(&declared["litmus.models"]["items"]["enum"]), all);
+        assert_eq!(names(&declared["litmus.models"]["default"]), defaults);
+        let monitors = names(&declared["litmus.monitor"]["enum"]);
+        assert!(monitors.iter().all(|m| litmus_checker::MonitorKind::parse(m).is_ok()), "{monitors:?}");
     }
 }

@@ -3,8 +3,8 @@
 //! units unless the client negotiated UTF-8; lines break at `\n`, `\r\n`
 //! and `\r` only (ropey's `cr_lines`, as LSP counts them).
 
-use crate::findings::{Finding, Severity};
 use litmus_dsl::Span;
+use litmus_present::findings::{About, Finding, Severity};
 use ropey::Rope;
 use tower_lsp_server::ls_types as lsp;
 
@@ -130,7 +130,7 @@ pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding, docs:
         source: Some("litmus".into()),
         message: f.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
-        data: f.data.clone(),
+        data: f.about.as_ref().map(about),
         ..Default::default()
     }
 }
@@ -214,6 +214,18 @@ pub fn inlay_hint(rope: &Rope, h: &crate::inlay::Hint, enc: Encoding) -> lsp::In
         padding_left: Some(true),
         padding_right: None,
         data: None,
+    }
+}
+
+/// A finding's `data`: what actions on it need (which violation of which
+/// check, or which run to replay).
+fn about(a: &About) -> serde_json::Value {
+    match a {
+        About::Violation { model, index, generation: Some(g) } => {
+            serde_json::json!({ "violation": [model, index], "generation": g })
+        }
+        About::Violation { model, index, generation: None } => serde_json::json!({ "violation": [model, index] }),
+        About::Replay(handle) => serde_json::json!({ "replay": handle }),
     }
 }
 

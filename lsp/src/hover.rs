@@ -1,12 +1,12 @@
 //! Hovers: on a flagged statement, the violation's cycle, harm and witness;
 //! on a failing assertion, its witness; on a name, its declaration.
 
-use crate::findings::CIRCLED;
 use litmus_checker::harm::harmful;
 use litmus_checker::Report;
 use litmus_dsl::{Analysis, Program, Span};
 use litmus_present::narrate;
 use litmus_present::words;
+use litmus_present::words::CIRCLED;
 use std::fmt::Write;
 
 fn contains(span: Span, offset: usize) -> bool {

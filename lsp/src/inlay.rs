@@ -175,7 +175,7 @@ fn grouped(per: &[(Model, String, String)]) -> String {
             None => groups.push((vec![*m], s)),
         }
     }
-    let mut out = if base.0 == Model::Sc || groups.is_empty() {
+    let mut out = if base.0.is_reference() || groups.is_empty() {
         base.1.clone()
     } else {
         format!("{} {}", base.0.upper(), base.1)

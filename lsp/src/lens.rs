@@ -58,7 +58,7 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
             if o.observation.is_none() && !o.complete() {
                 // No condition to qualify: say what the exploration was worth.
                 s.push_str(&format!(" ({})", o.coverage.qualifier()));
-            } else if o.observation.is_none() && m == Model::Sc {
+            } else if o.observation.is_none() && m.is_reference() {
                 // SC's answers (no condition): how far they reach.
                 if let Some(d) = o.iterations.describe() {
                     s.push_str(&format!(" ({d})"));

@@ -9,7 +9,6 @@ pub mod config;
 pub mod convert;
 pub mod documents;
 pub mod execution;
-pub mod findings;
 pub mod format;
 pub mod hover;
 pub mod inlay;

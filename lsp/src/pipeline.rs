@@ -4,11 +4,11 @@
 //! that its generation is still current before it stores or publishes.
 
 use crate::documents::{Analyzed, Checked, Job};
-use crate::findings::{analysis_findings, check_findings, Finding};
 use crate::state::Backend;
 use crate::{convert, lens};
 use litmus_checker::plan::{Mode, Plan, Step};
 use litmus_checker::relaxer::Settings;
+use litmus_present::findings::{analysis_findings, check_findings, About, Finding};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -73,13 +73,13 @@ pub async fn run(b: Backend, job: Job) {
     let findings = analysis_findings(&analyzed.analysis);
     b.publish(&job, &analyzed, &findings).await;
     if analyzed.analysis.program.is_none() {
-        let errors = findings.iter().filter(|f| f.severity == crate::findings::Severity::Error).count();
+        let errors = findings.iter().filter(|f| f.severity == litmus_present::findings::Severity::Error).count();
         b.status(&job, "analyzed", format!("{errors} error{} — not checked", if errors == 1 { "" } else { "s" })).await;
         b.refresh_lenses();
         return;
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
-    let Some((models, monitor, mut opts)) = b.current_settings(&job) else { return };
+    let Some((models, monitor, mut opts, budget)) = b.current_settings(&job) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
     b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
         .await;
@@ -89,7 +89,7 @@ pub async fn run(b: Backend, job: Job) {
     // small fraction of the work), their harm and fences, the relaxed
     // models' outcomes, then active testing where those left a model unknown.
     let relaxed = models.iter().any(|m| m.buffered());
-    let plan = Arc::new(Plan::new(models, monitor, opts, Mode::Auto, None, Settings::default()));
+    let plan = Arc::new(Plan::new(models, monitor, opts, Mode::Auto, budget, Settings::default()));
     let mut report = Arc::new(plan.start());
     let steps = plan.steps();
     for (i, &step) in steps.iter().enumerate() {
@@ -175,8 +175,8 @@ impl Backend {
         let members = self.lock().config.cycle_members;
         let mut checked = check_findings(prog, &report, members);
         for f in &mut checked {
-            if let Some(serde_json::Value::Object(m)) = &mut f.data {
-                m.insert("generation".into(), job.generation.into());
+            if let Some(About::Violation { generation, .. }) = &mut f.about {
+                *generation = Some(job.generation);
             }
         }
         all.extend(checked);
@@ -241,10 +241,12 @@ impl Backend {
     fn current_settings(
         &self,
         job: &Job,
-    ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options)> {
+    ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)>
+    {
         let s = self.lock();
         let doc = s.docs.get(&job.key)?;
-        (doc.generation == job.generation).then(|| (s.config.models(), s.config.monitor(), s.config.options()))
+        let c = &s.config;
+        (doc.generation == job.generation).then(|| (c.models(), c.monitor(), c.options(), c.budget))
     }
 
     pub async fn internal_failure(&self, job: &Job, message: String) {

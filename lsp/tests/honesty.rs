@@ -92,9 +92,10 @@ async fn the_lens_and_hover_say_what_holds_for_every_iteration() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn past_the_exhaustive_budget_active_testing_shows_what_it_confirmed() {
-    // A timeout of zero: exhaustive checking stops at once; active testing
-    // (its own budget) confirms SB's cycle, shown as found by active testing.
-    let (mut c, _) = Client::start(json!({}), json!({"timeout": 0, "debounceMs": 0})).await;
+    // An exhaustive budget of zero: exhaustive checking stops at once;
+    // active testing (the rest of the timeout) confirms SB's cycle, shown as
+    // found by active testing.
+    let (mut c, _) = Client::start(json!({}), json!({"timeout": 20, "budget": 0, "debounceMs": 0})).await;
     let u = uri("sb.litmus");
     c.open(&u, &example("sb.litmus"));
     let diags = c.settled(&u, 1).await;

@@ -5,9 +5,12 @@
 //! - [`picture`]: a witness as an execution graph (SVG, Graphviz DOT);
 //! - [`narrate`]: a witness as numbered steps;
 //! - [`words`]: answers and their certainty in words;
-//! - [`codes`]: the diagnostic codes and their documentation.
+//! - [`codes`]: the diagnostic codes and their documentation;
+//! - [`findings`]: what a check found, as diagnostics on source spans
+//!   (the server converts them to LSP; no protocol here).
 
 pub mod codes;
+pub mod findings;
 pub mod narrate;
 pub mod picture;
 pub mod words;

@@ -280,3 +280,7 @@ pub fn values_long(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) ->
         _ => format!("at least {} ({})", short.trim_start_matches('≥'), c.qualifier()),
     }
 }
+
+/// The numbers of a cycle's statements, in order.
+pub const CIRCLED: [&str; 20] =
+    ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];

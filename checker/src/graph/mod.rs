@@ -37,7 +37,7 @@ use std::time::Instant;
 /// and PSO (SC for tests), without a preemption bound (it bounds
 /// interleavings, which graphs do not have).
 pub fn supports(model: Model, opts: &Options) -> bool {
-    matches!(model, Model::Sc | Model::Tso | Model::Pso) && opts.preemption_bound.is_none()
+    model.by_graphs() && opts.preemption_bound.is_none()
 }
 
 /// Explore every consistent graph of `prog` under `model`. `observer`, if

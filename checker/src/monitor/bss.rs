@@ -74,7 +74,7 @@ impl Bss {
         let mut queues = Vec::new();
         let mut n = 0;
         for &m in models {
-            debug_assert!(matches!(m, Model::Tso | Model::Pso), "BSS decides TSO and PSO");
+            debug_assert!(m.monitored(), "BSS decides the monitored models");
             let pso = m.per_cell_buffers();
             queues.push(Queues { pso, base: n });
             n += if pso { pairs.len() * t } else { t * t };

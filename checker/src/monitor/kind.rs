@@ -41,7 +41,7 @@ impl MonitorKind {
             MonitorKind::BssInterleaving => false,
             // Sober misses cycles through a load that forwarded from its
             // own thread's buffer (tests/sober_gap); PSO stays with BSS.
-            MonitorKind::Sober => model != Model::Tso,
+            MonitorKind::Sober => !model.sober(),
             MonitorKind::Bss | MonitorKind::Explicit | MonitorKind::Attack => true,
         }
     }

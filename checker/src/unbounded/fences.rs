@@ -24,6 +24,7 @@ use super::feasible_attacks;
 use super::flow::{successors, Bits};
 use crate::certainty::{Answer, Why};
 use crate::machine::Model;
+use crate::model::Access;
 use crate::options::Options;
 use crate::options::StateLimits;
 use crate::violation::AttackId;
@@ -265,7 +266,7 @@ fn hitting(
 /// a PSO attack whose access is a store (store→store), else `wr`.
 fn kind_for(prog: &Program, attacks: &[&AttackId]) -> FenceKind {
     let store_only = attacks.iter().all(|a| {
-        a.model == Model::Pso
+        a.model.weakest_fence(Access::Write, Access::Write) == FenceKind::WW
             && matches!(prog.threads[a.attacker as usize].code.get(a.r_pc as usize), Some(Instr::Store { .. }))
     });
     if store_only && !attacks.is_empty() {

@@ -28,6 +28,7 @@ pub use search::Stop;
 use crate::certainty::{Answer, Coverage, Iterations, Why};
 use crate::dpor::{ExecKind, Stats};
 use crate::machine::{Event, EventKind, FailureKind, Model, ThreadStatus};
+use crate::model::Access;
 use crate::monitor::MonitorKind;
 use crate::options::Options;
 use crate::options::StateLimits;
@@ -36,7 +37,6 @@ use crate::reads::Reads;
 use crate::violation::AttackId;
 use crate::violation::{CycleStep, Robustness, Violation};
 use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
-use litmus_dsl::FenceKind;
 use search::Visitor;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -447,8 +447,8 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
         .collect();
     let s = &log[r.store as usize];
     let access = &log[r.access as usize];
-    let kind =
-        if model.drains(FenceKind::WW) && access.kind == EventKind::Store { FenceKind::WW } else { FenceKind::WR };
+    let later = if access.kind == EventKind::Store { Access::Write } else { Access::Read };
+    let kind = model.weakest_fence(Access::Write, later);
     let candidates = crate::violation::fence_spots(prog, log, s.thread, r.store, r.access, kind);
     let sc_events: Vec<Event> = log[..=r.closing as usize].to_vec();
     Some(Violation {

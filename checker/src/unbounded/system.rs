@@ -30,6 +30,7 @@
 
 use super::flow::Flow;
 use crate::machine::{fence_drains, Event, EventKind, FailureKind, Machine, Model, State, ThreadStatus, NONE};
+use crate::model::Buffers;
 use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -48,18 +49,16 @@ pub const TSO: u8 = 0;
 pub const PSO: u8 = 1;
 
 pub fn model_of(tag: u8) -> Model {
-    if tag == TSO {
-        Model::Tso
-    } else {
-        Model::Pso
-    }
+    Model::ALL.into_iter().find(|&m| tag_of(m) == Some(tag)).expect("a tag names a model")
 }
 
+/// The attack search's name for a model whose robustness attacks decide.
 pub fn tag_of(m: Model) -> Option<u8> {
-    match m {
-        Model::Tso => Some(TSO),
-        Model::Pso => Some(PSO),
-        _ => None,
+    match m.buffers() {
+        _ if !m.decided_by_attacks() => None,
+        Buffers::PerThread => Some(TSO),
+        Buffers::PerCell => Some(PSO),
+        Buffers::None => None,
     }
 }
 

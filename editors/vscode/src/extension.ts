@@ -30,6 +30,7 @@ function serverSettings(): Record<string, unknown> {
     bufferBound: c.get("bufferBound"),
     monitor: c.get("monitor"),
     timeout: c.get("timeout"),
+    budget: c.get("budget"),
     debounceMs: c.get("debounceMs"),
     cycleMembers: c.get("cycleMembers"),
     // Empty: the codes.md beside the server.

@@ -1,15 +1,17 @@
-//! What the editor shows as diagnostics, before conversion to LSP types:
+//! What a check found, as diagnostics on source spans, before any protocol:
 //! parse and analysis diagnostics (fast path), then what the checker found
 //! (violations and every other statement of their cycles, failing
-//! assertions, conditions that differ from SC). Codes come from
-//! `litmus_present::codes`, the registry the CLI uses too.
+//! assertions, conditions that differ from SC). The language server only
+//! converts them (`litmus_lsp::convert`); codes come from [`crate::codes`],
+//! the registry the CLI uses too.
 
+use crate::words::CIRCLED;
+use crate::{codes, words};
 use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
 use litmus_checker::violation::CycleStep;
 use litmus_checker::{Model, Report};
 use litmus_dsl::{Analysis, Program, Span};
-use litmus_present::{codes, words};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -26,8 +28,18 @@ pub struct Finding {
     pub code: &'static str,
     pub message: String,
     pub related: Vec<(Span, String)>,
-    /// For a violation: `{"violation": [model index, violation index]}`.
-    pub data: Option<serde_json::Value>,
+    /// What the finding is about, for actions on it (show its execution,
+    /// replay its run).
+    pub about: Option<About>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum About {
+    /// The `index`-th violation of the report's `model`-th robustness
+    /// answer; `generation`: the text it was found in (set by the server).
+    Violation { model: usize, index: usize, generation: Option<u64> },
+    /// A run of active testing: `litmus explain --replay HANDLE` re-runs it.
+    Replay(String),
 }
 
 pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
@@ -42,13 +54,10 @@ pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
                 None => d.message.clone(),
             },
             related: d.related.iter().map(|r| (r.span, r.message.clone())).collect(),
-            data: None,
+            about: None,
         })
         .collect()
 }
-
-pub const CIRCLED: [&str; 20] =
-    ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
 
 /// How the statements of a cycle other than its delayed store are shown
 /// (setting `cycleMembers`).
@@ -148,15 +157,27 @@ impl<'a> MemberSet<'a> {
                     code,
                     message: words::cycle_member(&role, models, anchor.line),
                     related: cycle_related(p, steps, 0),
-                    data: None,
+                    about: None,
                 });
             }
         }
     }
 }
 
+/// Everything a check found, in the order the editor lists it.
 pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding> {
     let mut out = Vec::new();
+    violations(p, r, members, &mut out);
+    active_cycles(p, r, members, &mut out);
+    failures(p, r, &mut out);
+    conditions(p, r, &mut out);
+    deadlocks(p, r, &mut out);
+    out
+}
+
+/// One finding per violation on its delayed store, then the other
+/// statements of the cycles (as `members` says).
+fn violations(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
@@ -170,14 +191,17 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
                 code: codes::VIOLATION.code,
                 message: format!("{}: `{}` may be delayed past `{}`{harm}", rb.model.upper(), store.text, past.text),
                 related: cycle_related(p, &v.cycle, 1),
-                data: Some(serde_json::json!({ "violation": [mi, vi] })),
+                about: Some(About::Violation { model: mi, index: vi, generation: None }),
             });
         }
     }
     if let Some(sev) = members.severity() {
-        cycles.findings(p, sev, codes::VIOLATION.code, &mut out);
+        cycles.findings(p, sev, codes::VIOLATION.code, out);
     }
-    // Cycles active testing confirmed (a file past the exhaustive budget).
+}
+
+/// The cycles active testing confirmed (a file past the exhaustive budget).
+fn active_cycles(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
     for a in r.active.iter().flat_map(|run| &run.models) {
         for c in a.cycles.iter().filter(|c| c.confirmations > 0) {
@@ -197,14 +221,17 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
                     words::active_bug(p, w.bug.as_ref())
                 ),
                 related: cycle_related(p, &steps, 1),
-                data: Some(serde_json::json!({ "replay": w.handle.to_string() })),
+                about: Some(About::Replay(w.handle.to_string())),
             });
         }
     }
     if let Some(sev) = members.severity() {
-        cycles.findings(p, sev, codes::ACTIVE_VIOLATION.code, &mut out);
+        cycles.findings(p, sev, codes::ACTIVE_VIOLATION.code, out);
     }
-    // Failing assertions, once per statement, naming every model.
+}
+
+/// Failing assertions, once per statement, naming every model.
+fn failures(p: &Program, r: &Report, out: &mut Vec<Finding>) {
     let mut by_stmt: std::collections::BTreeMap<u32, Vec<Model>> = Default::default();
     for o in &r.outcomes {
         for f in &o.failures {
@@ -220,20 +247,25 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
             .find(|f| f.stmt == stmt)
             .map(|f| f.kind.as_str())
             .unwrap_or("assertion failed");
-        let sc = r.outcomes.iter().find(|o| o.model == Model::Sc).filter(|_| !models.contains(&Model::Sc));
+        let sc =
+            r.outcomes.iter().find(|o| o.model.is_reference()).filter(|_| !models.iter().any(|m| m.is_reference()));
         out.push(Finding {
             span: s.span,
             severity: Severity::Error,
             code: codes::FAILURE.code,
             message: words::failure(kind, &models, sc.map(|o| &o.coverage)),
             related: Vec::new(),
-            data: None,
+            about: None,
         });
     }
-    // A final condition whose answer differs from SC's (both earned), or
-    // that a witnessed state contradicts.
-    if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model == Model::Sc)) {
-        for o in r.outcomes.iter().filter(|o| o.model != Model::Sc) {
+}
+
+/// A final condition whose answer differs from SC's (both earned), or that
+/// a witnessed state contradicts; one that divides by zero in a reachable
+/// state.
+fn conditions(p: &Program, r: &Report, out: &mut Vec<Finding>) {
+    if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model.is_reference())) {
+        for o in r.outcomes.iter().filter(|o| o.model.buffered()) {
             let (Some(obs), Some(sc_obs)) = (&o.observation, &sc.observation) else { continue };
             let fails = o.condition_fails(p);
             let differs = obs.is_known() && sc_obs.is_known() && obs.value() != sc_obs.value();
@@ -250,12 +282,11 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
                         words::observation(sc_obs)
                     ),
                     related: Vec::new(),
-                    data: None,
+                    about: None,
                 });
             }
         }
     }
-    // A final condition (or filter) that divides by zero in a reachable state.
     if let Some(c) = &p.condition {
         let models: Vec<&str> =
             r.outcomes.iter().filter(|o| !o.condition_errors.is_empty()).map(|o| o.model.upper()).collect();
@@ -269,10 +300,14 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
                     models.join(", ")
                 ),
                 related: Vec::new(),
-                data: None,
+                about: None,
             });
         }
     }
+}
+
+/// Deadlocks, once per model, on the first thread's name.
+fn deadlocks(p: &Program, r: &Report, out: &mut Vec<Finding>) {
     for o in &r.outcomes {
         if !o.deadlocks.is_empty() {
             if let Some(t) = p.threads.first() {
@@ -285,10 +320,9 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
                         o.model.upper()
                     ),
                     related: Vec::new(),
-                    data: None,
+                    about: None,
                 });
             }
         }
     }
-    out
 }
