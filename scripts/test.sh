@@ -14,6 +14,10 @@ python3 scripts/import-circles.py
 
 # Also builds target/release/litmus (the CLI tests need it), which the editor tests use.
 cargo test --workspace --release
+# A model is one module: the test-only fifth model (declared in
+# checker/src/model.rs alone) gives TSO's answers. (Its flow through the CLI
+# and the server: scripts/extra-model.sh, a build of its own.)
+cargo test --release -p litmus-checker --features extra-model --test extra_model
 
 bash scripts/install-editor-deps.sh
 (

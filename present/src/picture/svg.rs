@@ -7,7 +7,7 @@
 use super::build::{NodeKind, Picture};
 use super::geometry::{Curve, Rect};
 use super::labels::BADGE_R;
-use super::layout::{layout, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
+use super::layout::{layout, Layout, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
 use super::xml::escape;
 use litmus_checker::trace::Edge;
 use std::fmt::Write;
@@ -38,6 +38,19 @@ const EDGES: [Edge; 4] = [Edge::Po, Edge::Rf, Edge::Co, Edge::Fr];
 pub fn svg(pic: &Picture) -> String {
     let l = layout(pic);
     let mut s = String::new();
+    header(&mut s, pic, &l);
+    lanes(&mut s, pic, &l);
+    // Edges under the nodes; their labels above them.
+    edges(&mut s, pic, &l);
+    nodes(&mut s, pic, &l);
+    labels(&mut s, pic, &l);
+    legend(&mut s, l.legend_y);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The root element, title, styles, arrow markers and background.
+fn header(s: &mut String, pic: &Picture, l: &Layout) {
     let _ = write!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" class="litmus-execution" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="'DejaVu Sans Mono', Menlo, Consolas, monospace" font-size="12" data-model="{m}" data-cycle-length="{c}" role="img">"#,
@@ -78,7 +91,10 @@ pub fn svg(pic: &Picture) -> String {
         MARGIN + 36.0,
         escape(&pic.subtitle)
     );
-    // Lanes.
+}
+
+/// One lane per thread.
+fn lanes(s: &mut String, pic: &Picture, l: &Layout) {
     s.push_str("<g class=\"lanes\">\n");
     for (t, (name, r)) in pic.threads.iter().zip(&l.lanes).enumerate() {
         let _ = writeln!(
@@ -94,7 +110,10 @@ pub fn svg(pic: &Picture) -> String {
         );
     }
     s.push_str("</g>\n");
-    // Edges under the nodes; their labels above them.
+}
+
+/// The edges (a cycle's with a halo).
+fn edges(s: &mut String, pic: &Picture, l: &Layout) {
     s.push_str("<g class=\"edges\">\n");
     for (i, (a, c)) in pic.arrows.iter().zip(&l.curves).enumerate() {
         let (stroke, _) = colours(a.edge);
@@ -117,6 +136,10 @@ pub fn svg(pic: &Picture) -> String {
             }
         }
     }
+}
+
+/// The events and initial writes.
+fn nodes(s: &mut String, pic: &Picture, l: &Layout) {
     s.push_str("</g>\n<g class=\"nodes\">\n");
     for (i, (n, r)) in pic.nodes.iter().zip(&l.nodes).enumerate() {
         let (stroke, width) = if n.on_cycle { ("#111111", 2.2) } else { ("#777777", 1.0) };
@@ -168,6 +191,10 @@ pub fn svg(pic: &Picture) -> String {
             halo = if n.on_cycle { cycle_mark(r) } else { String::new() },
         );
     }
+}
+
+/// The edges' labels, and a cycle's step numbers.
+fn labels(s: &mut String, pic: &Picture, l: &Layout) {
     s.push_str("</g>\n<g class=\"labels\">\n");
     for (i, (a, b)) in pic.arrows.iter().zip(&l.labels).enumerate() {
         let (_, text) = colours(a.edge);
@@ -190,9 +217,6 @@ pub fn svg(pic: &Picture) -> String {
         s.push_str("</g>\n");
     }
     s.push_str("</g>\n");
-    legend(&mut s, l.legend_y);
-    s.push_str("</svg>\n");
-    s
 }
 
 /// A node's id: the event's herd name (`a`), or `init-x`.
