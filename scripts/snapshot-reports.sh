@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# Every report the checker gives on the examples, the herd corpus and the
-# Trencher translations, under every model and each mode (the unbounded
-# procedure, the bounded engine with each explorer and monitor), with
-# --no-timing: a refactoring must leave them byte for byte (compare two
-# directories with `diff -r`). Usage: scripts/snapshot-reports.sh OUT_DIR [LITMUS]
+# Every report the checker gives on the examples, the herd corpus, 300
+# generated programs and the Trencher translations, under every model and
+# each mode (the unbounded procedure, the bounded engine with each explorer
+# and monitor, active testing), with --no-timing: a refactoring must leave
+# them byte for byte. Compare two snapshots with scripts/compare-reports.py
+# (which leaves out what the clock cut). Usage:
+# scripts/snapshot-reports.sh OUT_DIR [LITMUS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/snapshot-reports.sh OUT_DIR [LITMUS]}
 bin=${2:-target/release/litmus}
 mkdir -p "$out"
-small=(examples/*.litmus tests/corpus/herd-x86/*.litmus)
+# 300 generated diy-style cycles (tests/diy's generator, same seed).
+gen=$(mktemp -d)
+trap 'rm -rf "$gen"' EXIT
+python3 scripts/generate-diy.py "$gen" 300
+small=(examples/*.litmus tests/corpus/herd-x86/*.litmus "$gen"/*.litmus)
 # The translations that finish well within their budget (the ones whose
 # state space is infinite are cut by time, which varies; so is PSLO's
 # exploration of their endless loops).
