@@ -104,7 +104,7 @@ fn stmt_json(p: &Program, thread: u16, stmt: u32, edge: &'static str) -> CycleJs
         line: s.line,
         column: s.col,
         statement: s.text.clone(),
-        edge,
+        edge: edge.into(),
     }
 }
 
@@ -137,7 +137,7 @@ pub fn json(p: &Program, run: &ActiveRun, a: &Active) -> ActiveJson {
         phase1_ms: Some(run.prediction.time.as_secs_f64() * 1e3),
         phase2_ms: Some(a.time.as_secs_f64() * 1e3),
         mean_probability: a.mean_probability(),
-        stopped: a.stopped.map(|w| w.as_str()),
+        stopped: a.stopped.map(|w| w.as_str().into()),
         truncated: run.prediction.truncated,
         cycles: a
             .cycles

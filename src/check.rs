@@ -4,7 +4,7 @@
 use crate::active::{self, ActiveArgs, ActiveRun};
 use crate::report::{
     BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
-    Position, ViolationJson,
+    Position, ViolationJson, Word,
 };
 use crate::Color;
 use litmus_checker::violation::FencePoint;
@@ -328,17 +328,17 @@ pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
     }
     FenceJson {
         thread: p.threads[f.thread as usize].name.clone(),
-        place: f.place.as_str(),
+        place: f.place.as_str().into(),
         after,
         before,
         loop_head,
-        kind: f.kind.as_str(),
+        kind: f.kind.as_str().into(),
     }
 }
 
-fn certainty<T>(a: &Answer<T>) -> (&'static str, Option<String>) {
+fn certainty<T>(a: &Answer<T>) -> (Word, Option<String>) {
     let note = (a.certainty() != Certainty::Proved).then(|| a.qualifier());
-    (a.certainty().as_str(), note)
+    (a.certainty().as_str().into(), note)
 }
 
 fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation, missed: bool) -> ViolationJson {
@@ -354,7 +354,7 @@ fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation, missed
                     line: s.line,
                     column: s.col,
                     statement: s.text.clone(),
-                    edge: st.edge.as_str(),
+                    edge: st.edge.as_str().into(),
                 }
             })
             .collect(),
@@ -396,15 +396,15 @@ fn model_json(
         _ => None,
     };
     ModelJson {
-        observation: o.known_observation().map(|x| x.as_str()),
+        observation: o.known_observation().map(|x| x.as_str().into()),
         observation_certainty,
         observation_note: observation_note.flatten(),
         states: o.states.len(),
         complete: o.complete() && rob.is_none_or(|r| r.coverage == Coverage::Complete),
-        certainty: o.coverage.certainty().as_str(),
+        certainty: o.coverage.certainty().as_str().into(),
         bounds_hit: bounds,
         unknown_reason: match o.coverage {
-            Coverage::Stopped(w) => Some(w.as_str()),
+            Coverage::Stopped(w) => Some(w.as_str().into()),
             _ => None,
         },
         robust: robust.as_ref().and_then(|a| a.value().copied()),
@@ -420,15 +420,15 @@ fn model_json(
         fences_minimal: rob.filter(|r| !r.fences_minimal).map(|_| false),
         assertion_failures: failures,
         reads: crate::reads_json::reads_json(p, o),
-        condition_errors: o.condition_errors.iter().map(|c| c.site.as_str()).collect(),
+        condition_errors: o.condition_errors.iter().map(|c| c.site.as_str().into()).collect(),
         unconfirmed: rob.map(|r| r.unconfirmed.len() as u64).filter(|&n| n > 0),
         deadlocks: o.deadlocks.len(),
         executions: o.stats.executions,
         cut: o.stats.cut,
         timed_out: o.stats.timed_out,
-        mode: if act.is_some() { "active" } else { "exhaustive" },
+        mode: if act.is_some() { "active" } else { "exhaustive" }.into(),
         active: act.map(|(run, a)| active::json(p, run, a)),
-        iterations: iterations(o, rob).as_str(),
+        iterations: iterations(o, rob).as_str().into(),
         iterations_note: iterations(o, rob).reason().map(str::to_string),
         states_explored: match iterations(o, rob) {
             litmus_checker::Iterations::Every { states, .. } => Some(states),
@@ -458,13 +458,13 @@ fn active_only_json(p: &litmus_dsl::Program, act: Option<(&ActiveRun, &litmus_ch
     let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();
     ModelJson {
         observation: None,
-        observation_certainty: p.condition.as_ref().map(|_| "unknown"),
+        observation_certainty: p.condition.as_ref().map(|_| "unknown".into()),
         observation_note: p.condition.as_ref().map(|_| "not explored (active mode)".to_string()),
         states: 0,
         complete: false,
-        certainty: "unknown",
+        certainty: "unknown".into(),
         bounds_hit: None,
-        unknown_reason: Some("not-explored"),
+        unknown_reason: Some("not-explored".into()),
         robust: robust.as_ref().and_then(|a| a.value().copied()),
         robust_certainty,
         robust_note: robust_note.flatten(),
@@ -482,9 +482,9 @@ fn active_only_json(p: &litmus_dsl::Program, act: Option<(&ActiveRun, &litmus_ch
         executions: 0,
         cut: 0,
         timed_out: false,
-        mode: "active",
+        mode: "active".into(),
         active: act.map(|(run, a)| active::json(p, run, a)),
-        iterations: "bounded",
+        iterations: "bounded".into(),
         iterations_note: None,
         states_explored: None,
     }
@@ -503,23 +503,23 @@ pub fn file_report(c: &Checked) -> FileReport {
                     Some(o) => model_json(p, o, c.robustness.iter().find(|r| r.model == m), act, c.loop_bound),
                     None => active_only_json(p, act),
                 };
-                (m.as_str(), json)
+                (m.as_str().into(), json)
             })
             .collect(),
         None => Vec::new(),
     };
     FileReport {
         file: l.path.clone(),
-        status: c.status().as_str(),
+        status: c.status().as_str().into(),
         time_ms: None,
         expect: None,
         error: None,
         test: a.name.clone(),
-        dialect: Some(a.dialect.as_str()),
+        dialect: Some(a.dialect.as_str().into()),
         condition: a
             .condition
             .as_ref()
-            .map(|c| ConditionJson { quantifier: c.quantifier.as_str(), text: c.text.clone() }),
+            .map(|c| ConditionJson { quantifier: c.quantifier.as_str().into(), text: c.text.clone() }),
         models: Models(models),
         diagnostics: a
             .diagnostics
@@ -531,8 +531,9 @@ pub fn file_report(c: &Checked) -> FileReport {
                     severity: match d.severity {
                         Severity::Error => "error",
                         Severity::Warning => "warning",
-                    },
-                    code: d.code,
+                    }
+                    .into(),
+                    code: d.code.into(),
                     line,
                     column,
                     end_line,
@@ -548,7 +549,7 @@ pub fn file_report(c: &Checked) -> FileReport {
 pub fn error_report(path: &str, error: &str) -> FileReport {
     FileReport {
         file: path.to_string(),
-        status: Status::Error.as_str(),
+        status: Status::Error.as_str().into(),
         time_ms: None,
         expect: None,
         error: Some(error.to_string()),

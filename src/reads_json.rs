@@ -7,11 +7,12 @@ use litmus_checker::reads::{self, ValueSet};
 use litmus_checker::{Coverage, ModelOutcome};
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::Program;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One load statement's values from one location (an array's cells merged,
 /// as the hint merges them: `a[i]` is one load).
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ReadJson {
     pub thread: String,
     pub line: u32,

@@ -1,71 +1,115 @@
 //! The JSON line of `litmus check --format json` (schema in docs/cli.md).
 
+use serde::de::{MapAccess, Visitor};
 use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::borrow::Cow;
 
-#[derive(Serialize)]
+/// A word of the schema (`clean`, `proved`, `po`, …): static when the
+/// checker writes a report, owned when a report is read back (`merge`,
+/// `diff`).
+pub type Word = Cow<'static, str>;
+
+/// Read back (`merge`, `diff`), a file object needs only its `file`: what
+/// else is missing reads as empty, as it did when reports were read as
+/// untyped JSON.
+#[derive(Serialize, Deserialize)]
 pub struct FileReport {
     pub file: String,
     /// `clean`, `finding`, `unknown` or `error`: what the file adds to the
     /// exit status (extension).
-    pub status: &'static str,
+    #[serde(default)]
+    pub status: Word,
     /// Wall time of the file's check in ms (extension; absent with `--no-timing`).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_ms: Option<f64>,
     /// The comparison with `--expect`'s verdicts (extension).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expect: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expect: Option<ExpectJson>,
     /// Why the file could not be read (then nothing else is present).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub dialect: Option<&'static str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialect: Option<Word>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<ConditionJson>,
     /// Per requested model, in the order sc, tso, pso, pslo. Absent when the file has errors.
-    #[serde(skip_serializing_if = "Models::is_empty")]
+    #[serde(default, skip_serializing_if = "Models::is_empty")]
     pub models: Models,
     /// Errors and warnings of parsing and analysis (an extension of cli.md).
+    #[serde(default)]
     pub diagnostics: Vec<DiagnosticJson>,
 }
 
-#[derive(Serialize)]
+/// A file's comparison with its expected verdicts (`--expect`). Fields in
+/// name order: the object was first written as an untyped JSON map, which
+/// sorts its keys, and reports keep their bytes.
+#[derive(Serialize, Deserialize, Default, Debug, PartialEq)]
+#[serde(default)]
+pub struct ExpectJson {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub disagreements: Vec<ExpectedJson>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unknown: Vec<ExpectedJson>,
+    /// `agree`, `disagree` or `unknown`.
+    pub verdict: Word,
+}
+
+/// One answer compared (fields in name order, as [`ExpectJson`]'s).
+#[derive(Serialize, Deserialize, Default, Debug, PartialEq)]
+#[serde(default)]
+pub struct ExpectedJson {
+    /// The expected answer: a word (`observation`) or a number (`states`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<serde_json::Value>,
+    /// The answer the check gave, when it differs; absent when unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub got: Option<serde_json::Value>,
+    /// `null` when the file was not checked at all.
+    pub model: Option<String>,
+    /// `observation`, `states` or `not checked`.
+    pub what: Word,
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ConditionJson {
-    pub quantifier: &'static str,
+    pub quantifier: Word,
     pub text: String,
 }
 
 /// Every claim comes with its certainty — `proved`, `within-bounds` or
 /// `unknown` — and, unless proved, a note saying which bound cut how much or
 /// why it stopped. An unknown claim's value is absent, never guessed.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ModelJson {
     /// The final condition's answer; absent when unknown (or no condition).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub observation: Option<&'static str>,
+    pub observation: Option<Word>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub observation_certainty: Option<&'static str>,
+    pub observation_certainty: Option<Word>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observation_note: Option<String>,
     pub states: usize,
     /// Every exploration behind this model's answers finished with nothing cut.
     pub complete: bool,
     /// What this model's own exploration earned.
-    pub certainty: &'static str,
+    pub certainty: Word,
     /// What the bounds cut from it (within bounds only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bounds_hit: Option<BoundsJson>,
     /// Why it stopped (`timeout`, `cancelled`; unknown only).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub unknown_reason: Option<&'static str>,
+    pub unknown_reason: Option<Word>,
     /// No execution under this model has a trace with an hb cycle (SC:
     /// always). Absent when unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robust: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub robust_certainty: Option<&'static str>,
+    pub robust_certainty: Option<Word>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub robust_note: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -77,7 +121,7 @@ pub struct ModelJson {
     pub reads: Vec<crate::reads_json::ReadJson>,
     /// `final condition` / `filter` when it divides by zero in some final state.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub condition_errors: Vec<&'static str>,
+    pub condition_errors: Vec<Word>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences: Option<Vec<FenceJson>>,
     /// The fenced program was re-checked robust (`false`: a violation
@@ -85,7 +129,7 @@ pub struct ModelJson {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_confirmed: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub fences_certainty: Option<&'static str>,
+    pub fences_certainty: Option<Word>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fences_note: Option<String>,
     /// `false` when the fences are not proved the fewest (too many smaller
@@ -107,7 +151,7 @@ pub struct ModelJson {
     /// unbounded procedure proved them for every iteration; `fallback` — it
     /// could not (why: `iterations_note`) and the bounded engine answered;
     /// `bounded` — the bounded engine alone (`--bounded`).
-    pub iterations: &'static str,
+    pub iterations: Word,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub iterations_note: Option<String>,
     /// States the unbounded search visited (extension; `every` only).
@@ -115,13 +159,14 @@ pub struct ModelJson {
     pub states_explored: Option<u64>,
     /// Which mode produced this model's answers: `exhaustive` or `active`
     /// (extension; see `--mode`).
-    pub mode: &'static str,
+    pub mode: Word,
     /// Active testing's results (`--mode active|auto`; extension).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub active: Option<ActiveJson>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct BoundsJson {
     /// The loop bound (`--loop-bound`) when it cut (extension).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -134,13 +179,14 @@ pub struct BoundsJson {
     pub buffer_bound: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct FailureJson {
     pub line: u32,
     pub column: u32,
     pub thread: String,
     /// `assertion failed`, `array index out of bounds`, … (extension)
-    pub kind: &'static str,
+    pub kind: Word,
 }
 
 impl FailureJson {
@@ -156,15 +202,16 @@ impl FailureJson {
             line: s.line,
             column: s.col,
             thread: p.threads[thread as usize].name.clone(),
-            kind: kind.as_str(),
+            kind: kind.as_str().into(),
         }
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct DiagnosticJson {
-    pub severity: &'static str,
-    pub code: &'static str,
+    pub severity: Word,
+    pub code: Word,
     pub line: u32,
     pub column: u32,
     pub end_line: u32,
@@ -172,12 +219,19 @@ pub struct DiagnosticJson {
     pub message: String,
 }
 
-/// Models keyed by name, serialised in the order checked.
-pub struct Models(pub Vec<(&'static str, ModelJson)>);
+/// Models keyed by name, serialised in the order checked (a JSON object
+/// read back keeps its order).
+#[derive(Default)]
+pub struct Models(pub Vec<(Word, ModelJson)>);
 
 impl Models {
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    /// The model named `name`.
+    pub fn get(&self, name: &str) -> Option<&ModelJson> {
+        self.0.iter().find(|(n, _)| n == name).map(|(_, m)| m)
     }
 }
 
@@ -205,13 +259,38 @@ impl Serialize for Models {
     }
 }
 
-#[derive(Serialize)]
+impl<'de> Deserialize<'de> for Models {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Ordered;
+        impl<'de> Visitor<'de> for Ordered {
+            type Value = Models;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of models by name")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Models, A::Error> {
+                let mut models: Vec<(Word, ModelJson)> = Vec::new();
+                while let Some((name, m)) = a.next_entry::<String, ModelJson>()? {
+                    // A name given twice: the last one counts, as in any JSON object.
+                    match models.iter_mut().find(|(n, _)| *n == name) {
+                        Some(slot) => slot.1 = m,
+                        None => models.push((name.into(), m)),
+                    }
+                }
+                Ok(Models(models))
+            }
+        }
+        d.deserialize_map(Ordered)
+    }
+}
+
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ViolationJson {
     pub cycle: Vec<CycleJson>,
     /// Absent while unknown.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub harmful: Option<bool>,
-    pub harm_certainty: &'static str,
+    pub harm_certainty: Word,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub harm_note: Option<String>,
     pub fence: Vec<FenceJson>,
@@ -224,21 +303,23 @@ pub struct ViolationJson {
     pub missed_by_monitor: bool,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct CycleJson {
     pub thread: String,
     pub line: u32,
     pub column: u32,
     pub statement: String,
-    pub edge: &'static str,
+    pub edge: Word,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct FenceJson {
     pub thread: String,
     /// `after`, `before` or `loop-head` (extension: where the fence goes
     /// relative to the statement at `after`/`before`/`loop_head`).
-    pub place: &'static str,
+    pub place: Word,
     /// Right after the statement ending here.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub after: Option<Position>,
@@ -248,17 +329,19 @@ pub struct FenceJson {
     /// At the head of the loop starting here: before it and last in its body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loop_head: Option<Position>,
-    pub kind: &'static str,
+    pub kind: Word,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct Position {
     pub line: u32,
     pub column: u32,
 }
 
 /// What active testing (RELAXER) found under one model.
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ActiveJson {
     pub predicted: usize,
     pub confirmed: usize,
@@ -280,14 +363,15 @@ pub struct ActiveJson {
     pub mean_probability: Option<f64>,
     /// Why Phase II stopped before every run was made.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stopped: Option<&'static str>,
+    pub stopped: Option<Word>,
     /// More cycles were predicted than kept.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
     pub cycles: Vec<ActiveCycleJson>,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct ActiveCycleJson {
     /// The cycle's statements; for a confirmed cycle, with the edges of
     /// its run's trace, else `po` and `race`.

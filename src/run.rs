@@ -530,7 +530,7 @@ fn json(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: &
         condition: p
             .condition
             .as_ref()
-            .map(|c| crate::report::ConditionJson { quantifier: c.quantifier.as_str(), text: c.text.clone() }),
+            .map(|c| crate::report::ConditionJson { quantifier: c.quantifier.as_str().into(), text: c.text.clone() }),
         observables: p.observables.iter().map(|o| o.name.clone()).collect(),
         iterations: args.iterations,
         runs: obs.runs,
@@ -573,7 +573,7 @@ fn json(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: &
                     thread: at.thread,
                     line: at.line,
                     column: at.column,
-                    kind: at.kind,
+                    kind: f.kind.as_str(),
                     runs: f.runs,
                     allowed: f.allowed.into(),
                 }

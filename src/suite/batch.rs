@@ -5,13 +5,14 @@
 //! of them, so memory stays flat in the number of files.
 
 use super::expect::Expectations;
+use super::reports::ShardOf;
 use super::tally::{round_ms, Tally};
 use super::{shard, walk};
 use crate::check::{
     check_file, error_report, file_report, load, options, parse_models, CheckArgs, Status, SuiteFormat,
 };
+use crate::report::FileReport;
 use crate::{human, Color};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -22,8 +23,8 @@ use std::time::Instant;
 struct Done {
     stdout: String,
     stderr: String,
-    /// The report as JSON, for the summary.
-    report: Value,
+    /// The report, for the summary.
+    report: FileReport,
 }
 
 pub fn run(args: &CheckArgs) -> u8 {
@@ -108,27 +109,25 @@ pub fn run(args: &CheckArgs) -> u8 {
         report.status = match &checked {
             Ok(c) => c.status().as_str(),
             Err(_) => Status::Error.as_str(),
-        };
+        }
+        .into();
         if args.no_timing {
             report.drop_times();
         } else {
             report.time_ms = Some(ms);
         }
         if let Some(x) = &expectations {
-            let v = serde_json::to_value(&report).expect("report serialises");
-            report.expect = x.judge(&v);
+            report.expect = x.judge(&report);
         }
-        let line = serde_json::to_string(&report).expect("report serialises");
-        let value: Value = serde_json::from_str(&line).expect("a report reads back");
         let (stdout, mut stderr) = match (args.format, rendered) {
-            (SuiteFormat::Human, Some(r)) => (r.stdout + &expectation_lines(&value), r.stderr),
-            (SuiteFormat::Human, None) => (brief_line(&value), String::new()),
-            _ => (line + "\n", String::new()),
+            (SuiteFormat::Human, Some(r)) => (r.stdout + &expectation_lines(&report), r.stderr),
+            (SuiteFormat::Human, None) => (brief_line(&report), String::new()),
+            _ => (json_line(&report), String::new()),
         };
         if let Err(e) = &checked {
             stderr.insert_str(0, &format!("error: {e}\n"));
         }
-        Done { stdout, stderr, report: value }
+        Done { stdout, stderr, report }
     };
     let mut tally = Tally::default();
     if expectations.is_some() {
@@ -159,17 +158,15 @@ pub fn run(args: &CheckArgs) -> u8 {
                 }
                 let done = match &e.error {
                     Some(err) => {
-                        let mut r = error_report(&e.path, err);
-                        r.status = Status::Error.as_str();
-                        let line = serde_json::to_string(&r).expect("report serialises");
-                        let value: Value = serde_json::from_str(&line).expect("a report reads back");
+                        let mut report = error_report(&e.path, err);
+                        report.status = Status::Error.as_str().into();
                         let stdout = match args.format {
                             // --brief has a line for every file it counts.
-                            SuiteFormat::Human if args.brief => brief_line(&value),
+                            SuiteFormat::Human if args.brief => brief_line(&report),
                             SuiteFormat::Human => String::new(),
-                            _ => line + "\n",
+                            _ => json_line(&report),
                         };
-                        Done { stdout, stderr: format!("error: {err}\n"), report: value }
+                        Done { stdout, stderr: format!("error: {err}\n"), report }
                     }
                     None => check_one(&e.path),
                 };
@@ -228,16 +225,13 @@ pub fn run(args: &CheckArgs) -> u8 {
         }
         SuiteFormat::Human => String::new(),
         _ => {
-            let mut summary = tally.json();
             // A report that is not the whole list in list order says where its
             // files stand in the list: `merge` restores the unsharded report.
-            if shard.is_some() || args.format == SuiteFormat::Jsonl {
+            let placed = (shard.is_some() || args.format == SuiteFormat::Jsonl).then(|| {
                 let s = shard.unwrap_or(shard::Shard { index: 0, count: 1 });
-                summary["summary"]["shard"] = serde_json::json!({
-                    "index": s.index + 1, "count": s.count, "list_files": list_len, "positions": emitted,
-                });
-            }
-            serde_json::to_string(&summary).expect("summary serialises") + "\n"
+                ShardOf { index: s.index + 1, count: s.count, list_files: list_len, positions: emitted }
+            });
+            serde_json::to_string(&tally.json(placed.as_ref())).expect("summary serialises") + "\n"
         }
     };
     let _ = out.write_all(summary.as_bytes());
@@ -250,17 +244,21 @@ pub fn run(args: &CheckArgs) -> u8 {
     tally.exit_code()
 }
 
+/// A file's line of `--format json|jsonl`.
+fn json_line(r: &FileReport) -> String {
+    serde_json::to_string(r).expect("report serialises") + "\n"
+}
+
 /// `--brief`: one line per file.
-fn brief_line(r: &Value) -> String {
-    let mut s = format!("{}  {}", r["file"].as_str().unwrap_or("?"), r["status"].as_str().unwrap_or("?"));
-    if let Some(t) = r["test"].as_str() {
+fn brief_line(r: &FileReport) -> String {
+    let mut s = format!("{}  {}", r.file, r.status);
+    if let Some(t) = &r.test {
         s += &format!("  {t}");
     }
-    if let Some(e) = r["error"].as_str() {
+    if let Some(e) = &r.error {
         s += &format!("  {e}");
     }
-    let errors: Vec<&Value> =
-        r["diagnostics"].as_array().map_or(Vec::new(), |d| d.iter().filter(|d| d["severity"] == "error").collect());
+    let errors: Vec<_> = r.diagnostics.iter().filter(|d| d.severity == "error").collect();
     // The first error with its position, so a suite run says what is wrong
     // without a second run on the file.
     if let Some(first) = errors.first() {
@@ -268,31 +266,31 @@ fn brief_line(r: &Value) -> String {
         s += &format!(
             "  {n} error{}: {}:{}: {} [{}]",
             if n == 1 { "" } else { "s" },
-            first["line"],
-            first["column"],
-            first["message"].as_str().unwrap_or("?"),
-            first["code"].as_str().unwrap_or("?"),
+            first.line,
+            first.column,
+            first.message,
+            first.code,
         );
     }
-    if let Some(models) = r["models"].as_object() {
-        let mut models: Vec<(&String, &Value)> = models.iter().collect();
+    if !r.models.is_empty() {
+        let mut models: Vec<_> = r.models.0.iter().collect();
         models.sort_by_key(|(n, _)| super::tally::model_rank(n));
         let parts: Vec<String> = models
             .into_iter()
             .map(|(name, m)| {
                 let mut p = name.to_uppercase();
-                match m["observation"].as_str() {
+                match &m.observation {
                     Some(o) => p += &format!(" {o}"),
-                    None if r.get("condition").is_some() => p += " unknown",
+                    None if r.condition.is_some() => p += " unknown",
                     None => {}
                 }
-                let violations = m["violations"].as_array().map_or(0, Vec::len);
+                let violations = m.violations.as_ref().map_or(0, Vec::len);
                 if violations > 0 {
                     p += &format!(" ({violations} violation{})", if violations == 1 { "" } else { "s" });
-                } else if m["robust"].is_null() && name != "sc" {
+                } else if m.robust.is_none() && name != "sc" {
                     p += " (robust unknown)";
                 }
-                let failures = m["assertion_failures"].as_array().map_or(0, Vec::len);
+                let failures = m.assertion_failures.len();
                 if failures > 0 {
                     p += &format!(" ({failures} failing assertion{})", if failures == 1 { "" } else { "s" });
                 }
@@ -301,7 +299,7 @@ fn brief_line(r: &Value) -> String {
             .collect();
         s += &format!("  {}", parts.join(" · "));
     }
-    if let Some(ms) = r["time_ms"].as_f64() {
+    if let Some(ms) = r.time_ms {
         s += &format!("  [{ms:.1} ms]");
     }
     s.push('\n');
@@ -309,20 +307,20 @@ fn brief_line(r: &Value) -> String {
 }
 
 /// Where a file disagrees with its expected verdicts (human output).
-fn expectation_lines(r: &Value) -> String {
+fn expectation_lines(r: &FileReport) -> String {
     let mut s = String::new();
-    let Some(e) = r.get("expect") else { return s };
-    for (key, word) in
-        [("disagreements", "disagrees with the expectation"), ("unknown", "cannot confirm the expectation")]
+    let Some(e) = &r.expect else { return s };
+    for (list, word) in
+        [(&e.disagreements, "disagrees with the expectation"), (&e.unknown, "cannot confirm the expectation")]
     {
-        for d in e[key].as_array().into_iter().flatten() {
-            let model = d["model"].as_str().map(str::to_uppercase).unwrap_or_default();
-            match (d["what"].as_str(), d.get("got")) {
-                (Some(what), Some(got)) => {
-                    s += &format!("  {word}: {model} {what} {got}, expected {}\n", d["expected"]);
-                }
-                (Some(what), None) => s += &format!("  {word}: {model} {what} (expected {})\n", d["expected"]),
-                _ => {}
+        for d in list {
+            let model = d.model.as_deref().map(str::to_uppercase).unwrap_or_default();
+            // Answers as JSON: a word in quotes, a number bare, none `null`.
+            let expected = d.expected.as_ref().unwrap_or(&serde_json::Value::Null);
+            let what = &d.what;
+            match &d.got {
+                Some(got) => s += &format!("  {word}: {model} {what} {got}, expected {expected}\n"),
+                None => s += &format!("  {word}: {model} {what} (expected {expected})\n"),
             }
         }
     }

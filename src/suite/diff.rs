@@ -4,6 +4,8 @@
 
 use super::reports;
 use super::tally::model_rank;
+use crate::report::{FileReport, ModelJson};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -25,8 +27,62 @@ pub struct DiffArgs {
     pub format: crate::Format,
 }
 
-/// Per model, the answers a regression must not change.
-const MODEL_FIELDS: [&str; 5] = ["observation", "states", "robust", "deadlocks", "certainty"];
+/// What a regression run changed. Fields in name order (here and below):
+/// the output was first written as untyped JSON maps, which sort their keys.
+#[derive(Serialize, Default)]
+pub struct Diff {
+    /// Files only the new report has.
+    pub added: Vec<String>,
+    pub changed: Vec<Change>,
+    /// Files only the old report has.
+    pub removed: Vec<String>,
+    pub slower: Vec<Slower>,
+}
+
+/// One answer that differs.
+#[derive(Serialize)]
+pub struct Change {
+    pub file: String,
+    /// `null` for what concerns the whole file.
+    pub model: Option<String>,
+    /// The answers as JSON: `null` when absent.
+    pub new: Value,
+    pub old: Value,
+    pub what: &'static str,
+}
+
+#[derive(Serialize)]
+pub struct Slower {
+    pub file: String,
+    pub new_ms: f64,
+    pub old_ms: f64,
+}
+
+impl Diff {
+    fn any(&self) -> bool {
+        !(self.changed.is_empty() && self.slower.is_empty() && self.added.is_empty() && self.removed.is_empty())
+    }
+}
+
+/// Per model, the answers a regression must not change, then the lists
+/// whose length it must not change.
+const MODEL_FIELDS: [&str; 8] =
+    ["observation", "states", "robust", "deadlocks", "certainty", "violations", "assertion_failures", "fences"];
+
+/// A model's [`MODEL_FIELDS`] as JSON; all `null` for a model not checked.
+fn model_answers(m: Option<&ModelJson>) -> [Value; 8] {
+    let Some(m) = m else { return Default::default() };
+    [
+        json!(m.observation),
+        json!(m.states),
+        json!(m.robust),
+        json!(m.deadlocks),
+        json!(m.certainty),
+        json!(m.violations.as_ref().map(Vec::len)),
+        json!(m.assertion_failures.len()),
+        json!(m.fences.as_ref().map(Vec::len)),
+    ]
+}
 
 pub fn run(args: &DiffArgs) -> u8 {
     let sane = args.slower.is_finite() && args.slower >= 1.0 && args.min_ms.is_finite() && args.min_ms >= 0.0;
@@ -34,12 +90,13 @@ pub fn run(args: &DiffArgs) -> u8 {
         eprintln!("error: --slower must be a factor ≥ 1 and --min-ms a number ≥ 0");
         return 2;
     }
-    let load = |p: &str| -> Result<BTreeMap<PathBuf, Value>, String> {
+    let load = |p: &str| -> Result<BTreeMap<PathBuf, FileReport>, String> {
         let r = reports::read(p)?;
         let mut files = BTreeMap::new();
         for f in r.files {
-            if files.insert(PathBuf::from(&f.file), f.value).is_some() {
-                return Err(format!("`{p}` reports `{}` twice", f.file));
+            let file = f.report.file.clone();
+            if files.insert(PathBuf::from(&file), f.report).is_some() {
+                return Err(format!("`{p}` reports `{file}` twice"));
             }
         }
         Ok(files)
@@ -60,98 +117,82 @@ pub fn run(args: &DiffArgs) -> u8 {
     };
     // A closed output (`| head`) is no error: the exit status still tells.
     let _ = std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes());
-    let changes =
-        ["changed", "slower", "added", "removed"].iter().any(|k| d[k].as_array().is_some_and(|a| !a.is_empty()));
-    u8::from(changes)
+    u8::from(d.any())
 }
 
-/// The differences, as JSON: `changed` (file, model, what, old, new),
-/// `slower` (file, old_ms, new_ms), `added`, `removed` (files).
-pub fn compare(old: &BTreeMap<PathBuf, Value>, new: &BTreeMap<PathBuf, Value>, slower: f64, min_ms: f64) -> Value {
-    let (mut changed, mut slow, mut added, mut removed) = (vec![], vec![], vec![], vec![]);
+/// The differences: `changed` (file, model, what, old, new), `slower`
+/// (file, old_ms, new_ms), `added`, `removed` (files).
+pub fn compare(
+    old: &BTreeMap<PathBuf, FileReport>,
+    new: &BTreeMap<PathBuf, FileReport>,
+    slower: f64,
+    min_ms: f64,
+) -> Diff {
+    let mut d = Diff::default();
     for (path, o) in old {
         let file = path.to_string_lossy();
         let Some(n) = new.get(path) else {
-            removed.push(json!(file));
+            d.removed.push(file.into_owned());
             continue;
         };
-        let mut change = |model: Option<&str>, what: &str, a: &Value, b: &Value| {
+        let mut change = |model: Option<&str>, what: &'static str, a: Value, b: Value| {
             if a != b {
-                changed.push(json!({ "file": file, "model": model, "what": what, "old": a, "new": b }));
+                let (file, model) = (file.to_string(), model.map(str::to_string));
+                d.changed.push(Change { file, model, what, old: a, new: b });
             }
         };
-        for what in ["status", "error"] {
-            change(None, what, &o[what], &n[what]);
-        }
-        let errors = |v: &Value| {
-            json!(v["diagnostics"].as_array().map_or(0, |d| d.iter().filter(|d| d["severity"] == "error").count()))
-        };
-        change(None, "errors", &errors(o), &errors(n));
-        change(None, "expect", &o["expect"]["verdict"], &n["expect"]["verdict"]);
-        let mut models: Vec<&String> = o["models"]
-            .as_object()
-            .into_iter()
-            .flatten()
-            .chain(n["models"].as_object().into_iter().flatten())
-            .map(|(k, _)| k)
-            .collect();
+        change(None, "status", json!(o.status), json!(n.status));
+        change(None, "error", json!(o.error), json!(n.error));
+        let errors = |r: &FileReport| json!(r.diagnostics.iter().filter(|d| d.severity == "error").count());
+        change(None, "errors", errors(o), errors(n));
+        let verdict = |r: &FileReport| json!(r.expect.as_ref().map(|e| &e.verdict));
+        change(None, "expect", verdict(o), verdict(n));
+        let mut models: Vec<&str> = o.models.0.iter().chain(&n.models.0).map(|(k, _)| k.as_ref()).collect();
         models.sort_by_key(|m| (model_rank(m), m.to_string()));
         models.dedup();
         for m in models {
-            let (a, b) = (&o["models"][m.as_str()], &n["models"][m.as_str()]);
-            for what in MODEL_FIELDS {
-                change(Some(m), what, &a[what], &b[what]);
-            }
-            let count = |v: &Value, k: &str| json!(v[k].as_array().map(Vec::len));
-            for what in ["violations", "assertion_failures", "fences"] {
-                change(Some(m), what, &count(a, what), &count(b, what));
+            let (a, b) = (model_answers(o.models.get(m)), model_answers(n.models.get(m)));
+            for ((what, a), b) in MODEL_FIELDS.into_iter().zip(a).zip(b) {
+                change(Some(m), what, a, b);
             }
         }
-        if let (Some(a), Some(b)) = (o["time_ms"].as_f64(), n["time_ms"].as_f64()) {
+        if let (Some(a), Some(b)) = (o.time_ms, n.time_ms) {
             if b > a * slower && b - a >= min_ms {
-                slow.push(json!({ "file": file, "old_ms": a, "new_ms": b }));
+                d.slower.push(Slower { file: file.into_owned(), old_ms: a, new_ms: b });
             }
         }
     }
     for path in new.keys().filter(|p| !old.contains_key(*p)) {
-        added.push(json!(path.to_string_lossy()));
+        d.added.push(path.to_string_lossy().into_owned());
     }
-    json!({ "changed": changed, "slower": slow, "added": added, "removed": removed })
+    d
 }
 
-fn human(d: &Value, files: usize) -> String {
-    let list = |k: &str| d[k].as_array().cloned().unwrap_or_default();
+fn human(d: &Diff, files: usize) -> String {
     let show = |v: &Value| if v.is_null() { "—".to_string() } else { v.to_string().trim_matches('"').to_string() };
     let mut s = String::new();
-    for c in list("changed") {
-        let model = c["model"].as_str().map(|m| format!(" {}", m.to_uppercase())).unwrap_or_default();
-        s += &format!(
-            "{}:{model} {} {} → {}\n",
-            c["file"].as_str().unwrap_or("?"),
-            c["what"].as_str().unwrap_or("?"),
-            show(&c["old"]),
-            show(&c["new"])
-        );
+    for c in &d.changed {
+        let model = c.model.as_ref().map(|m| format!(" {}", m.to_uppercase())).unwrap_or_default();
+        s += &format!("{}:{model} {} {} → {}\n", c.file, c.what, show(&c.old), show(&c.new));
     }
-    for c in list("slower") {
-        let (a, b) = (c["old_ms"].as_f64().unwrap_or(0.0), c["new_ms"].as_f64().unwrap_or(0.0));
+    for c in &d.slower {
+        let (a, b) = (c.old_ms, c.new_ms);
         let factor = if a > 0.0 { format!("{:.1}× slower", b / a) } else { "slower".to_string() };
-        s += &format!("{}: {a:.1} ms → {b:.1} ms ({factor})\n", c["file"].as_str().unwrap_or("?"));
+        s += &format!("{}: {a:.1} ms → {b:.1} ms ({factor})\n", c.file);
     }
-    for (k, word) in [("added", "added"), ("removed", "removed")] {
-        for f in list(k) {
-            s += &format!("{}: {word}\n", f.as_str().unwrap_or("?"));
+    for (list, word) in [(&d.added, "added"), (&d.removed, "removed")] {
+        for f in list {
+            s += &format!("{f}: {word}\n");
         }
     }
-    let verdicts: std::collections::BTreeSet<&str> =
-        d["changed"].as_array().into_iter().flatten().filter_map(|c| c["file"].as_str()).collect();
+    let verdicts: std::collections::BTreeSet<&str> = d.changed.iter().map(|c| c.file.as_str()).collect();
     s += &format!(
         "{files} file{}: {} changed, {} slower, {} added, {} removed\n",
         if files == 1 { "" } else { "s" },
         verdicts.len(),
-        list("slower").len(),
-        list("added").len(),
-        list("removed").len()
+        d.slower.len(),
+        d.added.len(),
+        d.removed.len()
     );
     s
 }

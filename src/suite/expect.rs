@@ -8,6 +8,7 @@
 //!   `Test NAME …`, `States N`, `Observation NAME Sometimes …`, for the model
 //!   `--expect-model` names (default tso: herd's x86 model is x86-TSO).
 
+use crate::report::{ExpectJson, ExpectedJson, FileReport};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -163,31 +164,32 @@ impl Expectations {
 
     /// Compare a file report with its expectation, if it has one: the
     /// `expect` object of the report (absent: no expectation).
-    pub fn judge(&self, report: &Value) -> Option<Value> {
-        let path = report["file"].as_str()?;
+    pub fn judge(&self, report: &FileReport) -> Option<ExpectJson> {
         let verdicts = self
             .by_path
-            .get(&canonical(Path::new(path)))
-            .or_else(|| report["test"].as_str().and_then(|t| self.by_test.get(t)))?;
+            .get(&canonical(Path::new(&report.file)))
+            .or_else(|| report.test.as_ref().and_then(|t| self.by_test.get(t)))?;
         let mut disagreements = Vec::new();
         let mut unknown = Vec::new();
-        if report.get("error").is_some() || report.get("models").is_none() {
-            unknown.push(json!({ "model": Value::Null, "what": "not checked" }));
+        if report.error.is_some() || report.models.is_empty() {
+            unknown.push(ExpectedJson { what: "not checked".into(), ..ExpectedJson::default() });
         }
         // Only what was compared can agree: expectations for models not
         // checked (a TSV without this run's model) are no expectation.
         let mut compared = 0;
         for (model, v) in verdicts {
-            let Some(got) = report["models"].get(model.as_str()) else { continue };
+            let Some(got) = report.models.get(model) else { continue };
             // A different answer from a search that was cut or stopped is not
             // a proved disagreement: unknown.
-            let proved = got["certainty"].as_str() == Some("proved");
-            let mut compare = |what: &str, expected: Value, ours: Value| {
+            let proved = got.certainty == "proved";
+            let mut compare = |what: &'static str, expected: Value, ours: Value| {
                 compared += 1;
+                let mut d =
+                    ExpectedJson { model: Some(model.clone()), what: what.into(), expected: Some(expected), got: None };
                 if ours.is_null() {
-                    unknown.push(json!({ "model": model, "what": what, "expected": expected }));
-                } else if ours != expected {
-                    let d = json!({ "model": model, "what": what, "expected": expected, "got": ours });
+                    unknown.push(d);
+                } else if Some(&ours) != d.expected.as_ref() {
+                    d.got = Some(ours);
                     if proved {
                         disagreements.push(d)
                     } else {
@@ -196,10 +198,10 @@ impl Expectations {
                 }
             };
             if let Some(o) = &v.observation {
-                compare("observation", json!(o), got["observation"].clone());
+                compare("observation", json!(o), json!(got.observation));
             }
             if let Some(s) = v.states {
-                compare("states", json!(s), got["states"].clone());
+                compare("states", json!(s), json!(got.states));
             }
         }
         if compared == 0 && unknown.is_empty() {
@@ -212,14 +214,7 @@ impl Expectations {
         } else {
             "agree"
         };
-        let mut e = json!({ "verdict": verdict });
-        if !disagreements.is_empty() {
-            e["disagreements"] = Value::Array(disagreements);
-        }
-        if !unknown.is_empty() {
-            e["unknown"] = Value::Array(unknown);
-        }
-        Some(e)
+        Some(ExpectJson { verdict: verdict.into(), disagreements, unknown })
     }
 }
 
@@ -231,9 +226,18 @@ fn canonical(p: &Path) -> PathBuf {
 mod tests {
     use super::*;
 
-    fn report(obs: &str, states: u64, certainty: &str) -> Value {
-        json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
-                "models": { "tso": { "observation": obs, "states": states, "certainty": certainty } } })
+    /// A report as JSON, read as `merge` reads one.
+    fn read(v: Value) -> FileReport {
+        serde_json::from_value(v).expect("a file report")
+    }
+
+    fn report(obs: &str, states: u64, certainty: &str) -> FileReport {
+        read(json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
+                     "models": { "tso": { "observation": obs, "states": states, "certainty": certainty } } }))
+    }
+
+    fn verdict(e: Option<ExpectJson>) -> String {
+        e.expect("an expectation").verdict.into_owned()
     }
 
     #[test]
@@ -242,14 +246,14 @@ mod tests {
                    Condition exists (0:EAX=0 /\\ 1:EAX=0)\nObservation SB Sometimes 1 3\nTime SB 0.00\n";
         let mut e = Expectations::default();
         e.load_herd(log, "tso", "x.log").unwrap();
-        assert_eq!(e.judge(&report("sometimes", 4, "proved")).unwrap()["verdict"], "agree");
+        assert_eq!(verdict(e.judge(&report("sometimes", 4, "proved"))), "agree");
         let d = e.judge(&report("never", 4, "proved")).unwrap();
-        assert_eq!(d["verdict"], "disagree");
-        assert_eq!(d["disagreements"][0]["expected"], "sometimes");
+        assert_eq!(d.verdict, "disagree");
+        assert_eq!(d.disagreements[0].expected, Some(json!("sometimes")));
         // A cut-short search that answers differently proves nothing.
-        assert_eq!(e.judge(&report("never", 3, "within-bounds")).unwrap()["verdict"], "unknown");
+        assert_eq!(verdict(e.judge(&report("never", 3, "within-bounds"))), "unknown");
         let mut other = report("never", 4, "proved");
-        other["test"] = json!("MP");
+        other.test = Some("MP".into());
         assert!(e.judge(&other).is_none());
     }
 
@@ -260,8 +264,8 @@ mod tests {
         assert!(e.load_tsv("x\ttso_observation\na\tnever\n", Path::new(""), "v.tsv").is_err());
         assert!(e.load_tsv("test\ttso_states\nSB\tfour\n", Path::new(""), "v.tsv").is_err());
         e.load_tsv("test\ttso_observation\ttso_states\nSB\tSometimes\t4\n", Path::new(""), "v.tsv").unwrap();
-        assert_eq!(e.judge(&report("sometimes", 4, "proved")).unwrap()["verdict"], "agree");
-        assert_eq!(e.judge(&report("sometimes", 5, "proved")).unwrap()["disagreements"][0]["what"], "states");
+        assert_eq!(verdict(e.judge(&report("sometimes", 4, "proved"))), "agree");
+        assert_eq!(e.judge(&report("sometimes", 5, "proved")).unwrap().disagreements[0].what, "states");
     }
 
     /// Issue 26: a TSV with no column for the checked model compared
@@ -270,11 +274,11 @@ mod tests {
     fn expectations_for_other_models_are_no_expectation() {
         let mut e = Expectations::default();
         e.load_tsv("test\tsc_observation\ttso_observation\nSB\tNever\tSometimes\n", Path::new(""), "v.tsv").unwrap();
-        let pslo = json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
-                           "models": { "pslo": { "observation": "sometimes", "states": 4, "certainty": "proved" } } });
+        let pslo = read(json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "finding",
+                                "models": { "pslo": { "observation": "sometimes", "states": 4, "certainty": "proved" } } }));
         assert!(e.judge(&pslo).is_none());
         // A file that could not be checked is still unknown.
-        let broken = json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "error", "error": {} });
-        assert_eq!(e.judge(&broken).unwrap()["verdict"], "unknown");
+        let broken = read(json!({ "file": "/nonexistent/SB.litmus", "test": "SB", "status": "error", "error": "?" }));
+        assert_eq!(verdict(e.judge(&broken)), "unknown");
     }
 }

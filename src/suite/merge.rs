@@ -52,11 +52,11 @@ pub fn run(args: &MergeArgs) -> u8 {
     }
     let mut out = String::new();
     for f in &files.files {
-        tally.add(&f.value);
+        tally.add(&f.report);
         out += &f.line;
         out.push('\n');
     }
-    out += &serde_json::to_string(&tally.json()).expect("summary serialises");
+    out += &serde_json::to_string(&tally.json(None)).expect("summary serialises");
     out.push('\n');
     let written = match &args.output {
         Some(p) => std::fs::write(p, out).map_err(|e| format!("cannot write `{p}`: {e}")),
@@ -96,8 +96,8 @@ fn combine(mut read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), Strin
         all.files = read.into_iter().flat_map(|(_, r)| r.files).collect();
         reports::sort(&mut all.files);
         // Shards partition a list: a file in two reports is a mistake.
-        if let Some(w) = all.files.windows(2).find(|w| w[0].file == w[1].file) {
-            return Err(format!("`{}` is in more than one report", w[0].file));
+        if let Some(w) = all.files.windows(2).find(|w| w[0].report.file == w[1].report.file) {
+            return Err(format!("`{}` is in more than one report", w[0].report.file));
         }
         return Ok((all, incomplete));
     }
@@ -148,13 +148,16 @@ fn combine(mut read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), Strin
     }
     placed.sort_by_key(|(pos, _)| *pos);
     if let Some(w) = placed.windows(2).find(|w| w[0].0 == w[1].0) {
-        return Err(format!("`{}` and `{}` stand at one place of the list: not one run", w[0].1.file, w[1].1.file));
+        return Err(format!(
+            "`{}` and `{}` stand at one place of the list: not one run",
+            w[0].1.report.file, w[1].1.report.file
+        ));
     }
     // Shards partition the list: a file reported twice (an edited or mixed
     // up report) means another is missing, whatever the positions say.
     let mut seen = std::collections::HashSet::new();
-    if let Some((_, f)) = placed.iter().find(|(_, f)| !seen.insert(f.file.as_str())) {
-        return Err(format!("`{}` is reported by more than one shard: not one run", f.file));
+    if let Some((_, f)) = placed.iter().find(|(_, f)| !seen.insert(f.report.file.as_str())) {
+        return Err(format!("`{}` is reported by more than one shard: not one run", f.report.file));
     }
     if missing == 0 && incomplete.is_empty() && placed.len() != list_files {
         incomplete.push(format!("the shards hold {} of the list's {list_files} files", placed.len()));

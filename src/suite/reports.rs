@@ -2,19 +2,20 @@
 //! file objects, each with its line as written, and what the summary says
 //! of the run. For `merge` and `diff`.
 
+use crate::report::FileReport;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::path::Path;
 
 pub struct FileLine {
-    pub file: String,
     /// The line exactly as the report had it (merge copies it byte for byte).
     pub line: String,
-    pub value: Value,
+    pub report: FileReport,
 }
 
 /// What a summary says of the list its run checked (present when the report
 /// is a shard or a stream, whose files are not the list in list order).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ShardOf {
     /// 1-based, as `--shard K/N`.
     pub index: usize,
@@ -61,17 +62,25 @@ pub fn read(path: &str) -> Result<Report, String> {
             }
             Err(e) => return Err(format!("{}: not JSON: {e}", at())),
         };
-        if let Some(s) = v.get("summary") {
+        // A summary line, or a file object (anything else in it may be
+        // missing: it reads as empty).
+        let Value::Object(mut object) = v else { return Err(format!("{}: neither a file report nor a summary", at())) };
+        if let Some(s) = object.remove("summary") {
             r.summaries += 1;
-            r.expecting |= s.get("expect").is_some();
-            if let Some(sh) = s.get("shard") {
+            // Only what `merge` needs is read: whether expectations were
+            // counted, and where the files stand.
+            let s = Summary::deserialize(s).unwrap_or_default();
+            r.expecting |= s.expect.is_some();
+            if let Some(sh) = s.shard {
                 r.shard = Some(shard_of(sh).ok_or_else(|| format!("{}: a summary with a malformed `shard`", at()))?);
             }
-        } else if let Some(f) = v["file"].as_str() {
+        } else if object.get("file").is_some_and(Value::is_string) {
             if r.summaries > 0 {
                 return Err(format!("{}: a file report after the summary", at()));
             }
-            r.files.push(FileLine { file: f.to_string(), line: line.to_string(), value: v.clone() });
+            let report = FileReport::deserialize(Value::Object(object))
+                .map_err(|e| format!("{}: not a file report: {e}", at()))?;
+            r.files.push(FileLine { line: line.to_string(), report });
         } else {
             return Err(format!("{}: neither a file report nor a summary", at()));
         }
@@ -91,19 +100,21 @@ pub fn read(path: &str) -> Result<Report, String> {
     Ok(r)
 }
 
-fn shard_of(v: &Value) -> Option<ShardOf> {
-    let num = |k: &str| v[k].as_u64().map(|n| n as usize);
-    let s = ShardOf {
-        index: num("index")?,
-        count: num("count")?,
-        list_files: num("list_files")?,
-        positions: v["positions"].as_array()?.iter().map(|p| p.as_u64().map(|n| n as usize)).collect::<Option<_>>()?,
-    };
+/// What `read` takes from a summary line.
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Summary {
+    expect: Option<serde::de::IgnoredAny>,
+    shard: Option<Value>,
+}
+
+fn shard_of(v: Value) -> Option<ShardOf> {
+    let s = ShardOf::deserialize(v).ok()?;
     (s.index >= 1 && s.index <= s.count && s.positions.iter().all(|&p| p < s.list_files)).then_some(s)
 }
 
 /// The order of an unsharded run over a folder: by path, component by
 /// component (as the walk sorts).
 pub fn sort(files: &mut [FileLine]) {
-    files.sort_by(|a, b| Path::new(&a.file).cmp(Path::new(&b.file)));
+    files.sort_by(|a, b| Path::new(&a.report.file).cmp(Path::new(&b.report.file)));
 }

@@ -1,7 +1,10 @@
-//! The summary of a run, counted from the file reports themselves (their
-//! JSON), so `litmus check` and `litmus merge` count with one function and a
-//! merged report's summary is the unsharded run's.
+//! The summary of a run, counted from the file reports themselves (as
+//! checked, or as read back from a report), so `litmus check` and `litmus
+//! merge` count with one function and a merged report's summary is the
+//! unsharded run's.
 
+use super::reports::ShardOf;
+use crate::report::FileReport;
 use serde_json::{json, Map, Value};
 
 #[derive(Default, Clone, Debug)]
@@ -38,50 +41,47 @@ pub const STATUSES: [&str; 4] = ["clean", "unknown", "finding", "error"];
 
 impl Tally {
     /// Count one file report.
-    pub fn add(&mut self, file: &Value) {
+    pub fn add(&mut self, file: &FileReport) {
         self.files += 1;
-        let status = file["status"].as_str().unwrap_or("error");
-        let i = STATUSES.iter().position(|s| *s == status).unwrap_or(3);
+        let i = STATUSES.iter().position(|s| *s == file.status).unwrap_or(3);
         self.by_status[i] += 1;
-        if let Some(ms) = file["time_ms"].as_f64() {
+        if let Some(ms) = file.time_ms {
             *self.time_ms.get_or_insert(0.0) += ms;
         }
-        match file.get("expect") {
+        match &file.expect {
             Some(e) => {
-                let v = e["verdict"].as_str().unwrap_or("unknown");
-                self.expect[["agree", "disagree", "unknown"].iter().position(|s| *s == v).unwrap_or(2)] += 1;
+                let v = ["agree", "disagree", "unknown"].iter().position(|s| *s == e.verdict);
+                self.expect[v.unwrap_or(2)] += 1;
             }
             None => self.unexpected += 1,
         }
-        let Some(models) = file["models"].as_object() else { return };
-        for (name, m) in models {
+        for (name, m) in &file.models.0 {
             let t = match self.models.iter().position(|(n, _)| n == name) {
                 Some(i) => &mut self.models[i].1,
                 None => {
-                    self.models.push((name.clone(), ModelTally::default()));
+                    self.models.push((name.to_string(), ModelTally::default()));
                     self.models.sort_by_key(|(n, _)| model_rank(n));
                     let i = self.models.iter().position(|(n, _)| n == name).expect("just pushed");
                     &mut self.models[i].1
                 }
             };
             t.checked += 1;
-            let has_condition = file.get("condition").is_some();
-            match m["observation"].as_str() {
+            match m.observation.as_deref() {
                 Some("always") => t.always += 1,
                 Some("sometimes") => t.sometimes += 1,
                 Some("never") => t.never += 1,
-                _ if has_condition => t.observation_unknown += 1,
+                _ if file.condition.is_some() => t.observation_unknown += 1,
                 _ => {}
             }
-            match m["robust"].as_bool() {
+            match m.robust {
                 Some(true) => t.robust += 1,
                 Some(false) => t.not_robust += 1,
                 None => t.robust_unknown += 1,
             }
-            if m["assertion_failures"].as_array().is_some_and(|a| !a.is_empty()) {
+            if !m.assertion_failures.is_empty() {
                 t.assertion_failures += 1;
             }
-            if m["deadlocks"].as_u64().is_some_and(|n| n > 0) {
+            if m.deadlocks > 0 {
                 t.deadlocks += 1;
             }
         }
@@ -131,8 +131,9 @@ impl Tally {
         }
     }
 
-    /// The summary object (the last line of a JSON report).
-    pub fn json(&self) -> Value {
+    /// The summary object (the last line of a JSON report), with where the
+    /// run's files stand in the whole list when it is not that list in order.
+    pub fn json(&self, shard: Option<&ShardOf>) -> Value {
         let mut s = Map::new();
         s.insert("files".into(), json!(self.files));
         for (i, name) in STATUSES.iter().enumerate() {
@@ -162,6 +163,9 @@ impl Tally {
         }
         if let Some(ms) = self.time_ms {
             s.insert("time_ms".into(), json!(round_ms(ms)));
+        }
+        if let Some(shard) = shard {
+            s.insert("shard".into(), json!(shard));
         }
         json!({ "summary": Value::Object(s) })
     }
