@@ -8,6 +8,7 @@
 pub mod diagnostic;
 pub mod edit;
 pub mod fence_ir;
+pub mod files;
 pub mod herd;
 pub mod ir;
 pub mod native;

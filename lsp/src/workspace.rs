@@ -109,7 +109,7 @@ impl Workspace {
     /// deleted one is reported once more, with no diagnostics.
     pub fn file_event(&mut self, uri: &lsp::Uri, deleted: bool) {
         let Some(path) = uri.to_file_path().map(|p| p.into_owned()) else { return };
-        if !is_litmus(&path) || !self.covers(&path) {
+        if !litmus_dsl::files::is_litmus(&path) || !self.covers(&path) {
             return;
         }
         let key = crate::documents::key(uri);
@@ -216,44 +216,36 @@ impl DiskFile {
     }
 }
 
-fn is_litmus(p: &Path) -> bool {
-    p.extension().is_some_and(|e| e == "litmus")
-}
-
 pub(crate) fn stamp(p: &Path) -> Option<Stamp> {
     let m = std::fs::metadata(p).ok()?;
     Some((m.modified().ok()?, m.len()))
 }
 
-/// Every `.litmus` file under the folders (hidden directories, `target`
-/// and `node_modules` skipped; symbolic links not followed).
+/// Every `.litmus` file under the folders, folder by folder in name order
+/// (hidden directories, `target` and `node_modules` skipped; symbolic links
+/// not followed; no more than [`MAX_ENTRIES`] entries read in all).
 pub(crate) fn walk(folders: &[PathBuf]) -> Vec<Found> {
-    let mut out = Vec::new();
-    let mut dirs: Vec<PathBuf> = folders.to_vec();
-    let mut entries = 0;
-    while let Some(d) = dirs.pop() {
-        let Ok(rd) = std::fs::read_dir(&d) else { continue };
-        for e in rd.flatten() {
-            entries += 1;
-            if entries > MAX_ENTRIES {
-                return out;
-            }
-            let Ok(t) = e.file_type() else { continue };
-            let p = e.path();
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            if t.is_dir() {
-                if !name.starts_with('.') && name != "target" && name != "node_modules" {
-                    dirs.push(p);
-                }
-            } else if t.is_file() && is_litmus(&p) {
-                if let Some(uri) = lsp::Uri::from_file_path(&p) {
-                    out.push((uri, p.clone(), stamp(&p)));
+    struct Sources(Vec<Found>);
+    impl litmus_dsl::files::Visit for Sources {
+        fn file(&mut self, p: &Path, kind: Option<std::fs::FileType>) {
+            // Regular files only: a link is not followed.
+            if kind.is_some_and(|t| t.is_file()) {
+                if let Some(uri) = lsp::Uri::from_file_path(p) {
+                    self.0.push((uri, p.to_path_buf(), stamp(p)));
                 }
             }
         }
     }
-    out
+    fn skipped(name: &std::ffi::OsStr) -> bool {
+        let name = name.to_string_lossy();
+        name.starts_with('.') || name == "target" || name == "node_modules"
+    }
+    let mut walk = litmus_dsl::files::Walk::new(false, skipped).max_entries(MAX_ENTRIES);
+    let mut found = Sources(Vec::new());
+    for f in folders {
+        walk.walk(f, &mut found);
+    }
+    found.0
 }
 
 /// The folders of `initialize` (`workspaceFolders`, else `rootUri`).

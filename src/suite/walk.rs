@@ -3,7 +3,10 @@
 //! lists. Whatever cannot be walked becomes an entry with its error, so a
 //! batch has one report per problem and goes on.
 
+use litmus_dsl::files::{self, Visit};
 use std::collections::HashSet;
+use std::ffi::OsStr;
+use std::fs::FileType;
 use std::path::{Path, PathBuf};
 
 /// One entry of the list: a file to check, or a path that could not be
@@ -32,33 +35,40 @@ pub const INDEX: &str = "@all";
 /// at any depth (hidden folders skipped), sorted by path. A path reached twice
 /// is listed once, at its first place.
 pub fn expand(inputs: &[String]) -> Vec<Entry> {
-    let mut w = Walk::default();
+    // Links are followed (each real folder walked once).
+    let mut walk = files::Walk::new(true, hidden);
+    let mut list = List::default();
     for input in inputs {
         let p = Path::new(input);
         if p.is_dir() {
-            w.folder(p);
+            walk.walk(p, &mut list);
         } else if is_index(p) {
-            w.index(p, &mut Vec::new());
+            list.index(&mut walk, p, &mut Vec::new());
         } else {
             // Unreadable files are reported when the check reads them.
-            w.push(Entry::file(p));
+            list.push(Entry::file(p));
         }
     }
-    w.entries
+    list.entries
+}
+
+/// A folder the walk does not enter.
+fn hidden(name: &OsStr) -> bool {
+    name.to_str().is_some_and(|n| n.starts_with('.'))
 }
 
 fn is_index(p: &Path) -> bool {
     p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('@')) && p.is_file()
 }
 
+/// The list as the walk finds it.
 #[derive(Default)]
-struct Walk {
+struct List {
     entries: Vec<Entry>,
     seen: HashSet<PathBuf>,
-    folders: HashSet<PathBuf>,
 }
 
-impl Walk {
+impl List {
     fn push(&mut self, e: Entry) {
         let real = PathBuf::from(&e.path);
         self.push_at(e, &real);
@@ -90,42 +100,10 @@ impl Walk {
         }
     }
 
-    /// A folder: what its index lists, or its `.litmus` files and
-    /// subfolders in name order (so the list is sorted by path, component
-    /// by component); a subfolder with an index follows it.
-    fn folder(&mut self, dir: &Path) {
-        let index = dir.join(INDEX);
-        if index.is_file() {
-            return self.index(&index, &mut Vec::new());
-        }
-        // Symlink loops: a folder is walked once.
-        if let Ok(c) = std::fs::canonicalize(dir) {
-            if !self.folders.insert(c) {
-                return;
-            }
-        }
-        let rd = match std::fs::read_dir(dir) {
-            Ok(rd) => rd,
-            Err(e) => return self.push(Entry::error(dir, format!("cannot read folder `{}`: {e}", dir.display()))),
-        };
-        let mut names: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-        names.sort();
-        for p in names {
-            let hidden = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
-            if p.is_dir() {
-                if !hidden {
-                    self.folder(&p);
-                }
-            } else if p.extension().is_some_and(|e| e == "litmus") {
-                self.found(&p);
-            }
-        }
-    }
-
     /// Follow an index: one path per line, relative to the index's folder;
     /// `#` starts a comment; a line naming an `@` file is another index.
     /// `stack` holds the indexes being followed, to refuse a cycle.
-    fn index(&mut self, index: &Path, stack: &mut Vec<PathBuf>) {
+    fn index(&mut self, walk: &mut files::Walk, index: &Path, stack: &mut Vec<PathBuf>) {
         let canon = std::fs::canonicalize(index).unwrap_or_else(|_| index.to_path_buf());
         if stack.contains(&canon) {
             let e = format!("index `{}` includes itself", index.display());
@@ -144,14 +122,36 @@ impl Walk {
             }
             let p = base.join(name);
             if is_index(&p) {
-                self.index(&p, stack);
+                self.index(walk, &p, stack);
             } else if p.is_dir() {
-                self.folder(&p);
+                walk.walk(&p, self);
             } else {
                 self.found(&p);
             }
         }
         stack.pop();
+    }
+}
+
+/// A folder: what its index lists, or its `.litmus` files and subfolders in
+/// name order (so the list is sorted by path, component by component); a
+/// subfolder with an index follows it.
+impl Visit for List {
+    fn folder(&mut self, walk: &mut files::Walk, dir: &Path) -> bool {
+        let index = dir.join(INDEX);
+        if index.is_file() {
+            self.index(walk, &index, &mut Vec::new());
+            return false;
+        }
+        true
+    }
+
+    fn file(&mut self, path: &Path, _: Option<FileType>) {
+        self.found(path);
+    }
+
+    fn unreadable(&mut self, dir: &Path, e: std::io::Error) {
+        self.push(Entry::error(dir, format!("cannot read folder `{}`: {e}", dir.display())));
     }
 }
 
