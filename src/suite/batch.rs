@@ -5,7 +5,6 @@
 //! of them, so memory stays flat in the number of files.
 
 use super::expect::Expectations;
-use super::reports::ShardOf;
 use super::tally::{round_ms, Tally};
 use super::{shard, walk};
 use crate::check::{
@@ -229,7 +228,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             // files stand in the list: `merge` restores the unsharded report.
             let placed = (shard.is_some() || args.format == SuiteFormat::Jsonl).then(|| {
                 let s = shard.unwrap_or(shard::Shard { index: 0, count: 1 });
-                ShardOf { index: s.index + 1, count: s.count, list_files: list_len, positions: emitted }
+                shard::ShardOf { index: s.index + 1, count: s.count, list_files: list_len, positions: emitted }
             });
             serde_json::to_string(&tally.json(placed.as_ref())).expect("summary serialises") + "\n"
         }

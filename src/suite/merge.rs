@@ -116,7 +116,7 @@ fn combine(mut read: Vec<(&str, Report)>) -> Result<(Report, Vec<String>), Strin
         }
     }
     read.retain(|(_, r)| r.shard.is_some());
-    fn of(r: &Report) -> &reports::ShardOf {
+    fn of(r: &Report) -> &super::shard::ShardOf {
         r.shard.as_ref().expect("kept only reports with a shard")
     }
     let (first_path, (count, list_files)) = (read[0].0, (of(&read[0].1).count, of(&read[0].1).list_files));

@@ -2,8 +2,9 @@
 //! file objects, each with its line as written, and what the summary says
 //! of the run. For `merge` and `diff`.
 
+use super::shard::ShardOf;
 use crate::report::FileReport;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use serde_json::Value;
 use std::path::Path;
 
@@ -11,19 +12,6 @@ pub struct FileLine {
     /// The line exactly as the report had it (merge copies it byte for byte).
     pub line: String,
     pub report: FileReport,
-}
-
-/// What a summary says of the list its run checked (present when the report
-/// is a shard or a stream, whose files are not the list in list order).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ShardOf {
-    /// 1-based, as `--shard K/N`.
-    pub index: usize,
-    pub count: usize,
-    /// Entries of the whole (unsharded) list.
-    pub list_files: usize,
-    /// The list position of each file object, in the report's order.
-    pub positions: Vec<usize>,
 }
 
 /// One report as read.

@@ -4,6 +4,7 @@
 //! depends only on the list and the files' sizes, so every machine of a
 //! run computes the same one without talking to the others.
 
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Shard `index` (0-based) of `count`.
@@ -17,6 +18,19 @@ impl fmt::Display for Shard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}/{}", self.index + 1, self.count)
     }
+}
+
+/// What a summary says of the list its run checked (present when the report
+/// is a shard or a stream, whose files are not the list in list order).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShardOf {
+    /// 1-based, as `--shard K/N`.
+    pub index: usize,
+    pub count: usize,
+    /// Entries of the whole (unsharded) list.
+    pub list_files: usize,
+    /// The list position of each file object, in the report's order.
+    pub positions: Vec<usize>,
 }
 
 /// `K/N` with 1 ≤ K ≤ N (1-based, as jest and playwright spell it).

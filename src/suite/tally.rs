@@ -3,7 +3,7 @@
 //! merge` count with one function and a merged report's summary is the
 //! unsharded run's.
 
-use super::reports::ShardOf;
+use super::shard::ShardOf;
 use crate::report::FileReport;
 use serde_json::{json, Map, Value};
 
