@@ -16,9 +16,10 @@ use crate::options::Options;
 use crate::trace::Edge;
 use crate::violation::{CycleStep, Robustness, Spot, Violation};
 use crate::witness;
+use litmus_dsl::digraph;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::BTreeMap;
 
 struct Group {
     v: Option<Violation>,
@@ -284,18 +285,11 @@ impl<'p> Collector<'p> {
 /// events of the SC execution: (event, edge leaving it).
 fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
     let n = r.access as usize;
-    // BFS from the store to prev over po (to any later event of the
-    // thread), rf, co and fr edges among events before the access.
-    let mut parent: HashMap<usize, (usize, Edge)> = HashMap::new();
-    let mut queue = VecDeque::new();
-    let start = r.store as usize;
-    let goal = r.prev as usize;
-    queue.push_back(start);
-    parent.insert(start, (usize::MAX, Edge::Po));
-    while let Some(v) = queue.pop_front() {
-        if v == goal {
-            break;
-        }
+    let (start, goal) = (r.store as usize, r.prev as usize);
+    // Breadth first from the store to prev over po (to any later event of
+    // the thread), rf, co and fr edges among events before the access, each
+    // hb-before prev.
+    let edges = |v: usize| {
         let e = &log[v];
         let mut next: Vec<(usize, Edge)> = Vec::new();
         for (j, f) in log.iter().enumerate().take(n).skip(v + 1) {
@@ -314,21 +308,15 @@ fn display_cycle(log: &[Event], hb: &Hb, r: RawViolation) -> Vec<(u32, Edge)> {
                 }
             }
         }
-        for (j, edge) in next {
-            if hb.before(log, j as u32, goal as u32) && !parent.contains_key(&j) {
-                parent.insert(j, (v, edge));
-                queue.push_back(j);
-            }
-        }
-    }
-    let mut path = Vec::new();
-    let mut cur = goal;
-    while cur != start {
-        let Some(&(p, edge)) = parent.get(&cur) else { break };
-        path.push((p as u32, edge));
-        cur = p;
-    }
-    path.reverse();
+        next.retain(|&(j, _)| hb.before(log, j as u32, goal as u32));
+        next
+    };
+    // The store is prev itself: no chain. No chain found: none shown.
+    let chain = (start != goal)
+        .then(|| digraph::shortest_path(log.len(), start, edges, |_, w, _| w == goal))
+        .flatten()
+        .unwrap_or_default();
+    let mut path: Vec<(u32, Edge)> = chain.into_iter().map(|(v, e)| (v as u32, e)).collect();
     let access_edge = if log[r.access as usize].kind == EventKind::Load { Edge::Fr } else { Edge::Co };
     path.push((r.prev, Edge::Po));
     path.push((r.access, access_edge));

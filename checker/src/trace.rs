@@ -6,6 +6,7 @@
 //! must pass: its witness, replayed, must have such a cycle.
 
 use crate::machine::{Event, EventKind, NONE};
+use litmus_dsl::digraph;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Edge {
@@ -119,7 +120,9 @@ impl Trace {
         Trace { events, succ }
     }
 
-    /// A cycle, as (log index, edge leaving it), if the trace has one.
+    /// A cycle, as (log index, edge leaving it), if the trace has one: the
+    /// first one a depth-first search closes, not a shortest one (for a
+    /// shortest cycle through an event, [`Trace::path`]).
     pub fn cycle(&self) -> Option<Vec<(u32, Edge)>> {
         let n = self.events.len();
         // Iterative DFS with colours; on a back edge, unwind the stack.
@@ -182,100 +185,27 @@ impl Trace {
         from: u32,
         arrives: impl Fn(u32, u32, Edge) -> bool,
     ) -> Option<Vec<(u32, Edge)>> {
-        let n = self.events.len();
         let start = self.events.iter().position(|&i| i == from)?;
         // Later events of each thread, in order: the po-closure.
         let mut by_thread: std::collections::HashMap<u16, Vec<usize>> = Default::default();
         for (k, &i) in self.events.iter().enumerate() {
             by_thread.entry(log[i as usize].thread).or_default().push(k);
         }
-        let mut parent: Vec<Option<(usize, Edge)>> = vec![None; n];
-        let mut seen = vec![false; n];
-        let mut queue = std::collections::VecDeque::new();
-        queue.push_back(start);
-        seen[start] = true;
-        let mut found = None;
-        'bfs: while let Some(v) = queue.pop_front() {
-            let t = log[self.events[v] as usize].thread;
-            let later = by_thread[&t].iter().copied().filter(|&k| k > v).map(|k| (k, Edge::Po));
-            let direct = self.succ[v].iter().filter(|(_, e)| *e != Edge::Po).map(|&(w, e)| (w as usize, e));
-            for (w, e) in later.chain(direct).collect::<Vec<_>>() {
-                if arrives(self.events[v], self.events[w], e) {
-                    found = Some((v, e));
-                    break 'bfs;
-                }
-                if !seen[w] {
-                    seen[w] = true;
-                    parent[w] = Some((v, e));
-                    queue.push_back(w);
-                }
-            }
-        }
-        let (last, edge) = found?;
-        let mut out = vec![(self.events[last], edge)];
-        let mut cur = last;
-        while let Some((p, e)) = parent[cur] {
-            out.push((self.events[p], e));
-            cur = p;
-        }
-        out.reverse();
-        Some(out)
+        let (events, succ, by_thread) = (&self.events, &self.succ, &by_thread);
+        let edges = move |v: usize| {
+            let t = log[events[v] as usize].thread;
+            let later = by_thread[&t].iter().copied().filter(move |&k| k > v).map(|k| (k, Edge::Po));
+            let direct = succ[v].iter().filter(|(_, e)| *e != Edge::Po).map(|&(w, e)| (w as usize, e));
+            later.chain(direct)
+        };
+        let path = digraph::shortest_path(events.len(), start, edges, |v, w, e| arrives(events[v], events[w], e))?;
+        Some(path.into_iter().map(|(k, e)| (events[k], e)).collect())
     }
 
-    /// The strongly connected component of each trace event (Tarjan,
-    /// iterative): two events lie on a common hb cycle iff they share one
-    /// (and are distinct).
-    pub fn components(&self) -> Vec<u32> {
-        let n = self.events.len();
-        const UNSEEN: u32 = u32::MAX;
-        let mut index = vec![UNSEEN; n];
-        let mut low = vec![0u32; n];
-        let mut on_stack = vec![false; n];
-        let mut comp = vec![UNSEEN; n];
-        let mut stack: Vec<u32> = Vec::new();
-        let mut call: Vec<(u32, usize)> = Vec::new();
-        let (mut next_index, mut next_comp) = (0u32, 0u32);
-        for root in 0..n as u32 {
-            if index[root as usize] != UNSEEN {
-                continue;
-            }
-            call.push((root, 0));
-            while let Some(&mut (v, ref mut i)) = call.last_mut() {
-                let vu = v as usize;
-                if *i == 0 && index[vu] == UNSEEN {
-                    index[vu] = next_index;
-                    low[vu] = next_index;
-                    next_index += 1;
-                    stack.push(v);
-                    on_stack[vu] = true;
-                }
-                if let Some(&(w, _)) = self.succ[vu].get(*i) {
-                    *i += 1;
-                    let wu = w as usize;
-                    if index[wu] == UNSEEN {
-                        call.push((w, 0));
-                    } else if on_stack[wu] {
-                        low[vu] = low[vu].min(index[wu]);
-                    }
-                    continue;
-                }
-                call.pop();
-                if let Some(&(parent, _)) = call.last() {
-                    low[parent as usize] = low[parent as usize].min(low[vu]);
-                }
-                if low[vu] == index[vu] {
-                    while let Some(w) = stack.pop() {
-                        on_stack[w as usize] = false;
-                        comp[w as usize] = next_comp;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    next_comp += 1;
-                }
-            }
-        }
-        comp
+    /// The strongly connected component of each trace event: two events
+    /// lie on a common hb cycle iff they share one (and are distinct).
+    pub fn components(&self) -> Vec<usize> {
+        digraph::components(&self.succ, |&(w, _)| w as usize)
     }
 }
 

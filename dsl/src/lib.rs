@@ -6,6 +6,7 @@
 //! server use.
 
 pub mod diagnostic;
+pub mod digraph;
 pub mod edit;
 pub mod fence_ir;
 pub mod files;

@@ -3,7 +3,7 @@
 
 use super::model::OpId;
 use super::verdict::{EdgeKind, Step};
-use std::collections::VecDeque;
+use litmus_dsl::digraph;
 
 pub struct Graph {
     adj: Vec<Vec<(OpId, EdgeKind)>>,
@@ -49,88 +49,15 @@ impl Graph {
 
     /// The shortest cycle through `root` within its component (BFS).
     fn shortest_through(&self, root: OpId, comp: &[usize]) -> Option<Vec<Step>> {
-        let n = self.adj.len();
-        let mut parent: Vec<Option<(OpId, EdgeKind)>> = vec![None; n];
-        let mut queue = VecDeque::from([root]);
-        let mut seen = vec![false; n];
-        seen[root] = true;
-        while let Some(v) = queue.pop_front() {
-            for &(w, kind) in &self.adj[v] {
-                if comp[w] != comp[root] {
-                    continue;
-                }
-                if w == root {
-                    // Back at the root: unwind the path root .. v, then v -> root.
-                    let mut steps = vec![Step { op: v, edge: kind }];
-                    let mut cur = v;
-                    while cur != root {
-                        let (p, k) = parent[cur].expect("BFS parent");
-                        steps.push(Step { op: p, edge: k });
-                        cur = p;
-                    }
-                    steps.reverse();
-                    return Some(steps);
-                }
-                if !seen[w] {
-                    seen[w] = true;
-                    parent[w] = Some((v, kind));
-                    queue.push_back(w);
-                }
-            }
-        }
-        None
+        let (adj, c) = (&self.adj, comp[root]);
+        let edges = move |v: OpId| adj[v].iter().copied().filter(move |&(w, _)| comp[w] == c);
+        let path = digraph::shortest_path(adj.len(), root, edges, |_, w, _| w == root)?;
+        Some(path.into_iter().map(|(op, edge)| Step { op, edge }).collect())
     }
 
-    /// Strongly connected components (Tarjan, iterative).
+    /// Strongly connected components.
     fn components(&self) -> Vec<usize> {
-        let n = self.adj.len();
-        const UNSEEN: usize = usize::MAX;
-        let mut index = vec![UNSEEN; n];
-        let mut low = vec![0; n];
-        let mut on_stack = vec![false; n];
-        let mut comp = vec![UNSEEN; n];
-        let mut stack = Vec::new();
-        let mut call: Vec<(usize, usize)> = Vec::new();
-        let (mut next_index, mut next_comp) = (0, 0);
-        for root in 0..n {
-            if index[root] != UNSEEN {
-                continue;
-            }
-            call.push((root, 0));
-            while let Some(&mut (v, ref mut i)) = call.last_mut() {
-                if *i == 0 && index[v] == UNSEEN {
-                    index[v] = next_index;
-                    low[v] = next_index;
-                    next_index += 1;
-                    stack.push(v);
-                    on_stack[v] = true;
-                }
-                if let Some(&(w, _)) = self.adj[v].get(*i) {
-                    *i += 1;
-                    if index[w] == UNSEEN {
-                        call.push((w, 0));
-                    } else if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                    continue;
-                }
-                call.pop();
-                if let Some(&(p, _)) = call.last() {
-                    low[p] = low[p].min(low[v]);
-                }
-                if low[v] == index[v] {
-                    while let Some(w) = stack.pop() {
-                        on_stack[w] = false;
-                        comp[w] = next_comp;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    next_comp += 1;
-                }
-            }
-        }
-        comp
+        digraph::components(&self.adj, |&(w, _)| w)
     }
 }
 

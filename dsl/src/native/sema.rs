@@ -266,11 +266,13 @@ impl<'a> Sema<'a> {
             .iter()
             .map(|b| b.calls.iter().filter_map(|c| index.get(c.callee).map(|&j| (j, c))).collect())
             .collect();
-        let (comp, order) = strongly_connected(fns.len(), |i| edges[i].iter().map(|e| e.0));
-        let mut size = vec![0usize; order.len()];
-        for &c in &comp {
-            size[c] += 1;
+        let comp = crate::digraph::components(&edges, |e| e.0);
+        // The components' members, sinks first.
+        let mut order: Vec<Vec<usize>> = vec![Vec::new(); comp.iter().max().map_or(0, |&c| c + 1)];
+        for (i, &c) in comp.iter().enumerate() {
+            order[c].push(i);
         }
+        let size: Vec<usize> = order.iter().map(Vec::len).collect();
         let cyclic = |i: usize, j: usize| comp[i] == comp[j] && (i == j || size[comp[i]] > 1);
 
         // Recursion: every call inside a cycle.
@@ -281,8 +283,17 @@ impl<'a> Sema<'a> {
                 }
                 let callee = fns[j].name.name.as_str();
                 let label = if size[comp[j]] <= 64 {
-                    let path = cycle_path(j, i, |k| edges[k].iter().map(|e| e.0).filter(|&l| comp[l] == comp[j]));
-                    let names: Vec<&str> = path.iter().map(|&k| fns[k].name.name.as_str()).collect();
+                    // A shortest path j → … → i within the component.
+                    let path = (j != i)
+                        .then(|| {
+                            let succ =
+                                |k: usize| edges[k].iter().map(|e| (e.0, ())).filter(|&(l, _)| comp[l] == comp[j]);
+                            crate::digraph::shortest_path(fns.len(), j, succ, |_, w, _| w == i)
+                        })
+                        .flatten()
+                        .unwrap_or_default();
+                    let names: Vec<&str> =
+                        path.iter().map(|&(k, _)| k).chain([i]).map(|k| fns[k].name.name.as_str()).collect();
                     format!("recursion: {} → {callee}", names.join(" → "))
                 } else {
                     format!("recursion through a cycle of {} functions", size[comp[j]])
@@ -1081,97 +1092,6 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
     let mut out = BodyCalls { height: 0, calls: Vec::new() };
     block(b, 0, &mut out);
     out
-}
-
-/// Strongly connected components of a graph on `0..n` (Tarjan, without
-/// recursion): each node's component, and the components' members, sinks
-/// first.
-fn strongly_connected<I: Iterator<Item = usize>>(n: usize, succ: impl Fn(usize) -> I) -> (Vec<usize>, Vec<Vec<usize>>) {
-    const NONE: usize = usize::MAX;
-    let mut index = vec![NONE; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut comp = vec![NONE; n];
-    let mut stack = Vec::new();
-    let mut comps: Vec<Vec<usize>> = Vec::new();
-    let mut next = 0;
-    for root in 0..n {
-        if index[root] != NONE {
-            continue;
-        }
-        let mut frames: Vec<(usize, I)> = vec![(root, succ(root))];
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some((v, it)) = frames.last_mut() {
-            let v = *v;
-            match it.next() {
-                Some(w) if index[w] == NONE => {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    frames.push((w, succ(w)));
-                }
-                Some(w) => {
-                    if on_stack[w] {
-                        low[v] = low[v].min(index[w]);
-                    }
-                }
-                None => {
-                    frames.pop();
-                    if let Some((u, _)) = frames.last() {
-                        low[*u] = low[*u].min(low[v]);
-                    }
-                    if low[v] == index[v] {
-                        let mut members = Vec::new();
-                        while let Some(w) = stack.pop() {
-                            on_stack[w] = false;
-                            comp[w] = comps.len();
-                            members.push(w);
-                            if w == v {
-                                break;
-                            }
-                        }
-                        comps.push(members);
-                    }
-                }
-            }
-        }
-    }
-    (comp, comps)
-}
-
-/// A shortest path `from → … → to` (breadth first over `succ`).
-fn cycle_path<I: Iterator<Item = usize>>(from: usize, to: usize, succ: impl Fn(usize) -> I) -> Vec<usize> {
-    let mut parent: HashMap<usize, usize> = HashMap::new();
-    let mut queue = std::collections::VecDeque::from([from]);
-    parent.insert(from, from);
-    while let Some(v) = queue.pop_front() {
-        if v == to {
-            break;
-        }
-        for w in succ(v) {
-            if let std::collections::hash_map::Entry::Vacant(e) = parent.entry(w) {
-                e.insert(v);
-                queue.push_back(w);
-            }
-        }
-    }
-    let mut path = vec![to];
-    let mut v = to;
-    while v != from {
-        match parent.get(&v) {
-            Some(&p) => v = p,
-            None => break,
-        }
-        path.push(v);
-    }
-    path.reverse();
-    path
 }
 
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
