@@ -12,8 +12,9 @@ out=${1:?usage: scripts/snapshot-reports.sh OUT_DIR [LITMUS]}
 bin=${2:-target/release/litmus}
 mkdir -p "$out"
 # 300 generated diy-style cycles (tests/diy's generator, same seed).
-gen=$(mktemp -d)
-trap 'rm -rf "$gen"' EXIT
+# (A fixed path: reports name their files.)
+gen=target/snapshot-gen
+rm -rf "$gen"
 python3 scripts/generate-diy.py "$gen" 300
 small=(examples/*.litmus tests/corpus/herd-x86/*.litmus "$gen"/*.litmus)
 # The translations that finish well within their budget (the ones whose
