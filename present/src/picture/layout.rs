@@ -7,7 +7,7 @@
 //! curve that would cross a box is re-routed (`route.rs`); labels are
 //! placed apart (`labels.rs`); the picture is sized to what is drawn.
 
-use super::build::{NodeKind, Picture};
+use super::build::{Arrow, NodeKind, Picture};
 use super::geometry::{Curve, Rect, Route};
 use super::labels::{self, Label};
 use super::route;
@@ -82,23 +82,7 @@ pub fn layout(pic: &Picture) -> Layout {
             },
         })
         .collect();
-    let mut inits: Vec<(f64, usize)> = Vec::new();
-    for (i, n) in pic.nodes.iter().enumerate() {
-        if n.kind != NodeKind::Init {
-            continue;
-        }
-        let target =
-            |e: Edge| pic.arrows.iter().find(|a| a.from == i && a.edge == e).and_then(|a| pic.nodes[a.to].thread);
-        let pref = target(Edge::Co).or_else(|| target(Edge::Rf)).map_or(MARGIN, |t| lanes[t as usize].cx());
-        inits.push((pref, i));
-    }
-    inits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-    let mut right = MARGIN - 24.0;
-    for (pref, i) in inits {
-        let r = &mut rects[i];
-        r.x = (pref - r.w / 2.0).max(right + 24.0);
-        right = r.x + r.w;
-    }
+    place_inits(pic, &lanes, &mut rects);
     let max_rows = rows.iter().copied().max().unwrap_or(0);
     let lanes_bottom = rows_y + (max_rows as f64) * pitch - ROW_GAP + 16.0;
     for l in &mut lanes {
@@ -125,29 +109,7 @@ pub fn layout(pic: &Picture) -> Layout {
         .map(|a| {
             let dup = seen.iter().filter(|&&p| p == (a.from, a.to) || p == (a.to, a.from)).count();
             seen.push((a.from, a.to));
-            let (ra, rb) = (rects[a.from], rects[a.to]);
-            let same_lane = pic.nodes[a.from].thread.is_some() && pic.nodes[a.from].thread == pic.nodes[a.to].thread;
-            if same_lane && a.edge == Edge::Po && dup == 0 && rb.y > ra.y {
-                let start = (ra.cx(), ra.y + ra.h);
-                let end = (rb.cx(), rb.y);
-                let mid = ((start.0 + end.0) / 2.0, (start.1 + end.1) / 2.0);
-                return Curve { start, ctrl: mid, end, mid };
-            }
-            if same_lane {
-                let span = ((rb.y - ra.y).abs() / pitch).round();
-                let bulge = 36.0 + 14.0 * span + 16.0 * dup as f64;
-                let start = (ra.x + ra.w, ra.cy());
-                let end = (rb.x + rb.w, rb.cy());
-                let ctrl = (start.0.max(end.0) + bulge, (start.1 + end.1) / 2.0);
-                return with_mid(start, ctrl, end);
-            }
-            let (ax, ay, bx, by) = (ra.cx(), ra.cy(), rb.cx(), rb.cy());
-            let (dx, dy) = (bx - ax, by - ay);
-            let len = (dx * dx + dy * dy).sqrt().max(1.0);
-            let bend = (len * 0.12).clamp(16.0, 46.0) + 18.0 * dup as f64;
-            let (nx, ny) = (-dy / len, dx / len);
-            let ctrl = ((ax + bx) / 2.0 + nx * bend, (ay + by) / 2.0 + ny * bend);
-            with_mid(ra.exit(ctrl.0, ctrl.1), ctrl, rb.exit(ctrl.0, ctrl.1))
+            preferred_curve(pic, a, &rects, pitch, dup)
         })
         .zip(&pic.arrows)
         .map(|(c, a)| route::around(&rects, &channels, &bands, a.from, a.to, c))
@@ -174,6 +136,58 @@ pub fn layout(pic: &Picture) -> Layout {
     l.width = (max_x + dx + MARGIN).max(LEGEND_W + 2.0 * MARGIN);
     l.height = l.legend_y + LEGEND_H + MARGIN;
     l
+}
+
+/// The initial writes in a row, each over the lane of its first writer
+/// (else reader), left to right without overlap.
+fn place_inits(pic: &Picture, lanes: &[Rect], rects: &mut [Rect]) {
+    let mut inits: Vec<(f64, usize)> = Vec::new();
+    for (i, n) in pic.nodes.iter().enumerate() {
+        if n.kind != NodeKind::Init {
+            continue;
+        }
+        let target =
+            |e: Edge| pic.arrows.iter().find(|a| a.from == i && a.edge == e).and_then(|a| pic.nodes[a.to].thread);
+        let pref = target(Edge::Co).or_else(|| target(Edge::Rf)).map_or(MARGIN, |t| lanes[t as usize].cx());
+        inits.push((pref, i));
+    }
+    inits.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut right = MARGIN - 24.0;
+    for (pref, i) in inits {
+        let r = &mut rects[i];
+        r.x = (pref - r.w / 2.0).max(right + 24.0);
+        right = r.x + r.w;
+    }
+}
+
+/// An arrow's curve before routing around boxes: po straight down its lane,
+/// other edges within a lane bowing out to its right, edges across lanes
+/// bending to their left; `dup` earlier arrows between the same two nodes
+/// bend it further.
+fn preferred_curve(pic: &Picture, a: &Arrow, rects: &[Rect], pitch: f64, dup: usize) -> Curve {
+    let (ra, rb) = (rects[a.from], rects[a.to]);
+    let same_lane = pic.nodes[a.from].thread.is_some() && pic.nodes[a.from].thread == pic.nodes[a.to].thread;
+    if same_lane && a.edge == Edge::Po && dup == 0 && rb.y > ra.y {
+        let start = (ra.cx(), ra.y + ra.h);
+        let end = (rb.cx(), rb.y);
+        let mid = ((start.0 + end.0) / 2.0, (start.1 + end.1) / 2.0);
+        return Curve { start, ctrl: mid, end, mid };
+    }
+    if same_lane {
+        let span = ((rb.y - ra.y).abs() / pitch).round();
+        let bulge = 36.0 + 14.0 * span + 16.0 * dup as f64;
+        let start = (ra.x + ra.w, ra.cy());
+        let end = (rb.x + rb.w, rb.cy());
+        let ctrl = (start.0.max(end.0) + bulge, (start.1 + end.1) / 2.0);
+        return with_mid(start, ctrl, end);
+    }
+    let (ax, ay, bx, by) = (ra.cx(), ra.cy(), rb.cx(), rb.cy());
+    let (dx, dy) = (bx - ax, by - ay);
+    let len = (dx * dx + dy * dy).sqrt().max(1.0);
+    let bend = (len * 0.12).clamp(16.0, 46.0) + 18.0 * dup as f64;
+    let (nx, ny) = (-dy / len, dx / len);
+    let ctrl = ((ax + bx) / 2.0 + nx * bend, (ay + by) / 2.0 + ny * bend);
+    with_mid(ra.exit(ctrl.0, ctrl.1), ctrl, rb.exit(ctrl.0, ctrl.1))
 }
 
 impl Layout {
