@@ -74,6 +74,15 @@ struct Spec {
 /// [`Model::defaults`] as the CLI's `--model` default spells them.
 pub const DEFAULT_NAMES: &str = "sc,tso,pso";
 
+// Row i is the model whose discriminant is i ([`Model::spec`] indexes it).
+const _: () = {
+    let mut i = 0;
+    while i < SPECS.len() {
+        assert!(SPECS[i].model as usize == i, "SPECS must list the models in declaration order");
+        i += 1;
+    }
+};
+
 #[rustfmt::skip]
 const SPECS: &[Spec] = &[
     Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true },
@@ -101,8 +110,10 @@ impl Model {
         SPECS.iter().filter(|s| s.default).map(|s| s.model).collect()
     }
 
+    /// Its row: asked on the interpreter's hot path, so an index, not a
+    /// search (`SPECS` lists the models in declaration order, checked below).
     fn spec(self) -> &'static Spec {
-        SPECS.iter().find(|s| s.model == self).expect("every model has a spec")
+        &SPECS[self as usize]
     }
 
     pub fn as_str(self) -> &'static str {
