@@ -193,20 +193,31 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
         let robust = rb.robust();
         let fix = fences::minimal_fences(&rechecks, &[rb.model], &mut rb.violations, robust);
-        rb.fences = fix.fences;
-        rb.fences_confirmed = fix.confirmed;
-        rb.fences_minimal = fix.minimal;
+        take_fix(rb, fix);
     }
-    report.joint = match (joint, report.robustness.as_slice()) {
+    report.joint = joint_fix(joint, &report.robustness);
+    report.cancelled = opts.budget.cancelled();
+}
+
+/// A model's own fences and what their re-check earned.
+fn take_fix(rb: &mut Robustness, fix: FenceFix) {
+    rb.fences = fix.fences;
+    rb.fences_confirmed = fix.confirmed;
+    rb.fences_minimal = fix.minimal;
+}
+
+/// The fences for every model at once: the joint search's where it ran
+/// (more than one model), else the one model's, else none (no model).
+fn joint_fix(joint: Option<FenceFix>, rbs: &[Robustness]) -> FenceFix {
+    match (joint, rbs) {
         (Some(fix), _) => fix,
         (None, [one]) => FenceFix {
             fences: one.fences.clone(),
             confirmed: one.fences_confirmed.clone(),
             minimal: one.fences_minimal,
         },
-        (None, _) => FenceFix { fences: Vec::new(), confirmed: robust, minimal: true },
-    };
-    report.cancelled = opts.budget.cancelled();
+        (None, _) => FenceFix { fences: Vec::new(), confirmed: violation::all_robust(rbs), minimal: true },
+    }
 }
 
 /// Fences chosen and proved by attacks (the unbounded procedure decided
@@ -226,21 +237,9 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[vio
     for rb in report.robustness.iter_mut() {
         progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
         let fix = unbounded::fences::minimal_fences(prog, &[rb.model], attacks, &mut rb.violations, opts, &limits);
-        rb.fences = fix.fences;
-        rb.fences_confirmed = fix.confirmed;
-        rb.fences_minimal = fix.minimal;
+        take_fix(rb, fix);
     }
-    report.joint = match (joint, report.robustness.as_slice()) {
-        (Some(fix), _) => fix,
-        (None, [one]) => FenceFix {
-            fences: one.fences.clone(),
-            confirmed: one.fences_confirmed.clone(),
-            minimal: one.fences_minimal,
-        },
-        (None, _) => {
-            FenceFix { fences: Vec::new(), confirmed: violation::all_robust(&report.robustness), minimal: true }
-        }
-    };
+    report.joint = joint_fix(joint, &report.robustness);
     report.cancelled = opts.budget.cancelled();
 }
 
