@@ -23,6 +23,7 @@
 //! SC: no buffers (a store's commit is its execution).
 
 use super::graph::{Graph, Id};
+use super::rules::{Earlier, Rules};
 use crate::machine::Model;
 
 const NONE: u32 = u32::MAX;
@@ -34,10 +35,13 @@ pub struct Checker {
     base: Vec<u32>,
     /// Per dense event, its position in co (writes).
     copos: Vec<u32>,
-    /// Per cell, the dense number of the thread's newest buffered store.
+    /// Per cell, the index of the thread's newest buffered store to it.
     last_cell: Vec<u32>,
     /// Cells the current thread stored to (to reset `last_cell`).
     touched: Vec<u32>,
+    /// Per buffer ([`Rules::buffer`]), the index of its newest store.
+    last_buf: Vec<u32>,
+    touched_bufs: Vec<u32>,
     edges: Vec<(u32, u32)>,
     start: Vec<u32>,
     succ: Vec<u32>,
@@ -85,9 +89,7 @@ impl Checker {
     }
 
     fn build(&mut self, g: &Graph, model: Model) -> bool {
-        let sc = !model.buffered();
-        let tso = model.one_buffer_per_thread();
-        let draining = super::graph::draining_fences(model);
+        let rules = Rules::of(model);
         self.base.clear();
         let mut n = 0u32;
         for t in &g.threads {
@@ -104,19 +106,16 @@ impl Checker {
                 self.copos[d as usize] = k as u32;
             }
         }
+        // Per cell and per buffer, the thread's newest buffered store (its index).
         self.last_cell.clear();
         self.last_cell.resize(g.co.len(), NONE);
+        self.last_buf.clear();
+        self.last_buf.resize(g.co.len().max(1), NONE);
         self.edges.clear();
-        let buffered = |g: &Graph, id: Id| {
-            !sc && !id.is_init() && {
-                let e = g.ev(id);
-                e.writes && !e.reads
-            }
-        };
         // The commit point of a write (an atomic's or SC store's: its execution).
         let cpoint = |this: &Self, g: &Graph, id: Id| {
             let d = this.dense(id);
-            if buffered(g, id) {
+            if !id.is_init() && rules.buffered(g.ev(id)) {
                 2 * d + 1
             } else {
                 2 * d
@@ -127,43 +126,47 @@ impl Checker {
                 self.last_cell[c as usize] = NONE;
             }
             self.touched.clear();
-            let mut last_any = NONE;
+            for &b in &self.touched_bufs {
+                self.last_buf[b as usize] = NONE;
+            }
+            self.touched_bufs.clear();
+            let base = self.base[t];
+            let earlier = |this: &Self, i: u32, newest_in_buffer: bool| {
+                let cell = evs[i as usize].cell;
+                let id = Id { thread: t as u16, index: i };
+                Earlier { id, cell, newest_in_buffer, newest_of_cell: this.last_cell[cell as usize] == i }
+            };
             for (i, ev) in evs.iter().enumerate() {
                 let id = Id { thread: t as u16, index: i as u32 };
-                let d = self.base[t] + i as u32;
+                let d = base + i as u32;
                 let x = 2 * d;
                 if i > 0 {
                     self.edges.push((x - 2, x));
                 }
-                if !sc {
-                    let fence_drains = ev.fences & draining != 0;
-                    let drain_all = fence_drains || ev.atomic && model.atomic_drains_all(ev.x86);
-                    if drain_all {
-                        if tso {
-                            if last_any != NONE {
-                                self.edges.push((2 * last_any + 1, x));
-                            }
-                        } else {
-                            for &c in &self.touched {
-                                self.edges.push((2 * self.last_cell[c as usize] + 1, x));
-                            }
+                // Waiting for own stores: the newest of each buffer, and the
+                // newest to this cell when another store follows it in its buffer.
+                let mut own = None;
+                if rules.any_buffers() {
+                    for k in 0..self.touched_bufs.len() {
+                        let s = earlier(self, self.last_buf[self.touched_bufs[k] as usize], true);
+                        if rules.waits_for(ev, s) {
+                            self.edges.push((2 * (base + s.id.index) + 1, x));
                         }
-                    } else if ev.atomic && self.last_cell[ev.cell as usize] != NONE {
-                        self.edges.push((2 * self.last_cell[ev.cell as usize] + 1, x));
+                    }
+                    let c = self.last_cell[ev.cell as usize];
+                    if c != NONE {
+                        let s = earlier(self, c, self.last_buf[rules.buffer(ev.cell) as usize] == c);
+                        if !s.newest_in_buffer && rules.waits_for(ev, s) {
+                            self.edges.push((2 * (base + c) + 1, x));
+                        }
+                        own = Some(s);
                     }
                 }
                 if ev.reads {
                     let w = ev.rf;
-                    let own = if sc { NONE } else { self.last_cell[ev.cell as usize] };
-                    let forwardable = !ev.atomic && own != NONE && !w.is_init() && self.dense(w) == own;
-                    if !forwardable {
-                        if own != NONE {
-                            self.edges.push((2 * own + 1, x));
-                        }
-                        if !w.is_init() {
-                            let p = cpoint(self, g, w);
-                            self.edges.push((p, x));
-                        }
+                    if !w.is_init() && !own.is_some_and(|s| rules.forwards(ev, s)) {
+                        let p = cpoint(self, g, w);
+                        self.edges.push((p, x));
                     }
                     let list = &g.co[ev.cell as usize];
                     let next = if w.is_init() {
@@ -192,17 +195,20 @@ impl Checker {
                             return false;
                         }
                     }
-                } else if ev.writes && !sc {
+                } else if rules.buffered(ev) {
                     self.edges.push((x, x + 1));
-                    let prev = if tso { last_any } else { self.last_cell[ev.cell as usize] };
+                    let b = rules.buffer(ev.cell);
+                    let prev = self.last_buf[b as usize];
                     if prev != NONE {
-                        self.edges.push((2 * prev + 1, x + 1));
+                        self.edges.push((2 * (base + prev) + 1, x + 1));
+                    } else {
+                        self.touched_bufs.push(b);
                     }
-                    last_any = d;
+                    self.last_buf[b as usize] = i as u32;
                     if self.last_cell[ev.cell as usize] == NONE {
                         self.touched.push(ev.cell);
                     }
-                    self.last_cell[ev.cell as usize] = d;
+                    self.last_cell[ev.cell as usize] = i as u32;
                 }
             }
         }
@@ -210,6 +216,10 @@ impl Checker {
             self.last_cell[c as usize] = NONE;
         }
         self.touched.clear();
+        for &b in &self.touched_bufs {
+            self.last_buf[b as usize] = NONE;
+        }
+        self.touched_bufs.clear();
         for list in &g.co {
             for k in 1..list.len() {
                 let (a, b) = (cpoint(self, g, list[k - 1]), cpoint(self, g, list[k]));

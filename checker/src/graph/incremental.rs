@@ -7,6 +7,7 @@
 //! stays the reference (debug builds compare the two).
 
 use super::graph::{Ev, Graph, Id};
+use super::rules::{Earlier, Rules};
 use crate::machine::Model;
 
 /// Scratch space (reused: no allocation per check).
@@ -48,7 +49,8 @@ impl Incremental {
         }
         self.n = n;
         self.indexed = false;
-        news.iter().all(|&new| self.acyclic_through(g, model, new))
+        let rules = Rules::of(model);
+        news.iter().all(|&new| self.acyclic_through(g, rules, new))
     }
 
     /// `rstart`/`readers`: each write's reads.
@@ -81,7 +83,7 @@ impl Incremental {
     }
 
     /// No cycle through the point of `new` where its new edges meet.
-    fn acyclic_through(&mut self, g: &Graph, model: Model, new: Id) -> bool {
+    fn acyclic_through(&mut self, g: &Graph, rules: Rules, new: Id) -> bool {
         let e = *g.ev(new);
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -90,9 +92,9 @@ impl Incremental {
         }
         // A buffered store's new edges all reach its commit; otherwise its
         // execution point (an atomic's commit point) is where they meet.
-        let start = (new, buffered(model, &e));
+        let start = (new, rules.buffered(&e));
         self.stack.clear();
-        self.push_succ(g, model, start);
+        self.push_succ(g, rules, start);
         while let Some(p) = self.stack.pop() {
             if p == start {
                 return false;
@@ -102,7 +104,7 @@ impl Incremental {
                 continue;
             }
             self.seen[k] = self.epoch;
-            self.push_succ(g, model, p);
+            self.push_succ(g, rules, p);
         }
         true
     }
@@ -112,19 +114,16 @@ impl Incremental {
     }
 
     /// The successors of point `(id, commit)` onto the stack.
-    fn push_succ(&mut self, g: &Graph, model: Model, (id, commit): (Id, bool)) {
-        let sc = !model.buffered();
-        let tso = model.one_buffer_per_thread();
-        let draining = super::graph::draining_fences(model);
+    fn push_succ(&mut self, g: &Graph, rules: Rules, (id, commit): (Id, bool)) {
         let t = id.thread as usize;
         let evs = &g.threads[t];
         let e = &evs[id.index as usize];
-        let is_cpoint = commit || (e.writes && !buffered(model, e));
+        let is_cpoint = commit || (e.writes && !rules.buffered(e));
         if !commit {
             if let Some(_next) = evs.get(id.index as usize + 1) {
                 self.stack.push((Id { thread: id.thread, index: id.index + 1 }, false));
             }
-            if buffered(model, e) {
+            if rules.buffered(e) {
                 self.stack.push((id, true));
             }
             if e.reads {
@@ -137,41 +136,29 @@ impl Incremental {
                 };
                 if let Some(&nx) = next {
                     if nx != id {
-                        self.stack.push((nx, buffered(model, g.ev(nx))));
+                        self.stack.push((nx, rules.buffered(g.ev(nx))));
                     }
                 }
             }
         }
-        if commit && !sc {
-            // Own thread after a buffered store `id` of cell c: the next
-            // store of its buffer (FIFO), what drains it, reads of c that
-            // do not forward from it — up to the next store to c.
+        if commit {
+            // Own thread after a buffered store `id`: what waits for its
+            // commit, and the next store of its buffer (FIFO) — up to the
+            // next store to its cell, after which that one stands for it.
             let c = e.cell;
-            let mut last_any = true;
-            let mut fifo = false;
+            let b = rules.buffer(c);
+            let mut newest_in_buffer = true;
             for (j, x) in evs.iter().enumerate().skip(id.index as usize + 1) {
                 let xid = Id { thread: id.thread, index: j as u32 };
-                let fence_drains = x.fences & draining != 0;
-                let drain_all = fence_drains || x.atomic && model.atomic_drains_all(x.x86);
-                let drained = if drain_all {
-                    if tso {
-                        last_any
-                    } else {
-                        true
-                    }
-                } else {
-                    x.atomic && x.cell == c
-                };
-                let own_read = x.reads && x.cell == c && (x.atomic || x.rf != id);
-                if drained || own_read {
+                let s = Earlier { id, cell: c, newest_in_buffer, newest_of_cell: true };
+                if rules.waits_for(x, s) {
                     self.stack.push((xid, false));
                 }
-                if buffered(model, x) {
-                    if !fifo && (tso || x.cell == c) {
-                        fifo = true;
+                if rules.buffered(x) {
+                    if newest_in_buffer && rules.buffer(x.cell) == b {
+                        newest_in_buffer = false;
                         self.stack.push((xid, true));
                     }
-                    last_any = false;
                     if x.cell == c {
                         break;
                     }
@@ -183,7 +170,7 @@ impl Incremental {
             let list = &g.co[e.cell as usize];
             if let Some(p) = list.iter().position(|&x| x == id) {
                 if let Some(&nx) = list.get(p + 1) {
-                    self.stack.push((nx, buffered(model, g.ev(nx))));
+                    self.stack.push((nx, rules.buffered(g.ev(nx))));
                 }
             }
             if !self.indexed {
@@ -195,9 +182,11 @@ impl Incremental {
                 let r = self.readers[k as usize];
                 let x = g.ev(r);
                 let u = r.thread as usize;
-                if r == id
-                    || (!sc && commit && u == t && !x.atomic && forwards(evs, id.index, r.index as usize, e.cell))
-                {
+                let forwarded = commit && u == t && {
+                    let newest_of_cell = newest_of_cell(evs, id.index, r.index as usize, e.cell);
+                    rules.forwards(x, Earlier { id, cell: e.cell, newest_in_buffer: false, newest_of_cell })
+                };
+                if r == id || forwarded {
                     continue;
                 }
                 self.stack.push((r, false));
@@ -224,12 +213,7 @@ fn atomic_places_kept(g: &Graph, new: Id) -> bool {
     }
 }
 
-/// Does a store go through a buffer (its commit a point of its own)?
-fn buffered(model: Model, e: &Ev) -> bool {
-    model.buffered() && e.writes && !e.reads
-}
-
 /// Is store `s` the newest store to `cell` before event `r` of the same thread?
-fn forwards(evs: &[Ev], s: u32, r: usize, cell: u32) -> bool {
+fn newest_of_cell(evs: &[Ev], s: u32, r: usize, cell: u32) -> bool {
     r > s as usize && !evs[s as usize + 1..r].iter().any(|x| x.writes && !x.reads && x.cell == cell)
 }

@@ -6,6 +6,7 @@
 
 use super::consistency::{is_commit, Checker};
 use super::graph::{Graph, Id};
+use super::rules::Rules;
 use crate::machine::{Event, EventKind, Machine, State, NONE};
 
 pub struct Linear {
@@ -19,6 +20,7 @@ pub struct Linear {
 /// store would wait for room past the buffer bound).
 pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Linear> {
     let order = checker.order(g, m.model)?;
+    let rules = Rules::of(m.model);
     let mut log = Vec::new();
     let mut st = m.initial(&mut log);
     let mut schedule: Vec<u32> = Vec::new();
@@ -38,7 +40,7 @@ pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Li
         let id = checker.id_of(node / 2);
         let (t, i) = (id.thread as usize, id.index);
         let ev = g.ev(id);
-        let buffered = m.model.buffered() && ev.writes && !ev.reads;
+        let buffered = rules.buffered(ev);
         if is_commit(node) && !buffered {
             continue; // not a point
         }

@@ -3,6 +3,8 @@
 //! read, co per cell — instead of one per interleaving of buffer commits.
 //!
 //! - [`graph`]: the graph, its threads interpreted by the machine itself;
+//! - [`rules`]: the model's ordering rules within a thread, which both
+//!   checks below ask;
 //! - [`consistency`]: the model as a predicate (the machine's timing,
 //!   acyclic);
 //! - [`incremental`]: the same predicate after one added event, searched
@@ -25,6 +27,7 @@ pub mod graph;
 pub mod incremental;
 pub mod linearize;
 pub mod parallel;
+pub mod rules;
 
 use crate::dpor::{Control, ExecKind, Execution, Stats};
 use crate::machine::{Machine, Model};
