@@ -1,17 +1,15 @@
 //! Human output of `litmus check`: herd-like per-model answers, the final
-//! states by model, and each finding with a witness over the source lines.
+//! states by model, and each finding (the editor's, from
+//! `litmus_present::findings`) with a witness over the source lines.
 
 use crate::check::Checked;
-use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
 use litmus_checker::outcome::Witness;
-use litmus_checker::violation::CycleStep;
 use litmus_checker::{Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
 use litmus_dsl::ir::Program;
-use litmus_present::narrate;
-use litmus_present::words::CIRCLED;
-use litmus_present::{codes, words};
+use litmus_present::findings::{check_findings, About, Found, Members, Severity};
+use litmus_present::{narrate, words};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -84,37 +82,8 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
     }
-    // Where a relaxed model answers differently from SC, show how — only
-    // when SC's own answer is earned.
-    if let Some(sc) = sc.filter(|sc| sc.known_observation().is_some()) {
-        let mut shown = Vec::new();
-        for o in c.outcomes.iter().filter(|o| o.model.buffered()) {
-            let obs = o.known_observation();
-            // PSO usually differs the way TSO does: one witness is enough.
-            if obs.is_some() && obs != sc.known_observation() && !shown.contains(&obs) {
-                shown.push(obs);
-                if let Some(w) = witness_of_difference(o, sc) {
-                    let _ = writeln!(
-                        out,
-                        "  {} {} the condition, SC does not ({}) [{}]. Witness:",
-                        o.model.upper(),
-                        match obs {
-                            Some(Observation::Never) => "never satisfies",
-                            _ => "satisfies",
-                        },
-                        sc.observation.as_ref().map(|a| a.qualifier()).unwrap_or_default(),
-                        codes::CONDITION_DIFFERS.code
-                    );
-                    for line in narrate::lines(p, o.model, &w.events) {
-                        let _ = writeln!(out, "      {line}");
-                    }
-                }
-            }
-        }
-    }
     findings(&mut out, c, p, color);
-    violations(&mut out, c, p, color);
-    active_cycles(&mut out, c, p, color);
+    fences(&mut out, c, p);
     // Why the unbounded procedure did not decide (once per reason).
     let mut reasons: Vec<&str> = Vec::new();
     for r in c.outcomes.iter().map(|o| &o.iterations).chain(c.robustness.iter().map(|r| &r.iterations)) {
@@ -272,203 +241,137 @@ fn witness_of_difference<'a>(o: &'a ModelOutcome, sc: &ModelOutcome) -> Option<&
         .map(|s| &s.witness)
 }
 
+/// Each finding (derived once, in `litmus_present::findings`, as the
+/// editor gets them) drawn over the source, with what the terminal adds:
+/// the witness step by step, or the command that shows or replays it.
 fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
     let l = &c.loaded;
-    // Group failures by statement across models.
-    let mut by_stmt: BTreeMap<(u32, &'static str), Vec<&ModelOutcome>> = BTreeMap::new();
-    for o in &c.outcomes {
-        for f in &o.failures {
-            by_stmt.entry((f.stmt, f.kind.as_str())).or_default().push(o);
+    let found = Found { outcomes: &c.outcomes, robustness: &c.robustness, active: c.active.as_ref() };
+    for f in check_findings(p, found, Members::Off) {
+        let mut d = match f.severity {
+            Severity::Error => Diagnostic::error(f.code, f.span, &f.message),
+            _ => Diagnostic::warning(f.code, f.span, &f.message),
+        };
+        for (span, m) in &f.related {
+            d = d.with_related(*span, m);
         }
-    }
-    for ((stmt, kind), models) in by_stmt {
-        let s = &p.stmts[stmt as usize];
-        let under: Vec<Model> = models.iter().map(|o| o.model).collect();
-        let sc = c.outcomes.iter().find(|o| o.model.is_reference()).filter(|_| !under.iter().any(|m| m.is_reference()));
-        let msg = words::failure(kind, &under, sc.map(|o| &o.coverage));
-        let d = Diagnostic::error(codes::FAILURE.code, s.span, msg).with_label(format!("`{}` can fail", s.text));
-        let _ = writeln!(out);
-        out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-        let o = models[0];
-        let f = o.failures.iter().find(|f| f.stmt == stmt).unwrap();
-        let _ = writeln!(out, "  witness under {}:", o.model.upper());
-        for line in narrate::lines(p, o.model, &f.witness.events) {
-            let _ = writeln!(out, "      {line}");
+        if let Some(h) = &f.help {
+            d = d.with_help(h);
         }
-        let _ = writeln!(out, "      → `{}` fails in {}", s.text, p.threads[f.thread as usize].name);
-    }
-    for o in &c.outcomes {
-        if let Some(w) = o.deadlocks.first() {
-            let _ = writeln!(
-                out,
-                "\n  {} can deadlock [{}]: every unfinished thread waits forever after",
-                o.model.upper(),
-                codes::DEADLOCK.code
-            );
-            for line in narrate::lines(p, o.model, &w.events) {
+        let witness = |out: &mut String, o: &ModelOutcome, events: &[Event]| {
+            let _ = writeln!(out, "  witness under {}:", o.model.upper());
+            for line in narrate::lines(p, o.model, events) {
                 let _ = writeln!(out, "      {line}");
             }
-        }
-    }
-    for o in &c.outcomes {
-        let Some(ce) = o.condition_errors.first() else { continue };
-        let msg = format!("division by zero in the {} under {}", ce.site.as_str(), o.model.upper());
+        };
         let _ = writeln!(out);
-        match (&p.condition, ce.site) {
-            (Some(cond), litmus_checker::outcome::CondSite::Condition) => {
-                let d = Diagnostic::error(codes::CONDITION_UNDEFINED.code, cond.span, msg)
-                    .with_label("undefined in a reachable final state: an error, not a 0".to_string());
+        match &f.about {
+            Some(About::Violation { model, index, .. }) => {
+                let n = c.robustness[..*model].iter().map(|r| r.violations.len()).sum::<usize>() + index + 1;
+                let r = &c.robustness[*model];
+                let v = &r.violations[*index];
+                out.push_str(&render_diags(&[d.with_label(format!("violation {n}"))], &l.path, &l.src, color));
+                let chain: Vec<String> = v
+                    .cycle
+                    .iter()
+                    .map(|st| {
+                        let s = &p.stmts[st.stmt as usize];
+                        let t = &p.threads[st.thread as usize].name;
+                        format!("{t} {}:{} `{}` —{}→", s.line, s.col, s.text, st.edge.as_str())
+                    })
+                    .collect();
+                let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
+                let _ = writeln!(
+                    out,
+                    "  `litmus explain {} --violation {n}` shows the {} execution step by step",
+                    l.path,
+                    r.model.upper()
+                );
+            }
+            Some(About::Replay(handle)) => {
                 out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+                let _ = writeln!(out, "  replay: litmus explain {} --replay {handle}", l.path);
             }
-            _ => {
-                let _ = writeln!(out, "  error: {msg}");
+            Some(About::Failure { stmt }) => {
+                let d = d.with_label(format!("`{}` can fail", p.stmts[*stmt as usize].text));
+                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+                let first = c.outcomes.iter().find_map(|o| o.failures.iter().find(|f| f.stmt == *stmt).map(|f| (o, f)));
+                if let Some((o, fail)) = first {
+                    witness(out, o, &fail.witness.events);
+                    let s = &p.stmts[*stmt as usize];
+                    let _ = writeln!(out, "      → `{}` fails in {}", s.text, p.threads[fail.thread as usize].name);
+                }
             }
-        }
-        let _ = writeln!(out, "  witness under {}:", o.model.upper());
-        for line in narrate::lines(p, o.model, &ce.witness.events) {
-            let _ = writeln!(out, "      {line}");
+            Some(About::ConditionDiffers { model }) => {
+                let d = d.with_label(format!(
+                    "answered differently under {} than under SC",
+                    c.outcomes[*model].model.upper()
+                ));
+                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+                let o = &c.outcomes[*model];
+                let sc = c.outcomes.iter().find(|o| o.model.is_reference());
+                if let Some(w) = sc.and_then(|sc| witness_of_difference(o, sc)) {
+                    witness(out, o, &w.events);
+                }
+            }
+            Some(About::ConditionUndefined) => {
+                let d = d.with_label("undefined in a reachable final state: an error, not a 0");
+                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+                for o in &c.outcomes {
+                    if let Some(ce) = o.condition_errors.first() {
+                        let _ =
+                            writeln!(out, "  division by zero in the {} under {}", ce.site.as_str(), o.model.upper());
+                        witness(out, o, &ce.witness.events);
+                    }
+                }
+            }
+            Some(About::Deadlock { model }) => {
+                let d = d.with_label("every unfinished thread can wait forever");
+                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+                let o = &c.outcomes[*model];
+                if let Some(w) = o.deadlocks.first() {
+                    witness(out, o, &w.events);
+                }
+            }
+            None => out.push_str(&render_diags(&[d], &l.path, &l.src, color)),
         }
     }
 }
 
-/// A cycle over the source: the edge leaving the first statement as its
-/// label, every other statement with its role in the cycle, in the words
-/// the editor's diagnostics on those statements use.
-fn cycle_labels(mut d: Diagnostic, p: &Program, steps: &[CycleStep], events: &[Event]) -> Diagnostic {
-    let k = steps.len();
-    for (i, st) in steps.iter().enumerate() {
-        let name = &p.threads[st.thread as usize].name;
-        if i == 0 {
-            let to = &p.stmts[steps[(i + 1) % k].stmt as usize];
-            d = d.with_label(format!("{} {name} —{}→ {}", CIRCLED[0], st.edge.as_str(), to.text));
+/// The fences chosen per model, and how far their re-check got.
+fn fences(out: &mut String, c: &Checked, p: &Program) {
+    for r in c.robustness.iter().filter(|r| !r.fences.is_empty()) {
+        let list: Vec<String> = r
+            .fences
+            .iter()
+            .map(|f| {
+                format!(
+                    "`{}` {} ({})",
+                    litmus_dsl::edit::native_fence(f.kind),
+                    words::fence_place_short(p, f),
+                    p.threads[f.thread as usize].name
+                )
+            })
+            .collect();
+        let n = r.fences.len();
+        // Only a finished re-check lets the fences be said to work.
+        let claim = if r.fences_confirmed.is(&true) {
+            format!("make{} it robust under", if n == 1 { "s" } else { "" })
         } else {
-            let role = words::cycle_role(p, steps, events, i);
-            d = d.with_related(p.stmts[st.stmt as usize].span, format!("{} {name} {role}", CIRCLED[i.min(19)]));
-        }
+            "chosen for".to_string()
+        };
+        let _ = writeln!(
+            out,
+            "\n  {n} fence{} {claim} {} ({}{}): {}",
+            if n == 1 { "" } else { "s" },
+            r.model.upper(),
+            words::confirmation(&r.fences_confirmed),
+            if r.fences_minimal { "" } else { "; not proved the fewest" },
+            list.join(", ")
+        );
     }
-    d
-}
-
-/// Each SC violation drawn over the source: the cycle's statements in order,
-/// with the edge leaving each; then the fences that remove them all.
-fn violations(out: &mut String, c: &Checked, p: &Program, color: bool) {
-    let l = &c.loaded;
-    let mut n = 0;
-    for r in &c.robustness {
-        for v in &r.violations {
-            n += 1;
-            let store = &p.stmts[v.store_stmt as usize];
-            let next = &p.stmts[v.delayed_past() as usize];
-            let (sev, what) = (harmful(&v.harm), words::harm(p, &v.harm));
-            let msg =
-                format!("{}: `{}` may be delayed past `{}` (violation {n})", r.model.upper(), store.text, next.text);
-            let mut d = if sev {
-                Diagnostic::error(codes::VIOLATION.code, store.span, msg)
-            } else {
-                Diagnostic::warning(codes::VIOLATION.code, store.span, msg)
-            };
-            d = cycle_labels(d, p, &v.cycle, &v.witness.events);
-            let fix = v
-                .fence
-                .iter()
-                .map(|f| format!("insert `{}` {}", litmus_dsl::edit::native_fence(f.kind), words::fence_place(p, f)))
-                .collect::<Vec<_>>()
-                .join("; ");
-            d = d.with_help(format!("{what}\nfix: {fix}"));
-            let _ = writeln!(out);
-            out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-            let chain: Vec<String> = v
-                .cycle
-                .iter()
-                .map(|st| {
-                    let s = &p.stmts[st.stmt as usize];
-                    format!(
-                        "{} {}:{} `{}` —{}→",
-                        p.threads[st.thread as usize].name,
-                        s.line,
-                        s.col,
-                        s.text,
-                        st.edge.as_str()
-                    )
-                })
-                .collect();
-            let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
-            let _ = writeln!(
-                out,
-                "  `litmus explain {} --violation {n}` shows the {} execution step by step",
-                l.path,
-                r.model.upper()
-            );
-        }
-        if !r.fences.is_empty() {
-            let list: Vec<String> = r
-                .fences
-                .iter()
-                .map(|f| {
-                    format!(
-                        "`{}` {} ({})",
-                        litmus_dsl::edit::native_fence(f.kind),
-                        words::fence_place_short(p, f),
-                        p.threads[f.thread as usize].name
-                    )
-                })
-                .collect();
-            let n = r.fences.len();
-            // Only a finished re-check lets the fences be said to work.
-            let claim = if r.fences_confirmed.is(&true) {
-                format!("make{} it robust under", if n == 1 { "s" } else { "" })
-            } else {
-                "chosen for".to_string()
-            };
-            let _ = writeln!(
-                out,
-                "\n  {n} fence{} {claim} {} ({}{}): {}",
-                if n == 1 { "" } else { "s" },
-                r.model.upper(),
-                words::confirmation(&r.fences_confirmed),
-                if r.fences_minimal { "" } else { "; not proved the fewest" },
-                list.join(", ")
-            );
-        }
-    }
-    if n > 0 {
-        let _ = writeln!(out, "  `litmus fix {}` inserts them", l.path);
-    }
-}
-
-/// Each cycle active testing confirmed, drawn over the source like a
-/// violation, with the handle that replays its run.
-fn active_cycles(out: &mut String, c: &Checked, p: &Program, color: bool) {
-    let Some(run) = &c.active else { return };
-    let l = &c.loaded;
-    let mut n = 0;
-    for a in &run.models {
-        for cy in a.cycles.iter().filter(|cy| cy.confirmations > 0) {
-            let Some(w) = &cy.witness else { continue };
-            n += 1;
-            let steps = crate::active::cycle_steps(cy);
-            let first = &p.stmts[steps[0].1 as usize];
-            let msg = format!(
-                "{}: happens-before cycle found by active testing (cycle {n}: created in {} of {} runs)",
-                a.model.upper(),
-                cy.confirmations,
-                cy.trials
-            );
-            let mut d = if w.bug.is_some() {
-                Diagnostic::error(codes::ACTIVE_VIOLATION.code, first.span, msg)
-            } else {
-                Diagnostic::warning(codes::ACTIVE_VIOLATION.code, first.span, msg)
-            };
-            d = cycle_labels(d, p, &w.steps(), &w.events);
-            d = d.with_help(format!(
-                "{}\nreplay: litmus explain {} --replay {}",
-                words::active_bug(p, w.bug.as_ref()),
-                l.path,
-                w.handle
-            ));
-            let _ = writeln!(out);
-            out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-        }
+    if c.robustness.iter().any(|r| !r.violations.is_empty()) {
+        let _ = writeln!(out, "  `litmus fix {}` inserts them", c.loaded.path);
     }
 }
 

@@ -7,7 +7,7 @@ use crate::state::Backend;
 use crate::workspace::{stamp, walk, DiskResult, MAX_FILE_BYTES, REFRESH_EVERY};
 use litmus_checker::{Answer, Coverage, Report, Why};
 use litmus_present::codes;
-use litmus_present::findings::{analysis_findings, check_findings, Finding, Severity};
+use litmus_present::findings::{analysis_findings, check_findings, Finding, Found, Severity};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -36,7 +36,7 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
     if report.cancelled || cancel.load(Ordering::Relaxed) {
         return None;
     }
-    findings.extend(check_findings(prog, &report, members));
+    findings.extend(check_findings(prog, Found::of(&report), members));
     if timed_out(&report) {
         findings.push(Finding {
             span: crate::lens::header_span(text),
@@ -48,6 +48,7 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
                 crate::lens::verdicts(Some(&report), false)
             ),
             related: Vec::new(),
+            help: None,
             about: None,
         });
     }

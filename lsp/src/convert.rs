@@ -130,7 +130,7 @@ pub fn diagnostic(uri: &lsp::Uri, rope: &Rope, f: &Finding, enc: Encoding, docs:
         source: Some("litmus".into()),
         message: f.message.clone(),
         related_information: (!related.is_empty()).then_some(related),
-        data: f.about.as_ref().map(about),
+        data: f.about.as_ref().and_then(about),
         ..Default::default()
     }
 }
@@ -218,15 +218,18 @@ pub fn inlay_hint(rope: &Rope, h: &crate::inlay::Hint, enc: Encoding) -> lsp::In
 }
 
 /// A finding's `data`: what actions on it need (which violation of which
-/// check, or which run to replay).
-fn about(a: &About) -> serde_json::Value {
-    match a {
+/// check, or which run to replay); nothing for the others.
+fn about(a: &About) -> Option<serde_json::Value> {
+    Some(match a {
         About::Violation { model, index, generation: Some(g) } => {
             serde_json::json!({ "violation": [model, index], "generation": g })
         }
         About::Violation { model, index, generation: None } => serde_json::json!({ "violation": [model, index] }),
         About::Replay(handle) => serde_json::json!({ "replay": handle }),
-    }
+        About::Failure { .. } | About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } => {
+            return None
+        }
+    })
 }
 
 #[cfg(test)]

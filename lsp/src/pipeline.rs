@@ -8,7 +8,7 @@ use crate::state::Backend;
 use crate::{convert, lens};
 use litmus_checker::plan::{Mode, Plan, Step};
 use litmus_checker::relaxer::Settings;
-use litmus_present::findings::{analysis_findings, check_findings, About, Finding};
+use litmus_present::findings::{analysis_findings, check_findings, About, Finding, Found};
 use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -173,7 +173,7 @@ impl Backend {
         let prog = analyzed.analysis.program.as_ref().expect("lowered");
         let mut all = analysis.to_vec();
         let members = self.lock().config.cycle_members;
-        let mut checked = check_findings(prog, &report, members);
+        let mut checked = check_findings(prog, Found::of(&report), members);
         for f in &mut checked {
             if let Some(About::Violation { generation, .. }) = &mut f.about {
                 *generation = Some(job.generation);

@@ -1,16 +1,18 @@
 //! What a check found, as diagnostics on source spans, before any protocol:
 //! parse and analysis diagnostics (fast path), then what the checker found
 //! (violations and every other statement of their cycles, failing
-//! assertions, conditions that differ from SC). The language server only
-//! converts them (`litmus_lsp::convert`); codes come from [`crate::codes`],
-//! the registry the CLI uses too.
+//! assertions, conditions that differ from SC, deadlocks). Derived once
+//! here; the language server only converts them (`litmus_lsp::convert`) and
+//! `litmus check`'s human output only renders them, adding each one's
+//! witness by what it is [`About`]. Codes come from [`crate::codes`].
 
 use crate::words::CIRCLED;
 use crate::{codes, words};
 use litmus_checker::harm::harmful;
 use litmus_checker::machine::Event;
+use litmus_checker::relaxer::ActiveRun;
 use litmus_checker::violation::CycleStep;
-use litmus_checker::{Model, Report};
+use litmus_checker::{Model, ModelOutcome, Report, Robustness};
 use litmus_dsl::{Analysis, Program, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,8 +30,10 @@ pub struct Finding {
     pub code: &'static str,
     pub message: String,
     pub related: Vec<(Span, String)>,
+    /// How to fix it, where the check knows (a violation's fences).
+    pub help: Option<String>,
     /// What the finding is about, for actions on it (show its execution,
-    /// replay its run).
+    /// replay its run) and for the witness the CLI prints under it.
     pub about: Option<About>,
 }
 
@@ -40,6 +44,29 @@ pub enum About {
     Violation { model: usize, index: usize, generation: Option<u64> },
     /// A run of active testing: `litmus explain --replay HANDLE` re-runs it.
     Replay(String),
+    /// The failures of statement `stmt` (each model's first witness).
+    Failure { stmt: u32 },
+    /// The final condition answers differently under the `model`-th outcome.
+    ConditionDiffers { model: usize },
+    /// The final condition divides by zero (each such model's witness).
+    ConditionUndefined,
+    /// The `model`-th outcome's deadlocks.
+    Deadlock { model: usize },
+}
+
+/// The parts of a check that findings come from (a [`Report`], or the
+/// CLI's own record of a check).
+#[derive(Clone, Copy)]
+pub struct Found<'a> {
+    pub outcomes: &'a [ModelOutcome],
+    pub robustness: &'a [Robustness],
+    pub active: Option<&'a ActiveRun>,
+}
+
+impl<'a> Found<'a> {
+    pub fn of(r: &'a Report) -> Self {
+        Found { outcomes: &r.outcomes, robustness: &r.robustness, active: r.active.as_ref() }
+    }
 }
 
 pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
@@ -54,6 +81,7 @@ pub fn analysis_findings(a: &Analysis) -> Vec<Finding> {
                 None => d.message.clone(),
             },
             related: d.related.iter().map(|r| (r.span, r.message.clone())).collect(),
+            help: None,
             about: None,
         })
         .collect()
@@ -157,6 +185,7 @@ impl<'a> MemberSet<'a> {
                     code,
                     message: words::cycle_member(&role, models, anchor.line),
                     related: cycle_related(p, steps, 0),
+                    help: None,
                     about: None,
                 });
             }
@@ -165,7 +194,7 @@ impl<'a> MemberSet<'a> {
 }
 
 /// Everything a check found, in the order the editor lists it.
-pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding> {
+pub fn check_findings(p: &Program, r: Found<'_>, members: Members) -> Vec<Finding> {
     let mut out = Vec::new();
     violations(p, r, members, &mut out);
     active_cycles(p, r, members, &mut out);
@@ -177,7 +206,7 @@ pub fn check_findings(p: &Program, r: &Report, members: Members) -> Vec<Finding>
 
 /// One finding per violation on its delayed store, then the other
 /// statements of the cycles (as `members` says).
-fn violations(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>) {
+fn violations(p: &Program, r: Found<'_>, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
@@ -191,6 +220,7 @@ fn violations(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>)
                 code: codes::VIOLATION.code,
                 message: format!("{}: `{}` may be delayed past `{}`{harm}", rb.model.upper(), store.text, past.text),
                 related: cycle_related(p, &v.cycle, 1),
+                help: fix(p, &v.fence),
                 about: Some(About::Violation { model: mi, index: vi, generation: None }),
             });
         }
@@ -201,7 +231,7 @@ fn violations(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>)
 }
 
 /// The cycles active testing confirmed (a file past the exhaustive budget).
-fn active_cycles(p: &Program, r: &Report, members: Members, out: &mut Vec<Finding>) {
+fn active_cycles(p: &Program, r: Found<'_>, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
     for a in r.active.iter().flat_map(|run| &run.models) {
         for c in a.cycles.iter().filter(|c| c.confirmations > 0) {
@@ -221,6 +251,7 @@ fn active_cycles(p: &Program, r: &Report, members: Members, out: &mut Vec<Findin
                     words::active_bug(p, w.bug.as_ref())
                 ),
                 related: cycle_related(p, &steps, 1),
+                help: None,
                 about: Some(About::Replay(w.handle.to_string())),
             });
         }
@@ -231,9 +262,9 @@ fn active_cycles(p: &Program, r: &Report, members: Members, out: &mut Vec<Findin
 }
 
 /// Failing assertions, once per statement, naming every model.
-fn failures(p: &Program, r: &Report, out: &mut Vec<Finding>) {
+fn failures(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     let mut by_stmt: std::collections::BTreeMap<u32, Vec<Model>> = Default::default();
-    for o in &r.outcomes {
+    for o in r.outcomes {
         for f in &o.failures {
             by_stmt.entry(f.stmt).or_default().push(o.model);
         }
@@ -255,7 +286,8 @@ fn failures(p: &Program, r: &Report, out: &mut Vec<Finding>) {
             code: codes::FAILURE.code,
             message: words::failure(kind, &models, sc.map(|o| &o.coverage)),
             related: Vec::new(),
-            about: None,
+            help: None,
+            about: Some(About::Failure { stmt }),
         });
     }
 }
@@ -263,9 +295,9 @@ fn failures(p: &Program, r: &Report, out: &mut Vec<Finding>) {
 /// A final condition whose answer differs from SC's (both earned), or that
 /// a witnessed state contradicts; one that divides by zero in a reachable
 /// state.
-fn conditions(p: &Program, r: &Report, out: &mut Vec<Finding>) {
+fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model.is_reference())) {
-        for o in r.outcomes.iter().filter(|o| o.model.buffered()) {
+        for (mi, o) in r.outcomes.iter().enumerate().filter(|(_, o)| o.model.buffered()) {
             let (Some(obs), Some(sc_obs)) = (&o.observation, &sc.observation) else { continue };
             let fails = o.condition_fails(p);
             let differs = obs.is_known() && sc_obs.is_known() && obs.value() != sc_obs.value();
@@ -282,7 +314,8 @@ fn conditions(p: &Program, r: &Report, out: &mut Vec<Finding>) {
                         words::observation(sc_obs)
                     ),
                     related: Vec::new(),
-                    about: None,
+                    help: None,
+                    about: Some(About::ConditionDiffers { model: mi }),
                 });
             }
         }
@@ -300,15 +333,16 @@ fn conditions(p: &Program, r: &Report, out: &mut Vec<Finding>) {
                     models.join(", ")
                 ),
                 related: Vec::new(),
-                about: None,
+                help: None,
+                about: Some(About::ConditionUndefined),
             });
         }
     }
 }
 
 /// Deadlocks, once per model, on the first thread's name.
-fn deadlocks(p: &Program, r: &Report, out: &mut Vec<Finding>) {
-    for o in &r.outcomes {
+fn deadlocks(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
+    for (mi, o) in r.outcomes.iter().enumerate() {
         if !o.deadlocks.is_empty() {
             if let Some(t) = p.threads.first() {
                 out.push(Finding {
@@ -320,9 +354,21 @@ fn deadlocks(p: &Program, r: &Report, out: &mut Vec<Finding>) {
                         o.model.upper()
                     ),
                     related: Vec::new(),
-                    about: None,
+                    help: None,
+                    about: Some(About::Deadlock { model: mi }),
                 });
             }
         }
     }
+}
+
+/// "fix: insert `fence` after `x = 1`; …", for a violation's fences.
+fn fix(p: &Program, fences: &[litmus_checker::violation::FencePoint]) -> Option<String> {
+    (!fences.is_empty()).then(|| {
+        let each: Vec<String> = fences
+            .iter()
+            .map(|f| format!("insert `{}` {}", litmus_dsl::edit::native_fence(f.kind), words::fence_place(p, f)))
+            .collect();
+        format!("fix: {}", each.join("; "))
+    })
 }
