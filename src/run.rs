@@ -1,7 +1,8 @@
 //! `litmus run FILE`: run a program on this machine's CPU, litmus7-style,
-//! and set the histogram of final states it showed beside what SC, TSO and
-//! PSO allow (the explorer's final states). A state x86-TSO forbids is a
-//! bug somewhere (exit 1). `--record DIR` writes each run's history.
+//! and set the histogram of final states it showed beside what the default
+//! models (SC, TSO, PSO) allow (the explorer's final states). A state the
+//! CPU's own model (x86-TSO: [`Model::of_cpu`]) forbids is a bug somewhere
+//! (exit 1). `--record DIR` writes each run's history.
 
 use crate::check::{load, timeout_arg};
 use crate::Format;
@@ -57,7 +58,21 @@ pub struct RunArgs {
     pub format: Format,
 }
 
-const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+/// The architecture `litmus run` runs on (x86-64 instructions, whatever
+/// CPU this is: off x86 its model's verdict is not a bug).
+const ARCH: &str = "x86-64";
+
+/// The models a run is set beside (the defaults, and the CPU's own), and
+/// which of them is the CPU's.
+fn models() -> (Vec<Model>, usize) {
+    let mut models = Model::defaults();
+    let cpu = Model::of_cpu(ARCH).expect("a model of x86-64");
+    if !models.contains(&cpu) {
+        models.push(cpu);
+    }
+    let at = models.iter().position(|&m| m == cpu).expect("pushed");
+    (models, at)
+}
 
 pub fn run(args: &RunArgs) -> u8 {
     let l = match load(&args.file) {
@@ -83,7 +98,8 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     let opts = Options { loop_bound: args.loop_bound, buffer_bound: args.buffer_bound, ..Options::default() }
         .with_timeout(Some(args.timeout));
-    let models: Vec<ModelOutcome> = MODELS.iter().map(|&m| litmus_checker::explore::explore(p, m, &opts)).collect();
+    let (names, cpu) = models();
+    let models: Vec<ModelOutcome> = names.iter().map(|&m| litmus_checker::explore::explore(p, m, &opts)).collect();
     let settings = Settings {
         iterations: args.iterations,
         batch: args.batch as usize,
@@ -108,7 +124,7 @@ pub fn run(args: &RunArgs) -> u8 {
             return 2;
         }
     };
-    let judged = judge(&models, &observed);
+    let judged = judge(&models, cpu, &observed);
     let out = match args.format {
         Format::Json => {
             serde_json::to_string(&json(&l.path, p, args, &models, &observed, &judged)).expect("serialises") + "\n"
@@ -121,10 +137,11 @@ pub fn run(args: &RunArgs) -> u8 {
     }
     if judged.forbidden_runs() > 0 && cfg!(target_arch = "x86_64") {
         eprintln!(
-            "error: this CPU showed {} that x86-TSO forbids ({} run{}); TSO's exploration finished, so the model, the checker or this runner is wrong",
+            "error: this CPU showed {} that x86-{m} forbids ({} run{}); {m}'s exploration finished, so the model, the checker or this runner is wrong",
             judged.forbidden_what(),
             judged.forbidden_runs(),
-            if judged.forbidden_runs() == 1 { "" } else { "s" }
+            if judged.forbidden_runs() == 1 { "" } else { "s" },
+            m = names[cpu].upper()
         );
         1
     } else if observed.stopped.is_some() || judged.unjudged > 0 {
@@ -140,7 +157,7 @@ struct Row {
     values: Vec<i64>,
     runs: u64,
     satisfies: Option<bool>,
-    allowed: [Option<bool>; 3],
+    allowed: Vec<Option<bool>>,
 }
 
 struct FailureRow {
@@ -148,28 +165,29 @@ struct FailureRow {
     stmt: StmtId,
     kind: FailureKind,
     runs: u64,
-    allowed: [Option<bool>; 3],
+    allowed: Vec<Option<bool>>,
 }
 
 struct Judged {
     rows: Vec<Row>,
     failures: Vec<FailureRow>,
-    /// Observed states or failures TSO's exploration cannot judge (it was
-    /// cut by more than the loop bound, or stopped).
+    /// Which model (of `allowed`) is the CPU's.
+    cpu: usize,
+    /// Observed states or failures the CPU model's exploration cannot
+    /// judge (it was cut by more than the loop bound, or stopped).
     unjudged: usize,
 }
 
-const TSO: usize = 1;
-
 impl Judged {
     fn forbidden_runs(&self) -> u64 {
-        let s: u64 = self.rows.iter().filter(|r| r.runs > 0 && r.allowed[TSO] == Some(false)).map(|r| r.runs).sum();
-        s + self.failures.iter().filter(|f| f.allowed[TSO] == Some(false)).map(|f| f.runs).sum::<u64>()
+        let s: u64 =
+            self.rows.iter().filter(|r| r.runs > 0 && r.allowed[self.cpu] == Some(false)).map(|r| r.runs).sum();
+        s + self.failures.iter().filter(|f| f.allowed[self.cpu] == Some(false)).map(|f| f.runs).sum::<u64>()
     }
 
     fn forbidden_what(&self) -> &'static str {
-        let states = self.rows.iter().any(|r| r.runs > 0 && r.allowed[TSO] == Some(false));
-        let failures = self.failures.iter().any(|f| f.allowed[TSO] == Some(false));
+        let states = self.rows.iter().any(|r| r.runs > 0 && r.allowed[self.cpu] == Some(false));
+        let failures = self.failures.iter().any(|f| f.allowed[self.cpu] == Some(false));
         match (states, failures) {
             (true, true) => "final states and failures",
             (true, false) => "final states",
@@ -178,7 +196,7 @@ impl Judged {
     }
 }
 
-fn judge(models: &[ModelOutcome], obs: &Observed) -> Judged {
+fn judge(models: &[ModelOutcome], cpu: usize, obs: &Observed) -> Judged {
     let mut rows: Vec<Row> = obs
         .states
         .iter()
@@ -186,14 +204,14 @@ fn judge(models: &[ModelOutcome], obs: &Observed) -> Judged {
             values: v.clone(),
             runs: c.runs,
             satisfies: c.satisfies,
-            allowed: [0, 1, 2].map(|m| hardware::allows(&models[m], v)),
+            allowed: models.iter().map(|m| hardware::allows(m, v)).collect(),
         })
         .collect();
     // What some model allows that no run showed, with 0 runs.
     for (m, o) in models.iter().enumerate() {
         for s in &o.states {
             if !obs.states.contains_key(&s.values) && !rows.iter().any(|r| r.values == s.values) {
-                let mut allowed = [0, 1, 2].map(|k| hardware::allows(&models[k], &s.values));
+                let mut allowed: Vec<_> = models.iter().map(|k| hardware::allows(k, &s.values)).collect();
                 allowed[m] = Some(true);
                 rows.push(Row { values: s.values.clone(), runs: 0, satisfies: s.satisfies, allowed });
             }
@@ -208,12 +226,12 @@ fn judge(models: &[ModelOutcome], obs: &Observed) -> Judged {
             stmt,
             kind,
             runs,
-            allowed: [0, 1, 2].map(|m| hardware::allows_failure(&models[m], stmt, kind)),
+            allowed: models.iter().map(|m| hardware::allows_failure(m, stmt, kind)).collect(),
         })
         .collect();
-    let unjudged = rows.iter().filter(|r| r.runs > 0 && r.allowed[TSO].is_none()).count()
-        + failures.iter().filter(|f| f.allowed[TSO].is_none()).count();
-    Judged { rows, failures, unjudged }
+    let unjudged = rows.iter().filter(|r| r.runs > 0 && r.allowed[cpu].is_none()).count()
+        + failures.iter().filter(|f| f.allowed[cpu].is_none()).count();
+    Judged { rows, failures, cpu, unjudged }
 }
 
 fn plural(n: u64, one: &str, many: &str) -> String {
@@ -305,28 +323,32 @@ fn human(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: 
     if let Some(c) = &p.condition {
         let _ = writeln!(out, "  {} ({})", c.quantifier.as_str(), c.text);
     }
+    let cpu = models[j.cpu].model.upper();
+    let marks = |allowed: &[Option<bool>]| -> String {
+        let cols: Vec<String> = models.iter().zip(allowed).map(|(o, &a)| mark(a, o.model)).collect();
+        cols.join(" ")
+    };
     if !j.rows.is_empty() && !p.observables.is_empty() {
         let texts: Vec<String> = j.rows.iter().map(|r| hardware::show_state(p, &r.values)).collect();
         let w = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
-        let _ = writeln!(out, "  final states (* = the condition holds, ! = x86-TSO forbids it):");
-        let _ = writeln!(out, "      {:<w$}   {:>10}   SC  TSO PSO", "", "runs");
+        let _ = writeln!(out, "  final states (* = the condition holds, ! = x86-{cpu} forbids it):");
+        let header: Vec<String> = models.iter().map(|o| format!("{:<3}", o.model.upper())).collect();
+        let _ = writeln!(out, "      {:<w$}   {:>10}   {}", "", "runs", header.join(" ").trim_end());
         for (r, t) in j.rows.iter().zip(&texts) {
-            let flag = if r.runs > 0 && r.allowed[TSO] == Some(false) { "!" } else { " " };
+            let flag = if r.runs > 0 && r.allowed[j.cpu] == Some(false) { "!" } else { " " };
             let star = if r.satisfies == Some(true) { "*" } else { " " };
-            let cols: Vec<String> = MODELS.iter().zip(r.allowed).map(|(&m, a)| mark(a, m)).collect();
-            let _ = writeln!(out, "  {flag} {star} {t:<w$}   {:>10}   {}", r.runs, cols.join(" "));
+            let _ = writeln!(out, "  {flag} {star} {t:<w$}   {:>10}   {}", r.runs, marks(&r.allowed));
         }
     }
     for f in &j.failures {
-        let flag = if f.allowed[TSO] == Some(false) { "!" } else { " " };
-        let cols: Vec<String> = MODELS.iter().zip(f.allowed).map(|(&m, a)| mark(a, m)).collect();
+        let flag = if f.allowed[j.cpu] == Some(false) { "!" } else { " " };
         let _ = writeln!(
             out,
             "  {flag} {} at {}: {}   {}",
             f.kind.as_str(),
             hardware::show_stmt(p, f.thread, f.stmt),
             plural(f.runs, "run", "runs"),
-            cols.join(" ")
+            marks(&f.allowed)
         );
     }
     let e = &obs.ends;
@@ -365,19 +387,19 @@ fn human(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: 
     }
     let forbidden = j.forbidden_runs();
     if forbidden > 0 {
-        let _ = writeln!(out, "  x86-TSO forbids what {} showed (marked !)", plural(forbidden, "run", "runs"));
+        let _ = writeln!(out, "  x86-{cpu} forbids what {} showed (marked !)", plural(forbidden, "run", "runs"));
         if !cfg!(target_arch = "x86_64") {
-            let _ = writeln!(out, "  note: this CPU is not x86-64, so TSO's verdict is not a bug here");
+            let _ = writeln!(out, "  note: this CPU is not x86-64, so {cpu}'s verdict is not a bug here");
         }
     } else if j.unjudged > 0 {
         let _ = writeln!(
             out,
-            "  {} TSO's exploration did not reach cannot be judged: it was {}",
+            "  {} {cpu}'s exploration did not reach cannot be judged: it was {}",
             plural(j.unjudged as u64, "observed state", "observed states"),
-            words::caveat(&models[TSO].coverage)
+            words::caveat(&models[j.cpu].coverage)
         );
     } else if !obs.states.is_empty() {
-        let _ = writeln!(out, "  every observed final state is allowed by x86-TSO");
+        let _ = writeln!(out, "  every observed final state is allowed by x86-{cpu}");
     }
     if let Some(dir) = &args.record {
         if obs.runs > 0 {
@@ -402,7 +424,7 @@ struct RunJson {
     elapsed_ms: f64,
     runs_per_second: f64,
     placement: PlacementJson,
-    /// sc, tso, pso in that order.
+    /// The default models and the CPU's, in that order.
     #[serde(serialize_with = "ordered::serialize")]
     models: Vec<(&'static str, ModelJson)>,
     states: Vec<StateJson>,
@@ -412,9 +434,10 @@ struct RunJson {
     condition_runs: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     observation: Option<&'static str>,
-    /// Runs whose final state (or failure) x86-TSO forbids.
+    /// Runs whose final state (or failure) the CPU's model (x86-TSO)
+    /// forbids (the key keeps its name for the readers of the format).
     tso_forbidden_runs: u64,
-    /// Observed states (or failures) TSO's exploration cannot judge.
+    /// Observed states (or failures) the CPU model's exploration cannot judge.
     unjudged: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     stopped: Option<StoppedJson>,
@@ -441,16 +464,13 @@ struct ModelJson {
     note: Option<String>,
 }
 
+/// Per model, in the order of `models`: does it allow the state?
 #[derive(Serialize)]
-struct AllowedJson {
-    sc: Option<bool>,
-    tso: Option<bool>,
-    pso: Option<bool>,
-}
+struct AllowedJson(#[serde(serialize_with = "ordered::serialize")] Vec<(&'static str, Option<bool>)>);
 
-impl From<[Option<bool>; 3]> for AllowedJson {
-    fn from(a: [Option<bool>; 3]) -> Self {
-        AllowedJson { sc: a[0], tso: a[1], pso: a[2] }
+impl AllowedJson {
+    fn of(models: &[ModelOutcome], allowed: &[Option<bool>]) -> Self {
+        AllowedJson(models.iter().zip(allowed).map(|(o, &a)| (o.model.as_str(), a)).collect())
     }
 }
 
@@ -561,7 +581,7 @@ fn json(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: &
                 values: r.values.clone(),
                 runs: r.runs,
                 condition: r.satisfies,
-                allowed: r.allowed.into(),
+                allowed: AllowedJson::of(models, &r.allowed),
             })
             .collect(),
         failures: j
@@ -575,7 +595,7 @@ fn json(path: &str, p: &Program, args: &RunArgs, models: &[ModelOutcome], obs: &
                     column: at.column,
                     kind: f.kind.as_str(),
                     runs: f.runs,
-                    allowed: f.allowed.into(),
+                    allowed: AllowedJson::of(models, &f.allowed),
                 }
             })
             .collect(),

@@ -69,6 +69,8 @@ struct Spec {
     attacks: bool,
     /// Checked when no model is named (SC and the hardware models).
     default: bool,
+    /// The architecture whose CPUs implement it, as `litmus run` names it.
+    cpu: Option<&'static str>,
 }
 
 /// [`Model::defaults`] as the CLI's `--model` default spells them.
@@ -85,12 +87,12 @@ const _: () = {
 
 #[rustfmt::skip]
 const SPECS: &[Spec] = &[
-    Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true },
-    Spec { model: Model::Tso, name: "tso", upper: "TSO", buffers: Buffers::PerThread, histories: false, monitored: true, sober: true, graphs: true, attacks: true, default: true },
-    Spec { model: Model::Pso, name: "pso", upper: "PSO", buffers: Buffers::PerCell, histories: false, monitored: true, sober: false, graphs: true, attacks: true, default: true },
-    Spec { model: Model::Pslo, name: "pslo", upper: "PSLO", buffers: Buffers::PerCell, histories: true, monitored: false, sober: false, graphs: false, attacks: false, default: false },
+    Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true, cpu: None },
+    Spec { model: Model::Tso, name: "tso", upper: "TSO", buffers: Buffers::PerThread, histories: false, monitored: true, sober: true, graphs: true, attacks: true, default: true, cpu: Some("x86-64") },
+    Spec { model: Model::Pso, name: "pso", upper: "PSO", buffers: Buffers::PerCell, histories: false, monitored: true, sober: false, graphs: true, attacks: true, default: true, cpu: None },
+    Spec { model: Model::Pslo, name: "pslo", upper: "PSLO", buffers: Buffers::PerCell, histories: true, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None },
     #[cfg(feature = "extra-model")]
-    Spec { model: Model::Xtso, name: "xtso", upper: "XTSO", buffers: Buffers::PerThread, histories: false, monitored: false, sober: false, graphs: false, attacks: false, default: false },
+    Spec { model: Model::Xtso, name: "xtso", upper: "XTSO", buffers: Buffers::PerThread, histories: false, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None },
 ];
 
 impl Model {
@@ -108,6 +110,11 @@ impl Model {
     /// The models checked when none are named, in order.
     pub fn defaults() -> Vec<Model> {
         SPECS.iter().filter(|s| s.default).map(|s| s.model).collect()
+    }
+
+    /// The model of an architecture's CPUs (`x86-64`: TSO), if it has one.
+    pub fn of_cpu(arch: &str) -> Option<Model> {
+        SPECS.iter().find(|s| s.cpu == Some(arch)).map(|s| s.model)
     }
 
     /// Its row: asked on the interpreter's hot path, so an index, not a
