@@ -26,42 +26,35 @@ struct Done {
     report: FileReport,
 }
 
-pub fn run(args: &CheckArgs) -> u8 {
-    let started = Instant::now();
-    let fail = |e: String| {
-        eprintln!("error: {e}");
-        2
-    };
-    let models = match parse_models(&args.model) {
-        Ok(m) => m,
-        Err(e) => return fail(e),
-    };
+/// What a run checks, from its arguments: the models, this shard's files
+/// and where each stands in the whole list, the expectations.
+struct Plan {
+    models: Vec<litmus_checker::Model>,
+    shard: Option<shard::Shard>,
+    expectations: Option<Expectations>,
+    entries: Vec<walk::Entry>,
+    positions: Vec<usize>,
+    list_len: usize,
+}
+
+fn plan(args: &CheckArgs) -> Result<Plan, String> {
+    let models = parse_models(&args.model)?;
     let shard = match args.shard.as_deref() {
         None => None,
-        Some("auto") => match shard::from_env(|k| std::env::var(k).ok()) {
-            Ok(s) => Some(s),
-            Err(e) => return fail(e),
-        },
-        Some(s) => match shard::parse(s) {
-            Ok(s) => Some(s),
-            Err(e) => return fail(e),
-        },
+        Some("auto") => Some(shard::from_env(|k| std::env::var(k).ok())?),
+        Some(s) => Some(shard::parse(s)?),
     };
     let mut expectations = None;
     for f in args.expect.iter().filter(|f| *f != "auto") {
-        if let Err(e) = expectations.get_or_insert_with(Expectations::default).load(f, &args.expect_model) {
-            return fail(e);
-        }
+        expectations.get_or_insert_with(Expectations::default).load(f, &args.expect_model)?;
     }
     let mut entries = walk::expand(&args.files);
     if entries.is_empty() {
-        return fail(format!("no `.litmus` files in {}", args.files.join(", ")));
+        return Err(format!("no `.litmus` files in {}", args.files.join(", ")));
     }
     if args.expect.iter().any(|f| f == "auto") {
         let x = expectations.get_or_insert_with(Expectations::default);
-        if let Err(e) = x.load_beside(entries.iter().map(|e| e.path.as_str()), &args.expect_model) {
-            return fail(e);
-        }
+        x.load_beside(entries.iter().map(|e| e.path.as_str()), &args.expect_model)?;
     }
     if let Some(x) = &expectations {
         if let Some(first) = x.missing.first() {
@@ -79,29 +72,32 @@ pub fn run(args: &CheckArgs) -> u8 {
         positions = shard::files_of(&costs, s);
         entries = positions.iter().map(|&i| entries[i].clone()).collect();
     }
-    let color = match args.color {
-        Color::Always => true,
-        Color::Never => false,
-        Color::Auto => std::io::stdout().is_terminal(),
-    };
-    let jobs = args.jobs.map_or_else(litmus_checker::options::all_cores, |j| j as usize).clamp(1, entries.len().max(1));
-    // Files are the unit of parallelism when there are several: each
-    // exploration gets its share of the cores (the output does not depend on it).
-    let mut bounds = args.bounds.clone();
-    if bounds.threads.is_none() && entries.len() > 1 {
-        bounds.threads = Some((litmus_checker::options::all_cores() / jobs).max(1) as u32);
-    }
-    let bar = crate::progress::Bar::start(args.progress, args.format == SuiteFormat::Human, entries.len());
-    let check_one = |path: &str| -> Done {
+    Ok(Plan { models, shard, expectations, entries, positions, list_len })
+}
+
+/// How each file is checked and rendered (shared by the workers).
+struct Checking<'a> {
+    args: &'a CheckArgs,
+    models: &'a [litmus_checker::Model],
+    bounds: crate::check::Bounds,
+    expectations: Option<&'a Expectations>,
+    color: bool,
+    bar: &'a crate::progress::Bar,
+}
+
+impl Checking<'_> {
+    fn file(&self, path: &str) -> Done {
+        let args = self.args;
         let t0 = Instant::now();
-        let mut opts = if args.first { options(&bounds).stop_at_first() } else { options(&bounds) };
-        let _shown = bar.watch(&mut opts, path);
-        let checked = load(path).map(|l| check_file(l, &models, bounds.monitor.kind(), &opts, &args.active));
+        let mut opts = if args.first { options(&self.bounds).stop_at_first() } else { options(&self.bounds) };
+        let _shown = self.bar.watch(&mut opts, path);
+        let checked = load(path).map(|l| check_file(l, self.models, self.bounds.monitor.kind(), &opts, &args.active));
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);
         let (mut report, rendered) = match &checked {
             Ok(c) => (
                 file_report(c),
-                (args.format == SuiteFormat::Human && !args.brief).then(|| human::render(c, color, !args.no_timing)),
+                (args.format == SuiteFormat::Human && !args.brief)
+                    .then(|| human::render(c, self.color, !args.no_timing)),
             ),
             Err(e) => (error_report(path, e), None),
         };
@@ -115,7 +111,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         } else {
             report.time_ms = Some(ms);
         }
-        if let Some(x) = &expectations {
+        if let Some(x) = self.expectations {
             report.expect = x.judge(&report);
         }
         let (stdout, mut stderr) = match (args.format, rendered) {
@@ -127,7 +123,45 @@ pub fn run(args: &CheckArgs) -> u8 {
             stderr.insert_str(0, &format!("error: {e}\n"));
         }
         Done { stdout, stderr, report }
+    }
+
+    /// A file the walk could not read: its error report.
+    fn unreadable(&self, path: &str, err: &str) -> Done {
+        let mut report = error_report(path, err);
+        report.status = Status::Error.as_str().into();
+        let stdout = match self.args.format {
+            // --brief has a line for every file it counts.
+            SuiteFormat::Human if self.args.brief => brief_line(&report),
+            SuiteFormat::Human => String::new(),
+            _ => json_line(&report),
+        };
+        Done { stdout, stderr: format!("error: {err}\n"), report }
+    }
+}
+
+pub fn run(args: &CheckArgs) -> u8 {
+    let started = Instant::now();
+    let Plan { models, shard, expectations, entries, positions, list_len } = match plan(args) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal(),
+    };
+    let jobs = args.jobs.map_or_else(litmus_checker::options::all_cores, |j| j as usize).clamp(1, entries.len().max(1));
+    // Files are the unit of parallelism when there are several: each
+    // exploration gets its share of the cores (the output does not depend on it).
+    let mut bounds = args.bounds.clone();
+    if bounds.threads.is_none() && entries.len() > 1 {
+        bounds.threads = Some((litmus_checker::options::all_cores() / jobs).max(1) as u32);
+    }
+    let bar = crate::progress::Bar::start(args.progress, args.format == SuiteFormat::Human, entries.len());
+    let checking = Checking { args, models: &models, bounds, expectations: expectations.as_ref(), color, bar: &bar };
     let mut tally = Tally::default();
     if expectations.is_some() {
         tally.expecting();
@@ -145,7 +179,7 @@ pub fn run(args: &CheckArgs) -> u8 {
     std::thread::scope(|s| {
         for _ in 0..jobs {
             let tx = tx.clone();
-            let (next, printed, entries, check_one, closed) = (&next, &printed, &entries, &check_one, &closed);
+            let (next, printed, entries, checking, closed) = (&next, &printed, &entries, &checking, &closed);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(e) = entries.get(i).filter(|_| !closed.load(Ordering::Relaxed)) else { break };
@@ -156,18 +190,8 @@ pub fn run(args: &CheckArgs) -> u8 {
                     }
                 }
                 let done = match &e.error {
-                    Some(err) => {
-                        let mut report = error_report(&e.path, err);
-                        report.status = Status::Error.as_str().into();
-                        let stdout = match args.format {
-                            // --brief has a line for every file it counts.
-                            SuiteFormat::Human if args.brief => brief_line(&report),
-                            SuiteFormat::Human => String::new(),
-                            _ => json_line(&report),
-                        };
-                        Done { stdout, stderr: format!("error: {err}\n"), report }
-                    }
-                    None => check_one(&e.path),
+                    Some(err) => checking.unreadable(&e.path, err),
+                    None => checking.file(&e.path),
                 };
                 if tx.send((i, done)).is_err() {
                     break;
@@ -216,9 +240,29 @@ pub fn run(args: &CheckArgs) -> u8 {
     bar.finish();
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    let summary = match args.format {
+    let wall = (!args.no_timing).then(|| started.elapsed());
+    let _ = out.write_all(summary(args, &tally, shard, wall, list_len, emitted).as_bytes());
+    let _ = out.flush();
+    // Expectations that match nothing are a mistake (a TSV of another
+    // folder, test names of another suite), not a clean "0 disagree".
+    if expectations.is_some() && tally.expected() == 0 && tally.files() > 0 {
+        eprintln!("warning: no file of this run has an expectation in {} (exit 3)", args.expect.join(", "));
+    }
+    tally.exit_code()
+}
+
+/// The summary after the reports: a human line (for a folder or several
+/// files), or the JSON summary saying where the files stand in the list.
+fn summary(
+    args: &CheckArgs,
+    tally: &Tally,
+    shard: Option<shard::Shard>,
+    wall: Option<std::time::Duration>,
+    list_len: usize,
+    emitted: Vec<usize>,
+) -> String {
+    match args.format {
         SuiteFormat::Human if tally.files() > 1 || args.files.iter().any(|f| std::path::Path::new(f).is_dir()) => {
-            let wall = (!args.no_timing).then(|| started.elapsed());
             let shard = shard.map(|s| format!("shard {s}: ")).unwrap_or_default();
             format!("\n{shard}{}", tally.human(wall))
         }
@@ -232,15 +276,7 @@ pub fn run(args: &CheckArgs) -> u8 {
             });
             serde_json::to_string(&tally.json(placed.as_ref())).expect("summary serialises") + "\n"
         }
-    };
-    let _ = out.write_all(summary.as_bytes());
-    let _ = out.flush();
-    // Expectations that match nothing are a mistake (a TSV of another
-    // folder, test names of another suite), not a clean "0 disagree".
-    if expectations.is_some() && tally.expected() == 0 && tally.files() > 0 {
-        eprintln!("warning: no file of this run has an expectation in {} (exit 3)", args.expect.join(", "));
     }
-    tally.exit_code()
 }
 
 /// A file's line of `--format json|jsonl`.

@@ -112,106 +112,23 @@ impl Checker {
         self.last_buf.clear();
         self.last_buf.resize(g.co.len().max(1), NONE);
         self.edges.clear();
-        // The commit point of a write (an atomic's or SC store's: its execution).
-        let cpoint = |this: &Self, g: &Graph, id: Id| {
-            let d = this.dense(id);
-            if !id.is_init() && rules.buffered(g.ev(id)) {
-                2 * d + 1
-            } else {
-                2 * d
-            }
-        };
-        for (t, evs) in g.threads.iter().enumerate() {
-            for &c in &self.touched {
-                self.last_cell[c as usize] = NONE;
-            }
-            self.touched.clear();
-            for &b in &self.touched_bufs {
-                self.last_buf[b as usize] = NONE;
-            }
-            self.touched_bufs.clear();
-            let base = self.base[t];
-            let earlier = |this: &Self, i: u32, newest_in_buffer: bool| {
-                let cell = evs[i as usize].cell;
-                let id = Id { thread: t as u16, index: i };
-                Earlier { id, cell, newest_in_buffer, newest_of_cell: this.last_cell[cell as usize] == i }
-            };
-            for (i, ev) in evs.iter().enumerate() {
-                let id = Id { thread: t as u16, index: i as u32 };
-                let d = base + i as u32;
-                let x = 2 * d;
-                if i > 0 {
-                    self.edges.push((x - 2, x));
-                }
-                // Waiting for own stores: the newest of each buffer, and the
-                // newest to this cell when another store follows it in its buffer.
-                let mut own = None;
-                if rules.any_buffers() {
-                    for k in 0..self.touched_bufs.len() {
-                        let s = earlier(self, self.last_buf[self.touched_bufs[k] as usize], true);
-                        if rules.waits_for(ev, s) {
-                            self.edges.push((2 * (base + s.id.index) + 1, x));
-                        }
-                    }
-                    let c = self.last_cell[ev.cell as usize];
-                    if c != NONE {
-                        let s = earlier(self, c, self.last_buf[rules.buffer(ev.cell) as usize] == c);
-                        if !s.newest_in_buffer && rules.waits_for(ev, s) {
-                            self.edges.push((2 * (base + c) + 1, x));
-                        }
-                        own = Some(s);
-                    }
-                }
-                if ev.reads {
-                    let w = ev.rf;
-                    if !w.is_init() && !own.is_some_and(|s| rules.forwards(ev, s)) {
-                        let p = cpoint(self, g, w);
-                        self.edges.push((p, x));
-                    }
-                    let list = &g.co[ev.cell as usize];
-                    let next = if w.is_init() {
-                        list.first()
-                    } else {
-                        let pw = self.copos[self.dense(w) as usize];
-                        if pw == NONE {
-                            return false; // reads a write with no coherence place
-                        }
-                        list.get(pw as usize + 1)
-                    };
-                    if let Some(&nx) = next {
-                        if nx != id {
-                            let p = cpoint(self, g, nx);
-                            self.edges.push((x, p));
-                        }
-                    }
-                    if ev.writes {
-                        // Atomicity: right after the write it reads.
-                        let p = self.copos[d as usize];
-                        if p == NONE {
-                            return false;
-                        }
-                        let pred = if p == 0 { Id::init(ev.cell) } else { list[p as usize - 1] };
-                        if pred != w {
-                            return false;
-                        }
-                    }
-                } else if rules.buffered(ev) {
-                    self.edges.push((x, x + 1));
-                    let b = rules.buffer(ev.cell);
-                    let prev = self.last_buf[b as usize];
-                    if prev != NONE {
-                        self.edges.push((2 * (base + prev) + 1, x + 1));
-                    } else {
-                        self.touched_bufs.push(b);
-                    }
-                    self.last_buf[b as usize] = i as u32;
-                    if self.last_cell[ev.cell as usize] == NONE {
-                        self.touched.push(ev.cell);
-                    }
-                    self.last_cell[ev.cell as usize] = i as u32;
-                }
+        for t in 0..g.threads.len() {
+            if !self.thread_edges(g, rules, t) {
+                return false;
             }
         }
+        self.forget_thread();
+        for list in &g.co {
+            for k in 1..list.len() {
+                let (a, b) = (self.cpoint(g, rules, list[k - 1]), self.cpoint(g, rules, list[k]));
+                self.edges.push((a, b));
+            }
+        }
+        true
+    }
+
+    /// Clear the newest stores of the thread walked last.
+    fn forget_thread(&mut self) {
         for &c in &self.touched {
             self.last_cell[c as usize] = NONE;
         }
@@ -220,10 +137,102 @@ impl Checker {
             self.last_buf[b as usize] = NONE;
         }
         self.touched_bufs.clear();
-        for list in &g.co {
-            for k in 1..list.len() {
-                let (a, b) = (cpoint(self, g, list[k - 1]), cpoint(self, g, list[k]));
-                self.edges.push((a, b));
+    }
+
+    /// The commit point of a write (an atomic's or SC store's: its execution).
+    fn cpoint(&self, g: &Graph, rules: Rules, id: Id) -> u32 {
+        let d = self.dense(id);
+        if !id.is_init() && rules.buffered(g.ev(id)) {
+            2 * d + 1
+        } else {
+            2 * d
+        }
+    }
+
+    /// The edges out of thread `t`'s events (program order, its buffers,
+    /// what it reads); false if a read or atomic has no coherence place.
+    fn thread_edges(&mut self, g: &Graph, rules: Rules, t: usize) -> bool {
+        let evs = &g.threads[t];
+        self.forget_thread();
+        let base = self.base[t];
+        let earlier = |this: &Self, i: u32, newest_in_buffer: bool| {
+            let cell = evs[i as usize].cell;
+            let id = Id { thread: t as u16, index: i };
+            Earlier { id, cell, newest_in_buffer, newest_of_cell: this.last_cell[cell as usize] == i }
+        };
+        for (i, ev) in evs.iter().enumerate() {
+            let id = Id { thread: t as u16, index: i as u32 };
+            let d = base + i as u32;
+            let x = 2 * d;
+            if i > 0 {
+                self.edges.push((x - 2, x));
+            }
+            // Waiting for own stores: the newest of each buffer, and the
+            // newest to this cell when another store follows it in its buffer.
+            let mut own = None;
+            if rules.any_buffers() {
+                for k in 0..self.touched_bufs.len() {
+                    let s = earlier(self, self.last_buf[self.touched_bufs[k] as usize], true);
+                    if rules.waits_for(ev, s) {
+                        self.edges.push((2 * (base + s.id.index) + 1, x));
+                    }
+                }
+                let c = self.last_cell[ev.cell as usize];
+                if c != NONE {
+                    let s = earlier(self, c, self.last_buf[rules.buffer(ev.cell) as usize] == c);
+                    if !s.newest_in_buffer && rules.waits_for(ev, s) {
+                        self.edges.push((2 * (base + c) + 1, x));
+                    }
+                    own = Some(s);
+                }
+            }
+            if ev.reads {
+                let w = ev.rf;
+                if !w.is_init() && !own.is_some_and(|s| rules.forwards(ev, s)) {
+                    let p = self.cpoint(g, rules, w);
+                    self.edges.push((p, x));
+                }
+                let list = &g.co[ev.cell as usize];
+                let next = if w.is_init() {
+                    list.first()
+                } else {
+                    let pw = self.copos[self.dense(w) as usize];
+                    if pw == NONE {
+                        return false; // reads a write with no coherence place
+                    }
+                    list.get(pw as usize + 1)
+                };
+                if let Some(&nx) = next {
+                    if nx != id {
+                        let p = self.cpoint(g, rules, nx);
+                        self.edges.push((x, p));
+                    }
+                }
+                if ev.writes {
+                    // Atomicity: right after the write it reads.
+                    let p = self.copos[d as usize];
+                    if p == NONE {
+                        return false;
+                    }
+                    let pred = if p == 0 { Id::init(ev.cell) } else { list[p as usize - 1] };
+                    if pred != w {
+                        return false;
+                    }
+                }
+            } else if rules.buffered(ev) {
+                self.edges.push((x, x + 1));
+                let b = rules.buffer(ev.cell);
+                let prev = self.last_buf[b as usize];
+                if prev != NONE {
+                    self.edges.push((2 * (base + prev) + 1, x + 1));
+                } else {
+                    self.touched_bufs.push(b);
+                }
+                self.last_buf[b as usize] = i as u32;
+                if self.last_cell[ev.cell as usize] == NONE {
+                    self.touched.push(ev.cell);
+                }
+                self.last_cell[ev.cell as usize] = i as u32;
             }
         }
         true

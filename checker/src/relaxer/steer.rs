@@ -138,17 +138,7 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         }
     };
     loop {
-        // Stores that entered a buffer since last time get their commit time.
-        for e in &log[timed_upto..] {
-            if e.kind == EventKind::Store && m.model.buffered() {
-                let delay = opens_pair(e.stmt, Op::Write) && rng.chance(s.probability);
-                let b = buffer_of(m, e.thread as usize, e.cell);
-                // Delays vary (from `delay_store` to 4× it): with one fixed
-                // delay, two delayed stores of a cycle would tie.
-                let d = s.delay_store + rng.below(3 * s.delay_store as usize + 1) as u64;
-                times[b].push_back(delay.then_some(now + d));
-            }
-        }
+        time_stores(m, &log[timed_upto..], &mut times, &opens_pair, s, &mut rng, now);
         timed_upto = log.len();
         // after_any: commit every store whose time has come.
         commit_due(m, &mut st, &mut log, &mut schedule, &mut times, 0..nbufs, now);
@@ -157,21 +147,13 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         // stores to perform (the machine buffered them early; they happen
         // when the thread is scheduled, as in the paper's model).
         ready.clear();
-        for t in 0..m.threads {
+        ready.extend((0..m.threads).filter(|&t| {
             let undelayed = times[m.buf_indices(t)].iter().any(|q| q.iter().any(|x| x.is_none()));
-            let can_step = steppable(m, &st, t);
-            if paused_until[t] <= now && (can_step || undelayed) {
-                ready.push(t);
-            }
-        }
+            paused_until[t] <= now && (steppable(m, &st, t) || undelayed)
+        }));
         if ready.is_empty() {
             // Nothing can run now: jump to the next commit or wake-up.
-            let next = times
-                .iter()
-                .filter_map(|q| q.front().copied().flatten())
-                .chain(paused_until.iter().copied().filter(|&t| t > now))
-                .min();
-            match next {
+            match next_wake(&times, &paused_until, now) {
                 Some(t) if t > now => {
                     now = t;
                     continue;
@@ -234,6 +216,40 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     }
     let verdict = m.verdict(&st);
     Run { events: log, schedule, state: st, verdict, cut_by_steps, abandoned: attempts.abandoned }
+}
+
+/// Stores that entered a buffer since last time (`new`) get their commit
+/// time: `None` (commits when its thread goes on) unless it opens a pair
+/// and the coin says delay it.
+fn time_stores(
+    m: &Machine<'_>,
+    new: &[Event],
+    times: &mut [VecDeque<Option<u64>>],
+    opens_pair: &impl Fn(u32, Op) -> bool,
+    s: &Settings,
+    rng: &mut Rng,
+    now: u64,
+) {
+    for e in new {
+        if e.kind == EventKind::Store && m.model.buffered() {
+            let delay = opens_pair(e.stmt, Op::Write) && rng.chance(s.probability);
+            let b = buffer_of(m, e.thread as usize, e.cell);
+            // Delays vary (from `delay_store` to 4× it): with one fixed
+            // delay, two delayed stores of a cycle would tie.
+            let d = s.delay_store + rng.below(3 * s.delay_store as usize + 1) as u64;
+            times[b].push_back(delay.then_some(now + d));
+        }
+    }
+}
+
+/// The next time something can happen: a delayed commit or a paused
+/// thread's wake-up.
+fn next_wake(times: &[VecDeque<Option<u64>>], paused_until: &[u64], now: u64) -> Option<u64> {
+    times
+        .iter()
+        .filter_map(|q| q.front().copied().flatten())
+        .chain(paused_until.iter().copied().filter(|&t| t > now))
+        .min()
 }
 
 /// Commit the front of each buffer in `bufs` while its time has come.

@@ -142,126 +142,145 @@ impl Flow {
         let mut live = Vec::new();
         let mut reads = Vec::new();
         let mut writes = Vec::new();
-        let mut max_constant: i64 = 0;
-        for (t, th) in prog.threads.iter().enumerate() {
-            let code = &th.code;
-            let n = code.len();
-            let nregs = th.regs.len();
-            // Liveness: backward, to a fixpoint.
-            let mut lv = vec![Bits::new(nregs); n + 1];
-            let mut out = Vec::new();
-            for o in &prog.observables {
-                if let ObservableKind::Reg { thread, reg } = o.kind {
-                    if thread as usize == t {
-                        out.push(reg);
-                    }
-                }
-            }
-            if let Some(c) = &prog.condition {
-                cond_regs(&c.expr, t as u16, &mut out);
-            }
-            if let Some(f) = &prog.filter {
-                cond_regs(f, t as u16, &mut out);
-            }
-            for r in out {
-                if (r as usize) < nregs {
-                    lv[n].set(r as usize);
-                }
-            }
-            let mut buf = Vec::new();
-            loop {
-                let mut changed = false;
-                for pc in (0..n).rev() {
-                    let mut s = Bits::new(nregs);
-                    for q in successors(code, pc) {
-                        s.union(&lv[q.min(n)]);
-                    }
-                    if let Some(d) = def(&code[pc]) {
-                        s.0[d as usize / 64] &= !(1 << (d as usize % 64));
-                    }
-                    buf.clear();
-                    uses(&code[pc], &mut buf);
-                    for &r in &buf {
-                        s.set(r as usize);
-                    }
-                    changed |= lv[pc].union(&s);
-                }
-                if !changed {
-                    break;
-                }
-            }
-            live.push(lv);
-            // Cells reachable from each pc: forward closure, computed backward.
-            let mut rd = vec![Bits::new(slots); n + 1];
-            let mut wr = vec![Bits::new(slots); n + 1];
-            let mut own_r = vec![Bits::new(slots); n];
-            let mut own_w = vec![Bits::new(slots); n];
-            for (pc, ins) in code.iter().enumerate() {
-                let cells = |a: Addr, b: &mut Bits| match a {
-                    Addr::Fixed(c) => {
-                        if let Some(s) = slot(c) {
-                            b.set(s)
-                        }
-                    }
-                    Addr::Indexed { base, len, .. } => (base..base + len).filter_map(slot).for_each(|s| b.set(s)),
-                    Addr::Computed { .. } => (0..slots).for_each(|s| b.set(s)),
-                };
-                match *ins {
-                    Instr::Load { addr, .. } => cells(addr, &mut own_r[pc]),
-                    Instr::Store { addr, .. } => cells(addr, &mut own_w[pc]),
-                    Instr::Rmw { addr, .. } => {
-                        cells(addr, &mut own_r[pc]);
-                        cells(addr, &mut own_w[pc]);
-                    }
-                    _ => {}
-                }
-                let mut consts = |o: Operand| {
-                    if let Operand::Imm(v) = o {
-                        max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
-                    }
-                };
-                match *ins {
-                    Instr::Store { val, .. } | Instr::Mov { src: val, .. } => consts(val),
-                    Instr::Bin { a, b, .. } => {
-                        consts(a);
-                        consts(b);
-                    }
-                    Instr::Rmw { op: RmwOp::Xchg(v) | RmwOp::Fetch(_, v), .. } => consts(v),
-                    Instr::Rmw { op: RmwOp::Cas { expected, new }, .. } => {
-                        consts(expected);
-                        consts(new);
-                    }
-                    _ => {}
-                }
-            }
-            for &v in &th.init_regs {
-                max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
-            }
-            loop {
-                let mut changed = false;
-                for pc in (0..n).rev() {
-                    let mut r = own_r[pc].clone();
-                    let mut w = own_w[pc].clone();
-                    for q in successors(code, pc) {
-                        r.union(&rd[q.min(n)]);
-                        w.union(&wr[q.min(n)]);
-                    }
-                    changed |= rd[pc].union(&r);
-                    changed |= wr[pc].union(&w);
-                }
-                if !changed {
-                    break;
-                }
-            }
+        for t in 0..prog.threads.len() {
+            live.push(liveness(prog, t));
+            let (rd, wr) = reachable_cells(&prog.threads[t].code, slots, &slot);
             reads.push(rd);
             writes.push(wr);
         }
-        for &v in &prog.init {
-            // Pointers (herd) are addresses, not counts.
-            if litmus_dsl::ir::address_cell(v, prog.mem_size()).is_none() {
-                max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+        Flow { live, reads, writes, max_constant: max_constant(prog) }
+    }
+}
+
+/// Thread `t`'s live registers before each pc (and at its end: those the
+/// condition, filter and observables read): backward, to a fixpoint.
+fn liveness(prog: &Program, t: usize) -> Vec<Bits> {
+    let th = &prog.threads[t];
+    let code = &th.code;
+    let n = code.len();
+    let nregs = th.regs.len();
+    let mut lv = vec![Bits::new(nregs); n + 1];
+    let mut out = Vec::new();
+    for o in &prog.observables {
+        if let ObservableKind::Reg { thread, reg } = o.kind {
+            if thread as usize == t {
+                out.push(reg);
             }
         }
-        Flow { live, reads, writes, max_constant }
     }
+    if let Some(c) = &prog.condition {
+        cond_regs(&c.expr, t as u16, &mut out);
+    }
+    if let Some(f) = &prog.filter {
+        cond_regs(f, t as u16, &mut out);
+    }
+    for r in out {
+        if (r as usize) < nregs {
+            lv[n].set(r as usize);
+        }
+    }
+    let mut buf = Vec::new();
+    loop {
+        let mut changed = false;
+        for pc in (0..n).rev() {
+            let mut s = Bits::new(nregs);
+            for q in successors(code, pc) {
+                s.union(&lv[q.min(n)]);
+            }
+            if let Some(d) = def(&code[pc]) {
+                s.0[d as usize / 64] &= !(1 << (d as usize % 64));
+            }
+            buf.clear();
+            uses(&code[pc], &mut buf);
+            for &r in &buf {
+                s.set(r as usize);
+            }
+            changed |= lv[pc].union(&s);
+        }
+        if !changed {
+            return lv;
+        }
+    }
+}
+
+/// Per pc, the cell slots the thread may read and write from there on:
+/// a forward closure, computed backward to a fixpoint.
+fn reachable_cells(code: &[Instr], slots: usize, slot: &impl Fn(u32) -> Option<usize>) -> (Vec<Bits>, Vec<Bits>) {
+    let n = code.len();
+    let mut rd = vec![Bits::new(slots); n + 1];
+    let mut wr = vec![Bits::new(slots); n + 1];
+    let mut own_r = vec![Bits::new(slots); n];
+    let mut own_w = vec![Bits::new(slots); n];
+    for (pc, ins) in code.iter().enumerate() {
+        let cells = |a: Addr, b: &mut Bits| match a {
+            Addr::Fixed(c) => {
+                if let Some(s) = slot(c) {
+                    b.set(s)
+                }
+            }
+            Addr::Indexed { base, len, .. } => (base..base + len).filter_map(slot).for_each(|s| b.set(s)),
+            Addr::Computed { .. } => (0..slots).for_each(|s| b.set(s)),
+        };
+        match *ins {
+            Instr::Load { addr, .. } => cells(addr, &mut own_r[pc]),
+            Instr::Store { addr, .. } => cells(addr, &mut own_w[pc]),
+            Instr::Rmw { addr, .. } => {
+                cells(addr, &mut own_r[pc]);
+                cells(addr, &mut own_w[pc]);
+            }
+            _ => {}
+        }
+    }
+    loop {
+        let mut changed = false;
+        for pc in (0..n).rev() {
+            let mut r = own_r[pc].clone();
+            let mut w = own_w[pc].clone();
+            for q in successors(code, pc) {
+                r.union(&rd[q.min(n)]);
+                w.union(&wr[q.min(n)]);
+            }
+            changed |= rd[pc].union(&r);
+            changed |= wr[pc].union(&w);
+        }
+        if !changed {
+            return (rd, wr);
+        }
+    }
+}
+
+/// The largest magnitude of a constant in the program: immediates, initial
+/// registers and initial values that are not addresses.
+fn max_constant(prog: &Program) -> i64 {
+    let mut max_constant: i64 = 0;
+    let mut consts = |o: Operand| {
+        if let Operand::Imm(v) = o {
+            max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+        }
+    };
+    for ins in prog.threads.iter().flat_map(|th| &th.code) {
+        match *ins {
+            Instr::Store { val, .. } | Instr::Mov { src: val, .. } => consts(val),
+            Instr::Bin { a, b, .. } => {
+                consts(a);
+                consts(b);
+            }
+            Instr::Rmw { op: RmwOp::Xchg(v) | RmwOp::Fetch(_, v), .. } => consts(v),
+            Instr::Rmw { op: RmwOp::Cas { expected, new }, .. } => {
+                consts(expected);
+                consts(new);
+            }
+            _ => {}
+        }
+    }
+    for &v in prog.threads.iter().flat_map(|th| &th.init_regs) {
+        max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+    }
+    for &v in &prog.init {
+        // Pointers (herd) are addresses, not counts.
+        if litmus_dsl::ir::address_cell(v, prog.mem_size()).is_none() {
+            max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
+        }
+    }
+    max_constant
 }
