@@ -1,6 +1,11 @@
 //! The litmus language server: LSP 3.17 over stdio on tower-lsp-server.
 //! Data flows one way: edits → documents (ropes, generations) → pipeline
 //! (analysis, then the checker on a worker) → findings → `convert` → LSP.
+//!
+//! - [`server`]: the protocol's entry points (`LanguageServer`, `litmus/*`), thin;
+//! - [`handlers`]: each request's answer, a function of its document's snapshot;
+//! - [`notifications`]: each notification, a function of the server's state;
+//! - [`state`]: that state ([`state::Backend`]) and a request's [`state::Snapshot`].
 
 pub mod actions;
 pub mod background;
@@ -10,10 +15,12 @@ pub mod convert;
 pub mod documents;
 pub mod execution;
 pub mod format;
+pub mod handlers;
 pub mod hover;
 pub mod inlay;
 pub mod lens;
 pub mod navigation;
+pub mod notifications;
 pub mod pipeline;
 pub mod pull;
 pub mod server;
@@ -27,10 +34,10 @@ use tower_lsp_server::LspService;
 /// The service, for in-process use (tests) or any transport.
 pub fn service() -> (LspService<state::Backend>, tower_lsp_server::ClientSocket) {
     LspService::build(state::Backend::new)
-        .custom_method("litmus/crash", state::Backend::crash)
-        .custom_method("litmus/documentText", state::Backend::document_text)
-        .custom_method(execution::METHOD, state::Backend::execution_graph)
-        .custom_method("litmus/workspaceState", state::Backend::workspace_state)
+        .custom_method("litmus/crash", server::crash)
+        .custom_method("litmus/documentText", server::document_text)
+        .custom_method(execution::METHOD, server::execution_graph)
+        .custom_method("litmus/workspaceState", pull::workspace_state)
         .finish()
 }
 

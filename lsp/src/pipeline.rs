@@ -4,6 +4,7 @@
 //! that its generation is still current before it stores or publishes.
 
 use crate::documents::{Analyzed, Checked, Job};
+use crate::pull::keep_for_pull;
 use crate::state::Backend;
 use crate::{convert, lens};
 use litmus_checker::plan::{Mode, Plan, Step};
@@ -50,7 +51,7 @@ pub async fn run(b: Backend, job: Job) {
     .await;
     let analyzed = match analyzed {
         Ok(a) => Arc::new(a),
-        Err(e) => return b.internal_failure(&job, format!("analysis failed: {e}")).await,
+        Err(e) => return internal_failure(&b, &job, format!("analysis failed: {e}")).await,
     };
     let (current, debounce) = {
         let mut s = b.lock();
@@ -71,19 +72,25 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     let findings = analysis_findings(&analyzed.analysis);
-    b.publish(&job, &analyzed, &findings).await;
+    publish(&b, &job, &analyzed, &findings).await;
     if analyzed.analysis.program.is_none() {
         let errors = findings.iter().filter(|f| f.severity == litmus_present::findings::Severity::Error).count();
-        b.status(&job, "analyzed", format!("{errors} error{} — not checked", if errors == 1 { "" } else { "s" })).await;
-        b.refresh_lenses();
+        status(&b, &job, "analyzed", format!("{errors} error{} — not checked", if errors == 1 { "" } else { "s" }))
+            .await;
+        refresh_lenses(&b);
         return;
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
-    let Some((models, monitor, mut opts, budget)) = b.current_settings(&job) else { return };
+    let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
-    b.status(&job, "checking", format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")))
-        .await;
-    let progress = b.begin_progress(&job, &mut opts);
+    status(
+        &b,
+        &job,
+        "checking",
+        format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")),
+    )
+    .await;
+    let progress = begin_progress(&b, &job, &mut opts);
     // The plan every front end runs; each step is published as soon as it is
     // known: the violations (SC exploration with the monitors: usually a
     // small fraction of the work), their harm and fences, the relaxed
@@ -94,13 +101,12 @@ pub async fn run(b: Backend, job: Job) {
     let steps = plan.steps();
     for (i, &step) in steps.iter().enumerate() {
         let (a, p, r) = (analyzed.clone(), plan.clone(), report.clone());
-        let Some(next) = b
-            .phase(&job, move || {
-                let mut r = Arc::unwrap_or_clone(r);
-                p.run_step(step, a.analysis.program.as_ref().expect("lowered"), &mut r);
-                r
-            })
-            .await
+        let Some(next) = phase(&b, &job, move || {
+            let mut r = Arc::unwrap_or_clone(r);
+            p.run_step(step, a.analysis.program.as_ref().expect("lowered"), &mut r);
+            r
+        })
+        .await
         else {
             return;
         };
@@ -112,221 +118,218 @@ pub async fn run(b: Backend, job: Job) {
             Step::Outcomes => !plan.active_models(&report).is_empty(),
             _ => true,
         };
-        if worth_showing && !b.deliver(&job, &analyzed, &findings, report.clone(), "violations", after.doing()).await {
+        if worth_showing && !deliver(&b, &job, &analyzed, &findings, report.clone(), "violations", after.doing()).await
+        {
             return;
         }
     }
     drop(progress);
-    b.deliver(&job, &analyzed, &findings, report, "checked", "").await;
+    deliver(&b, &job, &analyzed, &findings, report, "checked", "").await;
 }
 
-impl Backend {
-    /// Run the pipeline for a generation; a panic in it is reported (log,
-    /// `failed` status) instead of vanishing with the task.
-    pub fn spawn(&self, job: Job) {
-        let (b, key, uri, generation, version) =
-            (self.clone(), job.key.clone(), job.uri.clone(), job.generation, job.version);
-        let task = tokio::spawn(run(self.clone(), job));
-        tokio::spawn(async move {
-            if let Err(e) = task.await {
-                if e.is_panic() {
-                    let cancel = Default::default();
-                    let job = Job { key, uri, generation, version, rope: Default::default(), cancel };
-                    b.internal_failure(&job, format!("internal error while checking: {e}")).await;
-                }
+/// Run the pipeline for a generation; a panic in it is reported (log,
+/// `failed` status) instead of vanishing with the task.
+pub fn spawn(b: &Backend, job: Job) {
+    let (b, key, uri, generation, version) = (b.clone(), job.key.clone(), job.uri.clone(), job.generation, job.version);
+    let task = tokio::spawn(run(b.clone(), job));
+    tokio::spawn(async move {
+        if let Err(e) = task.await {
+            if e.is_panic() {
+                let cancel = Default::default();
+                let job = Job { key, uri, generation, version, rope: Default::default(), cancel };
+                internal_failure(&b, &job, format!("internal error while checking: {e}")).await;
             }
-        });
-    }
+        }
+    });
+}
 
-    /// Store a (possibly partial) report for the job's generation and
-    /// publish the analysis findings with the check's. False if the
-    /// generation is no longer current.
-    /// Run one phase of the check on a blocking thread. `None` if it was
-    /// cancelled (a newer text) or failed (reported).
-    async fn phase<F>(&self, job: &Job, f: F) -> Option<litmus_checker::Report>
-    where
-        F: FnOnce() -> litmus_checker::Report + Send + 'static,
+/// Store a (possibly partial) report for the job's generation and
+/// publish the analysis findings with the check's. False if the
+/// generation is no longer current.
+/// Run one phase of the check on a blocking thread. `None` if it was
+/// cancelled (a newer text) or failed (reported).
+async fn phase<F>(b: &Backend, job: &Job, f: F) -> Option<litmus_checker::Report>
+where
+    F: FnOnce() -> litmus_checker::Report + Send + 'static,
+{
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) if !r.cancelled && !job.cancel.load(Ordering::Relaxed) => Some(r),
+        Ok(_) => None,
+        Err(e) => {
+            internal_failure(b, job, format!("the check failed: {e}")).await;
+            None
+        }
+    }
+}
+
+/// Store a report for the job's generation and publish the analysis
+/// findings with the check's, with status `state` (`violations` while
+/// phases remain). False if the generation is no longer current.
+async fn deliver(
+    b: &Backend,
+    job: &Job,
+    analyzed: &Analyzed,
+    analysis: &[Finding],
+    report: Arc<litmus_checker::Report>,
+    state: &str,
+    next: &str,
+) -> bool {
+    let partial = state != "checked";
+    let prog = analyzed.analysis.program.as_ref().expect("lowered");
+    let mut all = analysis.to_vec();
+    let members = b.lock().config.cycle_members;
+    let mut checked = check_findings(prog, Found::of(&report), members);
+    for f in &mut checked {
+        if let Some(About::Violation { generation, .. }) = &mut f.about {
+            *generation = Some(job.generation);
+        }
+    }
+    all.extend(checked);
+    let mut summary = lens::verdicts(Some(&report), partial);
+    if !next.is_empty() {
+        summary = format!("{summary} ({next})");
+    }
     {
-        match tokio::task::spawn_blocking(f).await {
-            Ok(r) if !r.cancelled && !job.cancel.load(Ordering::Relaxed) => Some(r),
-            Ok(_) => None,
-            Err(e) => {
-                self.internal_failure(job, format!("the check failed: {e}")).await;
-                None
-            }
+        let mut s = b.lock();
+        let Some(doc) = s.docs.get_mut(&job.key) else { return false };
+        if doc.generation != job.generation {
+            return false;
         }
-    }
-
-    /// Store a report for the job's generation and publish the analysis
-    /// findings with the check's, with status `state` (`violations` while
-    /// phases remain). False if the generation is no longer current.
-    async fn deliver(
-        &self,
-        job: &Job,
-        analyzed: &Analyzed,
-        analysis: &[Finding],
-        report: Arc<litmus_checker::Report>,
-        state: &str,
-        next: &str,
-    ) -> bool {
-        let partial = state != "checked";
-        let prog = analyzed.analysis.program.as_ref().expect("lowered");
-        let mut all = analysis.to_vec();
-        let members = self.lock().config.cycle_members;
-        let mut checked = check_findings(prog, Found::of(&report), members);
-        for f in &mut checked {
-            if let Some(About::Violation { generation, .. }) = &mut f.about {
-                *generation = Some(job.generation);
-            }
-        }
-        all.extend(checked);
-        let mut summary = lens::verdicts(Some(&report), partial);
-        if !next.is_empty() {
-            summary = format!("{summary} ({next})");
-        }
-        {
-            let mut s = self.lock();
-            let Some(doc) = s.docs.get_mut(&job.key) else { return false };
-            if doc.generation != job.generation {
-                return false;
-            }
-            doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial }));
-            doc.checking = partial;
-            if !partial {
-                // The background workspace check may go on (workspace.rs).
-                s.workspace.wake.notify_one();
-            }
-        }
-        self.publish(job, analyzed, &all).await;
-        self.status(job, state, summary).await;
-        self.refresh_lenses();
-        true
-    }
-
-    /// Publish `findings` for the job's generation, unless a newer one exists.
-    pub async fn publish(&self, job: &Job, analyzed: &Analyzed, findings: &[Finding]) {
-        let (lock, enc, docs, pull) = {
-            let s = self.lock();
-            let Some(doc) = s.docs.get(&job.key) else { return };
-            (doc.publish.clone(), s.enc, s.config.codes_url.clone(), s.pull)
-        };
-        let _serial = lock.lock().await;
-        if !self.is_current(job) {
-            return;
-        }
-        let diags =
-            findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
-        // A pull client gets them by pull only (pull.rs), never twice.
-        if pull {
-            return self.keep_for_pull(job, diags);
-        }
-        self.client.publish_diagnostics(job.uri.clone(), diags, Some(job.version)).await;
-    }
-
-    pub fn is_current(&self, job: &Job) -> bool {
-        self.lock().docs.get(&job.key).is_some_and(|d| d.generation == job.generation)
-    }
-
-    /// Under the publish lock, so statuses and diagnostics keep their order.
-    async fn status(&self, job: &Job, state: &str, message: String) {
-        let Some(lock) = self.lock().docs.get(&job.key).map(|d| d.publish.clone()) else { return };
-        let _serial = lock.lock().await;
-        if !self.is_current(job) {
-            return;
-        }
-        let params = StatusParams { uri: job.uri.clone(), version: job.version, state: state.into(), message };
-        self.client.send_notification::<Status>(params).await;
-    }
-
-    fn current_settings(
-        &self,
-        job: &Job,
-    ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)>
-    {
-        let s = self.lock();
-        let doc = s.docs.get(&job.key)?;
-        let c = &s.config;
-        (doc.generation == job.generation).then(|| (c.models(), c.monitor(), c.options(), c.budget))
-    }
-
-    pub async fn internal_failure(&self, job: &Job, message: String) {
-        {
-            let mut s = self.lock();
-            if let Some(doc) = s.docs.get_mut(&job.key) {
-                if doc.generation == job.generation {
-                    doc.checking = false;
-                }
-                // Requests waiting for this generation's analysis give up now.
-                doc.ready.send_modify(|g| *g = (*g).max(job.generation));
-                doc.pulled_generation.send_modify(|g| *g = (*g).max(job.generation));
-            }
+        doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial }));
+        doc.checking = partial;
+        if !partial {
+            // The background workspace check may go on (workspace.rs).
             s.workspace.wake.notify_one();
         }
-        self.client.log_message(lsp::MessageType::ERROR, format!("litmus: {message}")).await;
-        self.status(job, "failed", message).await;
     }
+    publish(b, job, analyzed, &all).await;
+    status(b, job, state, summary).await;
+    refresh_lenses(b);
+    true
+}
 
-    /// `$/progress` for the check, driven by its own task so the check never
-    /// waits on the client answering `window/workDoneProgress/create`: the
-    /// checker's own [`Progress`](litmus_checker::Progress) (added to `opts`)
-    /// read every [`PROGRESS_EVERY`] and reported in the words the CLI's bar
-    /// uses ("TSO: outcomes · 12,345 executions"), without a percentage
-    /// (nobody knows the total). Dropping the returned guard ends it.
-    fn begin_progress(
-        &self,
-        job: &Job,
-        opts: &mut litmus_checker::Options,
-    ) -> Option<tokio::sync::oneshot::Sender<()>> {
-        if !self.lock().progress {
-            return None;
-        }
-        let shown = litmus_checker::Progress::new();
-        opts.budget.progress = Some(shown.clone());
-        let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
-        let client = self.client.clone();
-        let token = lsp::ProgressToken::String(format!("litmus/check/{}/{}", job.key, job.generation));
-        let title = format!("Checking {}", job.uri.as_str().rsplit('/').next().unwrap_or("document"));
-        tokio::spawn(async move {
-            if client.create_work_done_progress(token.clone()).await.is_err() {
-                return;
+/// Publish `findings` for the job's generation, unless a newer one exists.
+pub async fn publish(b: &Backend, job: &Job, analyzed: &Analyzed, findings: &[Finding]) {
+    let (lock, enc, docs, pull) = {
+        let s = b.lock();
+        let Some(doc) = s.docs.get(&job.key) else { return };
+        (doc.publish.clone(), s.enc, s.config.codes_url.clone(), s.pull)
+    };
+    let _serial = lock.lock().await;
+    if !is_current(b, job) {
+        return;
+    }
+    let diags =
+        findings.iter().map(|f| convert::diagnostic(&job.uri, &analyzed.rope, f, enc, docs.as_deref())).collect();
+    // A pull client gets them by pull only (pull.rs), never twice.
+    if pull {
+        return keep_for_pull(b, job, diags);
+    }
+    b.client.publish_diagnostics(job.uri.clone(), diags, Some(job.version)).await;
+}
+
+pub fn is_current(b: &Backend, job: &Job) -> bool {
+    b.lock().docs.get(&job.key).is_some_and(|d| d.generation == job.generation)
+}
+
+/// Under the publish lock, so statuses and diagnostics keep their order.
+async fn status(b: &Backend, job: &Job, state: &str, message: String) {
+    let Some(lock) = b.lock().docs.get(&job.key).map(|d| d.publish.clone()) else { return };
+    let _serial = lock.lock().await;
+    if !is_current(b, job) {
+        return;
+    }
+    let params = StatusParams { uri: job.uri.clone(), version: job.version, state: state.into(), message };
+    b.client.send_notification::<Status>(params).await;
+}
+
+fn current_settings(
+    b: &Backend,
+    job: &Job,
+) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)> {
+    let s = b.lock();
+    let doc = s.docs.get(&job.key)?;
+    let c = &s.config;
+    (doc.generation == job.generation).then(|| (c.models(), c.monitor(), c.options(), c.budget))
+}
+
+pub async fn internal_failure(b: &Backend, job: &Job, message: String) {
+    {
+        let mut s = b.lock();
+        if let Some(doc) = s.docs.get_mut(&job.key) {
+            if doc.generation == job.generation {
+                doc.checking = false;
             }
-            let mut said = shown.snapshot().message();
-            let p = client.progress(token, title).with_message(said.clone()).begin().await;
-            loop {
-                tokio::select! {
-                    _ = &mut finished => break,
-                    _ = tokio::time::sleep(PROGRESS_EVERY) => {
-                        let now = shown.snapshot().message();
-                        if now != said {
-                            p.report(now.clone()).await;
-                            said = now;
-                        }
+            // Requests waiting for this generation's analysis give up now.
+            doc.ready.send_modify(|g| *g = (*g).max(job.generation));
+            doc.pulled_generation.send_modify(|g| *g = (*g).max(job.generation));
+        }
+        s.workspace.wake.notify_one();
+    }
+    b.client.log_message(lsp::MessageType::ERROR, format!("litmus: {message}")).await;
+    status(b, job, "failed", message).await;
+}
+
+/// `$/progress` for the check, driven by its own task so the check never
+/// waits on the client answering `window/workDoneProgress/create`: the
+/// checker's own [`Progress`](litmus_checker::Progress) (added to `opts`)
+/// read every [`PROGRESS_EVERY`] and reported in the words the CLI's bar
+/// uses ("TSO: outcomes · 12,345 executions"), without a percentage
+/// (nobody knows the total). Dropping the returned guard ends it.
+fn begin_progress(
+    b: &Backend,
+    job: &Job,
+    opts: &mut litmus_checker::Options,
+) -> Option<tokio::sync::oneshot::Sender<()>> {
+    if !b.lock().progress {
+        return None;
+    }
+    let shown = litmus_checker::Progress::new();
+    opts.budget.progress = Some(shown.clone());
+    let (done, mut finished) = tokio::sync::oneshot::channel::<()>();
+    let client = b.client.clone();
+    let token = lsp::ProgressToken::String(format!("litmus/check/{}/{}", job.key, job.generation));
+    let title = format!("Checking {}", job.uri.as_str().rsplit('/').next().unwrap_or("document"));
+    tokio::spawn(async move {
+        if client.create_work_done_progress(token.clone()).await.is_err() {
+            return;
+        }
+        let mut said = shown.snapshot().message();
+        let p = client.progress(token, title).with_message(said.clone()).begin().await;
+        loop {
+            tokio::select! {
+                _ = &mut finished => break,
+                _ = tokio::time::sleep(PROGRESS_EVERY) => {
+                    let now = shown.snapshot().message();
+                    if now != said {
+                        p.report(now.clone()).await;
+                        said = now;
                     }
                 }
             }
-            p.finish().await;
-        });
-        Some(done)
-    }
+        }
+        p.finish().await;
+    });
+    Some(done)
+}
 
-    /// Ask the client to re-request code lenses and inlay hints (the
-    /// check's answers), without waiting for it.
-    fn refresh_lenses(&self) {
-        let (lens, inlay) = {
-            let s = self.lock();
-            (s.lens_refresh, s.inlay_refresh && s.config.inlay_hints)
-        };
-        if lens {
-            let client = self.client.clone();
-            tokio::spawn(async move {
-                let _ = client.code_lens_refresh().await;
-            });
-        }
-        if inlay {
-            let client = self.client.clone();
-            tokio::spawn(async move {
-                let _ = client.inlay_hint_refresh().await;
-            });
-        }
+/// Ask the client to re-request code lenses and inlay hints (the
+/// check's answers), without waiting for it.
+fn refresh_lenses(b: &Backend) {
+    let (lens, inlay) = {
+        let s = b.lock();
+        (s.lens_refresh, s.inlay_refresh && s.config.inlay_hints)
+    };
+    if lens {
+        let client = b.client.clone();
+        tokio::spawn(async move {
+            let _ = client.code_lens_refresh().await;
+        });
+    }
+    if inlay {
+        let client = b.client.clone();
+        tokio::spawn(async move {
+            let _ = client.inlay_hint_refresh().await;
+        });
     }
 }

@@ -109,108 +109,107 @@ use std::time::Duration;
 /// (the analysis takes milliseconds; a safety net, not a budget).
 const WAIT: Duration = Duration::from_secs(5);
 
-impl Backend {
-    /// Keep a delivery for pull requests (instead of pushing it); after a
-    /// check phase, ask the client to pull again.
-    pub(crate) fn keep_for_pull(&self, job: &Job, items: Vec<lsp::Diagnostic>) {
-        let refresh = {
-            let mut s = self.lock();
-            let refresh = s.diagnostic_refresh;
-            let Some(doc) = s.docs.get_mut(&job.key) else { return };
-            if doc.generation != job.generation {
-                return;
-            }
-            let phase = match &doc.pulled {
-                Some(p) if p.generation == job.generation => p.phase + 1,
-                _ => 0,
-            };
-            doc.pulled = Some(Arc::new(Pulled { generation: job.generation, phase, version: job.version, items }));
-            doc.pulled_generation.send_modify(|g| *g = (*g).max(job.generation));
-            // The analysis is what the client's own pull after its edit waits for.
-            refresh && phase > 0
+/// Keep a delivery for pull requests (instead of pushing it); after a
+/// check phase, ask the client to pull again.
+pub(crate) fn keep_for_pull(b: &Backend, job: &Job, items: Vec<lsp::Diagnostic>) {
+    let refresh = {
+        let mut s = b.lock();
+        let refresh = s.diagnostic_refresh;
+        let Some(doc) = s.docs.get_mut(&job.key) else { return };
+        if doc.generation != job.generation {
+            return;
+        }
+        let phase = match &doc.pulled {
+            Some(p) if p.generation == job.generation => p.phase + 1,
+            _ => 0,
         };
-        if refresh {
-            let client = self.client.clone();
-            tokio::spawn(async move {
-                let _ = client.workspace_diagnostic_refresh().await;
-            });
-        }
-    }
-
-    /// `textDocument/diagnostic`: the newest delivery for the text the
-    /// request refers to (waiting for its analysis if need be).
-    pub(crate) async fn pull_document(
-        &self,
-        params: lsp::DocumentDiagnosticParams,
-    ) -> tower_lsp_server::jsonrpc::Result<lsp::DocumentDiagnosticReportResult> {
-        let k = key(&params.text_document.uri);
-        let (target, mut rx) = {
-            let s = self.lock();
-            let Some(doc) = s.docs.get(&k) else {
-                // Not open (a client may pull a file it shows without
-                // opening it): what the background found, if anything.
-                let found = s.workspace.files.get(&k).and_then(|f| f.result.clone());
-                let (id, items) = found.map_or(("none".into(), Vec::new()), |r| (r.result_id.clone(), r.items.clone()));
-                return Ok(document_report(id, &items, params.previous_result_id.as_deref()));
-            };
-            (doc.generation, doc.pulled_generation.subscribe())
-        };
-        let arrived = tokio::time::timeout(WAIT, rx.wait_for(|g| *g >= target)).await.is_ok();
-        let s = self.lock();
-        let doc = s.docs.get(&k).ok_or_else(|| cancelled(false))?;
-        match &doc.pulled {
-            Some(p) if arrived && p.generation == target => {
-                Ok(document_report(p.result_id(), &p.items, params.previous_result_id.as_deref()))
-            }
-            // Edited meanwhile: the client pulls again; or the pipeline
-            // failed (reported): keep what the client shows.
-            _ => Err(cancelled(doc.generation != target)),
-        }
-    }
-
-    /// `workspace/diagnostic`: every open document from its live state, and
-    /// every other `.litmus` file of the workspace the background has
-    /// checked (the others are reported once checked, with a refresh).
-    pub(crate) async fn pull_workspace(
-        &self,
-        params: lsp::WorkspaceDiagnosticParams,
-    ) -> tower_lsp_server::jsonrpc::Result<lsp::WorkspaceDiagnosticReportResult> {
-        let previous: HashMap<String, String> =
-            params.previous_result_ids.into_iter().map(|p| (p.uri.as_str().to_string(), p.value)).collect();
-        let mut s = self.lock();
-        s.workspace.pulled();
-        let mut items = Vec::new();
-        for doc in s.docs.values() {
-            if let Some(p) = doc.pulled.as_ref().filter(|p| p.generation == doc.generation) {
-                items.push(workspace_item(doc.uri.clone(), Some(p.version.into()), p.result_id(), &p.items, &previous));
-            }
-        }
-        for (k, f) in &s.workspace.files {
-            if let (false, Some(r)) = (s.docs.contains_key(k), &f.result) {
-                items.push(workspace_item(f.uri.clone(), None, r.result_id.clone(), &r.items, &previous));
-            }
-        }
-        Ok(lsp::WorkspaceDiagnosticReportResult::Report(lsp::WorkspaceDiagnosticReport { items }))
+        doc.pulled = Some(Arc::new(Pulled { generation: job.generation, phase, version: job.version, items }));
+        doc.pulled_generation.send_modify(|g| *g = (*g).max(job.generation));
+        // The analysis is what the client's own pull after its edit waits for.
+        refresh && phase > 0
+    };
+    if refresh {
+        let client = b.client.clone();
+        tokio::spawn(async move {
+            let _ = client.workspace_diagnostic_refresh().await;
+        });
     }
 }
 
-impl Backend {
-    /// `litmus/workspaceState` (testHooks only): the background check's
-    /// state, so tests can see it run, yield to edits and finish.
-    pub async fn workspace_state(&self, _: serde_json::Value) -> tower_lsp_server::jsonrpc::Result<serde_json::Value> {
-        let s = self.lock();
-        if !s.test_hooks {
-            return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
+/// `textDocument/diagnostic`: the newest delivery for the text the
+/// request refers to (waiting for its analysis if need be).
+pub(crate) async fn pull_document(
+    b: &Backend,
+    params: lsp::DocumentDiagnosticParams,
+) -> tower_lsp_server::jsonrpc::Result<lsp::DocumentDiagnosticReportResult> {
+    let k = key(&params.text_document.uri);
+    let (target, mut rx) = {
+        let s = b.lock();
+        let Some(doc) = s.docs.get(&k) else {
+            // Not open (a client may pull a file it shows without
+            // opening it): what the background found, if anything.
+            let found = s.workspace.files.get(&k).and_then(|f| f.result.clone());
+            let (id, items) = found.map_or(("none".into(), Vec::new()), |r| (r.result_id.clone(), r.items.clone()));
+            return Ok(document_report(id, &items, params.previous_result_id.as_deref()));
+        };
+        (doc.generation, doc.pulled_generation.subscribe())
+    };
+    let arrived = tokio::time::timeout(WAIT, rx.wait_for(|g| *g >= target)).await.is_ok();
+    let s = b.lock();
+    let doc = s.docs.get(&k).ok_or_else(|| cancelled(false))?;
+    match &doc.pulled {
+        Some(p) if arrived && p.generation == target => {
+            Ok(document_report(p.result_id(), &p.items, params.previous_result_id.as_deref()))
         }
-        let w = &s.workspace;
-        Ok(serde_json::json!({
-            "enabled": w.enabled,
-            "watching": w.watching,
-            "running": w.running,
-            "cancelled": w.cancelled,
-            "files": w.files.len(),
-            "queued": w.files.values().filter(|f| f.stale).count(),
-            "nice": w.nice,
-        }))
+        // Edited meanwhile: the client pulls again; or the pipeline
+        // failed (reported): keep what the client shows.
+        _ => Err(cancelled(doc.generation != target)),
     }
+}
+
+/// `workspace/diagnostic`: every open document from its live state, and
+/// every other `.litmus` file of the workspace the background has
+/// checked (the others are reported once checked, with a refresh).
+pub(crate) async fn pull_workspace(
+    b: &Backend,
+    params: lsp::WorkspaceDiagnosticParams,
+) -> tower_lsp_server::jsonrpc::Result<lsp::WorkspaceDiagnosticReportResult> {
+    let previous: HashMap<String, String> =
+        params.previous_result_ids.into_iter().map(|p| (p.uri.as_str().to_string(), p.value)).collect();
+    let mut s = b.lock();
+    s.workspace.pulled();
+    let mut items = Vec::new();
+    for doc in s.docs.values() {
+        if let Some(p) = doc.pulled.as_ref().filter(|p| p.generation == doc.generation) {
+            items.push(workspace_item(doc.uri.clone(), Some(p.version.into()), p.result_id(), &p.items, &previous));
+        }
+    }
+    for (k, f) in &s.workspace.files {
+        if let (false, Some(r)) = (s.docs.contains_key(k), &f.result) {
+            items.push(workspace_item(f.uri.clone(), None, r.result_id.clone(), &r.items, &previous));
+        }
+    }
+    Ok(lsp::WorkspaceDiagnosticReportResult::Report(lsp::WorkspaceDiagnosticReport { items }))
+}
+
+/// `litmus/workspaceState` (testHooks only): the background check's
+/// state, so tests can see it run, yield to edits and finish.
+pub async fn workspace_state(
+    b: &Backend,
+    _: serde_json::Value,
+) -> tower_lsp_server::jsonrpc::Result<serde_json::Value> {
+    let s = b.lock();
+    if !s.test_hooks {
+        return Err(tower_lsp_server::jsonrpc::Error::method_not_found());
+    }
+    let w = &s.workspace;
+    Ok(serde_json::json!({
+        "enabled": w.enabled,
+        "watching": w.watching,
+        "running": w.running,
+        "cancelled": w.cancelled,
+        "files": w.files.len(),
+        "queued": w.files.values().filter(|f| f.stale).count(),
+        "nice": w.nice,
+    }))
 }

@@ -1,85 +1,37 @@
-//! The LSP handlers. Notifications change the document store synchronously
-//! (before their first `.await`) and hand the rest to the pipeline;
-//! requests read the newest analysis of the text they refer to and never
-//! wait on the model checker. Work inside a request runs under
-//! `catch_unwind`: a bug answers that request with an error, the server goes on.
+//! The protocol's entry points: the `LanguageServer` impl and the `litmus/*`
+//! custom requests (registered in `lib.rs`). Thin: the lifecycle
+//! (`initialize`, `initialized`, `shutdown`) is here; a notification calls
+//! its function in `notifications`, a request takes the snapshot of its
+//! document and calls its function in `handlers` under `catch_unwind` (via
+//! [`Backend::on_snapshot`]): a bug answers that request with an error, the
+//! server goes on. Requests never wait on the model checker.
 
-use crate::config::Problem;
-use crate::convert::{self, Encoding};
-use crate::documents::{key, Doc, Job};
-use crate::state::{guarded, request_failed, Backend, Snapshot};
-use crate::{actions, completion, format, hover, lens, navigation, tokens};
-use std::panic::{catch_unwind, AssertUnwindSafe};
-use tower_lsp_server::jsonrpc::{Error, Result};
+use crate::convert::Encoding;
+use crate::execution::{GraphParams, GraphResult};
+use crate::state::{guarded, Backend};
+use crate::{handlers, notifications, pull, tokens};
+use tower_lsp_server::jsonrpc::Result;
 use tower_lsp_server::ls_types as lsp;
 use tower_lsp_server::LanguageServer;
 
-impl Backend {
-    /// Tell the user which settings were not applied: one warning to show,
-    /// and each in the log.
-    async fn report_settings(&self, problems: &[Problem]) {
-        if problems.is_empty() {
-            return;
+/// `litmus/crash` (testHooks only): a handler that panics, to test that a
+/// panic answers the request with an error and the server goes on.
+pub async fn crash(b: &Backend) -> Result<()> {
+    let hooks = b.lock().test_hooks;
+    guarded("litmus/crash", || {
+        if hooks {
+            panic!("deliberate panic (testHooks)");
         }
-        for p in problems {
-            self.client.log_message(lsp::MessageType::WARNING, format!("litmus: setting not applied: {p}")).await;
-        }
-        let shown = match problems {
-            [p] => format!("litmus: setting not applied: {p}"),
-            _ => format!(
-                "litmus: {} settings not applied: {}",
-                problems.len(),
-                problems.iter().map(|p| p.to_string()).collect::<Vec<_>>().join("; ")
-            ),
-        };
-        self.client.show_message(lsp::MessageType::WARNING, shown).await;
-    }
-
-    pub async fn crash(&self) -> Result<()> {
-        let hooks = self.lock().test_hooks;
-        guarded("litmus/crash", || {
-            if hooks {
-                panic!("deliberate panic (testHooks)");
-            }
-        })
-    }
+    })
 }
 
-impl Backend {
-    /// `litmus/documentText` (testHooks only): the server's copy of a
-    /// document, so clients can check no edit was lost or misplaced.
-    pub async fn document_text(&self, params: lsp::TextDocumentIdentifier) -> Result<String> {
-        let s = self.lock();
-        if !s.test_hooks {
-            return Err(Error::method_not_found());
-        }
-        s.docs.get(&key(&params.uri)).map(|d| d.rope.to_string()).ok_or_else(|| Error::invalid_params("not open"))
-    }
+pub async fn document_text(b: &Backend, params: lsp::TextDocumentIdentifier) -> Result<String> {
+    handlers::document_text(&b.lock(), params)
 }
 
-impl Backend {
-    /// `litmus/executionGraph`: the SVG of a violation's witness (see
-    /// `execution.rs`); needs the check of the current text.
-    pub async fn execution_graph(
-        &self,
-        params: crate::execution::GraphParams,
-    ) -> Result<crate::execution::GraphResult> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
-            return Err(request_failed("litmus: not checked yet (or the file has errors)"));
-        };
-        guarded(crate::execution::METHOD, || crate::execution::graph(p, r, params.violation))?
-            .map_err(|e| Error::invalid_params(format!("litmus: {e}")))
-    }
-}
-
-fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp::CodeActionKind) -> bool {
-    match only {
-        None => true,
-        Some(v) => {
-            v.iter().any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str())))
-        }
-    }
+pub async fn execution_graph(b: &Backend, params: GraphParams) -> Result<GraphResult> {
+    let uri = params.text_document.uri.clone();
+    b.on_snapshot(crate::execution::METHOD, &uri, |snap| handlers::execution_graph(snap, params)).await?
 }
 
 impl LanguageServer for Backend {
@@ -118,7 +70,7 @@ impl LanguageServer for Backend {
         };
         // Allowed before the initialize result (LSP 3.17: showMessage and
         // logMessage may be sent during the initialize request).
-        self.report_settings(&problems).await;
+        notifications::report_settings(self, &problems).await;
         let pull = self.lock().pull;
         let legend = lsp::SemanticTokensLegend {
             token_types: tokens::TYPES.iter().map(|t| lsp::SemanticTokenType::new(t)).collect(),
@@ -197,28 +149,22 @@ impl LanguageServer for Backend {
     }
 
     async fn did_change_workspace_folders(&self, params: lsp::DidChangeWorkspaceFoldersParams) {
-        let path = |f: &lsp::WorkspaceFolder| f.uri.to_file_path().map(|p| p.into_owned());
-        let added: Vec<_> = params.event.added.iter().filter_map(path).collect();
-        let removed: Vec<_> = params.event.removed.iter().filter_map(path).collect();
-        self.lock().workspace.change_folders(added, removed);
+        notifications::did_change_workspace_folders(self, params)
     }
 
     async fn did_change_watched_files(&self, params: lsp::DidChangeWatchedFilesParams) {
-        let mut s = self.lock();
-        for c in params.changes {
-            s.workspace.file_event(&c.uri, c.typ == lsp::FileChangeType::DELETED);
-        }
+        notifications::did_change_watched_files(self, params)
     }
 
     async fn diagnostic(&self, params: lsp::DocumentDiagnosticParams) -> Result<lsp::DocumentDiagnosticReportResult> {
-        self.pull_document(params).await
+        pull::pull_document(self, params).await
     }
 
     async fn workspace_diagnostic(
         &self,
         params: lsp::WorkspaceDiagnosticParams,
     ) -> Result<lsp::WorkspaceDiagnosticReportResult> {
-        self.pull_workspace(params).await
+        pull::pull_workspace(self, params).await
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -229,324 +175,87 @@ impl LanguageServer for Backend {
     }
 
     async fn did_open(&self, params: lsp::DidOpenTextDocumentParams) {
-        let td = params.text_document;
-        let k = key(&td.uri);
-        let job = {
-            let mut s = self.lock();
-            if let Some(old) = s.docs.get(&k) {
-                old.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            let lock = s.publish_lock(&k);
-            s.docs.insert(k.clone(), Doc::new(td.uri, &td.text, td.version, lock));
-            // Open documents come first: the background check yields.
-            s.workspace.interrupt();
-            s.bump(&k)
-        };
-        if let Some(job) = job {
-            self.spawn(job);
-        }
+        notifications::did_open(self, params)
     }
 
     async fn did_change(&self, params: lsp::DidChangeTextDocumentParams) {
-        let k = key(&params.text_document.uri);
-        let job = {
-            let mut s = self.lock();
-            let enc = s.enc;
-            let Some(doc) = s.docs.get_mut(&k) else { return };
-            let changes = params.content_changes;
-            if catch_unwind(AssertUnwindSafe(|| doc.apply(changes, enc))).is_err() {
-                return;
-            }
-            doc.version = params.text_document.version;
-            s.workspace.interrupt();
-            s.bump(&k)
-        };
-        if let Some(job) = job {
-            self.spawn(job);
-        }
+        notifications::did_change(self, params)
     }
 
     async fn did_close(&self, params: lsp::DidCloseTextDocumentParams) {
-        let k = key(&params.text_document.uri);
-        let (lock, pull) = {
-            let mut s = self.lock();
-            let Some(doc) = s.docs.remove(&k) else { return };
-            doc.cancel.store(true, std::sync::atomic::Ordering::Relaxed);
-            // What is on disk may not be what was open: check it again.
-            s.workspace.mark_stale(&k);
-            (doc.publish, s.pull)
-        };
-        if pull {
-            return;
-        }
-        let _serial = lock.lock().await;
-        // Reopened meanwhile: its own diagnostics supersede; do not wipe them.
-        if !self.lock().docs.contains_key(&k) {
-            self.client.publish_diagnostics(params.text_document.uri, Vec::new(), None).await;
-        }
+        notifications::did_close(self, params).await
     }
 
     async fn did_change_configuration(&self, params: lsp::DidChangeConfigurationParams) {
-        let (jobs, problems, redraw) = {
-            let mut s = self.lock();
-            // Field by field: a bad field keeps its value, the others apply.
-            let mut config = s.config.clone();
-            let problems = config.apply(&params.settings);
-            let mut jobs: Vec<Job> = Vec::new();
-            // Hints switched on or off: the client asks again (and gets
-            // none), no check runs again.
-            let redraw = config.inlay_hints != s.config.inlay_hints && s.inlay_refresh;
-            if config != s.config {
-                let (recheck, restart) = (!config.same_check(&s.config), !config.same_workspace_check(&s.config));
-                s.config = config;
-                s.workspace.enabled = s.pull && s.config.workspace_diagnostics;
-                if restart {
-                    s.workspace.all_stale();
-                }
-                if recheck {
-                    let keys: Vec<String> = s.docs.keys().cloned().collect();
-                    jobs = keys.iter().filter_map(|k| s.bump(k)).collect();
-                }
-            }
-            (jobs, problems, redraw)
-        };
-        for job in jobs {
-            self.spawn(job);
-        }
-        if redraw {
-            let client = self.client.clone();
-            tokio::spawn(async move {
-                let _ = client.inlay_hint_refresh().await;
-            });
-        }
-        self.report_settings(&problems).await;
+        notifications::did_change_configuration(self, params).await
     }
 
     async fn hover(&self, params: lsp::HoverParams) -> Result<Option<lsp::Hover>> {
-        let p = params.text_document_position_params;
-        let snap = self.snapshot(&p.text_document.uri).await?;
-        guarded("hover", || {
-            let offset = snap.offset(p.position);
-            hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| {
-                lsp::Hover {
-                    contents: lsp::HoverContents::Markup(convert::markdown(md)),
-                    range: Some(snap.range(span)),
-                }
-            })
-        })
+        let uri = params.text_document_position_params.text_document.uri.clone();
+        self.on_snapshot("hover", &uri, |snap| handlers::hover(snap, params)).await
     }
 
     async fn goto_definition(&self, params: lsp::GotoDefinitionParams) -> Result<Option<lsp::GotoDefinitionResponse>> {
-        let p = params.text_document_position_params;
-        let snap = self.snapshot(&p.text_document.uri).await?;
-        guarded("definition", || {
-            navigation::definition(&snap.analyzed.analysis, snap.offset(p.position)).map(|s| {
-                lsp::GotoDefinitionResponse::Scalar(lsp::Location { uri: snap.uri.clone(), range: snap.range(s) })
-            })
-        })
+        let uri = params.text_document_position_params.text_document.uri.clone();
+        self.on_snapshot("definition", &uri, |snap| handlers::goto_definition(snap, params)).await
     }
 
     async fn references(&self, params: lsp::ReferenceParams) -> Result<Option<Vec<lsp::Location>>> {
-        let p = params.text_document_position;
-        let snap = self.snapshot(&p.text_document.uri).await?;
-        guarded("references", || {
-            let spans = navigation::references(
-                &snap.analyzed.analysis,
-                snap.offset(p.position),
-                params.context.include_declaration,
-            );
-            Some(spans.into_iter().map(|s| lsp::Location { uri: snap.uri.clone(), range: snap.range(s) }).collect())
-        })
+        let uri = params.text_document_position.text_document.uri.clone();
+        self.on_snapshot("references", &uri, |snap| handlers::references(snap, params)).await
     }
 
     async fn prepare_rename(
         &self,
         params: lsp::TextDocumentPositionParams,
     ) -> Result<Option<lsp::PrepareRenameResponse>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("prepareRename", || navigation::prepare_rename(&snap.analyzed.analysis, snap.offset(params.position)))?
-            .map(|(span, name)| {
-                Some(lsp::PrepareRenameResponse::RangeWithPlaceholder { range: snap.range(span), placeholder: name })
-            })
-            .map_err(request_failed)
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("prepareRename", &uri, |snap| handlers::prepare_rename(snap, params)).await?
     }
 
     async fn rename(&self, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
-        let p = params.text_document_position;
-        let snap = self.snapshot(&p.text_document.uri).await?;
-        let edits = guarded("rename", || {
-            navigation::rename(&snap.analyzed.analysis, snap.offset(p.position), &params.new_name)
-        })?
-        .map_err(request_failed)?;
-        let edits = edits.into_iter().map(|(s, t)| lsp::TextEdit { range: snap.range(s), new_text: t }).collect();
-        Ok(Some(convert::workspace_edit(&snap.uri, edits)))
+        let uri = params.text_document_position.text_document.uri.clone();
+        self.on_snapshot("rename", &uri, |snap| handlers::rename(snap, params)).await?
     }
 
     async fn document_symbol(&self, params: lsp::DocumentSymbolParams) -> Result<Option<lsp::DocumentSymbolResponse>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("documentSymbol", || {
-            #[allow(deprecated)]
-            fn convert_outline(snap: &Snapshot, o: &navigation::Outline) -> lsp::DocumentSymbol {
-                lsp::DocumentSymbol {
-                    name: o.name.clone(),
-                    detail: Some(o.detail.clone()),
-                    kind: convert::symbol_kind(o.kind),
-                    tags: None,
-                    deprecated: None,
-                    range: snap.range(o.full),
-                    selection_range: snap.range(o.selection),
-                    children: (!o.children.is_empty())
-                        .then(|| o.children.iter().map(|c| convert_outline(snap, c)).collect()),
-                }
-            }
-            let outline = navigation::outline(&snap.analyzed.analysis);
-            Some(lsp::DocumentSymbolResponse::Nested(outline.iter().map(|o| convert_outline(&snap, o)).collect()))
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("documentSymbol", &uri, |snap| handlers::document_symbol(snap, params)).await
     }
 
     async fn semantic_tokens_full(
         &self,
         params: lsp::SemanticTokensParams,
     ) -> Result<Option<lsp::SemanticTokensResult>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("semanticTokens", || {
-            let toks = tokens::tokens(&snap.analyzed.text, &snap.analyzed.analysis);
-            let data = convert::semantic_tokens(&snap.analyzed.rope, &toks, snap.enc);
-            Some(lsp::SemanticTokensResult::Tokens(lsp::SemanticTokens { result_id: None, data }))
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("semanticTokens", &uri, |snap| handlers::semantic_tokens_full(snap, params)).await
     }
 
     async fn formatting(&self, params: lsp::DocumentFormattingParams) -> Result<Option<Vec<lsp::TextEdit>>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("formatting", || {
-            let edits = format::format(&snap.analyzed.text, snap.analyzed.analysis.dialect);
-            Some(convert::text_edits(&snap.analyzed.rope, &edits, snap.enc))
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("formatting", &uri, |snap| handlers::formatting(snap, params)).await
     }
 
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("codeLens", || {
-            let span = lens::header_span(&snap.analyzed.text);
-            let title = if snap.analyzed.analysis.program.is_none() {
-                lens::verdicts(None, false)
-            } else {
-                lens::verdicts(snap.report(), snap.checking)
-            };
-            // An empty command id: the lens is a label, not a button.
-            let command = lsp::Command { title, command: String::new(), arguments: None };
-            let mut out = vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }];
-            if let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) {
-                for (span, title, n) in crate::execution::lenses(p, r) {
-                    let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
-                    let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
-                    out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
-                }
-            }
-            Some(out)
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("codeLens", &uri, |snap| handlers::code_lens(snap, params)).await
     }
 
     async fn inlay_hint(&self, params: lsp::InlayHintParams) -> Result<Option<Vec<lsp::InlayHint>>> {
         if !self.lock().config.inlay_hints {
             return Ok(None);
         }
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("inlayHint", || {
-            let (Some(prog), Some(report)) = (&snap.analyzed.analysis.program, snap.report()) else {
-                return None;
-            };
-            let span = convert::span(&snap.analyzed.rope, params.range, snap.enc);
-            let hints = crate::inlay::hints(&snap.analyzed.text, prog, report, span.start, span.end);
-            Some(hints.iter().map(|h| convert::inlay_hint(&snap.analyzed.rope, h, snap.enc)).collect())
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("inlayHint", &uri, |snap| handlers::inlay_hint(snap, params)).await
     }
 
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
-        let p = params.text_document_position;
-        let snap = self.snapshot(&p.text_document.uri).await?;
-        guarded("completion", || {
-            let items = completion::complete(&snap.analyzed.analysis, snap.offset(p.position));
-            let items = items
-                .into_iter()
-                .map(|i| lsp::CompletionItem {
-                    label: i.label,
-                    kind: Some(match i.kind {
-                        completion::ItemKind::Keyword => lsp::CompletionItemKind::KEYWORD,
-                        completion::ItemKind::Variable => lsp::CompletionItemKind::VARIABLE,
-                        completion::ItemKind::Function => lsp::CompletionItemKind::FUNCTION,
-                        completion::ItemKind::Thread => lsp::CompletionItemKind::MODULE,
-                    }),
-                    detail: Some(i.detail),
-                    ..Default::default()
-                })
-                .collect();
-            Some(lsp::CompletionResponse::Array(items))
-        })
+        let uri = params.text_document_position.text_document.uri.clone();
+        self.on_snapshot("completion", &uri, |snap| handlers::completion(snap, params)).await
     }
 
     async fn code_action(&self, params: lsp::CodeActionParams) -> Result<Option<lsp::CodeActionResponse>> {
-        let snap = self.snapshot(&params.text_document.uri).await?;
-        guarded("codeAction", || {
-            let (Some(checked), Some(prog)) = (&snap.checked, &snap.analyzed.analysis.program) else {
-                return Some(Vec::new());
-            };
-            let text = &snap.analyzed.text;
-            let report = &checked.report;
-            let only = &params.context.only;
-            let mut out = Vec::new();
-            let to_action = |a: actions::Action, diags: Option<Vec<lsp::Diagnostic>>| {
-                let kind = if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { crate::actions::INSERT_FENCES };
-                let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
-                lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
-                    title: a.title,
-                    kind: Some(kind),
-                    diagnostics: diags,
-                    edit: Some(convert::workspace_edit(&snap.uri, edits)),
-                    is_preferred: Some(a.quick_fix),
-                    ..Default::default()
-                })
-            };
-            if code_action_kind_allowed(only, &lsp::CodeActionKind::QUICKFIX) {
-                // Violations named by the diagnostics the client sent (if they
-                // are of this check), else those whose store is in the range.
-                let mut wanted: Vec<((usize, usize), Option<lsp::Diagnostic>)> = Vec::new();
-                for d in &params.context.diagnostics {
-                    let Some(data) = &d.data else { continue };
-                    let same_gen = data.get("generation").and_then(|g| g.as_u64()) == Some(checked.generation);
-                    let v = data.get("violation").and_then(|v| v.as_array());
-                    if let (true, Some([mi, vi])) = (same_gen, v.map(|v| v.as_slice())) {
-                        if let (Some(mi), Some(vi)) = (mi.as_u64(), vi.as_u64()) {
-                            wanted.push(((mi as usize, vi as usize), Some(d.clone())));
-                        }
-                    }
-                }
-                if wanted.is_empty() {
-                    let r = convert::span(&snap.analyzed.rope, params.range, snap.enc);
-                    for (mi, rb) in report.robustness.iter().enumerate() {
-                        for (vi, v) in rb.violations.iter().enumerate() {
-                            let s = prog.stmts[v.store_stmt as usize].span;
-                            if s.start <= r.end && r.start <= s.end {
-                                wanted.push(((mi, vi), None));
-                            }
-                        }
-                    }
-                }
-                let mut titles = std::collections::HashSet::new();
-                for ((mi, vi), d) in wanted {
-                    if let Some(a) = actions::quick_fix(text, prog, report, mi, vi) {
-                        if titles.insert(a.title.clone()) {
-                            out.push(to_action(a, d.map(|d| vec![d])));
-                        }
-                    }
-                }
-            }
-            if code_action_kind_allowed(only, &crate::actions::INSERT_FENCES) {
-                if let Some(a) = actions::all_fences(text, prog, report) {
-                    out.push(to_action(a, None));
-                }
-            }
-            Some(out)
-        })
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("codeAction", &uri, |snap| handlers::code_action(snap, params)).await
     }
 }

@@ -1,8 +1,9 @@
 //! The server's state: the document store, the workspace's files, the
 //! client's capabilities and settings, behind one lock ([`Backend`]); and
 //! what a request works on ([`Snapshot`]). Handlers live above it
-//! (`server`, `pipeline`, `pull`, `background`) and import it; it imports
-//! none of them.
+//! (`server`, `handlers`, `notifications`, `pipeline`, `pull`,
+//! `background`) and import it; it imports none of them. `impl Backend`
+//! is here only: the other modules are functions of it.
 
 use crate::config::Config;
 use crate::convert::{self, Encoding};
@@ -156,5 +157,17 @@ impl Backend {
         let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
         let checking = doc.checking && analyzed.generation == doc.generation;
         Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
+    }
+
+    /// A request's work on the snapshot of `uri` (see [`snapshot`](Self::snapshot)),
+    /// [`guarded`] under the request's `name`.
+    pub async fn on_snapshot<R>(
+        &self,
+        name: &'static str,
+        uri: &lsp::Uri,
+        f: impl FnOnce(&Snapshot) -> R,
+    ) -> Result<R> {
+        let snap = self.snapshot(uri).await?;
+        guarded(name, || f(&snap))
     }
 }

@@ -1,0 +1,222 @@
+//! The requests answered from one document's [`Snapshot`] (and what they
+//! are given explicitly): plain functions from the snapshot and the
+//! request's params to the LSP answer, rust-analyzer style. They neither
+//! lock the store nor wait; `server` takes the snapshot and runs them under
+//! `guarded`, so a bug answers that request with an error. (The test hook
+//! `document_text` reads the store, locked by its caller, instead.)
+
+use crate::convert;
+use crate::documents::key;
+use crate::execution::{GraphParams, GraphResult};
+use crate::state::{request_failed, Shared, Snapshot};
+use crate::{actions, completion, format, hover, lens, navigation, tokens};
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types as lsp;
+
+pub fn hover(snap: &Snapshot, params: lsp::HoverParams) -> Option<lsp::Hover> {
+    let p = params.text_document_position_params;
+    let offset = snap.offset(p.position);
+    hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| lsp::Hover {
+        contents: lsp::HoverContents::Markup(convert::markdown(md)),
+        range: Some(snap.range(span)),
+    })
+}
+
+pub fn goto_definition(snap: &Snapshot, params: lsp::GotoDefinitionParams) -> Option<lsp::GotoDefinitionResponse> {
+    let p = params.text_document_position_params;
+    navigation::definition(&snap.analyzed.analysis, snap.offset(p.position))
+        .map(|s| lsp::GotoDefinitionResponse::Scalar(lsp::Location { uri: snap.uri.clone(), range: snap.range(s) }))
+}
+
+pub fn references(snap: &Snapshot, params: lsp::ReferenceParams) -> Option<Vec<lsp::Location>> {
+    let p = params.text_document_position;
+    let spans =
+        navigation::references(&snap.analyzed.analysis, snap.offset(p.position), params.context.include_declaration);
+    Some(spans.into_iter().map(|s| lsp::Location { uri: snap.uri.clone(), range: snap.range(s) }).collect())
+}
+
+pub fn prepare_rename(
+    snap: &Snapshot,
+    params: lsp::TextDocumentPositionParams,
+) -> Result<Option<lsp::PrepareRenameResponse>> {
+    navigation::prepare_rename(&snap.analyzed.analysis, snap.offset(params.position))
+        .map(|(span, name)| {
+            Some(lsp::PrepareRenameResponse::RangeWithPlaceholder { range: snap.range(span), placeholder: name })
+        })
+        .map_err(request_failed)
+}
+
+pub fn rename(snap: &Snapshot, params: lsp::RenameParams) -> Result<Option<lsp::WorkspaceEdit>> {
+    let p = params.text_document_position;
+    let edits = navigation::rename(&snap.analyzed.analysis, snap.offset(p.position), &params.new_name)
+        .map_err(request_failed)?;
+    let edits = edits.into_iter().map(|(s, t)| lsp::TextEdit { range: snap.range(s), new_text: t }).collect();
+    Ok(Some(convert::workspace_edit(&snap.uri, edits)))
+}
+
+pub fn document_symbol(snap: &Snapshot, _params: lsp::DocumentSymbolParams) -> Option<lsp::DocumentSymbolResponse> {
+    #[allow(deprecated)]
+    fn convert_outline(snap: &Snapshot, o: &navigation::Outline) -> lsp::DocumentSymbol {
+        lsp::DocumentSymbol {
+            name: o.name.clone(),
+            detail: Some(o.detail.clone()),
+            kind: convert::symbol_kind(o.kind),
+            tags: None,
+            deprecated: None,
+            range: snap.range(o.full),
+            selection_range: snap.range(o.selection),
+            children: (!o.children.is_empty()).then(|| o.children.iter().map(|c| convert_outline(snap, c)).collect()),
+        }
+    }
+    let outline = navigation::outline(&snap.analyzed.analysis);
+    Some(lsp::DocumentSymbolResponse::Nested(outline.iter().map(|o| convert_outline(snap, o)).collect()))
+}
+
+pub fn semantic_tokens_full(snap: &Snapshot, _params: lsp::SemanticTokensParams) -> Option<lsp::SemanticTokensResult> {
+    let toks = tokens::tokens(&snap.analyzed.text, &snap.analyzed.analysis);
+    let data = convert::semantic_tokens(&snap.analyzed.rope, &toks, snap.enc);
+    Some(lsp::SemanticTokensResult::Tokens(lsp::SemanticTokens { result_id: None, data }))
+}
+
+pub fn formatting(snap: &Snapshot, _params: lsp::DocumentFormattingParams) -> Option<Vec<lsp::TextEdit>> {
+    let edits = format::format(&snap.analyzed.text, snap.analyzed.analysis.dialect);
+    Some(convert::text_edits(&snap.analyzed.rope, &edits, snap.enc))
+}
+
+pub fn code_lens(snap: &Snapshot, _params: lsp::CodeLensParams) -> Option<Vec<lsp::CodeLens>> {
+    let span = lens::header_span(&snap.analyzed.text);
+    let title = if snap.analyzed.analysis.program.is_none() {
+        lens::verdicts(None, false)
+    } else {
+        lens::verdicts(snap.report(), snap.checking)
+    };
+    // An empty command id: the lens is a label, not a button.
+    let command = lsp::Command { title, command: String::new(), arguments: None };
+    let mut out = vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }];
+    if let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) {
+        for (span, title, n) in crate::execution::lenses(p, r) {
+            let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
+            let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
+            out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
+        }
+    }
+    Some(out)
+}
+
+pub fn inlay_hint(snap: &Snapshot, params: lsp::InlayHintParams) -> Option<Vec<lsp::InlayHint>> {
+    let (Some(prog), Some(report)) = (&snap.analyzed.analysis.program, snap.report()) else {
+        return None;
+    };
+    let span = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+    let hints = crate::inlay::hints(&snap.analyzed.text, prog, report, span.start, span.end);
+    Some(hints.iter().map(|h| convert::inlay_hint(&snap.analyzed.rope, h, snap.enc)).collect())
+}
+
+pub fn completion(snap: &Snapshot, params: lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
+    let p = params.text_document_position;
+    let items = completion::complete(&snap.analyzed.analysis, snap.offset(p.position));
+    let items = items
+        .into_iter()
+        .map(|i| lsp::CompletionItem {
+            label: i.label,
+            kind: Some(match i.kind {
+                completion::ItemKind::Keyword => lsp::CompletionItemKind::KEYWORD,
+                completion::ItemKind::Variable => lsp::CompletionItemKind::VARIABLE,
+                completion::ItemKind::Function => lsp::CompletionItemKind::FUNCTION,
+                completion::ItemKind::Thread => lsp::CompletionItemKind::MODULE,
+            }),
+            detail: Some(i.detail),
+            ..Default::default()
+        })
+        .collect();
+    Some(lsp::CompletionResponse::Array(items))
+}
+
+pub fn code_action(snap: &Snapshot, params: lsp::CodeActionParams) -> Option<lsp::CodeActionResponse> {
+    let (Some(checked), Some(prog)) = (&snap.checked, &snap.analyzed.analysis.program) else {
+        return Some(Vec::new());
+    };
+    let text = &snap.analyzed.text;
+    let report = &checked.report;
+    let only = &params.context.only;
+    let mut out = Vec::new();
+    let to_action = |a: actions::Action, diags: Option<Vec<lsp::Diagnostic>>| {
+        let kind = if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { crate::actions::INSERT_FENCES };
+        let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
+        lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+            title: a.title,
+            kind: Some(kind),
+            diagnostics: diags,
+            edit: Some(convert::workspace_edit(&snap.uri, edits)),
+            is_preferred: Some(a.quick_fix),
+            ..Default::default()
+        })
+    };
+    if code_action_kind_allowed(only, &lsp::CodeActionKind::QUICKFIX) {
+        // Violations named by the diagnostics the client sent (if they
+        // are of this check), else those whose store is in the range.
+        let mut wanted: Vec<((usize, usize), Option<lsp::Diagnostic>)> = Vec::new();
+        for d in &params.context.diagnostics {
+            let Some(data) = &d.data else { continue };
+            let same_gen = data.get("generation").and_then(|g| g.as_u64()) == Some(checked.generation);
+            let v = data.get("violation").and_then(|v| v.as_array());
+            if let (true, Some([mi, vi])) = (same_gen, v.map(|v| v.as_slice())) {
+                if let (Some(mi), Some(vi)) = (mi.as_u64(), vi.as_u64()) {
+                    wanted.push(((mi as usize, vi as usize), Some(d.clone())));
+                }
+            }
+        }
+        if wanted.is_empty() {
+            let r = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+            for (mi, rb) in report.robustness.iter().enumerate() {
+                for (vi, v) in rb.violations.iter().enumerate() {
+                    let s = prog.stmts[v.store_stmt as usize].span;
+                    if s.start <= r.end && r.start <= s.end {
+                        wanted.push(((mi, vi), None));
+                    }
+                }
+            }
+        }
+        let mut titles = std::collections::HashSet::new();
+        for ((mi, vi), d) in wanted {
+            if let Some(a) = actions::quick_fix(text, prog, report, mi, vi) {
+                if titles.insert(a.title.clone()) {
+                    out.push(to_action(a, d.map(|d| vec![d])));
+                }
+            }
+        }
+    }
+    if code_action_kind_allowed(only, &crate::actions::INSERT_FENCES) {
+        if let Some(a) = actions::all_fences(text, prog, report) {
+            out.push(to_action(a, None));
+        }
+    }
+    Some(out)
+}
+
+fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp::CodeActionKind) -> bool {
+    match only {
+        None => true,
+        Some(v) => {
+            v.iter().any(|o| kind.as_str() == o.as_str() || kind.as_str().starts_with(&format!("{}.", o.as_str())))
+        }
+    }
+}
+
+/// `litmus/executionGraph`: the SVG of a violation's witness (see
+/// `execution.rs`); needs the check of the current text.
+pub fn execution_graph(snap: &Snapshot, params: GraphParams) -> Result<GraphResult> {
+    let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
+        return Err(request_failed("litmus: not checked yet (or the file has errors)"));
+    };
+    crate::execution::graph(p, r, params.violation).map_err(|e| Error::invalid_params(format!("litmus: {e}")))
+}
+
+/// `litmus/documentText` (testHooks only): the server's copy of a
+/// document, so clients can check no edit was lost or misplaced.
+pub fn document_text(s: &Shared, params: lsp::TextDocumentIdentifier) -> Result<String> {
+    if !s.test_hooks {
+        return Err(Error::method_not_found());
+    }
+    s.docs.get(&key(&params.uri)).map(|d| d.rope.to_string()).ok_or_else(|| Error::invalid_params("not open"))
+}
