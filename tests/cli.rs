@@ -877,8 +877,9 @@ fn run_stops_a_spinning_program_at_its_time_limit() {
         "litmus Spin\nshared x = 0;\nshared y = 0;\nthread P0 {\n  await (x == 1);\n  y = 1;\n}\nthread P1 {\n  let r = y;\n}\nexists (P1:r == 1);\n",
     );
     let t0 = std::time::Instant::now();
-    // 3 s, not 1: on a loaded machine the threads can take over a second to
-    // reach the first run's start barrier, and the message would name it.
+    // The clock starts with the first run (not when the threads are
+    // spawned, which on a loaded machine can take seconds), so the message
+    // names the spin, not the start barrier.
     let out = run_litmus(&["--time-limit", "3"], &p);
     assert!(t0.elapsed() < std::time::Duration::from_secs(20), "{:?}", t0.elapsed());
     assert_eq!(out.status.code(), Some(3));

@@ -152,7 +152,10 @@ fn one_batch(
     let abort = AtomicBool::new(false);
     let spots: Vec<Spot> = (0..threads).map(|_| Spot::default()).collect();
     let remaining = AtomicUsize::new(threads);
-    let deadline = Instant::now().checked_add(settings.time_limit);
+    // The clock starts when the first run does (every thread past the
+    // start barrier): on a loaded machine spawning the threads can take
+    // seconds, which is not the program spinning.
+    let started = AtomicBool::new(false);
     std::thread::scope(|s| {
         let handles: Vec<_> = prog
             .threads
@@ -177,6 +180,7 @@ fn one_batch(
                     },
                     record: settings.record,
                     seed: ((t as u64) << 32) ^ batch,
+                    started: &started,
                 };
                 let done = Finished { remaining: &remaining, driver: std::thread::current() };
                 s.spawn(move || {
@@ -186,9 +190,15 @@ fn one_batch(
             })
             .collect();
         let mut stopped = None;
+        // `None` until the first run starts; then `Some(None)` if the limit
+        // is too far to be an instant.
+        let mut deadline: Option<Option<Instant>> = None;
         while remaining.load(Ordering::Acquire) > 0 {
+            if deadline.is_none() && started.load(Ordering::Acquire) {
+                deadline = Some(Instant::now().checked_add(settings.time_limit));
+            }
             let now = Instant::now();
-            match deadline {
+            match deadline.flatten() {
                 Some(d) if now >= d && stopped.is_none() => {
                     // Where they are before they are told to stop.
                     stopped = Some(spots.iter().map(Spot::get).collect::<Vec<_>>());
@@ -218,6 +228,8 @@ struct Worker<'a> {
     record: bool,
     /// Of this thread's start skews.
     seed: u64,
+    /// Set when the first run starts (the batch's clock starts then).
+    started: &'a AtomicBool,
 }
 
 /// Each thread starts a run up to this many ticks after the common start,
@@ -266,6 +278,9 @@ impl Worker<'_> {
                 return out;
             };
             self.lim.spot.clear();
+            if i == 0 {
+                self.started.store(true, Ordering::Release);
+            }
             wait_until(start + rng.below(SKEW as usize) as u64);
             let rec = self.record.then_some(&mut trace);
             let end = exec::run(self.thread, cells, mem, &mut regs, &mut loops, rec, &self.lim);
