@@ -345,6 +345,21 @@ impl<'a> Rechecks<'a> {
             .collect()
     }
 
+    /// Did a finished measurement see one of `violations` stay with the
+    /// one full fence `set` inserted? Then that set is not robust without a
+    /// re-check: the measurement's BSS monitor signalled on an SC execution
+    /// of the program with that fence alone, and a BSS signal is a
+    /// violation (the BSS paper's Theorem 1, soundness). Only for one
+    /// fence: two fences together can remove what each leaves.
+    pub fn witnessed_with(&self, set: &[FencePoint], violations: &[Violation]) -> bool {
+        let [f] = set else { return false };
+        if f.kind != FenceKind::Full {
+            return false;
+        }
+        let removes = self.removes.lock().expect("no measurement panics holding it");
+        violations.iter().any(|v| removes.get(&(v.model, f.spot(), v.store_stmt, v.access_stmt)) == Some(&false))
+    }
+
     fn full(&self, at: Spot) -> FencePoint {
         FencePoint {
             thread: self.prog.stmts[at.stmt as usize].thread,
@@ -554,6 +569,9 @@ fn settle_minimality(
                 break;
             }
             let set: Vec<FencePoint> = subset.iter().map(|&i| re.full(positions[i])).collect();
+            if re.witnessed_with(&set, violations) {
+                continue; // not robust: the measurement saw a violation stay
+            }
             match re.run(&set, models) {
                 Ok(c) if c.robust().is(&true) => {
                     smaller = Some((set, c.robust()));

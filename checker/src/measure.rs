@@ -99,8 +99,7 @@ pub fn kills(
     }
     let keys: Vec<(Model, StmtId, StmtId)> =
         violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
-    let models: Vec<Model> =
-        [Model::Tso, Model::Pso].into_iter().filter(|&m| violations.iter().any(|v| v.model == m)).collect();
+    let models: Vec<Model> = Model::ALL.into_iter().filter(|&m| violations.iter().any(|v| v.model == m)).collect();
     let ins: Vec<FenceInsertion> = positions.iter().map(|&stmt| FenceInsertion::after(stmt, FenceKind::Full)).collect();
     let (fenced, traced) = litmus_dsl::fence_ir::insert_fences_traced(prog, &ins);
     let first = prog.stmts.len() as StmtId;

@@ -14,7 +14,7 @@ use litmus_checker::machine::Model;
 use litmus_checker::monitor::MonitorKind;
 use litmus_checker::options::Options;
 use litmus_checker::robust::robustness_of;
-use litmus_checker::violation::insertions;
+use litmus_checker::violation::{insertions, FencePoint};
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::FenceKind;
 use std::path::Path;
@@ -267,4 +267,41 @@ fn a_fence_after_a_reduced_spin_goes_before_the_next_access() {
     let fixed = apply(src, &fence_edits(src, &prog, &insertions(&fix.fences)));
     assert!(fixed.contains("while (g == 0) { g = f; } fence rr; let r = d;"), "{fixed}");
     assert!(explicitly_robust(&common::compile(&fixed), Model::Pslo), "{fixed}");
+}
+
+/// The fewest-fences proof does not re-check a single fence that the
+/// one-exploration measurement saw a violation survive (`Rechecks::
+/// witnessed_with`, resting on BSS soundness). On every example and corpus
+/// file, under TSO and PSO, each such fence alone leaves the program not
+/// robust by its own executions.
+#[test]
+fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
+    let opts = Options::default();
+    let mut witnessed = 0;
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for model in [Model::Tso, Model::Pso] {
+            let violations = robustness_of(&prog, model, MonitorKind::Bss, &opts).violations;
+            if violations.is_empty() {
+                continue;
+            }
+            let positions = litmus_checker::fences::measured_positions(&prog, &[model], &violations);
+            let re = Rechecks::new(&prog, MonitorKind::Bss, &opts);
+            re.kills(&positions, &violations, &[model]);
+            for p in positions {
+                let f = FencePoint {
+                    thread: prog.stmts[p.stmt as usize].thread,
+                    stmt: p.stmt,
+                    kind: FenceKind::Full,
+                    place: p.place,
+                };
+                if re.witnessed_with(&[f], &violations) {
+                    witnessed += 1;
+                    let fenced = litmus_dsl::fence_ir::insert_fences(&prog, &insertions(&[f]));
+                    assert!(!explicitly_robust(&fenced, model), "{name} {model:?}: robust with a fence at {p:?}");
+                }
+            }
+        }
+    }
+    assert!(witnessed > 100, "{witnessed}");
 }
