@@ -243,6 +243,20 @@ impl<'a> Rechecks<'a> {
     /// ([`crate::measure`]); the others (Sober, PSLO) by a re-check per
     /// position, in parallel, each under all their models at once.
     pub fn kills(&self, positions: &[Spot], violations: &[Violation], models: &[Model]) -> Vec<Vec<Spot>> {
+        self.kills_guessing(positions, violations, models, &[])
+    }
+
+    /// [`Rechecks::kills`], also re-checking full fences at `guess` (the
+    /// set the search expects to choose) in the measuring exploration, for
+    /// the models it measures: a set it chooses then needs no exploration
+    /// of its own.
+    fn kills_guessing(
+        &self,
+        positions: &[Spot],
+        violations: &[Violation],
+        models: &[Model],
+        guess: &[Spot],
+    ) -> Vec<Vec<Spot>> {
         if self.opts.budget.stopped() {
             return vec![Vec::new(); violations.len()];
         }
@@ -257,7 +271,7 @@ impl<'a> Rechecks<'a> {
         let measured_models: Vec<Model> =
             models.iter().copied().filter(|&m| measured.iter().any(|&i| violations[i].model == m)).collect();
         let monitors = || {
-            let mut k = self.measure(positions, &pick(&measured));
+            let mut k = self.measure(positions, &pick(&measured), guess);
             if !before.is_empty() && !measured.is_empty() {
                 let more = self.kills_by_rechecks(&before, &pick(&measured), &measured_models);
                 for (k, more) in k.iter_mut().zip(more) {
@@ -292,7 +306,7 @@ impl<'a> Rechecks<'a> {
     /// The monitors' share of [`Rechecks::kills`]: what an earlier
     /// measurement (say under all models, for the joint set) left out is
     /// measured in one exploration, and remembered.
-    fn measure(&self, positions: &[Spot], violations: &[Violation]) -> Vec<Vec<Spot>> {
+    fn measure(&self, positions: &[Spot], violations: &[Violation], guess: &[Spot]) -> Vec<Vec<Spot>> {
         let entry = |p: Spot, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
         let known = |p: Spot| {
             let removes = self.removes.lock().expect("no measurement panics holding it");
@@ -304,10 +318,35 @@ impl<'a> Rechecks<'a> {
             positions.iter().copied().filter(|&p| p.place == Place::After && !known(p)).map(|p| p.stmt).collect();
         if !missing.is_empty() && !violations.is_empty() {
             self.runs.fetch_add(1, Ordering::Relaxed);
+            // The guess rides along if its fences are among those measured.
+            let guessed =
+                !guess.is_empty() && guess.iter().all(|g| g.place == Place::After && missing.contains(&g.stmt));
+            let sets: Vec<Vec<StmtId>> =
+                if guessed { vec![guess.iter().map(|g| g.stmt).collect()] } else { Vec::new() };
             // Stopped: nothing is known removed.
-            let Some(kills) = crate::measure::kills(self.prog, &missing, violations, self.monitor, self.opts) else {
+            let Some(measured) =
+                crate::measure::measure(self.prog, &missing, violations, self.monitor, self.opts, &sets)
+            else {
                 return vec![Vec::new(); violations.len()];
             };
+            if guessed && measured.coverage.finished() {
+                let at: Vec<FencePoint> = guess.iter().map(|&g| self.full(g)).collect();
+                let mut cache = self.cache.lock().expect("no re-check panics holding it");
+                for (&m, &quiet) in measured.models.iter().zip(&measured.quiet) {
+                    // A signal is left to a re-check (it may be unconfirmed).
+                    if quiet {
+                        let coverage = measured.coverage;
+                        let checked = Checked {
+                            robust: coverage.answer(true),
+                            coverage,
+                            pairs: Vec::new(),
+                            candidates: Vec::new(),
+                        };
+                        cache.insert(key(m, &at), checked);
+                    }
+                }
+            }
+            let kills = measured.kills;
             let mut removes = self.removes.lock().expect("no measurement panics holding it");
             for (v, k) in violations.iter().zip(&kills) {
                 for &p in &missing {
@@ -636,7 +675,11 @@ fn choose_fences(
     if let Some(why) = crate::certainty::Why::stopped(&re.opts.budget) {
         return unchecked(prog, violations, why);
     }
-    let kills = re.kills(positions, violations, models);
+    // The set the cycles name, re-checked while measuring: the measured
+    // choice is often the same.
+    let (guess, _) = hitting_fences(prog, &own_candidates(violations));
+    let guess: Vec<Spot> = guess.iter().map(|f| f.spot()).collect();
+    let kills = re.kills_guessing(positions, violations, models, &guess);
     if kills.iter().any(|k| k.is_empty()) {
         return confirm_fences(re, models, violations);
     }

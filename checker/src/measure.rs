@@ -17,6 +17,7 @@
 //! ([`crate::fences::Rechecks`]).
 //! A test holds both ways to the same answers.
 
+use crate::certainty::Coverage;
 use crate::clocks::Clocks;
 use crate::machine::{Event, Model};
 use crate::monitor::MonitorKind;
@@ -45,6 +46,10 @@ struct Watch {
 struct Measuring<'v> {
     keys: &'v [(Model, StmtId, StmtId)],
     watches: Vec<Option<Watch>>,
+    /// A monitor per (fence set, model) with every fence of the set: it
+    /// listens until its first signal (`signalled`).
+    sets: Vec<Option<Bss>>,
+    signalled: Vec<bool>,
     listened: usize,
     /// The monitors are still to be cut back to `listened`.
     cut: bool,
@@ -57,6 +62,9 @@ impl crate::dpor::EventListener for Measuring<'_> {
             self.cut = false;
             for w in self.watches.iter_mut().flatten() {
                 w.bss.truncate(from);
+            }
+            for b in self.sets.iter_mut().flatten() {
+                b.truncate(from);
             }
         }
         let mut raws = Vec::new();
@@ -72,6 +80,13 @@ impl crate::dpor::EventListener for Measuring<'_> {
                     *slot = None;
                 }
             }
+            for (slot, signalled) in self.sets.iter_mut().zip(&mut self.signalled) {
+                let Some(b) = slot else { continue };
+                b.push(log, i, clocks, &mut |_, _| *signalled = true);
+                if *signalled {
+                    *slot = None;
+                }
+            }
         }
         self.listened = log.len();
     }
@@ -84,6 +99,21 @@ impl crate::dpor::EventListener for Measuring<'_> {
     }
 }
 
+/// What one measuring exploration showed.
+pub struct Measured {
+    /// For each violation, the positions after which a full fence alone
+    /// removes it.
+    pub kills: Vec<Vec<StmtId>>,
+    /// For each fence set asked about and each model measured, in that
+    /// order: did its monitor, with all the set's fences, never signal?
+    /// Then the program with that set is robust under the model, as far as
+    /// `coverage` goes (BSS is complete: a violation would have signalled).
+    pub quiet: Vec<bool>,
+    /// The measured models, in `quiet`'s order.
+    pub models: Vec<Model>,
+    pub coverage: Coverage,
+}
+
 /// For each violation (all of measurable models), the positions after which
 /// a full fence alone removes it; `None` if the exploration was stopped.
 pub fn kills(
@@ -93,9 +123,23 @@ pub fn kills(
     monitor: MonitorKind,
     opts: &Options,
 ) -> Option<Vec<Vec<StmtId>>> {
+    measure(prog, positions, violations, monitor, opts, &[]).map(|m| m.kills)
+}
+
+/// [`kills`], and in the same exploration whether each of `sets` (full
+/// fences after positions of `positions`) makes the program robust: the
+/// re-check the fence search would otherwise run for the set it chooses.
+pub fn measure(
+    prog: &Program,
+    positions: &[StmtId],
+    violations: &[Violation],
+    monitor: MonitorKind,
+    opts: &Options,
+    sets: &[Vec<StmtId>],
+) -> Option<Measured> {
     let mut kills = vec![Vec::new(); violations.len()];
     if positions.is_empty() || violations.is_empty() {
-        return Some(kills);
+        return Some(Measured { kills, quiet: Vec::new(), models: Vec::new(), coverage: Coverage::Complete });
     }
     let keys: Vec<(Model, StmtId, StmtId)> =
         violations.iter().map(|v| (v.model, v.store_stmt, v.access_stmt)).collect();
@@ -107,6 +151,14 @@ pub fn kills(
     let mut own_of: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
     for &(p, f) in &traced {
         own_of.entry(p).or_default().push(f);
+    }
+    // Each set's monitors act on all the set's fences.
+    let mut sets_bss = Vec::new();
+    for set in sets {
+        let own: Vec<StmtId> = set.iter().flat_map(|p| own_of.get(p).cloned().unwrap_or_default()).collect();
+        for &m in &models {
+            sets_bss.push(Some(Bss::new(&fenced, &[m], forcing).measuring(first, own.clone())));
+        }
     }
     let mut watches = Vec::new();
     for p in positions {
@@ -126,7 +178,8 @@ pub fn kills(
             }));
         }
     }
-    let mut listener = Measuring { keys: &keys, watches, listened: 0, cut: false };
+    let signalled = vec![false; sets_bss.len()];
+    let mut listener = Measuring { keys: &keys, watches, sets: sets_bss, signalled, listened: 0, cut: false };
     // One exploration (DPOR dominates: splitting the monitors over threads
     // would explore again per part).
     let sc = crate::explore::explore_listened(&fenced, Model::Sc, opts, &mut listener, |_| {});
@@ -151,5 +204,6 @@ pub fn kills(
             }
         }
     }
-    Some(kills)
+    let quiet = listener.signalled.iter().map(|&s| !s).collect();
+    Some(Measured { kills, quiet, models, coverage: sc.coverage })
 }

@@ -305,3 +305,47 @@ fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
     }
     assert!(witnessed > 100, "{witnessed}");
 }
+
+/// The measuring exploration also re-checks fence sets (the fence search
+/// passes the set the cycles name, `measure::measure`'s `sets`): a set whose
+/// monitor never signalled makes the program robust, one whose monitor
+/// signalled does not — by the model's own executions, on every example
+/// and corpus file under TSO and PSO, for the union of the violations'
+/// candidate positions and for each one alone.
+#[test]
+fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
+    use litmus_dsl::ir::Place;
+    let opts = Options::default();
+    let (mut quiet, mut loud) = (0, 0);
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for model in [Model::Tso, Model::Pso] {
+            let violations = robustness_of(&prog, model, MonitorKind::Bss, &opts).violations;
+            let mut spots: Vec<u32> = violations
+                .iter()
+                .flat_map(|v| v.candidates.iter().filter(|c| c.0.place == Place::After).map(|c| c.0.stmt))
+                .collect();
+            spots.sort();
+            spots.dedup();
+            if spots.is_empty() {
+                continue;
+            }
+            let mut sets = vec![spots.clone()];
+            sets.extend(spots.iter().map(|&s| vec![s]));
+            let m = litmus_checker::measure::measure(&prog, &spots, &violations, MonitorKind::Bss, &opts, &sets)
+                .expect("finished");
+            assert_eq!(m.models, [model]);
+            for (set, &q) in sets.iter().zip(&m.quiet) {
+                let at: Vec<FenceInsertion> = set.iter().map(|&s| FenceInsertion::after(s, FenceKind::Full)).collect();
+                let fenced = litmus_dsl::fence_ir::insert_fences(&prog, &at);
+                assert_eq!(q, explicitly_robust(&fenced, model), "{name} {model:?} {set:?}");
+                if q {
+                    quiet += 1;
+                } else {
+                    loud += 1;
+                }
+            }
+        }
+    }
+    assert!(quiet > 50 && loud > 50, "{quiet} quiet, {loud} signalled");
+}
