@@ -46,15 +46,29 @@ fn ms(d: Duration) -> String {
     }
 }
 
+/// Executions of the relaxed exploration: all, and those that end with
+/// every thread done (GenMC's "complete executions"; the rest end with a
+/// thread stuck on a failed `await`, GenMC's "blocked").
+struct Executions {
+    all: u64,
+    complete: u64,
+}
+
+impl std::fmt::Display for Executions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({} complete)", self.all, self.complete)
+    }
+}
+
 /// `litmus check --model M --mode exhaustive` in phases: SC + monitors,
 /// harm + fences, relaxed outcomes. Returns the phases' times and the
-/// relaxed exploration's execution count.
+/// relaxed exploration's executions.
 fn check_phases(
     prog: &litmus_dsl::Program,
     models: &[Model],
     loop_bound: u32,
     explorer: ExplorerKind,
-) -> ([Duration; 3], u64) {
+) -> ([Duration; 3], Executions) {
     let opts = Options { loop_bound, explorer, ..Options::default() };
     let t = Instant::now();
     let mut r = litmus_checker::find_violations(prog, models, MonitorKind::Bss, &opts);
@@ -65,8 +79,9 @@ fn check_phases(
     let t = Instant::now();
     litmus_checker::add_relaxed_outcomes(&mut r, prog, models, &opts);
     let c = t.elapsed();
-    let execs = r.outcomes.iter().map(|o| o.stats.executions).sum();
-    ([a, b, c], execs)
+    let all = r.outcomes.iter().map(|o| o.stats.executions).sum();
+    let complete = r.outcomes.iter().map(|o| o.stats.complete).sum();
+    ([a, b, c], Executions { all, complete })
 }
 
 struct Row {
@@ -241,14 +256,14 @@ fn main() {
             let (phases, execs) = check_phases(&prog, row.models, row.loop_bound, explorer);
             let total: Duration = phases.iter().sum();
             println!(
-                "{:18} {:12} | {:>9} | {} / {} / {} | {:>9} | {}",
+                "{:18} {:12} | {:>9} | {} / {} / {} | {:>20} | {}",
                 row.name,
                 explorer.as_str(),
                 ms(total),
                 ms(phases[0]),
                 ms(phases[1]),
                 ms(phases[2]),
-                execs,
+                execs.to_string(),
                 row.peers
             );
         }
