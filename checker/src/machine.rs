@@ -231,12 +231,24 @@ impl Clone for State {
         self.pc.clone_from(&o.pc);
         self.loops.clone_from(&o.loops);
         self.threads.clone_from(&o.threads);
-        self.bufs.clone_from(&o.bufs);
+        clone_queues(&mut self.bufs, &o.bufs);
         self.pending.clone_from(&o.pending);
-        self.hist.clone_from(&o.hist);
+        clone_queues(&mut self.hist, &o.hist);
         self.shrunk.clone_from(&o.shrunk);
         self.unsettled.clone_from(&o.unsettled);
         self.buffer_bound_hit = o.buffer_bound_hit;
+    }
+}
+
+/// `dst.clone_from(src)` for a state's queues, skipping the empty ones
+/// (most of them, most of the time: a per-cell buffer per thread and cell):
+/// a clone per exploration step.
+fn clone_queues<T: Clone>(dst: &mut Vec<VecDeque<T>>, src: &[VecDeque<T>]) {
+    dst.resize_with(src.len(), VecDeque::new);
+    for (a, b) in dst.iter_mut().zip(src) {
+        if !(a.is_empty() && b.is_empty()) {
+            a.clone_from(b);
+        }
     }
 }
 
