@@ -177,6 +177,9 @@ pub struct Rechecks<'a> {
     /// Measured (finished) kills: does a full fence after the position
     /// remove the model's violation of this (store, access) pair?
     removes: Mutex<HashMap<(Model, Spot, StmtId, StmtId), bool>>,
+    /// Fence sets whose monitor signalled in a measurement, by model: not
+    /// robust there.
+    signalled: Mutex<std::collections::HashSet<Key>>,
     /// Explorations run (the bench reports them).
     runs: AtomicUsize,
 }
@@ -189,6 +192,7 @@ impl<'a> Rechecks<'a> {
             opts,
             cache: Mutex::new(HashMap::new()),
             removes: Mutex::new(HashMap::new()),
+            signalled: Mutex::new(Default::default()),
             runs: AtomicUsize::new(0),
         }
     }
@@ -246,16 +250,17 @@ impl<'a> Rechecks<'a> {
         self.kills_guessing(positions, violations, models, &[])
     }
 
-    /// [`Rechecks::kills`], also re-checking full fences at `guess` (the
-    /// set the search expects to choose) in the measuring exploration, for
-    /// the models it measures: a set it chooses then needs no exploration
-    /// of its own.
+    /// [`Rechecks::kills`], also re-checking full fences at each of `sets`
+    /// (the set the search expects to choose, and the smaller ones its
+    /// minimality proof would re-check) in the measuring exploration, for
+    /// the models it measures: those sets then need no exploration of
+    /// their own.
     fn kills_guessing(
         &self,
         positions: &[Spot],
         violations: &[Violation],
         models: &[Model],
-        guess: &[Spot],
+        sets: &[Vec<Spot>],
     ) -> Vec<Vec<Spot>> {
         if self.opts.budget.stopped() {
             return vec![Vec::new(); violations.len()];
@@ -271,7 +276,7 @@ impl<'a> Rechecks<'a> {
         let measured_models: Vec<Model> =
             models.iter().copied().filter(|&m| measured.iter().any(|&i| violations[i].model == m)).collect();
         let monitors = || {
-            let mut k = self.measure(positions, &pick(&measured), guess);
+            let mut k = self.measure(positions, &pick(&measured), sets);
             if !before.is_empty() && !measured.is_empty() {
                 let more = self.kills_by_rechecks(&before, &pick(&measured), &measured_models);
                 for (k, more) in k.iter_mut().zip(more) {
@@ -306,7 +311,7 @@ impl<'a> Rechecks<'a> {
     /// The monitors' share of [`Rechecks::kills`]: what an earlier
     /// measurement (say under all models, for the joint set) left out is
     /// measured in one exploration, and remembered.
-    fn measure(&self, positions: &[Spot], violations: &[Violation], guess: &[Spot]) -> Vec<Vec<Spot>> {
+    fn measure(&self, positions: &[Spot], violations: &[Violation], sets: &[Vec<Spot>]) -> Vec<Vec<Spot>> {
         let entry = |p: Spot, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
         let known = |p: Spot| {
             let removes = self.removes.lock().expect("no measurement panics holding it");
@@ -318,23 +323,32 @@ impl<'a> Rechecks<'a> {
             positions.iter().copied().filter(|&p| p.place == Place::After && !known(p)).map(|p| p.stmt).collect();
         if !missing.is_empty() && !violations.is_empty() {
             self.runs.fetch_add(1, Ordering::Relaxed);
-            // The guess rides along if its fences are among those measured.
-            let guessed =
-                !guess.is_empty() && guess.iter().all(|g| g.place == Place::After && missing.contains(&g.stmt));
-            let sets: Vec<Vec<StmtId>> =
-                if guessed { vec![guess.iter().map(|g| g.stmt).collect()] } else { Vec::new() };
+            // A set rides along if its fences are among those measured.
+            let sets: Vec<&Vec<Spot>> = sets
+                .iter()
+                .filter(|set| {
+                    !set.is_empty() && set.iter().all(|g| g.place == Place::After && missing.contains(&g.stmt))
+                })
+                .collect();
+            let stmts: Vec<Vec<StmtId>> = sets.iter().map(|set| set.iter().map(|g| g.stmt).collect()).collect();
             // Stopped: nothing is known removed.
             let Some(measured) =
-                crate::measure::measure(self.prog, &missing, violations, self.monitor, self.opts, &sets)
+                crate::measure::measure(self.prog, &missing, violations, self.monitor, self.opts, &stmts)
             else {
                 return vec![Vec::new(); violations.len()];
             };
-            if guessed && measured.coverage.finished() {
-                let at: Vec<FencePoint> = guess.iter().map(|&g| self.full(g)).collect();
-                let mut cache = self.cache.lock().expect("no re-check panics holding it");
-                for (&m, &quiet) in measured.models.iter().zip(&measured.quiet) {
-                    // A signal is left to a re-check (it may be unconfirmed).
-                    if quiet {
+            let per_set = measured.models.len();
+            let mut cache = self.cache.lock().expect("no re-check panics holding it");
+            let mut signalled = self.signalled.lock().expect("no measurement panics holding it");
+            for (i, set) in sets.iter().enumerate() {
+                let at: Vec<FencePoint> = set.iter().map(|&g| self.full(g)).collect();
+                for (&m, &quiet) in measured.models.iter().zip(&measured.quiet[i * per_set..(i + 1) * per_set]) {
+                    if !quiet {
+                        // Not robust (a BSS signal is a violation), though
+                        // maybe not witnessed: no cache entry, which would
+                        // have to name its violations.
+                        signalled.insert(key(m, &at));
+                    } else if measured.coverage.finished() {
                         let coverage = measured.coverage;
                         let checked = Checked {
                             robust: coverage.answer(true),
@@ -346,6 +360,7 @@ impl<'a> Rechecks<'a> {
                     }
                 }
             }
+            drop((cache, signalled));
             let kills = measured.kills;
             let mut removes = self.removes.lock().expect("no measurement panics holding it");
             for (v, k) in violations.iter().zip(&kills) {
@@ -397,6 +412,13 @@ impl<'a> Rechecks<'a> {
         }
         let removes = self.removes.lock().expect("no measurement panics holding it");
         violations.iter().any(|v| removes.get(&(v.model, f.spot(), v.store_stmt, v.access_stmt)) == Some(&false))
+    }
+
+    /// Did a measurement's monitor with all of `set`'s (full) fences signal
+    /// under one of `models`? Then the set is not robust (BSS soundness).
+    fn signalled_with(&self, set: &[FencePoint], models: &[Model]) -> bool {
+        let signalled = self.signalled.lock().expect("no measurement panics holding it");
+        models.iter().any(|&m| m.buffered() && signalled.contains(&key(m, set)))
     }
 
     fn full(&self, at: Spot) -> FencePoint {
@@ -576,6 +598,10 @@ pub fn minimal_fences(
 /// fewest (full fences at every choice of that many positions).
 const MINIMALITY_CHECKS: u64 = 2048;
 
+/// How many of those the measuring exploration checks on the way (a
+/// monitor each).
+const MEASURED_SUBSETS: u64 = 64;
+
 /// Is the confirmed set the fewest fences? A hitting set is the fewest
 /// among the positions each *single* fence was measured to help (or the
 /// cycles' own positions), but two fences together can remove what
@@ -608,7 +634,7 @@ fn settle_minimality(
                 break;
             }
             let set: Vec<FencePoint> = subset.iter().map(|&i| re.full(positions[i])).collect();
-            if re.witnessed_with(&set, violations) {
+            if re.witnessed_with(&set, violations) || re.signalled_with(&set, models) {
                 continue; // not robust: the measurement saw a violation stay
             }
             match re.run(&set, models) {
@@ -679,7 +705,14 @@ fn choose_fences(
     // choice is often the same.
     let (guess, _) = hitting_fences(prog, &own_candidates(violations));
     let guess: Vec<Spot> = guess.iter().map(|f| f.spot()).collect();
-    let kills = re.kills_guessing(positions, violations, models, &guess);
+    // And, if few, the sets one smaller that its minimality proof re-checks
+    // (sets of one are measured anyway).
+    let mut sets = vec![guess.clone()];
+    let smaller = guess.len().saturating_sub(1);
+    if smaller >= 2 && binomial(positions.len() as u64, smaller as u64) <= MEASURED_SUBSETS {
+        sets.extend(subsets(positions.len(), smaller).map(|ix| ix.iter().map(|&i| positions[i]).collect()));
+    }
+    let kills = re.kills_guessing(positions, violations, models, &sets);
     if kills.iter().any(|k| k.is_empty()) {
         return confirm_fences(re, models, violations);
     }

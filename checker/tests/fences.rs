@@ -311,7 +311,7 @@ fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
 /// monitor never signalled makes the program robust, one whose monitor
 /// signalled does not — by the model's own executions, on every example
 /// and corpus file under TSO and PSO, for the union of the violations'
-/// candidate positions and for each one alone.
+/// candidate positions, each one alone and each pair.
 #[test]
 fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
     use litmus_dsl::ir::Place;
@@ -332,6 +332,12 @@ fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
             }
             let mut sets = vec![spots.clone()];
             sets.extend(spots.iter().map(|&s| vec![s]));
+            // Pairs too (the minimality proof's smaller sets, measured).
+            if spots.len() <= 8 {
+                for i in 0..spots.len() {
+                    sets.extend(spots[i + 1..].iter().map(|&t| vec![spots[i], t]));
+                }
+            }
             let m = litmus_checker::measure::measure(&prog, &spots, &violations, MonitorKind::Bss, &opts, &sets)
                 .expect("finished");
             assert_eq!(m.models, [model]);
