@@ -4,7 +4,7 @@
 //! ([`add_relaxed_outcomes`]). [`crate::plan`] runs them in order for
 //! every front end.
 
-use crate::certainty::{Answer, Iterations, Why};
+use crate::certainty::{Answer, Coverage, Iterations, Why};
 use crate::machine::Model;
 use crate::monitor::MonitorKind;
 use crate::options::Options;
@@ -48,6 +48,10 @@ pub struct Report {
     /// SC's outcome as the unbounded procedure proved it (kept even when
     /// SC was not asked for: robust models' outcomes are derived from it).
     pub proved_sc: Option<ModelOutcome>,
+    /// SC's outcome as the bounded engine explored it (kept even when SC
+    /// was not asked for: a model the program is proved robust under takes
+    /// its outcomes from it).
+    pub bounded_sc: Option<ModelOutcome>,
 }
 
 /// The fast half of [`crate::plan::check_all`]: [`find_violations`] then
@@ -78,6 +82,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         }
     }
     let sc_observation = sc.observation.clone();
+    let bounded_sc = Some(sc.clone());
     let outcomes = if models.iter().any(|m| m.is_reference()) { vec![sc] } else { Vec::new() };
     Report {
         outcomes,
@@ -88,6 +93,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         active: None,
         attacks: None,
         proved_sc: None,
+        bounded_sc,
     }
 }
 
@@ -103,6 +109,7 @@ impl Report {
             active: None,
             attacks: None,
             proved_sc: None,
+            bounded_sc: None,
         }
     }
 }
@@ -164,6 +171,7 @@ fn unbounded_violations(
         active: None,
         attacks: Some(proved.attacks),
         proved_sc: Some(proved.sc),
+        bounded_sc: None,
     })
 }
 
@@ -334,14 +342,20 @@ fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts:
     unbounded::relaxed(prog, m, opts.buffer_bound, &share, &limits).ok()
 }
 
-/// A model's outcome where the unbounded procedure proved the program
-/// robust under it: its executions' traces are all SC traces, so its final
-/// states, failures and deadlocks are SC's (witnesses replayed on its
-/// machine), for every iteration.
+/// A model's outcome where the program is proved robust under it: its
+/// executions' traces are all SC traces, so its final states, failures and
+/// deadlocks are SC's (witnesses replayed on its machine) — for every
+/// iteration where the unbounded procedure proved it, else as far as the
+/// bounded engine's SC exploration, which must have finished with nothing
+/// cut (a proof, not "within bounds").
 fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
     let rb = report.robustness.iter().find(|rb| rb.model == m)?;
-    if !rb.iterations.every() || rb.robust() != Answer::Proved(true) {
+    if rb.robust() != Answer::Proved(true) {
         return None;
     }
-    unbounded::relaxed_outcome(prog, report.proved_sc.as_ref()?, m, rb.iterations.clone())
+    if rb.iterations.every() {
+        return unbounded::relaxed_outcome(prog, report.proved_sc.as_ref()?, m, rb.iterations.clone());
+    }
+    let sc = report.bounded_sc.as_ref().filter(|sc| sc.coverage == Coverage::Complete)?;
+    unbounded::relaxed_outcome(prog, sc, m, sc.iterations.clone())
 }

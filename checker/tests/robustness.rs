@@ -408,3 +408,42 @@ fn a_failed_cas_is_a_read_that_orders_as_its_atomic() {
     assert!(robustness_of(&p, Model::Pso, MonitorKind::Bss, &Options::default()).robust().is(&false));
     assert!(!explicitly_robust(&p, Model::Pso, &Options::default()));
 }
+
+/// A model the bounded engine proved the program robust under (its SC
+/// exploration finished, nothing cut) takes its outcome from SC's instead
+/// of exploring its own executions (`check.rs` `robust_outcome`). On every
+/// example and corpus file, under TSO, PSO and PSLO, that outcome's final
+/// states, failures and deadlocks are those the model's own exploration
+/// finds.
+#[test]
+fn a_robust_models_outcome_taken_from_sc_is_its_own() {
+    use litmus_checker::Coverage;
+    let opts = Options::default();
+    let models = [Model::Sc, Model::Tso, Model::Pso, Model::Pslo];
+    let mut derived = 0;
+    for (name, src) in common::corpus_and_example_sources() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let mut r = litmus_checker::find_violations(&prog, &models, MonitorKind::Bss, &opts);
+        let sc_complete = r.outcomes[0].coverage == Coverage::Complete;
+        litmus_checker::add_relaxed_outcomes(&mut r, &prog, &models, &opts);
+        for rb in r.robustness.iter().filter(|rb| sc_complete && rb.robust() == Answer::Proved(true)) {
+            let ours = r.outcomes.iter().find(|o| o.model == rb.model).unwrap();
+            let own = litmus_checker::explore::explore(&prog, rb.model, &opts);
+            let states = |o: &litmus_checker::ModelOutcome| {
+                let mut v: Vec<_> = o.states.iter().map(|s| (s.values.clone(), s.satisfies)).collect();
+                v.sort();
+                v
+            };
+            let failures = |o: &litmus_checker::ModelOutcome| {
+                let mut v: Vec<_> = o.failures.iter().map(|f| (f.thread, f.stmt)).collect();
+                v.sort();
+                v
+            };
+            assert_eq!(states(ours), states(&own), "{name} {:?}", rb.model);
+            assert_eq!(failures(ours), failures(&own), "{name} {:?}", rb.model);
+            assert_eq!(ours.deadlocks.is_empty(), own.deadlocks.is_empty(), "{name} {:?}", rb.model);
+            derived += 1;
+        }
+    }
+    assert!(derived > 20, "{derived}");
+}
