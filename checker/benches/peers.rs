@@ -1,4 +1,4 @@
-//! The rows of issue 11's performance table, side by side with the peers'
+//! The rows of issues 11 and 23 (every harness under SC, TSO, PSO), side by side with the peers'
 //! figures (run: `cargo bench -p litmus-checker --bench peers`; one row:
 //! `cargo bench -p litmus-checker --bench peers -- dekker_f_k3`).
 //!
@@ -92,58 +92,140 @@ struct Row {
     peers: &'static str,
 }
 
+/// Issue 23's rows: every harness under SC, TSO and PSO. The peers' figures
+/// were measured side by side on 2026-11-27 (`scripts/build-peers.sh`, then
+/// `../shared/bench/c/run.py`; wall time, best of 3 under 10 s) except
+/// Nidhugg on dekker_f_k4 (2026-11-26, about 150 s a run).
 const ROWS: &[Row] = &[
+    Row {
+        name: "dekker_f_k3 SC",
+        file: "dekker_f_k3",
+        models: &[Model::Sc],
+        loop_bound: 3,
+        peers: "GenMC 0.82 s (6,993 complete), Nidhugg 1.60 s",
+    },
     Row {
         name: "dekker_f_k3 TSO",
         file: "dekker_f_k3",
         models: &[Model::Tso],
         loop_bound: 3,
-        peers: "GenMC 0.70 s (6,993 graphs), Nidhugg 2.37 s",
+        peers: "GenMC 0.85 s (6,993 complete), Nidhugg 1.83 s",
     },
     Row {
-        name: "dekker_f_k4 TSO",
-        file: "dekker_f_k4",
-        models: &[Model::Tso],
-        loop_bound: 4,
-        peers: "GenMC 26.4 s (221,331 graphs), Nidhugg 89.9 s",
-    },
-    Row {
-        name: "dekker_f_k4 PSO",
-        file: "dekker_f_k4",
+        name: "dekker_f_k3 PSO",
+        file: "dekker_f_k3",
         models: &[Model::Pso],
-        loop_bound: 4,
-        peers: "Nidhugg 129.1 s (GenMC has no PSO)",
+        loop_bound: 3,
+        peers: "Nidhugg 1.94 s (GenMC has no PSO)",
     },
     Row {
-        name: "dekker_f_k4 SC",
-        file: "dekker_f_k4",
+        name: "peterson_f_k3 SC",
+        file: "peterson_f_k3",
+        models: &[Model::Sc],
+        loop_bound: 3,
+        peers: "GenMC 0.14 s (588+843 blocked), Nidhugg 0.20 s",
+    },
+    Row {
+        name: "peterson_f_k3 TSO",
+        file: "peterson_f_k3",
+        models: &[Model::Tso],
+        loop_bound: 3,
+        peers: "GenMC 0.16 s (588+843 blocked), Nidhugg 0.24 s",
+    },
+    Row {
+        name: "peterson_f_k3 PSO",
+        file: "peterson_f_k3",
+        models: &[Model::Pso],
+        loop_bound: 3,
+        peers: "Nidhugg 0.27 s",
+    },
+    Row {
+        name: "peterson_f_k4 SC",
+        file: "peterson_f_k4",
         models: &[Model::Sc],
         loop_bound: 4,
-        peers: "GenMC 34.0 s, Nidhugg 76.9 s",
+        peers: "GenMC 0.82 s (7,360+10,561 blocked), Nidhugg 1.86 s",
+    },
+    Row {
+        name: "peterson_f_k4 TSO",
+        file: "peterson_f_k4",
+        models: &[Model::Tso],
+        loop_bound: 4,
+        peers: "GenMC 0.81 s (7,360+10,561 blocked), Nidhugg 2.01 s",
+    },
+    Row {
+        name: "peterson_f_k4 PSO",
+        file: "peterson_f_k4",
+        models: &[Model::Pso],
+        loop_bound: 4,
+        peers: "Nidhugg 2.16 s",
+    },
+    Row {
+        name: "peterson_f_k5 SC",
+        file: "peterson_f_k5",
+        models: &[Model::Sc],
+        loop_bound: 5,
+        peers: "GenMC 12.34 s (93,652+134,355 blocked), Nidhugg 27.91 s",
     },
     Row {
         name: "peterson_f_k5 TSO",
         file: "peterson_f_k5",
         models: &[Model::Tso],
         loop_bound: 5,
-        peers: "GenMC 12.5 s, Nidhugg 38.1 s",
+        peers: "GenMC 13.60 s (93,652+134,355 blocked), Nidhugg 30.76 s",
+    },
+    Row {
+        name: "peterson_f_k5 PSO",
+        file: "peterson_f_k5",
+        models: &[Model::Pso],
+        loop_bound: 5,
+        peers: "Nidhugg 40.52 s",
+    },
+    Row {
+        name: "bakery_f_k3 SC",
+        file: "bakery_f_k3",
+        models: &[Model::Sc],
+        loop_bound: 3,
+        peers: "GenMC 1.76 s (8,734+6,992 blocked), Nidhugg 3.22 s",
     },
     Row {
         name: "bakery_f_k3 TSO",
         file: "bakery_f_k3",
         models: &[Model::Tso],
         loop_bound: 3,
-        peers: "GenMC 1.35 s, Nidhugg 3.60 s",
+        peers: "GenMC 1.45 s (8,734+6,992 blocked), Nidhugg 3.46 s",
     },
-    Row { name: "sb12 SC", file: "sb12", models: &[Model::Sc], loop_bound: 2, peers: "GenMC 0.25 s, Nidhugg 0.83 s" },
+    Row { name: "bakery_f_k3 PSO", file: "bakery_f_k3", models: &[Model::Pso], loop_bound: 3, peers: "Nidhugg 3.85 s" },
+    Row {
+        name: "dekker_f_k4 SC",
+        file: "dekker_f_k4",
+        models: &[Model::Sc],
+        loop_bound: 4,
+        peers: "GenMC 21.13 s (221,331 complete), Nidhugg 130.1 s (2026-11-26)",
+    },
+    Row {
+        name: "dekker_f_k4 TSO",
+        file: "dekker_f_k4",
+        models: &[Model::Tso],
+        loop_bound: 4,
+        peers: "GenMC 22.18 s (221,331 complete), Nidhugg 152.8 s (2026-11-26)",
+    },
+    Row {
+        name: "dekker_f_k4 PSO",
+        file: "dekker_f_k4",
+        models: &[Model::Pso],
+        loop_bound: 4,
+        peers: "Nidhugg 157.7 s (2026-11-26)",
+    },
+    Row { name: "sb12 SC", file: "sb12", models: &[Model::Sc], loop_bound: 2, peers: "GenMC 0.26 s, Nidhugg 0.71 s" },
     Row {
         name: "sb12 TSO",
         file: "sb12",
         models: &[Model::Tso],
         loop_bound: 2,
-        peers: "GenMC 0.23 s, Nidhugg 1.06 s, herd7 7.0-8.6 s",
+        peers: "GenMC 0.25 s, Nidhugg 0.75 s, herd7 7.0-8.6 s",
     },
-    Row { name: "sb12 PSO", file: "sb12", models: &[Model::Pso], loop_bound: 2, peers: "Nidhugg 1.10 s" },
+    Row { name: "sb12 PSO", file: "sb12", models: &[Model::Pso], loop_bound: 2, peers: "Nidhugg 0.70 s" },
 ];
 
 /// SB over cells 0 and 1 of a 65,536-cell array (issue 11's PSO row).
