@@ -177,8 +177,9 @@ pub struct Rechecks<'a> {
     /// Measured (finished) kills: does a full fence after the position
     /// remove the model's violation of this (store, access) pair?
     removes: Mutex<HashMap<(Model, Spot, StmtId, StmtId), bool>>,
-    /// Fence sets whose monitor signalled in a measurement, by model: not
-    /// robust there.
+    /// Fence sets a measurement proved not robust, by model: those measured
+    /// whole whose monitor signalled, and single fences that left one of
+    /// the model's violations.
     signalled: Mutex<std::collections::HashSet<Key>>,
     /// Explorations run (the bench reports them).
     runs: AtomicUsize,
@@ -360,8 +361,18 @@ impl<'a> Rechecks<'a> {
                     }
                 }
             }
-            drop((cache, signalled));
             let kills = measured.kills;
+            // A single fence that leaves one of a model's violations is not
+            // robust under that model either.
+            for &p in &missing {
+                let at = [self.full(Spot::after(p))];
+                for &m in &measured.models {
+                    if violations.iter().zip(&kills).any(|(v, k)| v.model == m && !k.contains(&p)) {
+                        signalled.insert(key(m, &at));
+                    }
+                }
+            }
+            drop((cache, signalled));
             let mut removes = self.removes.lock().expect("no measurement panics holding it");
             for (v, k) in violations.iter().zip(&kills) {
                 for &p in &missing {
@@ -399,24 +410,13 @@ impl<'a> Rechecks<'a> {
             .collect()
     }
 
-    /// Did a finished measurement see one of `violations` stay with the
-    /// one full fence `set` inserted? Then that set is not robust without a
-    /// re-check: the measurement's BSS monitor signalled on an SC execution
-    /// of the program with that fence alone, and a BSS signal is a
-    /// violation (the BSS paper's Theorem 1, soundness). Only for one
-    /// fence: two fences together can remove what each leaves.
-    pub fn witnessed_with(&self, set: &[FencePoint], violations: &[Violation]) -> bool {
-        let [f] = set else { return false };
-        if f.kind != FenceKind::Full {
-            return false;
-        }
-        let removes = self.removes.lock().expect("no measurement panics holding it");
-        violations.iter().any(|v| removes.get(&(v.model, f.spot(), v.store_stmt, v.access_stmt)) == Some(&false))
-    }
-
-    /// Did a measurement's monitor with all of `set`'s (full) fences signal
-    /// under one of `models`? Then the set is not robust (BSS soundness).
-    fn signalled_with(&self, set: &[FencePoint], models: &[Model]) -> bool {
+    /// Did a measurement see a violation stay with the full fences `set`
+    /// inserted, under one of `models`? Then that set is not robust without
+    /// a re-check: a BSS monitor with those fences signalled on an SC
+    /// execution of the program, and a BSS signal is a violation (the BSS
+    /// paper's Theorem 1, soundness). Known for the sets measured whole, and
+    /// for each single fence (its monitor did not remove some violation).
+    pub fn signalled_with(&self, set: &[FencePoint], models: &[Model]) -> bool {
         let signalled = self.signalled.lock().expect("no measurement panics holding it");
         models.iter().any(|&m| m.buffered() && signalled.contains(&key(m, set)))
     }
@@ -634,7 +634,7 @@ fn settle_minimality(
                 break;
             }
             let set: Vec<FencePoint> = subset.iter().map(|&i| re.full(positions[i])).collect();
-            if re.witnessed_with(&set, violations) || re.signalled_with(&set, models) {
+            if re.signalled_with(&set, models) {
                 continue; // not robust: the measurement saw a violation stay
             }
             match re.run(&set, models) {

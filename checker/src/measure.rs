@@ -115,20 +115,10 @@ pub struct Measured {
 }
 
 /// For each violation (all of measurable models), the positions after which
-/// a full fence alone removes it; `None` if the exploration was stopped.
-pub fn kills(
-    prog: &Program,
-    positions: &[StmtId],
-    violations: &[Violation],
-    monitor: MonitorKind,
-    opts: &Options,
-) -> Option<Vec<Vec<StmtId>>> {
-    measure(prog, positions, violations, monitor, opts, &[]).map(|m| m.kills)
-}
-
-/// [`kills`], and in the same exploration whether each of `sets` (full
-/// fences after positions of `positions`) makes the program robust: the
-/// re-check the fence search would otherwise run for the set it chooses.
+/// a full fence alone removes it, and in the same exploration whether each
+/// of `sets` (full fences after positions of `positions`) makes the program
+/// robust: the re-checks the fence search would otherwise run. `None` if
+/// the exploration was stopped.
 pub fn measure(
     prog: &Program,
     positions: &[StmtId],

@@ -271,7 +271,7 @@ fn a_fence_after_a_reduced_spin_goes_before_the_next_access() {
 
 /// The fewest-fences proof does not re-check a single fence that the
 /// one-exploration measurement saw a violation survive (`Rechecks::
-/// witnessed_with`, resting on BSS soundness). On every example and corpus
+/// signalled_with`, resting on BSS soundness). On every example and corpus
 /// file, under TSO and PSO, each such fence alone leaves the program not
 /// robust by its own executions.
 #[test]
@@ -295,7 +295,7 @@ fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
                     kind: FenceKind::Full,
                     place: p.place,
                 };
-                if re.witnessed_with(&[f], &violations) {
+                if re.signalled_with(&[f], &[model]) {
                     witnessed += 1;
                     let fenced = litmus_dsl::fence_ir::insert_fences(&prog, &insertions(&[f]));
                     assert!(!explicitly_robust(&fenced, model), "{name} {model:?}: robust with a fence at {p:?}");
