@@ -258,82 +258,97 @@ fn findings(out: &mut String, c: &Checked, p: &Program, color: bool) {
         if let Some(h) = &f.help {
             d = d.with_help(h);
         }
-        let witness = |out: &mut String, o: &ModelOutcome, events: &[Event]| {
-            let _ = writeln!(out, "  witness under {}:", o.model.upper());
-            for line in narrate::lines(p, o.model, events) {
-                let _ = writeln!(out, "      {line}");
-            }
-        };
+        if let Some(label) = f.about.as_ref().and_then(|a| label(c, p, a)) {
+            d = d.with_label(label);
+        }
         let _ = writeln!(out);
-        match &f.about {
-            Some(About::Violation { model, index, .. }) => {
-                let n = c.robustness[..*model].iter().map(|r| r.violations.len()).sum::<usize>() + index + 1;
-                let r = &c.robustness[*model];
-                let v = &r.violations[*index];
-                out.push_str(&render_diags(&[d.with_label(format!("violation {n}"))], &l.path, &l.src, color));
-                let chain: Vec<String> = v
-                    .cycle
-                    .iter()
-                    .map(|st| {
-                        let s = &p.stmts[st.stmt as usize];
-                        let t = &p.threads[st.thread as usize].name;
-                        format!("{t} {}:{} `{}` —{}→", s.line, s.col, s.text, st.edge.as_str())
-                    })
-                    .collect();
-                let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
-                let _ = writeln!(
-                    out,
-                    "  `litmus explain {} --violation {n}` shows the {} execution step by step",
-                    l.path,
-                    r.model.upper()
-                );
+        out.push_str(&render_diags(&[d], &l.path, &l.src, color));
+        if let Some(a) = &f.about {
+            below(out, c, p, a);
+        }
+    }
+}
+
+/// The number `litmus explain --violation` knows a violation by.
+fn violation_number(c: &Checked, model: usize, index: usize) -> usize {
+    c.robustness[..model].iter().map(|r| r.violations.len()).sum::<usize>() + index + 1
+}
+
+/// What the terminal writes under a finding's first line.
+fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
+    Some(match about {
+        About::Violation { model, index, .. } => format!("violation {}", violation_number(c, *model, *index)),
+        About::Failure { stmt } => format!("`{}` can fail", p.stmts[*stmt as usize].text),
+        About::ConditionDiffers { model } => {
+            format!("answered differently under {} than under SC", c.outcomes[*model].model.upper())
+        }
+        About::ConditionUndefined => "undefined in a reachable final state: an error, not a 0".into(),
+        About::Deadlock { .. } => "every unfinished thread can wait forever".into(),
+        About::Replay(_) => return None,
+    })
+}
+
+/// What the terminal adds below a finding: its witness step by step, or
+/// the command that shows or replays it.
+fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
+    let path = &c.loaded.path;
+    let witness = |out: &mut String, o: &ModelOutcome, events: &[Event]| {
+        let _ = writeln!(out, "  witness under {}:", o.model.upper());
+        for line in narrate::lines(p, o.model, events) {
+            let _ = writeln!(out, "      {line}");
+        }
+    };
+    match about {
+        About::Violation { model, index, .. } => {
+            let r = &c.robustness[*model];
+            let chain: Vec<String> = r.violations[*index]
+                .cycle
+                .iter()
+                .map(|st| {
+                    let s = &p.stmts[st.stmt as usize];
+                    let t = &p.threads[st.thread as usize].name;
+                    format!("{t} {}:{} `{}` —{}→", s.line, s.col, s.text, st.edge.as_str())
+                })
+                .collect();
+            let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
+            let _ = writeln!(
+                out,
+                "  `litmus explain {path} --violation {}` shows the {} execution step by step",
+                violation_number(c, *model, *index),
+                r.model.upper()
+            );
+        }
+        About::Replay(handle) => {
+            let _ = writeln!(out, "  replay: litmus explain {path} --replay {handle}");
+        }
+        About::Failure { stmt } => {
+            let first = c.outcomes.iter().find_map(|o| o.failures.iter().find(|f| f.stmt == *stmt).map(|f| (o, f)));
+            if let Some((o, fail)) = first {
+                witness(out, o, &fail.witness.events);
+                let s = &p.stmts[*stmt as usize];
+                let _ = writeln!(out, "      → `{}` fails in {}", s.text, p.threads[fail.thread as usize].name);
             }
-            Some(About::Replay(handle)) => {
-                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-                let _ = writeln!(out, "  replay: litmus explain {} --replay {handle}", l.path);
+        }
+        About::ConditionDiffers { model } => {
+            let o = &c.outcomes[*model];
+            let sc = c.outcomes.iter().find(|o| o.model.is_reference());
+            if let Some(w) = sc.and_then(|sc| witness_of_difference(o, sc)) {
+                witness(out, o, &w.events);
             }
-            Some(About::Failure { stmt }) => {
-                let d = d.with_label(format!("`{}` can fail", p.stmts[*stmt as usize].text));
-                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-                let first = c.outcomes.iter().find_map(|o| o.failures.iter().find(|f| f.stmt == *stmt).map(|f| (o, f)));
-                if let Some((o, fail)) = first {
-                    witness(out, o, &fail.witness.events);
-                    let s = &p.stmts[*stmt as usize];
-                    let _ = writeln!(out, "      → `{}` fails in {}", s.text, p.threads[fail.thread as usize].name);
+        }
+        About::ConditionUndefined => {
+            for o in &c.outcomes {
+                if let Some(ce) = o.condition_errors.first() {
+                    let _ = writeln!(out, "  division by zero in the {} under {}", ce.site.as_str(), o.model.upper());
+                    witness(out, o, &ce.witness.events);
                 }
             }
-            Some(About::ConditionDiffers { model }) => {
-                let d = d.with_label(format!(
-                    "answered differently under {} than under SC",
-                    c.outcomes[*model].model.upper()
-                ));
-                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-                let o = &c.outcomes[*model];
-                let sc = c.outcomes.iter().find(|o| o.model.is_reference());
-                if let Some(w) = sc.and_then(|sc| witness_of_difference(o, sc)) {
-                    witness(out, o, &w.events);
-                }
+        }
+        About::Deadlock { model } => {
+            let o = &c.outcomes[*model];
+            if let Some(w) = o.deadlocks.first() {
+                witness(out, o, &w.events);
             }
-            Some(About::ConditionUndefined) => {
-                let d = d.with_label("undefined in a reachable final state: an error, not a 0");
-                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-                for o in &c.outcomes {
-                    if let Some(ce) = o.condition_errors.first() {
-                        let _ =
-                            writeln!(out, "  division by zero in the {} under {}", ce.site.as_str(), o.model.upper());
-                        witness(out, o, &ce.witness.events);
-                    }
-                }
-            }
-            Some(About::Deadlock { model }) => {
-                let d = d.with_label("every unfinished thread can wait forever");
-                out.push_str(&render_diags(&[d], &l.path, &l.src, color));
-                let o = &c.outcomes[*model];
-                if let Some(w) = o.deadlocks.first() {
-                    witness(out, o, &w.events);
-                }
-            }
-            None => out.push_str(&render_diags(&[d], &l.path, &l.src, color)),
         }
     }
 }
