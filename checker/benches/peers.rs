@@ -84,148 +84,80 @@ fn check_phases(
     ([a, b, c], Executions { all, complete })
 }
 
+/// A harness, run under SC, TSO and PSO ([`MODELS`]).
 struct Row {
-    name: &'static str,
     file: &'static str,
-    models: &'static [Model],
     loop_bound: u32,
-    peers: &'static str,
+    /// The peers' figures, per model of [`MODELS`].
+    peers: [&'static str; 3],
 }
 
-/// Issue 23's rows: every harness under SC, TSO and PSO. The peers' figures
+const MODELS: [Model; 3] = [Model::Sc, Model::Tso, Model::Pso];
+
+/// Issue 23's rows: every harness under each of [`MODELS`]. The peers' figures
 /// were measured side by side on 2026-11-27 (`scripts/build-peers.sh`, then
 /// `../shared/bench/c/run.py`; wall time, best of 3 under 10 s) except
 /// Nidhugg on dekker_f_k4 (2026-11-26, about 150 s a run).
 const ROWS: &[Row] = &[
     Row {
-        name: "dekker_f_k3 SC",
         file: "dekker_f_k3",
-        models: &[Model::Sc],
         loop_bound: 3,
-        peers: "GenMC 0.82 s (6,993 complete), Nidhugg 1.60 s",
+        peers: [
+            "GenMC 0.82 s (6,993 complete), Nidhugg 1.60 s",
+            "GenMC 0.85 s (6,993 complete), Nidhugg 1.83 s",
+            "Nidhugg 1.94 s (GenMC has no PSO)",
+        ],
     },
     Row {
-        name: "dekker_f_k3 TSO",
-        file: "dekker_f_k3",
-        models: &[Model::Tso],
-        loop_bound: 3,
-        peers: "GenMC 0.85 s (6,993 complete), Nidhugg 1.83 s",
-    },
-    Row {
-        name: "dekker_f_k3 PSO",
-        file: "dekker_f_k3",
-        models: &[Model::Pso],
-        loop_bound: 3,
-        peers: "Nidhugg 1.94 s (GenMC has no PSO)",
-    },
-    Row {
-        name: "peterson_f_k3 SC",
         file: "peterson_f_k3",
-        models: &[Model::Sc],
         loop_bound: 3,
-        peers: "GenMC 0.14 s (588+843 blocked), Nidhugg 0.20 s",
+        peers: [
+            "GenMC 0.14 s (588+843 blocked), Nidhugg 0.20 s",
+            "GenMC 0.16 s (588+843 blocked), Nidhugg 0.24 s",
+            "Nidhugg 0.27 s",
+        ],
     },
     Row {
-        name: "peterson_f_k3 TSO",
-        file: "peterson_f_k3",
-        models: &[Model::Tso],
-        loop_bound: 3,
-        peers: "GenMC 0.16 s (588+843 blocked), Nidhugg 0.24 s",
-    },
-    Row {
-        name: "peterson_f_k3 PSO",
-        file: "peterson_f_k3",
-        models: &[Model::Pso],
-        loop_bound: 3,
-        peers: "Nidhugg 0.27 s",
-    },
-    Row {
-        name: "peterson_f_k4 SC",
         file: "peterson_f_k4",
-        models: &[Model::Sc],
         loop_bound: 4,
-        peers: "GenMC 0.82 s (7,360+10,561 blocked), Nidhugg 1.86 s",
+        peers: [
+            "GenMC 0.82 s (7,360+10,561 blocked), Nidhugg 1.86 s",
+            "GenMC 0.81 s (7,360+10,561 blocked), Nidhugg 2.01 s",
+            "Nidhugg 2.16 s",
+        ],
     },
     Row {
-        name: "peterson_f_k4 TSO",
-        file: "peterson_f_k4",
-        models: &[Model::Tso],
-        loop_bound: 4,
-        peers: "GenMC 0.81 s (7,360+10,561 blocked), Nidhugg 2.01 s",
-    },
-    Row {
-        name: "peterson_f_k4 PSO",
-        file: "peterson_f_k4",
-        models: &[Model::Pso],
-        loop_bound: 4,
-        peers: "Nidhugg 2.16 s",
-    },
-    Row {
-        name: "peterson_f_k5 SC",
         file: "peterson_f_k5",
-        models: &[Model::Sc],
         loop_bound: 5,
-        peers: "GenMC 12.34 s (93,652+134,355 blocked), Nidhugg 27.91 s",
+        peers: [
+            "GenMC 12.34 s (93,652+134,355 blocked), Nidhugg 27.91 s",
+            "GenMC 13.60 s (93,652+134,355 blocked), Nidhugg 30.76 s",
+            "Nidhugg 40.52 s",
+        ],
     },
     Row {
-        name: "peterson_f_k5 TSO",
-        file: "peterson_f_k5",
-        models: &[Model::Tso],
-        loop_bound: 5,
-        peers: "GenMC 13.60 s (93,652+134,355 blocked), Nidhugg 30.76 s",
-    },
-    Row {
-        name: "peterson_f_k5 PSO",
-        file: "peterson_f_k5",
-        models: &[Model::Pso],
-        loop_bound: 5,
-        peers: "Nidhugg 40.52 s",
-    },
-    Row {
-        name: "bakery_f_k3 SC",
         file: "bakery_f_k3",
-        models: &[Model::Sc],
         loop_bound: 3,
-        peers: "GenMC 1.76 s (8,734+6,992 blocked), Nidhugg 3.22 s",
+        peers: [
+            "GenMC 1.76 s (8,734+6,992 blocked), Nidhugg 3.22 s",
+            "GenMC 1.45 s (8,734+6,992 blocked), Nidhugg 3.46 s",
+            "Nidhugg 3.85 s",
+        ],
     },
     Row {
-        name: "bakery_f_k3 TSO",
-        file: "bakery_f_k3",
-        models: &[Model::Tso],
-        loop_bound: 3,
-        peers: "GenMC 1.45 s (8,734+6,992 blocked), Nidhugg 3.46 s",
-    },
-    Row { name: "bakery_f_k3 PSO", file: "bakery_f_k3", models: &[Model::Pso], loop_bound: 3, peers: "Nidhugg 3.85 s" },
-    Row {
-        name: "dekker_f_k4 SC",
         file: "dekker_f_k4",
-        models: &[Model::Sc],
         loop_bound: 4,
-        peers: "GenMC 21.13 s (221,331 complete), Nidhugg 130.1 s (2026-11-26)",
+        peers: [
+            "GenMC 21.13 s (221,331 complete), Nidhugg 130.1 s (2026-11-26)",
+            "GenMC 22.18 s (221,331 complete), Nidhugg 152.8 s (2026-11-26)",
+            "Nidhugg 157.7 s (2026-11-26)",
+        ],
     },
     Row {
-        name: "dekker_f_k4 TSO",
-        file: "dekker_f_k4",
-        models: &[Model::Tso],
-        loop_bound: 4,
-        peers: "GenMC 22.18 s (221,331 complete), Nidhugg 152.8 s (2026-11-26)",
-    },
-    Row {
-        name: "dekker_f_k4 PSO",
-        file: "dekker_f_k4",
-        models: &[Model::Pso],
-        loop_bound: 4,
-        peers: "Nidhugg 157.7 s (2026-11-26)",
-    },
-    Row { name: "sb12 SC", file: "sb12", models: &[Model::Sc], loop_bound: 2, peers: "GenMC 0.26 s, Nidhugg 0.71 s" },
-    Row {
-        name: "sb12 TSO",
         file: "sb12",
-        models: &[Model::Tso],
         loop_bound: 2,
-        peers: "GenMC 0.25 s, Nidhugg 0.75 s, herd7 7.0-8.6 s",
+        peers: ["GenMC 0.26 s, Nidhugg 0.71 s", "GenMC 0.25 s, Nidhugg 0.75 s, herd7 7.0-8.6 s", "Nidhugg 0.70 s"],
     },
-    Row { name: "sb12 PSO", file: "sb12", models: &[Model::Pso], loop_bound: 2, peers: "Nidhugg 0.70 s" },
 ];
 
 /// SB over cells 0 and 1 of a 65,536-cell array (issue 11's PSO row).
@@ -326,28 +258,37 @@ fn main() {
     println!(
         "row | litmus check (exhaustive) | SC+monitors / harm+fences / relaxed outcomes | relaxed executions | peers"
     );
-    for row in ROWS.iter().filter(|r| wanted(r.name)) {
+    for row in ROWS {
+        let names: Vec<String> = MODELS.iter().map(|m| format!("{} {}", row.file, m.upper())).collect();
+        if !names.iter().any(|n| wanted(n)) {
+            continue;
+        }
         let (_, prog) = load(&harnesses.join(format!("{}.litmus", row.file)));
-        // Relaxed outcomes by interleaving (the default), then by graph.
-        let explorers: &[ExplorerKind] = if row.models == [Model::Sc] {
-            &[ExplorerKind::Interleaving]
-        } else {
-            &[ExplorerKind::Interleaving, ExplorerKind::Graph]
-        };
-        for &explorer in explorers {
-            let (phases, execs) = check_phases(&prog, row.models, row.loop_bound, explorer);
-            let total: Duration = phases.iter().sum();
-            println!(
-                "{:18} {:12} | {:>9} | {} / {} / {} | {:>20} | {}",
-                row.name,
-                explorer.as_str(),
-                ms(total),
-                ms(phases[0]),
-                ms(phases[1]),
-                ms(phases[2]),
-                execs.to_string(),
-                row.peers
-            );
+        for ((model, peers), name) in MODELS.iter().zip(row.peers).zip(&names) {
+            if !wanted(name) {
+                continue;
+            }
+            // Relaxed outcomes by interleaving (the default), then by graph.
+            let explorers: &[ExplorerKind] = if model.is_reference() {
+                &[ExplorerKind::Interleaving]
+            } else {
+                &[ExplorerKind::Interleaving, ExplorerKind::Graph]
+            };
+            for &explorer in explorers {
+                let (phases, execs) = check_phases(&prog, &[*model], row.loop_bound, explorer);
+                let total: Duration = phases.iter().sum();
+                println!(
+                    "{:18} {:12} | {:>9} | {} / {} / {} | {:>20} | {}",
+                    name,
+                    explorer.as_str(),
+                    ms(total),
+                    ms(phases[0]),
+                    ms(phases[1]),
+                    ms(phases[2]),
+                    execs.to_string(),
+                    peers
+                );
+            }
         }
     }
 
