@@ -331,7 +331,7 @@ fn a_forall_whose_runs_are_all_cut_does_not_fail() {
 
 #[test]
 fn one_deadline_for_every_phase() {
-    let slow = root().join("tests/programs/slow.litmus");
+    let slow = root().join("tests/programs/long.litmus");
     let t = std::time::Instant::now();
     let out = litmus().args(["check", "--timeout", "2", "--format", "json"]).arg(&slow).output().unwrap();
     let took = t.elapsed();

@@ -142,6 +142,11 @@ fn agree(p: &Program, name: &str, explicit: bool, infinite: bool) -> Result<(), 
         if complete && u.observation != b.observation {
             return Err(format!("{name}: {model:?} observation {:?} vs bounded {:?}", u.observation, b.observation));
         }
+        // Values read too: the key drops cells nobody reads any more, and
+        // the reduction takes commits alone; neither may lose a value.
+        if complete && u.reads != b.reads {
+            return Err(format!("{name}: {model:?} reads {:?} vs bounded {:?}", u.reads, b.reads));
+        }
         // Its witnesses are the model's executions, ending as claimed.
         let m = Machine::new(p, model, u32::MAX, 16).with_unbounded_loops();
         for f in &u.failures {
@@ -254,6 +259,26 @@ proptest! {
         if let Err(e) = agree(&p, "generated", true, true) {
             prop_assert!(false, "{e}\n{src}");
         }
+    }
+}
+
+#[test]
+fn a_cell_read_again_by_a_stuck_await_stays_in_the_key() {
+    // P0 reads x = 1, then y = 0, and is stuck at its await's start; in
+    // between nobody was left to read x. The deadlock check re-reads both:
+    // once P2 has written y, the await would pass, so no run deadlocks. A
+    // key that dropped x's value (as dead) made that a false deadlock.
+    let src = "litmus AwaitTwo\nshared x = 0, y = 0;\n\
+        thread P0 { await (x == 1 && y == 1); }\n\
+        thread P1 { x = 1; }\n\
+        thread P2 { y = 1; }\n";
+    let p = common::compile(src);
+    agree(&p, "await-two", true, false).unwrap();
+    let proved = unbounded::prove(&p, &[Model::Tso, Model::Pso], &Options::default(), &Limits::default()).unwrap();
+    assert!(proved.sc.deadlocks.is_empty(), "{:?}", proved.sc.deadlocks);
+    for model in [Model::Tso, Model::Pso] {
+        let o = unbounded::relaxed(&p, model, 16, &Options::default(), &Limits::default()).unwrap();
+        assert!(o.deadlocks.is_empty(), "{model:?}: {:?}", o.deadlocks);
     }
 }
 

@@ -523,9 +523,9 @@ async fn rapid_incremental_edits_lose_nothing_and_publish_nothing_stale() {
     assert_eq!(strip(&diags), strip(&fresh_diags));
 }
 
-/// Minutes of exploration under PSO (tests/programs/slow.litmus).
+/// Minutes of exploration under PSO (tests/programs/long.litmus).
 fn slow_program() -> String {
-    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap()
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/long.litmus")).unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

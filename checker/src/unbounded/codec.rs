@@ -102,11 +102,26 @@ impl Codec<'_> {
         &self.flow.live[t][pc.min(self.code_len[t])]
     }
 
+    /// Cell slots no future of this state reads: no thread may still
+    /// read them and the final state does not observe them. Their values
+    /// are keyed as 0, so states that differ only there are one state.
+    /// Only outside an attack (whose overlay and marks name cells), and for
+    /// at most 64 slots (else none).
+    fn dead_cells(&self, n: &Node) -> u64 {
+        if n.atk.phase != Phase::Sc {
+            return 0;
+        }
+        let Some(live) = self.flow.live_cells(&n.st) else { return 0 };
+        let all = if n.st.mem.len() == 64 { u64::MAX } else { (1u64 << n.st.mem.len()) - 1 };
+        all & !live
+    }
+
     pub fn encode(&self, n: &Node, out: &mut Vec<u8>) {
         out.clear();
         let st = &n.st;
-        for &v in &st.mem {
-            put_i(out, v);
+        let dead = self.dead_cells(n);
+        for (i, &v) in st.mem.iter().enumerate() {
+            put_i(out, if dead & (1 << i) != 0 { 0 } else { v });
         }
         for (t, status) in st.threads.iter().enumerate() {
             let regs = |pc: usize, out: &mut Vec<u8>| {

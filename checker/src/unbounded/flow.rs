@@ -5,8 +5,8 @@
 //! cells the thread may still read or write from each pc on (the partial-order
 //! reduction's independence, and the attack search's pruning).
 
-use crate::machine::Machine;
-use litmus_dsl::ir::{Addr, CondExpr, Instr, ObservableKind, Operand, Program, Reg, RmwOp};
+use crate::machine::{Machine, State, ThreadStatus};
+use litmus_dsl::ir::{Addr, Cell, CondExpr, Instr, ObservableKind, Operand, Program, Reg, RmwOp};
 
 /// A fixed-size bit set (registers or cell slots).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,6 +31,10 @@ impl Bits {
             *a = n;
         }
         changed
+    }
+    /// The first 64 bits.
+    pub fn word0(&self) -> u64 {
+        self.0.first().copied().unwrap_or(0)
     }
     pub fn intersects(&self, o: &Bits) -> bool {
         self.0.iter().zip(&o.0).any(|(a, b)| a & b != 0)
@@ -122,6 +126,18 @@ fn cond_regs(e: &CondExpr, thread: u16, out: &mut Vec<Reg>) {
     }
 }
 
+fn cond_cells(e: &CondExpr, out: &mut Vec<Cell>) {
+    match e {
+        CondExpr::Mem(c) => out.push(*c),
+        CondExpr::Un(_, a) => cond_cells(a, out),
+        CondExpr::Bin(_, a, b) => {
+            cond_cells(a, out);
+            cond_cells(b, out);
+        }
+        _ => {}
+    }
+}
+
 /// The per-thread tables.
 pub struct Flow {
     /// `[thread][pc]`: registers live before `code[pc]` (index `code.len()`:
@@ -131,11 +147,30 @@ pub struct Flow {
     /// read from `pc` on, and may write.
     pub reads: Vec<Vec<Bits>>,
     pub writes: Vec<Vec<Bits>>,
+    /// Cell slots the final state observes (observables, condition, filter).
+    pub observed: Bits,
     /// The largest magnitude of a constant in the program (growth detection).
     pub max_constant: i64,
 }
 
 impl Flow {
+    /// Cell slots some future of `st` reads: a running (or stuck: its
+    /// await is what a deadlock reports) thread may still read it, or the
+    /// final state observes it. `None` past 64 slots (then every cell).
+    pub fn live_cells(&self, st: &State) -> Option<u64> {
+        if st.mem.len() > 64 {
+            return None;
+        }
+        let mut live = self.observed.word0();
+        for (t, status) in st.threads.iter().enumerate() {
+            if matches!(status, ThreadStatus::Running | ThreadStatus::Stuck) {
+                let reads = &self.reads[t];
+                live |= reads[(st.pc[t] as usize).min(reads.len() - 1)].word0();
+            }
+        }
+        Some(live)
+    }
+
     pub fn new(prog: &Program, m: &Machine<'_>) -> Flow {
         let slots = m.touched().len();
         let slot = |c: u32| m.touched().binary_search(&c).ok();
@@ -148,7 +183,24 @@ impl Flow {
             reads.push(rd);
             writes.push(wr);
         }
-        Flow { live, reads, writes, max_constant: max_constant(prog) }
+        let mut observed = Bits::new(slots);
+        let mut cells = Vec::new();
+        for o in &prog.observables {
+            if let ObservableKind::Mem(c) = o.kind {
+                cells.push(c);
+            }
+        }
+        for e in prog.condition.iter().map(|c| &c.expr).chain(prog.filter.as_ref()) {
+            cond_cells(e, &mut cells);
+        }
+        // A cell outside the table is observed whole (nothing is dropped).
+        for c in cells {
+            match slot(c) {
+                Some(s) => observed.set(s),
+                None => (0..slots).for_each(|s| observed.set(s)),
+            }
+        }
+        Flow { live, reads, writes, observed, max_constant: max_constant(prog) }
     }
 }
 
@@ -239,6 +291,12 @@ fn reachable_cells(code: &[Instr], slots: usize, slot: &impl Fn(u32) -> Option<u
             for q in successors(code, pc) {
                 r.union(&rd[q.min(n)]);
                 w.union(&wr[q.min(n)]);
+            }
+            // A failed check leaves its thread stuck at the await's start,
+            // where a deadlock re-reads the condition: its cells stay live.
+            if let Instr::AwaitCheck { start, .. } = code[pc] {
+                r.union(&rd[start as usize]);
+                w.union(&wr[start as usize]);
             }
             changed |= rd[pc].union(&r);
             changed |= wr[pc].union(&w);

@@ -222,11 +222,19 @@ pub fn explore(
             if let Some(a) = sys.apply(&mut succ, mv, &mut log).filter(|a| a.success.is_none()) {
                 codec.encode(&succ, &mut key);
                 let h = space.hasher.hash_one(&key[..]);
-                if space.find(&key, h).is_none() {
-                    let to = space.insert(&key, h, cur, mv);
-                    note(&mut growth, &succ);
-                    v.edge(cur, to, true, mv, &a, &base, &succ);
-                    done = true;
+                match space.find(&key, h) {
+                    None => {
+                        let to = space.insert(&key, h, cur, mv);
+                        note(&mut growth, &succ);
+                        v.edge(cur, to, true, mv, &a, &base, &succ);
+                        done = true;
+                    }
+                    // Without cycles no move can be put off for ever.
+                    Some(to) if sys.acyclic => {
+                        v.edge(cur, to, false, mv, &a, &base, &succ);
+                        done = true;
+                    }
+                    Some(_) => {}
                 }
             }
         }

@@ -189,6 +189,21 @@ pub struct System<'p> {
     /// moves are its processes — threads and buffers: the model's own
     /// states, no attacks (`crate::unbounded::relaxed`).
     pub relaxed: bool,
+    /// No thread can go back to a pc it left (no backward jump): every
+    /// move makes progress, the state graph has no cycle, and a
+    /// persistent set needs no cycle proviso.
+    pub acyclic: bool,
+}
+
+/// Does every jump go forward? (A failed `await` leaves its thread stuck
+/// rather than jumping back.)
+fn acyclic(prog: &Program) -> bool {
+    prog.threads.iter().all(|th| {
+        th.code.iter().enumerate().all(|(pc, ins)| match *ins {
+            Instr::Jump { target } | Instr::Branch { target, .. } => target as usize > pc,
+            _ => true,
+        })
+    })
 }
 
 impl<'p> System<'p> {
@@ -196,7 +211,7 @@ impl<'p> System<'p> {
         let m = Machine::new(prog, Model::Sc, u32::MAX, u32::MAX).with_unbounded_loops();
         let flow = Flow::new(prog, &m);
         let attack_models = models.iter().filter_map(|&m| tag_of(m)).collect();
-        System { prog, m, flow, attack_models, only_attacker: None, relaxed: false }
+        System { prog, m, flow, attack_models, only_attacker: None, relaxed: false, acyclic: acyclic(prog) }
     }
 
     /// The states of a relaxed model itself (TSO or PSO, buffers of at most
@@ -204,7 +219,7 @@ impl<'p> System<'p> {
     pub fn relaxed(prog: &'p Program, model: Model, buffer_bound: u32) -> System<'p> {
         let m = Machine::new(prog, model, u32::MAX, buffer_bound).with_unbounded_loops();
         let flow = Flow::new(prog, &m);
-        System { prog, m, flow, attack_models: Vec::new(), only_attacker: None, relaxed: true }
+        System { prog, m, flow, attack_models: Vec::new(), only_attacker: None, relaxed: true, acyclic: acyclic(prog) }
     }
 
     pub fn initial(&self) -> Node {
@@ -321,7 +336,10 @@ impl<'p> System<'p> {
     /// thread has no other move, and its access is independent of every
     /// access the other threads can still make.
     pub fn independent(&self, n: &Node, mv: Move, moves: &[Move]) -> bool {
-        if self.relaxed || mv.choice != Choice::Step || moves.iter().filter(|m| m.thread == mv.thread).count() != 1 {
+        if self.relaxed {
+            return self.relaxed_independent(&n.st, mv.thread as usize);
+        }
+        if mv.choice != Choice::Step || moves.iter().filter(|m| m.thread == mv.thread).count() != 1 {
             return false;
         }
         let t = mv.thread as usize;
@@ -336,6 +354,51 @@ impl<'p> System<'p> {
             Err(_) => true,
             Ok(c) => !self.others_may(st, t, c, addr.1),
         }
+    }
+
+    /// A relaxed model's process move that can be taken alone: its access
+    /// commutes with everything the other threads and their buffers can
+    /// still do. A thread's load, with nobody else left to write its cell;
+    /// its atomic, with nobody else left to touch it; a fence or a store
+    /// (only its own buffers see them); a commit whose cell nobody else
+    /// reads, and nobody else writes or nobody at all reads any more (the
+    /// key then drops the cell's value, so the order of writes to it is
+    /// unobservable). A thread's own commits commute with its steps: a load
+    /// forwards the newest store either way, a store appends behind them.
+    fn relaxed_independent(&self, st: &State, p: usize) -> bool {
+        let m = &self.m;
+        let (t, cell, write) = if m.is_buffer(p) {
+            let Some(e) = st.bufs[p - st.threads.len()].front() else { return false };
+            (m.owner(p), e.cell, true)
+        } else {
+            let t = p;
+            let (addr, write) = match self.at(st, t) {
+                Some(Instr::Load { addr, .. }) => (addr, false),
+                Some(Instr::Rmw { addr, .. }) => (addr, true),
+                Some(_) => return true,
+                None => return false,
+            };
+            match m.cell_of(st, t, addr) {
+                Err(_) => return true,
+                Ok(c) => (t, c, write),
+            }
+        };
+        let Some(s) = self.slot(cell) else { return false };
+        let others_read = (0..st.threads.len()).any(|j| {
+            j != t && matches!(st.threads[j], ThreadStatus::Running | ThreadStatus::Stuck) && {
+                let reads = &self.flow.reads[j];
+                reads[(st.pc[j] as usize).min(reads.len() - 1)].has(s)
+            }
+        });
+        let others_write = self.others_may(st, t, cell, true)
+            || (0..m.buffers())
+                .any(|b| m.owner(st.threads.len() + b) != t && st.bufs[b].iter().any(|e| e.cell == cell));
+        if !m.is_buffer(p) {
+            // A load conflicts with others' writes; an atomic with any access.
+            return !(others_write || write && others_read);
+        }
+        let dead = self.flow.live_cells(st).is_some_and(|live| live & (1 << s) == 0);
+        !others_read && (!others_write || dead)
     }
 
     /// Apply a move. `None`: the move leads nowhere an attack could succeed
