@@ -277,7 +277,17 @@ fn violation_number(c: &Checked, model: usize, index: usize) -> usize {
 /// What the terminal writes under a finding's first line.
 fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
     Some(match about {
-        About::Violation { model, index, .. } => format!("violation {}", violation_number(c, *model, *index)),
+        About::Violation { at, .. } => {
+            if let [(m, i)] = at[..] {
+                format!("violation {}", violation_number(c, m, i))
+            } else {
+                let n: Vec<String> = at
+                    .iter()
+                    .map(|&(m, i)| format!("{} ({})", violation_number(c, m, i), c.robustness[m].model.upper()))
+                    .collect();
+                format!("violations {}", n.join(", "))
+            }
+        }
         About::Failure { stmt } => format!("`{}` can fail", p.stmts[*stmt as usize].text),
         About::ConditionDiffers { model } => {
             format!("answered differently under {} than under SC", c.outcomes[*model].model.upper())
@@ -299,9 +309,9 @@ fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
         }
     };
     match about {
-        About::Violation { model, index, .. } => {
-            let r = &c.robustness[*model];
-            let chain: Vec<String> = r.violations[*index]
+        About::Violation { at, .. } => {
+            let (model, index) = at[0];
+            let chain: Vec<String> = c.robustness[model].violations[index]
                 .cycle
                 .iter()
                 .map(|st| {
@@ -311,12 +321,14 @@ fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
                 })
                 .collect();
             let _ = writeln!(out, "  cycle: {} (back to the start)", chain.join(" "));
-            let _ = writeln!(
-                out,
-                "  `litmus explain {path} --violation {}` shows the {} execution step by step",
-                violation_number(c, *model, *index),
-                r.model.upper()
-            );
+            for &(m, i) in at {
+                let _ = writeln!(
+                    out,
+                    "  `litmus explain {path} --violation {}` shows the {} execution step by step",
+                    violation_number(c, m, i),
+                    c.robustness[m].model.upper()
+                );
+            }
         }
         About::Replay(handle) => {
             let _ = writeln!(out, "  replay: litmus explain {path} --replay {handle}");

@@ -221,10 +221,13 @@ pub fn inlay_hint(rope: &Rope, h: &crate::inlay::Hint, enc: Encoding) -> lsp::In
 /// check, or which run to replay); nothing for the others.
 fn about(a: &About) -> Option<serde_json::Value> {
     Some(match a {
-        About::Violation { model, index, generation: Some(g) } => {
-            serde_json::json!({ "violation": [model, index], "generation": g })
+        // `violation`: the first; `violations`: every one the finding stands for.
+        About::Violation { at, generation: Some(g) } => {
+            serde_json::json!({ "violation": [at[0].0, at[0].1], "violations": at, "generation": g })
         }
-        About::Violation { model, index, generation: None } => serde_json::json!({ "violation": [model, index] }),
+        About::Violation { at, generation: None } => {
+            serde_json::json!({ "violation": [at[0].0, at[0].1], "violations": at })
+        }
         About::Replay(handle) => serde_json::json!({ "replay": handle }),
         About::Failure { .. } | About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } => {
             return None

@@ -159,10 +159,14 @@ pub fn code_action(snap: &Snapshot, params: lsp::CodeActionParams) -> Option<lsp
         for d in &params.context.diagnostics {
             let Some(data) = &d.data else { continue };
             let same_gen = data.get("generation").and_then(|g| g.as_u64()) == Some(checked.generation);
-            let v = data.get("violation").and_then(|v| v.as_array());
-            if let (true, Some([mi, vi])) = (same_gen, v.map(|v| v.as_slice())) {
-                if let (Some(mi), Some(vi)) = (mi.as_u64(), vi.as_u64()) {
-                    wanted.push(((mi as usize, vi as usize), Some(d.clone())));
+            // Every violation the diagnostic stands for (one per model).
+            let listed = data.get("violations").and_then(|v| v.as_array()).cloned();
+            let one = data.get("violation").cloned().map(|v| vec![v]);
+            for v in listed.or(one).unwrap_or_default().iter().filter(|_| same_gen) {
+                if let Some([mi, vi]) = v.as_array().map(|v| v.as_slice()) {
+                    if let (Some(mi), Some(vi)) = (mi.as_u64(), vi.as_u64()) {
+                        wanted.push(((mi as usize, vi as usize), Some(d.clone())));
+                    }
                 }
             }
         }

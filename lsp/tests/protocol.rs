@@ -26,8 +26,14 @@ fn at(u: &str, line: u32, character: u32) -> Value {
     json!({"textDocument": {"uri": u}, "position": pos(line, character)})
 }
 
+/// A violation found under `model`: its message starts with the models
+/// it was found under ("TSO, PSO: `x = 1` may be delayed past …").
 fn is_model_violation(d: &Value, model: &str) -> bool {
-    d["code"] == "E0400" && d["message"].as_str().unwrap().starts_with(&format!("{model}:"))
+    d["code"] == "E0400" && names_model(d["message"].as_str().unwrap(), model)
+}
+
+fn names_model(message: &str, model: &str) -> bool {
+    message.split_once(": ").is_some_and(|(models, _)| models.split(", ").any(|m| m == model))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

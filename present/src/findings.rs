@@ -39,9 +39,12 @@ pub struct Finding {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum About {
-    /// The `index`-th violation of the report's `model`-th robustness
-    /// answer; `generation`: the text it was found in (set by the server).
-    Violation { model: usize, index: usize, generation: Option<u64> },
+    /// Violations with the same delayed store and the same statement it
+    /// is delayed past, one finding for all: each the `index`-th of the
+    /// report's `model`-th robustness answer, as `(model, index)`, in report
+    /// order (never empty); `generation`: the text they were found in (set
+    /// by the server).
+    Violation { at: Vec<(usize, usize)>, generation: Option<u64> },
     /// A run of active testing: `litmus explain --replay HANDLE` re-runs it.
     Replay(String),
     /// The failures of statement `stmt` (each model's first witness).
@@ -170,25 +173,51 @@ impl<'a> MemberSet<'a> {
         }
     }
 
+    /// One finding per statement: a statement in several cycles names
+    /// them all (their anchors' lines, every model), its role in each.
     fn findings(&self, p: &Program, sev: Severity, code: &'static str, out: &mut Vec<Finding>) {
-        for Cycle { steps, events, models, .. } in &self.cycles {
+        // Per statement, in first-met order: (role, anchor line, cycle).
+        type Roles<'c, 'a> = Vec<(String, u32, &'c Cycle<'a>)>;
+        let mut at: Vec<(u32, Roles<'_, 'a>)> = Vec::new();
+        for c in &self.cycles {
+            let steps = &c.steps;
             let anchor = &p.stmts[steps[0].stmt as usize];
             for i in 1..steps.len() {
                 // A statement met twice in the cycle (a loop) is shown once.
                 if steps[..i].iter().any(|s| s.stmt == steps[i].stmt) {
                     continue;
                 }
-                let role = words::cycle_role(p, steps, events, i);
-                out.push(Finding {
-                    span: p.stmts[steps[i].stmt as usize].span,
-                    severity: sev,
-                    code,
-                    message: words::cycle_member(&role, models, anchor.line),
-                    related: cycle_related(p, steps, 0),
-                    help: None,
-                    about: None,
-                });
+                let role = words::cycle_role(p, steps, c.events, i);
+                let entry = (role, anchor.line, c);
+                match at.iter_mut().find(|(s, _)| *s == steps[i].stmt) {
+                    Some((_, v)) => v.push(entry),
+                    None => at.push((steps[i].stmt, vec![entry])),
+                }
             }
+        }
+        for (stmt, roles) in at {
+            let mut models: Vec<Model> = Vec::new();
+            for m in roles.iter().flat_map(|(_, _, c)| &c.models) {
+                if !models.contains(m) {
+                    models.push(*m);
+                }
+            }
+            let message = match &roles[..] {
+                [(role, line, _)] => words::cycle_member(role, &models, *line),
+                _ => words::cycle_member_of_many(
+                    &roles.iter().map(|(r, l, _)| (r.as_str(), *l)).collect::<Vec<_>>(),
+                    &models,
+                ),
+            };
+            out.push(Finding {
+                span: p.stmts[stmt as usize].span,
+                severity: sev,
+                code,
+                message,
+                related: cycle_related(p, &roles[0].2.steps, 0),
+                help: None,
+                about: None,
+            });
         }
     }
 }
@@ -204,26 +233,59 @@ pub fn check_findings(p: &Program, r: Found<'_>, members: Members) -> Vec<Findin
     out
 }
 
-/// One finding per violation on its delayed store, then the other
-/// statements of the cycles (as `members` says).
+/// One finding per delayed store and statement it is delayed past, naming
+/// every model (and harm, and fix, per model where they differ), then the
+/// other statements of the cycles (as `members` says).
 fn violations(p: &Program, r: Found<'_>, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
+    // Per (delayed store, statement it is delayed past): its violations.
+    type Group = ((u32, u32), Vec<(usize, usize)>);
+    let mut groups: Vec<Group> = Vec::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
-            let store = &p.stmts[v.store_stmt as usize];
-            let past = &p.stmts[v.delayed_past() as usize];
-            let harm = format!(" — {}", words::harm(p, &v.harm));
             cycles.add(rb.model, &v.cycle, &v.witness.events);
-            out.push(Finding {
-                span: store.span,
-                severity: if harmful(&v.harm) { Severity::Error } else { Severity::Warning },
-                code: codes::VIOLATION.code,
-                message: format!("{}: `{}` may be delayed past `{}`{harm}", rb.model.upper(), store.text, past.text),
-                related: cycle_related(p, &v.cycle, 1),
-                help: fix(p, &v.fence),
-                about: Some(About::Violation { model: mi, index: vi, generation: None }),
-            });
+            let key = (v.store_stmt, v.delayed_past());
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, at)) => at.push((mi, vi)),
+                None => groups.push((key, vec![(mi, vi)])),
+            }
         }
+    }
+    for ((store, past), at) in groups {
+        let vs: Vec<(Model, &litmus_checker::violation::Violation)> =
+            at.iter().map(|&(mi, vi)| (r.robustness[mi].model, &r.robustness[mi].violations[vi])).collect();
+        let mut models: Vec<Model> = Vec::new();
+        for &(m, _) in &vs {
+            if !models.contains(&m) {
+                models.push(m);
+            }
+        }
+        let names = models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ");
+        let per_model = |f: &dyn Fn(&litmus_checker::violation::Violation) -> Option<String>| -> Option<String> {
+            let each: Vec<(Model, Option<String>)> = vs.iter().map(|&(m, v)| (m, f(v))).collect();
+            if each.iter().all(|(_, t)| *t == each[0].1) {
+                return each[0].1.clone();
+            }
+            let mut parts: Vec<String> = Vec::new();
+            for (m, t) in &each {
+                let part = format!("{}: {}", m.upper(), t.as_deref().unwrap_or("none"));
+                if !parts.contains(&part) {
+                    parts.push(part);
+                }
+            }
+            Some(parts.join("; "))
+        };
+        let harm = per_model(&|v| Some(words::harm(p, &v.harm))).unwrap_or_default();
+        let (s, d) = (&p.stmts[store as usize], &p.stmts[past as usize]);
+        out.push(Finding {
+            span: s.span,
+            severity: if vs.iter().any(|(_, v)| harmful(&v.harm)) { Severity::Error } else { Severity::Warning },
+            code: codes::VIOLATION.code,
+            message: format!("{names}: `{}` may be delayed past `{}` — {harm}", s.text, d.text),
+            related: cycle_related(p, &vs[0].1.cycle, 1),
+            help: per_model(&|v| fix(p, &v.fence)).map(|f| format!("fix: {f}")),
+            about: Some(About::Violation { at, generation: None }),
+        });
     }
     if let Some(sev) = members.severity() {
         cycles.findings(p, sev, codes::VIOLATION.code, out);
@@ -297,27 +359,40 @@ fn failures(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
 /// state.
 fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model.is_reference())) {
+        // Models that answer alike are one finding.
+        let mut groups: Vec<((bool, String), Vec<usize>)> = Vec::new();
         for (mi, o) in r.outcomes.iter().enumerate().filter(|(_, o)| o.model.buffered()) {
             let (Some(obs), Some(sc_obs)) = (&o.observation, &sc.observation) else { continue };
             let fails = o.condition_fails(p);
             let differs = obs.is_known() && sc_obs.is_known() && obs.value() != sc_obs.value();
             if differs || (fails && !sc.condition_fails(p)) {
-                out.push(Finding {
-                    span: c.span,
-                    severity: if fails { Severity::Error } else { Severity::Warning },
-                    code: codes::CONDITION_DIFFERS.code,
-                    message: format!(
-                        "{}: observed {}, {} states; under SC {}",
-                        o.model.upper(),
-                        words::observation(obs),
-                        o.states.len(),
-                        words::observation(sc_obs)
-                    ),
-                    related: Vec::new(),
-                    help: None,
-                    about: Some(About::ConditionDiffers { model: mi }),
-                });
+                let key = (fails, words::observation(obs));
+                match groups.iter_mut().find(|(k, _)| *k == key) {
+                    Some((_, ms)) => ms.push(mi),
+                    None => groups.push((key, vec![mi])),
+                }
             }
+        }
+        let sc_words = sc.observation.as_ref().map(words::observation).unwrap_or_default();
+        for ((fails, obs), ms) in groups {
+            let names = ms.iter().map(|&mi| r.outcomes[mi].model.upper()).collect::<Vec<_>>().join(", ");
+            let counts: Vec<usize> = ms.iter().map(|&mi| r.outcomes[mi].states.len()).collect();
+            let states = if counts.iter().all(|&n| n == counts[0]) {
+                format!("{} states", counts[0])
+            } else {
+                let each: Vec<String> =
+                    ms.iter().zip(&counts).map(|(&mi, n)| format!("{n} ({})", r.outcomes[mi].model.upper())).collect();
+                format!("{} states", each.join(", "))
+            };
+            out.push(Finding {
+                span: c.span,
+                severity: if fails { Severity::Error } else { Severity::Warning },
+                code: codes::CONDITION_DIFFERS.code,
+                message: format!("{names}: observed {obs}, {states}; under SC {sc_words}"),
+                related: Vec::new(),
+                help: None,
+                about: Some(About::ConditionDiffers { model: ms[0] }),
+            });
         }
     }
     if let Some(c) = &p.condition {
@@ -340,35 +415,30 @@ fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     }
 }
 
-/// Deadlocks, once per model, on the first thread's name.
+/// Deadlocks, once for every model that has them, on the first thread's name.
 fn deadlocks(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
-    for (mi, o) in r.outcomes.iter().enumerate() {
-        if !o.deadlocks.is_empty() {
-            if let Some(t) = p.threads.first() {
-                out.push(Finding {
-                    span: t.name_span,
-                    severity: Severity::Warning,
-                    code: codes::DEADLOCK.code,
-                    message: format!(
-                        "{}: some execution deadlocks (every unfinished thread waits forever)",
-                        o.model.upper()
-                    ),
-                    related: Vec::new(),
-                    help: None,
-                    about: Some(About::Deadlock { model: mi }),
-                });
-            }
-        }
+    let ms: Vec<usize> = (0..r.outcomes.len()).filter(|&mi| !r.outcomes[mi].deadlocks.is_empty()).collect();
+    if let (Some(&first), Some(t)) = (ms.first(), p.threads.first()) {
+        let names = ms.iter().map(|&mi| r.outcomes[mi].model.upper()).collect::<Vec<_>>().join(", ");
+        out.push(Finding {
+            span: t.name_span,
+            severity: Severity::Warning,
+            code: codes::DEADLOCK.code,
+            message: format!("{names}: some execution deadlocks (every unfinished thread waits forever)"),
+            related: Vec::new(),
+            help: None,
+            about: Some(About::Deadlock { model: first }),
+        });
     }
 }
 
-/// "fix: insert `fence` after `x = 1`; …", for a violation's fences.
+/// "insert `fence` after `x = 1`; …", for a violation's fences.
 fn fix(p: &Program, fences: &[litmus_checker::violation::FencePoint]) -> Option<String> {
     (!fences.is_empty()).then(|| {
         let each: Vec<String> = fences
             .iter()
             .map(|f| format!("insert `{}` {}", litmus_dsl::edit::native_fence(f.kind), words::fence_place(p, f)))
             .collect();
-        format!("fix: {}", each.join("; "))
+        each.join(", ")
     })
 }

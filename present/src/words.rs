@@ -245,6 +245,30 @@ pub fn cycle_member(role: &str, models: &[litmus_checker::Model], line: u32) -> 
     format!("{role} — part of the {} cycle of line {line}", names.join("/"))
 }
 
+/// A statement in several cycles: "part of the TSO/PSO cycles of lines 8,
+/// 13: reads y before … (line 8); writes x after … (line 13)", its roles
+/// (at most three, then how many more) by the line each cycle is anchored at.
+pub fn cycle_member_of_many(roles: &[(&str, u32)], models: &[litmus_checker::Model]) -> String {
+    let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
+    let mut lines: Vec<u32> = roles.iter().map(|&(_, l)| l).collect();
+    lines.sort_unstable();
+    lines.dedup();
+    let lines: Vec<String> = lines.iter().map(u32::to_string).collect();
+    let mut each: Vec<String> = Vec::new();
+    for &(role, line) in roles {
+        let item = format!("{role} (line {line})");
+        if !each.contains(&item) {
+            each.push(item);
+        }
+    }
+    let more = each.len().saturating_sub(3);
+    each.truncate(3);
+    if more > 0 {
+        each.push(format!("{more} more"));
+    }
+    format!("part of the {} cycles of lines {}: {}", names.join("/"), lines.join(", "), each.join("; "))
+}
+
 /// A load's values as far as its model's search went, short (inlay hints,
 /// the CLI): `{0,1}`; `{0,1,…}` past [`litmus_checker::reads::CAP`]; `≥{0,1}` when
 /// the search was cut or stopped (there may be more); `∅` when no explored

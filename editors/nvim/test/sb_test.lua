@@ -52,7 +52,7 @@ end
 local function tso_lines()
   local lines = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
-    if code_of(d) == 'E0400' and d.message:match('^TSO:') then
+    if code_of(d) == 'E0400' and d.message:match('^[%u, ]*TSO[%u, ]*:') then
       table.insert(lines, d.lnum)
     end
   end
