@@ -55,7 +55,7 @@ pub struct CheckArgs {
     /// Leave times out of the reports, so two runs compare byte for byte.
     #[arg(long)]
     pub no_timing: bool,
-    #[arg(long, default_value = litmus_checker::model::DEFAULT_NAMES, value_delimiter = ',', help = model_help())]
+    #[arg(long, value_delimiter = ',', help = model_help())]
     pub model: Vec<String>,
     #[command(flatten)]
     pub bounds: Bounds,
@@ -120,7 +120,13 @@ pub struct Bounds {
 /// `--model`'s help: every model the checker knows.
 fn model_help() -> String {
     let names: Vec<&str> = Model::ALL.iter().map(|m| m.as_str()).collect();
-    format!("Memory models to check, comma-separated: {}", names.join(", "))
+    let default = |d| Model::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(",");
+    format!(
+        "Memory models to check, comma-separated: {} [default: {} for a native program, {} for a herd x86 test]",
+        names.join(", "),
+        default(litmus_dsl::Dialect::Native),
+        default(litmus_dsl::Dialect::HerdX86)
+    )
 }
 
 fn model_name(s: &str) -> Result<String, String> {
@@ -170,13 +176,13 @@ pub fn load_one(model_names: &[String], path: &str) -> Result<(Vec<Model>, Loade
         eprintln!("error: {e}");
         2
     };
-    let models = parse_models(model_names).map_err(fail)?;
+    let asked = parse_models(model_names).map_err(fail)?;
     let l = load(path).map_err(fail)?;
-    if l.analysis.program.is_none() {
+    let Some(p) = &l.analysis.program else {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return Err(2);
-    }
-    Ok((models, l))
+    };
+    Ok((models_for(&asked, p.dialect), l))
 }
 
 pub fn load(path: &str) -> Result<Loaded, String> {
@@ -275,6 +281,16 @@ impl Checked {
         } else {
             Status::Clean
         }
+    }
+}
+
+/// The models a file is checked under: those named, or (none named) its
+/// defaults, by dialect (a herd x86 test: SC and TSO).
+pub fn models_for(asked: &[Model], dialect: litmus_dsl::Dialect) -> Vec<Model> {
+    if asked.is_empty() {
+        Model::defaults_for(dialect)
+    } else {
+        asked.to_vec()
     }
 }
 

@@ -31,7 +31,9 @@ pub struct ExplainArgs {
     /// instead (loads, stores where they were issued, atomics, fences).
     #[arg(long, conflicts_with = "dot")]
     pub history: bool,
-    #[arg(long, default_value = "sc,tso,pso", value_delimiter = ',')]
+    /// Memory models the violations are numbered over, as `check` numbers
+    /// them [default: the file's, as `check` has them].
+    #[arg(long, value_delimiter = ',')]
     pub model: Vec<String>,
     #[command(flatten)]
     pub bounds: Bounds,

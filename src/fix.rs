@@ -14,8 +14,10 @@ pub struct FixArgs {
     /// Edit the file in place instead of printing it.
     #[arg(long)]
     pub write: bool,
-    /// Relaxed models to be robust under, comma-separated.
-    #[arg(long, default_value = "tso,pso", value_delimiter = ',')]
+    /// Relaxed models to be robust under, comma-separated [default: the
+    /// file's, as `check` has them: tso,pso for a native program, tso for a
+    /// herd x86 test].
+    #[arg(long, value_delimiter = ',')]
     pub model: Vec<String>,
     #[command(flatten)]
     pub bounds: Bounds,

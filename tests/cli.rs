@@ -131,6 +131,26 @@ fn model_option_selects_models_and_rejects_unknown_ones() {
 }
 
 #[test]
+fn a_herd_x86_test_is_checked_under_its_architectures_model_unless_asked() {
+    // MP is forbidden on x86: by default SC and TSO, clean (no PSO error and
+    // no MFENCE "fix" no x86 CPU needs); PSO when named. A native program
+    // keeps SC, TSO and PSO.
+    let mp = root().join("tests/corpus/herd-x86/catalogue__x86_64__tests__MP.litmus");
+    let models = |args: &[&str], f: &std::path::Path| {
+        let out = litmus().args(["check", "--format", "json"]).args(args).arg(f).output().unwrap();
+        let v = report(&out.stdout);
+        (out.status.code(), v["models"].as_object().unwrap().keys().cloned().collect::<Vec<_>>())
+    };
+    assert_eq!(models(&[], &mp), (Some(0), vec!["sc".to_string(), "tso".to_string()]));
+    assert_eq!(models(&["--model", "sc,tso,pso"], &mp).0, Some(1), "MP is not robust under PSO");
+    let sb = root().join("examples/sb.litmus");
+    assert_eq!(models(&[], &sb).1, ["pso", "sc", "tso"]);
+    // `fix` and `explain` number and fence over the same defaults.
+    let out = litmus().args(["fix"]).arg(&mp).output().unwrap();
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("MFENCE"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
 fn human_output_shows_states_and_a_witness() {
     let out = litmus().args(["check", "--color", "never"]).arg(root().join("examples/sb.litmus")).output().unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

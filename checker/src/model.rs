@@ -14,7 +14,7 @@
 //! server's settings, and must give TSO's answers
 //! (`checker/tests/extra_model.rs`, `scripts/extra-model.sh`).
 
-use litmus_dsl::FenceKind;
+use litmus_dsl::{Dialect, FenceKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {
@@ -73,9 +73,6 @@ struct Spec {
     cpu: Option<&'static str>,
 }
 
-/// [`Model::defaults`] as the CLI's `--model` default spells them.
-pub const DEFAULT_NAMES: &str = "sc,tso,pso";
-
 // Row i is the model whose discriminant is i ([`Model::spec`] indexes it).
 const _: () = {
     let mut i = 0;
@@ -110,6 +107,17 @@ impl Model {
     /// The models checked when none are named, in order.
     pub fn defaults() -> Vec<Model> {
         SPECS.iter().filter(|s| s.default).map(|s| s.model).collect()
+    }
+
+    /// The models checked when none are named, for a program written in
+    /// `dialect`: a herd test written for an architecture is checked against
+    /// SC and that architecture's model (x86: TSO; PSO only when asked, as
+    /// herd7 answers it), a native program against every default.
+    pub fn defaults_for(dialect: Dialect) -> Vec<Model> {
+        match dialect {
+            Dialect::HerdX86 => std::iter::once(Model::Sc).chain(Model::of_cpu("x86-64")).collect(),
+            Dialect::Native => Model::defaults(),
+        }
     }
 
     /// The model of an architecture's CPUs (`x86-64`: TSO), if it has one.
@@ -255,8 +263,9 @@ mod tests {
             // A monitored model is one whose buffers the monitors simulate.
             assert!(!m.monitored() || (m.buffered() && !m.has_histories()));
         }
-        let names: Vec<&str> = Model::defaults().iter().map(|m| m.as_str()).collect();
-        assert_eq!(names.join(","), DEFAULT_NAMES, "the CLI's default --model");
+        // A herd x86 test's defaults: SC and the x86 CPUs' model.
+        assert_eq!(Model::defaults_for(Dialect::HerdX86), [Model::Sc, Model::Tso]);
+        assert_eq!(Model::defaults_for(Dialect::Native), Model::defaults());
     }
 
     /// The weakest fence between a reordered pair is one that orders it.

@@ -6,6 +6,7 @@
 
 use litmus_checker::options::parse_timeout;
 use litmus_checker::{Model, MonitorKind, Options, SettingError};
+use litmus_dsl::Dialect;
 pub use litmus_present::findings::Members;
 use serde_json::Value;
 use std::fmt;
@@ -13,7 +14,9 @@ use std::time::Duration;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// The models asked for; SC is explored besides (see `models()`).
+    /// The models asked for; none: the file's defaults (a herd x86 test:
+    /// SC and TSO; a native program: SC, TSO, PSO). SC is explored
+    /// besides (see `models()`).
     pub models: Vec<Model>,
     pub loop_bound: u32,
     pub preemption_bound: Option<u32>,
@@ -47,7 +50,7 @@ pub struct Config {
 impl Default for Config {
     fn default() -> Self {
         Config {
-            models: Model::defaults(),
+            models: Vec::new(),
             loop_bound: litmus_checker::options::DEFAULT_LOOP_BOUND,
             preemption_bound: None,
             buffer_bound: litmus_checker::options::DEFAULT_BUFFER_BOUND,
@@ -155,6 +158,10 @@ fn shown(v: &Value) -> String {
 }
 
 fn models_shown(m: &[Model]) -> String {
+    if m.is_empty() {
+        let names = |d| Model::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
+        return format!("[] (each file's defaults: {}; herd x86: {})", names(Dialect::Native), names(Dialect::HerdX86));
+    }
     format!("[{}]", m.iter().map(|m| format!("\"{}\"", m.as_str())).collect::<Vec<_>>().join(", "))
 }
 
@@ -391,10 +398,10 @@ impl Config {
         true
     }
 
-    /// The models to check: those asked for, and SC always (violations are
-    /// relative to it), in order.
-    pub fn models(&self) -> Vec<Model> {
-        let mut m = self.models.clone();
+    /// The models to check in a program of `dialect`: those asked for (or
+    /// its defaults), and SC always (violations are relative to it), in order.
+    pub fn models(&self, dialect: Dialect) -> Vec<Model> {
+        let mut m = if self.models.is_empty() { Model::defaults_for(dialect) } else { self.models.clone() };
         m.push(Model::Sc);
         m.sort();
         m.dedup();
@@ -439,11 +446,11 @@ mod tests {
         let p =
             c.apply(&json!({"litmus": {"models": ["sc", "x86"], "loopBound": 5, "monitor": "sober", "timeout": -1}}));
         assert_eq!(fields(&p), ["models", "timeout"]);
-        assert_eq!(c.models, [Model::Sc, Model::Tso, Model::Pso]);
+        assert!(c.models.is_empty(), "{:?}", c.models);
         assert_eq!((c.loop_bound, c.monitor, c.timeout), (5, MonitorKind::Sober, Duration::from_secs(20)));
         assert_eq!(
             p[0].to_string(),
-            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [\"sc\", \"tso\", \"pso\"]"
+            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [] (each file's defaults: sc, tso, pso; herd x86: sc, tso)"
         );
         assert!(p[1].to_string().starts_with("`timeout` = -1: timeout must be a number of seconds"), "{}", p[1]);
     }
@@ -493,7 +500,8 @@ mod tests {
         let p = c.apply(&json!({"models": ["PSO"], "loopBound": 3.0, "preemptionBound": 2, "bufferBound": 4,
                                 "monitor": "bss-interleaving", "timeout": 0.5, "debounceMs": 0}));
         assert!(p.is_empty(), "{p:?}");
-        assert_eq!(c.models(), [Model::Sc, Model::Pso]);
+        assert_eq!(c.models(Dialect::Native), [Model::Sc, Model::Pso]);
+        assert_eq!(c.models(Dialect::HerdX86), [Model::Sc, Model::Pso], "asked for: on every file");
         assert_eq!((c.loop_bound, c.preemption_bound, c.buffer_bound), (3, Some(2), 4));
         assert_eq!(
             (c.monitor(), c.timeout, c.debounce_ms),
@@ -503,8 +511,13 @@ mod tests {
         assert_eq!(c.preemption_bound, None);
         // PSLO is asked for like any model; the default stays SC, TSO, PSO.
         assert!(c.apply(&json!({"models": ["pslo", "pso"]})).is_empty());
-        assert_eq!(c.models(), [Model::Sc, Model::Pso, Model::Pslo]);
-        assert_eq!(Config::default().models(), [Model::Sc, Model::Tso, Model::Pso]);
+        assert_eq!(c.models(Dialect::Native), [Model::Sc, Model::Pso, Model::Pslo]);
+        assert_eq!(Config::default().models(Dialect::Native), [Model::Sc, Model::Tso, Model::Pso]);
+        // A herd x86 test: its architecture's model (PSO only when asked).
+        assert_eq!(Config::default().models(Dialect::HerdX86), [Model::Sc, Model::Tso]);
+        // An empty list is the defaults again.
+        assert!(c.apply(&json!({"models": []})).is_empty());
+        assert_eq!(c.models(Dialect::HerdX86), [Model::Sc, Model::Tso]);
         // Either half of `workspaceDiagnostics` alone keeps the other.
         assert!(c.apply(&json!({"workspaceDiagnostics": {"timeout": 0.25}})).is_empty());
         assert!(c.apply(&json!({"workspaceDiagnostics": {"enable": false}})).is_empty());
@@ -542,9 +555,9 @@ mod editor_settings {
             v.as_array().unwrap().iter().map(|n| n.as_str().unwrap().to_string()).collect()
         };
         let all: Vec<String> = litmus_checker::Model::ALL.iter().map(|m| m.as_str().to_string()).collect();
-        let defaults: Vec<String> = litmus_checker::Model::defaults().iter().map(|m| m.as_str().to_string()).collect();
         assert_eq!(names(&declared["litmus.models"]["items"]["enum"]), all);
-        assert_eq!(names(&declared["litmus.models"]["default"]), defaults);
+        // No models named: each file's own defaults (the server decides).
+        assert!(names(&declared["litmus.models"]["default"]).is_empty());
         let monitors = names(&declared["litmus.monitor"]["enum"]);
         assert!(monitors.iter().all(|m| litmus_checker::MonitorKind::parse(m).is_ok()), "{monitors:?}");
     }

@@ -81,7 +81,8 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
-    let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job) else { return };
+    let dialect = analyzed.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
+    let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job, dialect) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
     status(
         &b,
@@ -246,11 +247,12 @@ async fn status(b: &Backend, job: &Job, state: &str, message: String) {
 fn current_settings(
     b: &Backend,
     job: &Job,
+    dialect: litmus_dsl::Dialect,
 ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)> {
     let s = b.lock();
     let doc = s.docs.get(&job.key)?;
     let c = &s.config;
-    (doc.generation == job.generation).then(|| (c.models(), c.monitor(), c.options(), c.budget))
+    (doc.generation == job.generation).then(|| (c.models(dialect), c.monitor(), c.options(), c.budget))
 }
 
 pub async fn internal_failure(b: &Backend, job: &Job, message: String) {

@@ -305,6 +305,29 @@ async fn herd_file_gets_x86_fence_quick_fix() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_herd_x86_test_is_checked_under_sc_and_tso_unless_pso_is_asked() {
+    // The catalogue's MP, forbidden on x86: clean by default; PSO (and its
+    // violation) only when the settings name it.
+    let mp = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/corpus/herd-x86/catalogue__x86_64__tests__MP.litmus"
+    ))
+    .unwrap();
+    let u = uri("MP.litmus");
+    let mut c = Client::default().await;
+    c.open(&u, &mp);
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.is_empty(), "{diags:#?}");
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let header = lens[0]["command"]["title"].as_str().unwrap();
+    assert!(header.contains("TSO") && !header.contains("PSO"), "{header}");
+    let (mut c, _) = Client::start(json!({}), json!({"models": ["sc", "tso", "pso"], "debounceMs": 0})).await;
+    c.open(&u, &mp);
+    let diags = c.settled(&u, 1).await;
+    assert!(diags.iter().any(|d| is_model_violation(d, "PSO")), "{diags:#?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn non_ascii_text_gets_utf16_columns_and_utf8_when_negotiated() {
     // é is 1 UTF-16 unit (2 bytes), 🙂 is 2 units (4 bytes).
     let text = "litmus Unicode \"é 🙂\"\nshared x = 0;\nthread P0 {\n  /* é 🙂 */ x = 1; /* 🙂 */ let r = zz;\n}\n";

@@ -91,7 +91,11 @@ impl Checking<'_> {
         let t0 = Instant::now();
         let mut opts = if args.first { options(&self.bounds).stop_at_first() } else { options(&self.bounds) };
         let _shown = self.bar.watch(&mut opts, path);
-        let checked = load(path).map(|l| check_file(l, self.models, self.bounds.monitor.kind(), &opts, &args.active));
+        let checked = load(path).map(|l| {
+            let dialect = l.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
+            let models = super::super::check::models_for(self.models, dialect);
+            check_file(l, &models, self.bounds.monitor.kind(), &opts, &args.active)
+        });
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);
         let (mut report, rendered) = match &checked {
             Ok(c) => (

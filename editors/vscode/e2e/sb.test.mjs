@@ -396,6 +396,34 @@ step("non-ASCII text before a statement does not shift its squiggle", async () =
   }
 });
 
+step("a herd x86 test is checked under SC and TSO, its architecture's models", async () => {
+  // The catalogue's MP is forbidden on x86: no squiggle and no PSO "fix"
+  // (PSO only when litmus.models names it).
+  const mp = "catalogue__x86_64__tests__MP.litmus";
+  copyFileSync(join(root, "tests", "corpus", "herd-x86", mp), join(workspace, "MP.litmus"));
+  await open("MP.litmus");
+  const probe = async () => ({
+    squiggles: await wb.squiggles(page),
+    lenses: await wb.codeLenses(page),
+    litmus: await wb.statusItem(page, "litmus-dev.litmus"),
+  });
+  try {
+    await wb.waitFor(
+      "MP checked under SC and TSO, clean",
+      probe,
+      (s) =>
+        s.squiggles.length === 0 &&
+        (s.litmus ?? "").startsWith("check ") &&
+        s.lenses.length > 0 &&
+        s.lenses[0].includes("TSO never") &&
+        !s.lenses.some((l) => l.includes("PSO")),
+      { timeoutMs: 60000 },
+    );
+  } finally {
+    await screenshot("herd-x86");
+  }
+});
+
 // The packaged extension is the one under test: fail loudly on a stale or
 // missing package rather than test something else.
 test("the installed extension is the packaged litmus.vsix", () => {
