@@ -145,5 +145,14 @@ pub fn register(prog: &Program, stmt: StmtId) -> Option<String> {
             return Some(dst.to_string());
         }
     }
+    // AT&T (`movl (y),%eax`): the destination comes last, `%`-prefixed.
+    let m = mnemonic.to_ascii_lowercase();
+    if m.starts_with("mov") {
+        let (_, dst) = ops.rsplit_once(',')?;
+        let reg = dst.trim().strip_prefix('%')?;
+        if is_name(reg) {
+            return Some(reg.to_string());
+        }
+    }
     None
 }

@@ -12,6 +12,7 @@
 
 use litmus_checker::{Model, ModelOutcome, Report};
 use litmus_dsl::ir::{Instr, Program, StmtId};
+use litmus_dsl::Dialect;
 use litmus_present::words;
 
 /// One hint: where (a byte offset, the hint goes after it), its label and
@@ -33,7 +34,12 @@ pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> V
     let pending = pending(r);
     for stmt in loads(prog) {
         let info = &prog.stmts[stmt as usize];
-        let at = after_semicolon(src, info.span.end);
+        // A herd test's table keeps its columns: its hints go at the end of
+        // the row, not between the threads' instructions.
+        let at = match prog.dialect {
+            Dialect::HerdX86 => line_end(src, info.span.end),
+            Dialect::Native => after_semicolon(src, info.span.end),
+        };
         if at < from || at > to {
             continue;
         }
@@ -98,6 +104,12 @@ fn loads(prog: &Program) -> Vec<StmtId> {
     v
 }
 
+/// The end of the line holding byte `at` (before its line break).
+fn line_end(src: &str, at: usize) -> usize {
+    let at = at.min(src.len());
+    src[at..].find(['\n', '\r']).map_or(src.len(), |i| at + i)
+}
+
 fn after_semicolon(src: &str, end: usize) -> usize {
     let end = end.min(src.len());
     if src[end..].starts_with(';') {
@@ -107,10 +119,15 @@ fn after_semicolon(src: &str, end: usize) -> usize {
     }
 }
 
-/// What the hint names: the register the load reads into, else the
-/// location read.
+/// What the hint names: the register the load reads into (a herd test's
+/// with its thread, as its condition names it: `1:eax`), else the location
+/// read.
 fn target(prog: &Program, stmt: StmtId, locations: &[String]) -> String {
-    litmus_checker::reads::register(prog, stmt).unwrap_or_else(|| locations.join(","))
+    match litmus_checker::reads::register(prog, stmt) {
+        Some(reg) if prog.dialect == Dialect::HerdX86 => format!("{}:{reg}", prog.stmts[stmt as usize].thread),
+        Some(reg) => reg,
+        None => locations.join(","),
+    }
 }
 
 /// Per model, the short set of one statement's values (cells of one
@@ -145,6 +162,11 @@ fn load_hint(prog: &Program, outcomes: &[&ModelOutcome], pending: &[Model], stmt
         return None;
     }
     let name = target(prog, stmt, &locations);
+    if name.is_empty() {
+        // Nothing it read was recorded and it names no register (an
+        // `await`'s load): no hint rather than ` ∈ ≥{}`.
+        return None;
+    }
     let per: Vec<(Model, String, String)> = outcomes
         .iter()
         .map(|o| {
@@ -250,5 +272,39 @@ mod tests {
         let got = labels(&src, &whole, prog);
         assert!(got.iter().all(|l| !l.contains('…') && !l.contains("still being explored")), "{got:#?}");
         assert!(got.iter().any(|l| l.starts_with("SC/TSO never · PSO sometimes |")), "{got:#?}");
+    }
+
+    #[test]
+    fn an_await_gets_no_nameless_empty_hint() {
+        // dekker's `await (turn == 0);` showed ` ∈ ≥{}`.
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let prog = a.program.as_ref().expect("dekker lowers");
+        let r = check_all(prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &Options::default());
+        let got = labels(&src, &r, prog);
+        assert!(!got.is_empty());
+        for l in &got {
+            let label = l.split_once(" | ").unwrap().0;
+            assert!(!label.starts_with(' ') && !label.contains("{}"), "{label:?} in {got:#?}");
+        }
+    }
+
+    #[test]
+    fn a_herd_tests_hints_name_the_threads_register_at_the_rows_end() {
+        let src = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/corpus/herd-x86/catalogue__x86_64__tests__MP.litmus"
+        ))
+        .unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let prog = a.program.as_ref().expect("MP lowers");
+        let r = check_all(prog, &[Model::Sc, Model::Tso], MonitorKind::Bss, &Options::default());
+        let hs = hints(&src, prog, &r, 0, src.len());
+        let loads: Vec<&super::Hint> = hs.iter().filter(|h| h.label.contains('∈')).collect();
+        assert_eq!(loads.iter().map(|h| h.label.as_str()).collect::<Vec<_>>(), ["1:eax ∈ {0,1}", "1:ebx ∈ {0,1}"]);
+        for h in loads {
+            // At the end of its row: the table's columns stay aligned.
+            assert!(src[h.at..].starts_with('\n'), "{:?}", &src[h.at.saturating_sub(20)..h.at]);
+        }
     }
 }
