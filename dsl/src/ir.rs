@@ -487,6 +487,32 @@ pub struct Program {
 }
 
 impl Program {
+    /// What a check's answers depend on, as a string: the program with its
+    /// positions, statement texts and description left out. Two texts that
+    /// differ only in comments, layout or spacing have the same key, and a
+    /// check of one answers for the other (its findings rendered at the
+    /// other's positions: statement ids are the same).
+    pub fn semantic_key(&self) -> String {
+        let mut p = self.clone();
+        p.doc = None;
+        for l in &mut p.locations {
+            l.span = None;
+        }
+        for t in &mut p.threads {
+            t.name_span = Span::default();
+        }
+        for s in &mut p.stmts {
+            (s.span, s.extent) = (Span::default(), Span::default());
+            (s.line, s.col, s.end_line, s.end_col) = (0, 0, 0, 0);
+            s.text.clear();
+        }
+        if let Some(c) = &mut p.condition {
+            c.span = Span::default();
+            c.text.clear();
+        }
+        format!("{p:?}")
+    }
+
     /// Can a fence go right after statement `s` (in the IR, as in the
     /// text)? A simple statement with its own code: not one inside a spin
     /// loop reduced to one attempt (see `spin.rs`), nor one lowered away.

@@ -27,6 +27,17 @@ pub struct Checked {
     pub report: Arc<Report>,
     /// Robustness is known; the relaxed models' outcomes are still being explored.
     pub partial: bool,
+    /// The program's semantic key with the settings it was checked under
+    /// ([`litmus_dsl::Program::semantic_key`]): a later text with the same
+    /// key (a comment, spacing) is answered by this check, not a new one.
+    pub key: String,
+}
+
+/// The checker's findings the editor shows, at the positions of `text`:
+/// carried, moved with the edits, until the next check's arrive.
+pub struct Shown {
+    pub text: String,
+    pub findings: Vec<litmus_present::findings::Finding>,
 }
 
 pub struct Doc {
@@ -39,6 +50,8 @@ pub struct Doc {
     pub analyzed: Option<Arc<Analyzed>>,
     /// The newest finished check, possibly of an older generation.
     pub checked: Option<Arc<Checked>>,
+    /// The checker's findings last published.
+    pub shown: Option<Arc<Shown>>,
     /// A check of the current generation is pending or running.
     pub checking: bool,
     /// Cancels the current generation's check; replaced on every bump.
@@ -75,6 +88,7 @@ impl Doc {
             generation: 0,
             analyzed: None,
             checked: None,
+            shown: None,
             checking: false,
             cancel: Arc::new(AtomicBool::new(false)),
             ready: watch::channel(0).0,

@@ -3,7 +3,7 @@
 //! on a blocking worker with the generation's cancel flag. Each step checks
 //! that its generation is still current before it stores or publishes.
 
-use crate::documents::{Analyzed, Checked, Job};
+use crate::documents::{Analyzed, Checked, Job, Shown};
 use crate::pull::keep_for_pull;
 use crate::state::Backend;
 use crate::{convert, lens};
@@ -72,7 +72,22 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     let findings = analysis_findings(&analyzed.analysis);
-    publish(&b, &job, &analyzed, &findings).await;
+    let dialect = analyzed.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
+    let key =
+        analyzed.analysis.program.as_ref().and_then(|p| Some(format!("{}\n{}", settings_key(&b)?, p.semantic_key())));
+    // The program did not change, only comments or layout: the last check
+    // answers for it, at the new positions, without checking again.
+    if let Some(key) = &key {
+        let last = b.lock().docs.get(&job.key).and_then(|d| d.checked.clone()).filter(|c| !c.partial && c.key == *key);
+        if let Some(last) = last {
+            deliver(&b, &job, &analyzed, &findings, last.report.clone(), "checked", "", key).await;
+            return;
+        }
+    }
+    // Until the new check's findings arrive, the last ones stay (moved
+    // with the edit), also through a syntax error.
+    let carried = carried(&b, &job, &analyzed.text);
+    publish(&b, &job, &analyzed, &[findings.clone(), carried].concat()).await;
     if analyzed.analysis.program.is_none() {
         let errors = findings.iter().filter(|f| f.severity == litmus_present::findings::Severity::Error).count();
         status(&b, &job, "analyzed", format!("{errors} error{} — not checked", if errors == 1 { "" } else { "s" }))
@@ -81,7 +96,7 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
-    let dialect = analyzed.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
+    let key = key.expect("lowered");
     let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job, dialect) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
     status(
@@ -119,13 +134,14 @@ pub async fn run(b: Backend, job: Job) {
             Step::Outcomes => !plan.active_models(&report).is_empty(),
             _ => true,
         };
-        if worth_showing && !deliver(&b, &job, &analyzed, &findings, report.clone(), "violations", after.doing()).await
+        if worth_showing
+            && !deliver(&b, &job, &analyzed, &findings, report.clone(), "violations", after.doing(), &key).await
         {
             return;
         }
     }
     drop(progress);
-    deliver(&b, &job, &analyzed, &findings, report, "checked", "").await;
+    deliver(&b, &job, &analyzed, &findings, report, "checked", "", &key).await;
 }
 
 /// Run the pipeline for a generation; a panic in it is reported (log,
@@ -166,6 +182,7 @@ where
 /// Store a report for the job's generation and publish the analysis
 /// findings with the check's, with status `state` (`violations` while
 /// phases remain). False if the generation is no longer current.
+#[allow(clippy::too_many_arguments)]
 async fn deliver(
     b: &Backend,
     job: &Job,
@@ -174,6 +191,7 @@ async fn deliver(
     report: Arc<litmus_checker::Report>,
     state: &str,
     next: &str,
+    key: &str,
 ) -> bool {
     let partial = state != "checked";
     let prog = analyzed.analysis.program.as_ref().expect("lowered");
@@ -185,6 +203,7 @@ async fn deliver(
             *generation = Some(job.generation);
         }
     }
+    let shown = Shown { text: analyzed.text.clone(), findings: checked.clone() };
     all.extend(checked);
     let mut summary = lens::verdicts(Some(&report), partial);
     if !next.is_empty() {
@@ -196,7 +215,8 @@ async fn deliver(
         if doc.generation != job.generation {
             return false;
         }
-        doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial }));
+        doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial, key: key.to_string() }));
+        doc.shown = Some(Arc::new(shown));
         doc.checking = partial;
         if !partial {
             // The background workspace check may go on (workspace.rs).
@@ -207,6 +227,50 @@ async fn deliver(
     status(b, job, state, summary).await;
     refresh_lenses(b);
     true
+}
+
+/// What a check's answers depend on besides the program: the settings
+/// (`None` if the document is gone).
+fn settings_key(b: &Backend) -> Option<String> {
+    Some(format!("{:?}", b.lock().config))
+}
+
+/// The checker's findings last shown, moved to `text`'s positions: the
+/// edit is what lies between the texts' common prefix and suffix; a finding
+/// after it moves by its length, one it touches is dropped.
+fn carried(b: &Backend, job: &Job, text: &str) -> Vec<Finding> {
+    let Some(shown) = b.lock().docs.get(&job.key).and_then(|d| d.shown.clone()) else { return Vec::new() };
+    moved(&shown.text, text, &shown.findings)
+}
+
+pub(crate) fn moved(old: &str, new: &str, findings: &[Finding]) -> Vec<Finding> {
+    let mut pre = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+    while !old.is_char_boundary(pre) || !new.is_char_boundary(pre) {
+        pre -= 1;
+    }
+    let room = old.len().min(new.len()) - pre;
+    let mut suf = old.bytes().rev().zip(new.bytes().rev()).take(room).take_while(|(a, b)| a == b).count();
+    while !old.is_char_boundary(old.len() - suf) || !new.is_char_boundary(new.len() - suf) {
+        suf -= 1;
+    }
+    let old_end = old.len() - suf;
+    let map = |s: litmus_dsl::Span| -> Option<litmus_dsl::Span> {
+        if s.end <= pre {
+            Some(s)
+        } else if s.start >= old_end {
+            Some(litmus_dsl::Span::new(s.start - old_end + new.len() - suf, s.end - old_end + new.len() - suf))
+        } else {
+            None
+        }
+    };
+    findings
+        .iter()
+        .filter_map(|f| {
+            let span = map(f.span)?;
+            let related = f.related.iter().filter_map(|(s, m)| Some((map(*s)?, m.clone()))).collect();
+            Some(Finding { span, related, ..f.clone() })
+        })
+        .collect()
 }
 
 /// Publish `findings` for the job's generation, unless a newer one exists.

@@ -1,0 +1,79 @@
+//! Results stay through edits: an edit that leaves the program as it was
+//! (a comment, spacing) is answered by the last check at the new positions,
+//! with no new check; any other edit keeps the last check's findings (moved
+//! with the edit) until the new ones arrive, also through a syntax error.
+
+mod harness;
+
+use harness::{example, uri, Client};
+use serde_json::{json, Value};
+
+fn lines_of(diags: &[Value], code: &str) -> Vec<u64> {
+    let mut v: Vec<u64> =
+        diags.iter().filter(|d| d["code"] == code).map(|d| d["range"]["start"]["line"].as_u64().unwrap()).collect();
+    v.sort_unstable();
+    v
+}
+
+/// The states `litmus/status` reported for `version`, in order.
+fn states(c: &Client, u: &str, version: i64) -> Vec<String> {
+    c.log
+        .iter()
+        .filter(|m| m["method"] == "litmus/status" && m["params"]["uri"] == u && m["params"]["version"] == version)
+        .map(|m| m["params"]["state"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_comment_edit_is_answered_by_the_last_check_without_checking_again() {
+    let (mut c, _) = Client::start(json!({}), json!({"debounceMs": 0})).await;
+    let u = uri("sb.litmus");
+    let sb = example("sb.litmus");
+    c.open(&u, &sb);
+    let before = c.settled(&u, 1).await;
+    let stores = lines_of(&before, "E0400");
+    assert!(!stores.is_empty());
+    // A comment line above everything, and spaces inside a statement.
+    let edited = format!("// a note\n{}", sb.replacen("x = 1;", "x   =   1;", 1));
+    c.replace_all(&u, 2, &edited);
+    let after = c.settled(&u, 2).await;
+    assert_eq!(states(&c, &u, 2), ["checked"], "no new check: {:#?}", states(&c, &u, 2));
+    // The same findings, one line down.
+    assert_eq!(lines_of(&after, "E0400"), stores.iter().map(|l| l + 1).collect::<Vec<_>>());
+    assert_eq!(before.len(), after.len());
+    // A real change is checked again.
+    c.replace_all(&u, 3, &edited.replacen("x   =   1;", "x = 2;", 1));
+    c.settled(&u, 3).await;
+    assert!(states(&c, &u, 3).contains(&"checking".to_string()), "{:#?}", states(&c, &u, 3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_findings_stay_until_new_ones_arrive_and_through_a_syntax_error() {
+    // A long debounce: what is published before the new check is what the
+    // user sees while it runs.
+    let (mut c, _) = Client::start(json!({}), json!({"debounceMs": 300})).await;
+    let u = uri("sb.litmus");
+    let sb = example("sb.litmus");
+    c.open(&u, &sb);
+    let before = c.settled(&u, 1).await;
+    let stores = lines_of(&before, "E0400");
+    // A new statement at the end of P1 (the program changes): the first
+    // publication for version 2 still has the violations, where they were.
+    let changed = sb.replacen("  let r1 = x;", "  let r1 = x;\n  let r9 = y;", 1);
+    c.replace_all(&u, 2, &changed);
+    c.settled(&u, 2).await;
+    let pubs = c.publications(&u);
+    let first = pubs.iter().find(|p| p["version"] == 2).expect("published")["diagnostics"].as_array().unwrap().clone();
+    assert_eq!(lines_of(&first, "E0400")[..2], stores[..2], "kept while checking: {first:#?}");
+    // A syntax error: its diagnostic, and the violations still there.
+    let broken = changed.replacen("let r9 = y;", "let r9 = ;", 1);
+    c.replace_all(&u, 3, &broken);
+    let d3 = c.settled(&u, 3).await;
+    assert!(d3.iter().any(|d| d["severity"] == 1 && d["code"].as_str().unwrap().starts_with("E00")), "{d3:#?}");
+    assert_eq!(lines_of(&d3, "E0400")[..2], stores[..2], "kept through the syntax error: {d3:#?}");
+    // Fixed again: the new check's own findings.
+    c.replace_all(&u, 4, &changed);
+    let d4 = c.settled(&u, 4).await;
+    assert!(!d4.iter().any(|d| d["code"].as_str().unwrap().starts_with("E00")), "{d4:#?}");
+    assert_eq!(lines_of(&d4, "E0400")[..2], stores[..2]);
+}
