@@ -38,6 +38,11 @@ pub struct Checked {
 pub struct Shown {
     pub text: String,
     pub findings: Vec<litmus_present::findings::Finding>,
+    /// The header lens's verdicts and the "Show execution" lenses
+    /// (span, title, violation number): kept in place while a new check
+    /// runs, so the rows do not jump.
+    pub header: String,
+    pub lenses: Vec<(litmus_dsl::Span, String, usize)>,
 }
 
 pub struct Doc {

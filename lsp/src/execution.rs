@@ -51,7 +51,12 @@ pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, usize)> {
         .enumerate()
         .filter_map(|(i, v)| {
             let s = p.stmts.get(v.store_stmt as usize)?;
-            Some((s.span, format!("Show execution ({})", v.model.upper()), i + 1))
+            // A herd row holds every thread's instruction: say whose.
+            let whose = match p.dialect {
+                litmus_dsl::Dialect::HerdX86 => format!("{}: ", p.threads[s.thread as usize].name),
+                litmus_dsl::Dialect::Native => String::new(),
+            };
+            Some((s.span, format!("{whose}Show execution ({})", v.model.upper()), i + 1))
         })
         .collect()
 }

@@ -85,16 +85,28 @@ pub fn formatting(snap: &Snapshot, _params: lsp::DocumentFormattingParams) -> Op
 
 pub fn code_lens(snap: &Snapshot, _params: lsp::CodeLensParams) -> Option<Vec<lsp::CodeLens>> {
     let span = lens::header_span(&snap.analyzed.text);
-    let title = if snap.analyzed.analysis.program.is_none() {
-        lens::verdicts(None, false)
-    } else {
-        lens::verdicts(snap.report(), snap.checking)
+    // No check of this text yet: the last one's lenses stay where they were
+    // (moved with the edit), said to be outdated, so the rows do not jump.
+    let last = snap.shown.as_ref().filter(|_| snap.report().is_none());
+    let title = match (snap.analyzed.analysis.program.is_some(), last) {
+        (true, Some(l)) => format!("{} (outdated: re-checking…)", l.header),
+        (false, Some(l)) => format!("{} (outdated: fix the errors to re-check)", l.header),
+        (false, None) => lens::verdicts(None, false),
+        (true, None) => lens::verdicts(snap.report(), snap.checking),
     };
     // An empty command id: the lens is a label, not a button.
     let command = lsp::Command { title, command: String::new(), arguments: None };
     let mut out = vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }];
-    if let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) {
-        for (span, title, n) in crate::execution::lenses(p, r) {
+    let rows = match (snap.analyzed.analysis.program.as_ref(), snap.report(), last) {
+        (Some(p), Some(r), _) => crate::execution::lenses(p, r),
+        (_, None, Some(l)) => {
+            let map = crate::pipeline::span_map(&l.text, &snap.analyzed.text);
+            l.lenses.iter().filter_map(|(s, t, n)| Some((map(*s)?, t.clone(), *n))).collect()
+        }
+        _ => Vec::new(),
+    };
+    {
+        for (span, title, n) in rows {
             let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
             let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
             out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });

@@ -33,7 +33,9 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
         r.outcomes.iter().map(|o| o.model).chain(r.robustness.iter().map(|rb| rb.model)).collect();
     models.sort();
     models.dedup();
-    let mut parts = Vec::new();
+    // Each model's verdict, and what its exploration was worth where it has
+    // no condition to qualify (said once when every model's is the same).
+    let mut parts: Vec<(String, Option<String>)> = Vec::new();
     for m in models {
         let o = r.outcomes.iter().find(|o| o.model == m);
         let mut s = m.upper().to_string();
@@ -50,6 +52,7 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
             s.push_str(", ");
             s.push_str(&words::robustness(rb));
         }
+        let mut worth = None;
         if let Some(o) = o {
             if !o.failures.is_empty() {
                 let n = o.failures.len();
@@ -57,18 +60,48 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
             }
             if o.observation.is_none() && !o.complete() {
                 // No condition to qualify: say what the exploration was worth.
-                s.push_str(&format!(" ({})", o.coverage.qualifier()));
+                worth = Some(o.coverage.qualifier());
             } else if o.observation.is_none() && m.is_reference() {
                 // SC's answers (no condition): how far they reach.
-                if let Some(d) = o.iterations.describe() {
-                    s.push_str(&format!(" ({d})"));
-                }
+                worth = o.iterations.describe();
             }
         }
-        parts.push(s);
+        parts.push((s, worth));
     }
+    let shared = (parts.len() > 1 && parts.iter().all(|(_, w)| w.is_some() && *w == parts[0].1))
+        .then(|| parts[0].1.clone())
+        .flatten();
+    let mut parts: Vec<String> = parts
+        .into_iter()
+        .map(|(s, w)| match w.filter(|_| shared.is_none()) {
+            Some(w) => format!("{s} ({w})"),
+            None => s,
+        })
+        .collect();
     if checking && r.outcomes.len() >= parts.len() {
         parts.push("re-checking…".into());
     }
-    parts.join(" · ")
+    match shared {
+        Some(w) => format!("{} — each {w}", parts.join(" · ")),
+        None => parts.join(" · "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use litmus_checker::{check_all, Model, MonitorKind, Options};
+
+    #[test]
+    fn what_every_models_exploration_was_worth_is_said_once() {
+        // Dekker's loops are cut at the bound under every model: the lens
+        // said "(within bounds: the loop bound cut 9 executions)" three times.
+        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let prog = a.program.as_ref().expect("dekker lowers");
+        let r = check_all(prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &Options::default());
+        let title = super::verdicts(Some(&r), false);
+        assert_eq!(title.matches("the loop bound cut").count(), 1, "{title}");
+        assert!(title.contains("— each within bounds"), "{title}");
+        assert!(title.starts_with("SC") && title.contains("TSO") && title.contains("PSO"), "{title}");
+    }
 }

@@ -28,6 +28,10 @@ pub struct StatusParams {
     /// still running), `checked`, `failed`.
     pub state: String,
     pub message: String,
+    /// `checked` with some answer unknown (a model timed out or was cut
+    /// short): the check finished, but not every verdict is earned.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub incomplete: bool,
 }
 
 pub enum Status {}
@@ -203,9 +207,16 @@ async fn deliver(
             *generation = Some(job.generation);
         }
     }
-    let shown = Shown { text: analyzed.text.clone(), findings: checked.clone() };
+    let shown = Shown {
+        text: analyzed.text.clone(),
+        findings: checked.clone(),
+        header: lens::verdicts(Some(&report), false),
+        lenses: crate::execution::lenses(prog, &report),
+    };
     all.extend(checked);
     let mut summary = lens::verdicts(Some(&report), partial);
+    let unknown = report.outcomes.iter().any(|o| matches!(o.coverage, litmus_checker::Coverage::Stopped(_)))
+        || report.robustness.iter().any(|rb| matches!(rb.robust(), litmus_checker::Answer::Unknown(_)));
     if !next.is_empty() {
         summary = format!("{summary} ({next})");
     }
@@ -224,7 +235,7 @@ async fn deliver(
         }
     }
     publish(b, job, analyzed, &all).await;
-    status(b, job, state, summary).await;
+    status_of(b, job, state, summary, state == "checked" && unknown).await;
     refresh_lenses(b);
     true
 }
@@ -244,6 +255,21 @@ fn carried(b: &Backend, job: &Job, text: &str) -> Vec<Finding> {
 }
 
 pub(crate) fn moved(old: &str, new: &str, findings: &[Finding]) -> Vec<Finding> {
+    let map = span_map(old, new);
+    findings
+        .iter()
+        .filter_map(|f| {
+            let span = map(f.span)?;
+            let related = f.related.iter().filter_map(|(s, m)| Some((map(*s)?, m.clone()))).collect();
+            Some(Finding { span, related, ..f.clone() })
+        })
+        .collect()
+}
+
+/// Where a span of `old` is in `new`, the edit between them being what lies
+/// between their common prefix and suffix: before it, in place; after it,
+/// moved by its length; touching it, gone.
+pub(crate) fn span_map<'t>(old: &'t str, new: &'t str) -> impl Fn(litmus_dsl::Span) -> Option<litmus_dsl::Span> + 't {
     let mut pre = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
     while !old.is_char_boundary(pre) || !new.is_char_boundary(pre) {
         pre -= 1;
@@ -253,24 +279,16 @@ pub(crate) fn moved(old: &str, new: &str, findings: &[Finding]) -> Vec<Finding> 
     while !old.is_char_boundary(old.len() - suf) || !new.is_char_boundary(new.len() - suf) {
         suf -= 1;
     }
-    let old_end = old.len() - suf;
-    let map = |s: litmus_dsl::Span| -> Option<litmus_dsl::Span> {
+    let (old_end, new_end) = (old.len() - suf, new.len() - suf);
+    move |s: litmus_dsl::Span| -> Option<litmus_dsl::Span> {
         if s.end <= pre {
             Some(s)
         } else if s.start >= old_end {
-            Some(litmus_dsl::Span::new(s.start - old_end + new.len() - suf, s.end - old_end + new.len() - suf))
+            Some(litmus_dsl::Span::new(s.start - old_end + new_end, s.end - old_end + new_end))
         } else {
             None
         }
-    };
-    findings
-        .iter()
-        .filter_map(|f| {
-            let span = map(f.span)?;
-            let related = f.related.iter().filter_map(|(s, m)| Some((map(*s)?, m.clone()))).collect();
-            Some(Finding { span, related, ..f.clone() })
-        })
-        .collect()
+    }
 }
 
 /// Publish `findings` for the job's generation, unless a newer one exists.
@@ -299,12 +317,16 @@ pub fn is_current(b: &Backend, job: &Job) -> bool {
 
 /// Under the publish lock, so statuses and diagnostics keep their order.
 async fn status(b: &Backend, job: &Job, state: &str, message: String) {
+    status_of(b, job, state, message, false).await
+}
+
+async fn status_of(b: &Backend, job: &Job, state: &str, message: String, incomplete: bool) {
     let Some(lock) = b.lock().docs.get(&job.key).map(|d| d.publish.clone()) else { return };
     let _serial = lock.lock().await;
     if !is_current(b, job) {
         return;
     }
-    let params = StatusParams { uri: job.uri.clone(), version: job.version, state: state.into(), message };
+    let params = StatusParams { uri: job.uri.clone(), version: job.version, state: state.into(), message, incomplete };
     b.client.send_notification::<Status>(params).await;
 }
 

@@ -88,6 +88,8 @@ pub struct Snapshot {
     pub analyzed: Arc<Analyzed>,
     pub checked: Option<Arc<Checked>>,
     pub checking: bool,
+    /// What the editor was last shown of a check (maybe of an older text).
+    pub shown: Option<Arc<crate::documents::Shown>>,
 }
 
 impl Snapshot {
@@ -156,7 +158,8 @@ impl Backend {
             .ok_or_else(|| Error::new(ErrorCode::ContentModified))?;
         let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
         let checking = doc.checking && analyzed.generation == doc.generation;
-        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking })
+        let shown = doc.shown.clone();
+        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking, shown })
     }
 
     /// A request's work on the snapshot of `uri` (see [`snapshot`](Self::snapshot)),

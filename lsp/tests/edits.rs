@@ -59,8 +59,18 @@ async fn the_last_findings_stay_until_new_ones_arrive_and_through_a_syntax_error
     let stores = lines_of(&before, "E0400");
     // A new statement at the end of P1 (the program changes): the first
     // publication for version 2 still has the violations, where they were.
+    let lenses = |l: &Value| -> Vec<String> {
+        l.as_array().unwrap().iter().map(|x| x["command"]["title"].as_str().unwrap().to_string()).collect()
+    };
+    let rows = lenses(&c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap());
     let changed = sb.replacen("  let r1 = x;", "  let r1 = x;\n  let r9 = y;", 1);
     c.replace_all(&u, 2, &changed);
+    // While it is checked again, the lens rows stay (the file does not jump),
+    // the header saying they are outdated.
+    let during = lenses(&c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap());
+    assert_eq!(during.len(), rows.len(), "{during:#?} vs {rows:#?}");
+    assert_eq!(during[0], format!("{} (outdated: re-checking…)", rows[0]));
+    assert_eq!(during[1..], rows[1..]);
     c.settled(&u, 2).await;
     let pubs = c.publications(&u);
     let first = pubs.iter().find(|p| p["version"] == 2).expect("published")["diagnostics"].as_array().unwrap().clone();

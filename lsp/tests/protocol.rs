@@ -123,8 +123,16 @@ async fn syntax_errors_come_first_and_the_empty_list_when_fixed() {
     let diags = c.settled(&u, 2).await;
     insta::assert_snapshot!("mp_broken", briefs(&diags));
     assert!(diags.iter().filter(|d| d["severity"] == 1).count() >= 2);
-    // A lens says why there are no verdicts.
+    // The lens keeps the last verdicts, says they are outdated and why.
     let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let title = lens[0]["command"]["title"].as_str().unwrap();
+    assert!(title.starts_with("SC ") && title.ends_with("(outdated: fix the errors to re-check)"), "{title}");
+    // Without an earlier check, it says there are no verdicts.
+    let (mut fresh, _) = Client::start(json!({}), json!({"debounceMs": 0})).await;
+    let v = uri("fresh.litmus");
+    fresh.open(&v, &broken);
+    fresh.settled(&v, 1).await;
+    let lens = fresh.request("textDocument/codeLens", json!({"textDocument": {"uri": v}})).await.unwrap();
     assert_eq!(lens[0]["command"]["title"], "litmus: not checked (fix the errors first)");
     c.replace_all(&u, 3, &text);
     let diags = c.settled(&u, 3).await;

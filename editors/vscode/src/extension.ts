@@ -16,6 +16,8 @@ interface StatusParams {
   uri: string;
   version: number;
   state: "analyzed" | "checking" | "violations" | "checked" | "failed";
+  /** `checked` with some answer unknown (a model timed out). */
+  incomplete?: boolean;
   message: string;
 }
 
@@ -47,7 +49,9 @@ function showStatus(p: StatusParams): void {
   if (active !== undefined && active !== p.uri) {
     return;
   }
-  const icon = { analyzed: "$(error)", checking: "$(sync~spin)", violations: "$(sync~spin)", checked: "$(check)", failed: "$(warning)" }[p.state];
+  // A finished check with an unknown answer (a model timed out) is no ✓.
+  const done = p.incomplete ? "$(warning)" : "$(check)";
+  const icon = { analyzed: "$(error)", checking: "$(sync~spin)", violations: "$(sync~spin)", checked: done, failed: "$(warning)" }[p.state];
   status.text = `${icon} litmus`;
   status.tooltip = p.message;
   status.show();
