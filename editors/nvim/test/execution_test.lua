@@ -7,6 +7,10 @@ vim.opt.runtimepath:prepend(root .. '/editors/nvim')
 vim.cmd('filetype on')
 vim.cmd('runtime! plugin/litmus.lua')
 local opened = {}
+local notified = {}
+vim.notify = function(msg)
+  table.insert(notified, msg)
+end
 require('litmus').setup({
   cmd = { bin, 'lsp' },
   settings = { debounceMs = 0 },
@@ -51,7 +55,11 @@ end
 vim.cmd('LitmusShowExecution 2')
 local svg = svg_of(1)
 check(svg:match('^<svg xmlns="http://www.w3.org/2000/svg"') ~= nil, 'violation 2: an SVG file was opened')
-check(opened[1]:match('%.svg$') ~= nil and opened[1] == require('litmus.execution').last, 'written to a .svg temp file')
+check(opened[1]:match('%.svg$') ~= nil and opened[1] == require('litmus.execution').last, 'written to a .svg file')
+-- Where Neovim does not delete it on exit (not under tempname()), and said.
+local cache = vim.fn.stdpath('cache') .. '/litmus/'
+check(opened[1]:sub(1, #cache) == cache, 'kept under stdpath("cache")/litmus: ' .. opened[1])
+check(vim.tbl_contains(notified, ("litmus: violation 2's execution graph: %s"):format(opened[1])), 'its path is announced: ' .. vim.inspect(notified))
 check(count(svg, '<g class="event ') == 4 and count(svg, 'data%-cycle="') == 4, 'four events, four cycle edges')
 check(svg:find('let r1 = x', 1, true) ~= nil and svg:find('under TSO', 1, true) ~= nil, 'statement text and model')
 

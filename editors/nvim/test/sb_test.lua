@@ -108,6 +108,9 @@ end
 if not settled('the first check finishes') then
   return finish()
 end
+-- Errors sort above the cycle members' information on a shared line.
+local ns = client() and vim.lsp.diagnostic.get_namespace(client().id)
+check(ns ~= nil and vim.diagnostic.config(nil, ns).severity_sort == true, 'severity_sort on litmus diagnostics')
 print('     (position encoding negotiated: ' .. tostring(client().offset_encoding) .. ')')
 check(vim.deep_equal(tso_lines(), { 7, 12 }), 'TSO diagnostics on both threads: ' .. vim.inspect(tso_lines()))
 check(vim.deep_equal(member_lines(), { 8, 12, 13 }), 'every other statement of the cycle marked: ' .. vim.inspect(member_lines()))

@@ -1,7 +1,7 @@
 -- :LitmusShowExecution [N]: asks the server for `litmus/executionGraph`
 -- (violation N as `litmus check` numbers them; without N, the one whose
 -- "Show execution" lens is on the cursor's line, else a choice), writes the
--- SVG to a temporary file and opens it with the system viewer
+-- SVG under stdpath('cache')/litmus/, says where, and opens it with the system viewer
 -- (`require('litmus').config.open`, default vim.ui.open or xdg-open).
 -- The server's lenses run it too (client command `litmus.showExecution`).
 local M = {}
@@ -38,9 +38,16 @@ local function open_graph(client, bufnr, n)
       vim.notify('litmus: no execution to show: ' .. (err and err.message or 'no answer'), vim.log.levels.ERROR)
       return
     end
-    local path = vim.fn.tempname() .. '-litmus-violation-' .. n .. '.svg'
+    -- Not under tempname(): Neovim deletes that folder when it exits, and
+    -- the picture should outlive the session that drew it.
+    local dir = vim.fn.stdpath('cache') .. '/litmus'
+    vim.fn.mkdir(dir, 'p')
+    local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t:r')
+    local path = ('%s/%s-violation-%d.svg'):format(dir, name ~= '' and name or 'litmus', n)
     vim.fn.writefile(vim.split(result.svg, '\n', { plain = true }), path, 'b')
     M.last = path
+    -- Always say where it went: a viewer may not open, or open elsewhere.
+    vim.notify(('litmus: violation %d\'s execution graph: %s'):format(n, path), vim.log.levels.INFO)
     local open = require('litmus').config.open or M.system_open
     open(path)
   end, bufnr)

@@ -14,6 +14,11 @@ M.config = {
   -- How :LitmusShowExecution opens the SVG it wrote: function(path); nil:
   -- vim.ui.open (Neovim 0.10+) or xdg-open.
   open = nil,
+  -- vim.diagnostic.config for litmus's diagnostics: a line with an error
+  -- and a cycle member's information shows the error's sign.
+  diagnostics = { severity_sort = true },
+  -- Inlay hints (values each load may read; Neovim 0.10+) on attach.
+  inlay_hints = true,
 }
 
 -- The last `litmus/status` per document URI: { state, version, message }.
@@ -39,7 +44,30 @@ end
 local function on_status(_, result)
   if result and result.uri then
     M.status[result.uri] = result
+    -- New verdicts: redraw the lenses (Neovim does not honour the server's
+    -- workspace/codeLens/refresh before 0.10, and draws none it did not ask for).
+    if result.state == 'checked' or result.state == 'violations' then
+      local bufnr = vim.uri_to_bufnr(result.uri)
+      vim.schedule(function()
+        if vim.api.nvim_buf_is_loaded(bufnr) then
+          pcall(vim.lsp.codelens.refresh, { bufnr = bufnr })
+        end
+      end)
+    end
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'LitmusStatus', modeline = false })
+  end
+end
+
+-- What every litmus buffer gets on attach, before the user's on_attach.
+local function on_attach(client, bufnr)
+  if M.config.diagnostics then
+    pcall(vim.diagnostic.config, M.config.diagnostics, vim.lsp.diagnostic.get_namespace(client.id))
+  end
+  if M.config.inlay_hints and vim.lsp.inlay_hint and vim.lsp.inlay_hint.enable then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
+  if M.config.on_attach then
+    M.config.on_attach(client, bufnr)
   end
 end
 
@@ -51,7 +79,7 @@ function M.client_config(bufnr)
     init_options = M.config.settings,
     settings = { litmus = M.config.settings },
     handlers = { ['litmus/status'] = on_status },
-    on_attach = M.config.on_attach,
+    on_attach = on_attach,
     capabilities = M.config.capabilities,
   }
 end
