@@ -383,6 +383,60 @@ step("the quick fix inserts the fence and the re-check clears its violation", as
   });
 });
 
+step("results stay through a comment edit and through a syntax error", async () => {
+  // The fenced file as the quick fix left it: its squiggles.
+  const fixedLines = await wb.editorLines(page);
+  const before = await wb.squiggles(page);
+  assert.ok(before.length > 0, "squiggles to keep");
+  const shifted = before.map((s) => ({ ...s, line: s.line + 1 }));
+  // Sampled every 100 ms from the first keystroke: never without them.
+  const samples = [];
+  let sampling = true;
+  const sampler = (async () => {
+    while (sampling) {
+      samples.push(await wb.squiggles(page));
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  // A comment line above everything: the program is unchanged (no new check).
+  const ed = await page.$(".editor-group-container.active .monaco-editor .view-lines");
+  await ed.click();
+  await wb.chord(page, "Control+Home");
+  await page.keyboard.type("// a note", { delay: 20 });
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("Enter");
+  await wb.waitFor("the squiggles one line down", () => wb.squiggles(page), (q) => JSON.stringify(q) === JSON.stringify(shifted), {
+    timeoutMs: STEP_MS,
+  });
+  // A syntax error at the end: its squiggle, and the violations still there.
+  await wb.chord(page, "Control+End");
+  await page.keyboard.type(" oops", { delay: 20 });
+  await page.keyboard.press("Escape");
+  const broken = await wb.waitFor(
+    "the syntax error squiggled beside the kept findings",
+    () => wb.squiggles(page),
+    (q) => q !== null && q.some((x) => x.severity === "error" && x.text.includes("oops")),
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("syntax-error-kept");
+  sampling = false;
+  await sampler;
+  for (const s of shifted.filter((x) => x.severity === "error")) {
+    assert.ok(broken.some((x) => JSON.stringify(x) === JSON.stringify(s)), `kept through the syntax error: ${JSON.stringify(s)}`);
+  }
+  const empty = samples.findIndex((q) => q === null || q.filter((x) => !x.text.includes("oops")).length === 0);
+  assert.equal(empty, -1, `a moment without the findings (sample ${empty} of ${samples.length})`);
+  // Undone: the text as the quick fix left it, checked.
+  for (let i = 0; i < 20 && JSON.stringify(await wb.editorLines(page)) !== JSON.stringify(fixedLines); i++) {
+    await wb.chord(page, "Control+KeyZ");
+  }
+  assert.deepEqual(await wb.editorLines(page), fixedLines);
+  await wb.chord(page, "Control+KeyS");
+  await wb.waitFor("the squiggles back in place", () => wb.squiggles(page), (q) => JSON.stringify(q) === JSON.stringify(before), {
+    timeoutMs: STEP_MS,
+  });
+});
+
 step("non-ASCII text before a statement does not shift its squiggle", async () => {
   // Written only now, so no earlier step sees its findings (a server that
   // checks the whole workspace would add them to the Problems panel).
