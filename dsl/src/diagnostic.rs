@@ -26,6 +26,9 @@ pub struct Diagnostic {
     pub label: Option<String>,
     pub related: Vec<Label>,
     pub help: Option<String>,
+    /// A replacement that fixes it (span, text): "did you mean `y`?" as an
+    /// edit an editor offers as a quick fix.
+    pub suggestion: Option<(Span, String)>,
 }
 
 impl Diagnostic {
@@ -38,6 +41,7 @@ impl Diagnostic {
             label: None,
             related: Vec::new(),
             help: None,
+            suggestion: None,
         }
     }
     pub fn warning(code: &'static str, span: Span, message: impl Into<String>) -> Self {
@@ -49,6 +53,11 @@ impl Diagnostic {
     }
     pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
         self.related.push(Label { span, message: message.into() });
+        self
+    }
+    /// Replacing `span` with `text` fixes it.
+    pub fn with_suggestion(mut self, span: Span, text: impl Into<String>) -> Self {
+        self.suggestion = Some((span, text.into()));
         self
     }
     pub fn with_help(mut self, help: impl Into<String>) -> Self {

@@ -54,7 +54,29 @@ const X86: &[&str] = &[
     "filter",
 ];
 
-pub fn complete(a: &Analysis, offset: usize) -> Vec<Item> {
+/// What may go at `offset` of `text`, in the order to offer it: where an
+/// expression goes (after `=`, `(`, an operator), the names in scope before
+/// the keywords.
+pub fn complete(a: &Analysis, text: &str, offset: usize) -> Vec<Item> {
+    let mut out = candidates(a, offset);
+    if in_expression(text, offset) {
+        // A stable partition: names, then keywords, each in their order.
+        out.sort_by_key(|i| i.kind == ItemKind::Keyword);
+    }
+    out
+}
+
+/// Is the word being typed at `offset` where an expression goes: the last
+/// character before it (spaces skipped) an `=`, an operator or an opening
+/// bracket or comma?
+fn in_expression(text: &str, offset: usize) -> bool {
+    let before = text.get(..offset.min(text.len())).unwrap_or("");
+    let word = before.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+    let prev = word.trim_end().chars().last();
+    matches!(prev, Some('=' | '(' | '[' | ',' | '+' | '-' | '*' | '/' | '%' | '&' | '|' | '^' | '<' | '>' | '!'))
+}
+
+fn candidates(a: &Analysis, offset: usize) -> Vec<Item> {
     let mut out: Vec<Item> = Vec::new();
     let kw = |k: &str| Item { label: k.to_string(), kind: ItemKind::Keyword, detail: "keyword".into() };
     if a.dialect == Dialect::HerdX86 {
@@ -108,4 +130,24 @@ pub fn complete(a: &Analysis, offset: usize) -> Vec<Item> {
     let mut seen = std::collections::HashSet::new();
     out.retain(|i| seen.insert(i.label.clone()));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn after_an_equals_sign_the_names_in_scope_come_before_the_keywords() {
+        let text = "litmus C\nshared x = 0;\nthread P0 {\n  let a = 1;\n  let r0 = \n}\n";
+        let a = litmus_dsl::analyze(text);
+        let at = text.find("let r0 = ").unwrap() + "let r0 = ".len();
+        let items = complete(&a, text, at);
+        let first_kw = items.iter().position(|i| i.kind == ItemKind::Keyword).unwrap();
+        let names: Vec<&str> = items[..first_kw].iter().map(|i| i.label.as_str()).collect();
+        assert!(names.contains(&"x") && names.contains(&"a"), "{names:?}");
+        assert!(items[first_kw..].iter().all(|i| i.kind == ItemKind::Keyword));
+        // At a statement's start, the keywords stay first.
+        let at = text.find("  let a").unwrap() + 2;
+        assert_eq!(complete(&a, text, at)[0].kind, ItemKind::Keyword);
+    }
 }

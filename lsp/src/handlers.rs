@@ -126,7 +126,7 @@ pub fn inlay_hint(snap: &Snapshot, params: lsp::InlayHintParams) -> Option<Vec<l
 
 pub fn completion(snap: &Snapshot, params: lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
     let p = params.text_document_position;
-    let items = completion::complete(&snap.analyzed.analysis, snap.offset(p.position));
+    let items = completion::complete(&snap.analyzed.analysis, &snap.analyzed.text, snap.offset(p.position));
     let items = items
         .into_iter()
         .map(|i| lsp::CompletionItem {
@@ -140,18 +140,26 @@ pub fn completion(snap: &Snapshot, params: lsp::CompletionParams) -> Option<lsp:
             detail: Some(i.detail),
             ..Default::default()
         })
+        .enumerate()
+        // The server's order, not the client's alphabetical one.
+        .map(|(k, item)| lsp::CompletionItem { sort_text: Some(format!("{k:04}")), ..item })
         .collect();
     Some(lsp::CompletionResponse::Array(items))
 }
 
 pub fn code_action(snap: &Snapshot, params: lsp::CodeActionParams) -> Option<lsp::CodeActionResponse> {
+    let only = &params.context.only;
+    let mut out = Vec::new();
+    // "did you mean `y`?" as an edit: the analysis's own suggestions in the
+    // range, with or without a check (an unknown name stops the check).
+    if code_action_kind_allowed(only, &lsp::CodeActionKind::QUICKFIX) {
+        out.extend(suggestions(snap, &params));
+    }
     let (Some(checked), Some(prog)) = (&snap.checked, &snap.analyzed.analysis.program) else {
-        return Some(Vec::new());
+        return Some(out);
     };
     let text = &snap.analyzed.text;
     let report = &checked.report;
-    let only = &params.context.only;
-    let mut out = Vec::new();
     let to_action = |a: actions::Action, diags: Option<Vec<lsp::Diagnostic>>| {
         let kind = if a.quick_fix { lsp::CodeActionKind::QUICKFIX } else { crate::actions::INSERT_FENCES };
         let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
@@ -208,6 +216,40 @@ pub fn code_action(snap: &Snapshot, params: lsp::CodeActionParams) -> Option<lsp
         }
     }
     Some(out)
+}
+
+/// Quick fixes from the analysis: each diagnostic in the range that knows
+/// its replacement ("unknown name `qy`" → `y`).
+fn suggestions(snap: &Snapshot, params: &lsp::CodeActionParams) -> Vec<lsp::CodeActionOrCommand> {
+    let r = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+    let diags = &snap.analyzed.analysis.diagnostics;
+    diags
+        .iter()
+        .filter_map(|d| {
+            let (span, text) = d.suggestion.as_ref()?;
+            (span.start <= r.end && r.start <= span.end).then_some(())?;
+            let old = snap.analyzed.text.get(span.start..span.end)?;
+            let edit = litmus_dsl::edit::TextEdit { start: span.start, end: span.end, text: text.clone() };
+            let edits = convert::text_edits(&snap.analyzed.rope, &[edit], snap.enc);
+            // The client's diagnostic it fixes, when it sent it.
+            let range = snap.range(d.span);
+            let fixes: Vec<lsp::Diagnostic> = params
+                .context
+                .diagnostics
+                .iter()
+                .filter(|c| c.range == range && c.code == Some(lsp::NumberOrString::String(d.code.to_string())))
+                .cloned()
+                .collect();
+            Some(lsp::CodeActionOrCommand::CodeAction(lsp::CodeAction {
+                title: format!("Replace `{old}` with `{text}`"),
+                kind: Some(lsp::CodeActionKind::QUICKFIX),
+                diagnostics: (!fixes.is_empty()).then_some(fixes),
+                edit: Some(convert::workspace_edit(&snap.uri, edits)),
+                is_preferred: Some(true),
+                ..Default::default()
+            }))
+        })
+        .collect()
 }
 
 fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp::CodeActionKind) -> bool {

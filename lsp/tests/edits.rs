@@ -87,3 +87,32 @@ async fn the_last_findings_stay_until_new_ones_arrive_and_through_a_syntax_error
     assert!(!d4.iter().any(|d| d["code"].as_str().unwrap().starts_with("E00")), "{d4:#?}");
     assert_eq!(lines_of(&d4, "E0400")[..2], stores[..2]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_name_with_a_close_one_gets_a_quick_fix() {
+    // "unknown name `qy` — did you mean `y`?" as an edit, though the error
+    // stops the check.
+    let (mut c, _) = Client::start(json!({}), json!({"debounceMs": 0})).await;
+    let u = uri("typo.litmus");
+    let text = "litmus Typo\nshared y = 0;\nthread P0 {\n  let r = qy;\n}\n";
+    c.open(&u, text);
+    let diags = c.settled(&u, 1).await;
+    let d =
+        diags.iter().find(|d| d["message"].as_str().unwrap().contains("unknown name `qy`")).expect("the error").clone();
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": d["range"], "context": {"diagnostics": [d]}}),
+        )
+        .await
+        .unwrap();
+    let a = &actions.as_array().unwrap()[0];
+    assert_eq!(a["title"], "Replace `qy` with `y`", "{actions:#}");
+    assert_eq!(a["kind"], "quickfix");
+    assert_eq!(a["isPreferred"], true);
+    assert_eq!(a["diagnostics"][0]["message"], d["message"]);
+    let fixed = harness::apply_edits(text, harness::edits_for(&a["edit"], &u));
+    assert_eq!(fixed, text.replace("qy", "y"));
+    c.replace_all(&u, 2, &fixed);
+    assert!(c.settled(&u, 2).await.iter().all(|d| d["severity"] != 1));
+}

@@ -746,13 +746,22 @@ pub(crate) fn rich_to_diag<T: std::fmt::Display + std::fmt::Debug>(
                     format!("{} or {}", exp.join(", "), last)
                 }
             };
-            let d = Diagnostic::error("E0002", span, format!("expected {expected_s}, found {found_s}"))
-                .with_label(format!("unexpected {found_s}"));
+            let message = format!("expected {expected_s}, found {found_s}");
             match prev_token(span.start) {
-                Some(prev) if exp.len() == 1 && (exp[0] == "`;`" || exp[0] == "`}`" || exp[0] == "`)`") => {
-                    d.with_related(Span::new(prev.end, prev.end), format!("{} expected after this", exp[0]))
+                // A missing `;` (or closer) is the previous token's fault: the
+                // squiggle goes there (end of line), not on the next line's
+                // first word.
+                // (Not after a bad character: the lexer's error there says it.)
+                Some(prev)
+                    if exp.len() == 1
+                        && (exp[0] == "`;`" || exp[0] == "`}`" || exp[0] == "`)`")
+                        && found_s != "invalid character" =>
+                {
+                    Diagnostic::error("E0002", prev, message)
+                        .with_label(format!("{} expected after this", exp[0]))
+                        .with_related(span, format!("unexpected {found_s}"))
                 }
-                _ => d,
+                _ => Diagnostic::error("E0002", span, message).with_label(format!("unexpected {found_s}")),
             }
         }
     }

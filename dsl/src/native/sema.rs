@@ -741,7 +741,7 @@ impl<'a> Sema<'a> {
             let mut d = Diagnostic::error("E0221", name.span, format!("unknown name `{}`", name.name))
                 .with_label("not a register, shared location or function");
             if let Some(similar) = self.similar_name(body, &name.name) {
-                d = d.with_help(format!("did you mean `{similar}`?"));
+                d = d.with_help(format!("did you mean `{similar}`?")).with_suggestion(name.span, similar);
             }
             self.diags.push(d);
         }
@@ -845,7 +845,7 @@ impl<'a> Sema<'a> {
                         let similar =
                             if f.name.len() > 2 { self.closest(self.fns.keys().copied(), &f.name, 2) } else { None };
                         if let Some(s) = similar {
-                            d = d.with_help(format!("did you mean `{s}`?"));
+                            d = d.with_help(format!("did you mean `{s}`?")).with_suggestion(f.span, s);
                         }
                         self.diags.push(d);
                     }
