@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What the editor tests need on a fresh machine: the VS Code extension's
-# Node packages (from its lockfile, puppeteer-core among them), Neovim and
-# Chromium (Debian's packages; the execution-graph test renders SVG in
-# headless Chromium). Idempotent.
+# Node packages (from its lockfile, puppeteer-core among them), Neovim,
+# Chromium and librsvg's rsvg-convert (Debian's packages; the execution
+# graphs are rendered in headless Chromium and in librsvg). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +13,8 @@ fi
 missing=()
 command -v nvim >/dev/null 2>&1 || missing+=(neovim)
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+# librsvg's renderer: the execution graphs must draw there too (scripts/test.sh).
+command -v rsvg-convert >/dev/null 2>&1 || missing+=(librsvg2-bin)
 if [ ${#missing[@]} -gt 0 ]; then
   sudo=""
   if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi

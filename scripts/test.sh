@@ -20,6 +20,8 @@ cargo test --workspace --release
 cargo test --release -p litmus-checker --features extra-model --test extra_model
 
 bash scripts/install-editor-deps.sh
+# The execution graphs render in librsvg too, not only in Chromium.
+bash scripts/render-svgs.sh
 (
   cd editors/vscode
   npm run --silent typecheck

@@ -34,7 +34,7 @@ async fn the_graph_of_each_violation_and_a_lens_on_its_store() {
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert_eq!(svg.matches("<g class=\"event ").count(), 4, "{svg}");
         assert_eq!(svg.matches("data-cycle=\"").count(), 4);
-        assert!(svg.contains("let r0 = y") && svg.contains(">x = 1</text>"), "{svg}");
+        assert!(svg.contains("let r0 = y") && svg.contains(">x = 1</tspan></text>"), "{svg}");
         assert_eq!(g["violations"], 4);
         eprintln!("executionGraph {n}: {took:?}");
     }

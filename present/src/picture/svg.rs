@@ -168,7 +168,7 @@ fn nodes(s: &mut String, pic: &Picture, l: &Layout) {
         let thread = pic.threads.get(t as usize).map(String::as_str).unwrap_or("");
         let _ = writeln!(
             s,
-            r##"<g class="event {kind}{cyc}" id="{id}" data-event="{id}" data-kind="{kind_s}" data-thread="{t}" data-thread-name="{tn}" data-line="{line}" data-col="{col}" data-stmt="{stmt}" data-cell="{cell}"><title>{tn} line {line}: {text}</title>{rect}{halo}<text class="access" x="{:.1}" y="{:.1}" font-weight="bold" fill="#111111">{label}</text><text class="stmt" x="{:.1}" y="{:.1}" fill="#333333"><tspan fill="#8a8a8a">L{line} </tspan>{text}</text></g>"##,
+            r##"<g class="event {kind}{cyc}" id="{id}" data-event="{id}" data-kind="{kind_s}" data-thread="{t}" data-thread-name="{tn}" data-line="{line}" data-col="{col}" data-stmt="{stmt}" data-cell="{cell}"><title>{tn} line {line}: {text}</title>{rect}{halo}<text class="access" x="{:.1}" y="{:.1}" font-weight="bold" fill="#111111">{label}</text><text class="stmt" x="{:.1}" y="{:.1}" fill="#333333"><tspan fill="#8a8a8a">L{line}</tspan><tspan dx="0.6em">{text}</tspan></text></g>"##,
             r.x + 10.0,
             r.y + 18.0,
             r.x + 10.0,
