@@ -20,6 +20,8 @@ interface Lens {
 
 let panel: vscode.WebviewPanel | undefined;
 let shownFor: vscode.Uri | undefined;
+let shownViolation: number | undefined;
+let outdated = false;
 
 function nonce(): string {
   const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -56,7 +58,7 @@ async function reveal(m: RevealMessage): Promise<void> {
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
-function show(uri: vscode.Uri, g: GraphResult): void {
+function show(uri: vscode.Uri, n: number, g: GraphResult): void {
   if (!panel) {
     panel = vscode.window.createWebviewPanel("litmus.execution", g.title, vscode.ViewColumn.Beside, {
       enableScripts: true,
@@ -66,12 +68,49 @@ function show(uri: vscode.Uri, g: GraphResult): void {
     panel.webview.onDidReceiveMessage((m: RevealMessage) => void reveal(m));
   }
   shownFor = uri;
+  shownViolation = n;
+  outdated = false;
   panel.title = g.title;
   panel.webview.html = executionHtml(g.svg, g.title, nonce(), panel.webview.cspSource);
   panel.reveal(vscode.ViewColumn.Beside, true);
 }
 
+/** The shown execution's text changed: say so in the panel (its lines are an older text's). */
+function markOutdated(text?: string): void {
+  if (panel && !outdated) {
+    outdated = true;
+    void panel.webview.postMessage({ type: "outdated", text });
+  }
+}
+
+/**
+ * A check of `uri` finished: an outdated picture is drawn again from it (the
+ * same violation number), or says that violation is gone.
+ */
+export async function onChecked(client: LanguageClient, uri: string): Promise<void> {
+  if (!panel || !outdated || !shownFor || shownFor.toString() !== uri || shownViolation === undefined) {
+    return;
+  }
+  try {
+    const g: GraphResult = await client.sendRequest("litmus/executionGraph", {
+      textDocument: { uri },
+      violation: shownViolation,
+    });
+    show(shownFor, shownViolation, g);
+  } catch {
+    outdated = false;
+    markOutdated(`Outdated: violation ${shownViolation} is gone from the changed text.`);
+  }
+}
+
 export function registerExecution(context: vscode.ExtensionContext, getClient: () => LanguageClient | undefined): void {
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeTextDocument((e) => {
+      if (shownFor && e.contentChanges.length > 0 && e.document.uri.toString() === shownFor.toString()) {
+        markOutdated();
+      }
+    }),
+  );
   context.subscriptions.push(
     vscode.commands.registerCommand("litmus.showExecution", async (uri?: string, violation?: number) => {
       const client = getClient();
@@ -93,7 +132,7 @@ export function registerExecution(context: vscode.ExtensionContext, getClient: (
           textDocument: { uri: target.toString() },
           violation: n,
         });
-        show(target, g);
+        show(target, n, g);
       } catch (e) {
         void vscode.window.showErrorMessage(`litmus: no execution to show: ${(e as Error).message ?? e}`);
       }

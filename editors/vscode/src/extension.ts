@@ -7,7 +7,7 @@ import {
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { registerExecution } from "./execution";
+import { onChecked, registerExecution } from "./execution";
 
 let client: LanguageClient | undefined;
 let status: vscode.StatusBarItem;
@@ -74,7 +74,12 @@ async function start(): Promise<void> {
     },
   };
   client = new LanguageClient("litmus", "litmus", serverOptions, clientOptions);
-  client.onNotification("litmus/status", showStatus);
+  client.onNotification("litmus/status", (p: StatusParams) => {
+    showStatus(p);
+    if (p.state === "checked" && client) {
+      void onChecked(client, p.uri);
+    }
+  });
   await client.start();
 }
 

@@ -23,16 +23,27 @@ export function executionHtml(svg: string, title: string, nonce: string, cspSour
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{margin:0;padding:8px;background:#ffffff;overflow:auto}svg{display:block}.hint{font:12px sans-serif;color:#555;margin:0 0 6px 0}</style>
+<style>body{margin:0;padding:8px;background:#ffffff;overflow:auto}svg{display:block;max-width:100%;height:auto}.hint{font:12px sans-serif;color:#555;margin:0 0 6px 0}#outdated{display:none;font:12px sans-serif;background:#fff3cd;color:#5c4400;border:1px solid #e0c36a;padding:4px 8px;margin:0 0 6px 0}body.outdated #outdated{display:block}body.outdated svg{opacity:.45}</style>
 </head>
 <body>
 <p class="hint">Click an event to show its statement in the editor.</p>
+<p id="outdated" role="status">Outdated: the text changed since this execution was drawn. It is redrawn when the new check is done.</p>
 ${svg}
 <script nonce="${nonce}">
 (function () {
   const api = acquireVsCodeApi();
+  // The extension says when the text changed: the picture's lines are then
+  // an older text's, and a click would jump to the wrong place.
+  window.addEventListener("message", (e) => {
+    if (e.data && e.data.type === "outdated") {
+      document.body.classList.add("outdated");
+      const p = document.getElementById("outdated");
+      if (p && e.data.text) p.textContent = e.data.text;
+    }
+  });
   for (const g of document.querySelectorAll("g.event")) {
     g.addEventListener("click", () => {
+      if (document.body.classList.contains("outdated")) return;
       api.postMessage({
         type: "reveal",
         line: Number(g.getAttribute("data-line")),

@@ -93,7 +93,7 @@ for (const name of ["sb", "mp", "dekker"]) {
         thread: g.getAttribute("data-thread-name"),
         line: Number(g.getAttribute("data-line")),
         access: g.querySelector("text.access").textContent.replace(/^\w+: /, ""),
-        stmt: g.querySelector("text.stmt").textContent.replace(/^L\d+ /, ""),
+        stmt: g.querySelector("text.stmt").textContent.replace(/^L\d+ ?/, ""),
         box: box(g.querySelector("rect.box")),
       }));
       const edges = [...document.querySelectorAll("svg g.edge")].map((g) => ({
@@ -156,8 +156,24 @@ for (const name of ["sb", "mp", "dekker"]) {
     assert.equal(posted[0].type, "reveal");
     assert.ok(dom.events.some((e) => e.line === posted[0].line && e.thread === posted[0].thread), JSON.stringify(posted));
 
+    // The picture fits the panel: no wider than the page (a 1280 px window's
+    // side panel is narrower than the drawing).
+    await page.setViewport({ width: 420, height: 760 });
+    const fits = await page.evaluate(() => document.querySelector("svg").getBoundingClientRect().width <= window.innerWidth);
+    assert.ok(fits, "the graph fits a narrow panel");
+    await page.setViewport({ width: 1000, height: 760 });
+
     await page.mouse.move(0, 0); // no hover outline in the picture
     await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+
+    // The text changed (the extension says so): the page says it is
+    // outdated and a click no longer jumps (its lines are an older text's).
+    await page.evaluate(() => window.postMessage({ type: "outdated" }, "*"));
+    await page.waitForFunction(() => document.body.classList.contains("outdated"));
+    const banner = await page.evaluate(() => getComputedStyle(document.getElementById("outdated")).display);
+    assert.equal(banner, "block");
+    await page.click("svg g.event rect.box");
+    assert.equal((await page.evaluate(() => window.posted)).length, 1, "no reveal from an outdated picture");
     await page.close();
   });
 }
