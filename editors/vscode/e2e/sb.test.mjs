@@ -424,8 +424,12 @@ step("results stay through a comment edit and through a syntax error", async () 
   for (const s of shifted.filter((x) => x.severity === "error")) {
     assert.ok(broken.some((x) => JSON.stringify(x) === JSON.stringify(s)), `kept through the syntax error: ${JSON.stringify(s)}`);
   }
-  const empty = samples.findIndex((q) => q === null || q.filter((x) => !x.text.includes("oops")).length === 0);
-  assert.equal(empty, -1, `a moment without the findings (sample ${empty} of ${samples.length})`);
+  // Two samples in a row without them: a moment the user sees (one alone
+  // can be a frame Monaco has not redrawn yet; without carried findings the
+  // gap lasted the whole typing plus the debounce).
+  const none = samples.map((q) => q === null || q.filter((x) => !x.text.includes("oops")).length === 0);
+  const gap = none.findIndex((n, i) => n && none[i + 1]);
+  assert.equal(gap, -1, `a moment without the findings (samples ${gap} and ${gap + 1} of ${samples.length})`);
   // Undone: the text as the quick fix left it, checked.
   for (let i = 0; i < 20 && JSON.stringify(await wb.editorLines(page)) !== JSON.stringify(fixedLines); i++) {
     await wb.chord(page, "Control+KeyZ");
