@@ -184,10 +184,17 @@ pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: Strin
             arrows.push(Arrow { from: node_of[k], to: node_of[w as usize], edge, label, cycle: None });
         }
     }
-    // Initial writes: one per touched cell, rf to the reads of it, co to
-    // the first write of its coherence order.
+    // Initial writes, as herd7 draws them: only those a read reads from,
+    // one per such cell, with their rf edges; no co from them (every write
+    // is co-after its cell's initial value — a fan of edges that says
+    // nothing, nine of them across ms2-queue's picture).
+    let reads_init = |k: usize| {
+        let e = &log[trace.events[k] as usize];
+        matches!(e.kind, EventKind::Load | EventKind::Rmw) && source_write(log, e.rf) == NONE
+    };
     let mut init_of: BTreeMap<u32, usize> = BTreeMap::new();
-    let mut cells: Vec<u32> = trace.events.iter().map(|&i| log[i as usize].cell).collect();
+    let mut cells: Vec<u32> =
+        (0..trace.events.len()).filter(|&k| reads_init(k)).map(|k| log[trace.events[k] as usize].cell).collect();
     cells.sort_unstable();
     cells.dedup();
     for (row, &c) in cells.iter().enumerate() {
@@ -208,15 +215,9 @@ pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: Strin
             on_cycle: false,
         });
     }
-    for (k, &i) in trace.events.iter().enumerate() {
-        let e = &log[i as usize];
-        let init = init_of[&e.cell];
-        if matches!(e.kind, EventKind::Load | EventKind::Rmw) && source_write(log, e.rf) == NONE {
-            arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Rf, label: "rf".into(), cycle: None });
-        }
-        if e.is_write() && !has_co_pred[k] {
-            arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Co, label: "co".into(), cycle: None });
-        }
+    for k in (0..trace.events.len()).filter(|&k| reads_init(k)) {
+        let init = init_of[&log[trace.events[k] as usize].cell];
+        arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Rf, label: "rf".into(), cycle: None });
     }
     // Number the cycle's steps on its edges.
     let node_of_event = |i: u32| trace.events.iter().position(|&x| x == i).map(|k| node_of[k]);
