@@ -1,4 +1,5 @@
-// The execution-graph webview's page: the server's SVG inline and a script
+// The execution-graph webview's page: the server's SVG inline (on a white
+// card, its colours being a light picture's, on the theme's background) and a script
 // that posts {type: "reveal", line, col} when an event is clicked. It does
 // not import vscode, so the headless-Chromium test renders this very page.
 
@@ -23,7 +24,7 @@ export function executionHtml(svg: string, title: string, nonce: string, cspSour
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{margin:0;padding:8px;background:#ffffff;overflow:auto}svg{display:block;max-width:100%;height:auto}.hint{font:12px sans-serif;color:#555;margin:0 0 6px 0}#outdated{display:none;font:12px sans-serif;background:#fff3cd;color:#5c4400;border:1px solid #e0c36a;padding:4px 8px;margin:0 0 6px 0}body.outdated #outdated{display:block}body.outdated svg{opacity:.45}</style>
+<style>body{margin:0;padding:8px;background:var(--vscode-editor-background,#ffffff);color:var(--vscode-foreground,#555555);overflow:auto}svg{display:block;max-width:100%;height:auto;background:#ffffff;border-radius:6px}.hint{font:12px sans-serif;color:inherit;opacity:.8;margin:0 0 6px 0}#outdated{display:none;font:12px sans-serif;background:#fff3cd;color:#5c4400;border:1px solid #e0c36a;padding:4px 8px;margin:0 0 6px 0}body.outdated #outdated{display:block}body.outdated svg{opacity:.45}</style>
 </head>
 <body>
 <p class="hint">Click an event to show its statement in the editor.</p>

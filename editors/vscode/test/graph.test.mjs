@@ -169,6 +169,15 @@ for (const name of ["sb", "mp", "dekker"]) {
     await page.mouse.move(0, 0); // no hover outline in the picture
     await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 
+    // A dark theme: the page takes the editor's background (VS Code sets
+    // the variable); the picture stays a white card, its text readable.
+    await page.evaluate(() => document.documentElement.style.setProperty("--vscode-editor-background", "rgb(30, 30, 30)"));
+    const colours = await page.evaluate(() => ({
+      body: getComputedStyle(document.body).backgroundColor,
+      svg: getComputedStyle(document.querySelector("svg")).backgroundColor,
+    }));
+    assert.deepEqual(colours, { body: "rgb(30, 30, 30)", svg: "rgb(255, 255, 255)" });
+
     // The text changed (the extension says so): the page says it is
     // outdated and a click no longer jumps (its lines are an older text's).
     await page.evaluate(() => window.postMessage({ type: "outdated" }, "*"));
