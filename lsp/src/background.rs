@@ -5,7 +5,7 @@
 use crate::convert;
 use crate::state::Backend;
 use crate::workspace::{stamp, walk, DiskResult, MAX_FILE_BYTES, REFRESH_EVERY};
-use litmus_checker::{Answer, Coverage, Report, Why};
+use litmus_checker::{Report, Why};
 use litmus_present::codes;
 use litmus_present::findings::{analysis_findings, check_findings, Finding, Found, Severity};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,8 +14,7 @@ use std::time::{Duration, Instant};
 
 /// A check stopped by its deadline: some answer is unknown.
 fn timed_out(r: &Report) -> bool {
-    r.outcomes.iter().any(|o| matches!(o.coverage, Coverage::Stopped(Why::Timeout)))
-        || r.robustness.iter().any(|rb| matches!(rb.robust(), Answer::Unknown(Why::Timeout)))
+    crate::lens::unknown(r, |w| *w == Why::Timeout)
 }
 
 /// Analyse and check one file's text as the background does: one worker

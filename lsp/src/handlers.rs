@@ -105,12 +105,10 @@ pub fn code_lens(snap: &Snapshot, _params: lsp::CodeLensParams) -> Option<Vec<ls
         }
         _ => Vec::new(),
     };
-    {
-        for (span, title, n) in rows {
-            let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
-            let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
-            out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
-        }
+    for (span, title, n) in rows {
+        let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
+        let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
+        out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
     }
     Some(out)
 }

@@ -248,9 +248,8 @@ mod tests {
 
     #[test]
     fn models_still_being_explored_are_named_pending_not_left_out() {
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/mp.litmus")).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let prog = a.program.as_ref().expect("mp lowers");
+        let (src, prog) = crate::test_support::load("examples/mp.litmus");
+        let prog = &prog;
         let models = [Model::Sc, Model::Tso, Model::Pso];
         let opts = Options::default();
         // The first phase: SC's outcomes only, robustness for TSO and PSO.
@@ -277,11 +276,9 @@ mod tests {
     #[test]
     fn an_await_gets_no_nameless_empty_hint() {
         // dekker's `await (turn == 0);` showed ` ∈ ≥{}`.
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let prog = a.program.as_ref().expect("dekker lowers");
-        let r = check_all(prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &Options::default());
-        let got = labels(&src, &r, prog);
+        let (src, prog, r) =
+            crate::test_support::checked("examples/dekker.litmus", &[Model::Sc, Model::Tso, Model::Pso]);
+        let got = labels(&src, &r, &prog);
         assert!(!got.is_empty());
         for l in &got {
             let label = l.split_once(" | ").unwrap().0;
@@ -291,15 +288,11 @@ mod tests {
 
     #[test]
     fn a_herd_tests_hints_name_the_threads_register_at_the_rows_end() {
-        let src = std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/corpus/herd-x86/catalogue__x86_64__tests__MP.litmus"
-        ))
-        .unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let prog = a.program.as_ref().expect("MP lowers");
-        let r = check_all(prog, &[Model::Sc, Model::Tso], MonitorKind::Bss, &Options::default());
-        let hs = hints(&src, prog, &r, 0, src.len());
+        let (src, prog, r) = crate::test_support::checked(
+            "tests/corpus/herd-x86/catalogue__x86_64__tests__MP.litmus",
+            &[Model::Sc, Model::Tso],
+        );
+        let hs = hints(&src, &prog, &r, 0, src.len());
         let loads: Vec<&super::Hint> = hs.iter().filter(|h| h.label.contains('∈')).collect();
         assert_eq!(loads.iter().map(|h| h.label.as_str()).collect::<Vec<_>>(), ["1:eax ∈ {0,1}", "1:ebx ∈ {0,1}"]);
         for h in loads {

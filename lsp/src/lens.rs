@@ -1,6 +1,6 @@
 //! The code lens on the test header: each model's verdict at a glance.
 
-use litmus_checker::{Model, Report};
+use litmus_checker::{Answer, Coverage, Model, Report, Why};
 use litmus_dsl::Span;
 use litmus_present::words;
 
@@ -16,6 +16,13 @@ pub fn header_span(src: &str) -> Span {
         at += line.len();
     }
     Span::new(0, 0)
+}
+
+/// Is some answer of the report unknown for a reason `why` accepts (a
+/// model's outcomes or its robustness stopped short)?
+pub fn unknown(r: &Report, why: impl Fn(&Why) -> bool) -> bool {
+    r.outcomes.iter().any(|o| matches!(&o.coverage, Coverage::Stopped(w) if why(w)))
+        || r.robustness.iter().any(|rb| matches!(rb.robust(), Answer::Unknown(w) if why(&w)))
 }
 
 /// `SC never · TSO sometimes, 2 SC violations · PSO sometimes, 2 SC violations`.
@@ -89,16 +96,13 @@ pub fn verdicts(r: Option<&Report>, checking: bool) -> String {
 
 #[cfg(test)]
 mod tests {
-    use litmus_checker::{check_all, Model, MonitorKind, Options};
+    use litmus_checker::Model;
 
     #[test]
     fn what_every_models_exploration_was_worth_is_said_once() {
         // Dekker's loops are cut at the bound under every model: the lens
         // said "(within bounds: the loop bound cut 9 executions)" three times.
-        let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples/dekker.litmus")).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let prog = a.program.as_ref().expect("dekker lowers");
-        let r = check_all(prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &Options::default());
+        let (_, _, r) = crate::test_support::checked("examples/dekker.litmus", &[Model::Sc, Model::Tso, Model::Pso]);
         let title = super::verdicts(Some(&r), false);
         assert_eq!(title.matches("the loop bound cut").count(), 1, "{title}");
         assert!(title.contains("— each within bounds"), "{title}");

@@ -63,3 +63,25 @@ pub fn run_stdio() -> std::io::Result<()> {
     rt.shutdown_timeout(std::time::Duration::from_millis(500));
     result
 }
+
+/// What the modules' tests load: a repository file, lowered, and checked.
+#[cfg(test)]
+mod test_support {
+    use litmus_checker::{check_all, Model, MonitorKind, Options, Report};
+    use litmus_dsl::Program;
+
+    /// The text of `path` (from the repository's root) and its program.
+    pub fn load(path: &str) -> (String, Program) {
+        let src = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        let prog = litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{path} lowers"));
+        (src, prog)
+    }
+
+    /// [`load`], and the whole check under `models` (default options).
+    pub fn checked(path: &str, models: &[Model]) -> (String, Program, Report) {
+        let (src, prog) = load(path);
+        let r = check_all(&prog, models, MonitorKind::Bss, &Options::default());
+        (src, prog, r)
+    }
+}

@@ -76,7 +76,7 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     let findings = analysis_findings(&analyzed.analysis);
-    let dialect = analyzed.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
+    let dialect = analyzed.analysis.dialect;
     let key =
         analyzed.analysis.program.as_ref().and_then(|p| Some(format!("{}\n{}", settings_key(&b)?, p.semantic_key())));
     // The program did not change, only comments or layout: the last check
@@ -207,16 +207,16 @@ async fn deliver(
             *generation = Some(job.generation);
         }
     }
+    let header = lens::verdicts(Some(&report), false);
+    let mut summary = if partial { lens::verdicts(Some(&report), true) } else { header.clone() };
     let shown = Shown {
         text: analyzed.text.clone(),
         findings: checked.clone(),
-        header: lens::verdicts(Some(&report), false),
+        header,
         lenses: crate::execution::lenses(prog, &report),
     };
     all.extend(checked);
-    let mut summary = lens::verdicts(Some(&report), partial);
-    let unknown = report.outcomes.iter().any(|o| matches!(o.coverage, litmus_checker::Coverage::Stopped(_)))
-        || report.robustness.iter().any(|rb| matches!(rb.robust(), litmus_checker::Answer::Unknown(_)));
+    let unknown = lens::unknown(&report, |_| true);
     if !next.is_empty() {
         summary = format!("{summary} ({next})");
     }

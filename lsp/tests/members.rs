@@ -8,7 +8,7 @@
 
 mod harness;
 
-use harness::{example, uri, Client};
+use harness::{example, is_model_violation, uri, Client};
 use serde_json::{json, Value};
 
 /// The diagnostics of the cycle members (not the delayed stores' findings).
@@ -34,17 +34,7 @@ async fn sb(text: &str, settings: Value) -> (Client, Vec<Value>) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn all_four_statements_of_the_sb_cycle_carry_a_diagnostic() {
     let (_c, diags) = sb(&example("sb.litmus"), json!({})).await;
-    let stores: Vec<&Value> = diags
-        .iter()
-        .filter(|d| {
-            d["code"] == "E0400"
-                && d["message"]
-                    .as_str()
-                    .unwrap()
-                    .split_once(": ")
-                    .is_some_and(|(m, _)| m.split(", ").any(|m| m == "TSO"))
-        })
-        .collect();
+    let stores: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "TSO")).collect();
     assert_eq!(stores.iter().map(|d| start_line(d)).collect::<Vec<_>>(), [7, 12], "{diags:#?}");
     // The condition makes them harmful: errors.
     assert!(stores.iter().all(|d| d["severity"] == 1 && d["code"] == "E0400"), "{stores:#?}");
@@ -89,17 +79,7 @@ async fn a_benign_violation_is_a_warning_and_its_members_still_shown() {
     // No condition and nothing that can fail: every violation is benign.
     let text = example("sb.litmus").replace("exists (P0:r0 == 0 && P1:r1 == 0);", "");
     let (_c, diags) = sb(&text, json!({})).await;
-    let stores: Vec<&Value> = diags
-        .iter()
-        .filter(|d| {
-            d["code"] == "E0400"
-                && d["message"]
-                    .as_str()
-                    .unwrap()
-                    .split_once(": ")
-                    .is_some_and(|(m, _)| m.split(", ").any(|m| m == "TSO"))
-        })
-        .collect();
+    let stores: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "TSO")).collect();
     assert_eq!(stores.len(), 2, "{diags:#?}");
     assert!(stores.iter().all(|d| d["severity"] == 2 && d["message"].as_str().unwrap().contains("benign")));
     assert_eq!(members(&diags).len(), 3, "{diags:#?}");

@@ -11,7 +11,7 @@
 
 mod harness;
 
-use harness::{apply_edits, brief, edits_for, example, lsp_position, uri, Client};
+use harness::{apply_edits, brief, edits_for, example, is_model_violation, lsp_position, uri, Client};
 use serde_json::{json, Value};
 
 fn briefs(diags: &[Value]) -> String {
@@ -24,16 +24,6 @@ fn pos(line: u32, character: u32) -> Value {
 
 fn at(u: &str, line: u32, character: u32) -> Value {
     json!({"textDocument": {"uri": u}, "position": pos(line, character)})
-}
-
-/// A violation found under `model`: its message starts with the models
-/// it was found under ("TSO, PSO: `x = 1` may be delayed past …").
-fn is_model_violation(d: &Value, model: &str) -> bool {
-    d["code"] == "E0400" && names_model(d["message"].as_str().unwrap(), model)
-}
-
-fn names_model(message: &str, model: &str) -> bool {
-    message.split_once(": ").is_some_and(|(models, _)| models.split(", ").any(|m| m == model))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -177,8 +177,7 @@ impl<'a> MemberSet<'a> {
     /// them all (their anchors' lines, every model), its role in each.
     fn findings(&self, p: &Program, sev: Severity, code: &'static str, out: &mut Vec<Finding>) {
         // Per statement, in first-met order: (role, anchor line, cycle).
-        type Roles<'c, 'a> = Vec<(String, u32, &'c Cycle<'a>)>;
-        let mut at: Vec<(u32, Roles<'_, 'a>)> = Vec::new();
+        let mut entries = Vec::new();
         for c in &self.cycles {
             let steps = &c.steps;
             let anchor = &p.stmts[steps[0].stmt as usize];
@@ -187,15 +186,10 @@ impl<'a> MemberSet<'a> {
                 if steps[..i].iter().any(|s| s.stmt == steps[i].stmt) {
                     continue;
                 }
-                let role = words::cycle_role(p, steps, c.events, i);
-                let entry = (role, anchor.line, c);
-                match at.iter_mut().find(|(s, _)| *s == steps[i].stmt) {
-                    Some((_, v)) => v.push(entry),
-                    None => at.push((steps[i].stmt, vec![entry])),
-                }
+                entries.push((steps[i].stmt, (words::cycle_role(p, steps, c.events, i), anchor.line, c)));
             }
         }
-        for (stmt, roles) in at {
+        for (stmt, roles) in grouped(entries) {
             let mut models: Vec<Model> = Vec::new();
             for m in roles.iter().flat_map(|(_, _, c)| &c.models) {
                 if !models.contains(m) {
@@ -222,6 +216,19 @@ impl<'a> MemberSet<'a> {
     }
 }
 
+/// `items` grouped by key: groups in the order their keys are first met,
+/// each group's values in order.
+fn grouped<K: PartialEq, V>(items: impl IntoIterator<Item = (K, V)>) -> Vec<(K, Vec<V>)> {
+    let mut out: Vec<(K, Vec<V>)> = Vec::new();
+    for (k, v) in items {
+        match out.iter_mut().find(|(g, _)| *g == k) {
+            Some((_, vs)) => vs.push(v),
+            None => out.push((k, vec![v])),
+        }
+    }
+    out
+}
+
 /// Everything a check found, in the order the editor lists it.
 pub fn check_findings(p: &Program, r: Found<'_>, members: Members) -> Vec<Finding> {
     let mut out = Vec::new();
@@ -239,28 +246,17 @@ pub fn check_findings(p: &Program, r: Found<'_>, members: Members) -> Vec<Findin
 fn violations(p: &Program, r: Found<'_>, members: Members, out: &mut Vec<Finding>) {
     let mut cycles = MemberSet::new();
     // Per (delayed store, statement it is delayed past): its violations.
-    type Group = ((u32, u32), Vec<(usize, usize)>);
-    let mut groups: Vec<Group> = Vec::new();
+    let mut each = Vec::new();
     for (mi, rb) in r.robustness.iter().enumerate() {
         for (vi, v) in rb.violations.iter().enumerate() {
             cycles.add(rb.model, &v.cycle, &v.witness.events);
-            let key = (v.store_stmt, v.delayed_past());
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, at)) => at.push((mi, vi)),
-                None => groups.push((key, vec![(mi, vi)])),
-            }
+            each.push(((v.store_stmt, v.delayed_past()), (mi, vi)));
         }
     }
-    for ((store, past), at) in groups {
+    for ((store, past), at) in grouped(each) {
         let vs: Vec<(Model, &litmus_checker::violation::Violation)> =
             at.iter().map(|&(mi, vi)| (r.robustness[mi].model, &r.robustness[mi].violations[vi])).collect();
-        let mut models: Vec<Model> = Vec::new();
-        for &(m, _) in &vs {
-            if !models.contains(&m) {
-                models.push(m);
-            }
-        }
-        let names = models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ");
+        let names = words::models(vs.iter().map(|&(m, _)| m));
         let per_model = |f: &dyn Fn(&litmus_checker::violation::Violation) -> Option<String>| -> Option<String> {
             let each: Vec<(Model, Option<String>)> = vs.iter().map(|&(m, v)| (m, f(v))).collect();
             if each.iter().all(|(_, t)| *t == each[0].1) {
@@ -360,22 +356,18 @@ fn failures(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
 fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model.is_reference())) {
         // Models that answer alike are one finding.
-        let mut groups: Vec<((bool, String), Vec<usize>)> = Vec::new();
+        let mut differing = Vec::new();
         for (mi, o) in r.outcomes.iter().enumerate().filter(|(_, o)| o.model.buffered()) {
             let (Some(obs), Some(sc_obs)) = (&o.observation, &sc.observation) else { continue };
             let fails = o.condition_fails(p);
             let differs = obs.is_known() && sc_obs.is_known() && obs.value() != sc_obs.value();
             if differs || (fails && !sc.condition_fails(p)) {
-                let key = (fails, words::observation(obs));
-                match groups.iter_mut().find(|(k, _)| *k == key) {
-                    Some((_, ms)) => ms.push(mi),
-                    None => groups.push((key, vec![mi])),
-                }
+                differing.push(((fails, words::observation(obs)), mi));
             }
         }
         let sc_words = sc.observation.as_ref().map(words::observation).unwrap_or_default();
-        for ((fails, obs), ms) in groups {
-            let names = ms.iter().map(|&mi| r.outcomes[mi].model.upper()).collect::<Vec<_>>().join(", ");
+        for ((fails, obs), ms) in grouped(differing) {
+            let names = words::models(ms.iter().map(|&mi| r.outcomes[mi].model));
             let counts: Vec<usize> = ms.iter().map(|&mi| r.outcomes[mi].states.len()).collect();
             let states = if counts.iter().all(|&n| n == counts[0]) {
                 format!("{} states", counts[0])
@@ -396,16 +388,14 @@ fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
         }
     }
     if let Some(c) = &p.condition {
-        let models: Vec<&str> =
-            r.outcomes.iter().filter(|o| !o.condition_errors.is_empty()).map(|o| o.model.upper()).collect();
+        let models = words::models(r.outcomes.iter().filter(|o| !o.condition_errors.is_empty()).map(|o| o.model));
         if !models.is_empty() {
             out.push(Finding {
                 span: c.span,
                 severity: Severity::Error,
                 code: codes::CONDITION_UNDEFINED.code,
                 message: format!(
-                    "division by zero: the final condition or filter is undefined in a final state reachable under {}",
-                    models.join(", ")
+                    "division by zero: the final condition or filter is undefined in a final state reachable under {models}"
                 ),
                 related: Vec::new(),
                 help: None,
@@ -419,7 +409,7 @@ fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
 fn deadlocks(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     let ms: Vec<usize> = (0..r.outcomes.len()).filter(|&mi| !r.outcomes[mi].deadlocks.is_empty()).collect();
     if let (Some(&first), Some(t)) = (ms.first(), p.threads.first()) {
-        let names = ms.iter().map(|&mi| r.outcomes[mi].model.upper()).collect::<Vec<_>>().join(", ");
+        let names = words::models(ms.iter().map(|&mi| r.outcomes[mi].model));
         out.push(Finding {
             span: t.name_span,
             severity: Severity::Warning,

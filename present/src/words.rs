@@ -144,14 +144,24 @@ pub fn confirmation(a: &Answer<bool>) -> String {
 /// TSO, PSO (never under SC: a relaxed-memory bug)" — the contrast with SC
 /// only as far as SC's exploration went (`sc`: its coverage, if SC was
 /// checked and did not fail it).
-pub fn failure(kind: &str, models: &[litmus_checker::Model], sc: Option<&Coverage>) -> String {
-    let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
+/// Models as a finding names them: "TSO, PSO", each once, in order met.
+pub fn models(models: impl IntoIterator<Item = litmus_checker::Model>) -> String {
+    let mut names: Vec<&str> = Vec::new();
+    for m in models {
+        if !names.contains(&m.upper()) {
+            names.push(m.upper());
+        }
+    }
+    names.join(", ")
+}
+
+pub fn failure(kind: &str, ms: &[litmus_checker::Model], sc: Option<&Coverage>) -> String {
     let contrast = match sc {
         Some(Coverage::Complete) => " (never under SC: a relaxed-memory bug)",
         Some(Coverage::Bounded(_)) => " (not under SC within bounds)",
         Some(Coverage::Stopped(_)) | None => "",
     };
-    format!("{kind} under {}{contrast}", names.join(", "))
+    format!("{kind} under {}{contrast}", models(ms.iter().copied()))
 }
 
 /// Active testing's answer for a model, one line: never "robust" — "2 of

@@ -92,8 +92,7 @@ impl Checking<'_> {
         let mut opts = if args.first { options(&self.bounds).stop_at_first() } else { options(&self.bounds) };
         let _shown = self.bar.watch(&mut opts, path);
         let checked = load(path).map(|l| {
-            let dialect = l.analysis.program.as_ref().map_or(litmus_dsl::Dialect::Native, |p| p.dialect);
-            let models = super::super::check::models_for(self.models, dialect);
+            let models = super::super::check::models_for(self.models, l.analysis.dialect);
             check_file(l, &models, self.bounds.monitor.kind(), &opts, &args.active)
         });
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);

@@ -164,11 +164,17 @@ impl Flow {
         let mut live = self.observed.word0();
         for (t, status) in st.threads.iter().enumerate() {
             if matches!(status, ThreadStatus::Running | ThreadStatus::Stuck) {
-                let reads = &self.reads[t];
-                live |= reads[(st.pc[t] as usize).min(reads.len() - 1)].word0();
+                live |= self.reads_at(t, st.pc[t]).word0();
             }
         }
         Some(live)
+    }
+
+    /// The cell slots thread `t` may still read standing at `pc` (past its
+    /// end: none).
+    pub fn reads_at(&self, t: usize, pc: u32) -> &Bits {
+        let reads = &self.reads[t];
+        &reads[(pc as usize).min(reads.len() - 1)]
     }
 
     pub fn new(prog: &Program, m: &Machine<'_>) -> Flow {

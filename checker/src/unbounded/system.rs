@@ -385,10 +385,9 @@ impl<'p> System<'p> {
         };
         let Some(s) = self.slot(cell) else { return false };
         let others_read = (0..st.threads.len()).any(|j| {
-            j != t && matches!(st.threads[j], ThreadStatus::Running | ThreadStatus::Stuck) && {
-                let reads = &self.flow.reads[j];
-                reads[(st.pc[j] as usize).min(reads.len() - 1)].has(s)
-            }
+            j != t
+                && matches!(st.threads[j], ThreadStatus::Running | ThreadStatus::Stuck)
+                && self.flow.reads_at(j, st.pc[j]).has(s)
         });
         let others_write = self.others_may(st, t, cell, true)
             || (0..m.buffers())

@@ -427,3 +427,14 @@ impl Client {
             .collect()
     }
 }
+
+/// A violation found under `model`: its message starts with the models
+/// it was found under ("TSO, PSO: `x = 1` may be delayed past …").
+pub fn is_model_violation(d: &Value, model: &str) -> bool {
+    d["code"] == "E0400"
+        && d["message"]
+            .as_str()
+            .unwrap()
+            .split_once(": ")
+            .is_some_and(|(models, _)| models.split(", ").any(|m| m == model))
+}
