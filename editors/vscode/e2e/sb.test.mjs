@@ -431,8 +431,13 @@ step("results stay through a comment edit and through a syntax error", async () 
   const gap = none.findIndex((n, i) => n && none[i + 1]);
   assert.equal(gap, -1, `a moment without the findings (samples ${gap} and ${gap + 1} of ${samples.length})`);
   // Undone: the text as the quick fix left it, checked.
-  for (let i = 0; i < 20 && JSON.stringify(await wb.editorLines(page)) !== JSON.stringify(fixedLines); i++) {
+  // One undo at a time, each seen on screen before the next (reading the
+  // lines before Monaco redrew them made it undo the quick fix too).
+  for (let i = 0; i < 20; i++) {
+    const now = JSON.stringify(await wb.editorLines(page));
+    if (now === JSON.stringify(fixedLines)) break;
     await wb.chord(page, "Control+KeyZ");
+    await wb.waitFor("the undo on screen", () => wb.editorLines(page), (l) => JSON.stringify(l) !== now, { timeoutMs: 5000 });
   }
   assert.deepEqual(await wb.editorLines(page), fixedLines);
   await wb.chord(page, "Control+KeyS");
