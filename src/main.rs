@@ -4,6 +4,7 @@ mod active;
 mod check;
 mod explain;
 mod fix;
+mod fmt;
 mod history;
 mod human;
 mod progress;
@@ -39,6 +40,8 @@ pub enum Color {
 enum Command {
     /// Parse, analyse and check files or folders under SC, TSO and PSO (PSLO with --model).
     Check(check::CheckArgs),
+    /// Rewrite files in the canonical layout (`--check`: only list those that differ).
+    Fmt(fmt::FmtArgs),
     /// Print the file with the fewest fences that make it robust.
     Fix(fix::FixArgs),
     /// Decide whether recorded histories are SC (or TSO), with the cycle or store order that shows it.
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Check(args) => suite::batch::run(&args),
         Command::Fix(args) => fix::run(&args),
+        Command::Fmt(args) => fmt::run(&args),
         Command::Explain(args) => explain::run(&args),
         Command::History(args) => history::run(&args),
         Command::Run(args) => run::run(&args),

@@ -1414,3 +1414,38 @@ fn a_fifo_named_on_the_command_line_is_refused_not_waited_on() {
     assert_eq!(merge.status.code(), Some(2));
     let _ = std::fs::remove_file(&fifo);
 }
+
+#[test]
+fn fmt_rewrites_in_place_checks_and_leaves_broken_files_alone() {
+    let messy = "litmus M\nshared x=0;\nthread P0 {x=1; let r=x;}\nexists(P0:r==1);\n";
+    let tidy = "litmus M\n\nshared x = 0;\n\nthread P0 {\n  x = 1;\n  let r = x;\n}\n\nexists (P0:r == 1);\n";
+    let p = temp_file("fmt-messy.litmus", messy);
+    let out = litmus().args(["fmt", "--check"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "--check reports a file that would change");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("fmt-messy.litmus"));
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), messy, "--check changes nothing");
+    let out = litmus().arg("fmt").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&p).unwrap(), tidy);
+    let out = litmus().args(["fmt", "--check"]).arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "formatted once, nothing left to change");
+
+    let broken = "litmus B\nshared x = ;\n";
+    let b = temp_file("fmt-broken.litmus", broken);
+    let out = litmus().arg("fmt").arg(&b).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("E0002") && stderr.contains("not formatted (it has errors)"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&b).unwrap(), broken, "a file with errors is left as it is");
+
+    let mut child = litmus()
+        .args(["fmt", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(messy.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), tidy, "`-` filters standard input");
+}

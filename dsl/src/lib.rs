@@ -84,6 +84,20 @@ pub fn analyze(src: &str) -> Analysis {
     analyze_with(src, LowerOptions::default())
 }
 
+/// The file in its canonical layout (`litmus fmt`, the editor's "Format
+/// Document"): a native file laid out by [`native::format`], a herd test
+/// with its thread table's columns aligned; `None` when the file has errors.
+pub fn format(src: &str) -> Option<String> {
+    match detect_dialect(src) {
+        Dialect::Native => native::format::format(src),
+        Dialect::HerdX86 => {
+            analyze(src).program.as_ref()?;
+            let edits: Vec<edit::TextEdit> = edit::align_herd_table(src).into_iter().collect();
+            Some(edit::apply(src, &edits))
+        }
+    }
+}
+
 /// [`analyze`] with lowering choices (tests compare spin loops reduced and
 /// as written).
 pub fn analyze_with(src: &str, opts: LowerOptions) -> Analysis {

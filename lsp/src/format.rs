@@ -1,6 +1,8 @@
-//! Formatting: native files get a canonical layout (two-space indentation
-//! by brace depth, no trailing blanks, at most one empty line in a row, a
-//! final newline); herd files get their thread table's columns aligned.
+//! Formatting: a native file without errors gets the formatter's canonical
+//! layout (`litmus_dsl::native::format`, the same as `litmus fmt`); one
+//! with errors is only re-indented by brace depth (no trailing blanks, at
+//! most one empty line in a row), so formatting still helps mid-edit. herd
+//! files get their thread table's columns aligned.
 
 use litmus_dsl::edit::TextEdit;
 use litmus_dsl::Dialect;
@@ -9,7 +11,7 @@ pub fn format(src: &str, dialect: Dialect) -> Vec<TextEdit> {
     match dialect {
         Dialect::HerdX86 => litmus_dsl::edit::align_herd_table(src).into_iter().collect(),
         Dialect::Native => {
-            let out = format_native(src);
+            let out = litmus_dsl::format(src).unwrap_or_else(|| format_native(src));
             if out == src {
                 Vec::new()
             } else {
@@ -65,6 +67,7 @@ fn scan(line: &str, mut in_comment: bool) -> (i32, i32, bool) {
     (opens - closes, leading_closes, in_comment)
 }
 
+/// The re-indenter for files with errors.
 pub fn format_native(src: &str) -> String {
     let mut out = String::with_capacity(src.len());
     let mut depth: i32 = 0;

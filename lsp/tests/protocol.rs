@@ -240,7 +240,7 @@ fn decode_tokens(text: &str, data: &[Value]) -> String {
 async fn formatting_both_dialects() {
     let mut c = Client::default().await;
     let u = uri("messy.litmus");
-    let messy = "litmus Messy\nshared x = 0;\n\n\n\nthread P0 {\nx = 1;   \n      if (x == 1) {\nlet r0 = x;\n}\n}\n";
+    let messy = "litmus Messy\nshared x = 0;\n\n\n\nthread P0 {\nx=1;   \n      if (x==1) {\nlet r0 = x; // kept\n}\n}\nthread P1 { let r1=-x; }\nexists(P0:r0==1);\n";
     c.open(&u, messy);
     c.settled(&u, 1).await;
     let edits = c

@@ -378,6 +378,14 @@ pub fn lex(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Diagnostic>) {
     (tokens, diags)
 }
 
+/// `lex`, plus the comment spans in order (an unterminated block comment
+/// runs to the end): for the formatter, which must keep every comment.
+pub fn lex_with_comments(src: &str) -> (Vec<(Token<'_>, Span)>, Vec<Span>) {
+    let mut tokens = Vec::new();
+    let (_, comments) = lex_each(src, |t, span| tokens.push((t, span)));
+    (tokens, comments)
+}
+
 /// `lex` in the parser's packed form, plus the comment spans (an
 /// unterminated block comment runs to the end): for highlighting.
 pub(crate) fn lex_packed(src: &str) -> (crate::packed::Tokens, Vec<Diagnostic>, Vec<Span>) {

@@ -1,5 +1,6 @@
 //! The native dialect: lexer, syntax tree, parser, analysis, lowering.
 pub mod ast;
+pub mod format;
 pub mod lexer;
 pub mod lower;
 pub mod parser;
