@@ -4,6 +4,7 @@
 
 use crate::active::{ActiveArgs, Mode};
 use crate::check::{check_file, load_one, options, Bounds};
+use litmus_checker::harm::whole_execution;
 use litmus_checker::violation::Harm;
 use litmus_history::{execution, to_text};
 use litmus_present::words;
@@ -27,6 +28,11 @@ pub struct ExplainArgs {
     /// as columns, po/rf/co/fr edges, the cycle numbered).
     #[arg(long, conflicts_with_all = ["dot", "history"])]
     pub svg: bool,
+    /// With --svg or --dot: draw the whole execution (the witness run to
+    /// the end, preferring a continuation that fails an assertion or
+    /// changes the final condition), not only the events up to the cycle.
+    #[arg(long)]
+    pub whole: bool,
     /// Print the witness as a history in `litmus history`'s text format
     /// instead (loads, stores where they were issued, atomics, fences).
     #[arg(long, conflicts_with = "dot")]
@@ -56,7 +62,15 @@ pub fn run(args: &ExplainArgs) -> u8 {
         return 2;
     };
     if args.dot || args.svg {
-        let pic = picture::of_violation(p, v, violation);
+        let sc = c.outcomes.iter().find(|o| o.model.is_reference()).and_then(|o| o.observation.as_ref());
+        let whole = args.whole.then(|| whole_execution(p, v, sc, &options(&args.bounds))).flatten();
+        if args.whole && whole.is_none() {
+            eprintln!("note: no continuation of the witness keeps its cycle: drawing the witness alone");
+        }
+        let pic = match &whole {
+            Some(w) => picture::of_whole(p, v, violation, w),
+            None => picture::of_violation(p, v, violation),
+        };
         print!("{}", if args.svg { picture::svg(&pic) } else { picture::dot(&pic) });
         return 0;
     }

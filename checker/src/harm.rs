@@ -19,7 +19,7 @@ use crate::dpor::{Control, ExecKind, Execution, Explorer, Limits};
 use crate::machine::{Event, EventKind, Machine, Model, State, ThreadStatus, NONE};
 use crate::options::Options;
 use crate::outcome::{Final, Observation};
-use crate::trace::Trace;
+use crate::trace::{Edge, Trace};
 use crate::violation::Harm;
 use crate::violation::Violation;
 use litmus_dsl::ir::{Program, StmtId};
@@ -223,6 +223,95 @@ pub fn quick_harm(
         }
     });
     found
+}
+
+/// A violation's witness run to the end, for a picture of the whole
+/// execution (`litmus explain --whole`, the editor's graph): the witness's
+/// events up to the access, then a continuation in which every thread
+/// finishes, with the witness's cycle found again in it.
+#[derive(Clone, Debug)]
+pub struct WholeExecution {
+    pub events: Vec<Event>,
+    /// The violation's cycle, as indices of `events` (each edge checked on
+    /// this execution's trace).
+    pub cycle: Vec<(u32, Edge)>,
+    /// What this execution does wrong, when it is one that harms: the
+    /// continuations searched prefer one that does.
+    pub harm: Option<Harm>,
+}
+
+/// The whole execution of `v`: among the witness's first continuations
+/// (those of the quick harm search), the first that harms, else the first;
+/// each must keep the violation and its cycle. `None` when none does
+/// (the picture then shows the witness alone).
+pub fn whole_execution(
+    prog: &Program,
+    v: &Violation,
+    sc: Option<&Answer<Observation>>,
+    opts: &Options,
+) -> Option<WholeExecution> {
+    let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
+    let judge = Judge { prog, machine: &m, sc };
+    let mut ex = Explorer::new(&m);
+    let prefix = v.witness.events[..v.witness.before_drain].to_vec();
+    let mut found: Option<WholeExecution> = None;
+    let mut seen = 0u64;
+    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
+    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
+        seen += 1;
+        let kept = exhibited(v.model, e.events, &[v.key()])[0];
+        if let Some(cycle) = kept.then(|| cycle_in(&v.witness, e.events)).flatten() {
+            let harm = judge.damage(e).and_then(|d| judge.harm(&d, e.events)).and_then(|h| match h {
+                Answer::Proved(h) | Answer::WithinBounds(h, _) => Some(h),
+                Answer::Unknown(_) => None,
+            });
+            let harms = harm.is_some();
+            if harms || found.is_none() {
+                found = Some(WholeExecution { events: e.events.to_vec(), cycle, harm });
+            }
+            if harms {
+                return Control::Stop;
+            }
+        }
+        if seen >= QUICK_EXECUTIONS {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    });
+    found
+}
+
+/// The witness's cycle in a continuation of its prefix: events before the
+/// drain keep their index, a commit of the drain is the continuation's
+/// commit of the same store. `None` unless every edge is one of the
+/// continuation's trace (po: a later event of the thread).
+fn cycle_in(w: &crate::witness::RelaxedWitness, events: &[Event]) -> Option<Vec<(u32, Edge)>> {
+    let at = |i: u32| -> Option<u32> {
+        if (i as usize) < w.before_drain {
+            return Some(i);
+        }
+        let e = w.events.get(i as usize)?;
+        (e.kind == EventKind::Commit)
+            .then(|| events.iter().position(|f| f.kind == EventKind::Commit && f.store == e.store))
+            .flatten()
+            .map(|j| j as u32)
+    };
+    let cycle: Vec<(u32, Edge)> = w.cycle.iter().map(|&(i, e)| at(i).map(|j| (j, e))).collect::<Option<_>>()?;
+    let trace = Trace::of(events);
+    let pos = |i: u32| trace.events.iter().position(|&x| x == i);
+    for (k, &(a, edge)) in cycle.iter().enumerate() {
+        let b = cycle[(k + 1) % cycle.len()].0;
+        let (pa, pb) = (pos(a)?, pos(b)?);
+        let ok = match edge {
+            Edge::Po => events[a as usize].thread == events[b as usize].thread && pa < pb,
+            _ => trace.succ[pa].contains(&(pb as u32, edge)),
+        };
+        if !ok {
+            return None;
+        }
+    }
+    Some(cycle)
 }
 
 /// Per violation, what the full search has seen.

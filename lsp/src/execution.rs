@@ -4,7 +4,7 @@
 //! "Show execution" lens running the client command `litmus.showExecution`.
 //! Violations are numbered as `litmus check` lists them (from 1).
 
-use litmus_checker::Report;
+use litmus_checker::{Options, Report};
 use litmus_dsl::{Program, Span};
 use litmus_present::picture;
 use serde::{Deserialize, Serialize};
@@ -20,6 +20,11 @@ pub struct GraphParams {
     pub text_document: lsp::TextDocumentIdentifier,
     /// 1-based, as `litmus check` numbers them.
     pub violation: usize,
+    /// Draw the whole execution (the witness run to the end, preferring a
+    /// continuation that fails an assertion), not only the events up to
+    /// the cycle.
+    #[serde(default)]
+    pub whole: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -30,17 +35,32 @@ pub struct GraphResult {
     pub model: String,
     /// How many violations the document has now.
     pub violations: usize,
+    /// The picture is of the whole execution (asked for, and a continuation
+    /// keeping the cycle was found).
+    pub whole: bool,
 }
 
-/// The picture of violation `n`, or why there is none.
-pub fn graph(p: &Program, r: &Report, n: usize) -> Result<GraphResult, String> {
+/// The picture of violation `n` (its whole execution when `whole` and one
+/// is found, under `opts`' bounds), or why there is none.
+pub fn graph(p: &Program, r: &Report, n: usize, whole: bool, opts: &Options) -> Result<GraphResult, String> {
     let all: Vec<_> = r.robustness.iter().flat_map(|rb| &rb.violations).collect();
     let v = n
         .checked_sub(1)
         .and_then(|i| all.get(i))
         .ok_or_else(|| format!("there is no violation {n} ({} found)", all.len()))?;
-    let pic = picture::of_violation(p, v, n);
-    Ok(GraphResult { svg: picture::svg(&pic), title: pic.title.clone(), model: pic.model, violations: all.len() })
+    let sc = r.sc_observation.as_ref();
+    let continued = whole.then(|| litmus_checker::harm::whole_execution(p, v, sc, opts)).flatten();
+    let pic = match &continued {
+        Some(w) => picture::of_whole(p, v, n, w),
+        None => picture::of_violation(p, v, n),
+    };
+    Ok(GraphResult {
+        svg: picture::svg(&pic),
+        title: pic.title.clone(),
+        model: pic.model,
+        violations: all.len(),
+        whole: continued.is_some(),
+    })
 }
 
 /// One lens per violation, on its delayed store: (span, title, number).

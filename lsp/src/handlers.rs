@@ -261,11 +261,12 @@ fn code_action_kind_allowed(only: &Option<Vec<lsp::CodeActionKind>>, kind: &lsp:
 
 /// `litmus/executionGraph`: the SVG of a violation's witness (see
 /// `execution.rs`); needs the check of the current text.
-pub fn execution_graph(snap: &Snapshot, params: GraphParams) -> Result<GraphResult> {
+pub fn execution_graph(snap: &Snapshot, params: GraphParams, opts: &litmus_checker::Options) -> Result<GraphResult> {
     let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
         return Err(request_failed("litmus: not checked yet (or the file has errors)"));
     };
-    crate::execution::graph(p, r, params.violation).map_err(|e| Error::invalid_params(format!("litmus: {e}")))
+    crate::execution::graph(p, r, params.violation, params.whole, opts)
+        .map_err(|e| Error::invalid_params(format!("litmus: {e}")))
 }
 
 /// `litmus/documentText` (testHooks only): the server's copy of a

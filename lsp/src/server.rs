@@ -31,7 +31,8 @@ pub async fn document_text(b: &Backend, params: lsp::TextDocumentIdentifier) -> 
 
 pub async fn execution_graph(b: &Backend, params: GraphParams) -> Result<GraphResult> {
     let uri = params.text_document.uri.clone();
-    b.on_snapshot(crate::execution::METHOD, &uri, |snap| handlers::execution_graph(snap, params)).await?
+    let opts = b.lock().config.options();
+    b.on_snapshot(crate::execution::METHOD, &uri, move |snap| handlers::execution_graph(snap, params, &opts)).await?
 }
 
 impl LanguageServer for Backend {

@@ -43,3 +43,22 @@ async fn the_graph_of_each_violation_and_a_lens_on_its_store() {
     let bad = c.request("litmus/executionGraph", json!({"textDocument": {"uri": u}, "violation": 0})).await;
     assert!(bad.is_err());
 }
+
+/// `whole: true` draws the witness run to the end: Dekker's picture then
+/// has the critical section, and says which assertion this execution fails.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_whole_execution_on_request() {
+    let mut c = Client::default().await;
+    let u = uri("dekker.litmus");
+    c.open(&u, &example("dekker.litmus"));
+    c.settled(&u, 1).await;
+    let req = |whole: bool| json!({"textDocument": {"uri": u}, "violation": 1, "whole": whole});
+    let cut = c.request("litmus/executionGraph", req(false)).await.unwrap();
+    let whole = c.request("litmus/executionGraph", req(true)).await.unwrap();
+    assert_eq!((cut["whole"].as_bool(), whole["whole"].as_bool()), (Some(false), Some(true)));
+    let events = |g: &serde_json::Value| g["svg"].as_str().unwrap().matches("<g class=\"event ").count();
+    assert!(events(&whole) > events(&cut), "{} events whole, {} up to the cycle", events(&whole), events(&cut));
+    let svg = whole["svg"].as_str().unwrap();
+    assert!(svg.contains("fetch_add(in_cs, 1)") && svg.contains("This execution fails `assert (c == 0)`"), "{svg}");
+    assert!(!cut["svg"].as_str().unwrap().contains("fetch_add"));
+}

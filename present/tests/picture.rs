@@ -31,9 +31,15 @@ fn read(name: &str) -> String {
     std::fs::read_to_string(format!("{}/../examples/{name}", env!("CARGO_MANIFEST_DIR"))).unwrap()
 }
 
-/// The SVG against the witness it draws.
+/// The SVG of the witness against the witness it draws.
 fn check_svg(p: &litmus_dsl::Program, v: &Violation, n: usize) {
     let svg = picture::svg(&picture::of_violation(p, v, n));
+    check_drawing(p, &svg, &v.witness.events, v.witness.cycle.len());
+}
+
+/// An SVG against the execution `log` it draws, with a cycle of `cycle_len` steps.
+fn check_drawing(p: &litmus_dsl::Program, svg: &str, log: &[litmus_checker::machine::Event], cycle_len: usize) {
+    let svg = svg.to_string();
     let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}\n{svg}"));
     let root = doc.root_element();
     assert_eq!(root.tag_name().name(), "svg");
@@ -49,7 +55,6 @@ fn check_svg(p: &litmus_dsl::Program, v: &Violation, n: usize) {
     assert!(!svg.contains("href") && !svg.contains("@import") && !svg.contains("http://www.w3.org/1999/xlink"));
     let class = |d: &roxmltree::Node, c: &str| d.attribute("class").is_some_and(|a| a.split(' ').any(|x| x == c));
     let events: Vec<_> = doc.descendants().filter(|d| class(d, "event")).collect();
-    let log = &v.witness.events;
     let trace = Trace::of(log);
     assert_eq!(events.len(), trace.events.len(), "one node per trace event");
     // Each node names its event's thread, line and statement.
@@ -86,8 +91,8 @@ fn check_svg(p: &litmus_dsl::Program, v: &Violation, n: usize) {
     let mut numbers: Vec<usize> =
         edges.iter().filter_map(|d| d.attribute("data-cycle")).map(|c| c.parse().unwrap()).collect();
     numbers.sort();
-    assert_eq!(numbers, (1..=v.witness.cycle.len()).collect::<Vec<_>>());
-    assert!(edges.iter().filter(|d| class(d, "cycle")).count() == v.witness.cycle.len());
+    assert_eq!(numbers, (1..=cycle_len).collect::<Vec<_>>());
+    assert!(edges.iter().filter(|d| class(d, "cycle")).count() == cycle_len);
     // Initial writes: their rf edges (which ones are drawn: below).
     let reads_init = trace
         .events
@@ -128,6 +133,17 @@ fn check_svg(p: &litmus_dsl::Program, v: &Violation, n: usize) {
         .collect();
     assert_eq!(inits, read_cells, "initial writes drawn");
     assert_eq!(edges.len(), trace_edges + reads_init, "no edge beyond the trace's and init's");
+    // The initial writes are no thread's: a row above every lane.
+    let lane_top = doc
+        .descendants()
+        .filter(|d| class(d, "lane"))
+        .filter_map(|g| g.children().find(|c| c.tag_name().name() == "rect"))
+        .map(|r| num(&r, "y"))
+        .fold(f64::INFINITY, f64::min);
+    for g in doc.descendants().filter(|d| class(d, "init")) {
+        let r = g.children().find(|c| class(c, "box")).unwrap();
+        assert!(num(&r, "y") + num(&r, "height") < lane_top, "an initial write inside a lane");
+    }
 }
 
 #[test]
@@ -146,6 +162,43 @@ fn every_example_violation_draws_its_witness() {
         }
     }
     assert!(drawn >= 20, "only {drawn} violations drawn");
+}
+
+/// The whole execution of each example violation (the witness run to the
+/// end): every event drawn, the cycle still a cycle of that execution's
+/// trace, the layout clean; Dekker's shows the critical section whose
+/// assertion fails.
+#[test]
+fn every_example_violation_draws_its_whole_execution() {
+    let opts = Options::default();
+    let (mut drawn, mut longer) = (0, 0);
+    for (name, src) in common::corpus_and_example_sources() {
+        let (p, vs) = violations(&src);
+        for (i, v) in vs.iter().enumerate() {
+            let Some(w) = litmus_checker::harm::whole_execution(&p, v, None, &opts) else { continue };
+            let trace = Trace::of(&w.events);
+            for (k, &(a, edge)) in w.cycle.iter().enumerate() {
+                let b = w.cycle[(k + 1) % w.cycle.len()].0;
+                let path = trace.path(&w.events, a, b).unwrap_or_default();
+                assert!(
+                    edge == litmus_checker::trace::Edge::Po || path.len() == 1,
+                    "{name} {}: step {k} is no edge of the trace",
+                    i + 1
+                );
+            }
+            let svg = picture::svg(&picture::of_whole(&p, v, i + 1, &w));
+            check_drawing(&p, &svg, &w.events, w.cycle.len());
+            layout_is_clean(&svg, &format!("{name} whole execution {}", i + 1)).unwrap();
+            longer += usize::from(Trace::of(&w.events).events.len() > Trace::of(&v.witness.events).events.len());
+            drawn += 1;
+        }
+    }
+    assert!(drawn >= 20 && longer >= 10, "{drawn} whole executions drawn, {longer} longer than their witness");
+    let (p, vs) = violations(&read("dekker.litmus"));
+    let w = litmus_checker::harm::whole_execution(&p, &vs[0], None, &opts).expect("a continuation");
+    let pic = picture::of_whole(&p, &vs[0], 1, &w);
+    assert!(pic.nodes.iter().any(|n| n.text.contains("fetch_add(in_cs, 1)")), "the critical section is drawn");
+    assert!(pic.subtitle.contains("This execution fails `assert (c == 0)`"), "{}", pic.subtitle);
 }
 
 #[test]

@@ -1,16 +1,18 @@
 // "Litmus: Show execution" (command `litmus.showExecution`, also run by the
 // server's "Show execution" lenses with [uri, violation]): asks the server
 // for `litmus/executionGraph` and shows the SVG in a webview beside the
-// source; clicking an event reveals its statement.
+// source; clicking an event reveals its statement, the page's toggle asks
+// for the whole execution, and the cursor's line is outlined in the picture.
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
-import { executionHtml, RevealMessage } from "./webview";
+import { executionHtml, PageMessage, RevealMessage } from "./webview";
 
 interface GraphResult {
   svg: string;
   title: string;
   model: string;
   violations: number;
+  whole?: boolean;
 }
 
 interface Lens {
@@ -22,6 +24,9 @@ let panel: vscode.WebviewPanel | undefined;
 let shownFor: vscode.Uri | undefined;
 let shownViolation: number | undefined;
 let outdated = false;
+/** The user asked for whole executions (the page's toggle); kept across pictures. */
+let wantWhole = false;
+let clientOf: (() => LanguageClient | undefined) | undefined;
 
 function nonce(): string {
   const chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
@@ -42,6 +47,31 @@ async function pick(client: LanguageClient, uri: vscode.Uri): Promise<number | u
     return items[0].n;
   }
   return (await vscode.window.showQuickPick(items, { placeHolder: "Which violation's execution?" }))?.n;
+}
+
+async function request(client: LanguageClient, uri: vscode.Uri, n: number): Promise<GraphResult> {
+  return client.sendRequest("litmus/executionGraph", { textDocument: { uri: uri.toString() }, violation: n, whole: wantWhole });
+}
+
+/** The page's toggle: draw the shown violation again, whole or up to its cycle. */
+async function toggleWhole(on: boolean): Promise<void> {
+  wantWhole = on;
+  const client = clientOf?.();
+  if (!client || !shownFor || shownViolation === undefined || outdated) {
+    return;
+  }
+  try {
+    show(shownFor, shownViolation, await request(client, shownFor, shownViolation));
+  } catch (e) {
+    void vscode.window.showErrorMessage(`litmus: no execution to show: ${(e as Error).message ?? e}`);
+  }
+}
+
+/** Outline the events of the cursor's line, when the picture is of that document. */
+function postCursor(editor: vscode.TextEditor | undefined): void {
+  if (panel && shownFor && editor && editor.document.uri.toString() === shownFor.toString()) {
+    void panel.webview.postMessage({ type: "cursor", line: editor.selection.active.line + 1 });
+  }
 }
 
 async function reveal(m: RevealMessage): Promise<void> {
@@ -65,14 +95,15 @@ function show(uri: vscode.Uri, n: number, g: GraphResult): void {
       localResourceRoots: [],
     });
     panel.onDidDispose(() => (panel = undefined));
-    panel.webview.onDidReceiveMessage((m: RevealMessage) => void reveal(m));
+    panel.webview.onDidReceiveMessage((m: PageMessage) => void (m.type === "whole" ? toggleWhole(m.on) : reveal(m)));
   }
   shownFor = uri;
   shownViolation = n;
   outdated = false;
   panel.title = g.title;
-  panel.webview.html = executionHtml(g.svg, g.title, nonce(), panel.webview.cspSource);
+  panel.webview.html = executionHtml(g.svg, g.title, nonce(), panel.webview.cspSource, g.whole === true);
   panel.reveal(vscode.ViewColumn.Beside, true);
+  postCursor(vscode.window.visibleTextEditors.find((e) => e.document.uri.toString() === uri.toString()));
 }
 
 /** The shown execution's text changed: say so in the panel (its lines are an older text's). */
@@ -92,11 +123,7 @@ export async function onChecked(client: LanguageClient, uri: string): Promise<vo
     return;
   }
   try {
-    const g: GraphResult = await client.sendRequest("litmus/executionGraph", {
-      textDocument: { uri },
-      violation: shownViolation,
-    });
-    show(shownFor, shownViolation, g);
+    show(shownFor, shownViolation, await request(client, shownFor, shownViolation));
   } catch {
     outdated = false;
     markOutdated(`Outdated: violation ${shownViolation} is gone from the changed text.`);
@@ -104,6 +131,8 @@ export async function onChecked(client: LanguageClient, uri: string): Promise<vo
 }
 
 export function registerExecution(context: vscode.ExtensionContext, getClient: () => LanguageClient | undefined): void {
+  clientOf = getClient;
+  context.subscriptions.push(vscode.window.onDidChangeTextEditorSelection((e) => postCursor(e.textEditor)));
   context.subscriptions.push(
     vscode.workspace.onDidChangeTextDocument((e) => {
       if (shownFor && e.contentChanges.length > 0 && e.document.uri.toString() === shownFor.toString()) {
@@ -128,11 +157,7 @@ export function registerExecution(context: vscode.ExtensionContext, getClient: (
         return;
       }
       try {
-        const g: GraphResult = await client.sendRequest("litmus/executionGraph", {
-          textDocument: { uri: target.toString() },
-          violation: n,
-        });
-        show(target, n, g);
+        show(target, n, await request(client, target, n));
       } catch (e) {
         void vscode.window.showErrorMessage(`litmus: no execution to show: ${(e as Error).message ?? e}`);
       }

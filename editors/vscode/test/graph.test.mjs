@@ -178,6 +178,46 @@ for (const name of ["sb", "mp", "dekker"]) {
     }));
     assert.deepEqual(colours, { body: "rgb(30, 30, 30)", svg: "rgb(255, 255, 255)" });
 
+    // The cursor's line (the extension posts it): its events are outlined.
+    const line = dom.events[0].line;
+    await page.evaluate((l) => window.postMessage({ type: "cursor", line: l }, "*"), line);
+    await page.waitForFunction(() => document.querySelector("g.event.current") !== null);
+    const outlined = await page.evaluate(() =>
+      [...document.querySelectorAll("g.event")].map((g) => ({
+        line: Number(g.getAttribute("data-line")),
+        current: g.classList.contains("current"),
+        stroke: getComputedStyle(g.querySelector("rect.box")).strokeWidth,
+      })),
+    );
+    assert.ok(outlined.every((e) => e.current === (e.line === line)), JSON.stringify(outlined));
+    assert.ok(outlined.filter((e) => e.current).every((e) => e.stroke === "4px"), JSON.stringify(outlined));
+
+    // Zoom: + draws it larger than a narrow panel, which then pans by
+    // dragging the background; Fit brings it back inside.
+    await page.setViewport({ width: 420, height: 500 });
+    const width = () => page.evaluate(() => document.querySelector("svg").getBoundingClientRect().width);
+    const fitted = await width();
+    for (let i = 0; i < 4; i++) await page.click("#zoom-in");
+    assert.ok((await width()) > 420 && (await width()) > fitted * 2, `zoomed to ${await width()} px`);
+    assert.match(await page.$eval("#zoom-level", (e) => e.textContent), /^\d+%$/);
+    const bg = await page.evaluate(() => {
+      const r = document.querySelector("svg").getBoundingClientRect();
+      return { x: r.x + r.width * 0.5, y: Math.min(r.y + 30, 480) }; // the title area: no event there
+    });
+    await page.mouse.move(Math.min(bg.x, 380), bg.y);
+    await page.mouse.down();
+    await page.mouse.move(Math.min(bg.x, 380) - 150, bg.y - 20, { steps: 5 });
+    await page.mouse.up();
+    assert.ok((await page.evaluate(() => window.scrollX)) > 100, "dragging pans the zoomed picture");
+    await page.click("#zoom-fit");
+    assert.ok((await width()) <= 420, "Fit: inside the panel again");
+    await page.setViewport({ width: 1000, height: 760 });
+
+    // The toggle asks the extension for the whole execution.
+    await page.click("#whole");
+    assert.deepEqual((await page.evaluate(() => window.posted)).at(-1), { type: "whole", on: true });
+    const reveals = () => page.evaluate(() => window.posted.filter((m) => m.type === "reveal").length);
+
     // The text changed (the extension says so): the page says it is
     // outdated and a click no longer jumps (its lines are an older text's).
     await page.evaluate(() => window.postMessage({ type: "outdated" }, "*"));
@@ -185,7 +225,35 @@ for (const name of ["sb", "mp", "dekker"]) {
     const banner = await page.evaluate(() => getComputedStyle(document.getElementById("outdated")).display);
     assert.equal(banner, "block");
     await page.click("svg g.event rect.box");
-    assert.equal((await page.evaluate(() => window.posted)).length, 1, "no reveal from an outdated picture");
+    assert.equal(await reveals(), 1, "no reveal from an outdated picture");
+    assert.equal(await page.evaluate(() => document.querySelectorAll("g.event.current").length), 0, "no outline on an outdated picture");
     await page.close();
   });
 }
+
+test("dekker: the whole execution has the critical section and says which assertion fails", async () => {
+  const cut = explain("dekker.litmus", "--svg");
+  const whole = explain("dekker.litmus", "--svg", "--whole");
+  const page = await browser.newPage();
+  await page.setViewport({ width: 1000, height: 900 });
+  await page.evaluateOnNewDocument(() => {
+    window.acquireVsCodeApi = () => ({ postMessage: () => {} });
+  });
+  const count = async (svg, name) => {
+    const html = path.join(profile, `${name}.html`);
+    fs.writeFileSync(html, executionHtml(svg, name, "testnonce", "'self'", name.includes("whole")));
+    await page.goto(`file://${html}`, { waitUntil: "load" });
+    return page.evaluate(() => ({
+      events: document.querySelectorAll("svg g.event").length,
+      text: document.querySelector("svg").textContent,
+      checked: document.getElementById("whole").checked,
+    }));
+  };
+  const a = await count(cut, "dekker-cut");
+  const b = await count(whole, "dekker-whole");
+  assert.ok(b.events > a.events, `${b.events} events whole, ${a.events} up to the cycle`);
+  assert.ok(b.text.includes("fetch_add(in_cs, 1)") && b.text.includes("This execution fails `assert (c == 0)`"));
+  assert.deepEqual([a.checked, b.checked], [false, true], "the toggle shows which picture this is");
+  await page.screenshot({ path: path.join(shots, "dekker-whole.png"), fullPage: true });
+  await page.close();
+});

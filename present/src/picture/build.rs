@@ -3,9 +3,10 @@
 //! initial write per cell they touch, and the po/rf/co/fr edges, the
 //! cycle's numbered.
 
+use litmus_checker::harm::WholeExecution;
 use litmus_checker::machine::{Event, EventKind, NONE};
 use litmus_checker::trace::{source_write, Edge, Trace};
-use litmus_checker::violation::Violation;
+use litmus_checker::violation::{Harm, Violation};
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::Program;
 use std::collections::BTreeMap;
@@ -108,6 +109,26 @@ pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
     let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);
     pic.subtitle = subtitle;
     pic.model = v.model.upper().to_string();
+    pic
+}
+
+/// The picture of violation `number`'s whole execution (its witness run
+/// to the end, [`litmus_checker::harm::whole_execution`]): every event,
+/// the cycle highlighted, what goes wrong said under the title.
+pub fn of_whole(p: &Program, v: &Violation, number: usize, whole: &WholeExecution) -> Picture {
+    let witness = of_violation(p, v, number);
+    let mut pic = of_events(p, &whole.events, &whole.cycle, format!("{} (whole execution)", witness.title));
+    let ending = match &whole.harm {
+        Some(Harm::Fails { stmt, .. }) => {
+            let s = &p.stmts[*stmt as usize];
+            let thread = p.threads.get(s.thread as usize).map_or("?", |t| t.name.as_str());
+            format!("\nThis execution fails `{}` ({thread} line {}).", s.text, s.line)
+        }
+        Some(Harm::ChangesCondition { .. }) => "\nThis execution changes the final condition's answer.".into(),
+        _ => String::new(),
+    };
+    pic.subtitle = format!("{}{ending}", witness.subtitle);
+    pic.model = witness.model;
     pic
 }
 

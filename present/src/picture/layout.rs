@@ -22,6 +22,8 @@ const COL_GAP: f64 = 130.0;
 pub const MARGIN: f64 = 24.0;
 pub const TITLE_H: f64 = 54.0;
 pub const HEADER_H: f64 = 28.0;
+/// Each subtitle line after the first.
+pub const SUBTITLE_LINE_H: f64 = 16.0;
 const INIT_GAP: f64 = 72.0;
 pub const LEGEND_H: f64 = 64.0;
 pub const LEGEND_W: f64 = 700.0;
@@ -53,18 +55,20 @@ pub fn layout(pic: &Picture) -> Layout {
             rows[t] = rows[t].max(n.row + 1);
         }
     }
+    // The initial writes in a row of their own above the lanes (they are
+    // no thread's), each over the lane of the thread that reads it.
+    let has_init = pic.nodes.iter().any(|n| n.kind == NodeKind::Init);
+    let top = MARGIN + TITLE_H + SUBTITLE_LINE_H * (pic.subtitle.lines().count().max(1) - 1) as f64;
+    let init_y = top;
+    let lanes_top = if has_init { init_y + NODE_H + INIT_GAP / 2.0 } else { top };
+    let rows_y = lanes_top + HEADER_H + 16.0;
     let mut lanes = Vec::with_capacity(n_threads);
-    let top = MARGIN + TITLE_H;
     let mut x = MARGIN;
     for w in &lane_w {
-        lanes.push(Rect { x, y: top, w: *w, h: 0.0 });
+        lanes.push(Rect { x, y: lanes_top, w: *w, h: 0.0 });
         x += w + COL_GAP;
     }
     let lanes_right = x - COL_GAP;
-    // Initial writes: each over the lane of its first writer (else reader).
-    let has_init = pic.nodes.iter().any(|n| n.kind == NodeKind::Init);
-    let init_y = top + HEADER_H + 12.0;
-    let rows_y = if has_init { init_y + NODE_H + INIT_GAP } else { top + HEADER_H + 16.0 };
     let pitch = NODE_H + ROW_GAP;
     let mut rects: Vec<Rect> = pic
         .nodes
@@ -101,7 +105,7 @@ pub fn layout(pic: &Picture) -> Layout {
     // between rows (rows line up across lanes), by their centre lines.
     let mut bands: Vec<f64> = (0..=max_rows).map(|r| rows_y + r as f64 * pitch - ROW_GAP / 2.0).collect();
     if has_init {
-        bands[0] = init_y + NODE_H + INIT_GAP / 2.0;
+        bands[0] = init_y + NODE_H + INIT_GAP / 4.0;
     }
     let curves: Vec<Route> = pic
         .arrows
@@ -132,6 +136,9 @@ pub fn layout(pic: &Picture) -> Layout {
     if dx > 0.0 {
         l.shift(dx);
     }
+    // The subtitle's longest line fits too.
+    let subtitle_w = pic.subtitle.lines().map(cells).max().unwrap_or(0) as f64 * CHAR_W * 12.0 / 13.0;
+    max_x = max_x.max(MARGIN + subtitle_w);
     l.legend_y = max_y + 28.0;
     l.width = (max_x + dx + MARGIN).max(LEGEND_W + 2.0 * MARGIN);
     l.height = l.legend_y + LEGEND_H + MARGIN;

@@ -7,7 +7,7 @@
 use super::build::{NodeKind, Picture};
 use super::geometry::{Curve, Rect};
 use super::labels::BADGE_R;
-use super::layout::{layout, Layout, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H};
+use super::layout::{layout, Layout, CHAR_W, HEADER_H, LEGEND_H, MARGIN, NODE_H, SUBTITLE_LINE_H};
 use super::xml::escape;
 use litmus_checker::trace::Edge;
 use std::fmt::Write;
@@ -85,12 +85,14 @@ fn header(s: &mut String, pic: &Picture, l: &Layout) {
         MARGIN + 16.0,
         escape(&pic.title)
     );
-    let _ = writeln!(
-        s,
-        r##"<text class="subtitle" x="{MARGIN}" y="{:.0}" font-size="12" fill="#444444">{}</text>"##,
-        MARGIN + 36.0,
-        escape(&pic.subtitle)
-    );
+    for (i, line) in pic.subtitle.lines().enumerate() {
+        let _ = writeln!(
+            s,
+            r##"<text class="subtitle" x="{MARGIN}" y="{:.0}" font-size="12" fill="#444444">{}</text>"##,
+            MARGIN + 36.0 + SUBTITLE_LINE_H * i as f64,
+            escape(line)
+        );
+    }
 }
 
 /// One lane per thread.
