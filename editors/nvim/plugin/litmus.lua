@@ -17,7 +17,20 @@ vim.api.nvim_create_autocmd('FileType', {
   end,
 })
 
--- :LitmusShowExecution [N]: the execution graph of violation N (lua/litmus/execution.lua).
+-- :LitmusShowExecution[!] [N] [whole]: the execution graph of violation N;
+-- with ! or `whole`, its whole execution (lua/litmus/execution.lua).
 vim.api.nvim_create_user_command('LitmusShowExecution', function(opts)
-  require('litmus.execution').show(0, tonumber(opts.args))
-end, { nargs = '?', desc = 'litmus: show a violation\'s execution graph (SVG)' })
+  local n, whole = nil, opts.bang
+  for _, word in ipairs(opts.fargs) do
+    if word == 'whole' then
+      whole = true
+    else
+      n = tonumber(word) or n
+    end
+  end
+  require('litmus.execution').show(0, n, whole)
+end, {
+  nargs = '*',
+  bang = true,
+  desc = 'litmus: show a violation\'s execution graph (SVG); ! for the whole execution',
+})

@@ -74,5 +74,12 @@ vim.lsp.commands['litmus.showExecution']({ command = 'litmus.showExecution', arg
 svg = svg_of(3)
 check(svg:find('violation 1 under TSO', 1, true) ~= nil, 'the lens command opens violation 1')
 
+-- With !: the whole execution, in a file of its own, said so.
+vim.cmd('LitmusShowExecution! 1')
+svg = svg_of(4)
+check(svg:find('violation 1 under TSO (whole execution)', 1, true) ~= nil, ':LitmusShowExecution! draws the whole execution')
+check(opened[4]:match('%-violation%-1%-whole%.svg$') ~= nil, 'written beside the other: ' .. opened[4])
+check(vim.tbl_contains(notified, ("litmus: violation 1's whole execution: %s"):format(opened[4])), 'announced as the whole execution')
+
 print('')
 vim.cmd(failures == 0 and 'qall!' or 'cquit 1')

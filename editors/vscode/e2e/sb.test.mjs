@@ -73,6 +73,9 @@ const expect = {
     contains: ["W x=1", "R y=0", "W y=1", "R x=0"],
     // A click on P1's load (`let r1 = x;`, line 14, column 3) puts the cursor on it.
     click: { event: '.event[data-line="14"]', cursor: "Ln 14, Col 3" },
+    // After the quick fix the graph shows the violation left, whose cycle
+    // passes the new fence.
+    afterFix: "po · fence wr",
   },
   // Ctrl+. on the store of line 8, the entry chosen, the line it inserts
   // (after `line`), then what the re-check shows.
@@ -133,6 +136,9 @@ let shot = 0;
 // The first step that failed: the later ones depend on its state, so they
 // stop at once instead of each waiting out its timeout.
 let failed = null;
+
+/** The graph step left the execution graph open beside the source. */
+let graphOpen = false;
 
 function step(name, fn) {
   test(name, async () => {
@@ -326,7 +332,12 @@ step("the execution graph", async () => {
     { timeoutMs: STEP_MS },
   );
   await screenshot("graph-click");
-  // Close the graph: its tab, then its close button.
+  // The graph stays open beside: the quick fix below must redraw it.
+  graphOpen = true;
+});
+
+/** Close the graph: its tab, then its close button. */
+async function closeGraph() {
   const tab = await wb.tabCentre(page, "SB — violation");
   assert.ok(tab, "the graph's tab");
   await page.mouse.click(tab.x, tab.y);
@@ -337,7 +348,8 @@ step("the execution graph", async () => {
   await wb.waitFor("sb.litmus to be the active editor again", () => wb.activeTab(page), (t) => t?.startsWith("sb.litmus"), {
     timeoutMs: STEP_MS,
   });
-});
+  graphOpen = false;
+}
 
 step("the quick fix inserts the fence and the re-check clears its violation", async () => {
   const q = expect.quickFix;
@@ -375,6 +387,19 @@ step("the quick fix inserts the fence and the re-check clears its violation", as
     await settled(q);
   } finally {
     await screenshot("fixed");
+  }
+  // The open graph follows the fix: drawn again from the new check (the
+  // violation left, its po edge over the new fence), not marked outdated.
+  if (graphOpen) {
+    const g = expect.graph;
+    await wb.waitFor(
+      "the graph redrawn after the quick fix",
+      () => wb.webviews(page),
+      (vs) => vs.some((v) => !v.text.includes("Outdated") && v.svgs.some((s) => s.text.some((t) => t.includes(g.afterFix)))),
+      { timeoutMs: STEP_MS },
+    );
+    await screenshot("graph-after-fix");
+    await closeGraph();
   }
   // Saved, the file holds exactly the fenced program.
   await wb.chord(page, "Control+KeyS");

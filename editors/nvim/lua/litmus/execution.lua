@@ -1,8 +1,10 @@
--- :LitmusShowExecution [N]: asks the server for `litmus/executionGraph`
+-- :LitmusShowExecution[!] [N]: asks the server for `litmus/executionGraph`
 -- (violation N as `litmus check` numbers them; without N, the one whose
 -- "Show execution" lens is on the cursor's line, else a choice), writes the
 -- SVG under stdpath('cache')/litmus/, says where, and opens it with the system viewer
 -- (`require('litmus').config.open`, default vim.ui.open or xdg-open).
+-- With ! (or the word `whole`): the whole execution, the witness run to the
+-- end (preferring an ending that fails an assertion).
 -- The server's lenses run it too (client command `litmus.showExecution`).
 local M = {}
 
@@ -31,8 +33,8 @@ local function litmus_client(bufnr)
   end
 end
 
-local function open_graph(client, bufnr, n)
-  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, violation = n }
+local function open_graph(client, bufnr, n, whole)
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, violation = n, whole = whole == true }
   client.request('litmus/executionGraph', params, function(err, result)
     if err or not result then
       vim.notify('litmus: no execution to show: ' .. (err and err.message or 'no answer'), vim.log.levels.ERROR)
@@ -43,17 +45,19 @@ local function open_graph(client, bufnr, n)
     local dir = vim.fn.stdpath('cache') .. '/litmus'
     vim.fn.mkdir(dir, 'p')
     local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t:r')
-    local path = ('%s/%s-violation-%d.svg'):format(dir, name ~= '' and name or 'litmus', n)
+    local suffix = result.whole and '-whole' or ''
+    local path = ('%s/%s-violation-%d%s.svg'):format(dir, name ~= '' and name or 'litmus', n, suffix)
     vim.fn.writefile(vim.split(result.svg, '\n', { plain = true }), path, 'b')
     M.last = path
     -- Always say where it went: a viewer may not open, or open elsewhere.
-    vim.notify(('litmus: violation %d\'s execution graph: %s'):format(n, path), vim.log.levels.INFO)
+    local what = result.whole and 'whole execution' or 'execution graph'
+    vim.notify(('litmus: violation %d\'s %s: %s'):format(n, what, path), vim.log.levels.INFO)
     local open = require('litmus').config.open or M.system_open
     open(path)
   end, bufnr)
 end
 
-function M.show(bufnr, n)
+function M.show(bufnr, n, whole)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = litmus_client(bufnr)
   if not client then
@@ -61,7 +65,7 @@ function M.show(bufnr, n)
     return
   end
   if n then
-    return open_graph(client, bufnr, n)
+    return open_graph(client, bufnr, n, whole)
   end
   local line = vim.api.nvim_win_get_cursor(0)[1] - 1
   client.request('textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, lenses)
@@ -77,11 +81,11 @@ function M.show(bufnr, n)
     end
     for _, l in ipairs(shows) do
       if l.range.start.line == line then
-        return open_graph(client, bufnr, l.command.arguments[2])
+        return open_graph(client, bufnr, l.command.arguments[2], whole)
       end
     end
     if #shows == 1 then
-      return open_graph(client, bufnr, shows[1].command.arguments[2])
+      return open_graph(client, bufnr, shows[1].command.arguments[2], whole)
     end
     vim.ui.select(shows, {
       prompt = 'Which violation?',
@@ -90,7 +94,7 @@ function M.show(bufnr, n)
       end,
     }, function(l)
       if l then
-        open_graph(client, bufnr, l.command.arguments[2])
+        open_graph(client, bufnr, l.command.arguments[2], whole)
       end
     end)
   end, bufnr)
