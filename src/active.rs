@@ -46,9 +46,10 @@ pub struct ActiveArgs {
     /// Active: the chance of delaying or pausing at a cycle's statement.
     #[arg(long, default_value_t = 0.5, value_parser = probability_arg)]
     pub probability: f64,
-    /// Active: the longest predicted cycle, in events (even, 4 to 16).
-    #[arg(long, default_value_t = 4, value_parser = cycle_length_arg)]
-    pub cycle_length: usize,
+    /// Active: the longest predicted cycle, in events (even, 4 to 16)
+    /// [default: grow by itself, shortest first, up to 2 × threads].
+    #[arg(long, value_parser = cycle_length_arg)]
+    pub cycle_length: Option<usize>,
 }
 
 fn budget_arg(s: &str) -> Result<Duration, String> {
@@ -133,7 +134,12 @@ pub fn json(p: &Program, run: &ActiveRun, a: &Active) -> ActiveJson {
         sc_runs: run.prediction.runs,
         seed: run.settings.seed,
         probability: run.settings.probability,
-        cycle_length: run.settings.cycle_length,
+        cycle_length: run
+            .settings
+            .cycle_length
+            .unwrap_or_else(|| litmus_checker::relaxer::settings::longest_cycle(p.threads.len())),
+        lengths_searched: run.prediction.lengths.clone(),
+        length_cut: run.prediction.partial,
         phase1_ms: Some(run.prediction.time.as_secs_f64() * 1e3),
         phase2_ms: Some(a.time.as_secs_f64() * 1e3),
         mean_probability: a.mean_probability(),

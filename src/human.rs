@@ -63,10 +63,11 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
         let why = if c.outcomes.is_empty() { "active mode" } else { "exhaustive checking did not finish" };
         let _ = writeln!(
             out,
-            "  active testing ({why}; RELAXER: {} SC runs predicted {} cycle{}{}):",
+            "  active testing ({why}; RELAXER: {} SC runs predicted {} cycle{} — {}{}):",
             run.prediction.runs,
             run.prediction.cycles.len(),
             if run.prediction.cycles.len() == 1 { "" } else { "s" },
+            words::cycle_lengths(&run.prediction),
             if timing { format!(" in {:.1} ms", run.prediction.time.as_secs_f64() * 1e3) } else { String::new() }
         );
         for a in &run.models {

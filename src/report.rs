@@ -351,7 +351,14 @@ pub struct ActiveJson {
     pub sc_runs: u32,
     pub seed: u64,
     pub probability: f64,
+    /// The longest cycle length asked for (`--cycle-length`, by default 2 ×
+    /// threads), in events.
     pub cycle_length: usize,
+    /// The lengths whose cycles were all predicted, shortest first.
+    pub lengths_searched: Vec<usize>,
+    /// The length whose search was cut (by the cycle budget or the deadline).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub length_cut: Option<usize>,
     /// Phase I (shared by the models) and this model's Phase II, in ms
     /// (absent with `--no-timing`).
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -1449,3 +1449,31 @@ fn fmt_rewrites_in_place_checks_and_leaves_broken_files_alone() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), tidy, "`-` filters standard input");
 }
+
+/// Three threads make a cycle of six events: active testing grows its
+/// cycle length by itself (4, then 6 = 2 × threads) and says so; asked for
+/// 4 only, it predicts nothing and proves nothing.
+#[test]
+fn active_testing_finds_three_thread_cycles_by_growing_the_length() {
+    let (code, v) = check_json(&["--mode", "active", "--runs", "30", "--seed", "1"], "examples/sb-3.litmus");
+    assert_eq!(code, Some(1), "a confirmed cycle is a finding");
+    for m in ["tso", "pso"] {
+        let a = &v["models"][m]["active"];
+        assert_eq!(a["lengths_searched"], serde_json::json!([4, 6]), "{a:#}");
+        assert_eq!(a["cycle_length"], 6);
+        assert!(a["confirmed"].as_u64().unwrap() >= 1, "{m}: {a:#}");
+        let c = a["cycles"].as_array().unwrap().iter().find(|c| c["confirmations"].as_u64() > Some(0)).unwrap();
+        assert_eq!(c["cycle"].as_array().unwrap().len(), 6, "{c:#}");
+    }
+    let out = litmus()
+        .args(["check", "--mode", "active", "--runs", "30", "--seed", "1"])
+        .arg("examples/sb-3.litmus")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("lengths 4, 6 searched"), "{text}");
+    let (code, v) = check_json(&["--mode", "active", "--cycle-length", "4"], "examples/sb-3.litmus");
+    assert_eq!(code, Some(3), "nothing confirmed: unknown");
+    assert_eq!(v["models"]["tso"]["active"]["lengths_searched"], serde_json::json!([4]));
+    assert_eq!(v["models"]["tso"]["active"]["confirmed"], 0);
+}

@@ -45,6 +45,38 @@ fn sb_predicts_its_cycle_and_tso_creates_it() {
     }
 }
 
+/// The cycle length grows by itself, shortest first, up to 2 × threads:
+/// SB over three threads has no cycle of 4 events, one of 6. Past the
+/// cycle budget, a length is cut short and said so, and the cycles kept
+/// are the shorter ones.
+#[test]
+fn the_cycle_length_grows_shortest_first_within_the_budget() {
+    let opts = Options::default();
+    let p = program("examples/sb-3.litmus");
+    let pred = relaxer::predict(&p, &Settings::default(), &opts);
+    assert_eq!((pred.lengths.clone(), pred.partial), (vec![4, 6], None));
+    assert_eq!(pred.cycles.iter().map(|c| c.len()).collect::<Vec<_>>(), [6], "{:?}", pred.cycles);
+    let fixed = relaxer::predict(&p, &Settings { cycle_length: Some(4), ..Settings::default() }, &opts);
+    assert_eq!((fixed.lengths, fixed.cycles.len()), (vec![4], 0), "asked for 4 only: nothing");
+    // SB between each two threads and around all three: cycles of 4 and 6
+    // events. With room for one cycle fewer than all, the shortest come
+    // first and the length being searched is the one cut.
+    let src = "litmus Mixed\nshared x = 0;\nshared y = 0;\nshared z = 0;\n\
+               thread P0 {\n  x = 1;\n  let a = y;\n  let b = z;\n}\n\
+               thread P1 {\n  y = 1;\n  let a = x;\n  let b = z;\n}\n\
+               thread P2 {\n  z = 1;\n  let a = x;\n  let b = y;\n}\n";
+    let p = litmus_dsl::analyze(src).program.unwrap();
+    let all = relaxer::predict(&p, &Settings::default(), &opts);
+    assert!(all.cycles.windows(2).all(|w| w[0].len() <= w[1].len()), "shortest first: {:?}", all.cycles);
+    let n = all.cycles.len();
+    let lens: std::collections::BTreeSet<usize> = all.cycles.iter().map(|c| c.len()).collect();
+    assert_eq!(lens.into_iter().collect::<Vec<_>>(), [4, 6], "{n} cycles");
+    let cut = relaxer::predict(&p, &Settings { max_cycles: n - 1, ..Settings::default() }, &opts);
+    assert!(cut.truncated && cut.partial.is_some(), "{:?}", cut.partial);
+    assert_eq!(cut.cycles[..], all.cycles[..cut.cycles.len()], "the cycles kept are the first of the whole list");
+    assert!(!cut.lengths.contains(&cut.partial.unwrap()), "a cut length is not listed as searched");
+}
+
 #[test]
 fn a_threads_private_cells_do_not_make_prediction_quadratic() {
     // SB beside a thread of 2,000 stores to a cell only it touches: those
@@ -126,7 +158,8 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
     let Some(p) = litmus_dsl::analyze(src).program else { return };
     let opts = opts.clone();
     let exhaustive = find_violations(&p, models, MonitorKind::Bss, &opts);
-    let s = &Settings { cycle_length: (2 * p.threads.len()).clamp(4, 16), ..s.clone() };
+    // The default cycle length: growing by itself up to 2 × threads.
+    assert_eq!(s.cycle_length, None);
     let pred = relaxer::predict(&p, s, &opts);
     for rb in &exhaustive.robustness {
         assert!(rb.coverage.finished(), "{name}: exhaustive check unfinished");

@@ -165,6 +165,21 @@ pub fn failure(kind: &str, ms: &[litmus_checker::Model], sc: Option<&Coverage>) 
 }
 
 /// Active testing's answer for a model, one line: never "robust" — "2 of
+/// Which cycle lengths active testing searched: "lengths 4, 6 searched",
+/// "length 4 searched, 6 cut short".
+pub fn cycle_lengths(p: &litmus_checker::relaxer::Prediction) -> String {
+    let list = |v: &[usize]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>().join(", ");
+    let searched = match p.lengths.len() {
+        0 => "no length searched whole".to_string(),
+        1 => format!("length {} searched", list(&p.lengths)),
+        _ => format!("lengths {} searched", list(&p.lengths)),
+    };
+    match p.partial {
+        Some(n) => format!("{searched}, {n} cut short"),
+        None => searched,
+    }
+}
+
 /// 6 predicted cycles confirmed (1 breaks the program) in 180 runs", or
 /// "no violation found in 180 runs (active testing proves nothing)".
 pub fn active(a: &litmus_checker::relaxer::Active, predicted: usize) -> String {

@@ -34,6 +34,12 @@ pub struct Prediction {
     /// More cycles existed than `Settings::max_cycles`, or the deadline came
     /// first: the rest were dropped.
     pub truncated: bool,
+    /// The cycle lengths (in events) searched to the end: every cycle of
+    /// each was predicted. Shortest first; a length cut short by
+    /// `max_cycles` or the deadline is not listed (it is `partial`).
+    pub lengths: Vec<usize>,
+    /// The length being searched when the search was cut, if it was.
+    pub partial: Option<usize>,
     pub time: Duration,
 }
 
@@ -120,7 +126,8 @@ pub fn op_of(e: &Event) -> Option<Op> {
 }
 
 /// Phase I: `settings.sc_runs` random SC runs, and the potential cycles of
-/// up to `settings.cycle_length` events over everything they did.
+/// up to `settings.cycle_length` events (by default 2 × threads) over
+/// everything they did, shortest first.
 pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Prediction {
     let start = Instant::now();
     let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
@@ -190,27 +197,45 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
     }
     // Cut short, the pairs are a prefix of what the runs did: cycles over
     // them are still real predictions, but the deadline has passed.
-    let (cycles, truncated) =
-        if cut { (Vec::new(), true) } else { cycles(&po, settings.cycle_length, settings.max_cycles, &mut stopped) };
-    Prediction { cycles, runs, events, pairs: po.len(), truncated: truncated || cut, time: start.elapsed() }
+    let max_len = settings.cycle_length.unwrap_or_else(|| super::settings::longest_cycle(m.threads));
+    let found = if cut {
+        Found { partial: Some(4), ..Found::default() }
+    } else {
+        cycles(&po, max_len, settings.max_cycles, &mut stopped)
+    };
+    Prediction {
+        cycles: found.cycles,
+        runs,
+        events,
+        pairs: po.len(),
+        truncated: found.partial.is_some(),
+        lengths: found.lengths,
+        partial: found.partial,
+        time: start.elapsed(),
+    }
 }
 
 fn races(a: &Node, b: &Node) -> bool {
     a.label.thread != b.label.thread && a.cell == b.cell && (a.writes() || b.writes())
 }
 
-/// Every potential cycle of 2..=`max_len` events, rotations and duplicates
-/// removed (the thread of the first pair is the smallest of the cycle).
-fn cycles(
-    po: &BTreeSet<(Node, Node)>,
-    max_len: usize,
-    max_cycles: usize,
-    stopped: &mut dyn FnMut() -> bool,
-) -> (Vec<Vec<Label>>, bool) {
+/// What the search of cycles found: the cycles, shortest first; the
+/// lengths searched to the end; the one cut short, if any.
+#[derive(Default)]
+struct Found {
+    cycles: Vec<Vec<Label>>,
+    lengths: Vec<usize>,
+    partial: Option<usize>,
+}
+
+/// Every potential cycle of 4..=`max_len` events, rotations and duplicates
+/// removed (the thread of the first pair is the smallest of the cycle),
+/// shortest first: a length is searched once every shorter one is.
+fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize, stopped: &mut dyn FnMut() -> bool) -> Found {
     let mut pairs_of: HashMap<u16, Vec<(Node, Node)>> = HashMap::new();
     for &(a, b) in po {
         if stopped() {
-            return (Vec::new(), true);
+            return Found { partial: Some(4), ..Found::default() };
         }
         pairs_of.entry(a.label.thread).or_default().push((a, b));
     }
@@ -222,16 +247,15 @@ fn cycles(
         max_pairs: 0,
         max_cycles,
         out: BTreeSet::new(),
+        kept: 0,
         truncated: false,
         stopped,
     };
     let mut chain: Vec<(Node, Node)> = Vec::new();
+    let mut found = Found::default();
     // Shortest cycles first: when there are more than `max_cycles`, the
     // longest ones (least likely to be created) are the ones dropped.
     for pairs in 2..=max_len / 2 {
-        if s.truncated {
-            break;
-        }
         s.max_pairs = pairs;
         for &t1 in &threads {
             for &first in &pairs_of[&t1] {
@@ -240,8 +264,16 @@ fn cycles(
                 chain.pop();
             }
         }
+        // This length's cycles, in a stable order, after the shorter ones.
+        s.kept += s.out.len();
+        found.cycles.extend(std::mem::take(&mut s.out));
+        if s.truncated {
+            found.partial = Some(2 * pairs);
+            break;
+        }
+        found.lengths.push(2 * pairs);
     }
-    (s.out.into_iter().collect(), s.truncated)
+    found
 }
 
 /// The search for chains of po pairs closed by races.
@@ -250,7 +282,10 @@ struct Chains<'a> {
     threads: &'a [u16],
     max_pairs: usize,
     max_cycles: usize,
+    /// The cycles of the length being searched.
     out: BTreeSet<Vec<Label>>,
+    /// Cycles of the shorter lengths, already taken out of `out`.
+    kept: usize,
     /// Cycles were dropped: past `max_cycles`, or the deadline came.
     truncated: bool,
     stopped: &'a mut dyn FnMut() -> bool,
@@ -268,7 +303,7 @@ impl Chains<'_> {
             // At least one pair must be of different cells: a cycle whose every
             // pair is on one cell is a coherence cycle no model here relaxes.
             if chain.iter().any(|(a, b)| a.cell != b.cell) {
-                if self.out.len() >= self.max_cycles {
+                if self.kept + self.out.len() >= self.max_cycles {
                     self.truncated = true;
                     return;
                 }

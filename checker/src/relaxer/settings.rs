@@ -11,8 +11,10 @@ pub struct Settings {
     /// P: the chance of delaying a store, pausing before a load, or (PSLO)
     /// reading the oldest value, at a statement of the cycle.
     pub probability: f64,
-    /// Longest predicted cycle, in events (even, 4..=8).
-    pub cycle_length: usize,
+    /// Longest predicted cycle, in events (even, 4..=16). `None`: grow by
+    /// itself, shortest first, up to 2 × threads (a cycle visits each
+    /// thread once, with two events) — as far as `max_cycles` allows.
+    pub cycle_length: Option<usize>,
     /// Logical ticks a thread pauses before a load or atomic (PSO).
     pub delay_load: u64,
     /// Logical ticks a delayed store stays in its buffer (> `delay_load`).
@@ -23,6 +25,11 @@ pub struct Settings {
     pub max_cycles: usize,
 }
 
+/// The longest cycle a program's threads can make: two events in each.
+pub fn longest_cycle(threads: usize) -> usize {
+    (2 * threads).clamp(4, 16)
+}
+
 impl Default for Settings {
     fn default() -> Self {
         Settings {
@@ -30,7 +37,7 @@ impl Default for Settings {
             trials: 30,
             seed: 0,
             probability: 0.5,
-            cycle_length: 4,
+            cycle_length: None,
             delay_load: 8,
             delay_store: 16,
             max_steps: 100_000,
