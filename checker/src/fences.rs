@@ -759,3 +759,59 @@ fn choose_fences(
     assign(violations, &fences, |i, f| kills[i].contains(&f.spot()));
     FenceFix { fences, confirmed, minimal }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::budget::Budget;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use std::sync::Arc;
+
+    /// `confirm_fences` under a budget that cancels at its `n`-th poll
+    /// (deterministic: one thread), with how many polls it made.
+    fn confirm_cut_at(prog: &Program, violations: &[Violation], n: u64) -> (FenceFix, u64) {
+        let left = Arc::new(AtomicU64::new(n));
+        let budget = Budget {
+            cancel: Some(Arc::new(AtomicBool::new(false))),
+            polls_left: Some(left.clone()),
+            ..Budget::default()
+        };
+        let opts = Options { threads: 1, budget, ..Options::default() };
+        let re = Rechecks::new(prog, MonitorKind::Bss, &opts);
+        let mut vs = violations.to_vec();
+        let fix = confirm_fences(&re, &[Model::Tso, Model::Pso], &mut vs);
+        (fix, n - left.load(Ordering::Relaxed))
+    }
+
+    /// A "confirmed" is earned by re-checks that finished: one stopped
+    /// before it began, or cut anywhere before its last poll, leaves the
+    /// fences unknown — never robust; given every poll it needs, the same
+    /// fences are confirmed.
+    #[test]
+    fn fences_are_confirmed_only_by_rechecks_that_finished() {
+        let src =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/programs/slow.litmus")).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let opts = Options { threads: 1, ..Options::default() };
+        let found = crate::find_violations(&prog, &[Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
+        let violations: Vec<Violation> = found.robustness.iter().flat_map(|r| r.violations.clone()).collect();
+        assert!(!violations.is_empty());
+        let (whole, polls) = confirm_cut_at(&prog, &violations, u64::MAX / 2);
+        assert!(whole.confirmed.value() == Some(&true), "uncut: confirmed robust, got {:?}", whole.confirmed);
+        assert!(polls > 100, "{polls} polls");
+        let earned = |fix: &FenceFix| fix.confirmed.value() == Some(&true);
+        // Stopped before the first re-check began.
+        let (fix, _) = confirm_cut_at(&prog, &violations, 0);
+        assert!(matches!(fix.confirmed, Answer::Unknown(Why::Cancelled)), "{:?}", fix.confirmed);
+        // Cut inside a re-check, early, midway, at its very last poll.
+        for n in [1, polls / 3, polls / 2, polls - 1] {
+            let (fix, _) = confirm_cut_at(&prog, &violations, n);
+            assert!(!earned(&fix), "cut at poll {n} of {polls}: {:?}", fix.confirmed);
+            assert!(matches!(fix.confirmed, Answer::Unknown(_)), "cut at poll {n} of {polls}: {:?}", fix.confirmed);
+        }
+        // Every poll it needs: the same fences, confirmed.
+        let (fix, _) = confirm_cut_at(&prog, &violations, polls);
+        assert!(earned(&fix), "{:?}", fix.confirmed);
+        assert_eq!(fix.fences, whole.fences);
+    }
+}
