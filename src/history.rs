@@ -208,6 +208,8 @@ fn outcome_json(path: &str, src: &str, h: &History, o: &Outcome) -> Value {
             "write_pairs": s.write_pairs,
             "unordered": s.unordered,
             "decisions": s.decisions,
+            "dead_ends": s.dead_ends,
+            "backjumps": s.backjumps,
             "sat_vars": s.sat_vars,
             "sat_clauses": s.sat_clauses,
             "sat_rounds": s.sat_rounds,

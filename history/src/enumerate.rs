@@ -39,6 +39,11 @@ pub(super) enum Stopped {
 pub(super) struct Search {
     pub result: Result<Vec<Vec<OpId>>, Stopped>,
     pub decisions: u64,
+    /// Ways that failed below an earlier choice that held (a dead end
+    /// after a choice), and times the search went back to an earlier choice
+    /// after both ways of a later one failed (backtracking).
+    pub dead_ends: u64,
+    pub backjumps: u64,
 }
 
 #[derive(Clone)]
@@ -328,36 +333,53 @@ impl<'h> Ctx<'h> {
     }
 
     fn search(&self, limits: &Limits) -> Search {
-        let mut decisions = 0;
+        let (mut decisions, mut dead_ends, mut backjumps) = (0, 0, 0);
         let mut current = self.root();
         if !self.propagate(&mut current) {
-            return Search { result: Err(Stopped::Refuted((self.cycle(&current), None))), decisions };
+            return Search {
+                result: Err(Stopped::Refuted((self.cycle(&current), None))),
+                decisions,
+                dead_ends,
+                backjumps,
+            };
         }
         // The states the stack holds, at most, within the memory limit.
         let state_bytes = (1 + self.fixed.len() as u64) * Rel::bytes(self.h.len());
         let mut stack: Vec<Frame> = Vec::new();
         // The first cycle met under each way of the first choice.
         let mut first: [Option<Vec<Step>>; 2] = [None, None];
-        let stop = |why: Undecided, decisions: u64| Search { result: Err(Stopped::Limit(why)), decisions };
+        let stop = |why: Undecided, decisions: u64, dead_ends: u64, backjumps: u64| Search {
+            result: Err(Stopped::Limit(why)),
+            decisions,
+            dead_ends,
+            backjumps,
+        };
         loop {
             let Some(&pair) = self.pairs.iter().find(|&&(a, b)| self.unordered(&current, a, b)) else {
-                return Search { result: Ok(self.order(&current)), decisions };
+                return Search { result: Ok(self.order(&current)), decisions, dead_ends, backjumps };
             };
             let needed = (stack.len() as u64 + 3) * state_bytes;
             if needed > limits.max_bytes {
                 return stop(
                     Undecided::Memory { needed, limit: limits.max_bytes, what: "the search's states" },
                     decisions,
+                    dead_ends,
+                    backjumps,
                 );
             }
             stack.push(Frame { base: current, pair, tried: 0, needs: BTreeSet::new() });
             current = loop {
                 if limits.expired() {
-                    return stop(Undecided::Timeout, decisions);
+                    return stop(Undecided::Timeout, decisions, dead_ends, backjumps);
                 }
                 let Some(top) = stack.last_mut() else {
                     let [one, other] = first;
-                    return Search { result: Err(Stopped::Refuted((one.unwrap_or_default(), other))), decisions };
+                    return Search {
+                        result: Err(Stopped::Refuted((one.unwrap_or_default(), other))),
+                        decisions,
+                        dead_ends,
+                        backjumps,
+                    };
                 };
                 if top.tried == 2 {
                     // Both ways failed: the choices its dead ends needed,
@@ -366,6 +388,9 @@ impl<'h> Ctx<'h> {
                     let needs = stack.pop().expect("top").needs;
                     let back = needs.last().copied().unwrap_or(0);
                     stack.truncate(back);
+                    if !stack.is_empty() {
+                        backjumps += 1;
+                    }
                     if let Some(f) = stack.last_mut() {
                         f.needs.extend(needs.into_iter().filter(|&l| l != back));
                     }
@@ -379,6 +404,9 @@ impl<'h> Ctx<'h> {
                 self.force(&mut s, x, y);
                 if s.conflict.is_none() && self.propagate(&mut s) {
                     break s;
+                }
+                if stack.len() > 1 {
+                    dead_ends += 1;
                 }
                 let way = stack[0].tried as usize - 1;
                 if first[way].is_none() {

@@ -96,6 +96,8 @@ pub fn check_within(h: &History, model: Model, method: Method, limits: &Limits) 
         let o = check_part(&part.history, model, method, limits);
         unordered = unordered.zip(o.stats.unordered).map(|(a, b)| a + b);
         stats.decisions += o.stats.decisions;
+        stats.dead_ends += o.stats.dead_ends;
+        stats.backjumps += o.stats.backjumps;
         stats.sat_vars += o.stats.sat_vars;
         stats.sat_clauses += o.stats.sat_clauses;
         stats.sat_rounds += o.stats.sat_rounds;
@@ -182,7 +184,7 @@ fn decide(h: &History, model: Model, method: Method, limits: &Limits, stats: &mu
                 stats.unordered = Some(unordered_pairs(h, &partial));
                 if method == Method::CcmEnum {
                     let s = enumerate::extend(h, &fixed, &partial, limits);
-                    stats.decisions = s.decisions;
+                    (stats.decisions, stats.dead_ends, stats.backjumps) = (s.decisions, s.dead_ends, s.backjumps);
                     searched(s)
                 } else {
                     let r = sat::complete(h, model, &partial, limits);

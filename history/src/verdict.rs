@@ -221,6 +221,11 @@ pub struct Stats {
     pub unordered: Option<usize>,
     /// Choices the enumeration made (both ways of a pair count as two).
     pub decisions: u64,
+    /// Of those, the ways that failed below an earlier choice that held,
+    /// and the times the search went back to an earlier choice after both
+    /// ways of a later one failed (conflict-directed backjumping).
+    pub dead_ends: u64,
+    pub backjumps: u64,
     /// Size of the SAT instance, when one was solved.
     pub sat_vars: usize,
     pub sat_clauses: usize,
