@@ -301,7 +301,9 @@ fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
             .lines()
             .find_map(|l| l.split_once("--loop-bound").and_then(|(_, n)| n.split_whitespace().next()?.parse().ok()))
             .unwrap_or(2);
-        let s = Settings { sc_runs: 100, ..Settings::default() };
+        // RELAXER_TRIALS=N: steered runs per cycle (measurements; default 30).
+        let trials = std::env::var("RELAXER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(30);
+        let s = Settings { sc_runs: 100, trials, ..Settings::default() };
         // Exhaustive PSLO does not finish on the queues in minutes (their
         // store histories multiply the executions): there PSLO is checked
         // actively only (the bench prints it), not both ways.
