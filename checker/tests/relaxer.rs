@@ -77,6 +77,37 @@ fn the_cycle_length_grows_shortest_first_within_the_budget() {
     assert!(!cut.lengths.contains(&cut.partial.unwrap()), "a cut length is not listed as searched");
 }
 
+/// PSLO reorders a load that reads its thread's own write past a later
+/// load (SB+rfi-pos: `let r2 = y` before `let r3 = x`). No RELAXER cycle
+/// enters a thread at such a load (nothing races with it), so with PSLO
+/// tested, Phase I also predicts cycles that enter at the own write and
+/// reach the load by po: the pair `(let r2 = y, let r3 = x)` is predicted
+/// and confirmed, its witness cycle passing through `y = 1`.
+#[test]
+fn pslo_cycles_enter_a_thread_through_its_own_write() {
+    let p = program("examples/sb-rfi-pos.litmus");
+    let opts = Options::default();
+    let pair = |c: &[Label]| {
+        c.chunks(2).any(|q| {
+            p.stmts[q[0].stmt as usize].text == "let r2 = y" && p.stmts[q[1].stmt as usize].text == "let r3 = x"
+        })
+    };
+    let plain = relaxer::predict(&p, &Settings::default(), &opts);
+    assert!(!plain.cycles.iter().any(|c| pair(c)), "without own writes: not predictable");
+    let run = relaxer::run(&p, &[Model::Pslo], &Settings::default(), &opts, None);
+    assert!(run.prediction.cycles.iter().any(|c| pair(c)), "{:?}", run.prediction.cycles);
+    let a = run.of(Model::Pslo).unwrap();
+    let c = a.cycles.iter().find(|c| pair(&c.cycle) && c.confirmations > 0).expect("PSLO creates it");
+    let w = c.witness.as_ref().unwrap();
+    let steps: Vec<String> =
+        w.steps().iter().map(|s| format!("{} -{}->", p.stmts[s.stmt as usize].text, s.edge.as_str())).collect();
+    assert!(steps.contains(&"y = 1 -po->".to_string()), "through the own write: {steps:?}");
+    assert!(Trace::of(&w.events).cycle().is_some());
+    // TSO and PSO alone: no such cycles (they would only repeat SB's).
+    let tso = relaxer::run(&p, &[Model::Tso, Model::Pso], &Settings::default(), &opts, None);
+    assert!(!tso.prediction.cycles.iter().any(|c| pair(c)));
+}
+
 #[test]
 fn a_threads_private_cells_do_not_make_prediction_quadratic() {
     // SB beside a thread of 2,000 stores to a cell only it touches: those
@@ -158,8 +189,10 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
     let Some(p) = litmus_dsl::analyze(src).program else { return };
     let opts = opts.clone();
     let exhaustive = find_violations(&p, models, MonitorKind::Bss, &opts);
-    // The default cycle length: growing by itself up to 2 × threads.
+    // The default cycle length: growing by itself up to 2 × threads; and,
+    // as `relaxer::run` predicts, cycles through own writes for PSLO.
     assert_eq!(s.cycle_length, None);
+    let s = &Settings { through_own_writes: models.iter().any(|m| m.has_histories()), ..s.clone() };
     let pred = relaxer::predict(&p, s, &opts);
     for rb in &exhaustive.robustness {
         assert!(rb.coverage.finished(), "{name}: exhaustive check unfinished");

@@ -48,6 +48,32 @@ fn edges(log: &[Event], e: &Ev, f: &Ev) -> Vec<(u32, Edge)> {
     }
 }
 
+/// How a cycle goes from `evs[e]` (closing a pair) to `evs[f]` (opening the
+/// next): by a conflict, or by a conflict to a write `w` of `f`'s thread on
+/// `f`'s cell that precedes `f` (then `w →po f`): `Some(None)` or
+/// `Some(Some(w))`; `None` when neither.
+fn link(evs: &[Ev], e: usize, f: usize) -> Option<Option<usize>> {
+    if conflict(&evs[e], &evs[f]) {
+        return Some(None);
+    }
+    let r = &evs[f];
+    if r.label.op != Op::Read {
+        return None;
+    }
+    // The latest such write: the one the read most likely saw.
+    (0..evs.len())
+        .rev()
+        .find(|&w| {
+            let x = &evs[w];
+            x.writes()
+                && x.label.thread == r.label.thread
+                && x.cell == r.cell
+                && x.ordinal < r.ordinal
+                && conflict(&evs[e], x)
+        })
+        .map(Some)
+}
+
 /// The trace events of a log with their conflict positions. Stores that
 /// never committed have no place in coherence and are left out.
 fn events(log: &[Event]) -> Vec<Ev> {
@@ -128,11 +154,18 @@ pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u3
                 // A one-event pair appears once, with the edge leaving it.
                 .filter(|&j| !(j % 2 == 0 && chosen[j] == chosen[j + 1]))
                 .flat_map(|j| {
-                    let (e, f) = (&evs[chosen[j]], &evs[chosen[(j + 1) % n]]);
+                    let (ei, fi) = (chosen[j], chosen[(j + 1) % n]);
                     if j % 2 == 0 {
-                        vec![(e.log, Edge::Po)]
-                    } else {
-                        edges(log, e, f)
+                        return vec![(evs[ei].log, Edge::Po)];
+                    }
+                    match link(&evs, ei, fi).expect("the search checked the link") {
+                        None => edges(log, &evs[ei], &evs[fi]),
+                        // Through the thread's own write, then po to the read.
+                        Some(w) => {
+                            let mut v = edges(log, &evs[ei], &evs[w]);
+                            v.push((evs[w].log, Edge::Po));
+                            v
+                        }
                     }
                 })
                 .collect(),
@@ -147,7 +180,7 @@ fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool 
     if j == by_label.len() {
         let last = chosen.iter().map(|&i| evs[i].log).max().unwrap_or(0);
         let until = chosen.iter().map(|&i| evs[i].until).min().unwrap_or(u32::MAX);
-        return last < until && conflict(&evs[chosen[j - 1]], &evs[chosen[0]]);
+        return last < until && link(evs, chosen[j - 1], chosen[0]).is_some();
     }
     for &i in &by_label[j] {
         let ok = match j {
@@ -157,7 +190,7 @@ fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool 
                 let prev = &evs[chosen[j - 1]];
                 prev.ordinal < evs[i].ordinal || (prev.log == evs[i].log && by_label[j - 1] == by_label[j])
             }
-            _ => conflict(&evs[chosen[j - 1]], &evs[i]),
+            _ => link(evs, chosen[j - 1], i).is_some(),
         };
         if ok {
             chosen.push(i);

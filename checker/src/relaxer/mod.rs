@@ -350,7 +350,10 @@ pub fn run(
     sc: Option<&Answer<Observation>>,
 ) -> ActiveRun {
     progress::enter(&opts.budget.progress, Phase::Active, None);
-    let prediction = predict(prog, settings, opts);
+    // Cycles through a thread's own write only serve a model that reorders
+    // loads (they would only repeat TSO's and PSO's cycles otherwise).
+    let through_own_writes = settings.through_own_writes || models.iter().any(|m| m.has_histories());
+    let prediction = predict(prog, &Settings { through_own_writes, ..settings.clone() }, opts);
     let models = models
         .iter()
         .filter(|&&m| m.buffered())

@@ -201,7 +201,7 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
     let found = if cut {
         Found { partial: Some(4), ..Found::default() }
     } else {
-        cycles(&po, max_len, settings.max_cycles, &mut stopped)
+        cycles(&po, max_len, settings.max_cycles, settings.through_own_writes, &mut stopped)
     };
     Prediction {
         cycles: found.cycles,
@@ -231,7 +231,24 @@ struct Found {
 /// Every potential cycle of 4..=`max_len` events, rotations and duplicates
 /// removed (the thread of the first pair is the smallest of the cycle),
 /// shortest first: a length is searched once every shorter one is.
-fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize, stopped: &mut dyn FnMut() -> bool) -> Found {
+fn cycles(
+    po: &BTreeSet<(Node, Node)>,
+    max_len: usize,
+    max_cycles: usize,
+    through_own_writes: bool,
+    stopped: &mut dyn FnMut() -> bool,
+) -> Found {
+    // Per read node: the writes of its thread to its cell that precede it
+    // in some run (a cycle may enter the thread there and reach the read by
+    // program order).
+    let mut own_writes: HashMap<Node, Vec<Node>> = HashMap::new();
+    if through_own_writes {
+        for &(w, r) in po {
+            if w != r && w.writes() && r.label.op == Op::Read && w.cell == r.cell {
+                own_writes.entry(r).or_default().push(w);
+            }
+        }
+    }
     let mut pairs_of: HashMap<u16, Vec<(Node, Node)>> = HashMap::new();
     for &(a, b) in po {
         if stopped() {
@@ -242,6 +259,7 @@ fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize, stoppe
     let mut threads: Vec<u16> = pairs_of.keys().copied().collect();
     threads.sort_unstable();
     let mut s = Chains {
+        own_writes: &own_writes,
         pairs_of: &pairs_of,
         threads: &threads,
         max_pairs: 0,
@@ -278,6 +296,7 @@ fn cycles(po: &BTreeSet<(Node, Node)>, max_len: usize, max_cycles: usize, stoppe
 
 /// The search for chains of po pairs closed by races.
 struct Chains<'a> {
+    own_writes: &'a HashMap<Node, Vec<Node>>,
     pairs_of: &'a HashMap<u16, Vec<(Node, Node)>>,
     threads: &'a [u16],
     max_pairs: usize,
@@ -292,6 +311,13 @@ struct Chains<'a> {
 }
 
 impl Chains<'_> {
+    /// Can a cycle go from `a` (closing a pair) to `b` (opening the next)?
+    /// By a race, or (cycles through own writes) by a race to a write of
+    /// `b`'s thread that precedes `b` on its cell.
+    fn links(&self, a: &Node, b: &Node) -> bool {
+        races(a, b) || self.own_writes.get(b).is_some_and(|ws| ws.iter().any(|w| races(a, w)))
+    }
+
     fn extend(&mut self, chain: &mut Vec<(Node, Node)>) {
         if self.truncated || (self.stopped)() {
             self.truncated = true;
@@ -299,7 +325,7 @@ impl Chains<'_> {
         }
         let first = chain[0];
         let last = *chain.last().unwrap();
-        if chain.len() == self.max_pairs && races(&last.1, &first.0) {
+        if chain.len() == self.max_pairs && self.links(&last.1, &first.0) {
             // At least one pair must be of different cells: a cycle whose every
             // pair is on one cell is a coherence cycle no model here relaxes.
             if chain.iter().any(|(a, b)| a.cell != b.cell) {
@@ -324,7 +350,7 @@ impl Chains<'_> {
                     self.truncated = true;
                     return;
                 }
-                if races(&last.1, &next.0) {
+                if self.links(&last.1, &next.0) {
                     chain.push(next);
                     self.extend(chain);
                     chain.pop();

@@ -23,6 +23,15 @@ pub struct Settings {
     pub max_steps: u64,
     /// Predicted cycles kept at most.
     pub max_cycles: usize,
+    /// Also predict cycles that enter a thread at a write and go on in
+    /// program order to a later read of the same cell (`w →po a`, the read
+    /// often reading `w` itself), whose pair `(a, b)` is the one to
+    /// reorder: a model with load histories (PSLO) reorders a load past a
+    /// later access where `a` reads its own thread's write. [`run`] sets
+    /// it when such a model is tested.
+    ///
+    /// [`run`]: super::run
+    pub through_own_writes: bool,
 }
 
 /// The longest cycle a program's threads can make: two events in each.
@@ -42,6 +51,7 @@ impl Default for Settings {
             delay_store: 16,
             max_steps: 100_000,
             max_cycles: 5_000,
+            through_own_writes: false,
         }
     }
 }
