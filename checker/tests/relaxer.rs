@@ -318,11 +318,10 @@ proptest! {
 
 #[test]
 fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
-    // Table 1's programs that exhaustive checking finishes in a second or
-    // so, checked both ways (dekker-small and lazylist take minutes here:
-    // they are in the relaxer bench).
-    // RELAXER_FILES=dekker-small,lazylist picks others (locally: slow).
-    let pick = std::env::var("RELAXER_FILES").unwrap_or("bakery-small,harris-small,msn-small,ms2".into());
+    // Table 1's programs that exhaustive checking finishes in a few seconds,
+    // checked both ways (dekker-small takes 20 s more: RELAXER_FILES=
+    // dekker-small,lazylist runs it, 38/41 at the last measurement).
+    let pick = std::env::var("RELAXER_FILES").unwrap_or("bakery-small,harris-small,lazylist,msn-small,ms2".into());
     let mut a = Agreement { rows: Vec::new(), false_reports: Vec::new() };
     for f in files("examples/relaxer") {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
@@ -337,11 +336,15 @@ fn on_the_relaxer_benchmarks_active_testing_agrees_with_exhaustive_checking() {
         // RELAXER_TRIALS=N: steered runs per cycle (measurements; default 30).
         let trials = std::env::var("RELAXER_TRIALS").ok().and_then(|t| t.parse().ok()).unwrap_or(30);
         let s = Settings { sc_runs: 100, trials, ..Settings::default() };
-        // Exhaustive PSLO does not finish on the queues in minutes (their
-        // store histories multiply the executions): there PSLO is checked
-        // actively only (the bench prints it), not both ways.
+        // Exhaustive PSLO does not finish on the queues in minutes, and takes
+        // 15 s on lazylist (store histories multiply the executions): there
+        // PSLO is checked actively only (the bench prints it), not both ways.
         let models: &[Model] =
-            if name.starts_with("ms") || std::env::var("RELAXER_FILES").is_ok() { &ALL[..3] } else { &ALL };
+            if name.starts_with("ms") || name.starts_with("lazylist") || std::env::var("RELAXER_FILES").is_ok() {
+                &ALL[..3]
+            } else {
+                &ALL
+            };
         agree_on_with(&name, &src, &s, &Options { loop_bound: lb, ..Options::default() }, models, &mut a);
     }
     let (found, confirmed) = report(&a);

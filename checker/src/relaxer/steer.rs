@@ -122,6 +122,21 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     let mut paused_until = vec![0u64; m.threads];
     // The pc whose pause decision is made (one coin per dynamic instance).
     let mut decided: Vec<Option<u32>> = vec![None; m.threads];
+    // A read that opens a pair must see the write the cycle races into it
+    // from the previous pair (`rf`): with probability P it waits (a tick at
+    // a time, at most `4 · delay_store`) until some instance of that write
+    // is visible. A fixed pause misses it when the writer is far behind (a
+    // traversal that reaches a node before its insertion is published).
+    let n = cycle.len();
+    let racer_of = |stmt: u32, op: Op| -> Option<(u32, Op)> {
+        (0..n).step_by(2).find(|&j| cycle[j].stmt == stmt && cycle[j].op == op).map(|j| {
+            let r = cycle[(j + n - 1) % n];
+            (r.stmt, r.op)
+        })
+    };
+    let mut visible: std::collections::HashSet<(u32, Op)> = Default::default();
+    let mut seen_upto = 0;
+    let mut waiting = vec![0u64; m.threads];
     let mut now: u64 = 0;
     let mut ready = Vec::with_capacity(m.threads);
     let mut timed_upto = 0;
@@ -167,16 +182,43 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         if !steppable(m, &st, t) {
             continue; // it performed its stores; it waits (fence, lock) or is done
         }
+        // Writes made visible so far (a load sees a committed store).
+        for e in &log[seen_upto..] {
+            match e.kind {
+                EventKind::Commit => _ = visible.insert((e.stmt, Op::Write)),
+                EventKind::Store if !m.model.buffered() => _ = visible.insert((e.stmt, Op::Write)),
+                EventKind::Rmw => _ = visible.insert((e.stmt, Op::Update)),
+                _ => {}
+            }
+        }
+        seen_upto = log.len();
         // before_load / before_CAS: pause before a read that opens a pair,
         // so the racing access of another thread goes first.
         if decided[t] != Some(st.pc[t]) {
             if let Some((stmt, op)) = next_read(m, &st, t) {
                 decided[t] = Some(st.pc[t]);
+                waiting[t] = 0;
                 if opens_pair(stmt, op) && rng.chance(s.probability) {
-                    paused_until[t] = now + s.delay_load + rng.below(s.delay_load as usize + 1) as u64;
+                    let racer = racer_of(stmt, op).filter(|r| r.1 != Op::Read && !visible.contains(r));
+                    if racer.is_some() {
+                        // Wait for it, re-deciding each tick (below).
+                        waiting[t] = 1;
+                        paused_until[t] = now + 1;
+                    } else {
+                        paused_until[t] = now + s.delay_load + rng.below(s.delay_load as usize + 1) as u64;
+                    }
                     continue;
                 }
             }
+        } else if waiting[t] > 0 {
+            // Still waiting for the racing write?
+            let racer = next_read(m, &st, t).and_then(|(stmt, op)| racer_of(stmt, op));
+            if racer.is_some_and(|r| !visible.contains(&r)) && waiting[t] < 4 * s.delay_store {
+                waiting[t] += 1;
+                paused_until[t] = now + 1;
+                continue;
+            }
+            waiting[t] = 0;
         }
         if pslo {
             prepare_pslo(m, &mut st, &mut log, &mut schedule, &mut times, t, now, &c_e, s.probability, &mut rng);
