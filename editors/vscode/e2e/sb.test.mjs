@@ -332,6 +332,21 @@ step("the execution graph", async () => {
     { timeoutMs: STEP_MS },
   );
   await screenshot("graph-click");
+  // The page's toggle: the whole execution, drawn by the server on request,
+  // then back to the events up to the cycle.
+  const svgTitle = (vs) => vs.flatMap((v) => v.svgs.flatMap((x) => x.text)).find((t) => t.includes("— violation")) ?? "";
+  for (const want of [true, false]) {
+    const toggle = await wb.webviewElement(page, "#whole");
+    assert.ok(toggle, "the whole-execution toggle in the graph's toolbar");
+    await toggle.click();
+    await wb.waitFor(
+      want ? "the whole execution drawn" : "the witness drawn again",
+      () => wb.webviews(page),
+      (vs) => svgTitle(vs).includes("(whole execution)") === want && svgTitle(vs) !== "",
+      { timeoutMs: STEP_MS },
+    );
+    if (want) await screenshot("graph-whole");
+  }
   // The graph stays open beside: the quick fix below must redraw it.
   graphOpen = true;
 });
