@@ -126,25 +126,26 @@ pub fn cycle_steps(c: &relaxer::CycleResult) -> Vec<(u16, u32, &'static str)> {
 }
 
 pub fn json(p: &Program, run: &ActiveRun, a: &Active) -> ActiveJson {
+    let pred = run.prediction_for(a.model);
     ActiveJson {
-        predicted: run.prediction.cycles.len(),
+        predicted: pred.cycles.len(),
         confirmed: a.confirmed(),
         bugs: a.bugs(),
         runs: a.runs,
-        sc_runs: run.prediction.runs,
+        sc_runs: pred.runs,
         seed: run.settings.seed,
         probability: run.settings.probability,
         cycle_length: run
             .settings
             .cycle_length
             .unwrap_or_else(|| litmus_checker::relaxer::settings::longest_cycle(p.threads.len())),
-        lengths_searched: run.prediction.lengths.clone(),
-        length_cut: run.prediction.partial,
-        phase1_ms: Some(run.prediction.time.as_secs_f64() * 1e3),
+        lengths_searched: pred.lengths.clone(),
+        length_cut: pred.partial,
+        phase1_ms: Some(pred.time.as_secs_f64() * 1e3),
         phase2_ms: Some(a.time.as_secs_f64() * 1e3),
         mean_probability: a.mean_probability(),
         stopped: a.stopped.map(|w| w.as_str().into()),
-        truncated: run.prediction.truncated,
+        truncated: pred.truncated,
         cycles: a
             .cycles
             .iter()

@@ -75,7 +75,7 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
                 out,
                 "    {:<4} {}{}",
                 a.model.upper(),
-                words::active(a, run.prediction.cycles.len()),
+                words::active(a, run.prediction_for(a.model).cycles.len()),
                 if timing { format!("  [{:.1} ms]", a.time.as_secs_f64() * 1e3) } else { String::new() }
             );
         }

@@ -190,13 +190,13 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
     let opts = opts.clone();
     let exhaustive = find_violations(&p, models, MonitorKind::Bss, &opts);
     // The default cycle length: growing by itself up to 2 × threads; and,
-    // as `relaxer::run` predicts, cycles through own writes for PSLO.
+    // as `relaxer::run` predicts, the cycles only PSLO needs for PSLO alone.
     assert_eq!(s.cycle_length, None);
-    let s = &Settings { through_own_writes: models.iter().any(|m| m.has_histories()), ..s.clone() };
-    let pred = relaxer::predict(&p, s, &opts);
+    let preds = relaxer::predict_all(&p, s, &opts, &[false, true]);
     for rb in &exhaustive.robustness {
         assert!(rb.coverage.finished(), "{name}: exhaustive check unfinished");
-        let a = relaxer::test(&p, rb.model, &pred, s, &opts, exhaustive.sc_observation.as_ref());
+        let pred = &preds[usize::from(rb.model.has_histories())];
+        let a = relaxer::test(&p, rb.model, pred, s, &opts, exhaustive.sc_observation.as_ref());
         // Every confirmed cycle: its witness replays on the machine, has an
         // hb cycle, and some execution of the model's exhaustive
         // exploration contains the same cycle.
@@ -204,7 +204,7 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
         let mut seen = vec![false; confirmed.len()];
         let ex = litmus_checker::explore::explore_with(&p, rb.model, &opts, |e| {
             for (i, c) in confirmed.iter().enumerate() {
-                if !seen[i] && relaxer::confirm::find(e.events, &c.cycle).is_some() {
+                if !seen[i] && relaxer::confirm::find(e.events, &c.cycle, rb.model.has_histories()).is_some() {
                     seen[i] = true;
                 }
             }

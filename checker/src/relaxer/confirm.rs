@@ -48,30 +48,48 @@ fn edges(log: &[Event], e: &Ev, f: &Ev) -> Vec<(u32, Edge)> {
     }
 }
 
-/// How a cycle goes from `evs[e]` (closing a pair) to `evs[f]` (opening the
-/// next): by a conflict, or by a conflict to a write `w` of `f`'s thread on
-/// `f`'s cell that precedes `f` (then `w →po f`): `Some(None)` or
-/// `Some(Some(w))`; `None` when neither.
-fn link(evs: &[Ev], e: usize, f: usize) -> Option<Option<usize>> {
+/// How a cycle goes from `evs[e]` (closing a pair) to `evs[f]` (opening
+/// the next).
+#[derive(Clone, Copy)]
+enum Link {
+    /// A conflict `e →c f`.
+    Direct,
+    /// A conflict to a write `w` of `f`'s thread on `f`'s cell that
+    /// precedes `f`, then `w →po f` (a load reading its own write).
+    OwnWrite(usize),
+    /// `e →po c`, then a conflict `c →c f` from a later access `c` of `e`'s
+    /// thread (the cycle leaves the thread after the pair).
+    Exit(usize),
+}
+
+/// `history_links`: also the links only a model with load histories needs
+/// (see `Settings::history_links`); other models' cycles close by conflicts.
+fn link(evs: &[Ev], e: usize, f: usize, history_links: bool) -> Option<Link> {
     if conflict(&evs[e], &evs[f]) {
-        return Some(None);
+        return Some(Link::Direct);
     }
-    let r = &evs[f];
-    if r.label.op != Op::Read {
+    if !history_links {
         return None;
     }
-    // The latest such write: the one the read most likely saw.
+    let (x, r) = (&evs[e], &evs[f]);
+    if r.label.op == Op::Read {
+        // The latest such write: the one the read most likely saw.
+        let own = (0..evs.len()).rev().find(|&w| {
+            let y = &evs[w];
+            y.writes()
+                && y.label.thread == r.label.thread
+                && y.cell == r.cell
+                && y.ordinal < r.ordinal
+                && conflict(x, y)
+        });
+        if let Some(w) = own {
+            return Some(Link::OwnWrite(w));
+        }
+    }
+    // The first later access of e's thread that conflicts with f.
     (0..evs.len())
-        .rev()
-        .find(|&w| {
-            let x = &evs[w];
-            x.writes()
-                && x.label.thread == r.label.thread
-                && x.cell == r.cell
-                && x.ordinal < r.ordinal
-                && conflict(&evs[e], x)
-        })
-        .map(Some)
+        .find(|&c| evs[c].label.thread == x.label.thread && evs[c].ordinal > x.ordinal && conflict(&evs[c], r))
+        .map(Link::Exit)
 }
 
 /// The trace events of a log with their conflict positions. Stores that
@@ -127,14 +145,19 @@ fn events(log: &[Event]) -> Vec<Ev> {
 
 /// The cycle's events in the log and the edge leaving each, if the trace
 /// contains the cycle.
-pub fn find(log: &[Event], cycle: &[Label]) -> Option<Vec<(u32, Edge)>> {
-    find_with_abandoned(log, cycle, &[])
+pub fn find(log: &[Event], cycle: &[Label], history_links: bool) -> Option<Vec<(u32, Edge)>> {
+    find_with_abandoned(log, cycle, &[], history_links)
 }
 
 /// The same, where each read in `abandoned` (a failed attempt's, with the
 /// log length at its retry) may take part only in a cycle that is all
 /// before that retry.
-pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u32)]) -> Option<Vec<(u32, Edge)>> {
+pub fn find_with_abandoned(
+    log: &[Event],
+    cycle: &[Label],
+    abandoned: &[(u32, u32)],
+    history_links: bool,
+) -> Option<Vec<(u32, Edge)>> {
     let mut evs = events(log);
     for e in &mut evs {
         if let Some(&(_, at)) = abandoned.iter().find(|a| a.0 == e.log) {
@@ -147,7 +170,7 @@ pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u3
         return None;
     }
     let mut chosen: Vec<usize> = Vec::with_capacity(cycle.len());
-    if search(&evs, &by_label, &mut chosen) {
+    if search(&evs, &by_label, &mut chosen, history_links) {
         let n = chosen.len();
         Some(
             (0..n)
@@ -158,12 +181,18 @@ pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u3
                     if j % 2 == 0 {
                         return vec![(evs[ei].log, Edge::Po)];
                     }
-                    match link(&evs, ei, fi).expect("the search checked the link") {
-                        None => edges(log, &evs[ei], &evs[fi]),
+                    match link(&evs, ei, fi, history_links).expect("the search checked the link") {
+                        Link::Direct => edges(log, &evs[ei], &evs[fi]),
                         // Through the thread's own write, then po to the read.
-                        Some(w) => {
+                        Link::OwnWrite(w) => {
                             let mut v = edges(log, &evs[ei], &evs[w]);
                             v.push((evs[w].log, Edge::Po));
+                            v
+                        }
+                        // On in the thread to a later access, then its conflict.
+                        Link::Exit(c) => {
+                            let mut v = vec![(evs[ei].log, Edge::Po)];
+                            v.extend(edges(log, &evs[c], &evs[fi]));
                             v
                         }
                     }
@@ -175,12 +204,12 @@ pub fn find_with_abandoned(log: &[Event], cycle: &[Label], abandoned: &[(u32, u3
     }
 }
 
-fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool {
+fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>, links: bool) -> bool {
     let j = chosen.len();
     if j == by_label.len() {
         let last = chosen.iter().map(|&i| evs[i].log).max().unwrap_or(0);
         let until = chosen.iter().map(|&i| evs[i].until).min().unwrap_or(u32::MAX);
-        return last < until && link(evs, chosen[j - 1], chosen[0]).is_some();
+        return last < until && link(evs, chosen[j - 1], chosen[0], links).is_some();
     }
     for &i in &by_label[j] {
         let ok = match j {
@@ -190,11 +219,11 @@ fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>) -> bool 
                 let prev = &evs[chosen[j - 1]];
                 prev.ordinal < evs[i].ordinal || (prev.log == evs[i].log && by_label[j - 1] == by_label[j])
             }
-            _ => link(evs, chosen[j - 1], i).is_some(),
+            _ => link(evs, chosen[j - 1], i, links).is_some(),
         };
         if ok {
             chosen.push(i);
-            if search(evs, by_label, chosen) {
+            if search(evs, by_label, chosen, links) {
                 return true;
             }
             chosen.pop();

@@ -31,7 +31,7 @@ use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
 pub use ops::{Label, Op};
-pub use predict::{predict, Prediction};
+pub use predict::{predict, predict_all, Prediction};
 pub use settings::Settings;
 
 /// How a steered run broke the program.
@@ -242,7 +242,8 @@ pub fn test(
             if run.cut_by_steps || run.verdict == Verdict::Cut {
                 cut += 1;
             }
-            let Some(found) = confirm::find_with_abandoned(&run.events, cycle, &run.abandoned) else {
+            let Some(found) = confirm::find_with_abandoned(&run.events, cycle, &run.abandoned, model.has_histories())
+            else {
                 continue;
             };
             r.confirmations += 1;
@@ -323,14 +324,19 @@ pub fn replay(prog: &Program, h: &Handle, opts: &Options) -> (steer::Run, Option
         ..Settings::default()
     };
     let run = steer::run(&m, &h.cycle, &s, h.seed);
-    let found = confirm::find_with_abandoned(&run.events, &h.cycle, &run.abandoned);
+    let found = confirm::find_with_abandoned(&run.events, &h.cycle, &run.abandoned, h.model.has_histories());
     (run, found)
 }
 
 /// Active testing of a program: one prediction, then each relaxed model.
 #[derive(Clone, Debug)]
 pub struct ActiveRun {
+    /// Phase I's prediction: with history links when every model tested
+    /// has load histories, else without.
     pub prediction: Prediction,
+    /// With history links, for the models with load histories, when models
+    /// without them are tested too (the same runs, a search of its own).
+    pub history_prediction: Option<Prediction>,
     pub models: Vec<Active>,
     pub settings: Settings,
 }
@@ -338,6 +344,14 @@ pub struct ActiveRun {
 impl ActiveRun {
     pub fn of(&self, m: Model) -> Option<&Active> {
         self.models.iter().find(|a| a.model == m)
+    }
+
+    /// The cycles model `m` was tested on.
+    pub fn prediction_for(&self, m: Model) -> &Prediction {
+        match &self.history_prediction {
+            Some(p) if m.has_histories() => p,
+            _ => &self.prediction,
+        }
     }
 }
 
@@ -350,19 +364,29 @@ pub fn run(
     sc: Option<&Answer<Observation>>,
 ) -> ActiveRun {
     progress::enter(&opts.budget.progress, Phase::Active, None);
-    // Cycles through a thread's own write only serve a model that reorders
-    // loads (they would only repeat TSO's and PSO's cycles otherwise).
-    let through_own_writes = settings.through_own_writes || models.iter().any(|m| m.has_histories());
-    let prediction = predict(prog, &Settings { through_own_writes, ..settings.clone() }, opts);
+    // The cycles only a model with load histories needs come from a search
+    // of their own over the same runs: the other models' cycles, and so
+    // their seeds, stay as they are.
+    let histories = models.iter().any(|m| m.has_histories());
+    let plain = models.iter().any(|m| m.buffered() && !m.has_histories());
+    let modes: &[bool] = match (plain, histories) {
+        (true, true) => &[false, true],
+        (false, true) => &[true],
+        _ => &[false],
+    };
+    let mut found = predict_all(prog, settings, opts, modes);
+    let history_prediction = (histories && plain).then(|| found.pop()).flatten();
+    let prediction = found.remove(0);
+    let run = ActiveRun { prediction, history_prediction, models: Vec::new(), settings: settings.clone() };
     let models = models
         .iter()
         .filter(|&&m| m.buffered())
         .map(|&m| {
             progress::enter(&opts.budget.progress, Phase::Active, Some(m));
-            test(prog, m, &prediction, settings, opts, sc)
+            test(prog, m, run.prediction_for(m), settings, opts, sc)
         })
         .collect();
-    ActiveRun { prediction, models, settings: settings.clone() }
+    ActiveRun { models, ..run }
 }
 
 /// The robustness claim of an actively tested model: a confirmed cycle

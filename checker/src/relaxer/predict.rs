@@ -127,8 +127,15 @@ pub fn op_of(e: &Event) -> Option<Op> {
 
 /// Phase I: `settings.sc_runs` random SC runs, and the potential cycles of
 /// up to `settings.cycle_length` events (by default 2 × threads) over
-/// everything they did, shortest first.
+/// everything they did, shortest first (with `settings.history_links`, the
+/// cycles only a model with load histories needs too).
 pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Prediction {
+    predict_all(prog, settings, opts, &[settings.history_links]).remove(0)
+}
+
+/// Phase I once, its cycles searched once per entry of `history_links`
+/// (the runs are shared; each search has its own cycle budget).
+pub fn predict_all(prog: &Program, settings: &Settings, opts: &Options, history_links: &[bool]) -> Vec<Prediction> {
     let start = Instant::now();
     let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     // First the runs, folded to nodes; then the po pairs over the nodes
@@ -198,21 +205,28 @@ pub fn predict(prog: &Program, settings: &Settings, opts: &Options) -> Predictio
     // Cut short, the pairs are a prefix of what the runs did: cycles over
     // them are still real predictions, but the deadline has passed.
     let max_len = settings.cycle_length.unwrap_or_else(|| super::settings::longest_cycle(m.threads));
-    let found = if cut {
-        Found { partial: Some(4), ..Found::default() }
-    } else {
-        cycles(&po, max_len, settings.max_cycles, settings.through_own_writes, &mut stopped)
-    };
-    Prediction {
-        cycles: found.cycles,
-        runs,
-        events,
-        pairs: po.len(),
-        truncated: found.partial.is_some(),
-        lengths: found.lengths,
-        partial: found.partial,
-        time: start.elapsed(),
-    }
+    let runs_time = start.elapsed();
+    history_links
+        .iter()
+        .map(|&links| {
+            let searched = Instant::now();
+            let found = if cut {
+                Found { partial: Some(4), ..Found::default() }
+            } else {
+                cycles(&po, max_len, settings.max_cycles, links, &mut stopped)
+            };
+            Prediction {
+                cycles: found.cycles,
+                runs,
+                events,
+                pairs: po.len(),
+                truncated: found.partial.is_some(),
+                lengths: found.lengths,
+                partial: found.partial,
+                time: runs_time + searched.elapsed(),
+            }
+        })
+        .collect()
 }
 
 fn races(a: &Node, b: &Node) -> bool {
@@ -235,17 +249,22 @@ fn cycles(
     po: &BTreeSet<(Node, Node)>,
     max_len: usize,
     max_cycles: usize,
-    through_own_writes: bool,
+    history_links: bool,
     stopped: &mut dyn FnMut() -> bool,
 ) -> Found {
-    // Per read node: the writes of its thread to its cell that precede it
-    // in some run (a cycle may enter the thread there and reach the read by
-    // program order).
+    // History links: per read node, the writes of its thread to its cell
+    // that precede it in some run (a cycle may enter the thread there and
+    // reach the read by po); per node, the later nodes of its thread (a
+    // cycle may leave the thread there, after its pair).
     let mut own_writes: HashMap<Node, Vec<Node>> = HashMap::new();
-    if through_own_writes {
+    let mut later: HashMap<Node, Vec<Node>> = HashMap::new();
+    if history_links {
         for &(w, r) in po {
             if w != r && w.writes() && r.label.op == Op::Read && w.cell == r.cell {
                 own_writes.entry(r).or_default().push(w);
+            }
+            if w != r {
+                later.entry(w).or_default().push(r);
             }
         }
     }
@@ -260,6 +279,7 @@ fn cycles(
     threads.sort_unstable();
     let mut s = Chains {
         own_writes: &own_writes,
+        later: &later,
         pairs_of: &pairs_of,
         threads: &threads,
         max_pairs: 0,
@@ -297,6 +317,7 @@ fn cycles(
 /// The search for chains of po pairs closed by races.
 struct Chains<'a> {
     own_writes: &'a HashMap<Node, Vec<Node>>,
+    later: &'a HashMap<Node, Vec<Node>>,
     pairs_of: &'a HashMap<u16, Vec<(Node, Node)>>,
     threads: &'a [u16],
     max_pairs: usize,
@@ -312,10 +333,12 @@ struct Chains<'a> {
 
 impl Chains<'_> {
     /// Can a cycle go from `a` (closing a pair) to `b` (opening the next)?
-    /// By a race, or (cycles through own writes) by a race to a write of
-    /// `b`'s thread that precedes `b` on its cell.
+    /// By a race, or (history links) by a race to a write of `b`'s thread
+    /// that precedes `b` on its cell, or from a later node of `a`'s thread.
     fn links(&self, a: &Node, b: &Node) -> bool {
-        races(a, b) || self.own_writes.get(b).is_some_and(|ws| ws.iter().any(|w| races(a, w)))
+        races(a, b)
+            || self.own_writes.get(b).is_some_and(|ws| ws.iter().any(|w| races(a, w)))
+            || self.later.get(a).is_some_and(|cs| cs.iter().any(|c| races(c, b)))
     }
 
     fn extend(&mut self, chain: &mut Vec<(Node, Node)>) {

@@ -23,15 +23,16 @@ pub struct Settings {
     pub max_steps: u64,
     /// Predicted cycles kept at most.
     pub max_cycles: usize,
-    /// Also predict cycles that enter a thread at a write and go on in
-    /// program order to a later read of the same cell (`w →po a`, the read
-    /// often reading `w` itself), whose pair `(a, b)` is the one to
-    /// reorder: a model with load histories (PSLO) reorders a load past a
-    /// later access where `a` reads its own thread's write. [`run`] sets
-    /// it when such a model is tested.
+    /// Also predict the cycles only a model with load histories (PSLO)
+    /// needs, whose pair to reorder is not where the cycle enters or leaves
+    /// its thread: entering at a write and going on in program order to a
+    /// later read of the same cell (PSLO reorders a load that read its own
+    /// thread's write past a later one), or leaving at an access po-after
+    /// the pair (the pair reordered around an atomic). [`run`] predicts
+    /// them, for such models only, from the same SC runs.
     ///
     /// [`run`]: super::run
-    pub through_own_writes: bool,
+    pub history_links: bool,
 }
 
 /// The longest cycle a program's threads can make: two events in each.
@@ -51,7 +52,7 @@ impl Default for Settings {
             delay_store: 16,
             max_steps: 100_000,
             max_cycles: 5_000,
-            through_own_writes: false,
+            history_links: false,
         }
     }
 }
