@@ -5,7 +5,7 @@
 
 mod harness;
 
-use harness::{example, uri, Client};
+use harness::{apply_edits, example, uri, Client};
 use serde_json::{json, Value};
 
 fn lines_of(diags: &[Value], code: &str) -> Vec<u64> {
@@ -45,6 +45,49 @@ async fn a_comment_edit_is_answered_by_the_last_check_without_checking_again() {
     c.replace_all(&u, 3, &edited.replacen("x   =   1;", "x = 2;", 1));
     c.settled(&u, 3).await;
     assert!(states(&c, &u, 3).contains(&"checking".to_string()), "{:#?}", states(&c, &u, 3));
+}
+
+/// Format Document changes layout only: the formatter's text lowers to the
+/// same program, so the last check answers it, its findings moved to the
+/// new lines, and nothing is checked again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn formatting_keeps_the_results_without_checking_again() {
+    let (mut c, _) = Client::start(json!({}), json!({"debounceMs": 0})).await;
+    let u = uri("sb.litmus");
+    // SB squeezed onto few lines: each thread on one.
+    let messy = example("sb.litmus")
+        .replace("thread P0 {\n  x = 1;\n  let r0 = y;\n}", "thread P0 { x=1; let r0=y; }")
+        .replace("thread P1 {\n  y = 1;\n  let r1 = x;\n}", "thread P1 { y=1; let r1=x; }");
+    assert!(messy.contains("thread P0 { x=1;"), "{messy}");
+    c.open(&u, &messy);
+    let before = c.settled(&u, 1).await;
+    // The violations proper (errors and warnings), not their cycle members.
+    let on_stores = |d: &[Value]| {
+        let mut v: Vec<u64> = d
+            .iter()
+            .filter(|d| d["code"] == "E0400" && d["severity"].as_u64() <= Some(2))
+            .map(|d| d["range"]["start"]["line"].as_u64().unwrap())
+            .collect();
+        v.sort_unstable();
+        v
+    };
+    assert_eq!(on_stores(&before).len(), 2, "{before:#?}");
+    let opts = json!({"textDocument": {"uri": u}, "options": {"tabSize": 2, "insertSpaces": true}});
+    let edits = c.request("textDocument/formatting", opts).await.unwrap();
+    let formatted = apply_edits(&messy, edits.as_array().unwrap());
+    assert!(formatted.contains("thread P0 {\n  x = 1;\n  let r0 = y;\n}"), "{formatted}");
+    c.replace_all(&u, 2, &formatted);
+    let after = c.settled(&u, 2).await;
+    assert_eq!(states(&c, &u, 2), ["checked"], "no new check: {:#?}", states(&c, &u, 2));
+    // The same findings, each on its store's new line.
+    let store_lines: Vec<u64> = formatted
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim() == "x = 1;" || l.trim() == "y = 1;")
+        .map(|(i, _)| i as u64)
+        .collect();
+    assert_eq!(on_stores(&after), store_lines);
+    assert_eq!(before.len(), after.len());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
