@@ -200,29 +200,43 @@ pub fn quick_harm(
     sc: Option<&Answer<Observation>>,
     opts: &Options,
 ) -> Option<Answer<Harm>> {
-    let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
-    let judge = Judge { prog, machine: &m, sc };
-    let mut ex = Explorer::new(&m);
-    let prefix = v.witness.events[..v.witness.before_drain].to_vec();
     let mut found = None;
-    let mut seen = 0u64;
-    // With `--first` the quick search still judges the one finding.
-    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
-    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
-        seen += 1;
+    continue_witness(prog, v, sc, opts, |judge, e| {
         if let Some(h) = judge.damage(e).and_then(|d| judge.harm(&d, e.events)) {
             if exhibited(v.model, e.events, &[v.key()])[0] {
                 found = Some(h);
                 return Control::Stop;
             }
         }
-        if seen >= QUICK_EXECUTIONS {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
+        Control::Continue
     });
     found
+}
+
+/// Run `visit` on the first [`QUICK_EXECUTIONS`] continuations of `v`'s
+/// witness (its events up to the access, then every way on under its
+/// model), with a judge of their harm.
+fn continue_witness(
+    prog: &Program,
+    v: &Violation,
+    sc: Option<&Answer<Observation>>,
+    opts: &Options,
+    mut visit: impl FnMut(&Judge<'_, '_>, &Execution<'_>) -> Control,
+) {
+    let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
+    let judge = Judge { prog, machine: &m, sc };
+    let mut ex = Explorer::new(&m);
+    let prefix = v.witness.events[..v.witness.before_drain].to_vec();
+    let mut seen = 0u64;
+    // With `--first` the search still judges the one finding.
+    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
+    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
+        seen += 1;
+        match visit(&judge, e) {
+            Control::Continue if seen < QUICK_EXECUTIONS => Control::Continue,
+            _ => Control::Stop,
+        }
+    });
 }
 
 /// A violation's witness run to the end, for a picture of the whole
@@ -250,15 +264,8 @@ pub fn whole_execution(
     sc: Option<&Answer<Observation>>,
     opts: &Options,
 ) -> Option<WholeExecution> {
-    let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
-    let judge = Judge { prog, machine: &m, sc };
-    let mut ex = Explorer::new(&m);
-    let prefix = v.witness.events[..v.witness.before_drain].to_vec();
     let mut found: Option<WholeExecution> = None;
-    let mut seen = 0u64;
-    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
-    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
-        seen += 1;
+    continue_witness(prog, v, sc, opts, |judge, e| {
         let kept = exhibited(v.model, e.events, &[v.key()])[0];
         if let Some(cycle) = kept.then(|| cycle_in(&v.witness, e.events)).flatten() {
             let harm = judge.damage(e).and_then(|d| judge.harm(&d, e.events)).and_then(|h| match h {
@@ -273,11 +280,7 @@ pub fn whole_execution(
                 return Control::Stop;
             }
         }
-        if seen >= QUICK_EXECUTIONS {
-            Control::Stop
-        } else {
-            Control::Continue
-        }
+        Control::Continue
     });
     found
 }
