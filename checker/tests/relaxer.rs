@@ -108,6 +108,23 @@ fn pslo_cycles_enter_a_thread_through_its_own_write() {
     assert!(!tso.prediction.cycles.iter().any(|c| pair(c)));
 }
 
+/// The same statements over other cells (an array indexed in a loop) make
+/// the same cycle again: with room for exactly the distinct cycles, the
+/// search is complete, not "cut short" by the repeats.
+#[test]
+fn a_repeated_cycle_costs_no_budget() {
+    let src = "litmus Rep\nshared a[2];\nshared b[2];\n\
+               thread P0 {\n  let i = 0;\n  while (i < 2) bound 2 {\n    a[i] = 1;\n    let r = b[i];\n    i = i + 1;\n  }\n}\n\
+               thread P1 {\n  let i = 0;\n  while (i < 2) bound 2 {\n    b[i] = 1;\n    let r = a[i];\n    i = i + 1;\n  }\n}\n";
+    let p = litmus_dsl::analyze(src).program.unwrap_or_else(|| panic!("{:?}", litmus_dsl::analyze(src).diagnostics));
+    let opts = Options::default();
+    let all = relaxer::predict(&p, &Settings::default(), &opts);
+    assert!(!all.truncated && !all.cycles.is_empty(), "{:?}", all.cycles);
+    let exact = relaxer::predict(&p, &Settings { max_cycles: all.cycles.len(), ..Settings::default() }, &opts);
+    assert_eq!((exact.truncated, exact.partial), (false, None), "{} cycles", all.cycles.len());
+    assert_eq!(exact.cycles, all.cycles);
+}
+
 #[test]
 fn a_threads_private_cells_do_not_make_prediction_quadratic() {
     // SB beside a thread of 2,000 stores to a cell only it touches: those

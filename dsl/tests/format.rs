@@ -156,3 +156,34 @@ proptest! {
         prop_assert_eq!(format(&noisy), format(&src));
     }
 }
+
+/// Found in review: a cut line's trailing comment, a comment that alone
+/// makes a line too long, comments aligned under a cut line's comment, and
+/// block comments with trailing blanks or bare line feeds in a CRLF file all
+/// format, and formatting again changes nothing.
+#[test]
+fn comments_on_long_lines_and_block_comments_format_idempotently() {
+    let cond = (0..14).map(|i| format!("r{i} == 1")).collect::<Vec<_>>().join(" && ");
+    let regs = (0..14).map(|i| format!("  let r{i} = x;\n")).collect::<String>();
+    let long_comment = "c".repeat(90);
+    let cases = [
+        // A long statement with a two-space gap before its comment.
+        format!("litmus A\nshared x = 0;\nthread P0 {{\n{regs}  assert ({cond});  // note\n}}\n"),
+        // Code that fits; the comment alone goes past 100 columns.
+        format!("litmus B\nshared x = 0;\nthread P0 {{\n  let r = cas(x, 0, 1); // {long_comment}\n}}\n"),
+        // Comments aligned under the trailing comment of a line that is cut.
+        format!(
+            "litmus C\nshared x = 0;\nthread P0 {{\n{regs}  assert ({cond}); // one\n{pad}// two\n}}\n",
+            pad = " ".repeat(cond.len() + 13)
+        ),
+        // A block comment with trailing blanks inside.
+        "litmus D\nshared x = 0;\n/* note  \n   more */\nthread P0 {\n  x = 1;\n}\n".to_string(),
+        // CRLF lines, a block comment with bare line feeds.
+        "litmus E\r\nshared x = 0;\r\n/* a\n b */\r\nthread P0 {\r\n  x = 1;\r\n}\r\n".to_string(),
+    ];
+    for src in &cases {
+        let once = format(src).unwrap_or_else(|| panic!("refused:\n{src}"));
+        assert_eq!(format(&once).as_deref(), Some(once.as_str()), "not idempotent:\n{src}\n---\n{once}");
+        assert!(once.lines().all(|l| l.contains("//") || l.chars().count() <= 100), "{once}");
+    }
+}

@@ -207,9 +207,19 @@ pub fn find_with_abandoned(
 fn search(evs: &[Ev], by_label: &[Vec<usize>], chosen: &mut Vec<usize>, links: bool) -> bool {
     let j = chosen.len();
     if j == by_label.len() {
-        let last = chosen.iter().map(|&i| evs[i].log).max().unwrap_or(0);
-        let until = chosen.iter().map(|&i| evs[i].until).min().unwrap_or(u32::MAX);
-        return last < until && link(evs, chosen[j - 1], chosen[0], links).is_some();
+        if link(evs, chosen[j - 1], chosen[0], links).is_none() {
+            return false;
+        }
+        // Every event of the cycle, the links' own write or access too,
+        // must lie before the retry of any abandoned read among them.
+        let via = (1..j).step_by(2).filter_map(|k| match link(evs, chosen[k], chosen[(k + 1) % j], links) {
+            Some(Link::OwnWrite(x) | Link::Exit(x)) => Some(x),
+            _ => None,
+        });
+        let all: Vec<usize> = chosen.iter().copied().chain(via).collect();
+        let last = all.iter().map(|&i| evs[i].log).max().unwrap_or(0);
+        let until = all.iter().map(|&i| evs[i].until).min().unwrap_or(u32::MAX);
+        return last < until;
     }
     for &i in &by_label[j] {
         let ok = match j {

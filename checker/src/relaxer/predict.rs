@@ -352,11 +352,14 @@ impl Chains<'_> {
             // At least one pair must be of different cells: a cycle whose every
             // pair is on one cell is a coherence cycle no model here relaxes.
             if chain.iter().any(|(a, b)| a.cell != b.cell) {
-                if self.kept + self.out.len() >= self.max_cycles {
+                let labels: Vec<Label> = chain.iter().flat_map(|(a, b)| [a.label, b.label]).collect();
+                // A cycle already kept (the same statements over other cells)
+                // costs nothing; a new one past the budget cuts the search.
+                if !self.out.contains(&labels) && self.kept + self.out.len() >= self.max_cycles {
                     self.truncated = true;
                     return;
                 }
-                self.out.insert(chain.iter().flat_map(|(a, b)| [a.label, b.label]).collect());
+                self.out.insert(labels);
             }
         }
         if chain.len() >= self.max_pairs {

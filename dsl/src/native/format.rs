@@ -30,8 +30,9 @@ pub fn format(src: &str) -> Option<String> {
     let out = layout(src);
     let after = crate::analyze(&out);
     let same_program = after.program.as_ref().is_some_and(|p| p.semantic_key() == key);
+    // Trailing blanks of a comment's lines (and `\r`) are layout: dropped.
     let comment_texts = |text: &str, spans: &[Span]| -> Vec<String> {
-        spans.iter().map(|s| s.text(text).trim_end().to_string()).collect()
+        spans.iter().map(|s| s.text(text).lines().map(str::trim_end).collect::<Vec<_>>().join("\n")).collect()
     };
     let same_comments = comment_texts(src, &before.comments) == comment_texts(&out, &after.comments);
     (same_program && same_comments).then_some(out)
@@ -92,8 +93,16 @@ fn layout(src: &str) -> String {
     }
     pieces.sort_by_key(|(_, s)| s.start);
     let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
-    let mut w =
-        Writer { out: String::new(), line: String::new(), line_indent: 0, indent: 0, newline, cuts: Vec::new() };
+    let mut w = Writer {
+        out: String::new(),
+        line: String::new(),
+        line_indent: 0,
+        indent: 0,
+        newline,
+        cuts: Vec::new(),
+        comment: None,
+        comment_col: None,
+    };
 
     let mut braces: Vec<Brace> = Vec::new();
     let mut parens = 0usize;
@@ -105,8 +114,9 @@ fn layout(src: &str) -> String {
     let mut last_item: Option<Item> = None;
     // A comment above an item already took the blank line before it.
     let mut item_separated = false;
-    // Where the last trailing comment went: (output column, source column).
-    let mut trailing_at: Option<(usize, usize)> = None;
+    // The source column of the last trailing comment (its output column:
+    // `Writer::comment_col`).
+    let mut trailing_at: Option<usize> = None;
 
     for (i, &(piece, span)) in pieces.iter().enumerate() {
         let gap = &src[prev_end.min(span.start)..span.start];
@@ -127,15 +137,23 @@ fn layout(src: &str) -> String {
                     let gap = before.len() - before.trim_end().len();
                     w.line.truncate(w.line.trim_end().len());
                     let gap = if same_code { gap.max(1) } else { 1 };
+                    let code_end = w.line.len();
                     w.line.push_str(&" ".repeat(gap));
-                    trailing_at = Some((w.column(), source_column(src, span.start)));
+                    // A line comment ends the line: the writer keeps it out of
+                    // the cutting (a block comment may have code after it).
+                    if matches!(piece, Piece::LineComment) {
+                        w.comment = Some((code_end, w.line.len()));
+                        trailing_at = Some(source_column(src, span.start));
+                    }
                     w.line.push_str(text);
                 } else {
                     w.end_line();
-                    // A comment continuing the trailing comment above, in its column.
-                    let continues =
-                        trailing_at.filter(|&(_, col)| newlines == 1 && col == source_column(src, span.start));
-                    if let Some((out_col, _)) = continues {
+                    // A comment continuing the trailing comment above, in the
+                    // column that one got (after any cut of its line).
+                    let continues = trailing_at
+                        .filter(|&col| newlines == 1 && col == source_column(src, span.start))
+                        .and(w.comment_col);
+                    if let Some(out_col) = continues {
                         w.push(&" ".repeat(out_col.saturating_sub(2 * w.indent)));
                         w.push(text);
                         prev_end = span.end;
@@ -266,16 +284,17 @@ struct Writer {
     /// Where the current line may be cut if it is too long: (byte offset,
     /// bracket depth), before `&&`/`||` and after commas.
     cuts: Vec<(usize, usize)>,
+    /// The current line's trailing comment: where its code ends and where
+    /// the comment starts (byte offsets).
+    comment: Option<(usize, usize)>,
+    /// The output column of the trailing comment of the line last ended.
+    comment_col: Option<usize>,
 }
 
 /// rustfmt's `max_width`.
 const MAX_WIDTH: usize = 100;
 
 impl Writer {
-    fn column(&self) -> usize {
-        2 * self.line_indent + self.line.chars().count()
-    }
-
     fn push(&mut self, text: &str) {
         if self.line.is_empty() {
             self.line_indent = self.indent;
@@ -285,9 +304,11 @@ impl Writer {
 
     fn end_line(&mut self) {
         let cuts = std::mem::take(&mut self.cuts);
+        let comment = self.comment.take();
         if self.line.is_empty() {
             return;
         }
+        self.comment_col = None;
         let line = std::mem::take(&mut self.line);
         let indent = "  ".repeat(self.line_indent);
         if line.contains('\n') {
@@ -302,45 +323,60 @@ impl Writer {
             self.out.push_str(self.newline);
             return;
         }
-        // Too long: cut at the shallowest `&&`, `||` or comma, filling each
-        // line greedily; continuation lines are indented one more level twice.
+        // Too long (its code: a trailing comment is never a reason to cut):
+        // cut at the shallowest `&&`, `||` or comma, filling each line
+        // greedily; continuation lines are indented one more level twice.
+        let (code, comment) = match comment {
+            Some((code_end, text)) => (&line[..code_end], Some((&line[code_end..text], &line[text..]))),
+            None => (line.as_str(), None),
+        };
         let mut segments = Vec::new();
         let width = |s: &str| s.trim().chars().count();
-        if indent.len() + width(&line) > MAX_WIDTH {
+        if indent.len() + width(code) > MAX_WIDTH {
             if let Some(depth) = cuts.iter().map(|c| c.1).min() {
                 let points: Vec<usize> = cuts.iter().filter(|c| c.1 == depth).map(|c| c.0).collect();
                 let (mut start, mut last) = (0, None);
                 let mut prefix = indent.len();
                 for &p in &points {
-                    if prefix + width(&line[start..p]) > MAX_WIDTH {
+                    if prefix + width(&code[start..p]) > MAX_WIDTH {
                         if let Some(l) = last.filter(|&l| l > start) {
-                            segments.push(&line[start..l]);
+                            segments.push(&code[start..l]);
                             (start, prefix) = (l, indent.len() + 4);
                         }
                     }
                     last = Some(p);
                 }
-                if prefix + width(&line[start..]) > MAX_WIDTH {
+                if prefix + width(&code[start..]) > MAX_WIDTH {
                     if let Some(l) = last.filter(|&l| l > start) {
-                        segments.push(&line[start..l]);
+                        segments.push(&code[start..l]);
                         start = l;
                     }
                 }
-                segments.push(&line[start..]);
+                segments.push(&code[start..]);
             }
         }
+        let cut = segments.len() > 1;
         if segments.is_empty() {
-            segments.push(&line);
+            segments.push(code);
         }
+        let last = segments.len() - 1;
         for (i, seg) in segments.iter().enumerate() {
-            self.out.push_str(&indent);
+            let mut text = String::from(&indent);
             if i > 0 {
-                self.out.push_str("    ");
-                self.out.push_str(seg.trim());
+                text.push_str("    ");
+                text.push_str(seg.trim());
             } else {
                 // Leading spaces are a comment's, placed under the one above.
-                self.out.push_str(seg.trim_end());
+                text.push_str(seg.trim_end());
             }
+            if let (true, Some((gap, comment))) = (i == last, comment) {
+                // A cut line's comment follows its last piece by one space (its
+                // gap was the author's for the line as written).
+                text.push_str(if cut { " " } else { gap });
+                self.comment_col = Some(text.chars().count());
+                text.push_str(comment);
+            }
+            self.out.push_str(text.trim_end());
             self.out.push_str(self.newline);
         }
     }
