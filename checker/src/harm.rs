@@ -285,22 +285,15 @@ pub fn whole_execution(
     found
 }
 
-/// The witness's cycle in a continuation of its prefix: events before the
-/// drain keep their index, a commit of the drain is the continuation's
-/// commit of the same store. `None` unless every edge is one of the
-/// continuation's trace (po: a later event of the thread).
+/// The witness's cycle in a continuation of its prefix: the continuation
+/// shares the witness's events before the drain, and the cycle's events (of
+/// the trace: loads, stores, atomics, never commits) keep their index when
+/// they lie there. `None` unless every one does and every edge is one of
+/// the continuation's trace (po: a later event of the thread).
 fn cycle_in(w: &crate::witness::RelaxedWitness, events: &[Event]) -> Option<Vec<(u32, Edge)>> {
-    let at = |i: u32| -> Option<u32> {
-        if (i as usize) < w.before_drain {
-            return Some(i);
-        }
-        let e = w.events.get(i as usize)?;
-        (e.kind == EventKind::Commit)
-            .then(|| events.iter().position(|f| f.kind == EventKind::Commit && f.store == e.store))
-            .flatten()
-            .map(|j| j as u32)
-    };
-    let cycle: Vec<(u32, Edge)> = w.cycle.iter().map(|&(i, e)| at(i).map(|j| (j, e))).collect::<Option<_>>()?;
+    let shared = w.before_drain as u32;
+    let cycle: Vec<(u32, Edge)> =
+        w.cycle.iter().map(|&(i, e)| (i < shared).then_some((i, e))).collect::<Option<_>>()?;
     let trace = Trace::of(events);
     let pos = |i: u32| trace.events.iter().position(|&x| x == i);
     for (k, &(a, edge)) in cycle.iter().enumerate() {

@@ -80,6 +80,15 @@ impl Picture {
 
 /// The picture of violation `number` (1-based, as `litmus check` lists them).
 pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
+    let (title, subtitle) = caption(p, v, number);
+    let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);
+    pic.subtitle = subtitle;
+    pic.model = v.model.upper().to_string();
+    pic
+}
+
+/// Violation `number`'s title and what the subtitle says of it.
+fn caption(p: &Program, v: &Violation, number: usize) -> (String, String) {
     let store = &p.stmts[v.store_stmt as usize];
     let access = &p.stmts[v.access_stmt as usize];
     let thread = |t: u16| p.threads.get(t as usize).map(|t| t.name.as_str()).unwrap_or("?");
@@ -106,18 +115,15 @@ pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
             past.line
         )
     };
-    let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);
-    pic.subtitle = subtitle;
-    pic.model = v.model.upper().to_string();
-    pic
+    (title, subtitle)
 }
 
 /// The picture of violation `number`'s whole execution (its witness run
 /// to the end, [`litmus_checker::harm::whole_execution`]): every event,
 /// the cycle highlighted, what goes wrong said under the title.
 pub fn of_whole(p: &Program, v: &Violation, number: usize, whole: &WholeExecution) -> Picture {
-    let witness = of_violation(p, v, number);
-    let mut pic = of_events(p, &whole.events, &whole.cycle, format!("{} (whole execution)", witness.title));
+    let (title, subtitle) = caption(p, v, number);
+    let mut pic = of_events(p, &whole.events, &whole.cycle, format!("{title} (whole execution)"));
     let ending = match &whole.harm {
         Some(Harm::Fails { stmt, .. }) => {
             let s = &p.stmts[*stmt as usize];
@@ -127,8 +133,8 @@ pub fn of_whole(p: &Program, v: &Violation, number: usize, whole: &WholeExecutio
         Some(Harm::ChangesCondition { .. }) => "\nThis execution changes the final condition's answer.".into(),
         _ => String::new(),
     };
-    pic.subtitle = format!("{}{ending}", witness.subtitle);
-    pic.model = witness.model;
+    pic.subtitle = format!("{subtitle}{ending}");
+    pic.model = v.model.upper().to_string();
     pic
 }
 
