@@ -136,7 +136,8 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
     };
     let mut visible: std::collections::HashSet<(u32, Op)> = Default::default();
     let mut seen_upto = 0;
-    let mut waiting = vec![0u64; m.threads];
+    // Per thread: the racing write it waits for, and for how many ticks.
+    let mut waiting: Vec<Option<((u32, Op), u64)>> = vec![None; m.threads];
     let mut now: u64 = 0;
     let mut ready = Vec::with_capacity(m.threads);
     let mut timed_upto = 0;
@@ -197,12 +198,12 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         if decided[t] != Some(st.pc[t]) {
             if let Some((stmt, op)) = next_read(m, &st, t) {
                 decided[t] = Some(st.pc[t]);
-                waiting[t] = 0;
+                waiting[t] = None;
                 if opens_pair(stmt, op) && rng.chance(s.probability) {
                     let racer = racer_of(stmt, op).filter(|r| r.1 != Op::Read && !visible.contains(r));
-                    if racer.is_some() {
-                        // Wait for it, re-deciding each tick (below).
-                        waiting[t] = 1;
+                    if let Some(r) = racer {
+                        // Wait for it, looking again each tick (below).
+                        waiting[t] = Some((r, 1));
                         paused_until[t] = now + 1;
                     } else {
                         paused_until[t] = now + s.delay_load + rng.below(s.delay_load as usize + 1) as u64;
@@ -210,15 +211,14 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
                     continue;
                 }
             }
-        } else if waiting[t] > 0 {
+        } else if let Some((r, ticks)) = waiting[t] {
             // Still waiting for the racing write?
-            let racer = next_read(m, &st, t).and_then(|(stmt, op)| racer_of(stmt, op));
-            if racer.is_some_and(|r| !visible.contains(&r)) && waiting[t] < 4 * s.delay_store {
-                waiting[t] += 1;
+            if !visible.contains(&r) && ticks < 4 * s.delay_store {
+                waiting[t] = Some((r, ticks + 1));
                 paused_until[t] = now + 1;
                 continue;
             }
-            waiting[t] = 0;
+            waiting[t] = None;
         }
         if pslo {
             prepare_pslo(m, &mut st, &mut log, &mut schedule, &mut times, t, now, &c_e, s.probability, &mut rng);
