@@ -19,7 +19,6 @@ use crate::witness;
 use litmus_dsl::digraph;
 use litmus_dsl::ir::StmtId;
 use litmus_dsl::{FenceKind, Program};
-use std::collections::BTreeMap;
 
 struct Group {
     v: Option<Violation>,
@@ -45,7 +44,9 @@ pub struct Collector<'p> {
     /// Witnesses are not built once the check is stopped (the exploration
     /// stops too; the answer is then unknown anyway).
     stop: Options,
-    groups: Vec<BTreeMap<(StmtId, StmtId), Group>>,
+    /// Per model, its statement pairs (hashed: a non-robust program signals
+    /// on a good share of its accesses; sorted once, in `finish`).
+    groups: Vec<hashbrown::HashMap<(StmtId, StmtId), Group>>,
     /// Event-level happens-before for witnesses and display cycles, brought
     /// up to date only when a signal needs one (the monitors read the
     /// explorer's clocks): its first `hb_valid` events match the log.
@@ -127,7 +128,7 @@ impl<'p> Collector<'p> {
         });
         Collector {
             prog,
-            groups: models.iter().map(|_| BTreeMap::new()).collect(),
+            groups: models.iter().map(|_| hashbrown::HashMap::new()).collect(),
             models,
             asked,
             explicit: Vec::new(),
@@ -236,6 +237,8 @@ impl<'p> Collector<'p> {
         for (model, groups) in self.models.into_iter().zip(self.groups) {
             let mut unconfirmed = Vec::new();
             let mut violations = Vec::new();
+            let mut groups: Vec<_> = groups.into_iter().collect();
+            groups.sort_unstable_by_key(|&(key, _)| key);
             for (key, g) in groups {
                 match g.v {
                     Some(mut v) => {

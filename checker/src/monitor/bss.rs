@@ -21,13 +21,18 @@ struct Mark {
     last: u32,
 }
 
-/// One model's forcing: whether its queues are per (thread, cell) (PSO) or
-/// per thread (TSO), and where its step lists begin in [`Bss::steps`].
+/// One model's queues: per (thread, cell) (PSO) or per thread (TSO), and
+/// where their counters begin in [`Bss::upto`].
 #[derive(Clone, Copy)]
 struct Queues {
+    model: Model,
     pso: bool,
     base: usize,
 }
+
+/// A trail entry restores a counter of [`Bss::upto`] (this bit set) or
+/// clears a slot of [`Bss::first`].
+const UPTO: u32 = 1 << 31;
 
 /// The BSS monitor for one or more models (TSO, PSO).
 pub struct Bss {
@@ -43,19 +48,27 @@ pub struct Bss {
     stores: Vec<Vec<(u32, u32)>>,
     /// Per pair (thread, cell): (transition count, index into `stores[thread]`).
     by_cell: Vec<Vec<(u32, u32)>>,
-    /// Per model, queue and forcer q: how q's events forced the queue's
-    /// commits, as steps (how many of the queue's stores are forced, q's
-    /// place then: [`Clocks::place`]). A queue is a thread's FIFO (TSO: key
-    /// `owner · t + q`) or its stores to one cell (PSO: `pair · t + q`,
-    /// counting in `by_cell`). Forcing is monotone, so store
-    /// k of a queue was first forced by q at the first step past k: no
-    /// per-store state. After the queues, from `drains`, per model and
-    /// thread: its drains of all its buffers, counting in `stores` (one
-    /// step, not one per cell).
-    steps: Vec<Vec<(u32, u32)>>,
+    /// Per cell, from `writers_at[cell]` to `writers_at[cell + 1]` in
+    /// `writers`: each (thread, pair) whose code can store to it, so an
+    /// access visits only those.
+    writers_at: Vec<u32>,
+    writers: Vec<(u32, u32)>,
+    /// Per model, queue and forcer: how many of the queue's stores the
+    /// forcer has forced (a TSO queue is its owner's FIFO, counting in
+    /// `stores[owner]`; a PSO queue is a pair's stores, counting in
+    /// `by_cell[pair]`); from `drains`, per model and thread: its drains of
+    /// all its buffers, counting in `stores`. Forcing is monotone, so each
+    /// counter only grows (until undone).
+    upto: Vec<u32>,
     drains: usize,
-    /// Undo: the step lists pushed on, in order.
-    trail: Vec<u32>,
+    /// Per store (by log index), model and thread r: the place ([`Clocks::place`])
+    /// at which r's events first forced it (its owner's slot: its drains);
+    /// `NONE`: not yet. Is the store committed when event e runs? Iff some
+    /// slot's place is at most `2 · clock(e)[r]`: one row compared, not a
+    /// search per forcer.
+    first: Vec<u32>,
+    /// Undo: what was set since each mark ([`UPTO`]).
+    trail: Vec<(u32, u32)>,
     /// Per thread: its last event so far (`NONE`: none).
     last: Vec<u32>,
     marks: Vec<Mark>,
@@ -73,22 +86,43 @@ impl Bss {
         let pairs = ThreadCells::new(stored.iter().map(Vec::as_slice));
         let mut queues = Vec::new();
         let mut n = 0;
-        for &m in models {
-            debug_assert!(m.monitored(), "BSS decides the monitored models");
-            let pso = m.per_cell_buffers();
-            queues.push(Queues { pso, base: n });
+        for &model in models {
+            debug_assert!(model.monitored(), "BSS decides the monitored models");
+            let pso = model.per_cell_buffers();
+            queues.push(Queues { model, pso, base: n });
             n += if pso { pairs.len() * t } else { t * t };
         }
+        // Counting sort of the pairs by cell.
+        let cells = prog.mem_size();
+        let mut writers_at = vec![0u32; cells + 1];
+        for i in 0..pairs.len() {
+            writers_at[pairs.cell(i) as usize + 1] += 1;
+        }
+        for c in 0..cells {
+            writers_at[c + 1] += writers_at[c];
+        }
+        let mut writers = vec![(0, 0); pairs.len()];
+        let mut fill = writers_at.clone();
+        for q in 0..t {
+            for i in pairs.of(q) {
+                let slot = &mut fill[pairs.cell(i) as usize];
+                writers[*slot as usize] = (q as u32, i as u32);
+                *slot += 1;
+            }
+        }
         Bss {
-            queues,
             forcing,
             x86: prog.dialect == Dialect::HerdX86,
             t,
             stores: vec![Vec::new(); t],
             by_cell: vec![Vec::new(); pairs.len()],
+            writers_at,
+            writers,
             pairs,
-            steps: vec![Vec::new(); n + models.len() * t],
+            upto: vec![0; n + queues.len() * t],
             drains: n,
+            queues,
+            first: Vec::new(),
             trail: Vec::new(),
             last: vec![NONE; t],
             marks: Vec::new(),
@@ -107,72 +141,42 @@ impl Bss {
         self
     }
 
-    /// The first of the step lists (one per forcer) of model `m`'s queue
-    /// holding `owner`'s stores to the cell of `pair` (`owner`'s).
-    #[inline]
-    fn queue(&self, m: usize, owner: usize, pair: usize) -> usize {
-        let Queues { pso, base } = self.queues[m];
-        if pso {
-            base + pair * self.t
-        } else {
-            base + owner * self.t
-        }
-    }
-
-    /// The forcer at `key` (at place `place`) forces the first `upto`
-    /// stores of its queue.
-    #[inline]
-    fn force(&mut self, key: usize, upto: u32, place: u32) {
-        let list = &mut self.steps[key];
-        if list.last().map_or(0, |s| s.0) < upto {
-            list.push((upto, place));
-            self.trail.push(key as u32);
-        }
-    }
-
-    /// The place of the event that first forced store `k` of a queue,
-    /// given the queue's steps for that forcer (`NONE`: not forced).
-    #[inline]
-    fn forced_at(list: &[(u32, u32)], k: u32) -> u32 {
-        // Usually the store is recent: its step is among the last ones.
-        let mut found = NONE;
-        for &(upto, place) in list.iter().rev() {
-            if upto <= k {
-                break;
-            }
-            found = place;
-        }
-        found
-    }
-
-    /// Is a store of thread q — `k`-th of the queue whose step lists begin
-    /// at `key0`, `si`-th of q's — committed under model `m` when thread
-    /// p's event with clock `ci` runs?
-    #[inline]
+    /// Model `m`: forcer `r` (at `place`) forces the first `upto` stores of
+    /// `owner`'s queue whose counter is `key` (PSO: the queue of `pair`).
     #[allow(clippy::too_many_arguments)]
-    fn forced(&self, m: usize, key0: usize, k: u32, q: usize, si: u32, ci: &[u32], p: usize) -> bool {
-        let steps = &self.steps[key0..key0 + self.t];
-        let drains = &self.steps[self.drains + m * self.t + q];
+    fn force(&mut self, m: usize, key: usize, owner: usize, pair: Option<usize>, upto: u32, r: usize, place: u32) {
+        let old = self.upto[key];
+        if old >= upto {
+            return;
+        }
+        self.trail.push((key as u32 | UPTO, old));
+        self.upto[key] = upto;
+        let width = self.queues.len() * self.t;
+        for k in old..upto {
+            let si = match pair {
+                Some(pair) => self.by_cell[pair][k as usize].1,
+                None => k,
+            };
+            let slot = self.stores[owner][si as usize].0 as usize * width + m * self.t + r;
+            if self.first[slot] == NONE {
+                self.first[slot] = place;
+                self.trail.push((slot as u32, NONE));
+            }
+        }
+    }
+
+    /// Is the store at log index `store` committed under model `m` when
+    /// the event with clock `ci` runs?
+    #[inline]
+    fn committed(&self, m: usize, store: u32, ci: &[u32]) -> bool {
+        let width = self.queues.len() * self.t;
+        let row = &self.first[store as usize * width + m * self.t..][..self.t];
         match self.forcing {
             // Forced by an event that happens before e: of another thread,
-            // at most e's clock; of e's own, strictly before it in po. (e's
-            // own thread first: most often an earlier access of p's forced
-            // the store.)
-            Forcing::Causal => {
-                let own = Self::forced_at(&steps[p], k);
-                if own != NONE && own < 2 * ci[p] {
-                    return true;
-                }
-                let drained = Self::forced_at(drains, si);
-                drained != NONE && drained <= 2 * ci[q]
-                    || steps.iter().enumerate().any(|(r, l)| {
-                        let f = Self::forced_at(l, k);
-                        r != p && f != NONE && f <= 2 * ci[r]
-                    })
-            }
-            Forcing::Interleaving => {
-                drains.last().is_some_and(|s| s.0 > si) || steps.iter().any(|l| l.last().is_some_and(|s| s.0 > k))
-            }
+            // at most e's clock; of e's own, strictly before it in po (e
+            // has forced nothing yet: at most is strictly before).
+            Forcing::Causal => row.iter().zip(ci).any(|(&f, &c)| f <= 2 * c),
+            Forcing::Interleaving => row.iter().any(|&f| f != NONE),
         }
     }
 
@@ -184,12 +188,13 @@ impl Bss {
                 // (No pair: p's code never stores to c, nothing to drain.)
                 if let Some(pair) = self.pairs.index(p, c as u32) {
                     let n = self.by_cell[pair].len() as u32;
-                    self.force(self.queue(m, p, pair) + p, n, place);
+                    let key = self.queues[m].base + pair * self.t + p;
+                    self.force(m, key, p, Some(pair), n, p, place);
                 }
             }
             None => {
                 let n = self.stores[p].len() as u32;
-                self.force(self.drains + m * self.t + p, n, place);
+                self.force(m, self.drains + m * self.t + p, p, None, n, p, place);
             }
         }
     }
@@ -213,6 +218,10 @@ impl Bss {
         // Perform e (lines 15–25): buffer a store; drain on atomics and fences.
         match e.kind {
             EventKind::Store => {
+                let need = (i + 1) * self.queues.len() * self.t;
+                if self.first.len() < need {
+                    self.first.resize(need, NONE);
+                }
                 let idx = self.stores[p].len() as u32;
                 self.stores[p].push((i as u32, e.cell));
                 let pair = self.pairs.index(p, e.cell).expect("a thread stores only where its code can");
@@ -231,8 +240,7 @@ impl Bss {
                     None => true,
                 };
                 for m in 0..self.queues.len() {
-                    let model = if self.queues[m].pso { Model::Pso } else { Model::Tso };
-                    if acts && crate::machine::fence_drains(model, k) {
+                    if acts && crate::machine::fence_drains(self.queues[m].model, k) {
                         self.drain(m, p, None, place);
                     }
                 }
@@ -254,31 +262,28 @@ impl Bss {
     ) {
         let e = &log[i as usize];
         let (p, a) = (e.thread as usize, e.cell as usize);
-        for q in 0..self.t {
+        // (A memory event always belongs to a transition under SC.)
+        let ci = clocks.row(e).filter(|_| prev != NONE);
+        for w in self.writers_at[a] as usize..self.writers_at[a + 1] as usize {
+            let (q, pair) = (self.writers[w].0 as usize, self.writers[w].1 as usize);
             if q == p {
                 continue;
             }
-            // q's code never stores to a, or q has not yet: nothing to
-            // check, nothing to force.
-            let Some(pair) = self.pairs.index(q, a as u32) else { continue };
+            // q has not stored to a yet: nothing to check, nothing to force.
             let list = &self.by_cell[pair];
             let Some(&(_, last_si)) = list.last() else { continue };
             let n = list.len() as u32;
-            if prev != NONE {
+            if let Some(ci) = ci {
                 // The last store of q to a that happens before prev[p]
                 // (most often the last one: scan from the back). Stores are
                 // memory events: one happens before prev iff its transition
                 // count is at most prev's clock's.
                 let before = clocks.at(&log[prev as usize], q);
-                // (A memory event always belongs to a transition under SC.)
-                let found = list.iter().rposition(|&(count, _)| count <= before);
-                if let (Some(k), Some(ci)) = (found, clocks.row(e)) {
-                    let si = list[k].1;
+                if let Some(k) = list.iter().rposition(|&(count, _)| count <= before) {
+                    let store = self.stores[q][list[k].1 as usize].0;
                     for m in 0..self.queues.len() {
-                        // Its place in its queue.
-                        let place = if self.queues[m].pso { k as u32 } else { si };
-                        if !self.forced(m, self.queue(m, q, pair), place, q, si, ci, p) {
-                            out(m, RawViolation { store: self.stores[q][si as usize].0, access: i, prev });
+                        if !self.committed(m, store, ci) {
+                            out(m, RawViolation { store, access: i, prev });
                         }
                     }
                 }
@@ -286,8 +291,12 @@ impl Bss {
             // e forces the commit of q's stores to a (lines 10–12): TSO the
             // FIFO prefix up to q's last store to a, PSO all of them.
             for m in 0..self.queues.len() {
-                let upto = if self.queues[m].pso { n } else { last_si + 1 };
-                self.force(self.queue(m, q, pair) + p, upto, place);
+                let Queues { pso, base, .. } = self.queues[m];
+                if pso {
+                    self.force(m, base + pair * self.t + p, q, Some(pair), n, p, place);
+                } else {
+                    self.force(m, base + q * self.t + p, q, None, last_si + 1, p, place);
+                }
             }
         }
     }
@@ -298,8 +307,12 @@ impl Bss {
             return;
         }
         let keep = self.marks[n].trail as usize;
-        for &key in &self.trail[keep..] {
-            self.steps[key as usize].pop();
+        for &(at, old) in self.trail[keep..].iter().rev() {
+            if at & UPTO != 0 {
+                self.upto[(at & !UPTO) as usize] = old;
+            } else {
+                self.first[at as usize] = old;
+            }
         }
         self.trail.truncate(keep);
         for m in self.marks[n..].iter().rev() {
