@@ -85,7 +85,7 @@ impl crate::dpor::EventListener for Collector<'_> {
         for i in from..log.len() {
             let raws = &mut self.raws;
             if let Some((m, models)) = &mut self.bss {
-                m.push(log, i, clocks, &mut |k, r| raws.push((models[k], r)));
+                m.push(log, i, clocks, &mut |k, _, r| raws.push((models[k], r)));
             }
             if let Some((m, mi)) = &mut self.sober {
                 m.push(log, i, clocks, &mut |r| raws.push((*mi, r)));

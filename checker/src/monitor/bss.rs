@@ -30,9 +30,33 @@ struct Queues {
     base: usize,
 }
 
-/// A trail entry restores a counter of [`Bss::upto`] (this bit set) or
-/// clears a slot of [`Bss::first`].
-const UPTO: u32 = 1 << 31;
+/// A trail entry's tag (its two high bits): it restores a counter of
+/// [`Bss::upto`] or of [`Variants::upto`], or clears a slot of
+/// [`Bss::first`] (no tag) or of [`Variants::first`].
+const UPTO: u32 = 1 << 30;
+const VFIRST: u32 = 2 << 30;
+const VUPTO: u32 = 3 << 30;
+const TAG: u32 = 3 << 30;
+
+/// Measuring: the monitor stands for several, each acting on some of the
+/// program's measured fences ([`Bss::measuring`]). Everything but the
+/// drains of measured fences is the same for all of them, and is simulated
+/// once; each variant keeps only what its own measured fences drained.
+struct Variants {
+    /// Fences of statements from `first` on are measured ones.
+    first: StmtId,
+    /// Per measured fence (statement − `first`), the variants it acts in.
+    acting: Vec<Vec<u32>>,
+    count: usize,
+    /// Per (model, variant): still listened to.
+    live: Vec<bool>,
+    /// Per model, thread and variant: how many of the thread's stores its
+    /// measured fences drained (counting in `stores`).
+    upto: Vec<u32>,
+    /// Per store (log index), model and variant: the place of its owner's
+    /// first measured drain there (`NONE`: none).
+    first_drain: Vec<u32>,
+}
 
 /// The BSS monitor for one or more models (TSO, PSO).
 pub struct Bss {
@@ -72,9 +96,8 @@ pub struct Bss {
     /// Per thread: its last event so far (`NONE`: none).
     last: Vec<u32>,
     marks: Vec<Mark>,
-    /// Fences of statements from `.0` on are measured ones: only those in
-    /// `.1` act ([`Bss::measuring`]).
-    measured: Option<(StmtId, Vec<StmtId>)>,
+    /// Measuring several fence sets at once ([`Bss::measuring`]).
+    variants: Option<Variants>,
 }
 
 impl Bss {
@@ -126,19 +149,69 @@ impl Bss {
             trail: Vec::new(),
             last: vec![NONE; t],
             marks: Vec::new(),
-            measured: None,
+            variants: None,
         }
     }
 
-    /// A monitor that sees only some of a program's fences: those of
-    /// statements `>= first` were inserted to be measured one position at a
-    /// time, and of them only `own` act; the others it skips as if absent.
-    /// Under SC a fence is a local no-op that only logs its event, so one SC
-    /// exploration of the program with every measured fence serves a monitor
-    /// per position, each seeing what it would see with its fence alone.
-    pub fn measuring(mut self, first: StmtId, own: Vec<StmtId>) -> Bss {
-        self.measured = Some((first, own));
+    /// A monitor that stands for one per entry of `own` (its *variants*),
+    /// each seeing only some of the program's fences: those of statements
+    /// `>= first` were inserted to be measured, and of them only the
+    /// variant's own act; it skips the others as if absent. Under SC a
+    /// fence is a local no-op that only logs its event, so one SC
+    /// exploration of the program with every measured fence serves a
+    /// monitor per fence set, each seeing what it would see with that set
+    /// alone. Signals name their variant.
+    pub fn measuring(mut self, first: StmtId, own: &[Vec<StmtId>], fences: usize) -> Bss {
+        let mut acting = vec![Vec::new(); fences];
+        for (v, set) in own.iter().enumerate() {
+            for &f in set {
+                acting[(f - first) as usize].push(v as u32);
+            }
+        }
+        let (m, count) = (self.queues.len(), own.len());
+        self.variants = Some(Variants {
+            first,
+            acting,
+            count,
+            live: vec![true; m * count],
+            upto: vec![0; m * self.t * count],
+            first_drain: Vec::new(),
+        });
         self
+    }
+
+    /// Stop checking variant `v` under model `m` (what it could tell is
+    /// known).
+    pub fn retire(&mut self, m: usize, v: usize) {
+        if let Some(vs) = &mut self.variants {
+            vs.live[m * vs.count + v] = false;
+        }
+    }
+
+    /// Is any variant still checked?
+    pub fn listening(&self) -> bool {
+        self.variants.as_ref().is_none_or(|vs| vs.live.iter().any(|&l| l))
+    }
+
+    /// Model `m`'s variant `v`: thread p's measured fence (at `place`)
+    /// drains all its stores.
+    fn drain_variant(&mut self, m: usize, v: usize, p: usize, place: u32) {
+        let n = self.stores[p].len() as u32;
+        let Some(vs) = &mut self.variants else { return };
+        let key = (m * self.t + p) * vs.count + v;
+        let old = vs.upto[key];
+        if old >= n {
+            return;
+        }
+        self.trail.push((key as u32 | VUPTO, old));
+        vs.upto[key] = n;
+        for si in old..n {
+            let slot = (self.stores[p][si as usize].0 as usize * self.queues.len() + m) * vs.count + v;
+            if vs.first_drain[slot] == NONE {
+                vs.first_drain[slot] = place;
+                self.trail.push((slot as u32 | VFIRST, NONE));
+            }
+        }
     }
 
     /// Model `m`: forcer `r` (at `place`) forces the first `upto` stores of
@@ -200,9 +273,16 @@ impl Bss {
     }
 
     /// Process event `i` (the next one): report violations (`out(model
-    /// index, signal)`), then simulate it. `clocks`: the exploration's, SC
-    /// happens-before ([`Clocks`]).
-    pub fn push(&mut self, log: &[Event], i: usize, clocks: Clocks<'_>, out: &mut impl FnMut(usize, RawViolation)) {
+    /// index, variant index, signal)`; variant 0 when not measuring), then
+    /// simulate it. `clocks`: the exploration's, SC happens-before
+    /// ([`Clocks`]).
+    pub fn push(
+        &mut self,
+        log: &[Event],
+        i: usize,
+        clocks: Clocks<'_>,
+        out: &mut impl FnMut(usize, usize, RawViolation),
+    ) {
         let e = &log[i];
         let p = e.thread as usize;
         let prev = self.last[p];
@@ -222,6 +302,12 @@ impl Bss {
                 if self.first.len() < need {
                     self.first.resize(need, NONE);
                 }
+                if let Some(vs) = &mut self.variants {
+                    let need = (i + 1) * self.queues.len() * vs.count;
+                    if vs.first_drain.len() < need {
+                        vs.first_drain.resize(need, NONE);
+                    }
+                }
                 let idx = self.stores[p].len() as u32;
                 self.stores[p].push((i as u32, e.cell));
                 let pair = self.pairs.index(p, e.cell).expect("a thread stores only where its code can");
@@ -235,13 +321,21 @@ impl Bss {
                 }
             }
             EventKind::Fence(k) => {
-                let acts = match &self.measured {
-                    Some((first, own)) => e.stmt < *first || own.contains(&e.stmt),
-                    None => true,
-                };
+                let measured = self.variants.as_ref().filter(|vs| e.stmt >= vs.first).map(|vs| vs.first);
                 for m in 0..self.queues.len() {
-                    if acts && crate::machine::fence_drains(self.queues[m].model, k) {
-                        self.drain(m, p, None, place);
+                    if !crate::machine::fence_drains(self.queues[m].model, k) {
+                        continue;
+                    }
+                    match measured {
+                        None => self.drain(m, p, None, place),
+                        Some(first) => {
+                            let f = (e.stmt - first) as usize;
+                            let n = self.variants.as_ref().map_or(0, |vs| vs.acting[f].len());
+                            for j in 0..n {
+                                let v = self.variants.as_ref().map_or(0, |vs| vs.acting[f][j] as usize);
+                                self.drain_variant(m, v, p, place);
+                            }
+                        }
                     }
                 }
             }
@@ -258,7 +352,7 @@ impl Bss {
         prev: u32,
         place: u32,
         clocks: Clocks<'_>,
-        out: &mut impl FnMut(usize, RawViolation),
+        out: &mut impl FnMut(usize, usize, RawViolation),
     ) {
         let e = &log[i as usize];
         let (p, a) = (e.thread as usize, e.cell as usize);
@@ -282,8 +376,25 @@ impl Bss {
                 if let Some(k) = list.iter().rposition(|&(count, _)| count <= before) {
                     let store = self.stores[q][list[k].1 as usize].0;
                     for m in 0..self.queues.len() {
-                        if !self.committed(m, store, ci) {
-                            out(m, RawViolation { store, access: i, prev });
+                        if self.committed(m, store, ci) {
+                            continue;
+                        }
+                        let raw = RawViolation { store, access: i, prev };
+                        let Some(vs) = &self.variants else {
+                            out(m, 0, raw);
+                            continue;
+                        };
+                        // Not committed by what all variants share: by the
+                        // variant's own measured drains, then?
+                        let row = &vs.first_drain[(store as usize * self.queues.len() + m) * vs.count..][..vs.count];
+                        for (v, &d) in row.iter().enumerate() {
+                            let drained = match self.forcing {
+                                Forcing::Causal => d <= 2 * ci[q],
+                                Forcing::Interleaving => d != NONE,
+                            };
+                            if !drained && vs.live[m * vs.count + v] {
+                                out(m, v, raw);
+                            }
                         }
                     }
                 }
@@ -308,10 +419,18 @@ impl Bss {
         }
         let keep = self.marks[n].trail as usize;
         for &(at, old) in self.trail[keep..].iter().rev() {
-            if at & UPTO != 0 {
-                self.upto[(at & !UPTO) as usize] = old;
-            } else {
-                self.first[at as usize] = old;
+            let i = (at & !TAG) as usize;
+            match at & TAG {
+                0 => self.first[i] = old,
+                UPTO => self.upto[i] = old,
+                tag => {
+                    let vs = self.variants.as_mut().expect("only measuring sets these");
+                    if tag == VFIRST {
+                        vs.first_drain[i] = old;
+                    } else {
+                        vs.upto[i] = old;
+                    }
+                }
             }
         }
         self.trail.truncate(keep);
