@@ -73,15 +73,34 @@ impl Driver<'_, '_> {
     /// Commit the store event at log index `store` (the head of its buffer).
     fn commit(&mut self, store: u32) -> Option<()> {
         let b = (0..self.st.bufs.len()).find(|&b| self.st.bufs[b].front().is_some_and(|e| e.store == store))?;
-        self.step(self.m.threads + b);
+        self.commit_head(self.m.threads + b)
+    }
+
+    /// Commit the head of buffer process `proc`. Under PSLO a commit waits
+    /// until its thread's history of the cell holds one value: the older
+    /// values are popped first, as the machine's own schedules do (a
+    /// commit without them is no execution of the machine).
+    fn commit_head(&mut self, proc: usize) -> Option<()> {
+        if !self.m.enabled(&self.st, proc) {
+            let cell = self.st.bufs[proc - self.m.threads].front()?.cell;
+            let h = self.m.threads + self.m.buffers() + self.m.hist_index(self.m.owner(proc), cell)?;
+            while !self.m.enabled(&self.st, proc) {
+                if !self.m.enabled(&self.st, h) {
+                    return None;
+                }
+                self.step(h);
+            }
+        }
+        self.step(proc);
         Some(())
     }
 
     /// Commit every pending store, oldest first per buffer.
-    fn drain(&mut self) {
+    fn drain(&mut self) -> Option<()> {
         while let Some(b) = (0..self.st.bufs.len()).find(|&b| !self.st.bufs[b].is_empty()) {
-            self.step(self.m.threads + b);
+            self.commit_head(self.m.threads + b)?;
         }
+        Some(())
     }
 }
 
@@ -137,7 +156,7 @@ pub fn relaxed_of_sc(prog: &litmus_dsl::Program, model: Model, schedule: &[u32])
             d.step(t);
         }
     }
-    d.drain();
+    d.drain()?;
     Some((Witness { events: d.log, schedule: d.schedule }, d.st))
 }
 
@@ -212,7 +231,7 @@ pub fn attack(sys: &System<'_>, model: Model, path: &[Move]) -> Option<Replayed>
     }
     let before_drain = d.log.len();
     let state_after_access = d.st.clone();
-    d.drain();
+    d.drain()?;
     let trace = Trace::of(&d.log);
     let cycle = trace.path(&d.log, store, store)?;
     Some(Replayed {
