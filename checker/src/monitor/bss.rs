@@ -203,12 +203,14 @@ impl Bss {
         if old >= n {
             return;
         }
+        debug_assert!(key < 1 << 30, "a trail index must leave its two tag bits free");
         self.trail.push((key as u32 | VUPTO, old));
         vs.upto[key] = n;
         for si in old..n {
             let slot = (self.stores[p][si as usize].0 as usize * self.queues.len() + m) * vs.count + v;
             if vs.first_drain[slot] == NONE {
                 vs.first_drain[slot] = place;
+                debug_assert!(slot < 1 << 30, "a trail index must leave its two tag bits free");
                 self.trail.push((slot as u32 | VFIRST, NONE));
             }
         }
@@ -222,6 +224,7 @@ impl Bss {
         if old >= upto {
             return;
         }
+        debug_assert!(key < 1 << 30, "a trail index must leave its two tag bits free");
         self.trail.push((key as u32 | UPTO, old));
         self.upto[key] = upto;
         let width = self.queues.len() * self.t;
@@ -233,6 +236,7 @@ impl Bss {
             let slot = self.stores[owner][si as usize].0 as usize * width + m * self.t + r;
             if self.first[slot] == NONE {
                 self.first[slot] = place;
+                debug_assert!(slot < 1 << 30, "a trail index must leave its two tag bits free");
                 self.trail.push((slot as u32, NONE));
             }
         }

@@ -107,7 +107,7 @@ impl Codec<'_> {
     /// are keyed as 0, so states that differ only there are one state.
     /// Only outside an attack (whose overlay and marks name cells), and for
     /// at most 64 slots (else none).
-    fn dead_cells(&self, n: &Node) -> u64 {
+    pub(super) fn dead_cells(&self, n: &Node) -> u64 {
         if n.atk.phase != Phase::Sc {
             return 0;
         }
