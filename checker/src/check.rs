@@ -122,6 +122,15 @@ fn pending() -> FenceFix {
 /// the bounded engine (exact there) takes over.
 const LOOP_FREE_STATES: usize = 100_000;
 
+/// For a program without loops, the stateful search first gets this many
+/// states; if it needs more, the bounded engine answers when its SC
+/// exploration has at most [`LOOP_FREE_EXECUTIONS`] executions (SB with 12
+/// threads: 4,095 executions but millions of states), and only else does
+/// the stateful search go on to [`LOOP_FREE_STATES`] (tests/programs/slow.litmus:
+/// 78,409 executions, under 100,000 states).
+const LOOP_FREE_FIRST_STATES: usize = 10_000;
+const LOOP_FREE_EXECUTIONS: u64 = 20_000;
+
 /// The unbounded procedure's share of the check: SC's outcome and
 /// TSO/PSO robustness for every iteration. `Err(None)`: not asked for;
 /// `Err(Some(why))`: it could not decide (the bounded engine answers, and
@@ -139,12 +148,18 @@ fn unbounded_violations(
     // stateful search only pays while its states stay few (SB with 12
     // threads has millions of states but 4,096 executions).
     let loop_free = !unbounded::loops(prog);
-    let capped = options::StateLimits { max_states: limits.max_states.min(LOOP_FREE_STATES), ..limits.clone() };
-    let proved = match unbounded::prove(prog, models, &share, if loop_free { &capped } else { limits }) {
-        Ok(p) => p,
-        // A loop-free program loses nothing: no note.
-        Err(_) if loop_free => return Err(None),
-        Err(stop) => return Err(Some(format!("not proved for every iteration: {}", stop.describe()))),
+    let capped = |n: usize| options::StateLimits { max_states: limits.max_states.min(n), ..limits.clone() };
+    let proved = if loop_free {
+        // A loop-free program loses nothing to the bounded engine: no note.
+        let first = unbounded::prove(prog, models, &share, &capped(LOOP_FREE_FIRST_STATES));
+        match first {
+            Ok(p) => p,
+            Err(_) if explore::sc_executions_within(prog, &share, LOOP_FREE_EXECUTIONS) => return Err(None),
+            Err(_) => unbounded::prove(prog, models, &share, &capped(LOOP_FREE_STATES)).map_err(|_| None)?,
+        }
+    } else {
+        unbounded::prove(prog, models, &share, limits)
+            .map_err(|stop| Some(format!("not proved for every iteration: {}", stop.describe())))?
     };
     let sc_observation = proved.sc.observation.clone();
     let mut robustness = proved.robustness;

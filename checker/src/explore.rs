@@ -41,6 +41,25 @@ fn waits_or_loops(prog: &Program) -> bool {
         .any(|i| matches!(i, Instr::LoopEnter { .. } | Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
 }
 
+/// Does the SC exploration of `prog` (as the bounded engine runs it) end
+/// within `n` executions? Cut off at the (n + 1)-th, and unmonitored: the
+/// cheap question of whether the bounded engine is the cheaper one.
+pub fn sc_executions_within(prog: &Program, opts: &Options, n: u64) -> bool {
+    let machine = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&machine);
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound: opts.preemption_bound };
+    let mut seen = 0u64;
+    ex.run(limits, |_| {
+        seen += 1;
+        if seen > n {
+            Control::Stop
+        } else {
+            Control::Continue
+        }
+    });
+    seen <= n && !opts.budget.stopped()
+}
+
 /// Explore, also handing every maximal execution to `observer`.
 pub fn explore_with(
     prog: &Program,

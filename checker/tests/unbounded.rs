@@ -375,4 +375,27 @@ fn a_loop_free_program_with_many_states_goes_to_the_bounded_engine_at_once() {
     assert!(!matches!(r.outcomes[0].iterations, Iterations::Fallback(_)), "{:?}", r.outcomes[0].iterations);
     assert_eq!(r.robustness[0].violations.len(), 12);
     assert!(r.robustness[0].robust().is(&false));
+    // The bounded engine answered: its SC exploration, not the states.
+    assert!(r.proved_sc.is_none());
+    assert_eq!(r.outcomes[0].stats.executions, 4095);
+}
+
+/// Which engine answers a loop-free program the stateful search does not
+/// settle in its first states: the bounded one where its SC exploration is
+/// small (SB-12: 4,095 executions), the stateful one where that is large
+/// and the states are few (slow.litmus: 78,409 executions, under 100,000
+/// states), as each is the cheaper there.
+#[test]
+fn a_loop_free_program_goes_to_the_engine_that_is_cheaper_for_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let opts = Options::default().with_unbounded().with_timeout(Some(std::time::Duration::from_secs(60)));
+    for (file, stateful) in [("checker/benches/harnesses/sb12.litmus", false), ("tests/programs/slow.litmus", true)] {
+        let src = std::fs::read_to_string(root.join(file)).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        assert!(!unbounded::loops(&prog));
+        let r = litmus_checker::find_violations(&prog, &[Model::Sc, Model::Tso], MonitorKind::Bss, &opts);
+        assert_eq!(r.proved_sc.is_some(), stateful, "{file}");
+        assert_eq!(r.outcomes[0].coverage, Coverage::Complete, "{file}");
+        assert_eq!(r.robustness[0].robust(), Answer::Proved(false), "{file}");
+    }
 }
