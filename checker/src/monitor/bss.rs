@@ -199,20 +199,10 @@ impl Bss {
         let n = self.stores[p].len() as u32;
         let Some(vs) = &mut self.variants else { return };
         let key = (m * self.t + p) * vs.count + v;
-        let old = vs.upto[key];
-        if old >= n {
-            return;
-        }
-        debug_assert!(key < 1 << 30, "a trail index must leave its two tag bits free");
-        self.trail.push((key as u32 | VUPTO, old));
-        vs.upto[key] = n;
+        let Some(old) = raise(&mut vs.upto, &mut self.trail, key, VUPTO, n) else { return };
         for si in old..n {
             let slot = (self.stores[p][si as usize].0 as usize * self.queues.len() + m) * vs.count + v;
-            if vs.first_drain[slot] == NONE {
-                vs.first_drain[slot] = place;
-                debug_assert!(slot < 1 << 30, "a trail index must leave its two tag bits free");
-                self.trail.push((slot as u32 | VFIRST, NONE));
-            }
+            first_at(&mut vs.first_drain, &mut self.trail, slot, VFIRST, place);
         }
     }
 
@@ -220,13 +210,7 @@ impl Bss {
     /// `owner`'s queue whose counter is `key` (PSO: the queue of `pair`).
     #[allow(clippy::too_many_arguments)]
     fn force(&mut self, m: usize, key: usize, owner: usize, pair: Option<usize>, upto: u32, r: usize, place: u32) {
-        let old = self.upto[key];
-        if old >= upto {
-            return;
-        }
-        debug_assert!(key < 1 << 30, "a trail index must leave its two tag bits free");
-        self.trail.push((key as u32 | UPTO, old));
-        self.upto[key] = upto;
+        let Some(old) = raise(&mut self.upto, &mut self.trail, key, UPTO, upto) else { return };
         let width = self.queues.len() * self.t;
         for k in old..upto {
             let si = match pair {
@@ -234,11 +218,7 @@ impl Bss {
                 None => k,
             };
             let slot = self.stores[owner][si as usize].0 as usize * width + m * self.t + r;
-            if self.first[slot] == NONE {
-                self.first[slot] = place;
-                debug_assert!(slot < 1 << 30, "a trail index must leave its two tag bits free");
-                self.trail.push((slot as u32, NONE));
-            }
+            first_at(&mut self.first, &mut self.trail, slot, 0, place);
         }
     }
 
@@ -248,12 +228,11 @@ impl Bss {
     fn committed(&self, m: usize, store: u32, ci: &[u32]) -> bool {
         let width = self.queues.len() * self.t;
         let row = &self.first[store as usize * width + m * self.t..][..self.t];
+        // The match outside the loop: inside, it cost 1.5 % of the run's
+        // instructions (the loop no longer specialised).
         match self.forcing {
-            // Forced by an event that happens before e: of another thread,
-            // at most e's clock; of e's own, strictly before it in po (e
-            // has forced nothing yet: at most is strictly before).
-            Forcing::Causal => row.iter().zip(ci).any(|(&f, &c)| f <= 2 * c),
-            Forcing::Interleaving => row.iter().any(|&f| f != NONE),
+            Forcing::Causal => row.iter().zip(ci).any(|(&f, &c)| counts(Forcing::Causal, f, c)),
+            Forcing::Interleaving => row.iter().any(|&f| counts(Forcing::Interleaving, f, 0)),
         }
     }
 
@@ -333,11 +312,14 @@ impl Bss {
                     match measured {
                         None => self.drain(m, p, None, place),
                         Some(first) => {
+                            // (Taken out while its variants drain, put back after.)
                             let f = (e.stmt - first) as usize;
-                            let n = self.variants.as_ref().map_or(0, |vs| vs.acting[f].len());
-                            for j in 0..n {
-                                let v = self.variants.as_ref().map_or(0, |vs| vs.acting[f][j] as usize);
-                                self.drain_variant(m, v, p, place);
+                            let acting = self.variants.as_mut().map(|vs| std::mem::take(&mut vs.acting[f]));
+                            for &v in acting.iter().flatten() {
+                                self.drain_variant(m, v as usize, p, place);
+                            }
+                            if let (Some(vs), Some(acting)) = (self.variants.as_mut(), acting) {
+                                vs.acting[f] = acting;
                             }
                         }
                     }
@@ -392,11 +374,7 @@ impl Bss {
                         // variant's own measured drains, then?
                         let row = &vs.first_drain[(store as usize * self.queues.len() + m) * vs.count..][..vs.count];
                         for (v, &d) in row.iter().enumerate() {
-                            let drained = match self.forcing {
-                                Forcing::Causal => d <= 2 * ci[q],
-                                Forcing::Interleaving => d != NONE,
-                            };
-                            if !drained && vs.live[m * vs.count + v] {
+                            if !counts(self.forcing, d, ci[q]) && vs.live[m * vs.count + v] {
                                 out(m, v, raw);
                             }
                         }
@@ -448,5 +426,41 @@ impl Bss {
             }
         }
         self.marks.truncate(n);
+    }
+}
+
+/// Raise counter `key` of `upto` to `to`, on the trail with `tag`; the old
+/// value, or `None` if it was already there.
+fn raise(upto: &mut [u32], trail: &mut Vec<(u32, u32)>, key: usize, tag: u32, to: u32) -> Option<u32> {
+    let old = upto[key];
+    if old >= to {
+        return None;
+    }
+    debug_assert!(key < 1 << 30, "a trail index must leave its two tag bits free");
+    trail.push((key as u32 | tag, old));
+    upto[key] = to;
+    Some(old)
+}
+
+/// Record `place` in `slot` of `first` unless an earlier place is there
+/// (places only grow), on the trail with `tag`.
+fn first_at(first: &mut [u32], trail: &mut Vec<(u32, u32)>, slot: usize, tag: u32, place: u32) {
+    if first[slot] == NONE {
+        debug_assert!(slot < 1 << 30, "a trail index must leave its two tag bits free");
+        first[slot] = place;
+        trail.push((slot as u32 | tag, NONE));
+    }
+}
+
+/// Does a forcing at place `f` (`NONE`: none), by a thread whose component
+/// in the clock of the event e being checked is `c`, count when e runs?
+#[inline]
+fn counts(forcing: Forcing, f: u32, c: u32) -> bool {
+    match forcing {
+        // Forced by an event that happens before e: of another thread, at
+        // most e's clock; of e's own, strictly before it in po (e has
+        // forced nothing yet: at most is strictly before).
+        Forcing::Causal => f <= 2 * c,
+        Forcing::Interleaving => f != NONE,
     }
 }

@@ -107,7 +107,7 @@ impl Codec<'_> {
     /// are keyed as 0, so states that differ only there are one state.
     /// Only outside an attack (whose overlay and marks name cells), and for
     /// at most 64 slots (else none).
-    pub(super) fn dead_cells(&self, n: &Node) -> u64 {
+    fn dead_cells(&self, n: &Node) -> u64 {
         if n.atk.phase != Phase::Sc {
             return 0;
         }
@@ -116,12 +116,17 @@ impl Codec<'_> {
         all & !live
     }
 
+    /// The memory as keyed: dead cells as 0.
+    pub(super) fn keyed_memory<'n>(&self, n: &'n Node) -> impl Iterator<Item = i64> + 'n {
+        let dead = self.dead_cells(n);
+        n.st.mem.iter().enumerate().map(move |(i, &v)| if dead & (1 << i) != 0 { 0 } else { v })
+    }
+
     pub fn encode(&self, n: &Node, out: &mut Vec<u8>) {
         out.clear();
         let st = &n.st;
-        let dead = self.dead_cells(n);
-        for (i, &v) in st.mem.iter().enumerate() {
-            put_i(out, if dead & (1 << i) != 0 { 0 } else { v });
+        for v in self.keyed_memory(n) {
+            put_i(out, v);
         }
         for (t, status) in st.threads.iter().enumerate() {
             let regs = |pc: usize, out: &mut Vec<u8>| {
