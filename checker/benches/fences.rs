@@ -64,13 +64,14 @@ fn row(name: &str, src: &str, models: &[Model], opts: &Options) {
 fn fix_row(name: &str, src: &str, models: &[Model], opts: &Options) {
     let prog = litmus_dsl::analyze(src).program.unwrap();
     let t = Instant::now();
-    let mut c = Collector::new(&prog, models, MonitorKind::Bss, opts);
+    let mut c = Collector::new(&prog, models, MonitorKind::Bss, opts).measuring();
     let sc = c.run(opts);
+    let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
     let before = c.finish(sc.coverage);
     let found = t.elapsed();
     let mut all: Vec<Violation> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
     let t = Instant::now();
-    let rechecks = Rechecks::new(&prog, MonitorKind::Bss, opts);
+    let rechecks = Rechecks::new(&prog, MonitorKind::Bss, opts).premeasured(pre);
     let fix = litmus_checker::fences::minimal_fences(&rechecks, models, &mut all, all_robust(&before));
     println!(
         "  {name:34} SC+monitors {:8.1} ms, fences      {:9.1} ms ({} positions, {} re-checks explored, {} fences, confirmed: {:?})",
@@ -92,6 +93,9 @@ fn main() {
         row(&format!("dekker_f_k{k} TSO, loop bound {k}"), &dekker_f(k), &[Model::Tso], &with_bound(k));
     }
     fix_row("slow.litmus fix --model tso", &read("tests/programs/slow.litmus"), &[Model::Tso], &Options::default());
+    fix_row("dekker_f_k3 tso", &dekker_f(3), &[Model::Tso], &with_bound(3));
+    fix_row("sb12 tso", &read("checker/benches/harnesses/sb12.litmus"), &[Model::Tso], &with_bound(2));
+    fix_row("sb12 pso", &read("checker/benches/harnesses/sb12.litmus"), &[Model::Pso], &with_bound(2));
     row(
         "examples/dekker.litmus SC,TSO,PSO",
         &read("examples/dekker.litmus"),

@@ -52,6 +52,10 @@ pub struct Report {
     /// was not asked for: a model the program is proved robust under takes
     /// its outcomes from it).
     pub bounded_sc: Option<ModelOutcome>,
+    /// What the bounded SC exploration's monitors measured of fences on
+    /// the way ([`crate::measure::Premeasured`]): the fence search reads
+    /// it instead of exploring again.
+    pub premeasured: Option<std::sync::Arc<crate::measure::Premeasured>>,
 }
 
 /// The fast half of [`crate::plan::check_all`]: [`find_violations`] then
@@ -72,8 +76,9 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         Err(why) => why,
     };
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts);
+    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts).measuring();
     let mut sc = collector.run(opts);
+    let premeasured = collector.premeasured(sc.coverage).map(std::sync::Arc::new);
     let mut robustness = collector.finish(sc.coverage);
     if let Some(why) = fallback {
         sc.iterations = Iterations::Fallback(why.clone());
@@ -94,6 +99,7 @@ pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: Mo
         attacks: None,
         proved_sc: None,
         bounded_sc,
+        premeasured,
     }
 }
 
@@ -110,6 +116,7 @@ impl Report {
             attacks: None,
             proved_sc: None,
             bounded_sc: None,
+            premeasured: None,
         }
     }
 }
@@ -187,6 +194,7 @@ fn unbounded_violations(
         attacks: Some(proved.attacks),
         proved_sc: Some(proved.sc),
         bounded_sc: None,
+        premeasured: None,
     })
 }
 
@@ -216,7 +224,7 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor:
         attack_fences(report, prog, &attacks, opts);
         return;
     }
-    let rechecks = fences::Rechecks::new(prog, monitor, opts);
+    let rechecks = fences::Rechecks::new(prog, monitor, opts).premeasured(report.premeasured.clone());
     let robust = violation::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
     let joint = (relaxed.len() > 1).then(|| {

@@ -183,6 +183,9 @@ pub struct Rechecks<'a> {
     signalled: Mutex<std::collections::HashSet<Key>>,
     /// Explorations run (the bench reports them).
     runs: AtomicUsize,
+    /// What the program's own SC exploration measured on the way: kills
+    /// and fence sets it answers need no exploration.
+    pre: Option<std::sync::Arc<crate::measure::Premeasured>>,
 }
 
 impl<'a> Rechecks<'a> {
@@ -195,7 +198,32 @@ impl<'a> Rechecks<'a> {
             removes: Mutex::new(HashMap::new()),
             signalled: Mutex::new(Default::default()),
             runs: AtomicUsize::new(0),
+            pre: None,
         }
+    }
+
+    /// Answer from `pre` (the program's SC exploration with its monitors
+    /// measuring) what it knows.
+    pub fn premeasured(mut self, pre: Option<std::sync::Arc<crate::measure::Premeasured>>) -> Self {
+        self.pre = pre;
+        self
+    }
+
+    /// The premeasured answer for the program with fences `at` under
+    /// `model`, recorded: robust goes to the cache, not robust to
+    /// `signalled`. `None`: not known there.
+    fn premeasured_robust(&self, model: Model, at: &[FencePoint]) -> Option<bool> {
+        let pre = self.pre.as_ref()?;
+        let robust = pre.robust(model, at)?;
+        if robust {
+            let coverage = pre.coverage();
+            let checked =
+                Checked { robust: coverage.answer(true), coverage, pairs: Vec::new(), candidates: Vec::new() };
+            self.cache.lock().expect("no re-check panics holding it").insert(key(model, at), checked);
+        } else {
+            self.signalled.lock().expect("no measurement panics holding it").insert(key(model, at));
+        }
+        Some(robust)
     }
 
     /// How many re-checks ran an exploration (the rest came from the cache).
@@ -208,7 +236,13 @@ impl<'a> Rechecks<'a> {
     fn run(&self, at: &[FencePoint], models: &[Model]) -> Result<Recheck, Why> {
         let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
         let cached = |m: Model| self.cache.lock().expect("no re-check panics holding it").get(&key(m, at)).cloned();
-        let missing: Vec<Model> = relaxed.iter().copied().filter(|&m| cached(m).is_none()).collect();
+        // Robust by what was measured: no exploration. (Not robust: the
+        // exploration still names the violations left.)
+        let missing: Vec<Model> = relaxed
+            .iter()
+            .copied()
+            .filter(|&m| cached(m).is_none() && self.premeasured_robust(m, at) != Some(true))
+            .collect();
         if !missing.is_empty() {
             // Stopped: nothing more is checked (a stopped search is
             // unknown anyway).
@@ -314,6 +348,16 @@ impl<'a> Rechecks<'a> {
     /// measured in one exploration, and remembered.
     fn measure(&self, positions: &[Spot], violations: &[Violation], sets: &[Vec<Spot>]) -> Vec<Vec<Spot>> {
         let entry = |p: Spot, v: &Violation| (v.model, p, v.store_stmt, v.access_stmt);
+        if let Some(pre) = &self.pre {
+            let mut removes = self.removes.lock().expect("no measurement panics holding it");
+            for &p in positions.iter().filter(|p| p.place == Place::After) {
+                for v in violations {
+                    if let Some(r) = pre.removes(v.model, p.stmt, v.key()) {
+                        removes.insert(entry(p, v), r);
+                    }
+                }
+            }
+        }
         let known = |p: Spot| {
             let removes = self.removes.lock().expect("no measurement panics holding it");
             violations.iter().all(|v| removes.contains_key(&entry(p, v)))
@@ -417,8 +461,8 @@ impl<'a> Rechecks<'a> {
     /// paper's Theorem 1, soundness). Known for the sets measured whole, and
     /// for each single fence (its monitor did not remove some violation).
     pub fn signalled_with(&self, set: &[FencePoint], models: &[Model]) -> bool {
-        let signalled = self.signalled.lock().expect("no measurement panics holding it");
-        models.iter().any(|&m| m.buffered() && signalled.contains(&key(m, set)))
+        let known = |m: Model| self.signalled.lock().expect("no measurement panics holding it").contains(&key(m, set));
+        models.iter().any(|&m| m.buffered() && (known(m) || self.premeasured_robust(m, set) == Some(false)))
     }
 
     fn full(&self, at: Spot) -> FencePoint {
@@ -499,12 +543,13 @@ pub fn joint_fences(
             return (robust, fix);
         }
     }
-    let mut c = Collector::new(prog, &relaxed, monitor, opts);
+    let mut c = Collector::new(prog, &relaxed, monitor, opts).measuring();
     let sc = c.run(opts);
+    let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
     let before = c.finish(sc.coverage);
     let mut all: Vec<Violation> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
     let robust = all_robust(&before);
-    let rechecks = Rechecks::new(prog, monitor, opts);
+    let rechecks = Rechecks::new(prog, monitor, opts).premeasured(pre);
     (robust.clone(), minimal_fences(&rechecks, models, &mut all, robust))
 }
 

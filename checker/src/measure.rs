@@ -24,14 +24,14 @@
 
 use crate::certainty::Coverage;
 use crate::clocks::Clocks;
-use crate::machine::{Event, Model};
+use crate::machine::{Event, EventKind, Model};
 use crate::monitor::MonitorKind;
 use crate::monitor::{Bss, Forcing, RawViolation};
 use crate::options::Options;
 use crate::violation::Violation;
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::StmtId;
-use litmus_dsl::{FenceKind, Program};
+use litmus_dsl::{FenceKind, Program, Span};
 use std::collections::HashMap;
 
 /// Can this model's violations be measured here (a BSS monitor decides it)?
@@ -207,4 +207,184 @@ pub fn measure(
     }
     let quiet = listener.signalled.iter().map(|&s| !s).collect();
     Some(Measured { kills, quiet, models, coverage: sc.coverage })
+}
+
+/// Fences measured without being inserted: a full fence right after a
+/// statement whose code ends with its store or load (straight-line, no
+/// other access after it) drains at the place right after that event
+/// (`2k + 1`, [`Clocks::place`]), so which of them would have committed a
+/// signalled store before its access is read off the SC execution itself —
+/// the events of the store's thread from it up to the access's clock. The
+/// monitors of the program's own SC exploration thus measure every such
+/// position at once ([`Premeasured`]), at a cost only where they signal.
+#[derive(Clone, Debug)]
+pub struct VirtualFences {
+    /// Per statement: the position its fence stands for (a source
+    /// statement's copies, one per calling thread, share one: an inserted
+    /// fence goes after all of them), or `NONE` where it is not measured so.
+    canon: Vec<StmtId>,
+    /// Per statement: the kind of the event its fence follows (its store,
+    /// or its one load).
+    last: Vec<EventKind>,
+    /// Per thread: has it a measured position right after a load?
+    after_loads: Vec<bool>,
+}
+
+impl VirtualFences {
+    pub fn new(prog: &Program) -> VirtualFences {
+        use litmus_dsl::ir::{Instr, Place};
+        // The event a copy's fence follows directly, if the copy has no
+        // control flow and ends (but for register moves) with it: its one
+        // store (loads before it are its operands), or its one load.
+        let last_event = |code: &[Instr], a: usize, b: usize| -> Option<EventKind> {
+            let body = code.get(a..b)?;
+            let local = |i: &Instr| matches!(i, Instr::Mov { .. } | Instr::Un { .. } | Instr::Bin { .. });
+            if !body.iter().all(|i| local(i) || matches!(i, Instr::Load { .. } | Instr::Store { .. })) {
+                return None;
+            }
+            let loads = body.iter().filter(|i| matches!(i, Instr::Load { .. })).count();
+            let stores: Vec<usize> = (0..body.len()).filter(|&k| matches!(body[k], Instr::Store { .. })).collect();
+            match stores[..] {
+                [k] if body[k + 1..].iter().all(local) => Some(EventKind::Store),
+                [] if loads == 1 => Some(EventKind::Load),
+                _ => None,
+            }
+        };
+        let direct = |s: StmtId| -> Option<EventKind> {
+            let mut kind = None;
+            for t in &prog.threads {
+                for r in t.stmt_ranges.iter().filter(|r| r.stmt == s) {
+                    let k = last_event(&t.code, r.start as usize, r.end as usize)?;
+                    if kind.is_some_and(|old| old != k) {
+                        return None;
+                    }
+                    kind = Some(k);
+                }
+            }
+            kind
+        };
+        let n = prog.stmts.len();
+        let (mut canon, mut last) = (vec![crate::machine::NONE; n], vec![EventKind::Store; n]);
+        let mut by_span: HashMap<Span, Vec<StmtId>> = HashMap::new();
+        for (id, s) in prog.stmts.iter().enumerate() {
+            if prog.fence_place_ok(id as StmtId, Place::After) {
+                by_span.entry(s.span).or_default().push(id as StmtId);
+            }
+        }
+        let mut after_loads = vec![false; prog.threads.len()];
+        for ids in by_span.values() {
+            let kinds: Option<Vec<EventKind>> = ids.iter().map(|&s| direct(s)).collect();
+            let Some(kinds) = kinds else { continue };
+            let first = *ids.iter().min().expect("a span has a statement");
+            for (&s, k) in ids.iter().zip(kinds) {
+                canon[s as usize] = first;
+                last[s as usize] = k;
+                if k == EventKind::Load {
+                    after_loads[prog.stmts[s as usize].thread as usize] = true;
+                }
+            }
+        }
+        VirtualFences { canon, last, after_loads }
+    }
+
+    /// Does thread `t` have a position measured right after a load (then
+    /// its loads are looked at too, not only its stores)?
+    #[inline]
+    pub fn after_loads(&self, t: usize) -> bool {
+        self.after_loads[t]
+    }
+
+    /// The position a fence right after event `e` stands for, if measured
+    /// (`NONE`: none).
+    #[inline]
+    pub fn after(&self, e: &Event) -> StmtId {
+        match self.canon.get(e.stmt as usize) {
+            Some(&p) if self.last[e.stmt as usize] == e.kind => p,
+            _ => crate::machine::NONE,
+        }
+    }
+
+    /// The position a fence right after statement `stmt` stands for
+    /// (`NONE`: not measured).
+    #[inline]
+    pub fn of(&self, stmt: StmtId) -> StmtId {
+        self.canon.get(stmt as usize).copied().unwrap_or(crate::machine::NONE)
+    }
+}
+
+/// Per statement pair (delayed store, overtaking access): the minimal
+/// position sets of its signals.
+pub(crate) type PairKillers = HashMap<(StmtId, StmtId), Vec<Box<[StmtId]>>>;
+
+/// Which fences right after statements would have removed what the SC
+/// exploration's BSS monitors signalled: per model and statement pair, the
+/// minimal sets of positions (by [`VirtualFences`]) of which a fence
+/// commits the store before the access, one per signal. A fence set
+/// removes a signal iff it holds one of the signal's positions (the
+/// owner's drains are a minimum over its fences; nothing else depends on
+/// them), so the program with full fences at a set S is robust under the
+/// model iff S meets every recorded set — what a re-check of it would
+/// show, read off without exploring ([`Premeasured::robust`]); and a fence
+/// alone removes a violation iff it is in every set of its pair.
+#[derive(Clone, Debug)]
+pub struct Premeasured {
+    pub(crate) fences: VirtualFences,
+    /// Per measured model: per pair, the minimal position sets.
+    pub(crate) models: Vec<(Model, PairKillers)>,
+    pub(crate) coverage: Coverage,
+}
+
+impl Premeasured {
+    fn pairs(&self, model: Model) -> Option<&PairKillers> {
+        self.models.iter().find(|(m, _)| *m == model).map(|(_, p)| p).filter(|_| self.coverage.finished())
+    }
+
+    /// Does a full fence right after `stmt` alone remove `model`'s
+    /// violations of `pair`? `None`: not measured.
+    pub fn removes(&self, model: Model, stmt: StmtId, pair: (StmtId, StmtId)) -> Option<bool> {
+        let p = self.fences.of(stmt);
+        if p == crate::machine::NONE {
+            return None;
+        }
+        let sets = self.pairs(model)?.get(&pair)?;
+        Some(sets.iter().all(|k| k.contains(&p)))
+    }
+
+    /// Is the program with fences `at` robust under `model`, by the
+    /// signals recorded? `None`: some fence is not measured here.
+    pub fn robust(&self, model: Model, at: &[crate::violation::FencePoint]) -> Option<bool> {
+        let pairs = self.pairs(model)?;
+        let mut set = Vec::new();
+        for f in at {
+            if f.place != litmus_dsl::ir::Place::After {
+                return None;
+            }
+            // A fence that does not drain under the model is not there for
+            // its monitor.
+            if !model.drains(f.kind) {
+                continue;
+            }
+            let p = self.fences.of(f.stmt);
+            if p == crate::machine::NONE {
+                return None;
+            }
+            set.push(p);
+        }
+        Some(pairs.values().flatten().all(|k| k.iter().any(|p| set.contains(p))))
+    }
+
+    pub fn coverage(&self) -> Coverage {
+        self.coverage
+    }
+}
+
+/// Record one signal's position set `k` (sorted, deduplicated) among the
+/// minimal ones of its pair: a superset of one there adds nothing.
+pub(crate) fn record_killers(sets: &mut Vec<Box<[StmtId]>>, k: &[StmtId]) {
+    let subset = |a: &[StmtId], b: &[StmtId]| a.iter().all(|x| b.binary_search(x).is_ok());
+    if sets.iter().any(|s| subset(s, k)) {
+        return;
+    }
+    sets.retain(|s| !subset(k, s));
+    sets.push(k.into());
 }

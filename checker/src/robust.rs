@@ -24,6 +24,9 @@ struct Group {
     v: Option<Violation>,
     attempts: u32,
     occurrences: u64,
+    /// Measuring: the minimal sets of positions whose fence would have
+    /// removed one of its signals ([`crate::measure::Premeasured`]).
+    killers: Vec<Box<[StmtId]>>,
 }
 
 /// Collects violations from SC executions as they are explored. The
@@ -65,6 +68,11 @@ pub struct Collector<'p> {
     cut: bool,
     /// Signals of the current event: (monitor, signal).
     raws: Vec<(usize, RawViolation)>,
+    /// Measuring fences right after store statements on the way
+    /// ([`Collector::measuring`]), for the models BSS decides completely;
+    /// and a signal's positions, being gathered.
+    measuring: Option<(crate::measure::VirtualFences, Vec<bool>)>,
+    killers: Vec<StmtId>,
 }
 
 impl crate::dpor::EventListener for Collector<'_> {
@@ -87,14 +95,16 @@ impl crate::dpor::EventListener for Collector<'_> {
             if let Some((m, models)) = &mut self.bss {
                 m.push(log, i, clocks, &mut |k, _, r| raws.push((models[k], r)));
             }
+            let by_bss = raws.len();
             if let Some((m, mi)) = &mut self.sober {
                 m.push(log, i, clocks, &mut |r| raws.push((*mi, r)));
             }
             if !self.raws.is_empty() {
                 let mut raws = std::mem::take(&mut self.raws);
-                for (mi, r) in raws.drain(..) {
+                for (k, (mi, r)) in raws.drain(..).enumerate() {
+                    let measured = k < by_bss && self.killers_of(log, clocks, mi, r);
                     // What the monitor has seen: the execution up to event i.
-                    self.record(&log[..=i], mi, r);
+                    self.record(&log[..=i], mi, r, measured);
                 }
                 self.raws = raws;
             }
@@ -142,7 +152,83 @@ impl<'p> Collector<'p> {
             listened: 0,
             cut: false,
             raws: Vec::new(),
+            measuring: None,
+            killers: Vec::new(),
         }
+    }
+
+    /// Also measure, from the signals, which full fences right after store
+    /// statements would remove what (under the models BSS decides
+    /// completely): [`Collector::premeasured`]. It costs only where a
+    /// monitor signals.
+    pub fn measuring(mut self) -> Self {
+        let measured: Vec<bool> = self.models.iter().map(|&m| crate::measure::measurable(m, self.monitor)).collect();
+        if self.bss.is_some() && measured.iter().any(|&b| b) {
+            self.measuring = Some((crate::measure::VirtualFences::new(self.prog), measured));
+        }
+        self
+    }
+
+    /// Signal `r` (of model `mi`, by BSS): gather into `killers` the
+    /// positions whose fence would have committed its store before its
+    /// access — right after a store of the store's thread, from it on,
+    /// that happens before the access. False if not measuring it.
+    fn killers_of(&mut self, log: &[Event], clocks: Clocks<'_>, mi: usize, r: RawViolation) -> bool {
+        let (Some((fences, measured)), Some((bss, _))) = (&self.measuring, &self.bss) else { return false };
+        if !measured[mi] {
+            return false;
+        }
+        let s = &log[r.store as usize];
+        let q = s.thread as usize;
+        // A fence after the thread's k-th transition is at place 2k + 1:
+        // before the access iff k < the access's clock for q.
+        let c = clocks.at(&log[r.access as usize], q);
+        self.killers.clear();
+        let mut take = |e: &Event| {
+            let p = fences.after(e);
+            if p != NONE {
+                self.killers.push(p);
+            }
+        };
+        if fences.after_loads(q) {
+            // Its loads too: every event of q from the store on.
+            for e in log[r.store as usize..r.access as usize].iter().filter(|e| e.thread as usize == q) {
+                if clocks.count(e) >= c {
+                    break;
+                }
+                if matches!(e.kind, EventKind::Store | EventKind::Load) {
+                    take(e);
+                }
+            }
+        } else {
+            let stores = bss.stores_of(q);
+            let from = stores.partition_point(|&(j, _)| j < r.store);
+            for &(j, _) in &stores[from..] {
+                let e = &log[j as usize];
+                if clocks.count(e) >= c {
+                    break;
+                }
+                take(e);
+            }
+        }
+        self.killers.sort_unstable();
+        self.killers.dedup();
+        true
+    }
+
+    /// What the measuring ([`Collector::measuring`]) showed, if on; `sc` is
+    /// how far the SC exploration went.
+    pub fn premeasured(&self, sc: Coverage) -> Option<crate::measure::Premeasured> {
+        let (fences, measured) = self.measuring.as_ref()?;
+        let models = self
+            .models
+            .iter()
+            .zip(&self.groups)
+            .zip(measured)
+            .filter(|(_, &on)| on)
+            .map(|((&m, groups), _)| (m, groups.iter().map(|(&key, g)| (key, g.killers.clone())).collect()))
+            .collect();
+        Some(crate::measure::Premeasured { fences: fences.clone(), models, coverage: sc })
     }
 
     /// Explore the SC executions with the monitors riding along, then (if
@@ -181,11 +267,15 @@ impl<'p> Collector<'p> {
 
     // Out of line: rare, and inlined it would weigh on every event.
     #[inline(never)]
-    fn record(&mut self, log: &[Event], mi: usize, r: RawViolation) {
+    fn record(&mut self, log: &[Event], mi: usize, r: RawViolation, measured: bool) {
         let model = self.models[mi];
         let key = (log[r.store as usize].stmt, log[r.access as usize].stmt);
-        let g = self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
+        let g =
+            self.groups[mi].entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0, killers: Vec::new() });
         g.occurrences += 1;
+        if measured {
+            crate::measure::record_killers(&mut g.killers, &self.killers);
+        }
         if g.v.is_some() || g.attempts >= 8 || self.stop.budget.stopped() {
             return;
         }

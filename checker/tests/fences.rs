@@ -175,7 +175,7 @@ fn no_smaller_fence_set_makes_an_example_robust_under_pslo() {
 fn one_exploration_measures_what_a_recheck_per_position_shows() {
     let opts = Options::default();
     let models = [Model::Tso, Model::Pso];
-    let mut removed = 0;
+    let (mut removed, mut premeasured_kills) = (0, 0);
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for monitor in [MonitorKind::Bss, MonitorKind::BssInterleaving] {
@@ -186,9 +186,35 @@ fn one_exploration_measures_what_a_recheck_per_position_shows() {
             let each = Rechecks::new(&prog, monitor, &opts).kills_by_rechecks(&positions, &violations, &models);
             assert_eq!(one, each, "{name} {monitor:?}");
             removed += one.iter().map(|k| k.len()).sum::<usize>();
+            // The program's own SC exploration, measuring on the way
+            // (fences right after stores, not inserted), knows the same.
+            if let Some(pre) = premeasured(&prog, &models, monitor) {
+                for (v, kills) in violations.iter().zip(&each) {
+                    for p in positions.iter().filter(|p| p.place == litmus_dsl::ir::Place::After) {
+                        if let Some(r) = pre.removes(v.model, p.stmt, v.key()) {
+                            assert_eq!(r, kills.contains(p), "{name} {monitor:?} {p:?} {:?}", v.key());
+                            premeasured_kills += 1;
+                        }
+                    }
+                }
+            }
         }
     }
     assert!(removed > 100, "{removed}");
+    assert!(premeasured_kills > 1000, "{premeasured_kills}");
+}
+
+/// What the SC exploration's monitors measured of fences on the way
+/// ([`litmus_checker::measure::Premeasured`]), if they could.
+fn premeasured(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    monitor: MonitorKind,
+) -> Option<litmus_checker::measure::Premeasured> {
+    let opts = Options::default();
+    let mut c = litmus_checker::robust::Collector::new(prog, models, monitor, &opts).measuring();
+    let sc = c.run(&opts);
+    c.premeasured(sc.coverage)
 }
 
 /// Issue 26: under PSLO a fence set was called minimal though fewer full
@@ -316,7 +342,7 @@ fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
 fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
     use litmus_dsl::ir::Place;
     let opts = Options::default();
-    let (mut quiet, mut loud) = (0, 0);
+    let (mut quiet, mut loud, mut premeasured_sets) = (0, 0, 0);
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for model in [Model::Tso, Model::Pso] {
@@ -341,10 +367,27 @@ fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
             let m = litmus_checker::measure::measure(&prog, &spots, &violations, MonitorKind::Bss, &opts, &sets)
                 .expect("finished");
             assert_eq!(m.models, [model]);
+            let pre = premeasured(&prog, &[model], MonitorKind::Bss).expect("BSS measures");
             for (set, &q) in sets.iter().zip(&m.quiet) {
                 let at: Vec<FenceInsertion> = set.iter().map(|&s| FenceInsertion::after(s, FenceKind::Full)).collect();
                 let fenced = litmus_dsl::fence_ir::insert_fences(&prog, &at);
-                assert_eq!(q, explicitly_robust(&fenced, model), "{name} {model:?} {set:?}");
+                let explicit = explicitly_robust(&fenced, model);
+                assert_eq!(q, explicit, "{name} {model:?} {set:?}");
+                // The program's own SC exploration answers the same, where
+                // it measured every fence of the set.
+                let points: Vec<FencePoint> = set
+                    .iter()
+                    .map(|&s| FencePoint {
+                        thread: prog.stmts[s as usize].thread,
+                        stmt: s,
+                        kind: FenceKind::Full,
+                        place: Place::After,
+                    })
+                    .collect();
+                if let Some(r) = pre.robust(model, &points) {
+                    assert_eq!(r, explicit, "{name} {model:?} {set:?} (premeasured)");
+                    premeasured_sets += 1;
+                }
                 if q {
                     quiet += 1;
                 } else {
@@ -354,4 +397,82 @@ fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
         }
     }
     assert!(quiet > 50 && loud > 50, "{quiet} quiet, {loud} signalled");
+    assert!(premeasured_sets > 700, "{premeasured_sets} sets premeasured");
+}
+
+/// The fence search reading what the program's SC exploration measured on
+/// the way (`Rechecks::premeasured`) chooses what it chooses exploring
+/// again: the same fences, earning the same confirmation and minimality,
+/// on every example and corpus file under TSO, PSO and both — with no
+/// exploration at all on most of them.
+#[test]
+fn premeasured_fences_are_those_explored_again() {
+    let opts = Options { threads: 1, ..Options::default() };
+    let (mut compared, mut unexplored) = (0, 0);
+    for (name, src) in files() {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        for models in [vec![Model::Tso], vec![Model::Pso], vec![Model::Tso, Model::Pso]] {
+            let mut c = litmus_checker::robust::Collector::new(&prog, &models, MonitorKind::Bss, &opts).measuring();
+            let sc = c.run(&opts);
+            let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
+            let before = c.finish(sc.coverage);
+            let all: Vec<_> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+            if all.is_empty() {
+                continue;
+            }
+            let robust = litmus_checker::violation::all_robust(&before);
+            let fresh = Rechecks::new(&prog, MonitorKind::Bss, &opts);
+            let read = Rechecks::new(&prog, MonitorKind::Bss, &opts).premeasured(pre);
+            let a = litmus_checker::fences::minimal_fences(&fresh, &models, &mut all.clone(), robust.clone());
+            let b = litmus_checker::fences::minimal_fences(&read, &models, &mut all.clone(), robust);
+            assert_eq!((&a.fences, &a.confirmed, a.minimal), (&b.fences, &b.confirmed, b.minimal), "{name} {models:?}");
+            assert!(read.explorations() <= fresh.explorations(), "{name} {models:?}");
+            compared += 1;
+            unexplored += usize::from(read.explorations() == 0);
+        }
+    }
+    assert!(compared > 100 && unexplored * 10 > compared * 8, "{compared} compared, {unexplored} without exploring");
+}
+
+/// A measurement is worth what its exploration was: cut short, it answers
+/// nothing (no set robust, no fence removing anything), whatever it saw.
+#[test]
+fn a_cut_short_exploration_premeasures_nothing() {
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    use std::sync::Arc;
+    let src =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/programs/slow.litmus")).unwrap();
+    let prog = litmus_dsl::analyze(&src).program.unwrap();
+    let mut seen = 0;
+    for polls in [1, 3, 10, 30] {
+        let budget = litmus_checker::Budget {
+            cancel: Some(Arc::new(AtomicBool::new(false))),
+            polls_left: Some(Arc::new(AtomicU64::new(polls))),
+            ..Default::default()
+        };
+        let opts = Options { threads: 1, budget, ..Options::default() };
+        let mut c = litmus_checker::robust::Collector::new(&prog, &[Model::Tso], MonitorKind::Bss, &opts).measuring();
+        let sc = c.run(&opts);
+        assert!(!sc.coverage.finished(), "cut at poll {polls}");
+        let pre = c.premeasured(sc.coverage).expect("BSS measures");
+        let stores = litmus_checker::fences::store_stmts(&prog);
+        let all: Vec<FencePoint> = stores
+            .iter()
+            .map(|&s| FencePoint {
+                thread: prog.stmts[s as usize].thread,
+                stmt: s,
+                kind: FenceKind::Full,
+                place: litmus_dsl::ir::Place::After,
+            })
+            .collect();
+        assert_eq!(pre.robust(Model::Tso, &all), None, "cut at poll {polls}");
+        for v in c.finish(sc.coverage).iter().flat_map(|r| &r.violations) {
+            seen += 1;
+            for &s in &stores {
+                assert_eq!(pre.removes(v.model, s, v.key()), None);
+            }
+        }
+    }
+    // Some cut came after violations were seen.
+    assert!(seen > 0);
 }
