@@ -15,6 +15,10 @@ pub struct Budget {
     pub deadline: Option<Instant>,
     /// Stop early when set (from another thread): the answer is unknown.
     pub cancel: Option<Arc<AtomicBool>>,
+    /// A second cancel flag, heeded as `cancel` is: the check's own, where
+    /// `cancel` stops one part of it (an exploration ahead, which the check
+    /// stops when it no longer needs it).
+    pub parent: Option<Arc<AtomicBool>>,
     /// Tests: set `cancel` at the n-th poll of [`Budget::stopped`], to cut a
     /// check short at every phase boundary deterministically.
     pub polls_left: Option<Arc<AtomicU64>>,
@@ -29,7 +33,8 @@ pub struct Budget {
 
 impl Budget {
     pub fn cancelled(&self) -> bool {
-        self.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed))
+        let set = |c: &Option<Arc<AtomicBool>>| c.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        set(&self.cancel) || set(&self.parent)
     }
 
     /// Past the deadline.

@@ -289,6 +289,19 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[vio
 /// by explicit store-buffer exploration; outcomes end up in `models` order.
 /// The same exploration settles each violation's harm.
 pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
+    add_relaxed_outcomes_ahead(report, prog, models, opts, Vec::new());
+}
+
+/// [`add_relaxed_outcomes`], taking the outcomes `ahead` explored (beside
+/// the earlier steps, [`crate::plan::Plan::run`]) where their exploration
+/// would otherwise run now.
+pub fn add_relaxed_outcomes_ahead(
+    report: &mut Report,
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    opts: &Options,
+    mut ahead: Vec<crate::ahead::Ahead>,
+) {
     let sc = report.sc_observation.clone();
     for &m in models {
         if !m.buffered() || report.outcomes.iter().any(|o| o.model == m) {
@@ -313,8 +326,15 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
                 continue;
             }
         }
-        let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
         let rb = report.robustness.iter().position(|rb| rb.model == m);
+        if let Some(a) = ahead.iter().position(|a| a.model == m).map(|k| ahead.swap_remove(k)) {
+            if let Some(i) = rb {
+                a.judge(prog, opts, sc.as_ref(), &mut report.robustness[i].violations);
+            }
+            report.outcomes.push(bounded_note(report, own.unwrap_or(a.outcome), m));
+            continue;
+        }
+        let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
         let mut search =
             rb.map(|i| harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations));
         let o = if explore::by_graph(prog, m, opts) {
@@ -335,19 +355,43 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
         }
         // The stateful search's outcome, where it ran (the bounded search
         // only settled the harm).
-        let mut o = own.unwrap_or(o);
-        if report.proved_sc.is_some() && !o.complete() && !o.iterations.every() && o.iterations.reason().is_none() {
-            // The unbounded procedure decides robustness, not a non-robust
-            // model's own outcomes: say why these are bounded.
-            o.iterations = Iterations::Fallback(format!(
-                "{}'s outcomes are explored with the bounds (the program is not proved robust under {0})",
-                m.upper()
-            ));
-        }
-        report.outcomes.push(o);
+        report.outcomes.push(bounded_note(report, own.unwrap_or(o), m));
     }
     report.outcomes.sort_by_key(|o| models.iter().position(|&m| m == o.model));
     report.cancelled = opts.budget.cancelled();
+}
+
+/// Will [`add_relaxed_outcomes`] explore `m`'s executions with the bounds
+/// after the steps that gave `report`? Not where it has them already, nor
+/// where the program is proved robust under `m` (SC's are taken).
+pub fn explores_outcome(report: &Report, m: Model) -> bool {
+    if report.outcomes.iter().any(|o| o.model == m) {
+        return false;
+    }
+    let proved_robust = report.robustness.iter().any(|rb| {
+        rb.model == m
+            && rb.robust() == Answer::Proved(true)
+            && if rb.iterations.every() {
+                report.proved_sc.is_some()
+            } else {
+                report.bounded_sc.as_ref().is_some_and(|sc| sc.coverage == Coverage::Complete)
+            }
+    });
+    !proved_robust
+}
+
+/// A relaxed model's outcome `o` as the outcome step gives it: where the
+/// unbounded procedure ran but `o` is the bounded engine's, it says why.
+fn bounded_note(report: &Report, mut o: ModelOutcome, m: Model) -> ModelOutcome {
+    if report.proved_sc.is_some() && !o.complete() && !o.iterations.every() && o.iterations.reason().is_none() {
+        // The unbounded procedure decides robustness, not a non-robust
+        // model's own outcomes: say why these are bounded.
+        o.iterations = Iterations::Fallback(format!(
+            "{}'s outcomes are explored with the bounds (the program is not proved robust under {0})",
+            m.upper()
+        ));
+    }
+    o
 }
 
 /// A relaxed model's outcome from the stateful search of its own states

@@ -13,8 +13,9 @@
 //!    explicit-state oracle), [`explore`] (which explorer answers),
 //!    [`explicit`] (a model's own executions, cycle by cycle).
 //! 4. Robustness, harm, proofs and fences: [`robust`] (the monitors on the
-//!    SC exploration), [`measure`], [`harm`], [`unbounded`] (attacks, for
-//!    every iteration), [`fences`].
+//!    SC exploration), [`measure`], [`harm`], [`ahead`] (a relaxed model's
+//!    outcomes explored beside the SC exploration), [`unbounded`] (attacks,
+//!    for every iteration), [`fences`].
 //! 5. Active testing: [`relaxer`] (RELAXER) for programs too big to explore.
 //! 6. The check: [`check`] (its steps over one [`Report`]) and [`plan`]
 //!    (the steps in order, for the CLI, the server and suites alike).
@@ -23,6 +24,7 @@
 //! narration, words, codes), `litmus-history` (recorded histories, with the
 //! SAT solver) and `litmus-hardware` (runs on the CPU).
 
+pub mod ahead;
 pub mod bitset;
 pub mod budget;
 pub mod certainty;
@@ -56,7 +58,9 @@ pub mod witness;
 pub use budget::Budget;
 pub use certainty::{Answer, Certainty, Coverage, Cuts, Iterations, Why};
 pub use check::Report;
-pub use check::{add_relaxed_outcomes, check, check_robustness, find_violations, judge_and_fence};
+pub use check::{
+    add_relaxed_outcomes, add_relaxed_outcomes_ahead, check, check_robustness, find_violations, judge_and_fence,
+};
 pub use machine::Model;
 pub use monitor::MonitorKind;
 pub use options::{ExplorerKind, Options, SettingError};

@@ -18,13 +18,15 @@
 //! or the check was cancelled. [`Mode::Active`] runs step 4 alone (with SC's
 //! answer to an `exists` condition first, within the exhaustive share).
 
-use crate::check::{add_relaxed_outcomes, find_violations, judge_and_fence, Report};
+use crate::check::{add_relaxed_outcomes, add_relaxed_outcomes_ahead, find_violations, judge_and_fence, Report};
 use crate::explore;
 use crate::machine::Model;
 use crate::monitor::MonitorKind;
 use crate::options::Options;
 use crate::relaxer;
 use litmus_dsl::Program;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// When active testing runs.
@@ -137,13 +139,79 @@ impl Plan {
         }
     }
 
-    /// Every step.
+    /// Every step. With more than one thread, the relaxed models' outcomes
+    /// are explored ahead ([`crate::ahead`]), beside the violations and
+    /// fences, where the outcome step would explore them.
     pub fn run(&self, prog: &Program) -> Report {
         let mut report = self.start();
-        for &step in self.steps() {
-            self.run_step(step, prog, &mut report);
+        let ahead = self.ahead_models(prog);
+        if ahead.is_empty() {
+            for &step in self.steps() {
+                self.run_step(step, prog, &mut report);
+            }
+            return report;
         }
+        let opts = self.options(Step::Outcomes);
+        let stops: Vec<Arc<AtomicBool>> = ahead.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
+        // Models are taken in order by whichever thread is free: the one
+        // ahead from the start, the check's own once its steps before the
+        // outcomes are done.
+        let next = AtomicUsize::new(0);
+        let take = |found: &mut Vec<crate::ahead::Ahead>| loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some(&m) = ahead.get(i) else { break };
+            found.extend(crate::ahead::explore(prog, m, opts, &stops[i]));
+        };
+        std::thread::scope(|s| {
+            let beside = s.spawn(|| {
+                let mut found = Vec::new();
+                take(&mut found);
+                found
+            });
+            for &step in self.steps().iter().take_while(|&&s| s != Step::Outcomes) {
+                self.run_step(step, prog, &mut report);
+            }
+            // What the outcome step will not explore needs no exploration
+            // ahead (a model proved robust takes SC's), nor does a
+            // cancelled check.
+            for (i, &m) in ahead.iter().enumerate() {
+                if opts.budget.cancelled() || !crate::check::explores_outcome(&report, m) {
+                    stops[i].store(true, Ordering::Relaxed);
+                }
+            }
+            let mut found = Vec::new();
+            take(&mut found);
+            found.extend(beside.join().expect("an exploration ahead does not panic"));
+            for &step in self.steps().iter().skip_while(|&&s| s != Step::Outcomes) {
+                match step {
+                    Step::Outcomes => {
+                        add_relaxed_outcomes_ahead(&mut report, prog, &self.models, opts, std::mem::take(&mut found))
+                    }
+                    _ => self.run_step(step, prog, &mut report),
+                }
+            }
+        });
         report
+    }
+
+    /// The relaxed models whose outcomes [`Plan::run`] explores ahead: with
+    /// more than one thread, where the outcome step runs and the bounded
+    /// engine alone answers (the unbounded procedure, first otherwise,
+    /// decides most programs' outcomes without it), where it is worth a
+    /// core ([`crate::ahead::worth`]); not with `--first`, which wants the
+    /// first finding of one search.
+    fn ahead_models(&self, prog: &Program) -> Vec<Model> {
+        let opts = self.options(Step::Outcomes);
+        let wanted = opts.threads > 1
+            && opts.unbounded.is_none()
+            && opts.budget.found.is_none()
+            // (Tests cutting a check at its n-th poll want one sequence.)
+            && opts.budget.polls_left.is_none()
+            && self.steps().contains(&Step::Outcomes);
+        if !wanted {
+            return Vec::new();
+        }
+        self.models.iter().copied().filter(|&m| m.buffered() && crate::ahead::worth(prog, m, opts)).collect()
     }
 
     /// The models active testing will run for after the exhaustive steps

@@ -1,0 +1,91 @@
+//! The relaxed models' outcomes explored ahead, beside the SC exploration
+//! with its monitors (`ahead.rs`, two threads), give the check's report the
+//! sequential steps give (one thread) — outcomes with their witnesses and
+//! statistics, each violation's harm, the fences — on every example and
+//! corpus file, on generated programs with conditions and assertions, and
+//! on programs with more executions that could do damage than the ones
+//! ahead keep (then the outcome step explores again); and a check cut
+//! short claims nothing either way.
+
+mod common;
+
+use litmus_checker::machine::Model;
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::{check_all, Options, Report};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::time::Duration;
+
+/// Everything a report says but how long it took.
+fn render(r: &Report) -> String {
+    let mut outcomes = r.outcomes.clone();
+    for o in outcomes.iter_mut() {
+        o.elapsed = Duration::ZERO;
+    }
+    format!("{outcomes:?}\n{:?}\n{:?}\n{:?}", r.robustness, r.joint, r.sc_observation)
+}
+
+fn with_threads(threads: usize, loop_bound: u32) -> Options {
+    Options { threads, loop_bound, ..Options::default() }
+}
+
+fn same_either_way(src: &str, name: &str, loop_bound: u32) {
+    let prog = common::compile(src);
+    let models = [Model::Sc, Model::Tso, Model::Pso];
+    let one = check_all(&prog, &models, MonitorKind::Bss, &with_threads(1, loop_bound));
+    let two = check_all(&prog, &models, MonitorKind::Bss, &with_threads(2, loop_bound));
+    assert_eq!(render(&one), render(&two), "{name}");
+}
+
+#[test]
+fn examples_and_corpus_get_one_report_with_outcomes_explored_ahead() {
+    for (name, src) in common::corpus_and_example_sources() {
+        same_either_way(&src, &name, 2);
+    }
+}
+
+/// Fenced Dekker entering twice, and the unfenced one, whose assertion
+/// fails in many more TSO executions than those kept ahead.
+#[test]
+fn harnesses_get_one_report_with_outcomes_explored_ahead() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/harnesses");
+    for name in ["dekker_f_k2", "dekker_nf_k2", "peterson_nf_k2", "sb8"] {
+        let src = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
+        same_either_way(&src, name, 2);
+    }
+}
+
+#[test]
+fn generated_programs_get_one_report_with_outcomes_explored_ahead() {
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[23; 32]));
+    for atomics in [true, false] {
+        let strategy = common::program(2..4, 2..5, atomics);
+        for _ in 0..150 {
+            let threads = strategy.new_tree(&mut runner).unwrap().current();
+            let src = common::render(&threads);
+            same_either_way(&src, &src, 2);
+        }
+    }
+}
+
+/// Cancelled before it starts, the check claims no model's outcome,
+/// explored ahead or not.
+#[test]
+fn a_cancelled_check_claims_nothing_ahead() {
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/harnesses/dekker_f_k2.litmus"),
+    )
+    .unwrap();
+    let prog = common::compile(&src);
+    let mut opts = with_threads(2, 2);
+    opts.budget.cancel = Some(Arc::new(AtomicBool::new(true)));
+    let r = check_all(&prog, &[Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
+    for o in &r.outcomes {
+        assert!(!o.coverage.finished(), "{:?}: {:?}", o.model, o.coverage);
+    }
+    for rb in &r.robustness {
+        assert!(!rb.robust().is_known(), "{:?}", rb.robust());
+    }
+}
