@@ -100,8 +100,9 @@ pub struct Bounds {
     /// or auto (graph for programs without loops, awaits or locks).
     #[arg(long, value_enum, default_value = "auto")]
     pub explorer: ExplorerArg,
-    /// Worker threads for one exploration by graph (default: every core).
-    /// The output does not depend on it.
+    /// Worker threads for one exploration by graph, and (more than one)
+    /// relaxed outcomes explored beside the SC exploration in a bounded
+    /// check (default: every core). The output does not depend on it.
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub threads: Option<u32>,
     /// Give up on a file after this many seconds, across every phase (what

@@ -19,7 +19,10 @@
 //!
 //! Each row prints litmus's time for the whole `check` the row names (SC
 //! exploration with the monitors, harm, fence synthesis and re-checks,
-//! relaxed outcomes) and each phase's share, then the peers. The `threads`
+//! relaxed outcomes), the phases in sequence, then the same check as the
+//! CLI runs it (`check_all`: with more than one thread the relaxed outcomes
+//! are explored ahead, beside the SC exploration), each phase's share, then
+//! the peers. The `threads`
 //! rows time one exploration by graph (slow.litmus TSO and PSO, SB-12 TSO)
 //! on 1, 2 and every core (`-- threads`).
 
@@ -82,6 +85,22 @@ fn check_phases(
     let all = r.outcomes.iter().map(|o| o.stats.executions).sum();
     let complete = r.outcomes.iter().map(|o| o.stats.complete).sum();
     ([a, b, c], Executions { all, complete })
+}
+
+/// The same check as [`check_phases`], as the CLI runs it: one
+/// [`litmus_checker::check_all`] (its plan), where with more than one
+/// thread the relaxed outcomes are explored ahead, beside the SC
+/// exploration; best of 3.
+fn plan_time(prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32, explorer: ExplorerKind) -> Duration {
+    let opts = Options { loop_bound, explorer, ..Options::default() };
+    (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            std::hint::black_box(litmus_checker::check_all(prog, models, MonitorKind::Bss, &opts));
+            t.elapsed()
+        })
+        .min()
+        .expect("three runs")
 }
 
 /// A harness, run under SC, TSO and PSO ([`MODELS`]).
@@ -256,7 +275,8 @@ fn main() {
     let wanted = |name: &str| filter.as_ref().is_none_or(|f| name.contains(f.as_str()));
     let harnesses = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/harnesses");
     println!(
-        "row | litmus check (exhaustive) | SC+monitors / harm+fences / relaxed outcomes | relaxed executions | peers"
+        "row | litmus check, phases in sequence | the same as the CLI runs it ({} threads: outcomes explored ahead) | SC+monitors / harm+fences / relaxed outcomes | relaxed executions | peers",
+        litmus_checker::options::all_cores()
     );
     for row in ROWS {
         let names: Vec<String> = MODELS.iter().map(|m| format!("{} {}", row.file, m.upper())).collect();
@@ -277,11 +297,13 @@ fn main() {
             for &explorer in explorers {
                 let (phases, execs) = check_phases(&prog, &[*model], row.loop_bound, explorer);
                 let total: Duration = phases.iter().sum();
+                let plan = plan_time(&prog, &[*model], row.loop_bound, explorer);
                 println!(
-                    "{:18} {:12} | {:>9} | {} / {} / {} | {:>20} | {}",
+                    "{:18} {:12} | {:>9} | {:>9} | {} / {} / {} | {:>20} | {}",
                     name,
                     explorer.as_str(),
                     ms(total),
+                    ms(plan),
                     ms(phases[0]),
                     ms(phases[1]),
                     ms(phases[2]),
