@@ -226,8 +226,6 @@ pub struct VirtualFences {
     /// Per statement: the kind of the event its fence follows (its store,
     /// or its one load).
     last: Vec<EventKind>,
-    /// Per thread: has it a measured position right after a load?
-    after_loads: Vec<bool>,
 }
 
 impl VirtualFences {
@@ -271,7 +269,6 @@ impl VirtualFences {
                 by_span.entry(s.span).or_default().push(id as StmtId);
             }
         }
-        let mut after_loads = vec![false; prog.threads.len()];
         for ids in by_span.values() {
             let kinds: Option<Vec<EventKind>> = ids.iter().map(|&s| direct(s)).collect();
             let Some(kinds) = kinds else { continue };
@@ -279,19 +276,9 @@ impl VirtualFences {
             for (&s, k) in ids.iter().zip(kinds) {
                 canon[s as usize] = first;
                 last[s as usize] = k;
-                if k == EventKind::Load {
-                    after_loads[prog.stmts[s as usize].thread as usize] = true;
-                }
             }
         }
-        VirtualFences { canon, last, after_loads }
-    }
-
-    /// Does thread `t` have a position measured right after a load (then
-    /// its loads are looked at too, not only its stores)?
-    #[inline]
-    pub fn after_loads(&self, t: usize) -> bool {
-        self.after_loads[t]
+        VirtualFences { canon, last }
     }
 
     /// The position a fence right after event `e` stands for, if measured
@@ -381,6 +368,10 @@ impl Premeasured {
 /// Record one signal's position set `k` (sorted, deduplicated) among the
 /// minimal ones of its pair: a superset of one there adds nothing.
 pub(crate) fn record_killers(sets: &mut Vec<Box<[StmtId]>>, k: &[StmtId]) {
+    // Mostly one seen before.
+    if sets.iter().any(|s| **s == *k) {
+        return;
+    }
     let subset = |a: &[StmtId], b: &[StmtId]| a.iter().all(|x| b.binary_search(x).is_ok());
     if sets.iter().any(|s| subset(s, k)) {
         return;

@@ -73,6 +73,8 @@ pub struct Collector<'p> {
     /// and a signal's positions, being gathered.
     measuring: Option<(crate::measure::VirtualFences, Vec<bool>)>,
     killers: Vec<StmtId>,
+    /// Measuring: per thread, the log indices of its memory events.
+    accesses: Vec<Vec<u32>>,
 }
 
 impl crate::dpor::EventListener for Collector<'_> {
@@ -83,11 +85,23 @@ impl crate::dpor::EventListener for Collector<'_> {
         debug_assert_eq!(from, self.listened);
         if self.cut {
             self.cut = false;
+            for a in self.accesses.iter_mut() {
+                while a.last().is_some_and(|&j| j as usize >= from) {
+                    a.pop();
+                }
+            }
             if let Some((m, _)) = &mut self.bss {
                 m.truncate(from);
             }
             if let Some((m, _)) = &mut self.sober {
                 m.truncate(from);
+            }
+        }
+        if self.measuring.is_some() {
+            for (i, e) in log.iter().enumerate().skip(from) {
+                if e.cell != NONE {
+                    self.accesses[e.thread as usize].push(i as u32);
+                }
             }
         }
         for i in from..log.len() {
@@ -101,8 +115,16 @@ impl crate::dpor::EventListener for Collector<'_> {
             }
             if !self.raws.is_empty() {
                 let mut raws = std::mem::take(&mut self.raws);
+                // A store and access signalled under two models have one
+                // set of positions: gathered once.
+                let mut gathered = None;
                 for (k, (mi, r)) in raws.drain(..).enumerate() {
-                    let measured = k < by_bss && self.killers_of(log, clocks, mi, r);
+                    let measured = k < by_bss
+                        && (gathered == Some((r.store, r.access)) && self.measured(mi)
+                            || self.killers_of(log, clocks, mi, r));
+                    if measured {
+                        gathered = Some((r.store, r.access));
+                    }
                     // What the monitor has seen: the execution up to event i.
                     self.record(&log[..=i], mi, r, measured);
                 }
@@ -154,6 +176,7 @@ impl<'p> Collector<'p> {
             raws: Vec::new(),
             measuring: None,
             killers: Vec::new(),
+            accesses: vec![Vec::new(); prog.threads.len()],
         }
     }
 
@@ -169,12 +192,17 @@ impl<'p> Collector<'p> {
         self
     }
 
+    /// Are model `mi`'s signals measured?
+    fn measured(&self, mi: usize) -> bool {
+        self.measuring.as_ref().is_some_and(|(_, measured)| measured[mi])
+    }
+
     /// Signal `r` (of model `mi`, by BSS): gather into `killers` the
     /// positions whose fence would have committed its store before its
     /// access — right after a store of the store's thread, from it on,
     /// that happens before the access. False if not measuring it.
     fn killers_of(&mut self, log: &[Event], clocks: Clocks<'_>, mi: usize, r: RawViolation) -> bool {
-        let (Some((fences, measured)), Some((bss, _))) = (&self.measuring, &self.bss) else { return false };
+        let Some((fences, measured)) = &self.measuring else { return false };
         if !measured[mi] {
             return false;
         }
@@ -190,26 +218,16 @@ impl<'p> Collector<'p> {
                 self.killers.push(p);
             }
         };
-        if fences.after_loads(q) {
-            // Its loads too: every event of q from the store on.
-            for e in log[r.store as usize..r.access as usize].iter().filter(|e| e.thread as usize == q) {
-                if clocks.count(e) >= c {
-                    break;
-                }
-                if matches!(e.kind, EventKind::Store | EventKind::Load) {
-                    take(e);
-                }
+        // Every memory event of q from the store on (a fence after it is
+        // measured if its statement's code ends with it).
+        let events = &self.accesses[q];
+        let from = events.partition_point(|&j| j < r.store);
+        for &j in &events[from..] {
+            let e = &log[j as usize];
+            if clocks.count(e) >= c {
+                break;
             }
-        } else {
-            let stores = bss.stores_of(q);
-            let from = stores.partition_point(|&(j, _)| j < r.store);
-            for &(j, _) in &stores[from..] {
-                let e = &log[j as usize];
-                if clocks.count(e) >= c {
-                    break;
-                }
-                take(e);
-            }
+            take(e);
         }
         self.killers.sort_unstable();
         self.killers.dedup();

@@ -188,11 +188,6 @@ impl Bss {
         }
     }
 
-    /// Thread `q`'s stores so far: (log index, cell), in order.
-    pub fn stores_of(&self, q: usize) -> &[(u32, u32)] {
-        &self.stores[q]
-    }
-
     /// Is any variant still checked?
     pub fn listening(&self) -> bool {
         self.variants.as_ref().is_none_or(|vs| vs.live.iter().any(|&l| l))
