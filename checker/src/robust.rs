@@ -185,8 +185,12 @@ impl<'p> Collector<'p> {
     /// completely): [`Collector::premeasured`]. It costs only where a
     /// monitor signals.
     pub fn measuring(mut self) -> Self {
-        let measured: Vec<bool> = self.models.iter().map(|&m| crate::measure::measurable(m, self.monitor)).collect();
-        if self.bss.is_some() && measured.iter().any(|&b| b) {
+        // Only the models whose signals all come from BSS (not Sober's).
+        let Some((_, by_bss)) = &self.bss else { return self };
+        let measured: Vec<bool> = (0..self.models.len())
+            .map(|i| by_bss.contains(&i) && crate::measure::measurable(self.models[i], self.monitor))
+            .collect();
+        if measured.iter().any(|&b| b) {
             self.measuring = Some((crate::measure::VirtualFences::new(self.prog), measured));
         }
         self
