@@ -3,9 +3,10 @@
 //! that exploration must judge are known. It keeps the executions that
 //! could do damage (a failure; a final state under a condition) — what
 //! harm is judged from ([`crate::harm::HarmSearch`] looks at no other) — up
-//! to [`KEPT`]; more, and it gives up at once: the outcome step then
-//! explores as it always did. Once the violations are known, the kept
-//! executions judge them as the whole exploration would have.
+//! to [`KEPT`] of them and [`KEPT_EVENTS`] events; more, and it gives up at
+//! once: the outcome step then explores as it always did. Once the
+//! violations are known, the kept executions judge them as the whole
+//! exploration would have.
 
 use crate::dpor::{ExecKind, Execution};
 use crate::harm::HarmSearch;
@@ -18,8 +19,10 @@ use litmus_dsl::Program;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-/// Executions that could do damage an exploration ahead keeps at most.
+/// Executions that could do damage an exploration ahead keeps at most,
+/// and their events in all (what they hold stays a few megabytes).
 pub const KEPT: usize = 256;
+pub const KEPT_EVENTS: usize = 1 << 16;
 
 /// One model's outcome explored ahead, and the executions harm may need.
 pub struct Ahead {
@@ -58,22 +61,23 @@ fn harmless(prog: &Program) -> bool {
 
 /// Explore `model`'s outcome with `opts`, stopped by `stop` too (set by
 /// whoever no longer needs it). `None` if stopped, or if more than
-/// [`KEPT`] executions could do damage.
+/// [`KEPT`] executions (or [`KEPT_EVENTS`] events) could do damage.
 pub fn explore(prog: &Program, model: Model, opts: &Options, stop: &Arc<AtomicBool>) -> Option<Ahead> {
     let mut budget = opts.budget.clone();
     budget.parent = budget.cancel.replace(stop.clone());
     // Progress is the main thread's to report.
     budget.progress = None;
     let opts = Options { budget, ..opts.clone() };
-    let mut kept = Vec::new();
+    let (mut kept, mut held) = (Vec::new(), 0);
     let mut keep = |e: &Execution<'_>| {
         if !may_damage(prog, e.kind) || stop.load(Ordering::Relaxed) {
             return;
         }
-        if kept.len() == KEPT {
+        if kept.len() == KEPT || held + e.events.len() > KEPT_EVENTS {
             stop.store(true, Ordering::Relaxed);
             return;
         }
+        held += e.events.len();
         kept.push(Kept {
             kind: e.kind,
             events: e.events.to_vec(),
