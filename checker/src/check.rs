@@ -71,10 +71,21 @@ pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: M
 /// Usually a small fraction of the whole check: the editor shows this first.
 pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
-    let fallback = match unbounded_violations(prog, models, opts) {
-        Ok(report) => return report,
-        Err(why) => why,
-    };
+    match unbounded_violations(prog, models, opts) {
+        Ok(report) => report,
+        Err(fallback) => bounded_violations(prog, models, monitor, opts, fallback),
+    }
+}
+
+/// [`find_violations`] by the bounded engine, where the unbounded
+/// procedure was not asked (`fallback` `None`) or could not decide (why).
+pub fn bounded_violations(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+    fallback: Option<String>,
+) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
     let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts).measuring();
     let mut sc = collector.run(opts);
@@ -142,7 +153,7 @@ const LOOP_FREE_EXECUTIONS: u64 = 20_000;
 /// TSO/PSO robustness for every iteration. `Err(None)`: not asked for;
 /// `Err(Some(why))`: it could not decide (the bounded engine answers, and
 /// says why).
-fn unbounded_violations(
+pub fn unbounded_violations(
     prog: &litmus_dsl::Program,
     models: &[Model],
     opts: &Options,

@@ -18,11 +18,15 @@
 //! or the check was cancelled. [`Mode::Active`] runs step 4 alone (with SC's
 //! answer to an `exists` condition first, within the exhaustive share).
 
-use crate::check::{add_relaxed_outcomes, add_relaxed_outcomes_ahead, find_violations, judge_and_fence, Report};
+use crate::check::{
+    add_relaxed_outcomes, add_relaxed_outcomes_ahead, bounded_violations, find_violations, judge_and_fence,
+    unbounded_violations, Report,
+};
 use crate::explore;
 use crate::machine::Model;
 use crate::monitor::MonitorKind;
 use crate::options::Options;
+use crate::progress::{self, Phase};
 use crate::relaxer;
 use litmus_dsl::Program;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -139,14 +143,41 @@ impl Plan {
         }
     }
 
-    /// Every step. With more than one thread, the relaxed models' outcomes
-    /// are explored ahead ([`crate::ahead`]), beside the violations and
-    /// fences, where the outcome step would explore them.
+    /// Every step. With more than one thread, where the bounded engine
+    /// answers (the unbounded procedure was not asked or could not decide),
+    /// the relaxed models' outcomes are explored ahead ([`crate::ahead`]),
+    /// beside the violations and fences, where the outcome step would
+    /// explore them.
     pub fn run(&self, prog: &Program) -> Report {
         let mut report = self.start();
+        let steps = self.steps();
+        if !self.ahead_wanted() || steps.first() != Some(&Step::Violations) {
+            for &step in steps {
+                self.run_step(step, prog, &mut report);
+            }
+            return report;
+        }
+        // Step 1 as `find_violations` runs it, in its two halves: the
+        // bounded engine's is where outcomes go ahead.
+        let opts = self.options(Step::Violations);
+        progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
+        let fallback = match unbounded_violations(prog, &self.models, opts) {
+            Ok(r) => {
+                report = r;
+                for &step in &steps[1..] {
+                    self.run_step(step, prog, &mut report);
+                }
+                return report;
+            }
+            Err(why) => why,
+        };
         let ahead = self.ahead_models(prog);
+        let bounded = |report: &mut Report| {
+            *report = bounded_violations(prog, &self.models, self.monitor, opts, fallback.clone());
+        };
         if ahead.is_empty() {
-            for &step in self.steps() {
+            bounded(&mut report);
+            for &step in &steps[1..] {
                 self.run_step(step, prog, &mut report);
             }
             return report;
@@ -168,7 +199,8 @@ impl Plan {
                 take(&mut found);
                 found
             });
-            for &step in self.steps().iter().take_while(|&&s| s != Step::Outcomes) {
+            bounded(&mut report);
+            for &step in steps[1..].iter().take_while(|&&s| s != Step::Outcomes) {
                 self.run_step(step, prog, &mut report);
             }
             // What the outcome step will not explore needs no exploration
@@ -182,7 +214,7 @@ impl Plan {
             let mut found = Vec::new();
             take(&mut found);
             found.extend(beside.join().expect("an exploration ahead does not panic"));
-            for &step in self.steps().iter().skip_while(|&&s| s != Step::Outcomes) {
+            for &step in steps.iter().skip_while(|&&s| s != Step::Outcomes) {
                 match step {
                     Step::Outcomes => {
                         add_relaxed_outcomes_ahead(&mut report, prog, &self.models, opts, std::mem::take(&mut found))
@@ -194,23 +226,22 @@ impl Plan {
         report
     }
 
-    /// The relaxed models whose outcomes [`Plan::run`] explores ahead: with
-    /// more than one thread, where the outcome step runs and the bounded
-    /// engine alone answers (the unbounded procedure, first otherwise,
-    /// decides most programs' outcomes without it), where it is worth a
-    /// core ([`crate::ahead::worth`]); not with `--first`, which wants the
-    /// first finding of one search.
-    fn ahead_models(&self, prog: &Program) -> Vec<Model> {
+    /// Are outcomes explored ahead where the bounded engine answers? With
+    /// more than one thread, where the outcome step runs; not with
+    /// `--first`, which wants the first finding of one search.
+    fn ahead_wanted(&self) -> bool {
         let opts = self.options(Step::Outcomes);
-        let wanted = opts.threads > 1
-            && opts.unbounded.is_none()
+        opts.threads > 1
             && opts.budget.found.is_none()
             // (Tests cutting a check at its n-th poll want one sequence.)
             && opts.budget.polls_left.is_none()
-            && self.steps().contains(&Step::Outcomes);
-        if !wanted {
-            return Vec::new();
-        }
+            && self.steps().contains(&Step::Outcomes)
+    }
+
+    /// The relaxed models whose outcomes [`Plan::run`] explores ahead: those
+    /// where it is worth a core ([`crate::ahead::worth`]).
+    fn ahead_models(&self, prog: &Program) -> Vec<Model> {
+        let opts = self.options(Step::Outcomes);
         self.models.iter().copied().filter(|&m| m.buffered() && crate::ahead::worth(prog, m, opts)).collect()
     }
 

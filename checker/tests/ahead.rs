@@ -30,11 +30,31 @@ fn with_threads(threads: usize, loop_bound: u32) -> Options {
 }
 
 fn same_either_way(src: &str, name: &str, loop_bound: u32) {
+    same_with(src, name, &with_threads(1, loop_bound), &with_threads(2, loop_bound));
+}
+
+fn same_with(src: &str, name: &str, one: &Options, two: &Options) {
     let prog = common::compile(src);
     let models = [Model::Sc, Model::Tso, Model::Pso];
-    let one = check_all(&prog, &models, MonitorKind::Bss, &with_threads(1, loop_bound));
-    let two = check_all(&prog, &models, MonitorKind::Bss, &with_threads(2, loop_bound));
+    let one = check_all(&prog, &models, MonitorKind::Bss, one);
+    let two = check_all(&prog, &models, MonitorKind::Bss, two);
     assert_eq!(render(&one), render(&two), "{name}");
+}
+
+/// As the CLI checks by default: the unbounded procedure first, and the
+/// bounded engine (with its outcomes ahead) where it cannot decide — SB
+/// with 8 threads (too many states: the bounded engine answers), and
+/// programs it decides.
+#[test]
+fn the_bounded_engine_after_the_unbounded_procedure_gets_one_report_with_outcomes_ahead() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/harnesses");
+    for name in ["sb8", "sb10", "dekker_f_k2", "dekker_nf_k2"] {
+        let src = std::fs::read_to_string(dir.join(format!("{name}.litmus"))).unwrap();
+        same_with(&src, name, &with_threads(1, 2).with_unbounded(), &with_threads(2, 2).with_unbounded());
+    }
+    for (name, src) in common::corpus_and_example_sources().into_iter().step_by(7) {
+        same_with(&src, &name, &with_threads(1, 2).with_unbounded(), &with_threads(2, 2).with_unbounded());
+    }
 }
 
 #[test]
