@@ -876,7 +876,14 @@ impl<'m, 'p> Explorer<'m, 'p> {
             }
             let ck = self.clock(k);
             if !v.iter().any(|&x| self.hb(x, ck)) {
-                initials.push(self.frames[k as usize].proc as usize);
+                let q = self.frames[k as usize].proc as usize;
+                // An initial already to be explored from j: nothing to add
+                // (the rest of the scan, quadratic in its length, would
+                // only find more).
+                if self.frames[j as usize].backtrack.contains(q) {
+                    return;
+                }
+                initials.push(q);
             }
             v.push(k);
         }
