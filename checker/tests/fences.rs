@@ -204,6 +204,19 @@ fn one_exploration_measures_what_a_recheck_per_position_shows() {
     assert!(premeasured_kills > 1000, "{premeasured_kills}");
 }
 
+/// Full fences right after each of `stmts`.
+fn full_after(prog: &litmus_dsl::Program, stmts: &[u32]) -> Vec<FencePoint> {
+    stmts
+        .iter()
+        .map(|&s| FencePoint {
+            thread: prog.stmts[s as usize].thread,
+            stmt: s,
+            kind: FenceKind::Full,
+            place: litmus_dsl::ir::Place::After,
+        })
+        .collect()
+}
+
 /// What the SC exploration's monitors measured of fences on the way
 /// ([`litmus_checker::measure::Premeasured`]), if they could.
 fn premeasured(
@@ -375,16 +388,7 @@ fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
                 assert_eq!(q, explicit, "{name} {model:?} {set:?}");
                 // The program's own SC exploration answers the same, where
                 // it measured every fence of the set.
-                let points: Vec<FencePoint> = set
-                    .iter()
-                    .map(|&s| FencePoint {
-                        thread: prog.stmts[s as usize].thread,
-                        stmt: s,
-                        kind: FenceKind::Full,
-                        place: Place::After,
-                    })
-                    .collect();
-                if let Some(r) = pre.robust(model, &points) {
+                if let Some(r) = pre.robust(model, &full_after(&prog, set)) {
                     assert_eq!(r, explicit, "{name} {model:?} {set:?} (premeasured)");
                     premeasured_sets += 1;
                 }
@@ -464,16 +468,7 @@ fn a_cut_short_exploration_premeasures_nothing() {
         assert!(!sc.coverage.finished(), "cut at poll {polls}");
         let pre = c.premeasured(sc.coverage).expect("BSS measures");
         let stores = litmus_checker::fences::store_stmts(&prog);
-        let all: Vec<FencePoint> = stores
-            .iter()
-            .map(|&s| FencePoint {
-                thread: prog.stmts[s as usize].thread,
-                stmt: s,
-                kind: FenceKind::Full,
-                place: litmus_dsl::ir::Place::After,
-            })
-            .collect();
-        assert_eq!(pre.robust(Model::Tso, &all), None, "cut at poll {polls}");
+        assert_eq!(pre.robust(Model::Tso, &full_after(&prog, &stores)), None, "cut at poll {polls}");
         for v in c.finish(sc.coverage).iter().flat_map(|r| &r.violations) {
             seen += 1;
             for &s in &stores {
