@@ -31,7 +31,7 @@ use crate::options::Options;
 use crate::violation::Violation;
 use litmus_dsl::edit::FenceInsertion;
 use litmus_dsl::ir::StmtId;
-use litmus_dsl::{FenceKind, Program, Span};
+use litmus_dsl::{FenceKind, Program};
 use std::collections::HashMap;
 
 /// Can this model's violations be measured here (a BSS monitor decides it)?
@@ -263,13 +263,9 @@ impl VirtualFences {
         };
         let n = prog.stmts.len();
         let (mut canon, mut last) = (vec![crate::machine::NONE; n], vec![EventKind::Store; n]);
-        let mut by_span: HashMap<Span, Vec<StmtId>> = HashMap::new();
-        for (id, s) in prog.stmts.iter().enumerate() {
-            if prog.fence_place_ok(id as StmtId, Place::After) {
-                by_span.entry(s.span).or_default().push(id as StmtId);
-            }
-        }
-        for ids in by_span.values() {
+        // A fence inserted after one copy goes after all of them: they are
+        // one position.
+        for ids in litmus_dsl::fence_ir::fence_groups(prog, Place::After).values() {
             let kinds: Option<Vec<EventKind>> = ids.iter().map(|&s| direct(s)).collect();
             let Some(kinds) = kinds else { continue };
             let first = *ids.iter().min().expect("a span has a statement");
@@ -368,10 +364,6 @@ impl Premeasured {
 /// Record one signal's position set `k` (sorted, deduplicated) among the
 /// minimal ones of its pair: a superset of one there adds nothing.
 pub(crate) fn record_killers(sets: &mut Vec<Box<[StmtId]>>, k: &[StmtId]) {
-    // Mostly one seen before.
-    if sets.iter().any(|s| **s == *k) {
-        return;
-    }
     let subset = |a: &[StmtId], b: &[StmtId]| a.iter().all(|x| b.binary_search(x).is_ok());
     if sets.iter().any(|s| subset(s, k)) {
         return;

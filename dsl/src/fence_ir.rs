@@ -89,6 +89,20 @@ pub fn insert_fences(prog: &Program, fences: &[FenceInsertion]) -> Program {
     insert_fences_traced(prog, fences).0
 }
 
+/// The statements one fence at `place` goes with, by source statement: a
+/// function's statements have one id per calling thread, and a fence
+/// inserted at any of them goes at all ([`insert_fences`]); only ids that
+/// can take the place ([`Program::fence_place_ok`]), in id order.
+pub fn fence_groups(prog: &Program, place: Place) -> HashMap<Span, Vec<StmtId>> {
+    let mut groups: HashMap<Span, Vec<StmtId>> = HashMap::new();
+    for (id, s) in prog.stmts.iter().enumerate() {
+        if prog.fence_place_ok(id as StmtId, place) {
+            groups.entry(s.span).or_default().push(id as StmtId);
+        }
+    }
+    groups
+}
+
 /// [`insert_fences`], and which fence statements each insertion's statement
 /// got (one per thread that runs it; none if it was skipped).
 pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Program, Vec<(StmtId, StmtId)>) {
@@ -99,15 +113,10 @@ pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Progr
     let mut out = prog.clone();
     // Per thread: what goes where.
     let mut placements: Vec<Vec<Placement>> = vec![Vec::new(); prog.threads.len()];
-    // Each source statement's ids (a function's statements have one per
-    // calling thread), and each id's copies' ranges.
+    // Each source statement's ids per place, and each id's copies' ranges.
     let mut by_span: HashMap<(Span, Place), Vec<StmtId>> = HashMap::new();
-    for (id, s) in prog.stmts.iter().enumerate() {
-        for place in [Place::After, Place::Before, Place::LoopHead] {
-            if prog.fence_place_ok(id as StmtId, place) {
-                by_span.entry((s.span, place)).or_default().push(id as StmtId);
-            }
-        }
+    for place in [Place::After, Place::Before, Place::LoopHead] {
+        by_span.extend(fence_groups(prog, place).into_iter().map(|(span, ids)| ((span, place), ids)));
     }
     let mut copies: HashMap<StmtId, Vec<StmtRange>> = HashMap::new();
     for r in prog.threads.iter().flat_map(|t| t.stmt_ranges.iter().chain(&t.control_ranges)) {
