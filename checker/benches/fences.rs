@@ -11,7 +11,7 @@ use litmus_checker::fences::{fence_positions, Rechecks};
 use litmus_checker::machine::Model;
 use litmus_checker::monitor::MonitorKind;
 use litmus_checker::options::Options;
-use litmus_checker::robust::Collector;
+use litmus_checker::robust::measured_robustness;
 use litmus_checker::violation::{all_robust, Violation};
 use std::path::Path;
 use std::time::Instant;
@@ -64,15 +64,12 @@ fn row(name: &str, src: &str, models: &[Model], opts: &Options) {
 fn fix_row(name: &str, src: &str, models: &[Model], opts: &Options) {
     let prog = litmus_dsl::analyze(src).program.unwrap();
     let t = Instant::now();
-    let mut c = Collector::new(&prog, models, MonitorKind::Bss, opts).measuring();
-    let sc = c.run(opts);
-    let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
-    let before = c.finish(sc.coverage);
+    let before = measured_robustness(&prog, models, MonitorKind::Bss, opts);
     let found = t.elapsed();
-    let mut all: Vec<Violation> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+    let mut all: Vec<Violation> = before.robustness.iter().flat_map(|r| r.violations.iter().cloned()).collect();
     let t = Instant::now();
-    let rechecks = Rechecks::new(&prog, MonitorKind::Bss, opts).premeasured(pre);
-    let fix = litmus_checker::fences::minimal_fences(&rechecks, models, &mut all, all_robust(&before));
+    let rechecks = Rechecks::new(&prog, MonitorKind::Bss, opts).premeasured(before.premeasured);
+    let fix = litmus_checker::fences::minimal_fences(&rechecks, models, &mut all, all_robust(&before.robustness));
     println!(
         "  {name:34} SC+monitors {:8.1} ms, fences      {:9.1} ms ({} positions, {} re-checks explored, {} fences, confirmed: {:?})",
         found.as_secs_f64() * 1e3,

@@ -87,10 +87,8 @@ pub fn bounded_violations(
     fallback: Option<String>,
 ) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let mut collector = robust::Collector::new(prog, &relaxed, monitor, opts).measuring();
-    let mut sc = collector.run(opts);
-    let premeasured = collector.premeasured(sc.coverage).map(std::sync::Arc::new);
-    let mut robustness = collector.finish(sc.coverage);
+    let robust::Measured { mut sc, mut robustness, premeasured } =
+        robust::measured_robustness(prog, &relaxed, monitor, opts);
     if let Some(why) = fallback {
         sc.iterations = Iterations::Fallback(why.clone());
         for rb in robustness.iter_mut() {
@@ -376,19 +374,7 @@ pub fn add_relaxed_outcomes_ahead(
 /// after the steps that gave `report`? Not where it has them already, nor
 /// where the program is proved robust under `m` (SC's are taken).
 pub fn explores_outcome(report: &Report, m: Model) -> bool {
-    if report.outcomes.iter().any(|o| o.model == m) {
-        return false;
-    }
-    let proved_robust = report.robustness.iter().any(|rb| {
-        rb.model == m
-            && rb.robust() == Answer::Proved(true)
-            && if rb.iterations.every() {
-                report.proved_sc.is_some()
-            } else {
-                report.bounded_sc.as_ref().is_some_and(|sc| sc.coverage == Coverage::Complete)
-            }
-    });
-    !proved_robust
+    !report.outcomes.iter().any(|o| o.model == m) && robust_source(report, m).is_none()
 }
 
 /// A relaxed model's outcome `o` as the outcome step gives it: where the
@@ -427,13 +413,20 @@ fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts:
 /// bounded engine's SC exploration, which must have finished with nothing
 /// cut (a proof, not "within bounds").
 fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
+    let (sc, iterations) = robust_source(report, m)?;
+    unbounded::relaxed_outcome(prog, sc, m, iterations)
+}
+
+/// The SC outcome [`robust_outcome`] takes `m`'s from, and how far through
+/// the loops it holds: `None` unless the program is proved robust under `m`.
+fn robust_source(report: &Report, m: Model) -> Option<(&ModelOutcome, Iterations)> {
     let rb = report.robustness.iter().find(|rb| rb.model == m)?;
     if rb.robust() != Answer::Proved(true) {
         return None;
     }
     if rb.iterations.every() {
-        return unbounded::relaxed_outcome(prog, report.proved_sc.as_ref()?, m, rb.iterations.clone());
+        return Some((report.proved_sc.as_ref()?, rb.iterations.clone()));
     }
     let sc = report.bounded_sc.as_ref().filter(|sc| sc.coverage == Coverage::Complete)?;
-    unbounded::relaxed_outcome(prog, sc, m, sc.iterations.clone())
+    Some((sc, sc.iterations.clone()))
 }

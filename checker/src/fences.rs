@@ -543,13 +543,10 @@ pub fn joint_fences(
             return (robust, fix);
         }
     }
-    let mut c = Collector::new(prog, &relaxed, monitor, opts).measuring();
-    let sc = c.run(opts);
-    let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
-    let before = c.finish(sc.coverage);
-    let mut all: Vec<Violation> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
-    let robust = all_robust(&before);
-    let rechecks = Rechecks::new(prog, monitor, opts).premeasured(pre);
+    let before = crate::robust::measured_robustness(prog, &relaxed, monitor, opts);
+    let mut all: Vec<Violation> = before.robustness.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+    let robust = all_robust(&before.robustness);
+    let rechecks = Rechecks::new(prog, monitor, opts).premeasured(before.premeasured);
     (robust.clone(), minimal_fences(&rechecks, models, &mut all, robust))
 }
 

@@ -161,28 +161,12 @@ impl Plan {
         // bounded engine's is where outcomes go ahead.
         let opts = self.options(Step::Violations);
         progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
-        let fallback = match unbounded_violations(prog, &self.models, opts) {
-            Ok(r) => {
-                report = r;
-                for &step in &steps[1..] {
-                    self.run_step(step, prog, &mut report);
-                }
-                return report;
-            }
-            Err(why) => why,
+        let (mut decided, fallback) = match unbounded_violations(prog, &self.models, opts) {
+            Ok(r) => (Some(r), None),
+            Err(why) => (None, why),
         };
-        let ahead = self.ahead_models(prog);
-        let bounded = |report: &mut Report| {
-            *report = bounded_violations(prog, &self.models, self.monitor, opts, fallback.clone());
-        };
-        if ahead.is_empty() {
-            bounded(&mut report);
-            for &step in &steps[1..] {
-                self.run_step(step, prog, &mut report);
-            }
-            return report;
-        }
-        let opts = self.options(Step::Outcomes);
+        let ahead = if decided.is_some() { Vec::new() } else { self.ahead_models(prog) };
+        let outcome_opts = self.options(Step::Outcomes);
         let stops: Vec<Arc<AtomicBool>> = ahead.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
         // Models are taken in order by whichever thread is free: the one
         // ahead from the start, the check's own once its steps before the
@@ -191,15 +175,18 @@ impl Plan {
         let take = |found: &mut Vec<crate::ahead::Ahead>| loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&m) = ahead.get(i) else { break };
-            found.extend(crate::ahead::explore(prog, m, opts, &stops[i]));
+            found.extend(crate::ahead::explore(prog, m, outcome_opts, &stops[i]));
         };
         std::thread::scope(|s| {
-            let beside = s.spawn(|| {
-                let mut found = Vec::new();
-                take(&mut found);
-                found
+            let beside = (!ahead.is_empty()).then(|| {
+                s.spawn(|| {
+                    let mut found = Vec::new();
+                    take(&mut found);
+                    found
+                })
             });
-            bounded(&mut report);
+            report =
+                decided.take().unwrap_or_else(|| bounded_violations(prog, &self.models, self.monitor, opts, fallback));
             for &step in steps[1..].iter().take_while(|&&s| s != Step::Outcomes) {
                 self.run_step(step, prog, &mut report);
             }
@@ -207,18 +194,24 @@ impl Plan {
             // ahead (a model proved robust takes SC's), nor does a
             // cancelled check.
             for (i, &m) in ahead.iter().enumerate() {
-                if opts.budget.cancelled() || !crate::check::explores_outcome(&report, m) {
+                if outcome_opts.budget.cancelled() || !crate::check::explores_outcome(&report, m) {
                     stops[i].store(true, Ordering::Relaxed);
                 }
             }
             let mut found = Vec::new();
             take(&mut found);
-            found.extend(beside.join().expect("an exploration ahead does not panic"));
+            if let Some(beside) = beside {
+                found.extend(beside.join().expect("an exploration ahead does not panic"));
+            }
             for &step in steps.iter().skip_while(|&&s| s != Step::Outcomes) {
                 match step {
-                    Step::Outcomes => {
-                        add_relaxed_outcomes_ahead(&mut report, prog, &self.models, opts, std::mem::take(&mut found))
-                    }
+                    Step::Outcomes => add_relaxed_outcomes_ahead(
+                        &mut report,
+                        prog,
+                        &self.models,
+                        outcome_opts,
+                        std::mem::take(&mut found),
+                    ),
                     _ => self.run_step(step, prog, &mut report),
                 }
             }

@@ -68,7 +68,7 @@ pub struct Collector<'p> {
     cut: bool,
     /// Signals of the current event: (monitor, signal).
     raws: Vec<(usize, RawViolation)>,
-    /// Measuring fences right after store statements on the way
+    /// Measuring fences right after statements on the way
     /// ([`Collector::measuring`]), for the models BSS decides completely;
     /// and a signal's positions, being gathered.
     measuring: Option<(crate::measure::VirtualFences, Vec<bool>)>,
@@ -180,8 +180,8 @@ impl<'p> Collector<'p> {
         }
     }
 
-    /// Also measure, from the signals, which full fences right after store
-    /// statements would remove what (under the models BSS decides
+    /// Also measure, from the signals, which full fences right after
+    /// statements (ending in their store or their one load) would remove what (under the models BSS decides
     /// completely): [`Collector::premeasured`]. It costs only where a
     /// monitor signals.
     pub fn measuring(mut self) -> Self {
@@ -479,6 +479,27 @@ fn fence_candidates(
     let later = if b.kind == EventKind::Store { Access::Write } else { Access::Read };
     let kind = model.weakest_fence(Access::Write, later);
     crate::violation::fence_spots(prog, log, s.thread, r.store, exit.max(r.store + 1), kind)
+}
+
+/// What the SC exploration with the monitors measuring on the way shows
+/// ([`Collector::measuring`]).
+pub struct Measured {
+    /// SC's outcome.
+    pub sc: crate::outcome::ModelOutcome,
+    /// Per relaxed model asked: its confirmed violations ([`Collector::finish`]).
+    pub robustness: Vec<Robustness>,
+    /// Which fences would remove what ([`Collector::premeasured`]).
+    pub premeasured: Option<std::sync::Arc<crate::measure::Premeasured>>,
+}
+
+/// Explore a program's SC executions with the monitors for `models`
+/// riding along, measuring fences on the way.
+pub fn measured_robustness(prog: &Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Measured {
+    let mut c = Collector::new(prog, models, monitor, opts).measuring();
+    let sc = c.run(opts);
+    let premeasured = c.premeasured(sc.coverage).map(std::sync::Arc::new);
+    let robustness = c.finish(sc.coverage);
+    Measured { sc, robustness, premeasured }
 }
 
 /// The robustness of a program under one relaxed model, from its SC

@@ -223,11 +223,8 @@ fn premeasured(
     prog: &litmus_dsl::Program,
     models: &[Model],
     monitor: MonitorKind,
-) -> Option<litmus_checker::measure::Premeasured> {
-    let opts = Options::default();
-    let mut c = litmus_checker::robust::Collector::new(prog, models, monitor, &opts).measuring();
-    let sc = c.run(&opts);
-    c.premeasured(sc.coverage)
+) -> Option<std::sync::Arc<litmus_checker::measure::Premeasured>> {
+    litmus_checker::robust::measured_robustness(prog, models, monitor, &Options::default()).premeasured
 }
 
 /// Issue 26: under PSLO a fence set was called minimal though fewer full
@@ -421,15 +418,13 @@ fn premeasured_fences_are_those_explored_again() {
     for (name, src) in files() {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         for (monitor, models) in cases.iter().cloned() {
-            let mut c = litmus_checker::robust::Collector::new(&prog, &models, monitor, &opts).measuring();
-            let sc = c.run(&opts);
-            let pre = c.premeasured(sc.coverage).map(std::sync::Arc::new);
-            let before = c.finish(sc.coverage);
-            let all: Vec<_> = before.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+            let before = litmus_checker::robust::measured_robustness(&prog, &models, monitor, &opts);
+            let all: Vec<_> = before.robustness.iter().flat_map(|r| r.violations.iter().cloned()).collect();
             if all.is_empty() {
                 continue;
             }
-            let robust = litmus_checker::violation::all_robust(&before);
+            let robust = litmus_checker::violation::all_robust(&before.robustness);
+            let pre = before.premeasured;
             let fresh = Rechecks::new(&prog, monitor, &opts);
             let read = Rechecks::new(&prog, monitor, &opts).premeasured(pre);
             let a = litmus_checker::fences::minimal_fences(&fresh, &models, &mut all.clone(), robust.clone());
@@ -463,13 +458,12 @@ fn a_cut_short_exploration_premeasures_nothing() {
             ..Default::default()
         };
         let opts = Options { threads: 1, budget, ..Options::default() };
-        let mut c = litmus_checker::robust::Collector::new(&prog, &[Model::Tso], MonitorKind::Bss, &opts).measuring();
-        let sc = c.run(&opts);
-        assert!(!sc.coverage.finished(), "cut at poll {polls}");
-        let pre = c.premeasured(sc.coverage).expect("BSS measures");
+        let measured = litmus_checker::robust::measured_robustness(&prog, &[Model::Tso], MonitorKind::Bss, &opts);
+        assert!(!measured.sc.coverage.finished(), "cut at poll {polls}");
+        let pre = measured.premeasured.expect("BSS measures");
         let stores = litmus_checker::fences::store_stmts(&prog);
         assert_eq!(pre.robust(Model::Tso, &full_after(&prog, &stores)), None, "cut at poll {polls}");
-        for v in c.finish(sc.coverage).iter().flat_map(|r| &r.violations) {
+        for v in measured.robustness.iter().flat_map(|r| &r.violations) {
             seen += 1;
             for &s in &stores {
                 assert_eq!(pre.removes(v.model, s, v.key()), None);
