@@ -313,6 +313,7 @@ pub fn options(b: &Bounds) -> Options {
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
         unbounded: (!b.bounded).then(Default::default),
+        waits: true,
         budget: Default::default(),
     }
     .with_timeout(b.timeout)

@@ -29,6 +29,8 @@ pub struct Ahead {
     pub model: Model,
     pub outcome: ModelOutcome,
     kept: Vec<Kept>,
+    /// The run left failing attempts waiting (see [`HarmSearch::waited`]).
+    waited: bool,
 }
 
 struct Kept {
@@ -92,7 +94,8 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, stop: &Arc<AtomicBo
     } else {
         crate::explore::explore_with(prog, model, &opts, &mut keep)
     };
-    (!opts.budget.cancelled() && outcome.coverage.finished()).then_some(Ahead { model, outcome, kept })
+    let waited = crate::explore::leaves_waiting(prog, model, &opts);
+    (!opts.budget.cancelled() && outcome.coverage.finished()).then_some(Ahead { model, outcome, kept, waited })
 }
 
 /// The graph explorer's observer of [`explore`]: only executions that
@@ -114,19 +117,20 @@ impl<F: FnMut(&Execution<'_>)> crate::graph::Observer for Keeper<'_, F> {
 impl Ahead {
     /// Judge the harm of `violations` (of this model) from the kept
     /// executions: what a [`HarmSearch`] riding the whole exploration finds,
-    /// since it looks only at executions that could do damage.
+    /// since it looks only at executions that could do damage. `true`: some
+    /// are left for [`crate::harm::judge_every_attempt`].
     pub fn judge(
         &self,
         prog: &Program,
         opts: &Options,
         sc: Option<&Answer<Observation>>,
         violations: &mut [Violation],
-    ) {
+    ) -> bool {
         let machine = Machine::new(prog, self.model, opts.loop_bound, opts.buffer_bound);
-        let mut search = HarmSearch::new(prog, &machine, sc, violations);
+        let mut search = HarmSearch::new(prog, &machine, sc, violations).waited(self.waited);
         for k in &self.kept {
             search.observe(&Execution { kind: k.kind, events: &k.events, state: &k.state, schedule: &k.schedule });
         }
-        search.finish(self.outcome.coverage, violations);
+        search.finish(self.outcome.coverage, violations)
     }
 }

@@ -30,6 +30,18 @@
 //! with the last write of each such cell by another thread unless that
 //! write happens before it by another path, and every later write of one
 //! by another thread races with it.
+//!
+//! Waiting (outcome runs, [`Limits::waits_block`]). An `await` on one cell
+//! or a `lock` whose attempt would fail does not run: its thread waits, so
+//! no execution ends blocked by it (GenMC's graph count, where Nidhugg
+//! counts assume-blocked ones). The failed attempt an exhaustive run would
+//! make there still races: at each state where a thread waits and its
+//! cell was just written (or it just arrived), the attempt's races are
+//! computed as if it ran there, and each reversal is planned — so an
+//! earlier position where it would pass is explored. A reversal whose
+//! every runnable initial is such a failing attempt is dropped: it leads
+//! only to executions that end blocked. The tests hold this to the run of
+//! every attempt on complete traces, deadlocks, failures and cuts.
 
 use crate::bitset::BitSet;
 use crate::clocks::Clocks;
@@ -102,6 +114,9 @@ pub struct Stats {
     /// Races whose reversal had no initial that could run then: every
     /// enabled process was explored there instead.
     pub fallbacks: u64,
+    /// Races whose reversal would start with an attempt that fails, left
+    /// unexplored by a run whose waits block ([`Limits::waits_block`]).
+    pub gate_skips: u64,
     /// A stateful search (`crate::unbounded`): the distinct states it
     /// visited (0 for the stateless explorers).
     pub states: u64,
@@ -138,6 +153,7 @@ impl Stats {
         self.cancelled |= o.cancelled;
         self.first |= o.first;
         self.fallbacks += o.fallbacks;
+        self.gate_skips += o.gate_skips;
         self.states += o.states;
     }
 }
@@ -149,6 +165,12 @@ pub struct Limits {
     /// Iterative context bounding (CHESS): at most this many preemptions.
     /// Disables partial-order reduction. SC only.
     pub preemption_bound: Option<u32>,
+    /// Outcomes only: a thread whose next attempt at an `await` or `lock`
+    /// would fail waits instead of running it (see [`Machine::gated`] and
+    /// the module doc), so no execution ends blocked by such an attempt.
+    /// Off where something follows the events (the monitors read failed
+    /// attempts too) and under a preemption bound.
+    pub waits_block: bool,
 }
 
 pub enum Control {
@@ -218,6 +240,9 @@ pub struct Explorer<'m, 'p> {
     pub stats: Stats,
     /// This run's executions for the budget's progress display, sent in batches.
     tally: Tally,
+    /// This run leaves threads waiting at attempts that would fail
+    /// ([`Limits::waits_block`]).
+    gates: bool,
 }
 
 impl<'m, 'p> Explorer<'m, 'p> {
@@ -240,6 +265,76 @@ impl<'m, 'p> Explorer<'m, 'p> {
             scratch_v: Vec::new(),
             stats: Stats::default(),
             tally: Tally::default(),
+            gates: false,
+        }
+    }
+
+    /// Can process `p` run from `st` in this run: enabled, and not a thread
+    /// left waiting at an attempt that would fail.
+    fn can_run(&self, st: &State, p: usize) -> bool {
+        self.m.enabled(st, p) && !(self.gates && self.m.gated(st, p))
+    }
+
+    /// The vector clock process `p`'s next transition (of `access`) would
+    /// have from state `depth`, in the scratch clock (hand it back), and its
+    /// races in `races`; the keys to file it under, and whether it is a
+    /// PSLO resetting fence (see [`Self::conflicts`]).
+    fn clock_and_races(
+        &mut self,
+        depth: usize,
+        p: usize,
+        access: &Access,
+        preds: &mut Vec<u32>,
+        late: &mut Vec<u32>,
+        races: &mut Vec<u32>,
+    ) -> (Vec<u32>, [u32; 2], bool) {
+        preds.clear();
+        late.clear();
+        self.causal_preds(&self.states[depth], p, preds, late);
+        let mut acc = std::mem::take(&mut self.scratch_clock);
+        acc.iter_mut().for_each(|c| *c = 0);
+        if self.proc_last[p] != NONE {
+            acc.copy_from_slice(self.clock(self.proc_last[p]));
+        }
+        for &x in preds.iter() {
+            join(&mut acc, self.clock(x));
+        }
+        races.clear();
+        let (keys, is_reset) = self.conflicts(access, &mut acc, races);
+        for &x in late.iter() {
+            join(&mut acc, self.clock(x));
+        }
+        acc[p] = self.proc_count[p] + 1;
+        (acc, keys, is_reset)
+    }
+
+    /// The races of each attempt left waiting at state `depth`, as if it
+    /// ran there (an exploration of every execution, blocked ones
+    /// included, would run it there): reversing one may let it succeed.
+    /// Only where that set may have grown since the state before: the
+    /// thread (or its buffer) just moved, or the cell was just written. A
+    /// later state adds no initial that an earlier one did not cover (the
+    /// waiting thread's clock does not change).
+    fn waiting_races(&mut self, depth: usize, preds: &mut Vec<u32>, late: &mut Vec<u32>, races: &mut Vec<u32>) {
+        let prev = if depth > 0 { Some(self.frames[depth - 1].access) } else { None };
+        for p in 0..self.m.threads {
+            // Cheap tests first: most transitions write nothing.
+            if prev.is_some_and(|a| a.owner as usize != p && !a.write) {
+                continue;
+            }
+            let st = &self.states[depth];
+            if !(self.m.enabled(st, p) && self.m.gated(st, p)) {
+                continue;
+            }
+            let access = self.m.access(st, p);
+            if prev.is_some_and(|a| a.owner as usize != p && a.cell != access.cell) {
+                continue;
+            }
+            let (acc, _, _) = self.clock_and_races(depth, p, &access, preds, late, races);
+            for &j in races.iter() {
+                self.add_backtrack(j, depth as u32, p, &acc);
+            }
+            self.scratch_clock = acc;
         }
     }
 
@@ -633,6 +728,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         mut on_exec: impl FnMut(&Execution<'_>) -> Control,
     ) {
         let bounded = limits.preemption_bound;
+        self.gates = limits.waits_block && bounded.is_none() && self.m.has_gates();
         self.tally = Tally::new(limits.budget.progress.clone());
         // Buffered stores and history values of the given state precede
         // every new transition.
@@ -669,9 +765,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         'outer: loop {
             if !self.frames[depth].initialized {
                 self.frames[depth].initialized = true;
+                if self.gates {
+                    self.waiting_races(depth, &mut preds, &mut late, &mut races);
+                }
                 let st = &self.states[depth];
                 enabled_buf.clear();
-                enabled_buf.extend((0..self.procs).filter(|&p| self.m.enabled(st, p)));
+                enabled_buf.extend((0..self.procs).filter(|&p| self.can_run(st, p)));
                 {
                     if enabled_buf.is_empty() {
                         let kind = ExecKind::of(self.m, st);
@@ -755,24 +854,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             self.frames[depth].sleep.insert(p);
 
             // Clock of the new transition, and its races.
-            preds.clear();
-            late.clear();
-            self.causal_preds(st, p, &mut preds, &mut late);
             let n = depth as u32;
-            let mut acc = std::mem::take(&mut self.scratch_clock);
-            acc.iter_mut().for_each(|c| *c = 0);
-            if self.proc_last[p] != NONE {
-                acc.copy_from_slice(self.clock(self.proc_last[p]));
-            }
-            for &x in &preds {
-                join(&mut acc, self.clock(x));
-            }
-            races.clear();
-            let (keys, is_reset) = self.conflicts(&access, &mut acc, &mut races);
-            for &x in &late {
-                join(&mut acc, self.clock(x));
-            }
-            acc[p] = self.proc_count[p] + 1;
+            let (acc, keys, is_reset) = self.clock_and_races(depth, p, &access, &mut preds, &mut late, &mut races);
             if bounded.is_none() {
                 for &j in &races {
                     self.add_backtrack(j, n, p, &acc);
@@ -897,9 +980,14 @@ impl<'m, 'p> Explorer<'m, 'p> {
         let q = if initials.contains(&p) { p } else { initials[0] };
         let st = &self.states[j as usize];
         // Any initial will do; prefer `q`, else one that can run now.
-        let q = if self.m.enabled(st, q) { Some(q) } else { initials.iter().copied().find(|&r| self.m.enabled(st, r)) };
+        let q = if self.can_run(st, q) { Some(q) } else { initials.iter().copied().find(|&r| self.can_run(st, r)) };
         if let Some(q) = q {
             self.frames[j as usize].backtrack.insert(q);
+        } else if self.gates && initials.iter().any(|&r| self.m.enabled(st, r)) {
+            // Every initial that is enabled is an attempt that would fail
+            // (the one an exploration of every execution would take): it
+            // leads only to executions that end blocked.
+            self.stats.gate_skips += 1;
         } else {
             self.stats.fallbacks += 1;
             for r in 0..self.procs {

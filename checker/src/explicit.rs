@@ -209,7 +209,7 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     let mut ex = Explorer::new(&m);
     let mut groups: BTreeMap<(StmtId, StmtId), Group> = BTreeMap::new();
     let mut unnamed: std::collections::BTreeSet<(StmtId, StmtId)> = Default::default();
-    let limits = Limits { budget: opts.budget.clone(), preemption_bound: None };
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound: None, waits_block: false };
     ex.run(limits, |e| {
         let trace = Trace::of(e.events);
         let Some(cycle) = trace.cycle() else { return Control::Continue };

@@ -31,6 +31,14 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
     wanted && model.buffered() && crate::graph::supports(model, opts)
 }
 
+/// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for
+/// this model (its executions then have no failed attempt)?
+pub fn leaves_waiting(prog: &Program, model: Model, opts: &Options) -> bool {
+    opts.waits
+        && !by_graph(prog, model, opts)
+        && Machine::new(prog, model, opts.loop_bound, opts.buffer_bound).has_gates()
+}
+
 /// Does some thread loop, await or take a lock? (Where source-DPOR already
 /// visits about one execution per graph and is cheaper per execution.)
 fn waits_or_loops(prog: &Program) -> bool {
@@ -47,7 +55,7 @@ fn waits_or_loops(prog: &Program) -> bool {
 pub fn sc_executions_within(prog: &Program, opts: &Options, n: u64) -> bool {
     let machine = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let mut ex = Explorer::new(&machine);
-    let limits = Limits { budget: opts.budget.clone(), preemption_bound: opts.preemption_bound };
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound: opts.preemption_bound, waits_block: false };
     let mut seen = 0u64;
     ex.run(limits, |_| {
         seen += 1;
@@ -71,7 +79,8 @@ pub fn explore_with(
         // One execution per graph, linearized.
         return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));
     }
-    explore_listened(prog, model, opts, &mut crate::dpor::NoListener, observer)
+    // Nothing follows the events: attempts that would fail need not run.
+    explore_run(prog, model, opts, &mut crate::dpor::NoListener, opts.waits, observer)
 }
 
 /// Explore with `listener` following the event log as the search extends and
@@ -82,6 +91,17 @@ pub fn explore_listened(
     model: Model,
     opts: &Options,
     listener: &mut dyn crate::dpor::EventListener,
+    observer: impl FnMut(&Execution<'_>),
+) -> ModelOutcome {
+    explore_run(prog, model, opts, listener, false, observer)
+}
+
+fn explore_run(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    listener: &mut dyn crate::dpor::EventListener,
+    waits_block: bool,
     mut observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
     let start = Instant::now();
@@ -92,10 +112,17 @@ pub fn explore_listened(
     // A complete execution's observed values, looked up before any copy.
     let mut values: Vec<i64> = Vec::new();
     let preemption_bound = if !model.buffered() { opts.preemption_bound } else { None };
-    let limits = Limits { budget: opts.budget.clone(), preemption_bound };
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound, waits_block };
     ex.run_listened(limits, listener, |e| {
         observer(e);
         reads.add_execution(e.kind, e.events);
+        if waits_block && e.kind != ExecKind::Pruned {
+            // A thread left waiting: its attempt at the end, as the run that
+            // tries every attempt sees it there.
+            for t in 0..machine.threads {
+                machine.attempt_reads(e.state, t, |stmt, cell, v| reads.add(stmt, cell, v));
+            }
+        }
         match e.kind {
             ExecKind::Complete => match Final::judge(prog, &machine, e.state) {
                 Final::Filtered => {}

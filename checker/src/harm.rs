@@ -229,7 +229,7 @@ fn continue_witness(
     let prefix = v.witness.events[..v.witness.before_drain].to_vec();
     let mut seen = 0u64;
     // With `--first` the search still judges the one finding.
-    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None };
+    let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None, waits_block: false };
     ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
         seen += 1;
         match visit(&judge, e) {
@@ -319,6 +319,22 @@ enum Seen {
     Undecidable,
 }
 
+/// The harm of the violations still pending after a search over executions
+/// that left failing attempts waiting ([`HarmSearch::finish`]): judged over
+/// every execution of `model`, failed attempts included.
+pub fn judge_every_attempt(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    sc: Option<&Answer<Observation>>,
+    violations: &mut [Violation],
+) {
+    let machine = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut search = HarmSearch::new(prog, &machine, sc, violations);
+    let o = crate::explore::explore_listened(prog, model, opts, &mut crate::dpor::NoListener, |e| search.observe(e));
+    search.finish(o.coverage, violations);
+}
+
 /// The full search, riding along the model's outcome exploration: every
 /// failing or condition-changing execution is asked which of the still
 /// undecided violations it exhibits.
@@ -326,6 +342,12 @@ pub struct HarmSearch<'a, 'p> {
     judge: Judge<'a, 'p>,
     keys: Vec<(StmtId, StmtId)>,
     seen: Vec<Seen>,
+    /// The executions come from a run that left failing `await`/`lock`
+    /// attempts waiting ([`crate::dpor::Limits::waits_block`]): none of
+    /// them has a failed attempt, which a cycle may go through.
+    waited: bool,
+    /// Some execution observed did damage.
+    damaged: bool,
 }
 
 impl<'a, 'p> HarmSearch<'a, 'p> {
@@ -345,7 +367,14 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
                 _ => Seen::Nothing,
             })
             .collect();
-        HarmSearch { judge: Judge { prog, machine, sc }, keys, seen }
+        HarmSearch { judge: Judge { prog, machine, sc }, keys, seen, waited: false, damaged: false }
+    }
+
+    /// The executions will come from a run that left failing attempts
+    /// waiting (`waited`), or from one that ran every attempt.
+    pub fn waited(mut self, waited: bool) -> Self {
+        self.waited = waited;
+        self
     }
 
     fn settled(s: &Seen) -> bool {
@@ -362,6 +391,7 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
             return;
         }
         let Some(d) = self.judge.damage(e) else { return };
+        self.damaged = true;
         let open: Vec<usize> = (0..self.keys.len()).filter(|&i| !Self::settled(&self.seen[i])).collect();
         let keys: Vec<_> = open.iter().map(|&i| self.keys[i]).collect();
         for (&i, hit) in open.iter().zip(exhibited(self.judge.machine.model, e.events, &keys)) {
@@ -389,8 +419,13 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
     }
 
     /// Settle every violation: harmful where an execution showed it, else
-    /// benign as far as the search (of this coverage) went.
-    pub fn finish(self, search: Coverage, violations: &mut [Violation]) {
+    /// benign as far as the search (of this coverage) went. `true`: some
+    /// are left pending for [`judge_every_attempt`] — executions that left
+    /// failing attempts waiting did damage, and showed those violations in
+    /// none. (Where none did damage, none with failed attempts does either:
+    /// the two runs reach the same failures and final states.)
+    pub fn finish(self, search: Coverage, violations: &mut [Violation]) -> bool {
+        let mut left = false;
         for (v, s) in violations.iter_mut().zip(self.seen) {
             v.harm = match s {
                 Seen::Harm(h) => h,
@@ -398,9 +433,14 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
                     Some(Answer::Unknown(w)) => *w,
                     _ => Why::Pending,
                 }),
+                Seen::Nothing if self.waited && self.damaged => {
+                    left = true;
+                    Answer::Unknown(Why::Pending)
+                }
                 Seen::Nothing => self.judge.benign(search),
             };
         }
+        left
     }
 }
 

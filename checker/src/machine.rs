@@ -339,6 +339,11 @@ impl Cells {
 struct AwaitInfo {
     start: u32,
     check: u32,
+    /// The pc of its first load, when its loads all read one fixed cell and
+    /// it does nothing else with memory: an attempt then only reads that
+    /// cell, and an outcome exploration may leave it waiting (see
+    /// [`Machine::gated`]).
+    first_load: Option<u32>,
 }
 
 pub struct Machine<'p> {
@@ -395,7 +400,11 @@ impl<'p> Machine<'p> {
                     let end = (check as usize).min(t.code.len().saturating_sub(1));
                     let at = infos.len();
                     map.iter_mut().take(end + 1).skip(pc).for_each(|m| *m = Some(at));
-                    infos.push(AwaitInfo { start: pc as u32, check });
+                    infos.push(AwaitInfo {
+                        start: pc as u32,
+                        check,
+                        first_load: Self::one_cell_attempt(&t.code, pc, check as usize),
+                    });
                 }
             }
             awaits.push(map);
@@ -1180,6 +1189,123 @@ impl<'p> Machine<'p> {
             pc = next;
         }
         true
+    }
+
+    /// Can some attempt be left waiting ([`Machine::gated`])? A `lock`, or
+    /// an await on one cell; never under PSLO.
+    pub fn has_gates(&self) -> bool {
+        !self.model.has_histories()
+            && (self.await_info.iter().flatten().any(|a| a.first_load.is_some())
+                || self
+                    .prog
+                    .threads
+                    .iter()
+                    .flat_map(|t| &t.code)
+                    .any(|i| matches!(i, Instr::Rmw { op: RmwOp::Lock, .. })))
+    }
+
+    /// An await's code from `start` to its check at `check`: the pc of its
+    /// first load, if every attempt only reads one fixed cell and the value
+    /// its last load reads alone decides it — the condition is a
+    /// disjunction of tests, one per load (`x == 0 || x >= r`): each test
+    /// reads only its own load and registers from before the await, and
+    /// passes straight to the check. An attempt that passes reading
+    /// `v1 … vn` then also passes reading `vn` at every load, as one reading
+    /// at once would: leaving a thread wait until one atomic reading would
+    /// pass loses no outcome.
+    fn one_cell_attempt(code: &[Instr], start: usize, check: usize) -> Option<u32> {
+        let Some(&Instr::AwaitCheck { cond: Operand::Reg(verdict), .. }) = code.get(check) else {
+            return None;
+        };
+        let mut first: Option<(u32, Cell)> = None;
+        // Registers set by the current test, and by the earlier ones.
+        let (mut own, mut earlier): (Vec<Reg>, Vec<Reg>) = (Vec::new(), Vec::new());
+        let reads_ok = |o: Operand, own: &[Reg], earlier: &[Reg]| match o {
+            Operand::Reg(r) => own.contains(&r) || !earlier.contains(&r),
+            Operand::Imm(_) => true,
+        };
+        for (pc, ins) in code.iter().enumerate().take(check).skip(start + 1) {
+            match *ins {
+                Instr::Load { dst, addr: Addr::Fixed(c), .. } => {
+                    match first {
+                        None => first = Some((pc as u32, c)),
+                        Some((_, c0)) if c0 == c => {}
+                        Some(_) => return None,
+                    }
+                    earlier.append(&mut own);
+                    own.push(dst);
+                }
+                Instr::Mov { dst, src: a } | Instr::Un { dst, a, .. } => {
+                    if !reads_ok(a, &own, &earlier) {
+                        return None;
+                    }
+                    own.push(dst);
+                }
+                Instr::Bin { dst, a, b, .. } => {
+                    if !reads_ok(a, &own, &earlier) || !reads_ok(b, &own, &earlier) {
+                        return None;
+                    }
+                    own.push(dst);
+                }
+                Instr::Branch { cond: Operand::Reg(r), if_nonzero: true, target }
+                    if target as usize == check && r == verdict && own.contains(&r) && first.is_some() => {}
+                _ => return None,
+            }
+        }
+        first.filter(|_| own.contains(&verdict)).map(|(pc, _)| pc)
+    }
+
+    /// Would thread `t`'s next transition be an attempt that only reads one
+    /// cell and fails: the first load of an `await` on one cell (a fresh
+    /// attempt) or a `lock` that is taken? Its thread waits for good in the
+    /// execution that runs it (a blocked execution); an exploration of
+    /// outcomes only may leave the thread waiting instead, until a write
+    /// makes the attempt succeed (never under PSLO, whose loads read
+    /// histories).
+    pub fn gated(&self, st: &State, t: usize) -> bool {
+        if t >= self.threads || !st.running(t) || self.model.has_histories() {
+            return false;
+        }
+        let pc = st.pc[t] as usize;
+        match self.prog.threads[t].code.get(pc) {
+            Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) => {
+                self.cell_of(st, t, addr).is_ok_and(|c| self.mem(st, c) != 0)
+            }
+            Some(Instr::Load { .. }) => match self.awaits[t].get(pc).copied().flatten() {
+                Some(a) if self.await_info[t][a].first_load == Some(pc as u32) => !self.dry_run_await(st, t),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    /// The loads of thread `t`'s attempt if it ran now and failed, for a
+    /// thread [`Machine::gated`] at the end of an execution: each reads the
+    /// cell's present value (statement, cell, value). What an exploration
+    /// that runs every attempt records for a thread stuck there.
+    pub fn attempt_reads(&self, st: &State, t: usize, mut out: impl FnMut(StmtId, Cell, i64)) {
+        if !self.gated(st, t) {
+            return;
+        }
+        let pc = st.pc[t] as usize;
+        let code = &self.prog.threads[t].code;
+        match code[pc] {
+            Instr::Rmw { addr, stmt, .. } => {
+                if let Ok(c) = self.cell_of(st, t, addr) {
+                    out(stmt, c, self.mem(st, c));
+                }
+            }
+            _ => {
+                // A failing one-cell attempt runs every load of its await
+                // (each test fails), all reading one cell.
+                let check = self.awaits[t][pc].map_or(pc, |a| self.await_info[t][a].check as usize);
+                for ins in &code[pc..check] {
+                    if let Instr::Load { addr: Addr::Fixed(c), stmt, .. } = *ins {
+                        out(stmt, c, self.read(st, t, c).0);
+                    }
+                }
+            }
+        }
     }
 
     /// Is `pc` inside one of thread `t`'s awaits (its loads and check)?

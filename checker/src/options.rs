@@ -29,6 +29,12 @@ pub struct Options {
     /// its tests exercise the bounded engine): bounded only. The CLI, the
     /// language server and suites turn it on ([`Options::with_unbounded`]).
     pub unbounded: Option<StateLimits>,
+    /// The interleaving explorer's outcome runs leave a thread whose next
+    /// `await`/`lock` attempt would fail waiting, instead of running it
+    /// into an execution that ends blocked (`crate::dpor::Limits::waits_block`;
+    /// the default). `false`: every attempt runs, as in the monitored SC
+    /// exploration — the reference the tests hold the default to.
+    pub waits: bool,
     /// The deadline, cancel flag, `--first` and progress display the
     /// whole check shares.
     pub budget: Budget,
@@ -106,6 +112,7 @@ impl Default for Options {
             explorer: ExplorerKind::default(),
             threads: all_cores(),
             unbounded: None,
+            waits: true,
             budget: Budget::default(),
         }
     }

@@ -4,7 +4,14 @@
 //!
 //! A load is a read-only event (a `Load`; a `lock` attempt that found the
 //! lock taken reads too). Executions an `assume` pruned do not count (they
-//! do not exist); deadlocked, failed and cut ones do. Each set keeps its
+//! do not exist); deadlocked, failed and cut ones do. A failed attempt at an
+//! `await` or `lock`: where every attempt runs (the monitored SC
+//! exploration, execution graphs), each one in such an execution counts;
+//! where a failing attempt is left waiting (the interleaving explorer's
+//! outcome runs, [`crate::dpor::Limits::waits_block`]), only the one a thread
+//! waiting at the end would make there. So an await's set may show fewer
+//! failing values under TSO than under SC; the values that let it pass are
+//! the same. Each set keeps its
 //! [`CAP`] smallest values and whether there were more, so the set does not
 //! depend on the order executions were visited in (parallel searches merge
 //! by union). What the set is worth is the exploration's `Coverage`.

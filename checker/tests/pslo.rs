@@ -121,8 +121,14 @@ fn flatten(ops: &[Op], out: &mut Vec<Ins>, regs: &mut usize, top: bool) {
                 out[at] = Ins::BranchNe(last, *k, else_at);
                 out[jump] = Ins::Jump(out.len());
             }
-            // The generators this test uses make no loops.
-            Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) => {}
+            // The generators this test uses make no loops nor two-load awaits.
+            Op::If(..)
+            | Op::Locked(_)
+            | Op::Spin(..)
+            | Op::Counted(..)
+            | Op::Retry(..)
+            | Op::AwaitEither(..)
+            | Op::AwaitBoth(..) => {}
         }
     }
 }

@@ -219,7 +219,9 @@ fn agree_on_with(name: &str, src: &str, s: &Settings, opts: &Options, models: &[
         // exploration contains the same cycle.
         let confirmed: Vec<&relaxer::CycleResult> = a.cycles.iter().filter(|c| c.confirmations > 0).collect();
         let mut seen = vec![false; confirmed.len()];
-        let ex = litmus_checker::explore::explore_with(&p, rb.model, &opts, |e| {
+        // Every attempt runs: a cycle may go through a failed await.
+        let every = &mut litmus_checker::dpor::NoListener;
+        let ex = litmus_checker::explore::explore_listened(&p, rb.model, &opts, every, |e| {
             for (i, c) in confirmed.iter().enumerate() {
                 if !seen[i] && relaxer::confirm::find(e.events, &c.cycle, rb.model.has_histories()).is_some() {
                     seen[i] = true;

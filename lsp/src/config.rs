@@ -424,6 +424,7 @@ impl Config {
             threads: litmus_checker::options::all_cores(),
             // Answers for every iteration first, the bounded engine for the rest.
             unbounded: self.unbounded.then(Default::default),
+            waits: true,
             // The pipeline adds its progress display (`$/progress`) and cancel flag.
             budget: Default::default(),
         }

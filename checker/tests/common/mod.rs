@@ -18,6 +18,10 @@ pub enum Op {
     If(i64, Vec<Op>, Vec<Op>),
     /// await (loc == k);
     Await(usize, i64),
+    /// await (loc == k || loc >= j); two loads of one cell, either passes.
+    AwaitEither(usize, i64, i64),
+    /// await (loc == k && loc2 == k); two cells.
+    AwaitBoth(usize, usize, i64),
     /// lock(m); body; unlock(m);
     Locked(Vec<Op>),
     /// while (loc == 0) { store }
@@ -123,6 +127,12 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize, uniq: 
                 s.push_str(&format!("{ind}}}\n"));
             }
             Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
+            Op::AwaitEither(a, k, j) => {
+                s.push_str(&format!("{ind}await ({} == {k} || {} >= {j});\n", LOCS[*a], LOCS[*a]))
+            }
+            Op::AwaitBoth(a, b, k) => {
+                s.push_str(&format!("{ind}await ({} == {k} && {} == {k});\n", LOCS[*a], LOCS[*b]))
+            }
             Op::Locked(body) => {
                 s.push_str(&format!("{ind}lock(m);\n"));
                 render_branch(body, s, depth, uniq);
@@ -162,6 +172,12 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
             Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
             Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) => {}
             Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
+            Op::AwaitEither(a, k, j) => {
+                s.push_str(&format!("{ind}await ({} == {k} || {} >= {j});\n", LOCS[*a], LOCS[*a]))
+            }
+            Op::AwaitBoth(a, b, k) => {
+                s.push_str(&format!("{ind}await ({} == {k} && {} == {k});\n", LOCS[*a], LOCS[*b]))
+            }
         }
     }
 }
@@ -184,6 +200,8 @@ pub fn swap_xy(op: &Op) -> Op {
         Op::FetchAdd(a) => Op::FetchAdd(l(a)),
         Op::If(k, t, e) => Op::If(*k, all(t), all(e)),
         Op::Await(a, k) => Op::Await(l(a), *k),
+        Op::AwaitEither(a, k, j) => Op::AwaitEither(l(a), *k, *j),
+        Op::AwaitBoth(a, b, k) => Op::AwaitBoth(l(a), l(b), *k),
         Op::Locked(b) => Op::Locked(all(b)),
         Op::Spin(a, b) => Op::Spin(l(a), l(b)),
         Op::Counted(k, b) => Op::Counted(*k, all(b)),
@@ -204,6 +222,10 @@ pub fn blocking_op(locs: usize) -> BoxedStrategy<Op> {
     prop_oneof![
         6 => base,
         1 => (0..locs, 0..2i64).prop_map(|(a, k)| Op::Await(a, k)),
+        1 => prop_oneof![
+            (0..locs, 0..2i64, 1..3i64).prop_map(|(a, k, j)| Op::AwaitEither(a, k, j)),
+            (0..locs, 0..locs, 0..2i64).prop_map(|(a, b, k)| Op::AwaitBoth(a, b, k)),
+        ],
         1 => prop::collection::vec(leaf(locs, false), 1..3).prop_map(Op::Locked),
         1 => (0..locs, 0..locs).prop_map(|(a, b)| Op::Spin(a, b)),
     ]
@@ -349,4 +371,18 @@ pub fn explicitly_robust(prog: &litmus_dsl::Program, model: litmus_checker::mach
         Control::Continue
     });
     !cyclic
+}
+
+/// Does some await load more than once (`x == 0 || x >= 2`, a spin loop
+/// reduced to an await whose body loads too)?
+pub fn two_loads(prog: &litmus_dsl::Program) -> bool {
+    use litmus_dsl::ir::Instr;
+    prog.threads.iter().any(|t| {
+        t.code.iter().enumerate().any(|(pc, i)| match *i {
+            Instr::AwaitStart { check, .. } => {
+                t.code[pc..check as usize].iter().filter(|i| matches!(i, Instr::Load { .. })).count() > 1
+            }
+            _ => false,
+        })
+    })
 }
