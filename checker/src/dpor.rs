@@ -211,6 +211,9 @@ struct Frame {
     pushed_fence: bool,
     backtrack: BitSet,
     sleep: BitSet,
+    /// Threads left waiting here at an attempt that would fail (runs whose
+    /// waits block; valid once initialized).
+    waiting: BitSet,
     initialized: bool,
     /// Preemptions used to reach this state (bounded mode).
     preemptions: u32,
@@ -269,10 +272,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
     }
 
-    /// Can process `p` run from `st` in this run: enabled, and not a thread
-    /// left waiting at an attempt that would fail.
-    fn can_run(&self, st: &State, p: usize) -> bool {
-        self.m.enabled(st, p) && !(self.gates && self.m.gated(st, p))
+    /// Can process `p` run from the (initialized) state at `depth` in this
+    /// run: enabled, and not a thread left waiting at an attempt that would
+    /// fail.
+    fn can_run(&self, depth: usize, p: usize) -> bool {
+        self.m.enabled(&self.states[depth], p) && !self.frames[depth].waiting.contains(p)
     }
 
     /// The vector clock process `p`'s next transition (of `access`) would
@@ -319,11 +323,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
         let prev = if depth > 0 { Some(self.frames[depth - 1].access) } else { None };
         for p in 0..self.m.threads {
             // Cheap tests first: most transitions write nothing.
-            if prev.is_some_and(|a| a.owner as usize != p && !a.write) {
+            if !self.frames[depth].waiting.contains(p) || prev.is_some_and(|a| a.owner as usize != p && !a.write) {
                 continue;
             }
             let st = &self.states[depth];
-            if !(self.m.enabled(st, p) && self.m.gated(st, p)) {
+            if !self.m.enabled(st, p) {
                 continue;
             }
             let access = self.m.access(st, p);
@@ -348,6 +352,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             pushed_fence: false,
             backtrack: BitSet::with_capacity(self.procs),
             sleep: BitSet::with_capacity(self.procs),
+            waiting: BitSet::with_capacity(self.procs),
             initialized: false,
             preemptions: 0,
         }
@@ -766,11 +771,29 @@ impl<'m, 'p> Explorer<'m, 'p> {
             if !self.frames[depth].initialized {
                 self.frames[depth].initialized = true;
                 if self.gates {
+                    // A thread's attempt tried here (a dry run) where it may
+                    // have changed: its thread (or buffer) moved, or the
+                    // cell it reads was written; else as in the state before.
+                    let st = &self.states[depth];
+                    let mut waiting = std::mem::take(&mut self.frames[depth].waiting);
+                    waiting.clear();
+                    let prev = (depth > 0).then(|| self.frames[depth - 1].access);
+                    for t in 0..self.m.threads {
+                        let again = prev.is_none_or(|a| a.owner as usize == t || a.write);
+                        let gated =
+                            if again { self.m.gated(st, t) } else { self.frames[depth - 1].waiting.contains(t) };
+                        if gated {
+                            waiting.insert(t);
+                        }
+                    }
+                    self.frames[depth].waiting = waiting;
                     self.waiting_races(depth, &mut preds, &mut late, &mut races);
+                } else {
+                    self.frames[depth].waiting.clear();
                 }
-                let st = &self.states[depth];
                 enabled_buf.clear();
-                enabled_buf.extend((0..self.procs).filter(|&p| self.can_run(st, p)));
+                enabled_buf.extend((0..self.procs).filter(|&p| self.can_run(depth, p)));
+                let st = &self.states[depth];
                 {
                     if enabled_buf.is_empty() {
                         let kind = ExecKind::of(self.m, st);
@@ -978,11 +1001,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
             return;
         }
         let q = if initials.contains(&p) { p } else { initials[0] };
-        let st = &self.states[j as usize];
+        let (j, st) = (j as usize, &self.states[j as usize]);
         // Any initial will do; prefer `q`, else one that can run now.
-        let q = if self.can_run(st, q) { Some(q) } else { initials.iter().copied().find(|&r| self.can_run(st, r)) };
+        let q = if self.can_run(j, q) { Some(q) } else { initials.iter().copied().find(|&r| self.can_run(j, r)) };
         if let Some(q) = q {
-            self.frames[j as usize].backtrack.insert(q);
+            self.frames[j].backtrack.insert(q);
         } else if self.gates && initials.iter().any(|&r| self.m.enabled(st, r)) {
             // Every initial that is enabled is an attempt that would fail
             // (the one an exploration of every execution would take): it
@@ -991,8 +1014,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
         } else {
             self.stats.fallbacks += 1;
             for r in 0..self.procs {
-                if self.m.enabled(st, r) {
-                    self.frames[j as usize].backtrack.insert(r);
+                if self.can_run(j, r) {
+                    self.frames[j].backtrack.insert(r);
                 }
             }
         }

@@ -257,7 +257,12 @@ impl<'p> Collector<'p> {
     /// asked) PSLO's own executions; returns the SC outcome.
     pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
         let prog = self.prog;
-        let sc = crate::explore::explore_listened(prog, Model::Sc, opts, self, |_| {});
+        let sc = if self.bss.is_none() && self.sober.is_none() {
+            // No monitor reads the events: failing attempts may wait.
+            crate::explore::explore_with(prog, Model::Sc, opts, |_| {})
+        } else {
+            crate::explore::explore_listened(prog, Model::Sc, opts, self, |_| {})
+        };
         self.explicit = self
             .asked
             .iter()
