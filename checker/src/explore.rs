@@ -34,8 +34,10 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
 /// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for
 /// this model (its executions then have no failed attempt)?
 pub fn leaves_waiting(prog: &Program, model: Model, opts: &Options) -> bool {
+    // (A preemption bound, SC's only, turns waiting off: see `explore_run`.)
     opts.waits
         && !by_graph(prog, model, opts)
+        && (model.buffered() || opts.preemption_bound.is_none())
         && Machine::new(prog, model, opts.loop_bound, opts.buffer_bound).has_gates()
 }
 

@@ -403,7 +403,7 @@ impl<'p> Machine<'p> {
                     infos.push(AwaitInfo {
                         start: pc as u32,
                         check,
-                        first_load: Self::one_cell_attempt(&t.code, pc, check as usize),
+                        first_load: Self::one_cell_attempt(&t.code, &t.regs, pc, check as usize),
                     });
                 }
             }
@@ -1209,15 +1209,18 @@ impl<'p> Machine<'p> {
     /// its last load reads alone decides it — the condition is a
     /// disjunction of tests, one per load (`x == 0 || x >= r`): each test
     /// reads only its own load and registers from before the await, and
-    /// passes straight to the check. An attempt that passes reading
-    /// `v1 … vn` then also passes reading `vn` at every load, as one reading
-    /// at once would: leaving a thread wait until one atomic reading would
-    /// pass loses no outcome.
-    fn one_cell_attempt(code: &[Instr], start: usize, check: usize) -> Option<u32> {
+    /// passes straight to the check; and, with several loads, every register
+    /// the attempt writes is a temporary (dead once it passes). An attempt
+    /// that passes reading `v1 … vn` then also passes reading `vn` at every
+    /// load, as one reading at once would, and leaves nothing else behind:
+    /// leaving a thread wait until one atomic reading would pass loses no
+    /// outcome.
+    fn one_cell_attempt(code: &[Instr], regs: &[ir::RegInfo], start: usize, check: usize) -> Option<u32> {
         let Some(&Instr::AwaitCheck { cond: Operand::Reg(verdict), .. }) = code.get(check) else {
             return None;
         };
         let mut first: Option<(u32, Cell)> = None;
+        let mut loads = 0;
         // Registers set by the current test, and by the earlier ones.
         let (mut own, mut earlier): (Vec<Reg>, Vec<Reg>) = (Vec::new(), Vec::new());
         let reads_ok = |o: Operand, own: &[Reg], earlier: &[Reg]| match o {
@@ -1232,6 +1235,7 @@ impl<'p> Machine<'p> {
                         Some((_, c0)) if c0 == c => {}
                         Some(_) => return None,
                     }
+                    loads += 1;
                     earlier.append(&mut own);
                     own.push(dst);
                 }
@@ -1252,7 +1256,19 @@ impl<'p> Machine<'p> {
                 _ => return None,
             }
         }
-        first.filter(|_| own.contains(&verdict)).map(|(pc, _)| pc)
+        // With several loads, what the others read must die with the
+        // attempt: a spin reduced to an await may keep a body's load in a
+        // user register (`while (t != 2) { r = x; t = x; }`), whose value one
+        // reading at once would change.
+        let dies = |r: Reg| regs.get(r as usize).is_some_and(|i| i.kind == ir::RegKind::Temp);
+        let kept = loads > 1
+            && code[start + 1..check].iter().any(|i| match *i {
+                Instr::Load { dst, .. } | Instr::Mov { dst, .. } | Instr::Un { dst, .. } | Instr::Bin { dst, .. } => {
+                    !dies(dst)
+                }
+                _ => false,
+            });
+        first.filter(|_| own.contains(&verdict) && !kept).map(|(pc, _)| pc)
     }
 
     /// Would thread `t`'s next transition be an attempt that only reads one

@@ -128,7 +128,8 @@ fn flatten(ops: &[Op], out: &mut Vec<Ins>, regs: &mut usize, top: bool) {
             | Op::Counted(..)
             | Op::Retry(..)
             | Op::AwaitEither(..)
-            | Op::AwaitBoth(..) => {}
+            | Op::AwaitBoth(..)
+            | Op::SpinRead(..) => {}
         }
     }
 }

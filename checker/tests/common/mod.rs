@@ -22,6 +22,9 @@ pub enum Op {
     AwaitEither(usize, i64, i64),
     /// await (loc == k && loc2 == k); two cells.
     AwaitBoth(usize, usize, i64),
+    /// `let r = 0; let t = loc; while (t != k) { r = loc; t = loc; }`: a
+    /// spin reduced to an await whose body's load stays in a register.
+    SpinRead(usize, i64),
     /// lock(m); body; unlock(m);
     Locked(Vec<Op>),
     /// while (loc == 0) { store }
@@ -133,6 +136,12 @@ fn render_ops(ops: &[Op], s: &mut String, regs: &mut usize, depth: usize, uniq: 
             Op::AwaitBoth(a, b, k) => {
                 s.push_str(&format!("{ind}await ({} == {k} && {} == {k});\n", LOCS[*a], LOCS[*b]))
             }
+            Op::SpinRead(a, k) => {
+                let (r, t, l) = (*regs, *regs + 1, LOCS[*a]);
+                s.push_str(&format!("{ind}let r{r} = 0;\n{ind}let r{t} = {l};\n"));
+                s.push_str(&format!("{ind}while (r{t} != {k}) {{ r{r} = {l}; r{t} = {l}; }}\n"));
+                *regs += 2;
+            }
             Op::Locked(body) => {
                 s.push_str(&format!("{ind}lock(m);\n"));
                 render_branch(body, s, depth, uniq);
@@ -170,7 +179,7 @@ fn render_branch(ops: &[Op], s: &mut String, depth: usize, uniq: &mut usize) {
             Op::Cas(a, e, v) => s.push_str(&format!("{ind}cas({}, {e}, {v});\n", LOCS[*a])),
             Op::Xchg(a, k) => s.push_str(&format!("{ind}xchg({}, {k});\n", LOCS[*a])),
             Op::FetchAdd(a) => s.push_str(&format!("{ind}fetch_add({}, 1);\n", LOCS[*a])),
-            Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) => {}
+            Op::If(..) | Op::Locked(_) | Op::Spin(..) | Op::Counted(..) | Op::Retry(..) | Op::SpinRead(..) => {}
             Op::Await(a, k) => s.push_str(&format!("{ind}await ({} == {k});\n", LOCS[*a])),
             Op::AwaitEither(a, k, j) => {
                 s.push_str(&format!("{ind}await ({} == {k} || {} >= {j});\n", LOCS[*a], LOCS[*a]))
@@ -202,6 +211,7 @@ pub fn swap_xy(op: &Op) -> Op {
         Op::Await(a, k) => Op::Await(l(a), *k),
         Op::AwaitEither(a, k, j) => Op::AwaitEither(l(a), *k, *j),
         Op::AwaitBoth(a, b, k) => Op::AwaitBoth(l(a), l(b), *k),
+        Op::SpinRead(a, k) => Op::SpinRead(l(a), *k),
         Op::Locked(b) => Op::Locked(all(b)),
         Op::Spin(a, b) => Op::Spin(l(a), l(b)),
         Op::Counted(k, b) => Op::Counted(*k, all(b)),
@@ -225,6 +235,7 @@ pub fn blocking_op(locs: usize) -> BoxedStrategy<Op> {
         1 => prop_oneof![
             (0..locs, 0..2i64, 1..3i64).prop_map(|(a, k, j)| Op::AwaitEither(a, k, j)),
             (0..locs, 0..locs, 0..2i64).prop_map(|(a, b, k)| Op::AwaitBoth(a, b, k)),
+            (0..locs, 1..3i64).prop_map(|(a, k)| Op::SpinRead(a, k)),
         ],
         1 => prop::collection::vec(leaf(locs, false), 1..3).prop_map(Op::Locked),
         1 => (0..locs, 0..locs).prop_map(|(a, b)| Op::Spin(a, b)),
