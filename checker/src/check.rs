@@ -167,10 +167,12 @@ pub fn unbounded_violations(
     let capped = |n: usize| options::StateLimits { max_states: limits.max_states.min(n), ..limits.clone() };
     let proved = if loop_free {
         // A loop-free program loses nothing to the bounded engine: no note.
-        let first = unbounded::prove(prog, models, &share, &capped(LOOP_FREE_FIRST_STATES));
+        let (first, within) = first_states_and_count(prog, models, &share, &capped(LOOP_FREE_FIRST_STATES));
         match first {
             Ok(p) => p,
-            Err(_) if explore::sc_executions_within(prog, &share, LOOP_FREE_EXECUTIONS) => return Err(None),
+            Err(_) if within.unwrap_or_else(|| explore::sc_executions_within(prog, &share, LOOP_FREE_EXECUTIONS)) => {
+                return Err(None)
+            }
             Err(_) => unbounded::prove(prog, models, &share, &capped(LOOP_FREE_STATES)).map_err(|_| None)?,
         }
     } else {
@@ -204,6 +206,38 @@ pub fn unbounded_violations(
         proved_sc: Some(proved.sc),
         bounded_sc: None,
         premeasured: None,
+    })
+}
+
+/// A loop-free program's first try of the stateful search, and — with a
+/// second thread — the count of SC executions that decides where it goes if
+/// that try fails, on the second core meanwhile (stopped once the try
+/// succeeds; `None`: not counted). The same decision as in sequence, sooner
+/// (SB-12: 7 ms of states and 5 ms of counting, now side by side). Not where
+/// a test cuts the check at its n-th poll (it wants one sequence of polls).
+fn first_states_and_count(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    share: &Options,
+    limits: &options::StateLimits,
+) -> (Result<unbounded::Proved, unbounded::Stop>, Option<bool>) {
+    if share.threads < 2 || share.budget.polls_left.is_some() {
+        return (unbounded::prove(prog, models, share, limits), None);
+    }
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let mut counting = share.clone();
+    counting.budget.parent = counting.budget.cancel.replace(stop.clone());
+    // Progress is the search's to report.
+    counting.budget.progress = None;
+    std::thread::scope(|s| {
+        let count = s.spawn(|| explore::sc_executions_within(prog, &counting, LOOP_FREE_EXECUTIONS));
+        let first = unbounded::prove(prog, models, share, limits);
+        if first.is_ok() {
+            stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        // A count stopped because the try succeeded is not read.
+        let within = count.join().unwrap_or(false);
+        (first, Some(within))
     })
 }
 
