@@ -204,3 +204,24 @@ proptest! {
         same_verdicts(&src, &src);
     }
 }
+
+/// A spin reduced to an await whose body keeps its load in a register: the
+/// waiting run must not read the cell once for both loads (`r` can hold 1
+/// when the loop exits on 2), under every model.
+#[test]
+fn a_spin_keeping_its_load_in_a_register_loses_no_final_state() {
+    use litmus_checker::explore::{explore, explore_listened};
+    use litmus_checker::Options;
+    let prog = common::compile(
+        "litmus SPIN\nshared x = 0;\nthread P0 { x = 1; x = 2; }\n\
+         thread P1 { let r = 0; let t = x; while (t != 2) { r = x; t = x; } }\nexists (P1:r == 1);\n",
+    );
+    for model in [Model::Sc, Model::Tso, Model::Pso] {
+        let opts = Options::default();
+        let waiting = explore(&prog, model, &opts);
+        let every = explore_listened(&prog, model, &opts, &mut litmus_checker::dpor::NoListener, |_| {});
+        let states = |o: &litmus_checker::ModelOutcome| o.states.iter().map(|s| s.values.clone()).collect::<Vec<_>>();
+        assert_eq!(states(&waiting), states(&every), "{model:?}");
+        assert!(waiting.states.iter().any(|s| s.satisfies == Some(true)), "{model:?}: r == 1 is reachable");
+    }
+}
