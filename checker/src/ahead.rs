@@ -29,8 +29,6 @@ pub struct Ahead {
     pub model: Model,
     pub outcome: ModelOutcome,
     kept: Vec<Kept>,
-    /// The run left failing attempts waiting (see [`HarmSearch::waited`]).
-    waited: bool,
 }
 
 struct Kept {
@@ -94,8 +92,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options, stop: &Arc<AtomicBo
     } else {
         crate::explore::explore_with(prog, model, &opts, &mut keep)
     };
-    let waited = crate::explore::leaves_waiting(prog, model, &opts);
-    (!opts.budget.cancelled() && outcome.coverage.finished()).then_some(Ahead { model, outcome, kept, waited })
+    (!opts.budget.cancelled() && outcome.coverage.finished()).then_some(Ahead { model, outcome, kept })
 }
 
 /// The graph explorer's observer of [`explore`]: only executions that
@@ -117,20 +114,20 @@ impl<F: FnMut(&Execution<'_>)> crate::graph::Observer for Keeper<'_, F> {
 impl Ahead {
     /// Judge the harm of `violations` (of this model) from the kept
     /// executions: what a [`HarmSearch`] riding the whole exploration finds,
-    /// since it looks only at executions that could do damage. `true`: some
-    /// are left for [`crate::harm::judge_every_attempt`].
+    /// since it looks only at executions that could do damage.
     pub fn judge(
         &self,
         prog: &Program,
         opts: &Options,
         sc: Option<&Answer<Observation>>,
         violations: &mut [Violation],
-    ) -> bool {
+    ) {
         let machine = Machine::new(prog, self.model, opts.loop_bound, opts.buffer_bound);
-        let mut search = HarmSearch::new(prog, &machine, sc, violations).waited(self.waited);
+        let waited = crate::explore::leaves_waiting(&machine, opts);
+        let mut search = HarmSearch::new(prog, &machine, sc, violations).waited(waited);
         for k in &self.kept {
             search.observe(&Execution { kind: k.kind, events: &k.events, state: &k.state, schedule: &k.schedule });
         }
-        search.finish(self.outcome.coverage, violations)
+        search.finish(self.outcome.coverage, opts, violations);
     }
 }

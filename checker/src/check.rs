@@ -372,15 +372,13 @@ pub fn add_relaxed_outcomes_ahead(
         let rb = report.robustness.iter().position(|rb| rb.model == m);
         if let Some(a) = ahead.iter().position(|a| a.model == m).map(|k| ahead.swap_remove(k)) {
             if let Some(i) = rb {
-                if a.judge(prog, opts, sc.as_ref(), &mut report.robustness[i].violations) {
-                    harm::judge_every_attempt(prog, m, opts, sc.as_ref(), &mut report.robustness[i].violations);
-                }
+                a.judge(prog, opts, sc.as_ref(), &mut report.robustness[i].violations);
             }
             report.outcomes.push(bounded_note(report, own.unwrap_or(a.outcome), m));
             continue;
         }
         let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
-        let waited = explore::leaves_waiting(prog, m, opts);
+        let waited = explore::leaves_waiting(&machine, opts);
         let mut search = rb.map(|i| {
             harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations).waited(waited)
         });
@@ -398,9 +396,7 @@ pub fn add_relaxed_outcomes_ahead(
             })
         };
         if let (Some(s), Some(i)) = (search, rb) {
-            if s.finish(o.coverage, &mut report.robustness[i].violations) {
-                harm::judge_every_attempt(prog, m, opts, sc.as_ref(), &mut report.robustness[i].violations);
-            }
+            s.finish(o.coverage, opts, &mut report.robustness[i].violations);
         }
         // The stateful search's outcome, where it ran (the bounded search
         // only settled the harm).

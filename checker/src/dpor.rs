@@ -312,6 +312,26 @@ impl<'m, 'p> Explorer<'m, 'p> {
         (acc, keys, is_reset)
     }
 
+    /// The threads waiting at state `depth` (its frame's `waiting`; a new
+    /// run's frames are fresh, so without waits it stays empty). A thread's
+    /// attempt is tried (a dry run) where it may have changed: its thread
+    /// (or buffer) moved, or the cell it reads was written; else it is as
+    /// in the state before.
+    fn find_waiting(&mut self, depth: usize) {
+        let st = &self.states[depth];
+        let mut waiting = std::mem::take(&mut self.frames[depth].waiting);
+        waiting.clear();
+        let prev = (depth > 0).then(|| self.frames[depth - 1].access);
+        for t in 0..self.m.threads {
+            let again = prev.is_none_or(|a| a.owner as usize == t || a.write);
+            let gated = if again { self.m.gated(st, t) } else { self.frames[depth - 1].waiting.contains(t) };
+            if gated {
+                waiting.insert(t);
+            }
+        }
+        self.frames[depth].waiting = waiting;
+    }
+
     /// The races of each attempt left waiting at state `depth`, as if it
     /// ran there (an exploration of every execution, blocked ones
     /// included, would run it there): reversing one may let it succeed.
@@ -771,25 +791,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
             if !self.frames[depth].initialized {
                 self.frames[depth].initialized = true;
                 if self.gates {
-                    // A thread's attempt tried here (a dry run) where it may
-                    // have changed: its thread (or buffer) moved, or the
-                    // cell it reads was written; else as in the state before.
-                    let st = &self.states[depth];
-                    let mut waiting = std::mem::take(&mut self.frames[depth].waiting);
-                    waiting.clear();
-                    let prev = (depth > 0).then(|| self.frames[depth - 1].access);
-                    for t in 0..self.m.threads {
-                        let again = prev.is_none_or(|a| a.owner as usize == t || a.write);
-                        let gated =
-                            if again { self.m.gated(st, t) } else { self.frames[depth - 1].waiting.contains(t) };
-                        if gated {
-                            waiting.insert(t);
-                        }
-                    }
-                    self.frames[depth].waiting = waiting;
+                    self.find_waiting(depth);
                     self.waiting_races(depth, &mut preds, &mut late, &mut races);
-                } else {
-                    self.frames[depth].waiting.clear();
                 }
                 enabled_buf.clear();
                 enabled_buf.extend((0..self.procs).filter(|&p| self.can_run(depth, p)));

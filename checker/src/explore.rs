@@ -32,13 +32,13 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
 }
 
 /// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for
-/// this model (its executions then have no failed attempt)?
-pub fn leaves_waiting(prog: &Program, model: Model, opts: &Options) -> bool {
+/// `m`'s program and model (its executions then have no failed attempt)?
+pub fn leaves_waiting(m: &Machine<'_>, opts: &Options) -> bool {
     // (A preemption bound, SC's only, turns waiting off: see `explore_run`.)
     opts.waits
-        && !by_graph(prog, model, opts)
-        && (model.buffered() || opts.preemption_bound.is_none())
-        && Machine::new(prog, model, opts.loop_bound, opts.buffer_bound).has_gates()
+        && !by_graph(m.prog, m.model, opts)
+        && (m.model.buffered() || opts.preemption_bound.is_none())
+        && m.has_gates()
 }
 
 /// Does some thread loop, await or take a lock? (Where source-DPOR already

@@ -322,7 +322,7 @@ enum Seen {
 /// The harm of the violations still pending after a search over executions
 /// that left failing attempts waiting ([`HarmSearch::finish`]): judged over
 /// every execution of `model`, failed attempts included.
-pub fn judge_every_attempt(
+fn judge_every_attempt(
     prog: &Program,
     model: Model,
     opts: &Options,
@@ -332,7 +332,7 @@ pub fn judge_every_attempt(
     let machine = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
     let mut search = HarmSearch::new(prog, &machine, sc, violations);
     let o = crate::explore::explore_listened(prog, model, opts, &mut crate::dpor::NoListener, |e| search.observe(e));
-    search.finish(o.coverage, violations);
+    search.finish(o.coverage, opts, violations);
 }
 
 /// The full search, riding along the model's outcome exploration: every
@@ -419,12 +419,13 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
     }
 
     /// Settle every violation: harmful where an execution showed it, else
-    /// benign as far as the search (of this coverage) went. `true`: some
-    /// are left pending for [`judge_every_attempt`] — executions that left
-    /// failing attempts waiting did damage, and showed those violations in
-    /// none. (Where none did damage, none with failed attempts does either:
-    /// the two runs reach the same failures and final states.)
-    pub fn finish(self, search: Coverage, violations: &mut [Violation]) -> bool {
+    /// benign as far as the search (of this coverage) went. Where executions
+    /// that left failing attempts waiting did damage but showed a violation
+    /// in none, it is judged again over every attempt (`opts`'s bounds:
+    /// [`judge_every_attempt`]). (Where none did damage, none with failed
+    /// attempts does either: the two runs reach the same failures and final
+    /// states.)
+    pub fn finish(self, search: Coverage, opts: &Options, violations: &mut [Violation]) {
         let mut left = false;
         for (v, s) in violations.iter_mut().zip(self.seen) {
             v.harm = match s {
@@ -440,7 +441,9 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
                 Seen::Nothing => self.judge.benign(search),
             };
         }
-        left
+        if left {
+            judge_every_attempt(self.judge.prog, self.judge.machine.model, opts, self.judge.sc, violations);
+        }
     }
 }
 

@@ -1221,6 +1221,12 @@ impl<'p> Machine<'p> {
         };
         let mut first: Option<(u32, Cell)> = None;
         let mut loads = 0;
+        // With several loads, what the others read must die with the
+        // attempt: a spin reduced to an await may keep a body's load in a
+        // user register (`while (t != 2) { r = x; t = x; }`), whose value one
+        // reading at once would change.
+        let mut keeps = false;
+        let mut wrote = |r: Reg| keeps |= regs.get(r as usize).is_none_or(|i| i.kind != ir::RegKind::Temp);
         // Registers set by the current test, and by the earlier ones.
         let (mut own, mut earlier): (Vec<Reg>, Vec<Reg>) = (Vec::new(), Vec::new());
         let reads_ok = |o: Operand, own: &[Reg], earlier: &[Reg]| match o {
@@ -1238,37 +1244,28 @@ impl<'p> Machine<'p> {
                     loads += 1;
                     earlier.append(&mut own);
                     own.push(dst);
+                    wrote(dst);
                 }
                 Instr::Mov { dst, src: a } | Instr::Un { dst, a, .. } => {
                     if !reads_ok(a, &own, &earlier) {
                         return None;
                     }
                     own.push(dst);
+                    wrote(dst);
                 }
                 Instr::Bin { dst, a, b, .. } => {
                     if !reads_ok(a, &own, &earlier) || !reads_ok(b, &own, &earlier) {
                         return None;
                     }
                     own.push(dst);
+                    wrote(dst);
                 }
                 Instr::Branch { cond: Operand::Reg(r), if_nonzero: true, target }
                     if target as usize == check && r == verdict && own.contains(&r) && first.is_some() => {}
                 _ => return None,
             }
         }
-        // With several loads, what the others read must die with the
-        // attempt: a spin reduced to an await may keep a body's load in a
-        // user register (`while (t != 2) { r = x; t = x; }`), whose value one
-        // reading at once would change.
-        let dies = |r: Reg| regs.get(r as usize).is_some_and(|i| i.kind == ir::RegKind::Temp);
-        let kept = loads > 1
-            && code[start + 1..check].iter().any(|i| match *i {
-                Instr::Load { dst, .. } | Instr::Mov { dst, .. } | Instr::Un { dst, .. } | Instr::Bin { dst, .. } => {
-                    !dies(dst)
-                }
-                _ => false,
-            });
-        first.filter(|_| own.contains(&verdict) && !kept).map(|(pc, _)| pc)
+        first.filter(|_| own.contains(&verdict) && !(loads > 1 && keeps)).map(|(pc, _)| pc)
     }
 
     /// Would thread `t`'s next transition be an attempt that only reads one

@@ -168,7 +168,7 @@ fn verdicts(r: &litmus_checker::Report) -> String {
 /// The whole check (two threads: outcomes explored ahead) says the same
 /// with failing attempts left waiting as with every attempt run: harm too,
 /// which a cycle through a failed attempt may decide (the check then
-/// judges it over every attempt: `harm::judge_every_attempt`).
+/// judges it over every attempt: `HarmSearch::finish`).
 fn same_verdicts(src: &str, name: &str) {
     use litmus_checker::monitor::MonitorKind;
     use litmus_checker::{check_all, Options};
