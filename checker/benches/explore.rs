@@ -195,8 +195,9 @@ fn main() {
     }
 }
 
-/// Same process, same options: the SC exploration alone (`explore`, which
-/// also collects the final states) against the same exploration with the
+/// Same process, same options: the SC exploration alone (running every
+/// attempt, as the monitored one does; it also collects the final states)
+/// against the same exploration with the
 /// monitors riding along (BSS for TSO and PSO; Sober for TSO), witnesses
 /// included. Best of several runs each.
 ///
@@ -235,6 +236,14 @@ fn main() {
 /// models, and PSO signals on 45 % of the accesses (236,700 signals,
 /// each a hashed group lookup).
 ///
+/// Since 20f8a40 the Sober column also explores TSO's own executions
+/// (Sober can miss violations, so it never proves robustness alone): it is
+/// no longer the monitor's overhead. Since 19ecccf SC alone lets failing
+/// attempts wait; the bare column runs every attempt, as the monitored
+/// exploration must. Wall time on 2026-11-28, BSS (TSO and PSO together):
+/// dekker lb 20 pb 4 +23 %, ms2-queue +30 %, slow.litmus +53 %,
+/// dekker_f_k3 +32 % (callgrind: BSS for TSO alone +22 %, both +28 %).
+///
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
 /// 2, 55 % of the run), not by the monitors.
@@ -242,7 +251,12 @@ fn monitor_overhead(root: &Path) {
     use litmus_checker::MonitorKind;
     println!("Monitor overhead: SC exploration alone vs with the monitors riding along (BSS: TSO and PSO; Sober: TSO), witnesses included");
     let time = |prog: &litmus_dsl::Program, o: &Options, runs: usize| {
-        let (bare, out) = best_of(runs, || explore(prog, Model::Sc, o));
+        // The same exploration the monitors ride: every await and lock
+        // attempt runs (a failed one may be a cycle's bridge), where SC
+        // alone lets failing attempts wait and explores fewer executions.
+        let (bare, out) = best_of(runs, || {
+            litmus_checker::explore::explore_listened(prog, Model::Sc, o, &mut litmus_checker::dpor::NoListener, |_| {})
+        });
         let with = |models: &[Model], kind: MonitorKind| {
             best_of(runs, || {
                 let mut c = litmus_checker::robust::Collector::new(prog, models, kind, o);
@@ -277,4 +291,11 @@ fn monitor_overhead(root: &Path) {
     let src = std::fs::read_to_string(root.join("tests/programs/slow.litmus")).unwrap();
     let prog = litmus_dsl::analyze(&src).program.unwrap();
     println!("  {:29}: {}", "tests/programs/slow.litmus", time(&prog, &Options::default(), 3));
+    // The peers' fenced Dekker (issue 23's row), at its loop bound.
+    let path = root.join("checker/benches/harnesses/dekker_f_k3.litmus");
+    if let Ok(src) = std::fs::read_to_string(&path) {
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let o = Options { loop_bound: 3, ..Options::default() };
+        println!("  {:29}: {}", "dekker_f_k3 lb 3", time(&prog, &o, 5));
+    }
 }
