@@ -240,7 +240,7 @@ fn main() {
 /// (Sober can miss violations, so it never proves robustness alone): it is
 /// no longer the monitor's overhead. Since 19ecccf SC alone lets failing
 /// attempts wait; the bare column runs every attempt, as the monitored
-/// exploration must. Wall time on 2026-11-28, BSS (TSO and PSO together):
+/// exploration must. Wall time on 2026-11-27, BSS (TSO and PSO together):
 /// dekker lb 20 pb 4 +23 %, ms2-queue +30 %, slow.litmus +53 %,
 /// dekker_f_k3 +32 % (callgrind: BSS for TSO alone +22 %, both +28 %).
 ///
