@@ -480,7 +480,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     out.push(e.origin);
                 }
                 if let Some(h) = m.hist_index(m.owner(proc), e.cell) {
-                    late.push(st.shrunk[h]);
+                    late.push(st.shrunk_at(h));
                     late.retain(|&x| x != NONE);
                 }
             }
@@ -491,7 +491,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         let t = proc;
         let code = &m.prog.threads[t].code;
-        let (drain, all, cell, resets) = match code.get(st.pc[t] as usize) {
+        let (drain, all, cell, resets) = match code.get(st.pc_at(t) as usize) {
             Some(&Instr::Fence { kind, .. }) => (m.fence_drains(kind), true, NONE, m.fence_resets(kind)),
             Some(&Instr::Rmw { x86_locked, .. }) => {
                 let acc = m.access(st, proc);
@@ -501,7 +501,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         };
         if let Some(h) = m.hist_index(t, cell).filter(|_| !resets && cell != NONE) {
             // An atomic waits for its own history of the cell.
-            late.push(st.shrunk[h]);
+            late.push(st.shrunk_at(h));
         }
         if drain {
             match m.model.buffers() {
@@ -514,9 +514,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         if resets {
             // Only the pops of histories it observes: for the others the
             // wait changes nothing (see `observes`).
-            let seen = m.loaded_after(t, st.pc[t]);
+            let seen = m.loaded_after(t, st.pc_at(t));
             late.extend(
-                m.hist_indices(t).filter(|&h| seen.is_none_or(|s| s.contains(m.hist_cell(h)))).map(|h| st.shrunk[h]),
+                m.hist_indices(t).filter(|&h| seen.is_none_or(|s| s.contains(m.hist_cell(h)))).map(|h| st.shrunk_at(h)),
             );
         }
         out.retain(|&x| x != NONE);
@@ -768,7 +768,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 e.origin = NONE;
             }
         }
-        init.shrunk.iter_mut().for_each(|x| *x = NONE);
+        init.shrunk_mut().iter_mut().for_each(|x| *x = NONE);
         self.log = log;
         listener.on_truncate(0);
         listener.on_events(&self.log, 0, Clocks::new(&[], self.procs));

@@ -169,92 +169,252 @@ pub struct HistEntry {
     pub origin: u32,
 }
 
-/// A machine state. Everything is flat so `clone_from` reuses memory.
+/// A machine state. Its numbers are two flat vectors, the values (memory
+/// and registers) and everything else of 32 bits, so that the copy the
+/// exploration makes per step is two `memcpy`s rather than one per part:
+/// read the parts with the accessors (a slice, [`State::mem`], or an
+/// element, [`State::mem_at`]).
 #[derive(Debug, PartialEq, Eq, Hash)]
 pub struct State {
-    /// The memory value of each cell some thread can access, in the order
-    /// of [`Machine::touched`] (read it with [`Machine::mem`]): the others
-    /// keep their initial values, and a state costs what the program
-    /// touches, not what it declares.
-    pub mem: Vec<i64>,
-    /// The event that last wrote each of those cells (`NONE`: initial).
-    pub writer: Vec<u32>,
-    pub regs: Vec<i64>,
-    pub pc: Vec<u32>,
-    pub loops: Vec<u32>,
+    /// [`State::mem`] then [`State::regs`].
+    vals: Vec<i64>,
+    /// [`State::writer`], [`State::pc`], [`State::loops`],
+    /// [`State::pending`], [`State::shrunk`], [`State::unsettled`].
+    words: Vec<u32>,
+    /// Where each part begins (the same for every state of a machine).
+    lay: Layout,
     pub threads: Vec<ThreadStatus>,
     /// TSO: one FIFO per thread; PSO/PSLO: one per (thread, cell it can
     /// store to), numbered as [`Machine::buf_index`]; SC: none.
     pub bufs: Vec<VecDeque<BufEntry>>,
-    /// Per thread: its buffered stores (all its buffers together).
-    pub pending: Vec<u32>,
     /// PSLO: the store history of each (thread, cell another thread can
     /// store to), numbered as [`Machine::hist_index`], oldest first, never
     /// empty; its newest entry is the memory value. Other models: none.
     /// (Any other history would only ever hold the memory value: a load
     /// without one reads memory.)
     pub hist: Vec<VecDeque<HistEntry>>,
-    /// PSLO, per history: the transition (a history pop) that last
-    /// made the history a singleton, `NONE` if a commit or atomic of the
-    /// thread did (or it never held more). What a waiting fence needed.
-    pub shrunk: Vec<u32>,
-    /// PSLO, per thread: how many of its histories hold more than one value.
-    pub unsettled: Vec<u32>,
     /// Some store had to wait for room in a buffer (the answer is bounded).
     pub buffer_bound_hit: bool,
+}
+
+/// Where a state's parts begin in its flat vectors: the registers in
+/// `vals` at `regs` (memory before them), and in `words` part k from
+/// `words[k]` to `words[k + 1]` (writer, pc, loops, pending, shrunk,
+/// unsettled).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Layout {
+    regs: u32,
+    words: [u32; 7],
 }
 
 impl Clone for State {
     fn clone(&self) -> Self {
         State {
-            mem: self.mem.clone(),
-            writer: self.writer.clone(),
-            regs: self.regs.clone(),
-            pc: self.pc.clone(),
-            loops: self.loops.clone(),
+            vals: self.vals.clone(),
+            words: self.words.clone(),
+            lay: self.lay,
             threads: self.threads.clone(),
             bufs: self.bufs.clone(),
-            pending: self.pending.clone(),
             hist: self.hist.clone(),
-            shrunk: self.shrunk.clone(),
-            unsettled: self.unsettled.clone(),
             buffer_bound_hit: self.buffer_bound_hit,
         }
     }
 
-    /// Field by field, reusing every allocation (the derived one would not):
+    /// Part by part, reusing every allocation (the derived one would not):
     /// exploration copies a state per step.
     fn clone_from(&mut self, o: &Self) {
-        copy_into(&mut self.mem, &o.mem);
-        copy_into(&mut self.writer, &o.writer);
-        copy_into(&mut self.regs, &o.regs);
-        copy_into(&mut self.pc, &o.pc);
-        copy_into(&mut self.loops, &o.loops);
+        copy_into(&mut self.vals, &o.vals);
+        copy_into(&mut self.words, &o.words);
+        self.lay = o.lay;
         copy_into(&mut self.threads, &o.threads);
         clone_queues(&mut self.bufs, &o.bufs);
-        copy_into(&mut self.pending, &o.pending);
         clone_queues(&mut self.hist, &o.hist);
-        copy_into(&mut self.shrunk, &o.shrunk);
-        copy_into(&mut self.unsettled, &o.unsettled);
         self.buffer_bound_hit = o.buffer_bound_hit;
     }
 }
 
-/// `dst.clone_from(src)` for a state's plain vectors, whose lengths are the
-/// machine's (equal after the first copy): short ones element by element,
-/// as a call to `memcpy` and `Vec::clone_from`'s bookkeeping cost more
-/// than such a copy (a state has nine, copied every step).
+/// `dst.clone_from(src)` for a state's flat vectors, whose lengths are the
+/// machine's (equal after the first copy): without `Vec::clone_from`'s
+/// bookkeeping.
 #[inline(always)]
 fn copy_into<T: Copy>(dst: &mut Vec<T>, src: &[T]) {
-    if dst.len() != src.len() {
+    if dst.len() == src.len() {
+        dst.copy_from_slice(src);
+    } else {
         dst.clear();
         dst.extend_from_slice(src);
-    } else if src.len() <= 8 {
-        for (d, s) in dst.iter_mut().zip(src) {
-            *d = *s;
-        }
-    } else {
-        dst.copy_from_slice(src);
+    }
+}
+
+impl State {
+    /// The memory value of each cell some thread can access, in the order
+    /// of [`Machine::touched`] (read it with [`Machine::mem`]): the others
+    /// keep their initial values, and a state costs what the program
+    /// touches, not what it declares.
+    #[inline]
+    pub fn mem(&self) -> &[i64] {
+        &self.vals[..self.lay.regs as usize]
+    }
+    #[inline]
+    pub fn mem_mut(&mut self) -> &mut [i64] {
+        let n = self.lay.regs as usize;
+        &mut self.vals[..n]
+    }
+    /// Element `i` of [`State::mem`].
+    #[inline]
+    pub fn mem_at(&self, i: usize) -> i64 {
+        debug_assert!(i < self.lay.regs as usize);
+        self.vals[i]
+    }
+    #[inline]
+    pub fn mem_at_mut(&mut self, i: usize) -> &mut i64 {
+        debug_assert!(i < self.lay.regs as usize);
+        &mut self.vals[i]
+    }
+    /// Every thread's registers, thread after thread.
+    #[inline]
+    pub fn regs(&self) -> &[i64] {
+        &self.vals[self.lay.regs as usize..]
+    }
+    #[inline]
+    pub fn regs_mut(&mut self) -> &mut [i64] {
+        let n = self.lay.regs as usize;
+        &mut self.vals[n..]
+    }
+    /// Element `i` of [`State::regs`].
+    #[inline]
+    pub fn regs_at(&self, i: usize) -> i64 {
+        self.vals[self.lay.regs as usize + i]
+    }
+    #[inline]
+    pub fn regs_at_mut(&mut self, i: usize) -> &mut i64 {
+        &mut self.vals[self.lay.regs as usize + i]
+    }
+    /// The event that last wrote each cell of [`State::mem`] (`NONE`: initial).
+    #[inline]
+    pub fn writer(&self) -> &[u32] {
+        &self.words[self.lay.words[0] as usize..self.lay.words[1] as usize]
+    }
+    #[inline]
+    pub fn writer_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[0] as usize, self.lay.words[1] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::writer`].
+    #[inline]
+    pub fn writer_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.writer().len());
+        self.words[self.lay.words[0] as usize + i]
+    }
+    #[inline]
+    pub fn writer_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.writer().len());
+        &mut self.words[self.lay.words[0] as usize + i]
+    }
+    /// Per thread: the index of its next instruction.
+    #[inline]
+    pub fn pc(&self) -> &[u32] {
+        &self.words[self.lay.words[1] as usize..self.lay.words[2] as usize]
+    }
+    #[inline]
+    pub fn pc_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[1] as usize, self.lay.words[2] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::pc`].
+    #[inline]
+    pub fn pc_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.pc().len());
+        self.words[self.lay.words[1] as usize + i]
+    }
+    #[inline]
+    pub fn pc_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.pc().len());
+        &mut self.words[self.lay.words[1] as usize + i]
+    }
+    /// Per loop of each thread: its iterations so far.
+    #[inline]
+    pub fn loops(&self) -> &[u32] {
+        &self.words[self.lay.words[2] as usize..self.lay.words[3] as usize]
+    }
+    #[inline]
+    pub fn loops_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[2] as usize, self.lay.words[3] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::loops`].
+    #[inline]
+    pub fn loops_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.loops().len());
+        self.words[self.lay.words[2] as usize + i]
+    }
+    #[inline]
+    pub fn loops_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.loops().len());
+        &mut self.words[self.lay.words[2] as usize + i]
+    }
+    /// Per thread: its buffered stores (all its buffers together).
+    #[inline]
+    pub fn pending(&self) -> &[u32] {
+        &self.words[self.lay.words[3] as usize..self.lay.words[4] as usize]
+    }
+    #[inline]
+    pub fn pending_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[3] as usize, self.lay.words[4] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::pending`].
+    #[inline]
+    pub fn pending_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.pending().len());
+        self.words[self.lay.words[3] as usize + i]
+    }
+    #[inline]
+    pub fn pending_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.pending().len());
+        &mut self.words[self.lay.words[3] as usize + i]
+    }
+    /// PSLO, per history: the transition (a history pop) that last made the history a singleton, `NONE` if a commit or atomic of the thread did (or it never held more). What a waiting fence needed.
+    #[inline]
+    pub fn shrunk(&self) -> &[u32] {
+        &self.words[self.lay.words[4] as usize..self.lay.words[5] as usize]
+    }
+    #[inline]
+    pub fn shrunk_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[4] as usize, self.lay.words[5] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::shrunk`].
+    #[inline]
+    pub fn shrunk_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.shrunk().len());
+        self.words[self.lay.words[4] as usize + i]
+    }
+    #[inline]
+    pub fn shrunk_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.shrunk().len());
+        &mut self.words[self.lay.words[4] as usize + i]
+    }
+    /// PSLO, per thread: how many of its histories hold more than one value.
+    #[inline]
+    pub fn unsettled(&self) -> &[u32] {
+        &self.words[self.lay.words[5] as usize..self.lay.words[6] as usize]
+    }
+    #[inline]
+    pub fn unsettled_mut(&mut self) -> &mut [u32] {
+        let (a, b) = (self.lay.words[5] as usize, self.lay.words[6] as usize);
+        &mut self.words[a..b]
+    }
+    /// Element `i` of [`State::unsettled`].
+    #[inline]
+    pub fn unsettled_at(&self, i: usize) -> u32 {
+        debug_assert!(i < self.unsettled().len());
+        self.words[self.lay.words[5] as usize + i]
+    }
+    #[inline]
+    pub fn unsettled_at_mut(&mut self, i: usize) -> &mut u32 {
+        debug_assert!(i < self.unsettled().len());
+        &mut self.words[self.lay.words[5] as usize + i]
     }
 }
 
@@ -724,7 +884,7 @@ impl<'p> Machine<'p> {
     pub fn mem(&self, st: &State, cell: Cell) -> i64 {
         match self.slot(cell) {
             None => self.prog.init[cell as usize],
-            Some(s) => st.mem[s],
+            Some(s) => st.mem_at(s),
         }
     }
 
@@ -751,7 +911,7 @@ impl<'p> Machine<'p> {
     }
 
     pub fn writer(&self, st: &State, cell: Cell) -> u32 {
-        self.slot(cell).map_or(NONE, |s| st.writer[s])
+        self.slot(cell).map_or(NONE, |s| st.writer_at(s))
     }
 
     /// Put `value`, written by event `writer`, in memory at `cell` (a cell
@@ -759,8 +919,8 @@ impl<'p> Machine<'p> {
     #[inline]
     pub fn set_mem(&self, st: &mut State, cell: Cell, value: i64, writer: u32) {
         let s = self.slot(cell).expect("a write of a cell no thread's code accesses");
-        st.mem[s] = value;
-        st.writer[s] = writer;
+        *st.mem_at_mut(s) = value;
+        *st.writer_at_mut(s) = writer;
     }
 
     /// The initial state, with every thread run up to its first visible operation.
@@ -776,18 +936,30 @@ impl<'p> Machine<'p> {
                 VecDeque::from([HistEntry { value, writer: NONE, origin: NONE }])
             })
             .collect();
+        let mut vals: Vec<i64> = self.touched.iter().map(|&c| self.prog.init[c as usize]).collect();
+        let regs_at = vals.len() as u32;
+        vals.extend(regs);
+        let parts: [Vec<u32>; 6] = [
+            vec![NONE; self.touched.len()],
+            vec![0; self.threads],
+            vec![0; self.loop_base[self.threads]],
+            vec![0; self.threads],
+            vec![NONE; hist.len()],
+            vec![0; if self.model.has_histories() { self.threads } else { 0 }],
+        ];
+        let mut lay = Layout { regs: regs_at, words: [0; 7] };
+        let mut words = Vec::new();
+        for (k, part) in parts.into_iter().enumerate() {
+            words.extend(part);
+            lay.words[k + 1] = words.len() as u32;
+        }
         let mut st = State {
-            mem: self.touched.iter().map(|&c| self.prog.init[c as usize]).collect(),
-            writer: vec![NONE; self.touched.len()],
-            regs,
-            pc: vec![0; self.threads],
-            loops: vec![0; self.loop_base[self.threads]],
+            vals,
+            words,
+            lay,
             threads: vec![ThreadStatus::Running; self.threads],
             bufs: vec![VecDeque::new(); nbufs],
-            pending: vec![0; self.threads],
-            shrunk: vec![NONE; hist.len()],
             hist,
-            unsettled: vec![0; if self.model.has_histories() { self.threads } else { 0 }],
             buffer_bound_hit: false,
         };
         for t in 0..self.threads {
@@ -809,12 +981,12 @@ impl<'p> Machine<'p> {
 
     #[inline]
     fn reg(&self, st: &State, t: usize, r: Reg) -> i64 {
-        st.regs[self.reg_base[t] + r as usize]
+        st.regs_at(self.reg_base[t] + r as usize)
     }
 
     #[inline]
     fn set_reg(&self, st: &mut State, t: usize, r: Reg, v: i64) {
-        st.regs[self.reg_base[t] + r as usize] = v;
+        *st.regs_at_mut(self.reg_base[t] + r as usize) = v;
     }
 
     #[inline]
@@ -827,7 +999,7 @@ impl<'p> Machine<'p> {
 
     /// The cell an address denotes, or the failure it causes.
     pub fn cell_of(&self, st: &State, t: usize, a: Addr) -> Result<Cell, FailureKind> {
-        self.cell_in(&st.regs[self.reg_base[t]..self.reg_base[t + 1]], a)
+        self.cell_in(&st.regs()[self.reg_base[t]..self.reg_base[t + 1]], a)
     }
 
     /// The same, given the thread's registers.
@@ -851,12 +1023,12 @@ impl<'p> Machine<'p> {
     }
 
     fn thread_buffers_empty(&self, st: &State, t: usize) -> bool {
-        st.pending[t] == 0
+        st.pending_at(t) == 0
     }
 
     /// Every history of thread `t` holds one value (always, but under PSLO).
     pub fn histories_single(&self, st: &State, t: usize) -> bool {
-        st.unsettled.get(t).is_none_or(|&n| n == 0)
+        st.unsettled().get(t).is_none_or(|&n| n == 0)
     }
 
     /// Thread `t`'s history of `cell` holds one value (always, but under
@@ -866,7 +1038,7 @@ impl<'p> Machine<'p> {
     }
 
     fn buffered(&self, st: &State, t: usize) -> usize {
-        st.pending[t] as usize
+        st.pending_at(t) as usize
     }
 
     /// Must this rmw wait for buffers to drain first (and which)? Under PSLO
@@ -938,9 +1110,9 @@ impl<'p> Machine<'p> {
             if p == t {
                 debug_assert_eq!(st.hist[h].len(), 1, "a write replaces a singleton history");
                 st.hist[h].clear();
-                st.shrunk[h] = NONE;
+                *st.shrunk_at_mut(h) = NONE;
             } else if st.hist[h].len() == 1 {
-                st.unsettled[p] += 1;
+                *st.unsettled_at_mut(p) += 1;
             }
             st.hist[h].push_back(e);
         }
@@ -954,7 +1126,7 @@ impl<'p> Machine<'p> {
             if !st.running(t) {
                 return;
             }
-            let pc = st.pc[t] as usize;
+            let pc = st.pc_at(t) as usize;
             let Some(&ins) = code.get(pc) else {
                 st.threads[t] = ThreadStatus::Done;
                 return;
@@ -979,10 +1151,10 @@ impl<'p> Machine<'p> {
                         next = target;
                     }
                 }
-                Instr::LoopEnter { id } => st.loops[self.loop_base[t] + id as usize] = 0,
+                Instr::LoopEnter { id } => *st.loops_at_mut(self.loop_base[t] + id as usize) = 0,
                 Instr::LoopIter { .. } if self.unbounded_loops => {}
                 Instr::LoopIter { id, bound, .. } => {
-                    let c = &mut st.loops[self.loop_base[t] + id as usize];
+                    let c = &mut *st.loops_at_mut(self.loop_base[t] + id as usize);
                     *c += 1;
                     // A loop's own bound replaces the global one.
                     if *c > bound.unwrap_or(self.loop_bound) {
@@ -1007,7 +1179,7 @@ impl<'p> Machine<'p> {
                         // A failed evaluation only read: the thread waits
                         // here for good in this execution.
                         st.threads[t] = ThreadStatus::Stuck;
-                        st.pc[t] = start;
+                        *st.pc_at_mut(t) = start;
                         return;
                     }
                 }
@@ -1053,7 +1225,7 @@ impl<'p> Machine<'p> {
                 }
                 Instr::Load { .. } | Instr::Rmw { .. } => return,
             }
-            st.pc[t] = next;
+            *st.pc_at_mut(t) = next;
         }
     }
 
@@ -1063,7 +1235,7 @@ impl<'p> Machine<'p> {
         if !self.model.per_cell_buffers() {
             return NONE;
         }
-        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+        match self.prog.threads[t].code.get(st.pc_at(t) as usize) {
             Some(&Instr::Rmw { addr, x86_locked: false, .. }) => self.cell_of(st, t, addr).unwrap_or(NONE),
             _ => NONE,
         }
@@ -1099,7 +1271,7 @@ impl<'p> Machine<'p> {
             // Every cell a thread can store to has its buffer.
             let b = self.buf_index(t, cell).expect("a store to a cell its thread has no buffer for");
             st.bufs[b].push_back(BufEntry { cell, value, store: idx, origin: step });
-            st.pending[t] += 1;
+            *st.pending_at_mut(t) += 1;
         }
     }
 
@@ -1129,7 +1301,7 @@ impl<'p> Machine<'p> {
         if !st.running(t) {
             return false;
         }
-        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+        match self.prog.threads[t].code.get(st.pc_at(t) as usize) {
             None => false,
             Some(&Instr::Store { .. }) => !self.model.buffered() || self.buffered(st, t) < self.buffer_bound as usize,
             Some(&Instr::Rmw { addr, x86_locked, .. }) => match self.cell_of(st, t, addr) {
@@ -1155,7 +1327,7 @@ impl<'p> Machine<'p> {
     /// The same, but (PSLO) reading memory where the thread's histories
     /// hold older values: would it succeed once they were dropped?
     fn dry_run_await_with(&self, st: &State, t: usize, settled: bool) -> bool {
-        let Some(a) = self.awaits[t].get(st.pc[t] as usize).copied().flatten() else {
+        let Some(a) = self.awaits[t].get(st.pc_at(t) as usize).copied().flatten() else {
             return true;
         };
         let check = self.await_info[t][a].check as usize;
@@ -1163,7 +1335,7 @@ impl<'p> Machine<'p> {
         let code = &self.prog.threads[t].code;
         let mut regs = self.scratch.borrow_mut();
         regs.clear();
-        regs.extend_from_slice(&st.regs[self.reg_base[t]..self.reg_base[t + 1]]);
+        regs.extend_from_slice(&st.regs()[self.reg_base[t]..self.reg_base[t + 1]]);
         let get = |regs: &[i64], o: Operand| match o {
             Operand::Imm(v) => v,
             Operand::Reg(r) => regs[r as usize],
@@ -1297,7 +1469,7 @@ impl<'p> Machine<'p> {
         if t >= self.threads || !st.running(t) || self.model.has_histories() {
             return false;
         }
-        let pc = st.pc[t] as usize;
+        let pc = st.pc_at(t) as usize;
         match self.prog.threads[t].code.get(pc) {
             Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) => {
                 self.cell_of(st, t, addr).is_ok_and(|c| self.mem(st, c) != 0)
@@ -1318,7 +1490,7 @@ impl<'p> Machine<'p> {
         if !self.gated(st, t) {
             return;
         }
-        let pc = st.pc[t] as usize;
+        let pc = st.pc_at(t) as usize;
         let code = &self.prog.threads[t].code;
         match code[pc] {
             Instr::Rmw { addr, stmt, .. } => {
@@ -1361,7 +1533,7 @@ impl<'p> Machine<'p> {
             ThreadStatus::Running | ThreadStatus::Stuck => {}
             _ => return false,
         }
-        let pc = st.pc[t] as usize;
+        let pc = st.pc_at(t) as usize;
         if let Some(&Instr::Rmw { addr, op: RmwOp::Lock, .. }) = self.prog.threads[t].code.get(pc) {
             if let Ok(c) = self.cell_of(st, t, addr) {
                 return self.mem(st, c) != 0;
@@ -1380,8 +1552,8 @@ impl<'p> Machine<'p> {
         let unfinished = |t: usize| matches!(st.threads[t], ThreadStatus::Running | ThreadStatus::Stuck);
         (0..self.threads).any(unfinished)
             && (0..self.threads).all(|t| !unfinished(t) || self.blocked(st, t))
-            && st.pending.iter().all(|&n| n == 0)
-            && st.unsettled.iter().all(|&n| n == 0)
+            && st.pending().iter().all(|&n| n == 0)
+            && st.unsettled().iter().all(|&n| n == 0)
     }
 
     /// How an execution that can take no further step ended.
@@ -1400,7 +1572,7 @@ impl<'p> Machine<'p> {
 
     /// Every thread done and every buffer drained.
     pub fn finished(&self, st: &State) -> bool {
-        st.threads.iter().all(|t| *t == ThreadStatus::Done) && st.pending.iter().all(|&n| n == 0)
+        st.threads.iter().all(|t| *t == ThreadStatus::Done) && st.pending().iter().all(|&n| n == 0)
     }
 
     /// What `proc`'s next transition accesses (call only when enabled).
@@ -1427,8 +1599,8 @@ impl<'p> Machine<'p> {
             return acc;
         }
         let t = proc;
-        acc.at = st.pc[t];
-        match self.prog.threads[t].code.get(st.pc[t] as usize) {
+        acc.at = st.pc_at(t);
+        match self.prog.threads[t].code.get(st.pc_at(t) as usize) {
             Some(&Instr::Load { addr, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
@@ -1477,8 +1649,8 @@ impl<'p> Machine<'p> {
             let h = proc - self.threads - self.buffers();
             st.hist[h].pop_front().expect("pop of an empty history");
             if st.hist[h].len() == 1 {
-                st.shrunk[h] = step;
-                st.unsettled[self.hist_pairs.owner(h)] -= 1;
+                *st.shrunk_at_mut(h) = step;
+                *st.unsettled_at_mut(self.hist_pairs.owner(h)) -= 1;
             }
             return st.hist[h][0].origin;
         }
@@ -1486,7 +1658,7 @@ impl<'p> Machine<'p> {
             let b = proc - self.threads;
             let e = st.bufs[b].pop_front().expect("commit of an empty buffer");
             let t = self.owner(proc);
-            st.pending[t] -= 1;
+            *st.pending_at_mut(t) -= 1;
             let idx = log.len() as u32;
             let stmt = log.get(e.store as usize).map(|s| s.stmt).unwrap_or(0);
             log.push(Event {
@@ -1505,7 +1677,7 @@ impl<'p> Machine<'p> {
             return e.origin;
         }
         let t = proc;
-        let pc = st.pc[t] as usize;
+        let pc = st.pc_at(t) as usize;
         let ins = self.prog.threads[t].code[pc];
         match ins {
             Instr::Load { dst, addr, stmt } => match self.cell_of(st, t, addr) {
@@ -1595,7 +1767,7 @@ impl<'p> Machine<'p> {
             }
             _ => {}
         }
-        st.pc[t] = pc as u32 + 1;
+        *st.pc_at_mut(t) = pc as u32 + 1;
         self.run_local(st, t, step, log);
         NONE
     }

@@ -26,7 +26,7 @@ pub struct ReferenceOutcome {
 /// A state without the log indices it carries, which differ between paths.
 pub fn canonical(st: &State) -> State {
     let mut c = st.clone();
-    c.writer.iter_mut().for_each(|w| *w = 0);
+    c.writer_mut().iter_mut().for_each(|w| *w = 0);
     for b in &mut c.bufs {
         for e in b.iter_mut() {
             e.store = 0;
@@ -39,7 +39,7 @@ pub fn canonical(st: &State) -> State {
             e.origin = 0;
         }
     }
-    c.shrunk.iter_mut().for_each(|x| *x = 0);
+    c.shrunk_mut().iter_mut().for_each(|x| *x = 0);
     c
 }
 

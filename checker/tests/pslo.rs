@@ -536,7 +536,7 @@ fn processes_follow_touched_cells() {
         assert_eq!((m.buffers(), m.histories(), m.procs()), (2, hists, 2 + 2 + hists), "{model:?}");
         let mut log = Vec::new();
         let st = m.initial(&mut log);
-        assert_eq!((st.bufs.len(), st.hist.len(), st.shrunk.len()), (2, hists, hists), "{model:?}");
+        assert_eq!((st.bufs.len(), st.hist.len(), st.shrunk().len()), (2, hists, hists), "{model:?}");
         let out = explore(&prog, model, &Options::default());
         assert_eq!(out.states.len(), 4, "{model:?}");
     }

@@ -180,7 +180,7 @@ impl Graph {
         if !self.st.running(t) {
             return Next::Finished;
         }
-        match sc.prog.threads[t].code.get(self.st.pc[t] as usize) {
+        match sc.prog.threads[t].code.get(self.st.pc_at(t) as usize) {
             Some(&Instr::Load { addr, .. }) => match sc.cell_of(&self.st, t, addr) {
                 Ok(cell) => Next::Read { cell, atomic: false, x86: false },
                 Err(_) => Next::Silent,

@@ -62,7 +62,7 @@ impl Attempts {
         if st.threads[t] == ThreadStatus::Stuck {
             self.abandoned.extend(self.failed[t].drain(..).map(|r| (r, log_len as u32)));
         }
-        if self.from[t].is_none() && m.in_await(t, st.pc[t]) {
+        if self.from[t].is_none() && m.in_await(t, st.pc_at(t)) {
             self.from[t] = Some(log_len);
         }
     }
@@ -74,7 +74,7 @@ impl Attempts {
                 .filter(|&i| log[i].thread as usize == t && log[i].kind == EventKind::Load)
                 .map(|i| i as u32)
                 .collect();
-        } else if !m.in_await(t, st.pc[t]) {
+        } else if !m.in_await(t, st.pc_at(t)) {
             self.from[t] = None;
         }
     }
@@ -91,7 +91,7 @@ fn buffer_of(m: &Machine<'_>, t: usize, cell: Cell) -> usize {
 /// The statement and access of thread `t`'s next visible operation, if it
 /// is a load or an atomic.
 fn next_read(m: &Machine<'_>, st: &State, t: usize) -> Option<(u32, Op)> {
-    match m.prog.threads[t].code.get(st.pc[t] as usize)? {
+    match m.prog.threads[t].code.get(st.pc_at(t) as usize)? {
         Instr::Load { stmt, .. } => Some((*stmt, Op::Read)),
         Instr::Rmw { stmt, .. } => Some((*stmt, Op::Update)),
         _ => None,
@@ -195,9 +195,9 @@ pub fn run(m: &Machine<'_>, cycle: &[Label], s: &Settings, seed: u64) -> Run {
         seen_upto = log.len();
         // before_load / before_CAS: pause before a read that opens a pair,
         // so the racing access of another thread goes first.
-        if decided[t] != Some(st.pc[t]) {
+        if decided[t] != Some(st.pc_at(t)) {
             if let Some((stmt, op)) = next_read(m, &st, t) {
-                decided[t] = Some(st.pc[t]);
+                decided[t] = Some(st.pc_at(t));
                 waiting[t] = None;
                 if opens_pair(stmt, op) && rng.chance(s.probability) {
                     let racer = racer_of(stmt, op).filter(|r| r.1 != Op::Read && !visible.contains(r));
@@ -352,7 +352,7 @@ fn steppable(m: &Machine<'_>, st: &State, t: usize) -> bool {
 /// (`prepare_pslo`), so the thread counts as ready.
 fn waits_on_itself(m: &Machine<'_>, st: &State, t: usize) -> bool {
     st.threads[t] == ThreadStatus::Running
-        && matches!(m.prog.threads[t].code.get(st.pc[t] as usize), Some(Instr::Fence { .. } | Instr::Rmw { .. }))
+        && matches!(m.prog.threads[t].code.get(st.pc_at(t) as usize), Some(Instr::Fence { .. } | Instr::Rmw { .. }))
 }
 
 /// PSLO's Phase II before thread `t`'s next operation (Fig. 9). A load that
@@ -383,7 +383,7 @@ fn prepare_pslo(
             }
             commit_due(m, st, log, schedule, times, bufs, now);
         };
-    match m.prog.threads[t].code.get(st.pc[t] as usize) {
+    match m.prog.threads[t].code.get(st.pc_at(t) as usize) {
         Some(&Instr::Load { addr, stmt, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
             if m.buf_index(t, cell).is_some_and(|b| !st.bufs[b].is_empty()) {

@@ -112,14 +112,14 @@ impl Codec<'_> {
             return 0;
         }
         let Some(live) = self.flow.live_cells(&n.st) else { return 0 };
-        let all = if n.st.mem.len() == 64 { u64::MAX } else { (1u64 << n.st.mem.len()) - 1 };
+        let all = if n.st.mem().len() == 64 { u64::MAX } else { (1u64 << n.st.mem().len()) - 1 };
         all & !live
     }
 
     /// The memory as keyed: dead cells as 0.
     pub(super) fn keyed_memory<'n>(&self, n: &'n Node) -> impl Iterator<Item = i64> + 'n {
         let dead = self.dead_cells(n);
-        n.st.mem.iter().enumerate().map(move |(i, &v)| if dead & (1 << i) != 0 { 0 } else { v })
+        n.st.mem().iter().enumerate().map(move |(i, &v)| if dead & (1 << i) != 0 { 0 } else { v })
     }
 
     pub fn encode(&self, n: &Node, out: &mut Vec<u8>) {
@@ -131,19 +131,19 @@ impl Codec<'_> {
         for (t, status) in st.threads.iter().enumerate() {
             let regs = |pc: usize, out: &mut Vec<u8>| {
                 for r in self.live(t, pc).ones() {
-                    put_i(out, st.regs[self.reg_base[t] + r]);
+                    put_i(out, st.regs_at(self.reg_base[t] + r));
                 }
             };
             match *status {
                 ThreadStatus::Running => {
                     out.push(RUNNING);
-                    put_u(out, st.pc[t] as u64);
-                    regs(st.pc[t] as usize, out);
+                    put_u(out, st.pc_at(t) as u64);
+                    regs(st.pc_at(t) as usize, out);
                 }
                 ThreadStatus::Stuck => {
                     out.push(STUCK);
-                    put_u(out, st.pc[t] as u64);
-                    regs(st.pc[t] as usize, out);
+                    put_u(out, st.pc_at(t) as u64);
+                    regs(st.pc_at(t) as usize, out);
                 }
                 ThreadStatus::Done => {
                     out.push(DONE);
@@ -195,23 +195,23 @@ impl Codec<'_> {
     pub fn decode(&self, key: &[u8], n: &mut Node) {
         let mut r = Reader::new(key);
         let st: &mut State = &mut n.st;
-        for v in st.mem.iter_mut() {
+        for v in st.mem_mut().iter_mut() {
             *v = r.i();
         }
-        st.writer.iter_mut().for_each(|w| *w = NONE);
-        st.regs.iter_mut().for_each(|v| *v = 0);
+        st.writer_mut().iter_mut().for_each(|w| *w = NONE);
+        st.regs_mut().iter_mut().for_each(|v| *v = 0);
         for t in 0..st.threads.len() {
             let tag = r.byte();
             let regs = |pc: usize, st: &mut State, r: &mut Reader<'_>| {
                 for reg in self.live(t, pc).ones() {
-                    st.regs[self.reg_base[t] + reg] = r.i();
+                    *st.regs_at_mut(self.reg_base[t] + reg) = r.i();
                 }
             };
-            st.pc[t] = 0;
+            *st.pc_at_mut(t) = 0;
             st.threads[t] = match tag {
                 RUNNING | STUCK => {
                     let pc = r.u() as u32;
-                    st.pc[t] = pc;
+                    *st.pc_at_mut(t) = pc;
                     regs(pc as usize, st, &mut r);
                     if tag == RUNNING {
                         ThreadStatus::Running
@@ -220,7 +220,7 @@ impl Codec<'_> {
                     }
                 }
                 DONE => {
-                    st.pc[t] = self.code_len[t] as u32;
+                    *st.pc_at_mut(t) = self.code_len[t] as u32;
                     regs(self.code_len[t], st, &mut r);
                     ThreadStatus::Done
                 }
@@ -233,7 +233,7 @@ impl Codec<'_> {
                 }
             };
         }
-        st.pending.iter_mut().for_each(|p| *p = 0);
+        st.pending_mut().iter_mut().for_each(|p| *p = 0);
         st.buffer_bound_hit = false;
         for b in 0..st.bufs.len() {
             st.bufs[b].clear();
@@ -243,9 +243,10 @@ impl Codec<'_> {
                 st.bufs[b].push_back(crate::machine::BufEntry { cell, value, store: NONE, origin: NONE });
             }
         }
-        for (b, buf) in st.bufs.iter().enumerate() {
-            if !buf.is_empty() {
-                st.pending[self.buf_owner[b]] += buf.len() as u32;
+        for b in 0..st.bufs.len() {
+            let n = st.bufs[b].len() as u32;
+            if n > 0 {
+                *st.pending_at_mut(self.buf_owner[b]) += n;
             }
         }
         let a: &mut Atk = &mut n.atk;

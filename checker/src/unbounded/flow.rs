@@ -158,13 +158,13 @@ impl Flow {
     /// await is what a deadlock reports) thread may still read it, or the
     /// final state observes it. `None` past 64 slots (then every cell).
     pub fn live_cells(&self, st: &State) -> Option<u64> {
-        if st.mem.len() > 64 {
+        if st.mem().len() > 64 {
             return None;
         }
         let mut live = self.observed.word0();
         for (t, status) in st.threads.iter().enumerate() {
             if matches!(status, ThreadStatus::Running | ThreadStatus::Stuck) {
-                live |= self.reads_at(t, st.pc[t]).word0();
+                live |= self.reads_at(t, st.pc_at(t)).word0();
             }
         }
         Some(live)

@@ -174,7 +174,7 @@ pub fn explore(
     codec.encode(&root, &mut key);
     let h = space.hasher.hash_one(&key[..]);
     space.insert(&key, h, 0, Move { thread: 0, choice: super::system::Choice::Step });
-    let nvars = root.st.mem.len() + root.st.regs.len();
+    let nvars = root.st.mem().len() + root.st.regs().len();
     let mut growth = Growth { bound: sys.flow.max_constant.saturating_mul(4).saturating_add(64), max: vec![0; nvars] };
     let mut base = root.clone();
     let mut succ = root.clone();
@@ -263,7 +263,7 @@ pub fn explore(
                     debug_assert_eq!(key, again, "a key decodes to itself");
                     // Dead cells are keyed as 0.
                     debug_assert!(codec.keyed_memory(&back).eq(codec.keyed_memory(&succ)));
-                    debug_assert_eq!(back.st.pending, succ.st.pending, "pending");
+                    debug_assert_eq!(back.st.pending(), succ.st.pending(), "pending");
                     let bufs = |n: &Node| {
                         n.st.bufs
                             .iter()
@@ -293,7 +293,7 @@ pub fn explore(
 }
 
 fn note(g: &mut Growth, n: &Node) {
-    let vals = n.st.mem.iter().chain(n.st.regs.iter());
+    let vals = n.st.mem().iter().chain(n.st.regs().iter());
     for (m, &x) in g.max.iter_mut().zip(vals) {
         let a = x.checked_abs().unwrap_or(i64::MAX);
         if a > *m {

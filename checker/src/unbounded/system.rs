@@ -237,7 +237,7 @@ impl<'p> System<'p> {
         let Some(s) = self.slot(c) else { return false };
         (0..st.threads.len()).any(|j| {
             j != not && st.threads[j] == ThreadStatus::Running && {
-                let pc = st.pc[j] as usize;
+                let pc = st.pc_at(j) as usize;
                 self.flow.writes[j][pc].has(s) || (!write_only && self.flow.reads[j][pc].has(s))
             }
         })
@@ -245,7 +245,7 @@ impl<'p> System<'p> {
 
     /// The instruction thread `t` stands at.
     fn at(&self, st: &State, t: usize) -> Option<Instr> {
-        self.prog.threads[t].code.get(st.pc[t] as usize).copied()
+        self.prog.threads[t].code.get(st.pc_at(t) as usize).copied()
     }
 
     /// The moves enabled at a node.
@@ -387,7 +387,7 @@ impl<'p> System<'p> {
         let others_read = (0..st.threads.len()).any(|j| {
             j != t
                 && matches!(st.threads[j], ThreadStatus::Running | ThreadStatus::Stuck)
-                && self.flow.reads_at(j, st.pc[j]).has(s)
+                && self.flow.reads_at(j, st.pc_at(j)).has(s)
         });
         let others_write = self.others_may(st, t, cell, true)
             || (0..m.buffers())
@@ -426,7 +426,7 @@ impl<'p> System<'p> {
                 n.atk.phase = Phase::Attacking;
                 n.atk.model = model;
                 n.atk.attacker = t as u16;
-                n.atk.w_pc = n.st.pc[t];
+                n.atk.w_pc = n.st.pc_at(t);
                 n.atk.r_pc = NONE;
                 n.atk.cell = cell;
                 n.atk.overlay.clear();
@@ -435,7 +435,7 @@ impl<'p> System<'p> {
                 self.attacker_step(n, t, true, false, log)?;
             }
             (Phase::Attacking, choice) if t == n.atk.attacker as usize => {
-                let pc = n.st.pc[t];
+                let pc = n.st.pc_at(t);
                 let overlay = choice == Choice::Step;
                 self.attacker_step(n, t, overlay, choice == Choice::Access, log)?;
                 if choice == Choice::Access {
@@ -447,16 +447,16 @@ impl<'p> System<'p> {
                     n.atk.helpers = 0;
                     // The attacker stops: its own state no longer matters.
                     n.st.threads[t] = ThreadStatus::Pruned;
-                    n.st.pc[t] = 0;
+                    *n.st.pc_at_mut(t) = 0;
                     let r = self.m.reg_range(t);
-                    n.st.regs[r].iter_mut().for_each(|v| *v = 0);
+                    n.st.regs_mut()[r].iter_mut().for_each(|v| *v = 0);
                 }
             }
             (Phase::Attacking, _) => {
                 self.m.step(&mut n.st, t, 0, log);
             }
             (Phase::Helping, _) => {
-                let pc = n.st.pc[t];
+                let pc = n.st.pc_at(t);
                 self.m.step(&mut n.st, t, 0, log);
                 if let Some(e) = log.first().copied().filter(is_access) {
                     applied.success = self.track(n, t, &e).then_some(Closing { thread: t as u16, pc, stmt: e.stmt });
@@ -487,18 +487,18 @@ impl<'p> System<'p> {
         let mut saved: Vec<(usize, i64, u32)> = Vec::with_capacity(a.overlay.len() + 1);
         for &(c, v) in &a.overlay {
             let s = self.slot(c)?;
-            saved.push((s, st.mem[s], st.writer[s]));
-            st.mem[s] = v;
+            saved.push((s, st.mem_at(s), st.writer_at(s)));
+            *st.mem_at_mut(s) = v;
         }
         let delayed = overlay && target.is_some();
         if let Some(c) = target.filter(|&c| delayed && a.overlaid(c).is_none()) {
             let s = self.slot(c)?;
-            saved.push((s, st.mem[s], st.writer[s]));
+            saved.push((s, st.mem_at(s), st.writer_at(s)));
         }
         self.m.step(st, t, 0, log);
         for &(s, v, w) in saved.iter().rev() {
-            st.mem[s] = v;
-            st.writer[s] = w;
+            *st.mem_at_mut(s) = v;
+            *st.writer_at_mut(s) = w;
         }
         if delayed {
             if let Some(e) = log.first().filter(|e| e.kind == EventKind::Store) {
