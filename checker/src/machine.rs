@@ -552,6 +552,10 @@ pub struct Machine<'p> {
     /// PSLO: the (thread, cell) pairs with a store history — the cells
     /// other threads can store to (only their writes lengthen it).
     hist_pairs: ThreadCells,
+    /// How many buffer processes there are, and history processes (asked
+    /// several times per step: kept, not derived from the model each time).
+    nbufs: usize,
+    nhists: usize,
     /// The cells some thread's code can access (sorted): a cell's place
     /// among them is its place in `State::mem`.
     touched: Vec<Cell>,
@@ -645,6 +649,12 @@ impl<'p> Machine<'p> {
         } else {
             ThreadCells::default()
         };
+        let nbufs = match model.buffers() {
+            Buffers::None => 0,
+            Buffers::PerThread => prog.threads.len(),
+            Buffers::PerCell => buf_pairs.len(),
+        };
+        let nhists = hist_pairs.len();
         Machine {
             prog,
             model,
@@ -661,6 +671,8 @@ impl<'p> Machine<'p> {
             writers,
             buf_pairs,
             hist_pairs,
+            nbufs,
+            nhists,
             touched,
             scratch: std::cell::RefCell::new(Vec::new()),
         }
@@ -750,22 +762,21 @@ impl<'p> Machine<'p> {
     /// are exactly the processes that could never move (an empty buffer, a
     /// history of one value), and the order of the others is kept, so the
     /// exploration is the same as with one process per thread and cell.
+    #[inline]
     pub fn procs(&self) -> usize {
-        self.threads + self.buffers() + self.histories()
+        self.threads + self.nbufs + self.nhists
     }
 
     /// How many buffer processes there are.
+    #[inline]
     pub fn buffers(&self) -> usize {
-        match self.model.buffers() {
-            Buffers::None => 0,
-            Buffers::PerThread => self.threads,
-            Buffers::PerCell => self.buf_pairs.len(),
-        }
+        self.nbufs
     }
 
     /// How many history processes there are (PSLO only).
+    #[inline]
     pub fn histories(&self) -> usize {
-        self.hist_pairs.len()
+        self.nhists
     }
 
     /// The thread a process belongs to.
@@ -793,8 +804,10 @@ impl<'p> Machine<'p> {
     }
 
     /// Is `proc` a PSLO history (its transitions drop the oldest value)?
+    #[inline]
     pub fn is_history(&self, proc: usize) -> bool {
-        self.model.has_histories() && proc >= self.threads + self.buffers() && proc < self.procs()
+        // (Only PSLO has histories.)
+        proc >= self.threads + self.nbufs && proc < self.procs()
     }
 
     /// The process of `thread`'s store buffer for `cell` (under TSO its one
@@ -998,7 +1011,12 @@ impl<'p> Machine<'p> {
     }
 
     /// The cell an address denotes, or the failure it causes.
+    #[inline]
     pub fn cell_of(&self, st: &State, t: usize, a: Addr) -> Result<Cell, FailureKind> {
+        // Most addresses are fixed: no registers to look at.
+        if let Addr::Fixed(c) = a {
+            return Ok(c);
+        }
         self.cell_in(&st.regs()[self.reg_base[t]..self.reg_base[t + 1]], a)
     }
 
