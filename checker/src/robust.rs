@@ -97,14 +97,11 @@ impl crate::dpor::EventListener for Collector<'_> {
                 m.truncate(from);
             }
         }
-        if self.measuring.is_some() {
-            for (i, e) in log.iter().enumerate().skip(from) {
-                if e.cell != NONE {
-                    self.accesses[e.thread as usize].push(i as u32);
-                }
-            }
-        }
+        let measuring = self.measuring.is_some();
         for i in from..log.len() {
+            if measuring && log[i].cell != NONE {
+                self.accesses[log[i].thread as usize].push(i as u32);
+            }
             let raws = &mut self.raws;
             if let Some((m, models)) = &mut self.bss {
                 m.push(log, i, clocks, &mut |k, _, r| raws.push((models[k], r)));

@@ -269,14 +269,20 @@ impl Bss {
         let e = &log[i];
         let p = e.thread as usize;
         let prev = self.last[p];
-        self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, stored: false, last: prev });
+        let stored = e.kind == EventKind::Store;
+        self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, stored, last: prev });
         if e.kind == EventKind::Commit {
             return;
         }
         self.last[p] = i as u32;
-        let place = clocks.place(e);
+        // The event's clock, read once (its place and the check need it).
+        let row = clocks.row(e);
+        let place = 2 * row.map_or(0, |r| r[p]) + matches!(e.kind, EventKind::Fence(_)) as u32;
+        debug_assert_eq!(place, clocks.place(e));
         if e.cell != NONE {
-            self.access(log, i as u32, prev, place, clocks, out);
+            // (A memory event always belongs to a transition under SC.)
+            let ci = row.filter(|_| prev != NONE);
+            self.access(log, i as u32, prev, place, ci, clocks, out);
         }
         // Perform e (lines 15–25): buffer a store; drain on atomics and fences.
         match e.kind {
@@ -295,7 +301,6 @@ impl Bss {
                 self.stores[p].push((i as u32, e.cell));
                 let pair = self.pairs.index(p, e.cell).expect("a thread stores only where its code can");
                 self.by_cell[pair].push((place / 2, idx));
-                self.marks.last_mut().unwrap().stored = true;
             }
             _ if e.is_atomic() => {
                 for m in 0..self.queues.len() {
@@ -330,20 +335,22 @@ impl Bss {
     }
 
     /// The check (Fig. 4/5, line 6) and the commits event `i` (a memory
-    /// access at `place`, after `prev` in its thread) forces.
+    /// access at `place`, after `prev` in its thread; its clock `ci`, none
+    /// for its thread's first event) forces.
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn access(
         &mut self,
         log: &[Event],
         i: u32,
         prev: u32,
         place: u32,
+        ci: Option<&[u32]>,
         clocks: Clocks<'_>,
         out: &mut impl FnMut(usize, usize, RawViolation),
     ) {
         let e = &log[i as usize];
         let (p, a) = (e.thread as usize, e.cell as usize);
-        // (A memory event always belongs to a transition under SC.)
-        let ci = clocks.row(e).filter(|_| prev != NONE);
         for w in self.writers_at[a] as usize..self.writers_at[a + 1] as usize {
             let (q, pair) = (self.writers[w].0 as usize, self.writers[w].1 as usize);
             if q == p {
