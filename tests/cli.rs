@@ -899,8 +899,11 @@ fn run_stops_a_spinning_program_at_its_time_limit() {
     let t0 = std::time::Instant::now();
     // The clock starts with the first run (not when the threads are
     // spawned, which on a loaded machine can take seconds), so the message
-    // names the spin, not the start barrier.
-    let out = run_litmus(&["--time-limit", "3"], &p);
+    // names the spin, not the start barrier. The spin limit is out of
+    // reach: with the default one P0 gives up every 100,000 tries and
+    // starts the next run, and the stop could find both threads between
+    // runs (seen on a loaded machine).
+    let out = run_litmus(&["--time-limit", "3", "--spin-limit", "1000000000000"], &p);
     assert!(t0.elapsed() < std::time::Duration::from_secs(20), "{:?}", t0.elapsed());
     assert_eq!(out.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -152,10 +152,11 @@ fn one_batch(
     let abort = AtomicBool::new(false);
     let spots: Vec<Spot> = (0..threads).map(|_| Spot::default()).collect();
     let remaining = AtomicUsize::new(threads);
-    // The clock starts when the first run does (every thread past the
-    // start barrier): on a loaded machine spawning the threads can take
-    // seconds, which is not the program spinning.
-    let started = AtomicBool::new(false);
+    // The clock starts when the first run does, once every thread is past
+    // its start barrier: on a loaded machine spawning the threads, or a
+    // released thread getting a core, can take seconds, which is not the
+    // program spinning (nor should it be reported as waiting at the start).
+    let started = AtomicUsize::new(0);
     std::thread::scope(|s| {
         let handles: Vec<_> = prog
             .threads
@@ -194,7 +195,7 @@ fn one_batch(
         // is too far to be an instant.
         let mut deadline: Option<Option<Instant>> = None;
         while remaining.load(Ordering::Acquire) > 0 {
-            if deadline.is_none() && started.load(Ordering::Acquire) {
+            if deadline.is_none() && started.load(Ordering::Acquire) == threads {
                 deadline = Some(Instant::now().checked_add(settings.time_limit));
             }
             let now = Instant::now();
@@ -228,8 +229,9 @@ struct Worker<'a> {
     record: bool,
     /// Of this thread's start skews.
     seed: u64,
-    /// Set when the first run starts (the batch's clock starts then).
-    started: &'a AtomicBool,
+    /// How many threads have started the first run (the batch's clock
+    /// starts once all have).
+    started: &'a AtomicUsize,
 }
 
 /// Each thread starts a run up to this many ticks after the common start,
@@ -279,7 +281,7 @@ impl Worker<'_> {
             };
             self.lim.spot.clear();
             if i == 0 {
-                self.started.store(true, Ordering::Release);
+                self.started.fetch_add(1, Ordering::Release);
             }
             wait_until(start + rng.below(SKEW as usize) as u64);
             let rec = self.record.then_some(&mut trace);
