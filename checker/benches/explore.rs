@@ -240,9 +240,11 @@ fn main() {
 /// (Sober can miss violations, so it never proves robustness alone): it is
 /// no longer the monitor's overhead. Since 19ecccf SC alone lets failing
 /// attempts wait; the bare column runs every attempt, as the monitored
-/// exploration must. Wall time on 2026-11-27, BSS (TSO and PSO together):
-/// dekker lb 20 pb 4 +23 %, ms2-queue +30 %, slow.litmus +53 %,
-/// dekker_f_k3 +32 % (callgrind: BSS for TSO alone +22 %, both +28 %).
+/// exploration must. Wall time on 2026-11-27, BSS (TSO and PSO together),
+/// at a1da469 → at 9faa2aa (a cheaper explorer step, the monitor nearly
+/// unchanged: the same absolute cost is a larger share): dekker lb 20 pb 4
+/// +23 % → +28 %, ms2-queue +30 % → +33 %, slow.litmus +53 % → +55 %,
+/// dekker_f_k3 +32 % → +37 % (callgrind, BSS for TSO alone: +22 % → +28 %).
 ///
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
