@@ -987,6 +987,19 @@ impl<'p> Machine<'p> {
         self
     }
 
+    /// Thread `t`'s own part of `src` (registers, next instruction, loop
+    /// counters, status) into `dst`; under SC that is all of the thread
+    /// but what it wrote to memory.
+    pub fn copy_thread(&self, dst: &mut State, src: &State, t: usize) {
+        debug_assert!(!self.model.buffered(), "buffers and histories are not copied");
+        let regs = self.reg_range(t);
+        dst.regs_mut()[regs.clone()].copy_from_slice(&src.regs()[regs]);
+        *dst.pc_at_mut(t) = src.pc_at(t);
+        let loops = self.loop_base[t]..self.loop_base[t + 1];
+        dst.loops_mut()[loops.clone()].copy_from_slice(&src.loops()[loops]);
+        dst.threads[t] = src.threads[t];
+    }
+
     /// Where thread `t`'s registers lie in `State::regs`.
     pub fn reg_range(&self, t: usize) -> std::ops::Range<usize> {
         self.reg_base[t]..self.reg_base[t + 1]

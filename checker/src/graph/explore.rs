@@ -80,6 +80,8 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     /// Graphs for `opts.progress`, sent in batches (each worker its own:
     /// no shared cache line per graph) and in full when the search is dropped.
     tally: Tally,
+    /// A revisit's threads to replay (reused).
+    redo: Vec<bool>,
 }
 
 /// A worker's reusable buffers: the checkers, the graph pool, the log.
@@ -157,6 +159,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             listing: false,
             deepest: 0,
             tally: Tally::new(opts.budget.progress.clone()),
+            redo: Vec::new(),
         }
     }
 
@@ -466,6 +469,12 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         let mut dirty = dirty.to_vec();
         dirty.extend([a, r]);
         let mut g2 = self.copy(g);
+        // Threads to run again: those losing events, and the revisited read's.
+        let mut redo = std::mem::take(&mut self.redo);
+        redo.clear();
+        redo.extend(
+            g.threads.iter().enumerate().map(|(t, evs)| keep[t] as usize != evs.len() || t == r.thread as usize),
+        );
         for (t, evs) in g2.threads.iter_mut().enumerate() {
             evs.truncate(keep[t] as usize);
             for e in evs.iter_mut().take(porf[t] as usize) {
@@ -478,7 +487,8 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         let cell = g.ev(a).cell;
         g2.co[cell as usize].retain(|&id| id != r);
         g2.ev_mut(r).rf = a;
-        g2.replay(self.sc, &self.init, &mut self.log);
+        g2.replay_threads(self.sc, &self.init, &redo, &mut self.log);
+        self.redo = redo;
         let r_writes = g2.ev(r).writes;
         if g.ev(a).reads {
             // An atomic's place is fixed (right after what it reads).

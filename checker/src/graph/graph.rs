@@ -291,32 +291,43 @@ impl Graph {
         }
     }
 
-    /// Re-run every thread from `init`'s state over the events kept, each
-    /// read reading its rf's value: registers, statuses, written values
-    /// and (for a `lock` attempt) whether it writes are those of the graph.
-    pub fn replay(&mut self, sc: &Machine<'_>, init: &Graph, log: &mut Vec<machine::Event>) {
-        self.st.clone_from(&init.st);
-        self.pending.clone_from(&init.pending);
-        for t in 0..self.threads.len() {
-            for i in 0..self.threads[t].len() {
-                let ev = self.threads[t][i];
-                let read = ev.reads.then(|| (ev.cell, self.value(sc.prog, ev.rf)));
-                debug_assert!(
-                    matches!(self.peek(sc, t), Next::Read { cell, .. } | Next::Write { cell } if cell == ev.cell),
-                    "replay diverged"
-                );
-                let (main, fences) = self.exec(sc, t, read, log);
-                let Some(e) = main else {
-                    debug_assert!(false, "replay made no event");
-                    self.threads[t].truncate(i);
-                    break;
-                };
-                let x = &mut self.threads[t][i];
-                x.value = e.value;
-                x.reads = matches!(e.kind, EventKind::Load | EventKind::Rmw);
-                x.writes = matches!(e.kind, EventKind::Store | EventKind::Rmw);
-                x.fences = fences;
+    /// Re-run the threads `redo` names from `init`'s state over the events
+    /// kept, each read reading its rf's value: their registers, statuses,
+    /// written values and (for a `lock` attempt) whether it writes are then
+    /// those of the graph. The other threads' interpreter states must be
+    /// those of their events already: a revisit changes what one read reads
+    /// (the last event of its thread, with no reader left) and deletes
+    /// suffixes, so every other thread's events, values included, are as
+    /// they were (the kept events are closed under po and rf).
+    pub fn replay_threads(&mut self, sc: &Machine<'_>, init: &Graph, redo: &[bool], log: &mut Vec<machine::Event>) {
+        for (t, &again) in redo.iter().enumerate().take(self.threads.len()) {
+            if again {
+                sc.copy_thread(&mut self.st, &init.st, t);
+                self.pending[t] = init.pending[t];
+                self.replay_thread(sc, t, log);
             }
+        }
+    }
+
+    fn replay_thread(&mut self, sc: &Machine<'_>, t: usize, log: &mut Vec<machine::Event>) {
+        for i in 0..self.threads[t].len() {
+            let ev = self.threads[t][i];
+            let read = ev.reads.then(|| (ev.cell, self.value(sc.prog, ev.rf)));
+            debug_assert!(
+                matches!(self.peek(sc, t), Next::Read { cell, .. } | Next::Write { cell } if cell == ev.cell),
+                "replay diverged"
+            );
+            let (main, fences) = self.exec(sc, t, read, log);
+            let Some(e) = main else {
+                debug_assert!(false, "replay made no event");
+                self.threads[t].truncate(i);
+                break;
+            };
+            let x = &mut self.threads[t][i];
+            x.value = e.value;
+            x.reads = matches!(e.kind, EventKind::Load | EventKind::Rmw);
+            x.writes = matches!(e.kind, EventKind::Store | EventKind::Rmw);
+            x.fences = fences;
         }
     }
 
