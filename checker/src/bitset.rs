@@ -44,6 +44,7 @@ impl BitSet {
     }
     #[inline]
     pub fn iter(&self) -> Ones<'_> {
+        // `hi` follows `lo` as the next words of one sequence.
         Ones { word: self.lo, base: 0, rest: &self.hi }
     }
     pub fn copy_from(&mut self, other: &BitSet) {
@@ -53,8 +54,8 @@ impl BitSet {
     }
 }
 
-/// A [`BitSet`]'s members in increasing order: the word at hand, then
-/// the rest.
+/// Set bits in increasing order ([`BitSet::iter`], [`ones`]): those of the
+/// word at hand (at `base`), then of the rest, 64 per word.
 pub struct Ones<'a> {
     word: u64,
     base: usize,
@@ -78,18 +79,11 @@ impl Iterator for Ones<'_> {
 }
 
 /// The positions of the set bits of `words` (64 per word), in increasing order.
-pub fn ones(words: &[u64]) -> impl Iterator<Item = usize> + '_ {
-    words.iter().enumerate().flat_map(|(wi, &w)| {
-        let mut w = w;
-        std::iter::from_fn(move || {
-            if w == 0 {
-                return None;
-            }
-            let b = w.trailing_zeros() as usize;
-            w &= w - 1;
-            Some(wi * 64 + b)
-        })
-    })
+pub fn ones(words: &[u64]) -> Ones<'_> {
+    match words.split_first() {
+        Some((&word, rest)) => Ones { word, base: 0, rest },
+        None => Ones { word: 0, base: 0, rest: &[] },
+    }
 }
 
 #[cfg(test)]

@@ -38,7 +38,13 @@ impl<'a> Clocks<'a> {
     /// transition clock `c` has `f <= 2 · c[r]`.
     #[inline]
     pub fn place(&self, e: &Event) -> u32 {
-        2 * self.count(e) + matches!(e.kind, EventKind::Fence(_)) as u32
+        Self::place_in(self.row(e), e)
+    }
+
+    /// [`Clocks::place`], given `e`'s row ([`Clocks::row`]) already read.
+    #[inline]
+    pub fn place_in(row: Option<&[u32]>, e: &Event) -> u32 {
+        2 * row.map_or(0, |r| r[e.thread as usize]) + matches!(e.kind, EventKind::Fence(_)) as u32
     }
 
     /// The transition count of event `e` in its thread (0 before the first).

@@ -207,6 +207,34 @@ struct Layout {
     words: [u32; 7],
 }
 
+/// Part `k` of a state's `words` ([`Layout`]): the part, and element `i`
+/// of it, each read-only and mutable.
+macro_rules! words_part {
+    ($(#[$doc:meta])* $k:literal, $get:ident, $get_mut:ident, $at:ident, $at_mut:ident) => {
+        $(#[$doc])*
+        #[inline]
+        pub fn $get(&self) -> &[u32] {
+            &self.words[self.lay.words[$k] as usize..self.lay.words[$k + 1] as usize]
+        }
+        #[inline]
+        pub fn $get_mut(&mut self) -> &mut [u32] {
+            let (a, b) = (self.lay.words[$k] as usize, self.lay.words[$k + 1] as usize);
+            &mut self.words[a..b]
+        }
+        #[doc = concat!("Element `i` of [`State::", stringify!($get), "`].")]
+        #[inline]
+        pub fn $at(&self, i: usize) -> u32 {
+            debug_assert!(i < self.$get().len());
+            self.words[self.lay.words[$k] as usize + i]
+        }
+        #[inline]
+        pub fn $at_mut(&mut self, i: usize) -> &mut u32 {
+            debug_assert!(i < self.$get().len());
+            &mut self.words[self.lay.words[$k] as usize + i]
+        }
+    };
+}
+
 impl Clone for State {
     fn clone(&self) -> Self {
         State {
@@ -290,132 +318,32 @@ impl State {
     pub fn regs_at_mut(&mut self, i: usize) -> &mut i64 {
         &mut self.vals[self.lay.regs as usize + i]
     }
-    /// The event that last wrote each cell of [`State::mem`] (`NONE`: initial).
-    #[inline]
-    pub fn writer(&self) -> &[u32] {
-        &self.words[self.lay.words[0] as usize..self.lay.words[1] as usize]
-    }
-    #[inline]
-    pub fn writer_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[0] as usize, self.lay.words[1] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::writer`].
-    #[inline]
-    pub fn writer_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.writer().len());
-        self.words[self.lay.words[0] as usize + i]
-    }
-    #[inline]
-    pub fn writer_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.writer().len());
-        &mut self.words[self.lay.words[0] as usize + i]
-    }
-    /// Per thread: the index of its next instruction.
-    #[inline]
-    pub fn pc(&self) -> &[u32] {
-        &self.words[self.lay.words[1] as usize..self.lay.words[2] as usize]
-    }
-    #[inline]
-    pub fn pc_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[1] as usize, self.lay.words[2] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::pc`].
-    #[inline]
-    pub fn pc_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.pc().len());
-        self.words[self.lay.words[1] as usize + i]
-    }
-    #[inline]
-    pub fn pc_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.pc().len());
-        &mut self.words[self.lay.words[1] as usize + i]
-    }
-    /// Per loop of each thread: its iterations so far.
-    #[inline]
-    pub fn loops(&self) -> &[u32] {
-        &self.words[self.lay.words[2] as usize..self.lay.words[3] as usize]
-    }
-    #[inline]
-    pub fn loops_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[2] as usize, self.lay.words[3] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::loops`].
-    #[inline]
-    pub fn loops_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.loops().len());
-        self.words[self.lay.words[2] as usize + i]
-    }
-    #[inline]
-    pub fn loops_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.loops().len());
-        &mut self.words[self.lay.words[2] as usize + i]
-    }
-    /// Per thread: its buffered stores (all its buffers together).
-    #[inline]
-    pub fn pending(&self) -> &[u32] {
-        &self.words[self.lay.words[3] as usize..self.lay.words[4] as usize]
-    }
-    #[inline]
-    pub fn pending_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[3] as usize, self.lay.words[4] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::pending`].
-    #[inline]
-    pub fn pending_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.pending().len());
-        self.words[self.lay.words[3] as usize + i]
-    }
-    #[inline]
-    pub fn pending_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.pending().len());
-        &mut self.words[self.lay.words[3] as usize + i]
-    }
-    /// PSLO, per history: the transition (a history pop) that last made the history a singleton, `NONE` if a commit or atomic of the thread did (or it never held more). What a waiting fence needed.
-    #[inline]
-    pub fn shrunk(&self) -> &[u32] {
-        &self.words[self.lay.words[4] as usize..self.lay.words[5] as usize]
-    }
-    #[inline]
-    pub fn shrunk_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[4] as usize, self.lay.words[5] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::shrunk`].
-    #[inline]
-    pub fn shrunk_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.shrunk().len());
-        self.words[self.lay.words[4] as usize + i]
-    }
-    #[inline]
-    pub fn shrunk_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.shrunk().len());
-        &mut self.words[self.lay.words[4] as usize + i]
-    }
-    /// PSLO, per thread: how many of its histories hold more than one value.
-    #[inline]
-    pub fn unsettled(&self) -> &[u32] {
-        &self.words[self.lay.words[5] as usize..self.lay.words[6] as usize]
-    }
-    #[inline]
-    pub fn unsettled_mut(&mut self) -> &mut [u32] {
-        let (a, b) = (self.lay.words[5] as usize, self.lay.words[6] as usize);
-        &mut self.words[a..b]
-    }
-    /// Element `i` of [`State::unsettled`].
-    #[inline]
-    pub fn unsettled_at(&self, i: usize) -> u32 {
-        debug_assert!(i < self.unsettled().len());
-        self.words[self.lay.words[5] as usize + i]
-    }
-    #[inline]
-    pub fn unsettled_at_mut(&mut self, i: usize) -> &mut u32 {
-        debug_assert!(i < self.unsettled().len());
-        &mut self.words[self.lay.words[5] as usize + i]
-    }
+    words_part!(
+        /// The event that last wrote each cell of [`State::mem`] (`NONE`: initial).
+        0, writer, writer_mut, writer_at, writer_at_mut
+    );
+    words_part!(
+        /// Per thread: the index of its next instruction.
+        1, pc, pc_mut, pc_at, pc_at_mut
+    );
+    words_part!(
+        /// Per loop of each thread: its iterations so far.
+        2, loops, loops_mut, loops_at, loops_at_mut
+    );
+    words_part!(
+        /// Per thread: its buffered stores (all its buffers together).
+        3, pending, pending_mut, pending_at, pending_at_mut
+    );
+    words_part!(
+        /// PSLO, per history: the transition (a history pop) that last
+        /// made the history a singleton, `NONE` if a commit or atomic of the
+        /// thread did (or it never held more). What a waiting fence needed.
+        4, shrunk, shrunk_mut, shrunk_at, shrunk_at_mut
+    );
+    words_part!(
+        /// PSLO, per thread: how many of its histories hold more than one value.
+        5, unsettled, unsettled_mut, unsettled_at, unsettled_at_mut
+    );
 }
 
 /// `dst.clone_from(src)` for a state's queues, skipping the empty ones

@@ -277,8 +277,7 @@ impl Bss {
         self.last[p] = i as u32;
         // The event's clock, read once (its place and the check need it).
         let row = clocks.row(e);
-        let place = 2 * row.map_or(0, |r| r[p]) + matches!(e.kind, EventKind::Fence(_)) as u32;
-        debug_assert_eq!(place, clocks.place(e));
+        let place = Clocks::place_in(row, e);
         if e.cell != NONE {
             // (A memory event always belongs to a transition under SC.)
             let ci = row.filter(|_| prev != NONE);
