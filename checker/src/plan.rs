@@ -20,7 +20,7 @@
 
 use crate::check::{
     add_relaxed_outcomes, add_relaxed_outcomes_ahead, bounded_violations, find_violations, judge_and_fence,
-    unbounded_violations, Report,
+    unbounded_violations, Fallback, Report,
 };
 use crate::explore;
 use crate::machine::Model;
@@ -161,11 +161,13 @@ impl Plan {
         // bounded engine's is where outcomes go ahead.
         let opts = self.options(Step::Violations);
         progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
-        let (mut decided, fallback) = match unbounded_violations(prog, &self.models, opts) {
-            Ok(r) => (Some(r), None),
-            Err(why) => (None, why),
+        // The unbounded procedure's answer, or else the bounded engine's if
+        // it explored already, and why the bounded engine answers.
+        let (mut ready, why, decided) = match unbounded_violations(prog, &self.models, self.monitor, opts) {
+            Ok(r) => (Some(r), None, true),
+            Err(Fallback { why, bounded }) => (bounded.map(|r| *r), why, false),
         };
-        let ahead = if decided.is_some() { Vec::new() } else { self.ahead_models(prog) };
+        let ahead = if decided { Vec::new() } else { self.ahead_models(prog) };
         let outcome_opts = self.options(Step::Outcomes);
         let stops: Vec<Arc<AtomicBool>> = ahead.iter().map(|_| Arc::new(AtomicBool::new(false))).collect();
         // Models are taken in order by whichever thread is free: the one
@@ -185,8 +187,7 @@ impl Plan {
                     found
                 })
             });
-            report =
-                decided.take().unwrap_or_else(|| bounded_violations(prog, &self.models, self.monitor, opts, fallback));
+            report = ready.take().unwrap_or_else(|| bounded_violations(prog, &self.models, self.monitor, opts, why));
             for &step in steps[1..].iter().take_while(|&&s| s != Step::Outcomes) {
                 self.run_step(step, prog, &mut report);
             }

@@ -253,12 +253,21 @@ impl<'p> Collector<'p> {
     /// Explore the SC executions with the monitors riding along, then (if
     /// asked) PSLO's own executions; returns the SC outcome.
     pub fn run(&mut self, opts: &Options) -> crate::outcome::ModelOutcome {
+        self.run_observed(opts, |_| {})
+    }
+
+    /// [`Collector::run`], handing every SC execution to `observer` too.
+    pub fn run_observed(
+        &mut self,
+        opts: &Options,
+        observer: impl FnMut(&crate::dpor::Execution<'_>),
+    ) -> crate::outcome::ModelOutcome {
         let prog = self.prog;
         let sc = if self.bss.is_none() && self.sober.is_none() {
             // No monitor reads the events: failing attempts may wait.
-            crate::explore::explore_with(prog, Model::Sc, opts, |_| {})
+            crate::explore::explore_with(prog, Model::Sc, opts, observer)
         } else {
-            crate::explore::explore_listened(prog, Model::Sc, opts, self, |_| {})
+            crate::explore::explore_listened(prog, Model::Sc, opts, self, observer)
         };
         self.explicit = self
             .asked
@@ -497,8 +506,19 @@ pub struct Measured {
 /// Explore a program's SC executions with the monitors for `models`
 /// riding along, measuring fences on the way.
 pub fn measured_robustness(prog: &Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Measured {
+    measured_robustness_observed(prog, models, monitor, opts, |_| {})
+}
+
+/// [`measured_robustness`], handing every SC execution to `observer` too.
+pub fn measured_robustness_observed(
+    prog: &Program,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+    observer: impl FnMut(&crate::dpor::Execution<'_>),
+) -> Measured {
     let mut c = Collector::new(prog, models, monitor, opts).measuring();
-    let sc = c.run(opts);
+    let sc = c.run_observed(opts, observer);
     let premeasured = c.premeasured(sc.coverage).map(std::sync::Arc::new);
     let robustness = c.finish(sc.coverage);
     Measured { sc, robustness, premeasured }

@@ -404,3 +404,45 @@ fn a_loop_free_program_goes_to_the_engine_that_is_cheaper_for_it() {
         assert_eq!(r.robustness[0].robust(), Answer::Proved(false), "{file}");
     }
 }
+
+/// With a second core, a loop-free program's SC executions are explored
+/// with the monitors beside the stateful search's first try, and when that
+/// try fails and they are few, that exploration is the bounded engine's
+/// answer. It must be the answer the sequence gives (one core): the same
+/// engine, outcomes, violations with their witnesses, and measured fences
+/// (the fence step reads them). SB-12 takes that way, slow.litmus the
+/// stateful search's bigger try, and SB-4 the first try.
+#[test]
+fn a_loop_free_answer_explored_beside_the_states_is_the_sequential_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let files = [
+        ("checker/benches/harnesses/sb12.litmus", false),
+        ("checker/benches/harnesses/sb4.litmus", true),
+        ("tests/programs/slow.litmus", true),
+    ];
+    for (file, stateful) in files {
+        let src = std::fs::read_to_string(root.join(file)).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let report = |threads| {
+            let opts = Options { threads, ..Options::default() }
+                .with_unbounded()
+                .with_timeout(Some(std::time::Duration::from_secs(60)));
+            let mut r =
+                litmus_checker::find_violations(&prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
+            litmus_checker::check::judge_and_fence(&mut r, &prog, MonitorKind::Bss, &opts);
+            r
+        };
+        let (one, two) = (report(1), report(2));
+        assert_eq!(two.proved_sc.is_some(), stateful, "{file}");
+        assert_eq!(one.proved_sc.is_some(), stateful, "{file}");
+        assert_eq!(format!("{:?}", one.outcomes[0].states), format!("{:?}", two.outcomes[0].states), "{file}");
+        assert_eq!(one.outcomes[0].stats.executions, two.outcomes[0].stats.executions, "{file}");
+        assert_eq!(two.outcomes[0].coverage, Coverage::Complete, "{file}");
+        assert_eq!(one.premeasured.is_some(), two.premeasured.is_some(), "{file}");
+        for (a, b) in one.robustness.iter().zip(&two.robustness) {
+            assert_eq!(a.robust(), b.robust(), "{file}");
+            assert_eq!(format!("{:?}", a.violations), format!("{:?}", b.violations), "{file} {:?}", a.model);
+            assert_eq!(a.fences, b.fences, "{file} {:?}", a.model);
+        }
+    }
+}
