@@ -314,6 +314,13 @@ fn loop_free_search(
             let _ = count.join();
             return LoopFree::Proved(Box::new(p));
         }
+        // Executions already explored and within: no bigger try at all.
+        if count.is_finished() {
+            return match count.join().unwrap_or(None) {
+                Some(explored) => LoopFree::Bounded(explored),
+                None => prove(share, more),
+            };
+        }
         let retry = stoppable(&again);
         let bigger = s.spawn(move || prove(&retry, more));
         match count.join().unwrap_or(None) {

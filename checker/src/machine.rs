@@ -349,11 +349,16 @@ impl State {
 /// `dst.clone_from(src)` for a state's queues, skipping the empty ones
 /// (most of them, most of the time: a per-cell buffer per thread and cell):
 /// a clone per exploration step.
-fn clone_queues<T: Clone>(dst: &mut Vec<VecDeque<T>>, src: &[VecDeque<T>]) {
+fn clone_queues<T: Copy>(dst: &mut Vec<VecDeque<T>>, src: &[VecDeque<T>]) {
     dst.resize_with(src.len(), VecDeque::new);
     for (a, b) in dst.iter_mut().zip(src) {
         if !(a.is_empty() && b.is_empty()) {
-            a.clone_from(b);
+            // Buffers hold a few entries: pushed one by one, with none of
+            // `clone_from`'s or `extend`'s generic bookkeeping.
+            a.clear();
+            for &e in b {
+                a.push_back(e);
+            }
         }
     }
 }
