@@ -446,3 +446,50 @@ fn a_loop_free_answer_explored_beside_the_states_is_the_sequential_one() {
         }
     }
 }
+
+/// What a check found, without timings: outcomes, violations with their
+/// witnesses, fences.
+fn found(r: &litmus_checker::check::Report) -> String {
+    let outcomes: Vec<String> =
+        r.outcomes.iter().map(|o| format!("{:?} {:?} {}", o.states, o.coverage, o.stats.executions)).collect();
+    let robustness: Vec<String> = r
+        .robustness
+        .iter()
+        .map(|rb| format!("{:?} {:?} {:?} {:?}", rb.model, rb.robust(), rb.violations, rb.fences))
+        .collect();
+    format!("{outcomes:?}\n{robustness:?}")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// A stateful search too small for most of these programs (it checks
+    /// its cap every 256 states: the smallest finish first) sends them to
+    /// the bounded engine, whose answer the second core explored beside it
+    /// (with two threads) or the bounded engine explores after it (one
+    /// thread): the same answer with one thread as with two, and the bounded
+    /// engine's own (`--bounded`) where the states did not answer.
+    #[test]
+    fn a_loop_free_answer_explored_beside_the_states_is_the_bounded_engines(
+        threads in common::program(3..5, 2..5, true),
+    ) {
+        let src = common::render(&threads);
+        let prog = common::compile(&src);
+        let models = [Model::Sc, Model::Tso, Model::Pso];
+        let check = |threads: usize, unbounded: bool| {
+            let mut opts = Options { threads, ..Options::default() };
+            if unbounded {
+                opts.unbounded = Some(Limits { max_states: 2, ..Limits::default() });
+            }
+            let mut r = litmus_checker::find_violations(&prog, &models, MonitorKind::Bss, &opts);
+            litmus_checker::check::judge_and_fence(&mut r, &prog, MonitorKind::Bss, &opts);
+            r
+        };
+        let (beside, alone) = (check(2, true), check(1, true));
+        prop_assert_eq!(beside.proved_sc.is_some(), alone.proved_sc.is_some(), "engines differ:\n{}", src);
+        prop_assert_eq!(found(&beside), found(&alone), "one thread against two:\n{}", src);
+        if beside.proved_sc.is_none() {
+            prop_assert_eq!(found(&beside), found(&check(1, false)), "against --bounded:\n{}", src);
+        }
+    }
+}
