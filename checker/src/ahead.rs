@@ -126,7 +126,13 @@ impl Ahead {
         let waited = crate::explore::leaves_waiting(&machine, opts);
         let mut search = HarmSearch::new(prog, &machine, sc, violations).waited(waited);
         for k in &self.kept {
-            search.observe(&Execution { kind: k.kind, events: &k.events, state: &k.state, schedule: &k.schedule });
+            search.observe(&Execution {
+                kind: k.kind,
+                events: &k.events,
+                state: &k.state,
+                schedule: &k.schedule,
+                fresh: 0,
+            });
         }
         search.finish(self.outcome.coverage, opts, violations);
     }

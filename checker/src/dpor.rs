@@ -86,6 +86,10 @@ pub struct Execution<'a> {
     pub state: &'a State,
     /// The process of each transition, in order (replayable).
     pub schedule: &'a [u32],
+    /// `events[..fresh]` are the first events of the execution reported
+    /// before this one by the same run, unchanged (0: nothing known): a
+    /// depth-first search shares long prefixes, which need not be read again.
+    pub fresh: usize,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -246,6 +250,9 @@ pub struct Explorer<'m, 'p> {
     /// This run leaves threads waiting at attempts that would fail
     /// ([`Limits::waits_block`]).
     gates: bool,
+    /// The shortest the log was since the last execution was reported
+    /// ([`Execution::fresh`]).
+    low_water: usize,
 }
 
 impl<'m, 'p> Explorer<'m, 'p> {
@@ -269,6 +276,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             stats: Stats::default(),
             tally: Tally::default(),
             gates: false,
+            low_water: 0,
         }
     }
 
@@ -770,6 +778,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         }
         init.shrunk_mut().iter_mut().for_each(|x| *x = NONE);
         self.log = log;
+        self.low_water = 0;
         listener.on_truncate(0);
         listener.on_events(&self.log, 0, Clocks::new(&[], self.procs));
         self.by_key.iter_mut().for_each(|v| v.clear());
@@ -967,6 +976,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.proc_last[p] = f.prev_of_proc;
         self.proc_count[p] -= 1;
         self.log.truncate(f.log_start as usize);
+        self.low_water = self.low_water.min(self.log.len());
         self.schedule.truncate(depth);
     }
 
@@ -1044,7 +1054,14 @@ impl<'m, 'p> Explorer<'m, 'p> {
             self.stats.buffer_bounded = true;
             self.stats.buffer_waits += 1;
         }
-        on_exec(&Execution { kind, events: &self.log, state: &self.states[depth], schedule: &self.schedule[..depth] })
+        let fresh = std::mem::replace(&mut self.low_water, self.log.len());
+        on_exec(&Execution {
+            kind,
+            events: &self.log,
+            state: &self.states[depth],
+            schedule: &self.schedule[..depth],
+            fresh,
+        })
     }
 }
 

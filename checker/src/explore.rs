@@ -115,9 +115,18 @@ fn explore_run(
     let mut values: Vec<i64> = Vec::new();
     let preemption_bound = if !model.buffered() { opts.preemption_bound } else { None };
     let limits = Limits { budget: opts.budget.clone(), preemption_bound, waits_block };
+    // How many first events of the current log `reads` holds already: an
+    // execution reads only what changed since the one before.
+    let mut read_upto = 0usize;
     ex.run_listened(limits, listener, |e| {
         observer(e);
-        reads.add_execution(e.kind, e.events);
+        let from = read_upto.min(e.fresh);
+        if e.kind == ExecKind::Pruned {
+            read_upto = from;
+        } else {
+            reads.add_events(&e.events[from..]);
+            read_upto = e.events.len();
+        }
         if waits_block && e.kind != ExecKind::Pruned {
             // A thread left waiting: its attempt at the end, as the run that
             // tries every attempt sees it there.

@@ -84,6 +84,11 @@ impl Reads {
         if kind == ExecKind::Pruned {
             return;
         }
+        self.add_events(events);
+    }
+
+    /// The loads among `events`.
+    pub fn add_events(&mut self, events: &[Event]) {
         for e in events {
             if e.kind == EventKind::Load {
                 self.add(e.stmt, e.cell, e.value);

@@ -95,7 +95,13 @@ fn sequential(
             if let Some(o) = observer.as_deref_mut() {
                 if o.wants(kind, &g.st) {
                     if let Some(l) = findings::linear(g, &m, checker) {
-                        o.observe(&Execution { kind, events: &l.events, state: &l.state, schedule: &l.schedule });
+                        o.observe(&Execution {
+                            kind,
+                            events: &l.events,
+                            state: &l.state,
+                            schedule: &l.schedule,
+                            fresh: 0,
+                        });
                     }
                 }
             }
