@@ -104,14 +104,21 @@ pub fn bounded_violations(
     opts: &Options,
     fallback: Option<String>,
 ) -> Report {
-    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let measured = robust::measured_robustness(prog, &relaxed, monitor, opts);
-    bounded_report(models, measured, opts, fallback)
+    bounded_violations_observed(prog, models, monitor, opts, fallback, |_| {})
 }
 
-/// The bounded engine's report from its SC exploration with the monitors.
-fn bounded_report(models: &[Model], measured: robust::Measured, opts: &Options, fallback: Option<String>) -> Report {
-    let robust::Measured { mut sc, mut robustness, premeasured } = measured;
+/// [`bounded_violations`], handing every SC execution to `observer` too.
+fn bounded_violations_observed(
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    monitor: MonitorKind,
+    opts: &Options,
+    fallback: Option<String>,
+    observer: impl FnMut(&crate::dpor::Execution<'_>),
+) -> Report {
+    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
+    let robust::Measured { mut sc, mut robustness, premeasured } =
+        robust::measured_robustness_observed(prog, &relaxed, monitor, opts, observer);
     if let Some(why) = fallback {
         sc.iterations = Iterations::Fallback(why.clone());
         for rb in robustness.iter_mut() {
@@ -290,8 +297,8 @@ fn loop_free_search(
     let mut counting = stoppable(&counted);
     // Progress is the stateful search's to report.
     counting.budget.progress = None;
-    let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let explores = !relaxed.is_empty() && relaxed.iter().all(|&m| m.monitored() && monitor.complete_for(m));
+    let mut relaxed = models.iter().copied().filter(|m| m.buffered()).peekable();
+    let explores = relaxed.peek().is_some() && relaxed.all(|m| m.monitored() && monitor.complete_for(m));
     std::thread::scope(|s| {
         // `Some(explored)`: within, and the bounded engine's answer if explored.
         let count = s.spawn(|| {
@@ -299,14 +306,14 @@ fn loop_free_search(
                 return explore::sc_executions_within(prog, &counting, LOOP_FREE_EXECUTIONS).then_some(None);
             }
             let mut seen = 0u64;
-            let measured = robust::measured_robustness_observed(prog, &relaxed, monitor, &counting, |_| {
+            let report = bounded_violations_observed(prog, models, monitor, &counting, None, |_| {
                 seen += 1;
                 if seen > LOOP_FREE_EXECUTIONS {
                     counted.store(true, Ordering::Relaxed);
                 }
             });
             let within = seen <= LOOP_FREE_EXECUTIONS && !counting.budget.stopped();
-            within.then(|| Some(Box::new(bounded_report(models, measured, &counting, None))))
+            within.then(|| Some(Box::new(report)))
         });
         if let Ok(p) = unbounded::prove(prog, models, share, first) {
             // A count stopped because the try succeeded is not read.

@@ -116,7 +116,8 @@ fn explore_run(
     let preemption_bound = if !model.buffered() { opts.preemption_bound } else { None };
     let limits = Limits { budget: opts.budget.clone(), preemption_bound, waits_block };
     // How many first events of the current log `reads` holds already: an
-    // execution reads only what changed since the one before.
+    // execution reads only what changed since the one before (an execution
+    // an `assume` pruned does not count: it does not exist).
     let mut read_upto = 0usize;
     ex.run_listened(limits, listener, |e| {
         observer(e);

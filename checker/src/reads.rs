@@ -16,7 +16,6 @@
 //! depend on the order executions were visited in (parallel searches merge
 //! by union). What the set is worth is the exploration's `Coverage`.
 
-use crate::dpor::ExecKind;
 use crate::machine::{Event, EventKind};
 use litmus_dsl::ir::{Cell, Program, StmtId};
 
@@ -77,14 +76,6 @@ impl Reads {
                 cells.insert(at, (cell, set));
             }
         }
-    }
-
-    /// The loads of one maximal execution that ended as `kind`.
-    pub fn add_execution(&mut self, kind: ExecKind, events: &[Event]) {
-        if kind == ExecKind::Pruned {
-            return;
-        }
-        self.add_events(events);
     }
 
     /// The loads among `events`.
