@@ -186,9 +186,10 @@ pub enum Control {
 /// monitors ride along the depth-first search instead of re-reading every
 /// execution.
 pub trait EventListener {
-    /// `log[from..]` was just appended; `clocks` holds the vector clock of
-    /// every transition so far, the new one's included (under SC, SC
-    /// happens-before: see [`Clocks`]).
+    /// `log[from..]` was appended since the last call (in batches: before
+    /// the log is cut, before an execution is reported, at the end);
+    /// `clocks` holds the vector clock of every transition so far, the new
+    /// ones' included (under SC, SC happens-before: see [`Clocks`]).
     fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>);
     /// The log was cut back to `len` events.
     fn on_truncate(&mut self, len: usize);
@@ -781,6 +782,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.low_water = 0;
         listener.on_truncate(0);
         listener.on_events(&self.log, 0, Clocks::new(&[], self.procs));
+        // The listener hears the new events in batches, before the log is
+        // cut and before an execution is reported, rather than after every
+        // transition (about one event each): the same events in the same
+        // order, a call per execution instead of one per transition.
+        let mut heard = self.log.len();
         self.by_key.iter_mut().for_each(|v| v.clear());
         self.resets.clear();
         self.proc_last.iter_mut().for_each(|x| *x = NONE);
@@ -823,6 +829,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 {
                     if first.is_none() {
                         let kind = ExecKind::of(self.m, st);
+                        self.tell(listener, &mut heard);
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
@@ -863,8 +870,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 if depth == 0 {
                     break;
                 }
+                self.tell(listener, &mut heard);
                 depth -= 1;
                 self.undo(depth);
+                heard = heard.min(self.log.len());
                 listener.on_truncate(self.log.len());
                 continue;
             };
@@ -922,7 +931,6 @@ impl<'m, 'p> Explorer<'m, 'p> {
             self.m.step(&mut self.states[depth + 1], p, n, &mut self.log);
             self.clocks.truncate(depth * self.procs);
             self.clocks.extend_from_slice(&acc);
-            listener.on_events(&self.log, log_start as usize, Clocks::new(&self.clocks, self.procs));
             self.scratch_clock = acc;
             self.schedule.truncate(depth);
             self.schedule.push(p as u32);
@@ -959,8 +967,18 @@ impl<'m, 'p> Explorer<'m, 'p> {
             f.sleep = child_sleep;
             f.preemptions = preemptions;
         }
+        self.tell(listener, &mut heard);
         // The shared count is exact once a run is over.
         self.tally.flush();
+    }
+
+    /// Hand the listener the events after the first `heard`.
+    #[inline]
+    fn tell(&self, listener: &mut dyn EventListener, heard: &mut usize) {
+        if *heard < self.log.len() {
+            listener.on_events(&self.log, *heard, Clocks::new(&self.clocks, self.procs));
+            *heard = self.log.len();
+        }
     }
 
     /// Undo the transition taken at `depth` (the state there is intact).

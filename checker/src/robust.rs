@@ -66,15 +66,13 @@ pub struct Collector<'p> {
     /// event at a time as the search backtracks, and are applied at once
     /// when events come again.
     cut: bool,
-    /// Signals of the current event: (monitor, signal).
-    raws: Vec<(usize, RawViolation)>,
+    /// Signals of the events being heard: (event, model index, signal).
+    raws: Vec<(u32, usize, RawViolation)>,
     /// Measuring fences right after statements on the way
     /// ([`Collector::measuring`]), for the models BSS decides completely;
     /// and a signal's positions, being gathered.
     measuring: Option<(crate::measure::VirtualFences, Vec<bool>)>,
     killers: Vec<StmtId>,
-    /// Measuring: per thread, the log indices of its memory events.
-    accesses: Vec<Vec<u32>>,
 }
 
 impl crate::dpor::EventListener for Collector<'_> {
@@ -85,11 +83,6 @@ impl crate::dpor::EventListener for Collector<'_> {
         debug_assert_eq!(from, self.listened);
         if self.cut {
             self.cut = false;
-            for a in self.accesses.iter_mut() {
-                while a.last().is_some_and(|&j| j as usize >= from) {
-                    a.pop();
-                }
-            }
             if let Some((m, _)) = &mut self.bss {
                 m.truncate(from);
             }
@@ -97,37 +90,39 @@ impl crate::dpor::EventListener for Collector<'_> {
                 m.truncate(from);
             }
         }
-        let measuring = self.measuring.is_some();
-        for i in from..log.len() {
-            if measuring && log[i].cell != NONE {
-                self.accesses[log[i].thread as usize].push(i as u32);
+        let mut raws = std::mem::take(&mut self.raws);
+        match (&mut self.bss, &mut self.sober) {
+            // BSS alone (the usual case): every event in one call, and the
+            // signals, each with its event, handled after.
+            (Some((m, models)), None) => {
+                m.push_all(log, from, clocks, &mut |i, k, _, r| raws.push((i as u32, models[k], r)));
             }
-            let raws = &mut self.raws;
-            if let Some((m, models)) = &mut self.bss {
-                m.push(log, i, clocks, &mut |k, _, r| raws.push((models[k], r)));
-            }
-            let by_bss = raws.len();
-            if let Some((m, mi)) = &mut self.sober {
-                m.push(log, i, clocks, &mut |r| raws.push((*mi, r)));
-            }
-            if !self.raws.is_empty() {
-                let mut raws = std::mem::take(&mut self.raws);
-                // A store and access signalled under two models have one
-                // set of positions: gathered once.
-                let mut gathered = None;
-                for (k, (mi, r)) in raws.drain(..).enumerate() {
-                    let measured = k < by_bss
-                        && (gathered == Some((r.store, r.access)) && self.measured(mi)
-                            || self.killers_of(log, clocks, mi, r));
-                    if measured {
-                        gathered = Some((r.store, r.access));
+            (bss, sober) => {
+                for i in from..log.len() {
+                    if let Some((m, models)) = bss.as_mut() {
+                        m.push(log, i, clocks, &mut |k, _, r| raws.push((i as u32, models[k], r)));
                     }
-                    // What the monitor has seen: the execution up to event i.
-                    self.record(&log[..=i], mi, r, measured);
+                    if let Some((m, mi)) = sober.as_mut() {
+                        m.push(log, i, clocks, &mut |r| raws.push((i as u32, *mi, r)));
+                    }
                 }
-                self.raws = raws;
             }
         }
+        // A store and access signalled under two models (by BSS) have one
+        // set of positions: gathered once.
+        let mut gathered = None;
+        for &(i, mi, r) in &raws {
+            let by_bss = self.bss.as_ref().is_some_and(|(_, models)| models.contains(&mi));
+            let measured = by_bss
+                && (gathered == Some((r.store, r.access)) && self.measured(mi) || self.killers_of(log, clocks, mi, r));
+            if measured {
+                gathered = Some((r.store, r.access));
+            }
+            // What the monitor has seen: the execution up to event i.
+            self.record(&log[..=i as usize], mi, r, measured);
+        }
+        raws.clear();
+        self.raws = raws;
         self.listened = log.len();
     }
 
@@ -173,7 +168,6 @@ impl<'p> Collector<'p> {
             raws: Vec::new(),
             measuring: None,
             killers: Vec::new(),
-            accesses: vec![Vec::new(); prog.threads.len()],
         }
     }
 
@@ -220,11 +214,12 @@ impl<'p> Collector<'p> {
             }
         };
         // Every memory event of q from the store on (a fence after it is
-        // measured if its statement's code ends with it).
-        let events = &self.accesses[q];
-        let from = events.partition_point(|&j| j < r.store);
-        for &j in &events[from..] {
-            let e = &log[j as usize];
+        // measured if its statement's code ends with it), read off the log
+        // here: signals are rare, a list kept per event would cost more.
+        for e in &log[r.store as usize..r.access as usize] {
+            if e.thread as usize != q || e.cell == NONE {
+                continue;
+            }
             if clocks.count(e) >= c {
                 break;
             }

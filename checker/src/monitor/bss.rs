@@ -15,8 +15,9 @@ struct Mark {
     /// The trail's length before it.
     trail: u32,
     thread: u16,
-    /// It appended a store of its thread.
-    stored: bool,
+    /// It appended a store of its thread to this pair's list (`NONE`: it
+    /// stored nothing).
+    pair: u32,
     /// Its thread's last event before it.
     last: u32,
 }
@@ -68,8 +69,8 @@ pub struct Bss {
     /// cell: `by_cell` and the PSO queues exist only for those (a big array
     /// touched at a few cells costs a few lists, not one per cell).
     pairs: ThreadCells,
-    /// Per thread: its stores (log index, cell), in order.
-    stores: Vec<Vec<(u32, u32)>>,
+    /// Per thread: its stores (log index), in order.
+    stores: Vec<Vec<u32>>,
     /// Per pair (thread, cell): (transition count, index into `stores[thread]`).
     by_cell: Vec<Vec<(u32, u32)>>,
     /// Per cell, from `writers_at[cell]` to `writers_at[cell + 1]` in
@@ -201,7 +202,7 @@ impl Bss {
         let key = (m * self.t + p) * vs.count + v;
         let Some(old) = raise(&mut vs.upto, &mut self.trail, key, VUPTO, n) else { return };
         for si in old..n {
-            let slot = (self.stores[p][si as usize].0 as usize * self.queues.len() + m) * vs.count + v;
+            let slot = (self.stores[p][si as usize] as usize * self.queues.len() + m) * vs.count + v;
             first_at(&mut vs.first_drain, &mut self.trail, slot, VFIRST, place);
         }
     }
@@ -217,7 +218,7 @@ impl Bss {
                 Some(pair) => self.by_cell[pair][k as usize].1,
                 None => k,
             };
-            let slot = self.stores[owner][si as usize].0 as usize * width + m * self.t + r;
+            let slot = self.stores[owner][si as usize] as usize * width + m * self.t + r;
             first_at(&mut self.first, &mut self.trail, slot, 0, place);
         }
     }
@@ -269,11 +270,15 @@ impl Bss {
         let e = &log[i];
         let p = e.thread as usize;
         let prev = self.last[p];
-        let stored = e.kind == EventKind::Store;
-        self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, stored, last: prev });
         if e.kind == EventKind::Commit {
+            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
             return;
         }
+        let pair = match e.kind {
+            EventKind::Store => self.pairs.index(p, e.cell).expect("a thread stores only where its code can") as u32,
+            _ => NONE,
+        };
+        self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair, last: prev });
         self.last[p] = i as u32;
         // The event's clock, read once (its place and the check need it).
         let row = clocks.row(e);
@@ -297,9 +302,8 @@ impl Bss {
                     }
                 }
                 let idx = self.stores[p].len() as u32;
-                self.stores[p].push((i as u32, e.cell));
-                let pair = self.pairs.index(p, e.cell).expect("a thread stores only where its code can");
-                self.by_cell[pair].push((place / 2, idx));
+                self.stores[p].push(i as u32);
+                self.by_cell[pair as usize].push((place / 2, idx));
             }
             _ if e.is_atomic() => {
                 for m in 0..self.queues.len() {
@@ -330,6 +334,20 @@ impl Bss {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// [`Bss::push`] every event from `from` on; `out` also gets the
+    /// signalling event's index.
+    pub fn push_all(
+        &mut self,
+        log: &[Event],
+        from: usize,
+        clocks: Clocks<'_>,
+        out: &mut impl FnMut(usize, usize, usize, RawViolation),
+    ) {
+        for i in from..log.len() {
+            self.push(log, i, clocks, &mut |m, v, r| out(i, m, v, r));
         }
     }
 
@@ -366,7 +384,7 @@ impl Bss {
                 // count is at most prev's clock's.
                 let before = clocks.at(&log[prev as usize], q);
                 if let Some(k) = list.iter().rposition(|&(count, _)| count <= before) {
-                    let store = self.stores[q][list[k].1 as usize].0;
+                    let store = self.stores[q][list[k].1 as usize];
                     for m in 0..self.queues.len() {
                         if self.committed(m, store, ci) {
                             continue;
@@ -425,10 +443,9 @@ impl Bss {
         for m in self.marks[n..].iter().rev() {
             let p = m.thread as usize;
             self.last[p] = m.last;
-            if m.stored {
-                let (_, cell) = self.stores[p].pop().unwrap();
-                let pair = self.pairs.index(p, cell).expect("pushed there");
-                self.by_cell[pair].pop();
+            if m.pair != NONE {
+                self.stores[p].pop();
+                self.by_cell[m.pair as usize].pop();
             }
         }
         self.marks.truncate(n);
