@@ -191,7 +191,8 @@ pub trait EventListener {
     /// `clocks` holds the vector clock of every transition so far, the new
     /// ones' included (under SC, SC happens-before: see [`Clocks`]).
     fn on_events(&mut self, log: &[Event], from: usize, clocks: Clocks<'_>);
-    /// The log was cut back to `len` events.
+    /// The log was cut back to `len` events (told only before the events
+    /// that follow the cut: a cut with nothing after it may go untold).
     fn on_truncate(&mut self, len: usize);
 }
 
@@ -873,8 +874,8 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 self.tell(listener, &mut heard);
                 depth -= 1;
                 self.undo(depth);
+                // (The listener hears of the cut with the next events.)
                 heard = heard.min(self.log.len());
-                listener.on_truncate(self.log.len());
                 continue;
             };
             if self.stats.transitions.is_multiple_of(256) {
@@ -972,10 +973,12 @@ impl<'m, 'p> Explorer<'m, 'p> {
         self.tally.flush();
     }
 
-    /// Hand the listener the events after the first `heard`.
+    /// Hand the listener the events after the first `heard` (the log was
+    /// cut back to `heard` since it last heard, if it heard more).
     #[inline]
     fn tell(&self, listener: &mut dyn EventListener, heard: &mut usize) {
         if *heard < self.log.len() {
+            listener.on_truncate(*heard);
             listener.on_events(&self.log, *heard, Clocks::new(&self.clocks, self.procs));
             *heard = self.log.len();
         }

@@ -377,6 +377,21 @@ impl Bss {
             let list = &self.by_cell[pair];
             let Some(&(_, last_si)) = list.last() else { continue };
             let n = list.len() as u32;
+            // p's earlier accesses forced every store of q to a already
+            // (most accesses, once a program has run a while): the store
+            // checked below is one of them, committed, and there is nothing
+            // new to force.
+            let forced = |m: usize| {
+                let Queues { pso, base, .. } = self.queues[m];
+                if pso {
+                    self.upto[base + pair * self.t + p] >= n
+                } else {
+                    self.upto[base + q * self.t + p] > last_si
+                }
+            };
+            if (0..self.queues.len()).all(forced) {
+                continue;
+            }
             if let Some(ci) = ci {
                 // The last store of q to a that happens before prev[p]
                 // (most often the last one: scan from the back). Stores are
