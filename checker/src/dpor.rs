@@ -285,6 +285,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
     /// Can process `p` run from the (initialized) state at `depth` in this
     /// run: enabled, and not a thread left waiting at an attempt that would
     /// fail.
+    #[inline]
     fn can_run(&self, depth: usize, p: usize) -> bool {
         self.m.enabled(&self.states[depth], p) && !self.frames[depth].waiting.contains(p)
     }
@@ -821,9 +822,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     }
                     None => {
                         let f = &self.frames[depth];
+                        // (The others were asked already: asleep ones are left.)
                         (0..self.procs)
                             .find(|&p| !f.sleep.contains(p) && self.can_run(depth, p))
-                            .or_else(|| (0..self.procs).find(|&p| self.can_run(depth, p)))
+                            .or_else(|| f.sleep.iter().find(|&p| self.can_run(depth, p)))
                     }
                 };
                 let st = &self.states[depth];

@@ -1246,7 +1246,17 @@ impl<'p> Machine<'p> {
     /// while it holds a store; a history while it holds more than one value
     /// (whatever its thread does: it may have read its last value already,
     /// and the explorer must still see which value it could have read).
+    #[inline]
     pub fn enabled(&self, st: &State, proc: usize) -> bool {
+        // A finished thread, asked at every step of the rest of the run
+        // (SB-12: 7 asks per step, most of them this), answers inline.
+        if proc < self.threads && !st.running(proc) {
+            return false;
+        }
+        self.enabled_slow(st, proc)
+    }
+
+    fn enabled_slow(&self, st: &State, proc: usize) -> bool {
         if self.is_history(proc) {
             return st.hist[proc - self.threads - self.buffers()].len() > 1;
         }
