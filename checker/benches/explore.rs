@@ -246,6 +246,16 @@ fn main() {
 /// +23 % → +28 %, ms2-queue +30 % → +33 %, slow.litmus +53 % → +55 %,
 /// dekker_f_k3 +32 % → +37 % (callgrind, BSS for TSO alone: +22 % → +28 %).
 ///
+/// On 2026-11-28 at 0d4d0a5 (the monitors hear a batch of events per
+/// execution instead of one call per transition, and skip a writer whose
+/// stores the accessing thread forced already), wall time: dekker lb 20 pb 4
+/// +16.3 %, ms2-queue +17.6 %, treiber-stack +24.8 %, bakery +36.0 %,
+/// slow.litmus +41.4 %, dekker_f_k3 +26.8 %; callgrind (BSS, TSO and PSO,
+/// no measuring): dekker lb 20 pb 4 146.6M → 170.4M (+16.2 %), ms2-queue
+/// 106.8M → 126.7M (+18.7 %), dekker_f_k3 305.0M → 381.0M (+24.9 %),
+/// slow.litmus 1029M → 1426M (+38.6 %; its PSO monitor signals on 45 % of
+/// the accesses, and every cell has two other writers to check and force).
+///
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
 /// 2, 55 % of the run), not by the monitors.
