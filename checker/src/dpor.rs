@@ -232,6 +232,12 @@ pub struct Explorer<'m, 'p> {
     frames: Vec<Frame>,
     /// Vector clock of each transition, stride `procs`.
     clocks: Vec<u32>,
+    /// Per state (stride `procs`), for each process in its frame's sleep
+    /// set: its next transition's access, or `Access::NONE` to be read
+    /// from the state. Asleep, a process does not move, and only its own
+    /// thread's moves (a commit of its buffer) can change what it touches,
+    /// so it is read about once, not at every step below.
+    slept: Vec<Access>,
     log: Vec<Event>,
     schedule: Vec<u32>,
     /// Per key, the transitions that accessed it: keys `0..cells` are memory
@@ -266,6 +272,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
             states: Vec::new(),
             frames: Vec::new(),
             clocks: Vec::new(),
+            slept: Vec::new(),
             log: Vec::new(),
             schedule: Vec::new(),
             by_key: vec![Vec::new(); m.cells + m.histories()],
@@ -903,15 +910,25 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 None => BitSet::with_capacity(self.procs),
             };
             child_sleep.clear();
+            let (here, below) = ((depth * self.procs), (depth + 1) * self.procs);
+            if self.slept.len() < below + self.procs {
+                self.slept.resize(below + self.procs, Access::NONE);
+            }
             if bounded.is_none() {
                 for q in self.frames[depth].sleep.iter() {
-                    let aq = self.m.access(st, q);
+                    let aq = match self.slept[here + q] {
+                        a if a.proc == NONE => self.m.access(st, q),
+                        a => a,
+                    };
+                    debug_assert_eq!(aq, self.m.access(st, q), "an asleep process keeps its access");
                     if !self.dependent(&aq, &access) {
                         child_sleep.insert(q);
+                        self.slept[below + q] = if aq.owner == access.owner { Access::NONE } else { aq };
                     }
                 }
             }
             self.frames[depth].sleep.insert(p);
+            self.slept[here + p] = access;
 
             // Clock of the new transition, and its races.
             let n = depth as u32;
