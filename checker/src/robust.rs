@@ -313,33 +313,10 @@ impl<'p> Collector<'p> {
             self.hb.push(log, i);
         }
         self.hb_valid = log.len();
-        let hb = &self.hb;
         let sober = self.monitor == MonitorKind::Sober && model.sober();
-        // BSS replays what happens before the access; Sober what happens up
-        // to the access's thread's previous event.
-        let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
-        let built = if sober {
-            witness::build_borderline(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
-        } else {
-            witness::build(self.prog, model, &self.stop, log, hb, &upto, (r.store, r.access))
-        };
-        if let Some(w) = built {
+        if let Some(v) = signalled(self.prog, model, &self.stop, log, &self.hb, r, sober) {
             self.stop.budget.note_finding();
-            let cycle = display_cycle(log, hb, r);
-            let candidates = fence_candidates(self.prog, model, log, &cycle, r);
-            g.v = Some(Violation {
-                model,
-                store_stmt: key.0,
-                access_stmt: key.1,
-                cycle: cycle_steps(log, &cycle),
-                witness: w,
-                sc_events: log[..=r.access as usize].to_vec(),
-                harm: Answer::Unknown(Why::Pending),
-                occurrences: 0,
-                candidates,
-                fence: Vec::new(),
-                attack: None,
-            });
+            g.v = Some(v);
         }
     }
 
@@ -400,6 +377,44 @@ impl<'p> Collector<'p> {
         out.sort_by_key(|r| asked.iter().position(|&m| m == r.model));
         out
     }
+}
+
+/// The violation a monitor signalled (`r`) on the SC execution `log`
+/// (`hb` its happens-before, valid up to the access at least): its
+/// relaxed witness, cycle and fence candidates; `None` if no witness
+/// replays to a cyclic trace. `sober`: Sober's signal, whose witness runs
+/// what happens up to the access's thread's previous event (BSS's: what
+/// happens before the access).
+pub(crate) fn signalled(
+    prog: &Program,
+    model: Model,
+    stop: &Options,
+    log: &[Event],
+    hb: &Hb,
+    r: RawViolation,
+    sober: bool,
+) -> Option<Violation> {
+    let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
+    let w = if sober {
+        witness::build_borderline(prog, model, stop, log, hb, &upto, (r.store, r.access))
+    } else {
+        witness::build(prog, model, stop, log, hb, &upto, (r.store, r.access))
+    }?;
+    let cycle = display_cycle(log, hb, r);
+    let candidates = fence_candidates(prog, model, log, &cycle, r);
+    Some(Violation {
+        model,
+        store_stmt: log[r.store as usize].stmt,
+        access_stmt: log[r.access as usize].stmt,
+        cycle: cycle_steps(log, &cycle),
+        witness: w,
+        sc_events: log[..=r.access as usize].to_vec(),
+        harm: Answer::Unknown(Why::Pending),
+        occurrences: 0,
+        candidates,
+        fence: Vec::new(),
+        attack: None,
+    })
 }
 
 /// The cycle `store →hb* prev →po access →c store` as a shortest chain of

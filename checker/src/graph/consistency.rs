@@ -88,6 +88,72 @@ impl Checker {
         Some(self.order.clone())
     }
 
+    /// The points reachable from `node` in the order of the graph checked
+    /// last ([`Checker::consistent`] under the model), `node` included.
+    pub fn reachable_from(&mut self, node: u32, out: &mut Vec<bool>) {
+        out.clear();
+        out.resize(self.nodes as usize, false);
+        self.stack.clear();
+        self.stack.push(node);
+        out[node as usize] = true;
+        while let Some(v) = self.stack.pop() {
+            for k in self.start[v as usize]..self.start[v as usize + 1] {
+                let w = self.succ[k as usize];
+                if !out[w as usize] {
+                    out[w as usize] = true;
+                    self.stack.push(w);
+                }
+            }
+        }
+    }
+
+    /// [`Checker::order`] taking every point that `later` leaves out before
+    /// any it holds (`later` must be closed under the order: the points
+    /// reachable from some).
+    pub fn order_first(&mut self, g: &Graph, model: Model, later: &[bool]) -> Option<Vec<u32>> {
+        if !self.build(g, model) {
+            return None;
+        }
+        let n = self.nodes as usize;
+        let ok = self.sort(false);
+        if !ok {
+            return None;
+        }
+        // Kahn again, in four classes: commits before executions, and
+        // everything not `later` before everything `later`.
+        self.indeg.clear();
+        self.indeg.resize(n, 0);
+        for k in 0..self.succ.len() {
+            self.indeg[self.succ[k] as usize] += 1;
+        }
+        let mut queues: [Vec<u32>; 4] = Default::default();
+        let class = |v: u32| 2 * usize::from(later[v as usize]) + usize::from(!is_commit(v));
+        for v in 0..n as u32 {
+            if self.indeg[v as usize] == 0 {
+                queues[class(v)].push(v);
+            }
+        }
+        let mut order = Vec::with_capacity(n);
+        while let Some(v) = queues.iter_mut().find_map(|q| q.pop()) {
+            order.push(v);
+            for k in self.start[v as usize]..self.start[v as usize + 1] {
+                let w = self.succ[k as usize];
+                let d = &mut self.indeg[w as usize];
+                *d -= 1;
+                if *d == 0 {
+                    queues[class(w)].push(w);
+                }
+            }
+        }
+        (order.len() == n).then_some(order)
+    }
+
+    /// The commit point of write `id` under `model` (its execution point
+    /// where it does not go through a buffer).
+    pub fn commit_point(&self, g: &Graph, model: Model, id: Id) -> u32 {
+        self.cpoint(g, Rules::of(model), id)
+    }
+
     fn build(&mut self, g: &Graph, model: Model) -> bool {
         let rules = Rules::of(model);
         self.base.clear();

@@ -140,6 +140,19 @@ impl Graph {
         self.pending.clone_from(&o.pending);
     }
 
+    /// The first `len[t]` events of each thread `t`, with coherence
+    /// restricted to them (a prefix closed under rf is an execution
+    /// prefix). The interpreter state is `self`'s, not the prefix's.
+    pub fn prefix(&self, len: &[u32]) -> Graph {
+        let threads = self.threads.iter().zip(len).map(|(t, &n)| t[..n as usize].to_vec()).collect();
+        let co = self
+            .co
+            .iter()
+            .map(|list| list.iter().copied().filter(|w| w.index < len[w.thread as usize]).collect())
+            .collect();
+        Graph { threads, co, next_stamp: self.next_stamp, st: self.st.clone(), pending: self.pending.clone() }
+    }
+
     pub fn ev(&self, id: Id) -> &Ev {
         &self.threads[id.thread as usize][id.index as usize]
     }

@@ -20,6 +20,22 @@ pub struct Linear {
 /// store would wait for room past the buffer bound).
 pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Linear> {
     let order = checker.order(g, m.model)?;
+    follow(g, m, checker, order)
+}
+
+/// Drive `m` through `g` in `order`, a topological order of its points
+/// that `checker` computed for `g` last.
+pub fn follow(g: &Graph, m: &Machine<'_>, checker: &Checker, order: Vec<u32>) -> Option<Linear> {
+    follow_to(g, m, checker, order, true)
+}
+
+/// [`follow`] for a prefix of an execution (`g` is [`Graph::prefix`]):
+/// no thread runs past its last event in `g`.
+pub fn follow_prefix(g: &Graph, m: &Machine<'_>, checker: &Checker, order: Vec<u32>) -> Option<Linear> {
+    follow_to(g, m, checker, order, false)
+}
+
+fn follow_to(g: &Graph, m: &Machine<'_>, checker: &Checker, order: Vec<u32>, to_end: bool) -> Option<Linear> {
     let rules = Rules::of(m.model);
     let mut log = Vec::new();
     let mut st = m.initial(&mut log);
@@ -65,7 +81,7 @@ pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Li
         }
     }
     // Whatever each thread still does makes no event (fences, local code).
-    for t in 0..m.threads {
+    for t in (0..m.threads).filter(|_| to_end) {
         let mut guard = 0;
         while m.enabled(&st, t) {
             guard += 1;

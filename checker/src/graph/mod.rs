@@ -14,7 +14,9 @@
 //! - [`linearize`]: a graph as a machine schedule (witnesses, harm);
 //! - [`findings`]: what a search keeps, recorded with each graph's place in
 //!   the sequential order so that parts searched apart merge exactly;
-//! - [`parallel`]: the search on several cores (subtrees are independent).
+//! - [`parallel`]: the search on several cores (subtrees are independent);
+//! - [`robust`]: robustness from the graphs (each one SC-consistent or a
+//!   violation with its own witness).
 //!
 //! There is no buffer bound here: a graph says which store each read sees,
 //! not how full the buffers were. The loop bound still cuts executions.
@@ -27,6 +29,7 @@ pub mod graph;
 pub mod incremental;
 pub mod linearize;
 pub mod parallel;
+pub mod robust;
 pub mod rules;
 
 use crate::dpor::{Control, ExecKind, Execution, Stats};

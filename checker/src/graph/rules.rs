@@ -68,6 +68,12 @@ impl Rules {
         x.fences & self.draining != 0 || x.atomic && self.model.atomic_drains_all(x.x86)
     }
 
+    /// Does `x` wait for every earlier store of its thread to `cell` to
+    /// commit (a draining fence before it, or an atomic that drains them)?
+    pub fn drains(&self, x: &Ev, cell: u32) -> bool {
+        self.buffered && (self.drains_all(x) || x.atomic && self.buffer(x.cell) == self.buffer(cell))
+    }
+
     /// Does `x` run only after the earlier store `s` commits? Draining
     /// events wait for the newest store of each buffer; an atomic for the
     /// newest of its cell's buffer; a read of `s`'s cell for `s` if it is

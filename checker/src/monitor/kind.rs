@@ -14,6 +14,9 @@ pub enum MonitorKind {
     /// No monitor: the model's own executions explored, each one with a
     /// cyclic trace a violation (PSLO, whatever monitor was asked for).
     Explicit,
+    /// No monitor: the model's execution graphs, each one that is not
+    /// SC-consistent a violation (`crate::graph::robust`).
+    Graph,
     /// No monitor: Trencher's attacks searched for in every reachable SC
     /// state (`crate::unbounded`), for every iteration.
     Attack,
@@ -26,6 +29,7 @@ impl MonitorKind {
             MonitorKind::BssInterleaving => "bss-interleaving",
             MonitorKind::Sober => "sober",
             MonitorKind::Explicit => "explicit",
+            MonitorKind::Graph => "graph",
             MonitorKind::Attack => "attack",
         }
     }
@@ -42,7 +46,7 @@ impl MonitorKind {
             // Sober misses cycles through a load that forwarded from its
             // own thread's buffer (tests/sober_gap); PSO stays with BSS.
             MonitorKind::Sober => !model.sober(),
-            MonitorKind::Bss | MonitorKind::Explicit | MonitorKind::Attack => true,
+            MonitorKind::Bss | MonitorKind::Explicit | MonitorKind::Graph | MonitorKind::Attack => true,
         }
     }
 

@@ -1,0 +1,114 @@
+//! Robustness from execution graphs (`graph::robust`) against the BSS
+//! monitor riding the SC exploration: the same statement pairs, the same
+//! answer (where BSS leaves a signal unconfirmed, the graphs' answer is the
+//! model's own executions'), and every witness replays to a cyclic trace.
+//! On the corpus and examples the graph search takes, and on generated
+//! programs: loop-free ones, ones that await and lock, and ones that loop.
+
+mod common;
+
+use litmus_checker::graph::robust;
+use litmus_checker::machine::{Machine, Model};
+use litmus_checker::monitor::MonitorKind;
+use litmus_checker::options::Options;
+use litmus_checker::reference::replay;
+use litmus_checker::robust::robustness_of;
+use litmus_checker::{trace, Answer};
+use proptest::prelude::*;
+use proptest::test_runner::RngSeed;
+
+fn keys(rb: &litmus_checker::violation::Robustness) -> Vec<(u32, u32)> {
+    rb.violations.iter().map(|v| v.key()).collect()
+}
+
+/// Where the two decisions disagree, in words.
+fn disagreements(prog: &litmus_dsl::Program, opts: &Options) -> Vec<String> {
+    let mut bad = Vec::new();
+    for model in [Model::Tso, Model::Pso] {
+        let bss = robustness_of(prog, model, MonitorKind::Bss, opts);
+        let graphs = robust::robustness(prog, model, opts);
+        assert_eq!(graphs.monitor, MonitorKind::Graph);
+        let explicit = || common::explicitly_robust(prog, model, u32::MAX);
+        match bss.robust() {
+            Answer::Unknown(_) if graphs.robust().value() != Some(&explicit()) => {
+                bad.push(format!("{model:?}: graphs {:?}, explicit robust={}", graphs.robust(), explicit()))
+            }
+            Answer::Unknown(_) => {}
+            known if known != graphs.robust() => {
+                bad.push(format!("{model:?}: BSS {known:?}, graphs {:?}", graphs.robust()))
+            }
+            _ => {}
+        }
+        if keys(&bss) != keys(&graphs) {
+            bad.push(format!("{model:?}: BSS pairs {:?}, graphs {:?}", keys(&bss), keys(&graphs)));
+        }
+        if !graphs.unconfirmed.is_empty() {
+            bad.push(format!("{model:?}: graphs left {:?} unconfirmed", graphs.unconfirmed));
+        }
+        for v in &graphs.violations {
+            let m = Machine::new(prog, model, opts.loop_bound, u32::MAX);
+            let (_, events) = replay(&m, &v.witness.schedule);
+            if !trace::has_cycle(&events) {
+                bad.push(format!("{model:?}: the witness of {:?} replays without a cycle", v.key()));
+            }
+        }
+    }
+    bad
+}
+
+#[test]
+fn corpus_and_examples_the_graph_search_takes() {
+    let mut bad = Vec::new();
+    let mut checked = 0;
+    for (name, src) in common::corpus_and_example_sources() {
+        let Some(prog) = litmus_dsl::analyze(&src).program else { continue };
+        let opts = Options { threads: 1, ..Options::default() };
+        if !litmus_checker::explore::by_graph(&prog, Model::Tso, &opts) {
+            continue;
+        }
+        checked += 1;
+        bad.extend(disagreements(&prog, &opts).into_iter().map(|d| format!("{name}: {d}")));
+    }
+    assert!(checked >= 88, "only {checked} files checked");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+fn config(cases: u32) -> ProptestConfig {
+    let env = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+    ProptestConfig {
+        cases: env("LITMUS_GRAPH_ROBUST_CASES").map_or(cases, |n| n as u32),
+        rng_seed: RngSeed::Fixed(env("LITMUS_GRAPH_ROBUST_SEED").unwrap_or(20261128)),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+fn check(threads: &[Vec<common::Op>], loop_bound: u32) -> Result<(), TestCaseError> {
+    let src = common::render(threads);
+    let prog = common::compile(&src);
+    let opts = Options { threads: 1, loop_bound, ..Options::default() };
+    let bad = disagreements(&prog, &opts);
+    prop_assert!(bad.is_empty(), "{}\n{src}", bad.join("\n"));
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(2_000))]
+    #[test]
+    fn generated_loop_free_programs(threads in common::program(2..5, 1..4, true)) {
+        check(&threads, 2)?;
+    }
+}
+
+proptest! {
+    #![proptest_config(config(500))]
+    #[test]
+    fn generated_programs_that_await_and_lock(threads in common::blocking_program(2..4, 1..4)) {
+        check(&threads, 2)?;
+    }
+
+    #[test]
+    fn generated_programs_that_loop(threads in common::looping_program(2..4, 1..3)) {
+        check(&threads, 2)?;
+    }
+}
