@@ -96,6 +96,11 @@ fn main() {
         monitor_overhead(&root);
         return;
     }
+    // `cargo bench --bench explore -- graph-robustness`: that table alone.
+    if std::env::args().any(|a| a == "graph-robustness") {
+        graph_robustness(&root);
+        return;
+    }
     graphs_vs_interleavings(&root);
     if std::env::var("EXPLORE_BENCH").is_ok_and(|v| v == "graph") {
         return;
@@ -147,6 +152,7 @@ fn main() {
     }
 
     monitor_overhead(&root);
+    graph_robustness(&root);
 
     println!("Distinct violations (statement pairs) with preemption bounds, as in BSS Tables 1-2 (loop bound 2)");
     for name in ["dekker", "bakery", "peterson", "lamport-fast", "ms2-queue", "treiber-stack", "spinlock"] {
@@ -309,5 +315,57 @@ fn monitor_overhead(root: &Path) {
         let prog = litmus_dsl::analyze(&src).program.unwrap();
         let o = Options { loop_bound: 3, ..Options::default() };
         println!("  {:29}: {}", "dekker_f_k3 lb 3", time(&prog, &o, 5));
+    }
+}
+
+/// Robustness decided on the model's execution graphs (`graph::robust`)
+/// against the model's bare graph search (what its outcomes cost anyway)
+/// and against the BSS monitor riding the SC exploration, with that
+/// exploration bare beside it; one model at a time, one thread, same
+/// process, best of several runs.
+fn graph_robustness(root: &Path) {
+    use litmus_checker::MonitorKind;
+    println!("Robustness on graphs: the model's graph search bare / deciding robustness, vs the SC exploration bare / with the BSS monitor (one model, one thread)");
+    let mut files: Vec<(String, std::path::PathBuf, u32)> = vec![
+        ("sb12".into(), root.join("checker/benches/harnesses/sb12.litmus"), 1),
+        ("sb10".into(), root.join("checker/benches/harnesses/sb10.litmus"), 1),
+        ("slow.litmus".into(), root.join("tests/programs/slow.litmus"), 2),
+        ("dekker_f_k3 lb 3".into(), root.join("checker/benches/harnesses/dekker_f_k3.litmus"), 3),
+        ("dekker_nf_k2 lb 2".into(), root.join("checker/benches/harnesses/dekker_nf_k2.litmus"), 2),
+    ];
+    files.retain(|(_, p, _)| p.exists());
+    for (name, path, lb) in files {
+        let prog = litmus_dsl::analyze(&std::fs::read_to_string(&path).unwrap()).program.unwrap();
+        let o = Options { loop_bound: lb, threads: 1, waits: false, ..Options::default() };
+        for model in [Model::Tso, Model::Pso] {
+            let runs = 5;
+            let (bare_g, out) = best_of(runs, || litmus_checker::graph::explore(&prog, model, &o, None));
+            let (robust_g, rg) = best_of(runs, || litmus_checker::graph::robust::robustness(&prog, model, &o));
+            let (bare_sc, _) = best_of(runs, || {
+                litmus_checker::explore::explore_listened(
+                    &prog,
+                    Model::Sc,
+                    &o,
+                    &mut litmus_checker::dpor::NoListener,
+                    |_| {},
+                )
+            });
+            let (bss, rb) = best_of(runs, || litmus_checker::robust::robustness_of(&prog, model, MonitorKind::Bss, &o));
+            assert_eq!(rg.robust(), rb.robust(), "{name} {model:?}");
+            let ms = |d: Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "  {name:18} {:3}: graphs {:6} bare {:8.3} ms, robustness {:8.3} ms ({:+5.1} %) | SC bare {:8.3} ms, BSS {:8.3} ms ({:+5.1} %) | graphs/BSS {:.2}x, {} violations",
+                model.upper(),
+                out.stats.executions,
+                ms(bare_g),
+                ms(robust_g),
+                (ms(robust_g) / ms(bare_g) - 1.0) * 100.0,
+                ms(bare_sc),
+                ms(bss),
+                (ms(bss) / ms(bare_sc) - 1.0) * 100.0,
+                ms(bss) / ms(robust_g),
+                rg.violations.len()
+            );
+        }
     }
 }

@@ -410,12 +410,14 @@ fn a_loop_free_program_goes_to_the_engine_that_is_cheaper_for_it() {
 /// try fails and they are few, that exploration is the bounded engine's
 /// answer. It must be the answer the sequence gives (one core): the same
 /// engine, outcomes, violations with their witnesses, and measured fences
-/// (the fence step reads them). SB-12 takes that way, slow.litmus the
-/// stateful search's bigger try, and SB-4 the first try.
+/// (the fence step reads them). SB-8 takes that way, slow.litmus the
+/// stateful search's bigger try, SB-4 the first try, and SB-12 none (its
+/// positions alone overflow both tries: the bounded engine answers at once).
 #[test]
 fn a_loop_free_answer_explored_beside_the_states_is_the_sequential_one() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let files = [
+        ("checker/benches/harnesses/sb8.litmus", false),
         ("checker/benches/harnesses/sb12.litmus", false),
         ("checker/benches/harnesses/sb4.litmus", true),
         ("tests/programs/slow.litmus", true),
@@ -445,6 +447,25 @@ fn a_loop_free_answer_explored_beside_the_states_is_the_sequential_one() {
             assert_eq!(a.fences, b.fences, "{file} {:?}", a.model);
         }
     }
+}
+
+/// The estimate that sends a loop-free program straight to the bounded
+/// engine: SB-n's threads each make two shared accesses (3^n positions),
+/// and it is above half the bigger try's 100,000 states only where that
+/// try fails (SB-10: more than 100,000 states; ms2.litmus, 12,672
+/// positions, proves in 33,045; slow.litmus, 729, in 72,468 with attacks).
+#[test]
+fn shared_positions_estimate_which_stateful_tries_can_fit() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let estimate = |file: &str| {
+        let src = std::fs::read_to_string(root.join(file)).unwrap();
+        unbounded::shared_positions(&litmus_dsl::analyze(&src).program.unwrap())
+    };
+    assert_eq!(estimate("checker/benches/harnesses/sb12.litmus"), 3u64.pow(12));
+    assert_eq!(estimate("checker/benches/harnesses/sb10.litmus"), 3u64.pow(10));
+    assert_eq!(estimate("checker/benches/harnesses/sb8.litmus"), 3u64.pow(8));
+    assert!(estimate("examples/relaxer/ms2.litmus") < 50_000);
+    assert!(estimate("tests/programs/slow.litmus") < 50_000);
 }
 
 /// What a check found, without timings: outcomes, violations with their

@@ -68,6 +68,58 @@ pub fn loops(prog: &Program) -> bool {
     prog.threads.iter().flat_map(|t| &t.code).any(|i| matches!(i, Instr::LoopEnter { .. }))
 }
 
+/// For a loop-free program, a rough count of the SC states its stateful
+/// search visits: the product over threads of one plus the fewest accesses
+/// a run of the thread makes to cells that another thread also accesses,
+/// one of the two writing (every combination of those positions is a state
+/// of its own; values and registers only add more). An estimate, not a
+/// bound (the reduction may merge some): it decides only whether a
+/// stateful try is worth starting, and a loop-free program's bounded
+/// answer is exact either way. Saturates at `u64::MAX`.
+pub fn shared_positions(prog: &Program) -> u64 {
+    use litmus_dsl::ir::Addr;
+    let cell = |i: &Instr| match i {
+        Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => Some(match addr {
+            Addr::Fixed(c) => Some(*c),
+            _ => None,
+        }),
+        _ => None,
+    };
+    let writes = |i: &Instr| matches!(i, Instr::Store { .. } | Instr::Rmw { .. });
+    // Per thread, the cells it reads and writes (`None`: a computed address).
+    let touched: Vec<Vec<(Option<u32>, bool)>> =
+        prog.threads.iter().map(|t| t.code.iter().filter_map(|i| cell(i).map(|c| (c, writes(i)))).collect()).collect();
+    let shared = |t: usize, c: Option<u32>, w: bool| {
+        touched
+            .iter()
+            .enumerate()
+            .any(|(u, acc)| u != t && acc.iter().any(|&(d, dw)| (w || dw) && (c.is_none() || d.is_none() || c == d)))
+    };
+    let mut product: u64 = 1;
+    for (t, th) in prog.threads.iter().enumerate() {
+        // The fewest shared accesses from each instruction to the end (the
+        // code only jumps forward).
+        let n = th.code.len();
+        let mut fewest = vec![0u64; n + 1];
+        for i in (0..n).rev() {
+            let here = match cell(&th.code[i]) {
+                Some(c) if shared(t, c, writes(&th.code[i])) => 1,
+                _ => 0,
+            };
+            let next = |k: u32| fewest.get(k as usize).copied().unwrap_or(0);
+            fewest[i] = here
+                + match th.code[i] {
+                    Instr::Jump { target } => next(target),
+                    Instr::Branch { target, .. } => next(target).min(fewest[i + 1]),
+                    Instr::Halt => 0,
+                    _ => fewest[i + 1],
+                };
+        }
+        product = product.saturating_mul(1 + fewest[0]);
+    }
+    product
+}
+
 /// Search the program's SC states, and attacks under each relaxed model
 /// of `models` that attacks decide (TSO, PSO).
 pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &StateLimits) -> Result<Proved, Stop> {
