@@ -111,8 +111,10 @@ pub struct Bounds {
     pub timeout: Option<Duration>,
     /// The SC-violation monitor: bss (Burnim–Sen–Stergiou; TSO and PSO),
     /// sober (Burckhardt–Musuvathi; TSO, with bss for PSO), or
-    /// bss-interleaving (BSS with the paper's commit rule). PSLO has none:
-    /// its own executions are explored.
+    /// bss-interleaving (BSS with the paper's commit rule), or graph (no
+    /// monitor: the model's execution graphs, each one that is not
+    /// SC-consistent a violation; where no preemption bound is set). PSLO
+    /// has none: its own executions are explored.
     #[arg(long, value_enum, default_value = "bss")]
     pub monitor: MonitorArg,
 }
@@ -151,6 +153,7 @@ pub enum MonitorArg {
     Bss,
     Sober,
     BssInterleaving,
+    Graph,
 }
 
 impl MonitorArg {
@@ -159,6 +162,7 @@ impl MonitorArg {
             MonitorArg::Bss => MonitorKind::Bss,
             MonitorArg::Sober => MonitorKind::Sober,
             MonitorArg::BssInterleaving => MonitorKind::BssInterleaving,
+            MonitorArg::Graph => MonitorKind::Graph,
         }
     }
 }

@@ -108,7 +108,7 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
             let _ = writeln!(out, "  note: {}'s exploration is {caveat}{bound}", o.model.upper());
         }
     }
-    if let Some(rb) = c.robustness.iter().find(|r| r.monitor != MonitorKind::Explicit) {
+    if let Some(rb) = c.robustness.iter().find(|r| !matches!(r.monitor, MonitorKind::Explicit | MonitorKind::Graph)) {
         // TSO's and PSO's robustness rests on the one SC exploration (PSLO's
         // on its own, whose note is its model's above).
         let caveat = words::caveat(&rb.coverage);

@@ -1393,6 +1393,46 @@ fn monitors_that_can_miss_violations_are_cross_checked() {
     }
 }
 
+/// `--monitor graph` decides on the models' execution graphs: the same
+/// violations (statement pairs, cycles), harm, fences and exit status as
+/// BSS on loop-free examples and corpus tests, under TSO and PSO.
+#[test]
+fn the_graph_decision_reports_what_bss_reports() {
+    let files = [
+        root().join("examples/sb.litmus"),
+        root().join("examples/mp.litmus"),
+        root().join("tests/corpus/herd-x86/catalogue__x86__tests__R.litmus"),
+        root().join("tests/corpus/herd-x86/catalogue__x86_64__tests__SB+mfence+rfi-po.litmus"),
+    ];
+    for file in &files {
+        assert!(file.exists(), "{}", file.display());
+        let run = |monitor: &str| {
+            let out = litmus()
+                .args(["check", "--bounded", "--format", "json", "--no-timing", "--monitor", monitor])
+                .args(["--model", "sc,tso,pso"])
+                .arg(file)
+                .output()
+                .unwrap();
+            (out.status.code(), report(&out.stdout))
+        };
+        let ((bss_code, bss), (graph_code, graph)) = (run("bss"), run("graph"));
+        assert_eq!(bss_code, graph_code, "{}", file.display());
+        for model in ["tso", "pso"] {
+            let (b, g) = (&bss["models"][model], &graph["models"][model]);
+            assert_eq!(b["robust"], g["robust"], "{} {model}", file.display());
+            assert_eq!(b["robust_certainty"], g["robust_certainty"], "{} {model}", file.display());
+            assert_eq!(b["fences"], g["fences"], "{} {model}", file.display());
+            let pairs = |v: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+                v["violations"]
+                    .as_array()
+                    .map(|vs| vs.iter().map(|x| (x["cycle"].clone(), x["harmful"].clone())).collect())
+                    .unwrap_or_default()
+            };
+            assert_eq!(pairs(b), pairs(g), "{} {model}", file.display());
+        }
+    }
+}
+
 /// Issue 26: a FIFO named on the command line waited for a writer past
 /// every timeout. It is refused, as folder walks refuse it.
 #[test]

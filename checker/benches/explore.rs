@@ -323,6 +323,23 @@ fn monitor_overhead(root: &Path) {
 /// and against the BSS monitor riding the SC exploration, with that
 /// exploration bare beside it; one model at a time, one thread, same
 /// process, best of several runs.
+///
+/// On 2026-11-28 (wall, best of 5; graphs bare → deciding | SC bare → BSS):
+///
+/// | program, model    | graphs    | graph decision       | SC bare | BSS                |
+/// |-------------------|-----------|----------------------|---------|--------------------|
+/// | sb12 TSO          | 4,096     | 3.55 → 5.52 ms (+55 %) | 3.45 ms | 3.94 ms (+14 %)  |
+/// | sb10 TSO          | 1,024     | 0.84 → 1.38 ms (+63 %) | 0.83 ms | 1.04 ms (+26 %)  |
+/// | slow.litmus TSO   | 1,095,292 | 0.83 → 10.0 s        | 54 ms   | 70 ms (+29 %)      |
+/// | dekker_f_k3 TSO   | 18,893    | 84 → 107 ms (+28 %)  | 16.1 ms | 19.9 ms (+24 %)    |
+/// | dekker_nf_k2 TSO  | 1,979     | 5.2 → 12.1 ms        | 0.54 ms | 0.76 ms (+41 %)    |
+///
+/// So the graph decision is not the cheaper one: its per-graph test (the
+/// components of `po ∪ rf ∪ co ∪ fr`) costs more than the monitor's
+/// per-event work, and where the model has far more graphs than SC has
+/// executions (slow.litmus: 1.1 M against 78 k) every non-SC graph is
+/// named. It is exact where BSS is not (a signal BSS cannot witness), which
+/// is what the check uses it for.
 fn graph_robustness(root: &Path) {
     use litmus_checker::MonitorKind;
     println!("Robustness on graphs: the model's graph search bare / deciding robustness, vs the SC exploration bare / with the BSS monitor (one model, one thread)");

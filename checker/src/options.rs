@@ -168,7 +168,7 @@ pub enum SettingError {
     UnknownModel(String),
     #[error("unknown explorer `{0}` (expected graph or interleaving)")]
     UnknownExplorer(String),
-    #[error("unknown monitor `{0}` (expected bss, sober or bss-interleaving)")]
+    #[error("unknown monitor `{0}` (expected bss, sober, bss-interleaving or graph)")]
     UnknownMonitor(String),
 }
 
@@ -205,6 +205,7 @@ impl MonitorKind {
             "bss" => Ok(MonitorKind::Bss),
             "sober" => Ok(MonitorKind::Sober),
             "bss-interleaving" => Ok(MonitorKind::BssInterleaving),
+            "graph" => Ok(MonitorKind::Graph),
             _ => Err(SettingError::UnknownMonitor(name.trim().to_string())),
         }
     }

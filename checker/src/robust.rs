@@ -43,6 +43,10 @@ pub struct Collector<'p> {
     /// The model's own executions explored where the monitor is not
     /// complete for it ([`MonitorKind::complete_for`]), once run.
     cross: Vec<Robustness>,
+    /// Models decided on their execution graphs (`--monitor graph`), and
+    /// BSS's models whose signals it could not all witness, settled there
+    ///  ([`crate::graph::robust`]), once run.
+    graphs: Vec<Robustness>,
     monitor: MonitorKind,
     /// Witnesses are not built once the check is stopped (the exploration
     /// stops too; the answer is then unknown anyway).
@@ -140,7 +144,11 @@ impl<'p> Collector<'p> {
         let asked: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
         let models: Vec<Model> = asked.iter().copied().filter(|m| m.monitored()).collect();
         let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
-        let by_bss: Vec<usize> = (0..models.len()).filter(|&i| !(sober && models[i].sober())).collect();
+        // `--monitor graph` decides on the model's graphs wherever their
+        // search applies (no preemption bound); BSS rides the rest.
+        let on_graphs = |m: Model| monitor == MonitorKind::Graph && crate::graph::supports(m, opts);
+        let by_bss: Vec<usize> =
+            (0..models.len()).filter(|&i| !(on_graphs(models[i]) || sober && models[i].sober())).collect();
         let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
         let bss = (!by_bss.is_empty()).then(|| {
             let ms: Vec<Model> = by_bss.iter().map(|&i| models[i]).collect();
@@ -157,6 +165,7 @@ impl<'p> Collector<'p> {
             asked,
             explicit: Vec::new(),
             cross: Vec::new(),
+            graphs: Vec::new(),
             monitor,
             stop: opts.clone(),
             hb: Hb::new(prog.threads.len(), prog.mem_size()),
@@ -276,6 +285,27 @@ impl<'p> Collector<'p> {
                 crate::explicit::robustness(prog, m, opts)
             })
             .collect();
+        // Models decided on graphs, and BSS's that left signals without a
+        // witness (a graph search decides them exactly: the same pairs).
+        let bss_models: Vec<Model> =
+            self.bss.as_ref().map_or(Vec::new(), |(_, ms)| ms.iter().map(|&i| self.models[i]).collect());
+        self.graphs = self
+            .models
+            .iter()
+            .enumerate()
+            .filter(|&(i, &m)| {
+                let unwitnessed = bss_models.contains(&m) && self.groups[i].values().any(|g| g.v.is_none());
+                (!bss_models.contains(&m) && self.monitor == MonitorKind::Graph || unwitnessed)
+                    && crate::graph::supports(m, opts)
+                    && !opts.budget.stopped()
+            })
+            .map(|(_, &m)| {
+                if let Some(p) = &opts.budget.progress {
+                    p.model_within(crate::progress::Phase::Violations, m);
+                }
+                crate::graph::robust::robustness(prog, m, opts)
+            })
+            .collect();
         // A monitor that can miss violations of a model cannot prove it
         // robust: that model's own executions are explored too.
         let monitor = self.monitor;
@@ -328,8 +358,17 @@ impl<'p> Collector<'p> {
         let asked = self.asked;
         let mut explicit = self.explicit;
         let mut cross = self.cross;
+        let mut graphs = self.graphs;
+        let by_bss: Vec<Model> =
+            self.bss.as_ref().map_or(Vec::new(), |(_, ms)| ms.iter().map(|&i| self.models[i]).collect());
         let mut out = Vec::new();
         for (model, groups) in self.models.into_iter().zip(self.groups) {
+            let on_graphs = graphs.iter().position(|rb| rb.model == model).map(|k| graphs.swap_remove(k));
+            if let Some(rb) = on_graphs.as_ref().filter(|_| !by_bss.contains(&model)) {
+                // Decided on its graphs alone (`--monitor graph`).
+                out.push(rb.clone());
+                continue;
+            }
             let mut unconfirmed = Vec::new();
             let mut violations = Vec::new();
             let mut groups: Vec<_> = groups.into_iter().collect();
@@ -359,10 +398,31 @@ impl<'p> Collector<'p> {
                 }
                 missed.sort();
             }
+            // Signals BSS could not witness, settled by the model's graphs
+            // (the same pairs): witnessed there, or shown never to happen.
+            if let Some(own) = on_graphs {
+                coverage = coverage.and(own.coverage);
+                // What the finished search did not witness never happens.
+                let settled = own.coverage.finished();
+                let left = own.unconfirmed.clone();
+                for v in own.violations {
+                    let key = v.key();
+                    if violations.iter().any(|w: &Violation| w.key() == key) {
+                        continue;
+                    }
+                    if !unconfirmed.contains(&key) {
+                        missed.push(key);
+                    }
+                    violations.push(v);
+                }
+                unconfirmed.retain(|k| left.contains(k) || !settled && !violations.iter().any(|v| v.key() == *k));
+                missed.sort();
+            }
             violations.sort_by_key(|v: &Violation| v.key());
             out.push(Robustness {
                 model,
-                monitor,
+                // (`--monitor graph` where graphs do not apply: BSS rode.)
+                monitor: if monitor == MonitorKind::Graph { MonitorKind::Bss } else { monitor },
                 violations,
                 unconfirmed,
                 fences: Vec::new(),

@@ -112,3 +112,55 @@ proptest! {
         check(&threads, 2)?;
     }
 }
+
+/// Where BSS signals a pair it cannot witness (its answer would be
+/// unknown), the model's graphs settle it. Here they show the signal
+/// never happens: robust, proved, where BSS alone (a preemption bound
+/// keeps the graphs out) leaves it unknown. Generated; the model's own
+/// executions agree.
+#[test]
+fn a_signal_bss_cannot_witness_is_settled_by_the_graphs() {
+    let src = "litmus GEN
+shared x = 0, y = 0, z = 0, m = 0;
+thread P0 {
+  x = 0 + 1;
+  let r0 = y;
+  lock(m);
+  x = 2;
+  y = 1;
+  unlock(m);
+}
+thread P1 {
+  let r0 = cas(y, 1, 2);
+  let r1 = 0;
+  let r2 = x;
+  while (r2 != 2) { r1 = x; r2 = x; }
+  let r3 = y;
+}
+thread P2 {
+  await (y == 0);
+  lock(m);
+  let _b100 = y;
+  let _b101 = x;
+  unlock(m);
+  if (0 == 1) {
+    let _b0 = y;
+  } else {
+    cas(x, 1, 1);
+  }
+}
+exists (P0:r0 == 0 && P1:r0 == 0 && P1:r1 == 0 && P1:r2 == 0 && P1:r3 == 0);
+";
+    let prog = common::compile(src);
+    let opts = Options { threads: 1, loop_bound: 2, ..Options::default() };
+    let alone = Options { preemption_bound: Some(1_000), ..opts.clone() };
+    let bss = robustness_of(&prog, Model::Tso, MonitorKind::Bss, &alone);
+    assert!(!bss.unconfirmed.is_empty() && !bss.robust().is_known(), "{:?}", bss.robust());
+    let settled = robustness_of(&prog, Model::Tso, MonitorKind::Bss, &opts);
+    assert_eq!(settled.robust(), Answer::Proved(true));
+    assert!(settled.violations.is_empty() && settled.unconfirmed.is_empty());
+    assert!(common::explicitly_robust(&prog, Model::Tso, u32::MAX));
+    // `--monitor graph` decides it alone, the same way.
+    let graphs = robustness_of(&prog, Model::Tso, MonitorKind::Graph, &opts);
+    assert_eq!((graphs.monitor, graphs.robust()), (MonitorKind::Graph, Answer::Proved(true)));
+}

@@ -330,18 +330,28 @@ fn a_fence_removes_a_violation_only_by_a_recheck_that_finished() {
 #[test]
 fn a_signal_without_a_witness_leaves_robustness_unknown() {
     // Found by search over generated programs: the lock makes the reordering
-    // BSS signals under TSO infeasible, so no witness replays. No violation
-    // is shown, and no robustness is claimed either.
+    // BSS signals under TSO infeasible, so no witness replays. Where BSS
+    // decides alone (a preemption bound keeps the graph search out), no
+    // violation is shown, and no robustness is claimed either.
     let src = "litmus U\nshared x = 0, y = 0, m = 0;\n\
         thread P0 { let r0 = x; lock(m); let b = y; fence wr; unlock(m); x = r0 + 1; }\n\
         thread P1 { x = 1; lock(m); let c = y; unlock(m); x = 0 + 1; }\nexists (P0:r0 == 0);\n";
     let p = common::compile(src);
-    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
+    let alone = Options { preemption_bound: Some(1_000), ..Options::default() };
+    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &alone);
     assert!(rb.violations.is_empty());
     assert_eq!(rb.robust(), Answer::Unknown(Why::Unconfirmed(1)));
-    let r = full(&p);
+    let r = check_all(&p, &MODELS, MonitorKind::Bss, &alone);
     let tso = r.robustness.iter().find(|rb| rb.model == Model::Tso).unwrap();
     assert!(!tso.fences_confirmed.is_known(), "no fences confirm an unknown: {:?}", tso.fences_confirmed);
+    // Otherwise the model's graphs settle the signal: it never happens
+    // (the model's own executions agree), so the program is robust.
+    let rb = robustness_of(&p, Model::Tso, MonitorKind::Bss, &Options::default());
+    assert!(rb.violations.is_empty() && rb.unconfirmed.is_empty());
+    assert_eq!(rb.robust(), Answer::Proved(true));
+    assert!(common::explicitly_robust(&p, Model::Tso, u32::MAX));
+    let tso = full(&p).robustness.into_iter().find(|rb| rb.model == Model::Tso).unwrap();
+    assert_eq!((tso.robust(), tso.fences.len()), (Answer::Proved(true), 0));
 }
 
 #[test]

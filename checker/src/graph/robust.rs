@@ -24,7 +24,7 @@
 //! with `s` delayed ([`crate::robust::signalled`]).
 
 use super::consistency::Checker;
-use super::graph::{Ev, Graph, Id};
+use super::graph::{Graph, Id};
 use super::linearize;
 use super::rules::Rules;
 use crate::certainty::{Answer, Coverage, Why};
@@ -79,7 +79,10 @@ impl<'m, 'p> Violations<'m, 'p> {
     /// A graph the search reached (of any ending: a cut or failed one's
     /// events happened too).
     pub fn graph(&mut self, g: &Graph, checker: &mut Checker) {
-        if checker.consistent(g, Model::Sc) {
+        self.scratch.prepare(g);
+        let cyclic = self.scratch.components();
+        debug_assert_eq!(cyclic, !checker.consistent(g, Model::Sc), "SC-consistent iff acyclic");
+        if !cyclic {
             return;
         }
         let pairs = self.scratch.of(g, Rules::of(self.model));
@@ -195,6 +198,18 @@ struct Pairs {
     /// Per dense write, its place in its cell's coherence order plus one
     /// (0 stands for the initial write).
     copos: Vec<u32>,
+    /// The graph's `po ∪ rf ∪ co ∪ fr` (po and co to the next event only),
+    /// as successor lists `adj[start[d]..start[d + 1]]`.
+    start: Vec<u32>,
+    adj: Vec<u32>,
+    /// Per dense event, its strongly connected component (Tarjan).
+    comp: Vec<u32>,
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    call: Vec<(u32, u32)>,
+    /// Components with more than one event: the graph's cycles.
+    cyclic: Vec<bool>,
     /// The prefix `E` being tried, as membership and per-thread lengths.
     in_e: Vec<bool>,
     len: Vec<u32>,
@@ -202,11 +217,15 @@ struct Pairs {
     from: Vec<u32>,
     queue: std::collections::VecDeque<u32>,
     stack: Vec<u32>,
-    /// Happens before `p`'s previous event (or `c`'s read, under SC), in `E`.
+    /// Happens before `p`'s previous event in `E`; and before `c`, in the
+    /// SC execution of `E` then `c`.
+    anc: Vec<bool>,
     before: Vec<bool>,
     /// `E`'s edges, for its SC check and happens-before.
-    succ: Vec<Vec<u32>>,
-    pred: Vec<Vec<u32>>,
+    edges: Vec<(u32, u32)>,
+    estart: Vec<u32>,
+    epred: Vec<u32>,
+    esucc: Vec<u32>,
     indeg: Vec<u32>,
 }
 
@@ -235,8 +254,8 @@ impl Pairs {
         }
     }
 
-    /// Every pair of `g` the monitor would signal (see the module doc).
-    fn of(&mut self, g: &Graph, rules: Rules) -> Vec<Pair> {
+    /// Number `g`'s events, place its writes and list its edges.
+    fn prepare(&mut self, g: &Graph) {
         self.base.clear();
         let mut n = 0u32;
         for t in &g.threads {
@@ -252,10 +271,116 @@ impl Pairs {
                 self.copos[d as usize] = k as u32 + 1;
             }
         }
+        // Edges as (from, to), then counted into successor lists.
+        self.edges.clear();
+        for (t, evs) in g.threads.iter().enumerate() {
+            let b = self.base[t];
+            for (i, e) in evs.iter().enumerate() {
+                let d = b + i as u32;
+                if i + 1 < evs.len() {
+                    self.edges.push((d, d + 1));
+                }
+                if e.reads {
+                    let at = if e.rf.is_init() {
+                        0
+                    } else {
+                        let w = self.dense(e.rf);
+                        self.edges.push((w, d));
+                        self.copos[w as usize]
+                    };
+                    if let Some(&nx) = g.co[e.cell as usize].get(at as usize) {
+                        let w = self.dense(nx);
+                        if w != d {
+                            self.edges.push((d, w));
+                        }
+                    }
+                }
+                if e.writes {
+                    if let Some(&nx) = g.co[e.cell as usize].get(self.copos[d as usize] as usize) {
+                        let w = self.dense(nx);
+                        self.edges.push((d, w));
+                    }
+                }
+            }
+        }
+        csr(n as usize, &self.edges, &mut self.start, &mut self.adj, false);
+    }
+
+    /// Tarjan's components of the prepared graph; true iff it has a cycle
+    /// (it is not SC-consistent).
+    fn components(&mut self) -> bool {
+        let n = self.copos.len();
+        self.index.clear();
+        self.index.resize(n, UNSEEN);
+        self.low.clear();
+        self.low.resize(n, 0);
+        self.on_stack.clear();
+        self.on_stack.resize(n, false);
+        self.comp.clear();
+        self.comp.resize(n, UNSEEN);
+        self.cyclic.clear();
+        self.stack.clear();
+        let (mut next, mut any) = (0u32, false);
+        for root in 0..n as u32 {
+            if self.index[root as usize] != UNSEEN {
+                continue;
+            }
+            self.call.push((root, self.start[root as usize]));
+            self.index[root as usize] = next;
+            self.low[root as usize] = next;
+            next += 1;
+            self.stack.push(root);
+            self.on_stack[root as usize] = true;
+            while let Some(&mut (v, ref mut k)) = self.call.last_mut() {
+                if *k < self.start[v as usize + 1] {
+                    let w = self.adj[*k as usize];
+                    *k += 1;
+                    if self.index[w as usize] == UNSEEN {
+                        self.index[w as usize] = next;
+                        self.low[w as usize] = next;
+                        next += 1;
+                        self.stack.push(w);
+                        self.on_stack[w as usize] = true;
+                        self.call.push((w, self.start[w as usize]));
+                    } else if self.on_stack[w as usize] {
+                        self.low[v as usize] = self.low[v as usize].min(self.index[w as usize]);
+                    }
+                    continue;
+                }
+                self.call.pop();
+                if let Some(&(u, _)) = self.call.last() {
+                    self.low[u as usize] = self.low[u as usize].min(self.low[v as usize]);
+                }
+                if self.low[v as usize] == self.index[v as usize] {
+                    let c = self.cyclic.len() as u32;
+                    let mut size = 0;
+                    while let Some(w) = self.stack.pop() {
+                        self.on_stack[w as usize] = false;
+                        self.comp[w as usize] = c;
+                        size += 1;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    self.cyclic.push(size > 1);
+                    any |= size > 1;
+                }
+            }
+        }
+        any
+    }
+
+    /// Every pair of the prepared, cyclic graph `g` the monitor would
+    /// signal (see the module doc): `s` and `c` lie on one cycle.
+    fn of(&mut self, g: &Graph, rules: Rules) -> Vec<Pair> {
         let mut out = Vec::new();
         for (p, evs) in g.threads.iter().enumerate() {
             for (k, ce) in evs.iter().enumerate().skip(1) {
                 let c = Id { thread: p as u16, index: k as u32 };
+                let cc = self.comp[self.dense(c) as usize];
+                if !self.cyclic[cc as usize] {
+                    continue;
+                }
                 let (cell, at) = (ce.cell, self.place(g, c));
                 for (q, stores) in g.threads.iter().enumerate() {
                     if q == p {
@@ -264,7 +389,12 @@ impl Pairs {
                     for i in 0..stores.len() {
                         let s = Id { thread: q as u16, index: i as u32 };
                         let e = g.ev(s);
-                        if e.cell != cell || !rules.buffered(e) || at >= self.copos[self.dense(s) as usize] {
+                        let sd = self.dense(s);
+                        if e.cell != cell
+                            || !rules.buffered(e)
+                            || at >= self.copos[sd as usize]
+                            || self.comp[sd as usize] != cc
+                        {
                             continue;
                         }
                         if self.signals(g, rules, s, c) {
@@ -280,14 +410,21 @@ impl Pairs {
     /// Does the monitor signal `s` at `c` after some SC prefix? (`c` is
     /// before `s` in coherence.) On success `self.len` holds the prefix.
     fn signals(&mut self, g: &Graph, rules: Rules, s: Id, c: Id) -> bool {
-        let Some(path) = self.path(g, s, c) else { return false };
+        if !self.path(s, c) {
+            return false;
+        }
         // E: the closure of the path and of c's po-predecessors.
         let n = self.copos.len();
+        let cd = self.dense(c);
         self.in_e.clear();
         self.in_e.resize(n, false);
         self.stack.clear();
-        self.stack.extend(path);
-        self.stack.push(self.dense(c) - 1);
+        let mut at = cd - 1;
+        self.stack.push(at);
+        while at != self.dense(s) {
+            at = self.from[at as usize];
+            self.stack.push(at);
+        }
         while let Some(d) = self.stack.pop() {
             if self.in_e[d as usize] {
                 continue;
@@ -302,72 +439,49 @@ impl Pairs {
                 self.stack.push(self.dense(e.rf));
             }
         }
-        if self.in_e[self.dense(c) as usize] {
+        if self.in_e[cd as usize] {
             return false; // what c's predecessors read depends on c
         }
         if !self.sc_consistent(g) {
             return false;
         }
-        // What happens before c in the SC execution of E then c: before
-        // p's previous event, and (c reads the newest write) before that.
-        // (SC's happens-before orders c after E's accesses it conflicts
-        // with: the newest write of the cell, or, if c writes, every access.)
-        let prev = self.dense(c) - 1;
-        let ce = *g.ev(c);
-        self.before.clear();
-        self.before.resize(n, false);
-        self.stack.clear();
-        self.stack.push(prev);
-        if ce.writes {
-            for (t, evs) in g.threads.iter().enumerate() {
-                for i in 0..self.len[t] {
-                    if evs[i as usize].cell == ce.cell {
-                        self.stack.push(self.base[t] + i);
-                    }
-                }
-            }
-        } else if let Some(w) = self.newest(g, ce.cell) {
-            self.stack.push(w);
-        }
-        while let Some(d) = self.stack.pop() {
-            if self.before[d as usize] {
-                continue;
-            }
-            self.before[d as usize] = true;
-            self.stack.extend(self.pred[d as usize].iter().copied());
-        }
+        // What happens before p's previous event in E.
+        let prev = cd - 1;
+        ancestors(&self.estart, &self.epred, &[prev], &mut self.anc, &mut self.stack);
         // s is the newest store of its thread to the cell that happens
         // before prev (in E).
         let e = *g.ev(s);
         let q = s.thread as usize;
         let base = self.base[q];
-        let later_store = (s.index + 1..self.len[q]).any(|i| {
-            let x = &g.threads[q][i as usize];
-            rules.buffered(x) && x.cell == e.cell && self.anc_of_prev(g, base + i, prev)
-        });
-        if later_store || !self.anc_of_prev(g, self.dense(s), prev) {
+        if !self.anc[self.dense(s) as usize] {
             return false;
         }
-        !self.forced(g, rules, s)
-    }
-
-    /// Does dense event `d` happen before `prev` in E?
-    fn anc_of_prev(&mut self, _g: &Graph, d: u32, prev: u32) -> bool {
-        // `before` also holds what happens before c's read: walk back from
-        // prev alone.
-        let n = self.copos.len();
-        let mut seen = vec![false; n];
-        let mut stack = vec![prev];
-        while let Some(x) = stack.pop() {
-            if x == d {
-                return true;
-            }
-            if std::mem::replace(&mut seen[x as usize], true) {
-                continue;
-            }
-            stack.extend(self.pred[x as usize].iter().copied());
+        let later_store = (s.index + 1..self.len[q]).any(|i| {
+            let x = &g.threads[q][i as usize];
+            rules.buffered(x) && x.cell == e.cell && self.anc[(base + i) as usize]
+        });
+        if later_store {
+            return false;
         }
-        false
+        // And before c: SC's happens-before orders c after E's accesses it
+        // conflicts with (the newest write of the cell; if c writes, all).
+        let ce = *g.ev(c);
+        self.queue.clear();
+        self.queue.push_back(prev);
+        if ce.writes {
+            for (t, evs) in g.threads.iter().enumerate() {
+                for i in 0..self.len[t] {
+                    if evs[i as usize].cell == ce.cell {
+                        self.queue.push_back(self.base[t] + i);
+                    }
+                }
+            }
+        } else if let Some(w) = self.newest(g, ce.cell) {
+            self.queue.push_back(w);
+        }
+        let seeds: Vec<u32> = self.queue.drain(..).collect();
+        ancestors(&self.estart, &self.epred, &seeds, &mut self.before, &mut self.stack);
+        !self.forced(g, rules, s)
     }
 
     /// Is `s` committed, as the monitor forces commits, by something that
@@ -416,42 +530,37 @@ impl Pairs {
     }
 
     /// E's own po, rf, co and fr edges (co and fr among its writes) into
-    /// `succ` and `pred`, and whether they are acyclic; `len` gets E's
-    /// length per thread.
+    /// predecessor and successor lists, and whether they are acyclic;
+    /// `len` gets E's length per thread.
     fn sc_consistent(&mut self, g: &Graph) -> bool {
         let n = self.copos.len();
-        for v in self.succ.iter_mut().chain(self.pred.iter_mut()) {
-            v.clear();
-        }
-        self.succ.resize(n, Vec::new());
-        self.pred.resize(n, Vec::new());
         self.len.clear();
         for (t, evs) in g.threads.iter().enumerate() {
             let b = self.base[t];
             let len = (0..evs.len() as u32).take_while(|&i| self.in_e[(b + i) as usize]).count() as u32;
             self.len.push(len);
         }
-        let mut edges: Vec<(u32, u32)> = Vec::new();
+        self.edges.clear();
         for (t, evs) in g.threads.iter().enumerate() {
             let b = self.base[t];
             for i in 0..self.len[t] {
                 let d = b + i;
                 if i > 0 {
-                    edges.push((d - 1, d));
+                    self.edges.push((d - 1, d));
                 }
                 let e = &evs[i as usize];
                 if e.reads {
                     if !e.rf.is_init() {
-                        edges.push((self.dense(e.rf), d));
+                        self.edges.push((self.dense(e.rf), d));
                     }
                     // fr: the next write of E after the one read.
                     let from = if e.rf.is_init() { 0 } else { self.copos[self.dense(e.rf) as usize] as usize };
-                    if let Some(w) = g.co[e.cell as usize][from..]
+                    let next = g.co[e.cell as usize][from..]
                         .iter()
                         .map(|&w| self.dense(w))
-                        .find(|&w| w != d && self.in_e[w as usize])
-                    {
-                        edges.push((d, w));
+                        .find(|&w| w != d && self.in_e[w as usize]);
+                    if let Some(w) = next {
+                        self.edges.push((d, w));
                     }
                 }
             }
@@ -462,99 +571,108 @@ impl Pairs {
                 let d = self.dense(w);
                 if self.in_e[d as usize] {
                     if let Some(l) = last {
-                        edges.push((l, d));
+                        self.edges.push((l, d));
                     }
                     last = Some(d);
                 }
             }
         }
+        csr(n, &self.edges, &mut self.estart, &mut self.esucc, false);
+        // Kahn over E's members.
         self.indeg.clear();
         self.indeg.resize(n, 0);
-        for &(a, b) in &edges {
-            self.succ[a as usize].push(b);
-            self.pred[b as usize].push(a);
+        for &(_, b) in &self.edges {
             self.indeg[b as usize] += 1;
         }
         self.stack.clear();
-        let members: Vec<u32> = (0..n as u32).filter(|&d| self.in_e[d as usize]).collect();
-        self.stack.extend(members.iter().copied().filter(|&d| self.indeg[d as usize] == 0));
+        let mut members = 0;
+        for d in 0..n as u32 {
+            if self.in_e[d as usize] {
+                members += 1;
+                if self.indeg[d as usize] == 0 {
+                    self.stack.push(d);
+                }
+            }
+        }
         let mut seen = 0;
         while let Some(v) = self.stack.pop() {
             seen += 1;
-            for k in 0..self.succ[v as usize].len() {
-                let w = self.succ[v as usize][k];
+            for k in self.estart[v as usize]..self.estart[v as usize + 1] {
+                let w = self.esucc[k as usize];
                 self.indeg[w as usize] -= 1;
                 if self.indeg[w as usize] == 0 {
                     self.stack.push(w);
                 }
             }
         }
-        seen == members.len()
+        // Predecessor lists, for happens-before.
+        csr(n, &self.edges, &mut self.estart, &mut self.epred, true);
+        seen == members
     }
 
-    /// The events of a shortest path `s →+ prev(c)` in the graph's
-    /// `po ∪ rf ∪ co ∪ fr` that avoids `c` and what follows it in its
-    /// thread (dense numbers, `s` first).
-    fn path(&mut self, g: &Graph, s: Id, c: Id) -> Option<Vec<u32>> {
+    /// A shortest path `s →+ prev(c)` in the prepared graph that avoids `c`
+    /// and what follows it in its thread, into `from` (each event's
+    /// predecessor on it).
+    fn path(&mut self, s: Id, c: Id) -> bool {
         let n = self.copos.len();
         self.from.clear();
         self.from.resize(n, UNSEEN);
         self.queue.clear();
         let (sd, cd) = (self.dense(s), self.dense(c));
-        let prev = cd - 1;
-        let end = self.base[c.thread as usize + 1];
-        let avoid = |d: u32| d >= cd && d < end;
+        let (prev, end) = (cd - 1, self.base[c.thread as usize + 1]);
         self.queue.push_back(sd);
         self.from[sd as usize] = sd;
-        let mut found = false;
-        'search: while let Some(d) = self.queue.pop_front() {
-            let id = self.id(d);
-            let e: Ev = *g.ev(id);
-            let mut next: Vec<u32> = Vec::new();
-            if (id.index as usize) + 1 < g.threads[id.thread as usize].len() {
-                next.push(d + 1);
-            }
-            if e.writes {
-                for (t, evs) in g.threads.iter().enumerate() {
-                    for (i, r) in evs.iter().enumerate() {
-                        if r.reads && r.rf == id {
-                            next.push(self.base[t] + i as u32);
-                        }
-                    }
-                }
-                if let Some(&w) = g.co[e.cell as usize].get(self.copos[d as usize] as usize) {
-                    next.push(self.dense(w));
-                }
-            }
-            if e.reads {
-                let at = if e.rf.is_init() { 0 } else { self.copos[self.dense(e.rf) as usize] as usize };
-                if let Some(&w) = g.co[e.cell as usize].get(at) {
-                    next.push(self.dense(w));
-                }
-            }
-            for w in next {
-                if avoid(w) || self.from[w as usize] != UNSEEN {
+        while let Some(d) = self.queue.pop_front() {
+            for k in self.start[d as usize]..self.start[d as usize + 1] {
+                let w = self.adj[k as usize];
+                if (cd..end).contains(&w) || self.from[w as usize] != UNSEEN {
                     continue;
                 }
                 self.from[w as usize] = d;
                 if w == prev {
-                    found = true;
-                    break 'search;
+                    return true;
                 }
                 self.queue.push_back(w);
             }
         }
-        if !found {
-            return None;
+        false
+    }
+}
+
+/// Edge lists into compressed rows: per node `v`, `out[start[v]..start[v +
+/// 1]]` its successors (`reverse`: its predecessors).
+fn csr(n: usize, edges: &[(u32, u32)], start: &mut Vec<u32>, out: &mut Vec<u32>, reverse: bool) {
+    start.clear();
+    start.resize(n + 1, 0);
+    for &(a, b) in edges {
+        let from = if reverse { b } else { a };
+        start[from as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    out.clear();
+    out.resize(edges.len(), 0);
+    let mut fill: Vec<u32> = start[..n].to_vec();
+    for &(a, b) in edges {
+        let (from, to) = if reverse { (b, a) } else { (a, b) };
+        out[fill[from as usize] as usize] = to;
+        fill[from as usize] += 1;
+    }
+}
+
+/// Everything that reaches a seed by predecessor lists (`start`, `pred`),
+/// the seeds included, into `mark`.
+fn ancestors(start: &[u32], pred: &[u32], seeds: &[u32], mark: &mut Vec<bool>, stack: &mut Vec<u32>) {
+    mark.clear();
+    mark.resize(start.len() - 1, false);
+    stack.clear();
+    stack.extend_from_slice(seeds);
+    while let Some(d) = stack.pop() {
+        if std::mem::replace(&mut mark[d as usize], true) {
+            continue;
         }
-        let mut path = vec![prev];
-        let mut at = prev;
-        while at != sd {
-            at = self.from[at as usize];
-            path.push(at);
-        }
-        path.reverse();
-        Some(path)
+        stack.extend(pred[start[d as usize] as usize..start[d as usize + 1] as usize].iter().copied());
     }
 }
 
