@@ -49,6 +49,7 @@ pub mod reads;
 pub mod reference;
 pub mod relaxer;
 pub mod robust;
+pub mod signalled;
 pub mod thread_cells;
 pub mod trace;
 pub mod unbounded;

@@ -21,7 +21,7 @@
 //! as small as it can be: the closure of `p`'s events before `c` and of a
 //! shortest path (more events only add forcings, stores and cycles). Its
 //! witness is the monitor's: the SC execution of `E` then `c`, replayed
-//! with `s` delayed ([`crate::robust::signalled`]).
+//! with `s` delayed ([`crate::signalled`]).
 
 use super::consistency::Checker;
 use super::graph::{Graph, Id};
@@ -133,7 +133,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             hb.push(log, i);
         }
         let r = RawViolation { store, access: access as u32, prev: prev as u32 };
-        crate::robust::signalled(self.prog, self.model, &self.opts, log, &hb, r, false)
+        crate::signalled::violation(self.prog, self.model, &self.opts, log, &hb, r, false)
     }
 
     /// The model's robustness, as far as `coverage` (the search's).
