@@ -297,6 +297,9 @@ struct Target {
     kind: EventKind,
     cell: u32,
     rf: Option<(u16, u32)>,
+    /// An atomic that reads another write than under SC: it may fail (a
+    /// cas: a read) or write, whichever it does there.
+    either: bool,
 }
 
 /// Search the TSO/PSO machine for an execution whose trace is the target:
@@ -325,7 +328,8 @@ fn realize(
             let t = e.thread as usize;
             count[t] += 1;
             let Some(tg) = targets[t].get(count[t] - 1) else { continue };
-            if tg.kind != e.kind || tg.cell != e.cell {
+            let reads = |k: EventKind| matches!(k, EventKind::Load | EventKind::Rmw);
+            if !(tg.kind == e.kind || tg.either && reads(e.kind)) || tg.cell != e.cell {
                 return false;
             }
             if matches!(e.kind, EventKind::Load | EventKind::Rmw) {
@@ -456,7 +460,7 @@ pub fn build_borderline(
         } else {
             None
         };
-        targets[t].push(Target { kind: e.kind, cell: e.cell, rf });
+        targets[t].push(Target { kind: e.kind, cell: e.cell, rf, either: false });
         if e.is_write() {
             co.entry(e.cell).or_default().push(ord(i));
         }
@@ -466,7 +470,7 @@ pub fn build_borderline(
     if targets[p].len() as u32 + 1 != hb.po(sc, access) {
         return None;
     }
-    targets[p].push(Target { kind: a.kind, cell: a.cell, rf: before_store });
+    targets[p].push(Target { kind: a.kind, cell: a.cell, rf: before_store, either: a.is_atomic() });
     let mut budget = 20_000;
     let (mut schedule, mut log, before_drain, state_after_access) = realize(&m, &targets, &co, &mut budget)?;
     // Drain: a buffer's head may commit once every write before it in the

@@ -218,6 +218,26 @@ fn a_store_overtakes_a_delayed_store_with_another_queued_behind_it() {
 }
 
 #[test]
+fn sober_checks_the_reads_of_atomics_too() {
+    // Found by proptest: a cas that fails reads x before P1's delayed
+    // `x = 1` commits, closing the cycle x = 1 →po r1 = y →fr y = 1 →po
+    // cas →fr x = 1 without any forwarding. Sober checked plain loads only,
+    // so only the cross-check found it; it now walks back from every read,
+    // and its witness lets the cas fail (under SC it succeeded).
+    let src = "litmus A\nshared x = 0, y = 0, z = 0, m = 0;\n\
+        thread P0 { y = 1; let r0 = cas(x, 1, 1); }\n\
+        thread P1 { let r0 = cas(x, 1, 1); x = 1; let r1 = y; }\n\
+        exists (P0:r0 == 0 && P1:r0 == 0 && P1:r1 == 0);\n";
+    let prog = common::compile(src);
+    let opts = Options::default();
+    let sober = robustness_of(&prog, Model::Tso, MonitorKind::Sober, &opts);
+    assert!(!sober.violations.is_empty(), "{:?}", sober.robust());
+    assert!(sober.missed_by_monitor.is_empty() && sober.unconfirmed.is_empty(), "{:?}", sober.missed_by_monitor);
+    witnesses_replay(&prog, &sober.violations, &opts).unwrap();
+    assert!(!explicitly_robust(&prog, Model::Tso, &opts));
+}
+
+#[test]
 fn sober_misses_the_bss_fig6_program_that_bss_finds() {
     // BSS tech. report, Fig. 6: `a = 1; if (a == 1) print b;` ∥
     // `b = 1; a = 2; interlock(c); print a;`

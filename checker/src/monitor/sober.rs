@@ -132,9 +132,16 @@ impl Sober {
         }
         let last = self.last[p];
         let last_r = self.last_r[p];
-        // The check, for loads only (Fig. 2, lines 6–16); a failed cas
-        // reads after its thread's stores, as its atomic does.
-        if e.kind == EventKind::Load && !e.is_atomic() && last != NONE {
+        // The check (Fig. 2, lines 6–16), at every read: a load, and an
+        // atomic too — it reads after its own thread's stores, but may read
+        // before another thread's delayed store (a cycle closed by a cas
+        // that failed was missed).
+        if matches!(e.kind, EventKind::Load | EventKind::Rmw) && last != NONE {
+            // An atomic also runs after its own thread's stores commit: what
+            // is ordered before them is ordered before it.
+            let last_s = if e.is_atomic() { self.last_s[p] } else { NONE };
+            let ordered =
+                |w: u32, q: usize, g: u32| g != NONE && self.ts[w as usize * t + q] <= self.ts[g as usize * t + q];
             let mut c = if e.rf == NONE { 0 } else { self.co_index[e.rf as usize] };
             while c > 0 {
                 let w = self.co[a][c as usize - 1];
@@ -142,7 +149,7 @@ impl Sober {
                 if q == p {
                     break;
                 }
-                if last_r != NONE && self.ts[w as usize * t + q] <= self.ts[last_r as usize * t + q] {
+                if ordered(w, q, last_r) || ordered(w, q, last_s) {
                     break;
                 }
                 // w (a memory event of q) happens before last.
