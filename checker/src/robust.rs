@@ -300,7 +300,10 @@ impl<'p> Collector<'p> {
                 if let Some(p) = &opts.budget.progress {
                     p.model_within(crate::progress::Phase::Violations, m);
                 }
-                crate::graph::robust::robustness(prog, m, opts)
+                // Settling gets half the time left (the later steps need
+                // theirs); unfinished, it leaves the signals unconfirmed.
+                let own = if bss_models.contains(&m) { opts.with_budget(opts.budget.share(0.5)) } else { opts.clone() };
+                crate::graph::robust::robustness(prog, m, &own)
             })
             .collect();
         // A monitor that can miss violations of a model cannot prove it

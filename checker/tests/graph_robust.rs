@@ -16,6 +16,8 @@ use litmus_checker::robust::robustness_of;
 use litmus_checker::{trace, Answer};
 use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::Arc;
 
 fn keys(rb: &litmus_checker::violation::Robustness) -> Vec<(u32, u32)> {
     rb.violations.iter().map(|v| v.key()).collect()
@@ -163,4 +165,24 @@ exists (P0:r0 == 0 && P1:r0 == 0 && P1:r1 == 0 && P1:r2 == 0 && P1:r3 == 0);
     // `--monitor graph` decides it alone, the same way.
     let graphs = robustness_of(&prog, Model::Tso, MonitorKind::Graph, &opts);
     assert_eq!((graphs.monitor, graphs.robust()), (MonitorKind::Graph, Answer::Proved(true)));
+    // Cut short at every poll up to where it finishes: "robust" only where
+    // the searches (the SC exploration, then the graphs) finished.
+    let mut cut = 0;
+    for polls in 0..400u64 {
+        let budget = litmus_checker::Budget {
+            cancel: Some(Arc::new(AtomicBool::new(false))),
+            polls_left: Some(Arc::new(AtomicU64::new(polls))),
+            ..Default::default()
+        };
+        let o = Options { budget, ..opts.clone() };
+        for monitor in [MonitorKind::Bss, MonitorKind::Graph] {
+            let rb = robustness_of(&prog, Model::Tso, monitor, &o);
+            match rb.robust() {
+                Answer::Proved(true) => assert!(rb.coverage.finished() && rb.unconfirmed.is_empty()),
+                known if known.is_known() => panic!("{monitor:?} at poll {polls}: {known:?}"),
+                _ => cut += 1,
+            }
+        }
+    }
+    assert!(cut > 10, "the polls cut {cut} runs");
 }
