@@ -262,6 +262,14 @@ fn main() {
 /// slow.litmus 1029M → 1426M (+38.6 %; its PSO monitor signals on 45 % of
 /// the accesses, and every cell has two other writers to check and force).
 ///
+/// At 193cb6d (2026-11-28, later; the monitored exploration's instructions
+/// the same as at 0d4d0a5: dekker_f_k3 TSO `check --bounded --threads 1`
+/// 708.8M → 708.4M in all), wall in a slower window: dekker lb 20 pb 4
+/// +17.7 / +19.5 %, ms2-queue +21.0 / +22.3 %, treiber-stack +16.8 /
+/// +27.7 %, bakery +49 %, slow.litmus +62.1 / +48.5 %, dekker_f_k3 +27.1 /
+/// +29.7 % (two runs). The graph decision, the other way, is not
+/// cheaper either (`graph_robustness` below).
+///
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
 /// 2, 55 % of the run), not by the monitors.
