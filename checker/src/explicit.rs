@@ -278,16 +278,6 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         })
         .collect();
     violations.sort_by_key(|v| v.key());
-    Robustness {
-        model,
-        monitor: MonitorKind::Explicit,
-        violations,
-        unconfirmed: unnamed.into_iter().collect(),
-        fences: Vec::new(),
-        fences_confirmed: Answer::Unknown(Why::Pending),
-        fences_minimal: true,
-        missed_by_monitor: Vec::new(),
-        coverage: Coverage::of_stats(&ex.stats),
-        iterations: Default::default(),
-    }
+    let unconfirmed = unnamed.into_iter().collect();
+    Robustness::found(model, MonitorKind::Explicit, violations, unconfirmed, Coverage::of_stats(&ex.stats))
 }

@@ -6,7 +6,7 @@
 //! statements ([`crate::signalled`]). PSLO has no monitor: its robustness
 //! comes from exploring its own executions ([`crate::explicit`]).
 
-use crate::certainty::{Answer, Coverage, Why};
+use crate::certainty::Coverage;
 use crate::clocks::Clocks;
 use crate::hb::Hb;
 use crate::machine::{Event, Model, NONE};
@@ -419,19 +419,11 @@ impl<'p> Collector<'p> {
                 missed.sort();
             }
             violations.sort_by_key(|v: &Violation| v.key());
-            out.push(Robustness {
-                model,
-                // (`--monitor graph` where graphs do not apply: BSS rode.)
-                monitor: if monitor == MonitorKind::Graph { MonitorKind::Bss } else { monitor },
-                violations,
-                unconfirmed,
-                fences: Vec::new(),
-                fences_confirmed: Answer::Unknown(Why::Pending),
-                fences_minimal: true,
-                missed_by_monitor: missed,
-                coverage,
-                iterations: Default::default(),
-            });
+            // (`--monitor graph` where graphs do not apply: BSS rode.)
+            let rode = if monitor == MonitorKind::Graph { MonitorKind::Bss } else { monitor };
+            let mut rb = Robustness::found(model, rode, violations, unconfirmed, coverage);
+            rb.missed_by_monitor = missed;
+            out.push(rb);
         }
         out.append(&mut explicit);
         out.sort_by_key(|r| asked.iter().position(|&m| m == r.model));

@@ -165,6 +165,29 @@ pub struct Robustness {
 }
 
 impl Robustness {
+    /// What a search found (fences not chosen yet, nothing missed, the
+    /// iterations the bounds allow).
+    pub fn found(
+        model: Model,
+        monitor: MonitorKind,
+        violations: Vec<Violation>,
+        unconfirmed: Vec<(StmtId, StmtId)>,
+        coverage: Coverage,
+    ) -> Robustness {
+        Robustness {
+            model,
+            monitor,
+            violations,
+            unconfirmed,
+            fences: Vec::new(),
+            fences_confirmed: Answer::Unknown(Why::Pending),
+            fences_minimal: true,
+            missed_by_monitor: Vec::new(),
+            coverage,
+            iterations: Default::default(),
+        }
+    }
+
     /// No execution of the model has a trace with an hb cycle. A witnessed
     /// violation proves "no"; "yes" needs every signal accounted for and is
     /// worth what the SC exploration was.

@@ -156,13 +156,7 @@ impl Checker {
 
     fn build(&mut self, g: &Graph, model: Model) -> bool {
         let rules = Rules::of(model);
-        self.base.clear();
-        let mut n = 0u32;
-        for t in &g.threads {
-            self.base.push(n);
-            n += t.len() as u32;
-        }
-        self.base.push(n);
+        let n = g.number_events(&mut self.base);
         self.nodes = 2 * n;
         self.copos.clear();
         self.copos.resize(n as usize, NONE);

@@ -153,6 +153,19 @@ impl Graph {
         Graph { threads, co, next_stamp: self.next_stamp, st: self.st.clone(), pending: self.pending.clone() }
     }
 
+    /// Number the events densely, thread after thread: `base[t]` is thread
+    /// `t`'s first number, and a last entry the count, which is returned.
+    pub fn number_events(&self, base: &mut Vec<u32>) -> u32 {
+        base.clear();
+        let mut n = 0u32;
+        for t in &self.threads {
+            base.push(n);
+            n += t.len() as u32;
+        }
+        base.push(n);
+        n
+    }
+
     pub fn ev(&self, id: Id) -> &Ev {
         &self.threads[id.thread as usize][id.index as usize]
     }

@@ -38,12 +38,7 @@ impl Incremental {
                 return false;
             }
         }
-        self.base.clear();
-        let mut n = 0u32;
-        for t in &g.threads {
-            self.base.push(n);
-            n += t.len() as u32;
-        }
+        let n = g.number_events(&mut self.base);
         if self.seen.len() < 2 * n as usize {
             self.seen.resize(2 * n as usize, 0);
         }

@@ -27,7 +27,7 @@ use super::consistency::Checker;
 use super::graph::{Graph, Id};
 use super::linearize;
 use super::rules::Rules;
-use crate::certainty::{Answer, Coverage, Why};
+use crate::certainty::Coverage;
 use crate::dpor::Control;
 use crate::hb::Hb;
 use crate::machine::{Event, EventKind, Machine, Model};
@@ -153,18 +153,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             // A cycle no pair of which could be named: never "robust".
             unconfirmed.push((StmtId::MAX, StmtId::MAX));
         }
-        Robustness {
-            model: self.model,
-            monitor: MonitorKind::Graph,
-            violations,
-            unconfirmed,
-            fences: Vec::new(),
-            fences_confirmed: Answer::Unknown(Why::Pending),
-            fences_minimal: true,
-            missed_by_monitor: Vec::new(),
-            coverage,
-            iterations: Default::default(),
-        }
+        Robustness::found(self.model, MonitorKind::Graph, violations, unconfirmed, coverage)
     }
 }
 
@@ -256,13 +245,7 @@ impl Pairs {
 
     /// Number `g`'s events, place its writes and list its edges.
     fn prepare(&mut self, g: &Graph) {
-        self.base.clear();
-        let mut n = 0u32;
-        for t in &g.threads {
-            self.base.push(n);
-            n += t.len() as u32;
-        }
-        self.base.push(n);
+        let n = g.number_events(&mut self.base);
         self.copos.clear();
         self.copos.resize(n as usize, 0);
         for list in &g.co {

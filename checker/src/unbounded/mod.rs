@@ -153,18 +153,9 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &StateLim
             }
         }
         violations.sort_by_key(|v: &Violation| v.key());
-        robustness.push(Robustness {
-            model,
-            monitor: MonitorKind::Attack,
-            violations,
-            unconfirmed,
-            fences: Vec::new(),
-            fences_confirmed: Answer::Unknown(Why::Pending),
-            fences_minimal: true,
-            missed_by_monitor: Vec::new(),
-            coverage: Coverage::Complete,
-            iterations: every.clone(),
-        });
+        let mut rb = Robustness::found(model, MonitorKind::Attack, violations, unconfirmed, Coverage::Complete);
+        rb.iterations = every.clone();
+        robustness.push(rb);
         let mut ids: Vec<AttackId> = c.ids.iter().filter(|a| a.model == model).copied().collect();
         ids.sort();
         attacks.extend(ids);
