@@ -193,6 +193,11 @@ impl<'p> Collector<'p> {
         self
     }
 
+    /// The models BSS rides for.
+    fn by_bss(&self) -> Vec<Model> {
+        self.bss.as_ref().map_or(Vec::new(), |(_, ms)| ms.iter().map(|&i| self.models[i]).collect())
+    }
+
     /// Are model `mi`'s signals measured?
     fn measured(&self, mi: usize) -> bool {
         self.measuring.as_ref().is_some_and(|(_, measured)| measured[mi])
@@ -284,8 +289,7 @@ impl<'p> Collector<'p> {
             .collect();
         // Models decided on graphs, and BSS's that left signals without a
         // witness (a graph search decides them exactly: the same pairs).
-        let bss_models: Vec<Model> =
-            self.bss.as_ref().map_or(Vec::new(), |(_, ms)| ms.iter().map(|&i| self.models[i]).collect());
+        let bss_models = self.by_bss();
         self.graphs = self
             .models
             .iter()
@@ -354,21 +358,23 @@ impl<'p> Collector<'p> {
     /// the unconfirmed pairs; `sc` is how far the SC exploration went (PSLO's
     /// answer is worth what its own exploration was).
     pub fn finish(self, sc: Coverage) -> Vec<Robustness> {
+        let by_bss = self.by_bss();
         let monitor = self.monitor;
         let asked = self.asked;
         let mut explicit = self.explicit;
         let mut cross = self.cross;
         let mut graphs = self.graphs;
-        let by_bss: Vec<Model> =
-            self.bss.as_ref().map_or(Vec::new(), |(_, ms)| ms.iter().map(|&i| self.models[i]).collect());
         let mut out = Vec::new();
         for (model, groups) in self.models.into_iter().zip(self.groups) {
             let on_graphs = graphs.iter().position(|rb| rb.model == model).map(|k| graphs.swap_remove(k));
-            if let Some(rb) = on_graphs.as_ref().filter(|_| !by_bss.contains(&model)) {
+            let on_graphs = match on_graphs {
                 // Decided on its graphs alone (`--monitor graph`).
-                out.push(rb.clone());
-                continue;
-            }
+                Some(rb) if !by_bss.contains(&model) => {
+                    out.push(rb);
+                    continue;
+                }
+                settling => settling,
+            };
             let mut unconfirmed = Vec::new();
             let mut violations = Vec::new();
             let mut groups: Vec<_> = groups.into_iter().collect();

@@ -11,55 +11,79 @@ use std::collections::VecDeque;
 /// `head(e)` is where edge `e` goes. Components are numbered in the order
 /// Tarjan completes them (a sink component first).
 pub fn components<E>(succ: &[Vec<E>], head: impl Fn(&E) -> usize) -> Vec<usize> {
-    let n = succ.len();
-    const UNSEEN: usize = usize::MAX;
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut comp = vec![UNSEEN; n];
-    let mut stack = Vec::new();
-    let mut call: Vec<(usize, usize)> = Vec::new();
-    let (mut next_index, mut next_comp) = (0, 0);
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
+    let mut t = Tarjan::default();
+    t.run(succ.len(), |v, i| succ[v].get(i).map(&head));
+    t.comp
+}
+
+/// [`components`] with its scratch space kept for the next graph (a search
+/// that asks once per execution graph allocates nothing once warm).
+#[derive(Default)]
+pub struct Tarjan {
+    /// Per node, its component, after [`Tarjan::run`].
+    pub comp: Vec<usize>,
+    index: Vec<usize>,
+    low: Vec<usize>,
+    on_stack: Vec<bool>,
+    stack: Vec<usize>,
+    call: Vec<(usize, usize)>,
+}
+
+impl Tarjan {
+    /// The components of nodes `0..n`, `edge(v, i)` being `v`'s `i`-th
+    /// successor (`None` past the last), into `comp`; how many there are.
+    pub fn run(&mut self, n: usize, edge: impl Fn(usize, usize) -> Option<usize>) -> usize {
+        const UNSEEN: usize = usize::MAX;
+        let Tarjan { comp, index, low, on_stack, stack, call } = self;
+        for (v, x) in [(&mut *index, UNSEEN), (&mut *low, 0), (&mut *comp, UNSEEN)] {
+            v.clear();
+            v.resize(n, x);
         }
-        call.push((root, 0));
-        while let Some(&mut (v, ref mut i)) = call.last_mut() {
-            if *i == 0 && index[v] == UNSEEN {
-                index[v] = next_index;
-                low[v] = next_index;
-                next_index += 1;
-                stack.push(v);
-                on_stack[v] = true;
-            }
-            if let Some(e) = succ[v].get(*i) {
-                *i += 1;
-                let w = head(e);
-                if index[w] == UNSEEN {
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
+        on_stack.clear();
+        on_stack.resize(n, false);
+        stack.clear();
+        call.clear();
+        let (mut next_index, mut next_comp) = (0, 0);
+        for root in 0..n {
+            if index[root] != UNSEEN {
                 continue;
             }
-            call.pop();
-            if let Some(&(p, _)) = call.last() {
-                low[p] = low[p].min(low[v]);
-            }
-            if low[v] == index[v] {
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    comp[w] = next_comp;
-                    if w == v {
-                        break;
-                    }
+            call.push((root, 0));
+            while let Some(&mut (v, ref mut i)) = call.last_mut() {
+                if *i == 0 && index[v] == UNSEEN {
+                    index[v] = next_index;
+                    low[v] = next_index;
+                    next_index += 1;
+                    stack.push(v);
+                    on_stack[v] = true;
                 }
-                next_comp += 1;
+                if let Some(w) = edge(v, *i) {
+                    *i += 1;
+                    if index[w] == UNSEEN {
+                        call.push((w, 0));
+                    } else if on_stack[w] {
+                        low[v] = low[v].min(index[w]);
+                    }
+                    continue;
+                }
+                call.pop();
+                if let Some(&(p, _)) = call.last() {
+                    low[p] = low[p].min(low[v]);
+                }
+                if low[v] == index[v] {
+                    while let Some(w) = stack.pop() {
+                        on_stack[w] = false;
+                        comp[w] = next_comp;
+                        if w == v {
+                            break;
+                        }
+                    }
+                    next_comp += 1;
+                }
             }
         }
+        next_comp
     }
-    comp
 }
 
 /// Breadth first from `start` (of `n` nodes) to the first edge `v →e w`

@@ -20,17 +20,12 @@ pub struct Linear {
 /// store would wait for room past the buffer bound).
 pub fn linearize(g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Linear> {
     let order = checker.order(g, m.model)?;
-    follow(g, m, checker, order)
-}
-
-/// Drive `m` through `g` in `order`, a topological order of its points
-/// that `checker` computed for `g` last.
-pub fn follow(g: &Graph, m: &Machine<'_>, checker: &Checker, order: Vec<u32>) -> Option<Linear> {
     follow_to(g, m, checker, order, true)
 }
 
-/// [`follow`] for a prefix of an execution (`g` is [`Graph::prefix`]):
-/// no thread runs past its last event in `g`.
+/// Drive `m` through a prefix of an execution (`g` is [`Graph::prefix`]) in
+/// `order`, a topological order of its points that `checker` computed for
+/// `g` last: no thread runs past its last event in `g`.
 pub fn follow_prefix(g: &Graph, m: &Machine<'_>, checker: &Checker, order: Vec<u32>) -> Option<Linear> {
     follow_to(g, m, checker, order, false)
 }

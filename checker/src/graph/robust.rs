@@ -30,7 +30,7 @@ use super::rules::Rules;
 use crate::certainty::Coverage;
 use crate::dpor::Control;
 use crate::hb::Hb;
-use crate::machine::{Event, EventKind, Machine, Model};
+use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::monitor::{MonitorKind, RawViolation};
 use crate::options::Options;
 use crate::violation::{Robustness, Violation};
@@ -113,19 +113,22 @@ impl<'m, 'p> Violations<'m, 'p> {
         let mut l = linearize::follow_prefix(&prefix, self.sc, checker, order)?;
         // `c`: its thread's next access, as SC runs it.
         let p = pair.c.thread as usize;
-        let from = l.events.len();
-        let mut guard = 0;
-        while !l.events[from..].iter().any(|e| e.thread as usize == p && e.cell != crate::machine::NONE) {
+        let (mut from, mut guard) = (l.events.len(), 0);
+        let access = loop {
+            let found = (from..l.events.len()).find(|&i| l.events[i].thread as usize == p && l.events[i].cell != NONE);
+            if let Some(i) = found {
+                break i;
+            }
             guard += 1;
             if guard > 10_000 || !self.sc.enabled(&l.state, p) {
                 return None;
             }
+            from = l.events.len();
             let n = l.schedule.len() as u32;
             self.sc.step(&mut l.state, p, n, &mut l.events);
             l.schedule.push(p as u32);
-        }
+        };
         let log = &l.events;
-        let access = (from..log.len()).find(|&i| log[i].thread as usize == p && log[i].cell != crate::machine::NONE)?;
         let store = access_index(log, pair.s)?;
         let prev = (0..access).rev().find(|&i| log[i].thread as usize == p)?;
         let mut hb = Hb::new(self.prog.threads.len(), self.prog.mem_size());
@@ -191,13 +194,11 @@ struct Pairs {
     /// as successor lists `adj[start[d]..start[d + 1]]`.
     start: Vec<u32>,
     adj: Vec<u32>,
-    /// Per dense event, its strongly connected component (Tarjan).
-    comp: Vec<u32>,
-    index: Vec<u32>,
-    low: Vec<u32>,
-    on_stack: Vec<bool>,
-    call: Vec<(u32, u32)>,
-    /// Components with more than one event: the graph's cycles.
+    /// The strongly connected components (`tarjan.comp`, per dense event).
+    tarjan: litmus_dsl::digraph::Tarjan,
+    /// Per component, its events, and whether they are more than one (a
+    /// cycle of the graph).
+    size: Vec<u32>,
     cyclic: Vec<bool>,
     /// The prefix `E` being tried, as membership and per-thread lengths.
     in_e: Vec<bool>,
@@ -289,68 +290,23 @@ impl Pairs {
         csr(n as usize, &self.edges, &mut self.start, &mut self.adj, false);
     }
 
-    /// Tarjan's components of the prepared graph; true iff it has a cycle
-    /// (it is not SC-consistent).
+    /// The prepared graph's strongly connected components; true iff it has
+    /// a cycle (it is not SC-consistent).
     fn components(&mut self) -> bool {
-        let n = self.copos.len();
-        self.index.clear();
-        self.index.resize(n, UNSEEN);
-        self.low.clear();
-        self.low.resize(n, 0);
-        self.on_stack.clear();
-        self.on_stack.resize(n, false);
-        self.comp.clear();
-        self.comp.resize(n, UNSEEN);
-        self.cyclic.clear();
-        self.stack.clear();
-        let (mut next, mut any) = (0u32, false);
-        for root in 0..n as u32 {
-            if self.index[root as usize] != UNSEEN {
-                continue;
-            }
-            self.call.push((root, self.start[root as usize]));
-            self.index[root as usize] = next;
-            self.low[root as usize] = next;
-            next += 1;
-            self.stack.push(root);
-            self.on_stack[root as usize] = true;
-            while let Some(&mut (v, ref mut k)) = self.call.last_mut() {
-                if *k < self.start[v as usize + 1] {
-                    let w = self.adj[*k as usize];
-                    *k += 1;
-                    if self.index[w as usize] == UNSEEN {
-                        self.index[w as usize] = next;
-                        self.low[w as usize] = next;
-                        next += 1;
-                        self.stack.push(w);
-                        self.on_stack[w as usize] = true;
-                        self.call.push((w, self.start[w as usize]));
-                    } else if self.on_stack[w as usize] {
-                        self.low[v as usize] = self.low[v as usize].min(self.index[w as usize]);
-                    }
-                    continue;
-                }
-                self.call.pop();
-                if let Some(&(u, _)) = self.call.last() {
-                    self.low[u as usize] = self.low[u as usize].min(self.low[v as usize]);
-                }
-                if self.low[v as usize] == self.index[v as usize] {
-                    let c = self.cyclic.len() as u32;
-                    let mut size = 0;
-                    while let Some(w) = self.stack.pop() {
-                        self.on_stack[w as usize] = false;
-                        self.comp[w as usize] = c;
-                        size += 1;
-                        if w == v {
-                            break;
-                        }
-                    }
-                    self.cyclic.push(size > 1);
-                    any |= size > 1;
-                }
-            }
+        let (start, adj) = (&self.start, &self.adj);
+        let count = self.tarjan.run(self.copos.len(), |v, i| {
+            let k = start[v] as usize + i;
+            (k < start[v + 1] as usize).then(|| adj[k] as usize)
+        });
+        // A component of more than one event is a cycle.
+        self.size.clear();
+        self.size.resize(count, 0);
+        for &c in &self.tarjan.comp {
+            self.size[c] += 1;
         }
-        any
+        self.cyclic.clear();
+        self.cyclic.extend(self.size.iter().map(|&k| k > 1));
+        self.cyclic.iter().any(|&c| c)
     }
 
     /// Every pair of the prepared, cyclic graph `g` the monitor would
@@ -360,8 +316,8 @@ impl Pairs {
         for (p, evs) in g.threads.iter().enumerate() {
             for (k, ce) in evs.iter().enumerate().skip(1) {
                 let c = Id { thread: p as u16, index: k as u32 };
-                let cc = self.comp[self.dense(c) as usize];
-                if !self.cyclic[cc as usize] {
+                let cc = self.tarjan.comp[self.dense(c) as usize];
+                if !self.cyclic[cc] {
                     continue;
                 }
                 let (cell, at) = (ce.cell, self.place(g, c));
@@ -376,7 +332,7 @@ impl Pairs {
                         if e.cell != cell
                             || !rules.buffered(e)
                             || at >= self.copos[sd as usize]
-                            || self.comp[sd as usize] != cc
+                            || self.tarjan.comp[sd as usize] != cc
                         {
                             continue;
                         }

@@ -82,8 +82,7 @@ impl Rules {
         if !self.buffered {
             return false;
         }
-        let drained =
-            s.newest_in_buffer && (self.drains_all(x) || x.atomic && self.buffer(x.cell) == self.buffer(s.cell));
+        let drained = s.newest_in_buffer && self.drains(x, s.cell);
         drained || s.newest_of_cell && x.reads && x.cell == s.cell && !self.forwards(x, s)
     }
 
