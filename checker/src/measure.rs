@@ -160,7 +160,8 @@ pub fn measure(
                 .collect();
         }
     }
-    let mut bss = Bss::new(&fenced, &models, forcing).measuring(first, &own, fenced.stmts.len() - first as usize);
+    let mut bss =
+        Bss::new(&fenced, &models, forcing).measuring(&fenced, first, &own, fenced.stmts.len() - first as usize);
     // Nothing to watch: nothing to remove.
     for (m, _) in models.iter().enumerate() {
         for v in 0..positions.len() {

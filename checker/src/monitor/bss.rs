@@ -2,6 +2,12 @@
 //! and PSO in one pass: the simulated stores (per thread, per thread and
 //! cell), the last event of each thread and the check's search are the
 //! same for both models; only the forcing of commits is per model.
+//!
+//! Only the stores that may be overtaken ([`super::delays`]) are watched:
+//! every other one is committed whenever the check would look at it, so
+//! its forcing is not tracked and it is never signalled. A fenced
+//! program's monitor tracks little; one whose stores none may be overtaken
+//! tracks nothing.
 
 use super::signal::{Forcing, RawViolation};
 use crate::clocks::Clocks;
@@ -16,7 +22,7 @@ struct Mark {
     trail: u32,
     thread: u16,
     /// It appended a store of its thread to this pair's list (`NONE`: it
-    /// stored nothing).
+    /// stored nothing), watched or not as the entry says.
     pair: u32,
     /// Its thread's last event before it.
     last: u32,
@@ -54,9 +60,24 @@ struct Variants {
     /// Per model, thread and variant: how many of the thread's stores its
     /// measured fences drained (counting in `stores`).
     upto: Vec<u32>,
-    /// Per store (log index), model and variant: the place of its owner's
-    /// first measured drain there (`NONE`: none).
+    /// Per watched store (by number), model and variant: the place of its
+    /// owner's first measured drain there (`NONE`: none).
     first_drain: Vec<u32>,
+}
+
+/// A store in its pair's list: what the check and the forcing need of it.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Its transition count: it happens before an event iff that event's
+    /// clock has at least this in the store's thread.
+    count: u32,
+    /// Its thread's watched stores up to it (inclusive): the TSO queue's
+    /// prefix that committing it commits.
+    fifo: u32,
+    /// The same among its pair's stores (the PSO queue's prefix).
+    in_pair: u32,
+    /// Its number among the watched stores (`NONE`: not watched).
+    watched: u32,
 }
 
 /// The BSS monitor for one or more models (TSO, PSO).
@@ -69,24 +90,33 @@ pub struct Bss {
     /// cell: `by_cell` and the PSO queues exist only for those (a big array
     /// touched at a few cells costs a few lists, not one per cell).
     pairs: ThreadCells,
-    /// Per thread: its stores (log index), in order.
+    /// Per store statement, the models (bit per queue) under which it may
+    /// be overtaken ([`super::delays`]); a store is watched iff any.
+    signals: Vec<u8>,
+    /// No statement is watched: the monitor does nothing.
+    inert: bool,
+    /// Per watched store (by number, in push order): its log index.
+    watched: Vec<u32>,
+    /// Per thread: its watched stores (numbers), in order (its TSO queue).
     stores: Vec<Vec<u32>>,
-    /// Per pair (thread, cell): (transition count, index into `stores[thread]`).
-    by_cell: Vec<Vec<(u32, u32)>>,
+    /// Per pair (thread, cell): its watched stores (its PSO queue).
+    queue: Vec<Vec<u32>>,
+    /// Per pair: every store of it, watched or not.
+    by_cell: Vec<Vec<Entry>>,
     /// Per cell, from `writers_at[cell]` to `writers_at[cell + 1]` in
     /// `writers`: each (thread, pair) whose code can store to it, so an
     /// access visits only those.
     writers_at: Vec<u32>,
     writers: Vec<(u32, u32)>,
-    /// Per model, queue and forcer: how many of the queue's stores the
-    /// forcer has forced (a TSO queue is its owner's FIFO, counting in
-    /// `stores[owner]`; a PSO queue is a pair's stores, counting in
-    /// `by_cell[pair]`); from `drains`, per model and thread: its drains of
-    /// all its buffers, counting in `stores`. Forcing is monotone, so each
-    /// counter only grows (until undone).
+    /// Per model, queue and forcer: how many of the queue's watched stores
+    /// the forcer has forced (a TSO queue is its owner's FIFO, counting in
+    /// `stores[owner]`; a PSO queue is a pair's, counting in `queue[pair]`);
+    /// from `drains`, per model and thread: its drains of all its buffers,
+    /// counting in `stores`. Forcing is monotone, so each counter only
+    /// grows (until undone).
     upto: Vec<u32>,
     drains: usize,
-    /// Per store (by log index), model and thread r: the place ([`Clocks::place`])
+    /// Per watched store (by number), model and thread r: the place ([`Clocks::place`])
     /// at which r's events first forced it (its owner's slot: its drains);
     /// `NONE`: not yet. Is the store committed when event e runs? Iff some
     /// slot's place is at most `2 · clock(e)[r]`: one row compared, not a
@@ -134,11 +164,15 @@ impl Bss {
                 *slot += 1;
             }
         }
-        Bss {
+        let mut bss = Bss {
             forcing,
             x86: prog.dialect == Dialect::HerdX86,
             t,
+            signals: Vec::new(),
+            inert: false,
+            watched: Vec::new(),
             stores: vec![Vec::new(); t],
+            queue: vec![Vec::new(); pairs.len()],
             by_cell: vec![Vec::new(); pairs.len()],
             writers_at,
             writers,
@@ -151,7 +185,21 @@ impl Bss {
             last: vec![NONE; t],
             marks: Vec::new(),
             variants: None,
+        };
+        bss.watch(prog, None);
+        bss
+    }
+
+    /// Which stores to watch: those that may be overtaken under some of
+    /// the models, fences of statements from `measured` on taken as absent.
+    fn watch(&mut self, prog: &Program, measured: Option<StmtId>) {
+        self.signals = vec![0; prog.stmts.len()];
+        for (m, q) in self.queues.iter().enumerate() {
+            for (s, may) in super::delays::delayable(prog, q.model, measured).into_iter().enumerate() {
+                self.signals[s] |= u8::from(may) << m;
+            }
         }
+        self.inert = self.signals.iter().all(|&b| b == 0);
     }
 
     /// A monitor that stands for one per entry of `own` (its *variants*),
@@ -161,8 +209,12 @@ impl Bss {
     /// fence is a local no-op that only logs its event, so one SC
     /// exploration of the program with every measured fence serves a
     /// monitor per fence set, each seeing what it would see with that set
-    /// alone. Signals name their variant.
-    pub fn measuring(mut self, first: StmtId, own: &[Vec<StmtId>], fences: usize) -> Bss {
+    /// alone. Signals name their variant. `prog` is the program with every
+    /// measured fence.
+    pub fn measuring(mut self, prog: &Program, first: StmtId, own: &[Vec<StmtId>], fences: usize) -> Bss {
+        // A store a measured fence keeps from being overtaken may be
+        // overtaken in the variants without it.
+        self.watch(prog, Some(first));
         let mut acting = vec![Vec::new(); fences];
         for (v, set) in own.iter().enumerate() {
             for &f in set {
@@ -201,34 +253,35 @@ impl Bss {
         let Some(vs) = &mut self.variants else { return };
         let key = (m * self.t + p) * vs.count + v;
         let Some(old) = raise(&mut vs.upto, &mut self.trail, key, VUPTO, n) else { return };
-        for si in old..n {
-            let slot = (self.stores[p][si as usize] as usize * self.queues.len() + m) * vs.count + v;
+        for k in old..n {
+            let slot = (self.stores[p][k as usize] as usize * self.queues.len() + m) * vs.count + v;
             first_at(&mut vs.first_drain, &mut self.trail, slot, VFIRST, place);
         }
     }
 
-    /// Model `m`: forcer `r` (at `place`) forces the first `upto` stores of
-    /// `owner`'s queue whose counter is `key` (PSO: the queue of `pair`).
+    /// Model `m`: forcer `r` (at `place`) forces the first `upto` watched
+    /// stores of the queue whose counter is `key`: `owner`'s FIFO, or (PSO)
+    /// the queue of `pair`.
     #[allow(clippy::too_many_arguments)]
     fn force(&mut self, m: usize, key: usize, owner: usize, pair: Option<usize>, upto: u32, r: usize, place: u32) {
         let Some(old) = raise(&mut self.upto, &mut self.trail, key, UPTO, upto) else { return };
         let width = self.queues.len() * self.t;
-        for k in old..upto {
-            let si = match pair {
-                Some(pair) => self.by_cell[pair][k as usize].1,
-                None => k,
-            };
-            let slot = self.stores[owner][si as usize] as usize * width + m * self.t + r;
+        let queue = match pair {
+            Some(pair) => &self.queue[pair],
+            None => &self.stores[owner],
+        };
+        for &w in &queue[old as usize..upto as usize] {
+            let slot = w as usize * width + m * self.t + r;
             first_at(&mut self.first, &mut self.trail, slot, 0, place);
         }
     }
 
-    /// Is the store at log index `store` committed under model `m` when
-    /// the event with clock `ci` runs?
+    /// Is watched store `w` committed under model `m` when the event with
+    /// clock `ci` runs?
     #[inline]
-    fn committed(&self, m: usize, store: u32, ci: &[u32]) -> bool {
+    fn committed(&self, m: usize, w: u32, ci: &[u32]) -> bool {
         let width = self.queues.len() * self.t;
-        let row = &self.first[store as usize * width + m * self.t..][..self.t];
+        let row = &self.first[w as usize * width + m * self.t..][..self.t];
         // The match outside the loop: inside, it cost 1.5 % of the run's
         // instructions (the loop no longer specialised).
         match self.forcing {
@@ -244,7 +297,7 @@ impl Bss {
             Some(c) => {
                 // (No pair: p's code never stores to c, nothing to drain.)
                 if let Some(pair) = self.pairs.index(p, c as u32) {
-                    let n = self.by_cell[pair].len() as u32;
+                    let n = self.queue[pair].len() as u32;
                     let key = self.queues[m].base + pair * self.t + p;
                     self.force(m, key, p, Some(pair), n, p, place);
                 }
@@ -267,6 +320,9 @@ impl Bss {
         clocks: Clocks<'_>,
         out: &mut impl FnMut(usize, usize, RawViolation),
     ) {
+        if self.inert {
+            return;
+        }
         let e = &log[i];
         let p = e.thread as usize;
         let prev = self.last[p];
@@ -274,9 +330,18 @@ impl Bss {
             self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
             return;
         }
-        let pair = match e.kind {
-            EventKind::Store => self.pairs.index(p, e.cell).expect("a thread stores only where its code can") as u32,
-            _ => NONE,
+        let store = e.kind == EventKind::Store;
+        if self.watched.is_empty() && !(store && self.signals[e.stmt as usize] != 0) {
+            // Nothing watched yet: no check can find a store, no forcing
+            // has one to commit, and an unwatched store before every
+            // watched one is neither checked nor counted in a queue.
+            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
+            self.last[p] = i as u32;
+            return;
+        }
+        let pair = match store {
+            true => self.pairs.index(p, e.cell).expect("a thread stores only where its code can") as u32,
+            false => NONE,
         };
         self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair, last: prev });
         self.last[p] = i as u32;
@@ -291,19 +356,32 @@ impl Bss {
         // Perform e (lines 15–25): buffer a store; drain on atomics and fences.
         match e.kind {
             EventKind::Store => {
-                let need = (i + 1) * self.queues.len() * self.t;
-                if self.first.len() < need {
-                    self.first.resize(need, NONE);
-                }
-                if let Some(vs) = &mut self.variants {
-                    let need = (i + 1) * self.queues.len() * vs.count;
-                    if vs.first_drain.len() < need {
-                        vs.first_drain.resize(need, NONE);
+                let pair = pair as usize;
+                let mut watched = NONE;
+                if self.signals[e.stmt as usize] != 0 {
+                    let w = self.watched.len();
+                    let need = (w + 1) * self.queues.len() * self.t;
+                    if self.first.len() < need {
+                        self.first.resize(need, NONE);
                     }
+                    if let Some(vs) = &mut self.variants {
+                        let need = (w + 1) * self.queues.len() * vs.count;
+                        if vs.first_drain.len() < need {
+                            vs.first_drain.resize(need, NONE);
+                        }
+                    }
+                    watched = w as u32;
+                    self.watched.push(i as u32);
+                    self.stores[p].push(watched);
+                    self.queue[pair].push(watched);
                 }
-                let idx = self.stores[p].len() as u32;
-                self.stores[p].push(i as u32);
-                self.by_cell[pair as usize].push((place / 2, idx));
+                let entry = Entry {
+                    count: place / 2,
+                    fifo: self.stores[p].len() as u32,
+                    in_pair: self.queue[pair].len() as u32,
+                    watched,
+                };
+                self.by_cell[pair].push(entry);
             }
             _ if e.is_atomic() => {
                 for m in 0..self.queues.len() {
@@ -375,18 +453,17 @@ impl Bss {
             }
             // q has not stored to a yet: nothing to check, nothing to force.
             let list = &self.by_cell[pair];
-            let Some(&(_, last_si)) = list.last() else { continue };
-            let n = list.len() as u32;
-            // p's earlier accesses forced every store of q to a already
-            // (most accesses, once a program has run a while): the store
-            // checked below is one of them, committed, and there is nothing
-            // new to force.
+            let Some(&last) = list.last() else { continue };
+            // p's earlier accesses forced every watched store of q to a
+            // already (most accesses, once a program has run a while; all,
+            // where q's stores so far are unwatched): the store checked
+            // below is committed, and there is nothing new to force.
             let forced = |m: usize| {
                 let Queues { pso, base, .. } = self.queues[m];
                 if pso {
-                    self.upto[base + pair * self.t + p] >= n
+                    self.upto[base + pair * self.t + p] >= last.in_pair
                 } else {
-                    self.upto[base + q * self.t + p] > last_si
+                    self.upto[base + q * self.t + p] >= last.fifo
                 }
             };
             if (0..self.queues.len()).all(forced) {
@@ -398,10 +475,12 @@ impl Bss {
                 // memory events: one happens before prev iff its transition
                 // count is at most prev's clock's.
                 let before = clocks.at(&log[prev as usize], q);
-                if let Some(k) = list.iter().rposition(|&(count, _)| count <= before) {
-                    let store = self.stores[q][list[k].1 as usize];
+                let checked = list.iter().rposition(|en| en.count <= before).map(|k| list[k].watched);
+                if let Some(w) = checked.filter(|&w| w != NONE) {
+                    let store = self.watched[w as usize];
+                    let signals = self.signals[log[store as usize].stmt as usize];
                     for m in 0..self.queues.len() {
-                        if self.committed(m, store, ci) {
+                        if signals & (1 << m) == 0 || self.committed(m, w, ci) {
                             continue;
                         }
                         let raw = RawViolation { store, access: i, prev };
@@ -411,7 +490,7 @@ impl Bss {
                         };
                         // Not committed by what all variants share: by the
                         // variant's own measured drains, then?
-                        let row = &vs.first_drain[(store as usize * self.queues.len() + m) * vs.count..][..vs.count];
+                        let row = &vs.first_drain[(w as usize * self.queues.len() + m) * vs.count..][..vs.count];
                         for (v, &d) in row.iter().enumerate() {
                             if !counts(self.forcing, d, ci[q]) && vs.live[m * vs.count + v] {
                                 out(m, v, raw);
@@ -425,9 +504,9 @@ impl Bss {
             for m in 0..self.queues.len() {
                 let Queues { pso, base, .. } = self.queues[m];
                 if pso {
-                    self.force(m, base + pair * self.t + p, q, Some(pair), n, p, place);
+                    self.force(m, base + pair * self.t + p, q, Some(pair), last.in_pair, p, place);
                 } else {
-                    self.force(m, base + q * self.t + p, q, None, last_si + 1, p, place);
+                    self.force(m, base + q * self.t + p, q, None, last.fifo, p, place);
                 }
             }
         }
@@ -459,8 +538,12 @@ impl Bss {
             let p = m.thread as usize;
             self.last[p] = m.last;
             if m.pair != NONE {
-                self.stores[p].pop();
-                self.by_cell[m.pair as usize].pop();
+                let entry = self.by_cell[m.pair as usize].pop().expect("its store");
+                if entry.watched != NONE {
+                    self.watched.pop();
+                    self.stores[p].pop();
+                    self.queue[m.pair as usize].pop();
+                }
             }
         }
         self.marks.truncate(n);

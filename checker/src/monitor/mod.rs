@@ -25,6 +25,7 @@
 //! clocks ([`crate::clocks`]), so the monitors keep only their own state.
 
 mod bss;
+mod delays;
 mod kind;
 mod signal;
 mod sober;
