@@ -13,7 +13,7 @@ use super::signal::{Forcing, RawViolation};
 use crate::clocks::Clocks;
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::thread_cells::ThreadCells;
-use litmus_dsl::ir::StmtId;
+use litmus_dsl::ir::{Addr, Instr, StmtId};
 use litmus_dsl::{Dialect, Program};
 
 /// What undoing one event restores.
@@ -90,6 +90,9 @@ pub struct Bss {
     /// cell: `by_cell` and the PSO queues exist only for those (a big array
     /// touched at a few cells costs a few lists, not one per cell).
     pairs: ThreadCells,
+    /// Per store statement of a fixed cell, its pair (`NONE`: another
+    /// kind, or an address computed at run time: searched for).
+    store_pair: Vec<u32>,
     /// Per store statement, the models (bit per queue) under which it may
     /// be overtaken ([`super::delays`]); a store is watched iff any.
     signals: Vec<u8>,
@@ -146,25 +149,61 @@ impl Bss {
             queues.push(Queues { model, pso, base: n });
             n += if pso { pairs.len() * t } else { t * t };
         }
-        // Counting sort of the pairs by cell.
+        // The pairs a store of the thread may fill (a cell it only updates
+        // atomically never holds a buffered store of it).
+        let mut fills = vec![false; pairs.len()];
+        for (q, th) in prog.threads.iter().enumerate() {
+            for ins in &th.code {
+                match *ins {
+                    Instr::Store { addr: Addr::Fixed(c), .. } => {
+                        if let Some(i) = pairs.index(q, c) {
+                            fills[i] = true;
+                        }
+                    }
+                    Instr::Store { .. } => pairs.of(q).for_each(|i| fills[i] = true),
+                    _ => {}
+                }
+            }
+        }
+        // Counting sort of those pairs by cell.
         let cells = prog.mem_size();
         let mut writers_at = vec![0u32; cells + 1];
-        for i in 0..pairs.len() {
+        for i in (0..pairs.len()).filter(|&i| fills[i]) {
             writers_at[pairs.cell(i) as usize + 1] += 1;
         }
         for c in 0..cells {
             writers_at[c + 1] += writers_at[c];
         }
-        let mut writers = vec![(0, 0); pairs.len()];
+        let mut writers = vec![(0, 0); writers_at[cells] as usize];
         let mut fill = writers_at.clone();
         for q in 0..t {
-            for i in pairs.of(q) {
+            for i in pairs.of(q).filter(|&i| fills[i]) {
                 let slot = &mut fill[pairs.cell(i) as usize];
                 writers[*slot as usize] = (q as u32, i as u32);
                 *slot += 1;
             }
         }
+        let mut store_pair = vec![NONE; prog.stmts.len()];
+        for (q, th) in prog.threads.iter().enumerate() {
+            for ins in &th.code {
+                if let Instr::Store { addr: Addr::Fixed(c), stmt, .. } = *ins {
+                    store_pair[stmt as usize] = pairs.index(q, c).map_or(NONE, |i| i as u32);
+                }
+            }
+        }
+        // (A statement stored to different fixed cells in its copies is searched for.)
+        for (q, th) in prog.threads.iter().enumerate() {
+            for ins in &th.code {
+                if let Instr::Store { addr, stmt, .. } = *ins {
+                    let same = matches!(addr, Addr::Fixed(c) if pairs.index(q, c).map_or(NONE, |i| i as u32) == store_pair[stmt as usize]);
+                    if !same {
+                        store_pair[stmt as usize] = NONE;
+                    }
+                }
+            }
+        }
         let mut bss = Bss {
+            store_pair,
             forcing,
             x86: prog.dialect == Dialect::HerdX86,
             t,
@@ -299,12 +338,18 @@ impl Bss {
                 if let Some(pair) = self.pairs.index(p, c as u32) {
                     let n = self.queue[pair].len() as u32;
                     let key = self.queues[m].base + pair * self.t + p;
-                    self.force(m, key, p, Some(pair), n, p, place);
+                    if self.upto[key] < n {
+                        self.force(m, key, p, Some(pair), n, p, place);
+                    }
                 }
             }
             None => {
                 let n = self.stores[p].len() as u32;
-                self.force(m, self.drains + m * self.t + p, p, None, n, p, place);
+                let key = self.drains + m * self.t + p;
+                // (Most drains find nothing new: no call.)
+                if self.upto[key] < n {
+                    self.force(m, key, p, None, n, p, place);
+                }
             }
         }
     }
@@ -326,11 +371,11 @@ impl Bss {
         let e = &log[i];
         let p = e.thread as usize;
         let prev = self.last[p];
-        if e.kind == EventKind::Commit {
+        if matches!(e.kind, EventKind::Commit) {
             self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
             return;
         }
-        let store = e.kind == EventKind::Store;
+        let store = matches!(e.kind, EventKind::Store);
         if self.watched.is_empty() && !(store && self.signals[e.stmt as usize] != 0) {
             // Nothing watched yet: no check can find a store, no forcing
             // has one to commit, and an unwatched store before every
@@ -339,8 +384,17 @@ impl Bss {
             self.last[p] = i as u32;
             return;
         }
+        if let EventKind::Fence(k) = e.kind {
+            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
+            self.last[p] = i as u32;
+            self.fence(e, k, clocks);
+            return;
+        }
         let pair = match store {
-            true => self.pairs.index(p, e.cell).expect("a thread stores only where its code can") as u32,
+            true => match self.store_pair[e.stmt as usize] {
+                NONE => self.pairs.index(p, e.cell).expect("a thread stores only where its code can") as u32,
+                pair => pair,
+            },
             false => NONE,
         };
         self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair, last: prev });
@@ -353,65 +407,72 @@ impl Bss {
             let ci = row.filter(|_| prev != NONE);
             self.access(log, i as u32, prev, place, ci, clocks, out);
         }
-        // Perform e (lines 15–25): buffer a store; drain on atomics and fences.
-        match e.kind {
-            EventKind::Store => {
-                let pair = pair as usize;
-                let mut watched = NONE;
-                if self.signals[e.stmt as usize] != 0 {
-                    let w = self.watched.len();
-                    let need = (w + 1) * self.queues.len() * self.t;
-                    if self.first.len() < need {
-                        self.first.resize(need, NONE);
-                    }
-                    if let Some(vs) = &mut self.variants {
-                        let need = (w + 1) * self.queues.len() * vs.count;
-                        if vs.first_drain.len() < need {
-                            vs.first_drain.resize(need, NONE);
-                        }
-                    }
-                    watched = w as u32;
-                    self.watched.push(i as u32);
-                    self.stores[p].push(watched);
-                    self.queue[pair].push(watched);
+        // Perform e (lines 15–25): buffer a store; drain on atomics.
+        if store {
+            let pair = pair as usize;
+            let mut watched = NONE;
+            if self.signals[e.stmt as usize] != 0 {
+                let w = self.watched.len();
+                let need = (w + 1) * self.queues.len() * self.t;
+                if self.first.len() < need {
+                    self.first.resize(need, NONE);
                 }
-                let entry = Entry {
-                    count: place / 2,
-                    fifo: self.stores[p].len() as u32,
-                    in_pair: self.queue[pair].len() as u32,
-                    watched,
-                };
-                self.by_cell[pair].push(entry);
-            }
-            _ if e.is_atomic() => {
-                for m in 0..self.queues.len() {
-                    let only = (self.queues[m].pso && !self.x86).then_some(e.cell as usize);
-                    self.drain(m, p, only, place);
-                }
-            }
-            EventKind::Fence(k) => {
-                let measured = self.variants.as_ref().filter(|vs| e.stmt >= vs.first).map(|vs| vs.first);
-                for m in 0..self.queues.len() {
-                    if !crate::machine::fence_drains(self.queues[m].model, k) {
-                        continue;
-                    }
-                    match measured {
-                        None => self.drain(m, p, None, place),
-                        Some(first) => {
-                            // (Taken out while its variants drain, put back after.)
-                            let f = (e.stmt - first) as usize;
-                            let acting = self.variants.as_mut().map(|vs| std::mem::take(&mut vs.acting[f]));
-                            for &v in acting.iter().flatten() {
-                                self.drain_variant(m, v as usize, p, place);
-                            }
-                            if let (Some(vs), Some(acting)) = (self.variants.as_mut(), acting) {
-                                vs.acting[f] = acting;
-                            }
-                        }
+                if let Some(vs) = &mut self.variants {
+                    let need = (w + 1) * self.queues.len() * vs.count;
+                    if vs.first_drain.len() < need {
+                        vs.first_drain.resize(need, NONE);
                     }
                 }
+                watched = w as u32;
+                self.watched.push(i as u32);
+                self.stores[p].push(watched);
+                self.queue[pair].push(watched);
             }
-            _ => {}
+            let entry = Entry {
+                count: place / 2,
+                fifo: self.stores[p].len() as u32,
+                in_pair: self.queue[pair].len() as u32,
+                watched,
+            };
+            self.by_cell[pair].push(entry);
+        } else if e.is_atomic() && !self.stores[p].is_empty() {
+            for m in 0..self.queues.len() {
+                let only = (self.queues[m].pso && !self.x86).then_some(e.cell as usize);
+                self.drain(m, p, only, place);
+            }
+        }
+    }
+
+    /// Fence `e` (of kind `k`) drains its thread's buffers under the
+    /// models where it does, or (measured) in its variants.
+    fn fence(&mut self, e: &Event, k: litmus_dsl::FenceKind, clocks: Clocks<'_>) {
+        let p = e.thread as usize;
+        let n = self.stores[p].len() as u32;
+        let drained = |m: usize| self.upto[self.drains + m * self.t + p] >= n;
+        if self.variants.is_none() && (0..self.queues.len()).all(drained) {
+            // Nothing of its thread is watched, or all of it is drained.
+            return;
+        }
+        let place = clocks.place(e);
+        let measured = self.variants.as_ref().filter(|vs| e.stmt >= vs.first).map(|vs| vs.first);
+        for m in 0..self.queues.len() {
+            if !self.queues[m].model.drains(k) {
+                continue;
+            }
+            match measured {
+                None => self.drain(m, p, None, place),
+                Some(first) => {
+                    // (Taken out while its variants drain, put back after.)
+                    let f = (e.stmt - first) as usize;
+                    let acting = self.variants.as_mut().map(|vs| std::mem::take(&mut vs.acting[f]));
+                    for &v in acting.iter().flatten() {
+                        self.drain_variant(m, v as usize, p, place);
+                    }
+                    if let (Some(vs), Some(acting)) = (self.variants.as_mut(), acting) {
+                        vs.acting[f] = acting;
+                    }
+                }
+            }
         }
     }
 
