@@ -270,6 +270,16 @@ fn main() {
 /// +29.7 % (two runs). The graph decision, the other way, is not
 /// cheaper either (`graph_robustness` below).
 ///
+/// On 2026-11-28 at 4e75075 (BSS watches only the stores a later access may
+/// overtake, `monitor/delays.rs`, and skips the steps where nothing
+/// changes), callgrind, BSS for TSO and PSO, bare → monitored (before this
+/// change): dekker_f_k3 303.5M → 350.2M, +15.4 % (+25.5 %; TSO alone
+/// +13.4 %); dekker lb 20 pb 4 148.2M → 169.6M, +14.4 % (+16.2 %);
+/// treiber-stack +15.1 % (+15.3 %); ms2-queue +18.4 % (+18.7 %); lamport
+/// +24.8 % (+25.5 %); bakery +25.5 % (+27.5 %); peterson +27.2 %;
+/// slow.litmus 1016M → 1414M, +39.2 % (+39.6 %: every store there may be
+/// overtaken and signals dense).
+///
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
 /// 2, 55 % of the run), not by the monitors.
