@@ -262,6 +262,19 @@ pub enum Instr {
 }
 
 impl Instr {
+    /// Where control may go after this instruction at `pc` (`pc + 1` may be
+    /// the thread's end): a failed `await` retries from its start.
+    pub fn successors(&self, pc: usize) -> impl Iterator<Item = usize> {
+        let (a, b) = match *self {
+            Instr::Jump { target } => (Some(target as usize), None),
+            Instr::Branch { target, .. } => (Some(pc + 1), Some(target as usize)),
+            Instr::AwaitCheck { start, .. } => (Some(pc + 1), Some(start as usize)),
+            Instr::Halt => (None, None),
+            _ => (Some(pc + 1), None),
+        };
+        a.into_iter().chain(b)
+    }
+
     /// The statement of a memory event.
     pub fn event_stmt(&self) -> Option<StmtId> {
         match *self {

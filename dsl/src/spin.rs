@@ -352,7 +352,7 @@ fn liveness(code: &[Instr], nregs: usize, users: &[Reg]) -> Vec<Regs> {
         for pc in (0..code.len()).rev() {
             let ins = code[pc];
             let mut out = Regs::new(nregs);
-            for s in successors(&ins, pc) {
+            for s in ins.successors(pc) {
                 out.union(&live[s.min(code.len())]);
             }
             if matches!(ins, Instr::Halt) {
@@ -369,18 +369,6 @@ fn liveness(code: &[Instr], nregs: usize, users: &[Reg]) -> Vec<Regs> {
         }
     }
     live
-}
-
-fn successors(i: &Instr, pc: usize) -> impl Iterator<Item = usize> {
-    let (a, b) = match *i {
-        Instr::Jump { target } => (Some(target as usize), None),
-        Instr::Branch { target, .. } => (Some(pc + 1), Some(target as usize)),
-        // A failed attempt retries from its start.
-        Instr::AwaitCheck { start, .. } => (Some(pc + 1), Some(start as usize)),
-        Instr::Halt => (None, None),
-        _ => (Some(pc + 1), None),
-    };
-    a.into_iter().chain(b)
 }
 
 /// Is loop `l` a spin: its iteration (body, then the condition that

@@ -28,6 +28,9 @@ struct Mark {
     last: u32,
 }
 
+/// `Bss::store_pair` of a statement no store has been seen of yet.
+const UNSET: u32 = NONE - 1;
+
 /// One model's queues: per (thread, cell) (PSO) or per thread (TSO), and
 /// where their counters begin in [`Bss::upto`].
 #[derive(Clone, Copy)]
@@ -150,19 +153,24 @@ impl Bss {
             n += if pso { pairs.len() * t } else { t * t };
         }
         // The pairs a store of the thread may fill (a cell it only updates
-        // atomically never holds a buffered store of it).
+        // atomically never holds a buffered store of it); and per store
+        // statement its pair, if all its copies store to one fixed cell
+        // (`NONE` stays: searched for at run time).
         let mut fills = vec![false; pairs.len()];
+        let mut store_pair = vec![UNSET; prog.stmts.len()];
         for (q, th) in prog.threads.iter().enumerate() {
             for ins in &th.code {
-                match *ins {
-                    Instr::Store { addr: Addr::Fixed(c), .. } => {
-                        if let Some(i) = pairs.index(q, c) {
-                            fills[i] = true;
-                        }
-                    }
-                    Instr::Store { .. } => pairs.of(q).for_each(|i| fills[i] = true),
-                    _ => {}
+                let Instr::Store { addr, stmt, .. } = *ins else { continue };
+                let pair = match addr {
+                    Addr::Fixed(c) => pairs.index(q, c).map_or(NONE, |i| i as u32),
+                    _ => NONE,
+                };
+                match pair {
+                    NONE => pairs.of(q).for_each(|i| fills[i] = true),
+                    i => fills[i as usize] = true,
                 }
+                let slot = &mut store_pair[stmt as usize];
+                *slot = if *slot == UNSET || *slot == pair { pair } else { NONE };
             }
         }
         // Counting sort of those pairs by cell.
@@ -181,25 +189,6 @@ impl Bss {
                 let slot = &mut fill[pairs.cell(i) as usize];
                 writers[*slot as usize] = (q as u32, i as u32);
                 *slot += 1;
-            }
-        }
-        let mut store_pair = vec![NONE; prog.stmts.len()];
-        for (q, th) in prog.threads.iter().enumerate() {
-            for ins in &th.code {
-                if let Instr::Store { addr: Addr::Fixed(c), stmt, .. } = *ins {
-                    store_pair[stmt as usize] = pairs.index(q, c).map_or(NONE, |i| i as u32);
-                }
-            }
-        }
-        // (A statement stored to different fixed cells in its copies is searched for.)
-        for (q, th) in prog.threads.iter().enumerate() {
-            for ins in &th.code {
-                if let Instr::Store { addr, stmt, .. } = *ins {
-                    let same = matches!(addr, Addr::Fixed(c) if pairs.index(q, c).map_or(NONE, |i| i as u32) == store_pair[stmt as usize]);
-                    if !same {
-                        store_pair[stmt as usize] = NONE;
-                    }
-                }
             }
         }
         let mut bss = Bss {
@@ -302,6 +291,7 @@ impl Bss {
     /// stores of the queue whose counter is `key`: `owner`'s FIFO, or (PSO)
     /// the queue of `pair`.
     #[allow(clippy::too_many_arguments)]
+    #[inline]
     fn force(&mut self, m: usize, key: usize, owner: usize, pair: Option<usize>, upto: u32, r: usize, place: u32) {
         let Some(old) = raise(&mut self.upto, &mut self.trail, key, UPTO, upto) else { return };
         let width = self.queues.len() * self.t;
@@ -338,18 +328,12 @@ impl Bss {
                 if let Some(pair) = self.pairs.index(p, c as u32) {
                     let n = self.queue[pair].len() as u32;
                     let key = self.queues[m].base + pair * self.t + p;
-                    if self.upto[key] < n {
-                        self.force(m, key, p, Some(pair), n, p, place);
-                    }
+                    self.force(m, key, p, Some(pair), n, p, place);
                 }
             }
             None => {
                 let n = self.stores[p].len() as u32;
-                let key = self.drains + m * self.t + p;
-                // (Most drains find nothing new: no call.)
-                if self.upto[key] < n {
-                    self.force(m, key, p, None, n, p, place);
-                }
+                self.force(m, self.drains + m * self.t + p, p, None, n, p, place);
             }
         }
     }

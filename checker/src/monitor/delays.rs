@@ -51,7 +51,7 @@ pub fn delayable(prog: &Program, model: Model, measured: Option<StmtId>) -> Vec<
             queue.push_back(pc);
             let found = 'search: loop {
                 let Some(at) = queue.pop_front() else { break false };
-                for next in successors(code, at) {
+                for next in code[at].successors(at).filter(|&n| n < code.len()) {
                     if seen[next] {
                         continue;
                     }
@@ -107,19 +107,6 @@ fn overtakes(model: Model, x86: bool, a: Addr, ins: &Instr, measured: Option<Stm
         Instr::Store { addr, .. } => access(addr, Access::Write),
         _ => Step::Passes,
     }
-}
-
-/// The instructions that may run right after the one at `pc`.
-fn successors(code: &[Instr], pc: usize) -> impl Iterator<Item = usize> {
-    let (a, b) = match code[pc] {
-        Instr::Jump { target } => (Some(target as usize), None),
-        Instr::Branch { target, .. } => (Some(pc + 1), Some(target as usize)),
-        Instr::AwaitCheck { start, .. } => (Some(pc + 1), Some(start as usize)),
-        Instr::Halt => (None, None),
-        _ => (Some(pc + 1), None),
-    };
-    let len = code.len();
-    [a, b].into_iter().flatten().filter(move |&n| n < len)
 }
 
 #[cfg(test)]
