@@ -9,7 +9,7 @@
 use crate::certainty::Coverage;
 use crate::clocks::Clocks;
 use crate::hb::Hb;
-use crate::machine::{Event, Model, NONE};
+use crate::machine::{Event, Machine, Model, NONE};
 use crate::monitor::MonitorKind;
 use crate::monitor::{self, Forcing, RawViolation};
 use crate::options::Options;
@@ -56,6 +56,8 @@ pub struct Collector<'p> {
     /// explorer's clocks): its first `hb_valid` events match the log.
     hb: Hb,
     hb_valid: usize,
+    /// Per model, the machine its witnesses replay on, once one is built.
+    machines: Vec<Option<Machine<'p>>>,
     /// BSS for some models (TSO, PSO) in one pass, and the index in
     /// `models` of each of them.
     bss: Option<(monitor::Bss, Vec<usize>)>,
@@ -158,6 +160,7 @@ impl<'p> Collector<'p> {
         Collector {
             prog,
             groups: models.iter().map(|_| hashbrown::HashMap::new()).collect(),
+            machines: models.iter().map(|_| None).collect(),
             models,
             asked,
             explicit: Vec::new(),
@@ -348,7 +351,9 @@ impl<'p> Collector<'p> {
         }
         self.hb_valid = log.len();
         let sober = self.monitor == MonitorKind::Sober && model.sober();
-        if let Some(v) = crate::signalled::violation(self.prog, model, &self.stop, log, &self.hb, r, sober) {
+        let m =
+            self.machines[mi].get_or_insert_with(|| crate::signalled::witness_machine(self.prog, model, &self.stop));
+        if let Some(v) = crate::signalled::violation(m, &self.stop, log, &self.hb, r, sober) {
             self.stop.budget.note_finding();
             g.v = Some(v);
         }

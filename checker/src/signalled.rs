@@ -7,7 +7,7 @@
 
 use crate::certainty::{Answer, Why};
 use crate::hb::Hb;
-use crate::machine::{Event, EventKind, Model, NONE};
+use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::model::Access;
 use crate::monitor::RawViolation;
 use crate::options::Options;
@@ -20,23 +20,25 @@ use litmus_dsl::{FenceKind, Program};
 /// The violation a monitor signalled (`r`) on the SC execution `log`
 /// (`hb` its happens-before, valid up to the access at least): its
 /// relaxed witness, cycle and fence candidates; `None` if no witness
-/// replays to a cyclic trace. `sober`: Sober's signal, whose witness runs
-/// what happens up to the access's thread's previous event (BSS's: what
-/// happens before the access).
+/// replays to a cyclic trace. `m` is the relaxed model's machine (unbounded
+/// buffers, the check's loop bound: [`witness_machine`]), built once by the
+/// caller: a witness costs a few times what building it does. `sober`:
+/// Sober's signal, whose witness runs what happens up to the access's
+/// thread's previous event (BSS's: what happens before the access).
 pub fn violation(
-    prog: &Program,
-    model: Model,
+    m: &Machine<'_>,
     stop: &Options,
     log: &[Event],
     hb: &Hb,
     r: RawViolation,
     sober: bool,
 ) -> Option<Violation> {
+    let (prog, model) = (m.prog, m.model);
     let upto: Vec<u32> = if sober { hb.clock(r.prev).to_vec() } else { hb.pre(log, r.access) };
     let w = if sober {
-        witness::build_borderline(prog, model, stop, log, hb, &upto, (r.store, r.access))
+        witness::build_borderline(m, log, hb, &upto, (r.store, r.access))
     } else {
-        witness::build(prog, model, stop, log, hb, &upto, (r.store, r.access))
+        witness::build(m, stop, log, hb, &upto, (r.store, r.access))
     }?;
     let cycle = display_cycle(log, hb, r);
     let candidates = fence_candidates(prog, model, log, &cycle, r);
@@ -53,6 +55,11 @@ pub fn violation(
         fence: Vec::new(),
         attack: None,
     })
+}
+
+/// The machine witnesses of `model` replay on.
+pub fn witness_machine<'p>(prog: &'p Program, model: Model, stop: &Options) -> Machine<'p> {
+    Machine::new(prog, model, stop.loop_bound, u32::MAX)
 }
 
 /// The cycle `store →hb* prev →po access →c store` as a shortest chain of

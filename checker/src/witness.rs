@@ -13,10 +13,9 @@
 //! delayed store, so that it comes first in coherence).
 
 use crate::hb::Hb;
-use crate::machine::{Event, EventKind, Machine, Model, State, NONE};
+use crate::machine::{Event, EventKind, Machine, State, NONE};
 use crate::options::Options;
 use crate::trace::{Edge, Trace};
-use litmus_dsl::Program;
 
 #[derive(Clone, Debug)]
 pub struct RelaxedWitness {
@@ -197,18 +196,17 @@ impl Replay<'_, '_> {
 }
 
 /// Build and replay the witness of `store` (thread p') being overtaken by
-/// `access` (thread p), given the SC execution `sc` and its clocks. `upto[t]`
-/// is how many events of each thread run before the access.
+/// `access` (thread p) on `m`, the model's machine, given the SC execution
+/// `sc` and its clocks. `upto[t]` is how many events of each thread run
+/// before the access.
 pub fn build(
-    prog: &Program,
-    model: Model,
+    m: &Machine<'_>,
     stop: &Options,
     sc: &[Event],
     hb: &Hb,
     upto: &[u32],
     (store, access): (u32, u32),
 ) -> Option<RelaxedWitness> {
-    let m = Machine::new(prog, model, stop.loop_bound, u32::MAX);
     let mut log = Vec::new();
     let st = m.initial(&mut log);
     let mut sc_of = vec![Vec::new(); m.threads];
@@ -219,7 +217,7 @@ pub fn build(
     }
     let mine = vec![Vec::new(); m.threads];
     let mut r =
-        Replay { m: &m, st, log, schedule: Vec::new(), sc_of, mine, ordinal: Vec::new(), avoid: NONE, steps: 0, stop };
+        Replay { m, st, log, schedule: Vec::new(), sc_of, mine, ordinal: Vec::new(), avoid: NONE, steps: 0, stop };
     // The initial state's log: stores buffered before any transition.
     r.index_from(0);
     let p = sc[access as usize].thread as usize;
@@ -420,15 +418,12 @@ fn realize(
 /// `last(p)`'s causal past, and the load `access` reading the value
 /// coherence-before `store` instead.
 pub fn build_borderline(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
+    m: &Machine<'_>,
     sc: &[Event],
     hb: &Hb,
     upto: &[u32],
     (store, access): (u32, u32),
 ) -> Option<RelaxedWitness> {
-    let m = Machine::new(prog, model, opts.loop_bound, u32::MAX);
     let threads = m.threads;
     let ord = |i: u32| (sc[i as usize].thread, hb.po(sc, i));
     let mut targets: Vec<Vec<Target>> = vec![Vec::new(); threads];
@@ -472,7 +467,7 @@ pub fn build_borderline(
     }
     targets[p].push(Target { kind: a.kind, cell: a.cell, rf: before_store, either: a.is_atomic() });
     let mut budget = 20_000;
-    let (mut schedule, mut log, before_drain, state_after_access) = realize(&m, &targets, &co, &mut budget)?;
+    let (mut schedule, mut log, before_drain, state_after_access) = realize(m, &targets, &co, &mut budget)?;
     // Drain: a buffer's head may commit once every write before it in the
     // target coherence order has reached memory.
     let mut st = state_after_access.clone();

@@ -55,6 +55,8 @@ pub struct Violations<'m, 'p> {
     /// The SC machine (the graphs' interpreter: witnesses start from SC
     /// executions).
     sc: &'m Machine<'p>,
+    /// The model's machine, witnesses replay on.
+    relaxed: Machine<'p>,
     opts: Options,
     groups: BTreeMap<(StmtId, StmtId), Group>,
     /// Non-SC graphs in which no pair could be named (never "robust").
@@ -69,6 +71,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             prog,
             model,
             sc,
+            relaxed: crate::signalled::witness_machine(prog, model, opts),
             opts: opts.clone(),
             groups: BTreeMap::new(),
             unnamed: 0,
@@ -136,7 +139,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             hb.push(log, i);
         }
         let r = RawViolation { store, access: access as u32, prev: prev as u32 };
-        crate::signalled::violation(self.prog, self.model, &self.opts, log, &hb, r, false)
+        crate::signalled::violation(&self.relaxed, &self.opts, log, &hb, r, false)
     }
 
     /// The model's robustness, as far as `coverage` (the search's).
