@@ -283,6 +283,39 @@ fn main() {
 /// The smaller rows (lb 2, lb 3) are dominated by building and replaying
 /// each violation's witness (a fixed cost per statement pair: on bakery lb
 /// 2, 55 % of the run), not by the monitors.
+///
+/// At f83d08d (2026-11-28, witnesses replay on one machine per model;
+/// `Machine::new` was a quarter of each witness), callgrind, bare → BSS for
+/// TSO and PSO (TSO alone):
+///
+/// | program        | lb 2             | lb 3 pb 2        | lb 20 pb 4       |
+/// |----------------|------------------|------------------|------------------|
+/// | dekker         | +23.4 % (+9.0)   | +22.5 % (+10.1)  | +14.5 % (+11.3)  |
+/// | peterson       | +30.1 % (+12.0)  | +28.2 % (+12.8)  | +24.9 % (+13.4)  |
+/// | bakery         | +51.3 % (+22.8)  | +36.5 % (+19.3)  | +24.5 % (+16.1)  |
+/// | lamport-fast   | +46.4 % (+13.9)  | +28.3 % (+14.5)  | +23.7 % (+15.2)  |
+/// | ms2-queue      | +23.2 % (+2.0)   | +19.2 % (+0.1)   | +18.2 % (−0.3)   |
+/// | treiber-stack  | +11.5 % (+2.3)   | +12.5 % (+4.1)   | +14.8 % (+7.1)   |
+///
+/// slow.litmus 1016.1M → 1413.9M, +39.1 % (TSO alone +24.2 %); dekker_f_k3
+/// lb 3 303.5M → 350.8M, +15.6 % (+13.6 %). PSO is most of the rest: its
+/// native atomics drain one cell, so a lock leaves every earlier store
+/// watched (ms2-queue: TSO's monitor is inert, PSO's signals 7,049 times).
+///
+/// Tried and dropped the same day: BSS computed from each event's causal
+/// past (everything causal forcing decides at an access is a function of
+/// it), each past named by hash-consing (statement, latest transition of
+/// each thread) and its signals remembered. The search does repeat pasts —
+/// distinct/all events: ms2-queue lb 20 pb 4 61/55,179, bakery 200/7,774,
+/// dekker 3,570/70,627, but slow.litmus 380,107/525,178 and dekker_f_k3
+/// 129,095/157,198 — yet naming an event (key, hash, probe) and keeping
+/// the per-(thread, cell) access lists a miss needs cost as much per event
+/// as this monitor does: dekker lb 20 pb 4 +19.2 %, ms2-queue +20.4 %,
+/// bakery +26.2 %, slow.litmus +55 %. It signalled exactly what this one
+/// does on 6,000 generated programs per kind (a differential test, dropped
+/// with it). What is left per event (about 300 instructions against the
+/// explorer's 2,000) is spread over marks, the writer loop, forcing and
+/// undo; no one part is more than a tenth of it.
 fn monitor_overhead(root: &Path) {
     use litmus_checker::MonitorKind;
     println!("Monitor overhead: SC exploration alone vs with the monitors riding along (BSS: TSO and PSO; Sober: TSO), witnesses included");
