@@ -199,10 +199,9 @@ struct Pairs {
     adj: Vec<u32>,
     /// The strongly connected components (`tarjan.comp`, per dense event).
     tarjan: litmus_dsl::digraph::Tarjan,
-    /// Per component, its events, and whether they are more than one (a
-    /// cycle of the graph).
+    /// Per component, how many events it has (more than one: a cycle of
+    /// the graph).
     size: Vec<u32>,
-    cyclic: Vec<bool>,
     /// The prefix `E` being tried, as membership and per-thread lengths.
     in_e: Vec<bool>,
     len: Vec<u32>,
@@ -307,9 +306,7 @@ impl Pairs {
         for &c in &self.tarjan.comp {
             self.size[c] += 1;
         }
-        self.cyclic.clear();
-        self.cyclic.extend(self.size.iter().map(|&k| k > 1));
-        self.cyclic.iter().any(|&c| c)
+        self.size.iter().any(|&k| k > 1)
     }
 
     /// Every pair of the prepared, cyclic graph `g` the monitor would
@@ -320,7 +317,7 @@ impl Pairs {
             for (k, ce) in evs.iter().enumerate().skip(1) {
                 let c = Id { thread: p as u16, index: k as u32 };
                 let cc = self.tarjan.comp[self.dense(c) as usize];
-                if !self.cyclic[cc] {
+                if self.size[cc] <= 1 {
                     continue;
                 }
                 let (cell, at) = (ce.cell, self.place(g, c));
