@@ -83,6 +83,19 @@ struct Entry {
     watched: u32,
 }
 
+impl Entry {
+    /// How much of its queue committing it commits: of its pair's
+    /// (`pso`), or of its thread's FIFO.
+    #[inline]
+    fn prefix(&self, pso: bool) -> u32 {
+        if pso {
+            self.in_pair
+        } else {
+            self.fifo
+        }
+    }
+}
+
 /// The BSS monitor for one or more models (TSO, PSO).
 pub struct Bss {
     queues: Vec<Queues>,
@@ -305,6 +318,25 @@ impl Bss {
         }
     }
 
+    /// Model `m`'s queue holding q's stores to `pair` (PSO: the pair's;
+    /// TSO: q's FIFO): the key of forcer `r`'s counter in `upto`, and
+    /// whether it is per pair.
+    #[inline]
+    fn queue_of(&self, m: usize, q: usize, pair: usize, r: usize) -> (usize, bool) {
+        let Queues { pso, base, .. } = self.queues[m];
+        if pso {
+            (base + pair * self.t + r, true)
+        } else {
+            (base + q * self.t + r, false)
+        }
+    }
+
+    /// Remember what undoing the next event (of `thread`) restores.
+    #[inline]
+    fn mark(&mut self, thread: u16, pair: u32, last: u32) {
+        self.marks.push(Mark { trail: self.trail.len() as u32, thread, pair, last });
+    }
+
     /// Is watched store `w` committed under model `m` when the event with
     /// clock `ci` runs?
     #[inline]
@@ -327,7 +359,7 @@ impl Bss {
                 // (No pair: p's code never stores to c, nothing to drain.)
                 if let Some(pair) = self.pairs.index(p, c as u32) {
                     let n = self.queue[pair].len() as u32;
-                    let key = self.queues[m].base + pair * self.t + p;
+                    let (key, _) = self.queue_of(m, p, pair, p);
                     self.force(m, key, p, Some(pair), n, p, place);
                 }
             }
@@ -356,7 +388,7 @@ impl Bss {
         let p = e.thread as usize;
         let prev = self.last[p];
         if matches!(e.kind, EventKind::Commit) {
-            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
+            self.mark(e.thread, NONE, prev);
             return;
         }
         let store = matches!(e.kind, EventKind::Store);
@@ -364,12 +396,12 @@ impl Bss {
             // Nothing watched yet: no check can find a store, no forcing
             // has one to commit, and an unwatched store before every
             // watched one is neither checked nor counted in a queue.
-            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
+            self.mark(e.thread, NONE, prev);
             self.last[p] = i as u32;
             return;
         }
         if let EventKind::Fence(k) = e.kind {
-            self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair: NONE, last: prev });
+            self.mark(e.thread, NONE, prev);
             self.last[p] = i as u32;
             self.fence(e, k, clocks);
             return;
@@ -381,7 +413,7 @@ impl Bss {
             },
             false => NONE,
         };
-        self.marks.push(Mark { trail: self.trail.len() as u32, thread: e.thread, pair, last: prev });
+        self.mark(e.thread, pair, prev);
         self.last[p] = i as u32;
         // The event's clock, read once (its place and the check need it).
         let row = clocks.row(e);
@@ -504,12 +536,8 @@ impl Bss {
             // where q's stores so far are unwatched): the store checked
             // below is committed, and there is nothing new to force.
             let forced = |m: usize| {
-                let Queues { pso, base, .. } = self.queues[m];
-                if pso {
-                    self.upto[base + pair * self.t + p] >= last.in_pair
-                } else {
-                    self.upto[base + q * self.t + p] >= last.fifo
-                }
+                let (key, pso) = self.queue_of(m, q, pair, p);
+                self.upto[key] >= last.prefix(pso)
             };
             if (0..self.queues.len()).all(forced) {
                 continue;
@@ -547,12 +575,8 @@ impl Bss {
             // e forces the commit of q's stores to a (lines 10–12): TSO the
             // FIFO prefix up to q's last store to a, PSO all of them.
             for m in 0..self.queues.len() {
-                let Queues { pso, base, .. } = self.queues[m];
-                if pso {
-                    self.force(m, base + pair * self.t + p, q, Some(pair), last.in_pair, p, place);
-                } else {
-                    self.force(m, base + q * self.t + p, q, None, last.fifo, p, place);
-                }
+                let (key, pso) = self.queue_of(m, q, pair, p);
+                self.force(m, key, q, pso.then_some(pair), last.prefix(pso), p, place);
             }
         }
     }
