@@ -141,7 +141,7 @@ pub fn measure(
     let first = prog.stmts.len() as StmtId;
     let forcing = if monitor == MonitorKind::BssInterleaving { Forcing::Interleaving } else { Forcing::Causal };
     let mut own_of: HashMap<StmtId, Vec<StmtId>> = HashMap::new();
-    for &(p, f) in &traced {
+    for &(p, _, f) in &traced {
         own_of.entry(p).or_default().push(f);
     }
     // The variants: each position's own fences, then each set's.

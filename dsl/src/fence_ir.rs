@@ -104,8 +104,9 @@ pub fn fence_groups(prog: &Program, place: Place) -> HashMap<Span, Vec<StmtId>> 
 }
 
 /// [`insert_fences`], and which fence statements each insertion's statement
-/// got (one per thread that runs it; none if it was skipped).
-pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Program, Vec<(StmtId, StmtId)>) {
+/// and place got (one per thread that runs it, two at a loop's head; none
+/// if it was skipped).
+pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Program, Vec<(StmtId, Place, StmtId)>) {
     let mut traced = Vec::new();
     let mut fences = fences.to_vec();
     fences.sort_by_key(|f| (f.stmt, f.place, f.kind));
@@ -136,7 +137,7 @@ pub fn insert_fences_traced(prog: &Program, fences: &[FenceInsertion]) -> (Progr
             // it (a loop head's two: before the loop, before its body's `}`).
             let mut own = |at: usize, line: u32, col: u32| {
                 let stmt = out.stmts.len() as StmtId;
-                traced.push((f.stmt, stmt));
+                traced.push((f.stmt, f.place, stmt));
                 out.stmts.push(StmtInfo {
                     thread: s.thread,
                     form: StmtForm::Simple,

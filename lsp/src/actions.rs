@@ -41,6 +41,16 @@ fn edits(src: &str, p: &Program, fences: &[FencePoint]) -> Vec<TextEdit> {
     fence_edits(src, p, &ins)
 }
 
+/// A title's note when a violation needs more than one fence (one on each
+/// of its paths).
+fn more(n: usize) -> String {
+    match n {
+        0 | 1 => String::new(),
+        2 => " and 1 more".into(),
+        n => format!(" and {} more", n - 1),
+    }
+}
+
 /// A title's note when the re-check that confirmed the fences was cut by bounds.
 fn bounded(confirmed: &Answer<bool>) -> &'static str {
     match confirmed {
@@ -58,7 +68,7 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
         return None;
     }
     Some(Action {
-        title: format!("{}{}", fence_title(p, &v.fence[0]), bounded(&rb.fences_confirmed)),
+        title: format!("{}{}{}", fence_title(p, &v.fence[0]), more(v.fence.len()), bounded(&rb.fences_confirmed)),
         quick_fix: true,
         edits: edits(src, p, &v.fence),
         violation: Some((mi, vi)),

@@ -1,47 +1,80 @@
 //! The fewest fences that stop every attack, proved sufficient by the
-//! attack search itself (Trencher's fence insertion, ESOP'13 §6, with
-//! fences wherever a statement boundary is).
+//! attack search itself and proved fewest by the attack paths it finds
+//! (Trencher's fence insertion, ESOP'13 §6, with fences wherever a
+//! statement boundary is, solved as an implicit hitting set).
 //!
-//! An attack `(t, w_A, r_A)` needs thread `t` to run from its delayed store
-//! to its attack access without draining: a fence stops it exactly when
-//! every such run passes the fence. A fence in another thread changes
-//! nothing (the others run SC), nor one `t` runs before `w_A` or after
-//! `r_A` (its buffer is empty then, or it has stopped). So the threads are
-//! independent, and for each the candidates are the places whose fence lies
-//! on a path from `w_A` to `r_A` of some attack of it (what cannot stop an
-//! attack need not be tried). Sets of candidates are tried by increasing
-//! size, each one hitting every attack's paths, and each re-checked by the
-//! attack search on the fenced program (this thread attacking): the first
-//! set after which no attack succeeds is a smallest one. A fence right after
-//! each attack's delayed store always works, and bounds the search.
+//! A run of an attack is stopped by a fence exactly when the attacker
+//! passes it between its delayed store and its access (a fence it passes
+//! before the store or after the access, or one in another thread, which
+//! runs SC, changes nothing). So every set that stops all attacks must put
+//! a fence on each attack run's stretch from store to access — and the
+//! places on one run's stretch are a *constraint*. The search keeps a list
+//! of them: it takes a smallest set hitting every constraint known (none
+//! at first: the empty set), re-checks the program fenced there, and if an
+//! attack still succeeds, the places its run passed (read off *markers*,
+//! fences of a kind no attacked model drains, standing at every other
+//! place) are a new constraint, one the set missed. When the re-check
+//! finds no attack, the set is sufficient — proved by that search — and a
+//! smallest one: every sufficient set hits every constraint found, and no
+//! set smaller than this one does. A set of places on *some* path of an
+//! attack (not every path) is no constraint, which is why the runs, not
+//! the control flow, name them.
+//!
+//! The search is bounded by work: re-checks and the hitting-set search's
+//! steps. Past either, a fence right after each delayed store (which stops
+//! every attack from it) is taken, re-checked, and said not to be proved
+//! fewest.
 //!
 //! Places are those of [`Program::fence_place_ok`]: after a statement,
 //! before one (a load, an `if`, a loop), at a loop's head (before the loop
 //! and last in its body, so each evaluation of the condition follows a
-//! fence: one place, two `fence;` in the text).
+//! fence: one place, two `fence;` in the text). A place of a function's
+//! statement is one place in every thread that inlined it, as in the text.
 
-use super::feasible_attacks;
 use super::flow::{successors, Bits};
+use super::search::{self, Visitor};
+use super::system::{Choice, Closing, Move, Node, Phase, System};
+use super::{decides, Stop};
 use crate::certainty::{Answer, Why};
-use crate::machine::Model;
+use crate::machine::{EventKind, Model};
 use crate::model::Access;
 use crate::options::Options;
 use crate::options::StateLimits;
-use crate::violation::AttackId;
-use crate::violation::FenceFix;
-use crate::violation::{FencePoint, Violation};
+use crate::violation::{AttackId, FenceFix, FencePoint, Violation};
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::{Instr, Place, Program, StmtId, StmtRange};
+use litmus_dsl::ir::{Instr, Place, Program, StmtForm, StmtId, StmtRange};
 use litmus_dsl::FenceKind;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// A place a fence can go in one thread, and the pcs its fence runs at.
+/// Re-checks the search may run before it settles for a set not proved
+/// fewest (each one finds at least one new constraint).
+pub const RECHECKS: usize = 256;
+
+/// Steps of the hitting-set search, over all its calls, before the same.
+const HITTING_STEPS: usize = 2_000_000;
+
+/// A place a fence can go, and the (thread, pc)s its fences stand at
+/// (before the instruction at each pc).
 #[derive(Clone, Debug)]
 struct Candidate {
     stmt: StmtId,
     place: Place,
-    /// Where its fences stand (before the instruction at each pc).
-    pcs: Vec<u32>,
+    pcs: Vec<(u16, u32)>,
+}
+
+impl Candidate {
+    fn point(&self, prog: &Program, kind: FenceKind) -> FencePoint {
+        FencePoint { thread: prog.stmts[self.stmt as usize].thread, stmt: self.stmt, kind, place: self.place }
+    }
+
+    fn insertion(&self, kind: FenceKind) -> FenceInsertion {
+        FenceInsertion { stmt: self.stmt, kind, place: self.place }
+    }
+
+    /// Does one of its fences stand in `region` of thread `t`?
+    fn on(&self, t: u16, region: &Bits) -> bool {
+        self.pcs.iter().any(|&(u, pc)| u == t && region.has(pc as usize))
+    }
 }
 
 /// The pcs on some path of `code` from just after `w` to `r` (`r` included).
@@ -79,62 +112,78 @@ fn region(code: &[Instr], w: u32, r: u32) -> Bits {
     out
 }
 
-/// Every place of thread `t` a fence can take, with its pcs.
-fn candidates(prog: &Program, t: usize) -> Vec<Candidate> {
-    let th = &prog.threads[t];
-    let mut ranges: BTreeMap<StmtId, Vec<StmtRange>> = BTreeMap::new();
-    for r in th.stmt_ranges.iter().chain(&th.control_ranges) {
-        ranges.entry(r.stmt).or_default().push(*r);
-    }
-    let mut out = Vec::new();
-    for (&stmt, rs) in &ranges {
-        for place in [Place::After, Place::Before, Place::LoopHead] {
-            if !prog.fence_place_ok(stmt, place) {
-                continue;
-            }
-            let pcs: Vec<u32> = match place {
-                Place::After => rs.iter().map(|r| r.end).collect(),
-                Place::Before => rs.iter().map(|r| r.start).collect(),
-                Place::LoopHead => th
-                    .loop_heads
-                    .iter()
-                    .filter(|h| h.stmt == stmt)
-                    .flat_map(|h| {
-                        let start = rs.iter().find(|r| r.start < h.head && h.back < r.end).map(|r| r.start);
-                        start.into_iter().chain([h.back])
-                    })
-                    .collect(),
-            };
-            if !pcs.is_empty() {
-                out.push(Candidate { stmt, place, pcs });
+/// Every place of the threads `threads` a fence can take, with its pcs in
+/// every thread (a function's statement: one place, wherever it was
+/// inlined), in (thread, statement, place) order.
+fn candidates(prog: &Program, threads: &BTreeSet<u16>) -> Vec<Candidate> {
+    let mut out: Vec<Candidate> = Vec::new();
+    // A function's statements have one id per thread: one place per source
+    // statement and place, named by its first id (as the text edit does).
+    let mut index: HashMap<(litmus_dsl::span::Span, Place), usize> = HashMap::new();
+    for &t in threads {
+        let th = &prog.threads[t as usize];
+        let mut ranges: BTreeMap<StmtId, Vec<StmtRange>> = BTreeMap::new();
+        for r in th.stmt_ranges.iter().chain(&th.control_ranges) {
+            ranges.entry(r.stmt).or_default().push(*r);
+        }
+        for (&stmt, rs) in &ranges {
+            for place in [Place::After, Place::Before, Place::LoopHead] {
+                if !prog.fence_place_ok(stmt, place) {
+                    continue;
+                }
+                let pcs: Vec<u32> = match place {
+                    Place::After => rs.iter().map(|r| r.end).collect(),
+                    Place::Before => rs.iter().map(|r| r.start).collect(),
+                    Place::LoopHead => th
+                        .loop_heads
+                        .iter()
+                        .filter(|h| h.stmt == stmt)
+                        .flat_map(|h| {
+                            let start = rs.iter().find(|r| r.start < h.head && h.back < r.end).map(|r| r.start);
+                            start.into_iter().chain([h.back])
+                        })
+                        .collect(),
+                };
+                if pcs.is_empty() {
+                    continue;
+                }
+                let key = (prog.stmts[stmt as usize].span, place);
+                let i = *index.entry(key).or_insert_with(|| {
+                    out.push(Candidate { stmt, place, pcs: Vec::new() });
+                    out.len() - 1
+                });
+                out[i].pcs.extend(pcs.into_iter().map(|pc| (t, pc)));
             }
         }
     }
     out
 }
 
-fn point(prog: &Program, c: &Candidate, kind: FenceKind) -> FencePoint {
-    FencePoint { thread: prog.stmts[c.stmt as usize].thread, stmt: c.stmt, kind, place: c.place }
-}
-
-/// The code of thread `t` with full fences at `set`, statements cleared:
-/// two places that give the same code are one candidate.
-fn signature(prog: &Program, t: usize, set: &[&Candidate]) -> Vec<Instr> {
-    let ins: Vec<FenceInsertion> =
-        set.iter().map(|c| FenceInsertion { stmt: c.stmt, kind: FenceKind::Full, place: c.place }).collect();
-    let fenced = litmus_dsl::fence_ir::insert_fences(prog, &ins);
-    fenced.threads[t]
-        .code
+/// The code with one fence at `c`, fence statements cleared: two places
+/// that give the same code are one place.
+fn signature(prog: &Program, c: &Candidate) -> Vec<Vec<Instr>> {
+    let fenced = litmus_dsl::fence_ir::insert_fences(prog, &[c.insertion(FenceKind::Full)]);
+    fenced
+        .threads
         .iter()
-        .map(|i| match *i {
-            Instr::Fence { kind, .. } => Instr::Fence { kind, stmt: 0 },
-            other => other,
+        .map(|th| {
+            th.code
+                .iter()
+                .map(|i| match *i {
+                    Instr::Fence { kind, .. } => Instr::Fence { kind, stmt: 0 },
+                    other => other,
+                })
+                .collect()
         })
         .collect()
 }
 
-/// A re-check: the thread attacking (all: `None`) and the fenced places.
-type Recheck = (Option<u16>, Vec<(StmtId, Place)>);
+/// What a re-check found: no attack, or the places passed by one run of
+/// each attack that still succeeds.
+enum Recheck {
+    Stopped,
+    Runs(Vec<Vec<usize>>),
+}
 
 /// The search's shared state: the program, the models, what re-checks cost.
 struct Search<'a> {
@@ -142,124 +191,247 @@ struct Search<'a> {
     models: &'a [Model],
     opts: &'a Options,
     limits: &'a StateLimits,
-    /// Re-checks run (the budget), and their answers by (thread, fence set).
+    cands: Vec<Candidate>,
+    /// A fence kind no attacked model drains: the markers'.
+    marker: Option<FenceKind>,
     rechecks: usize,
-    cache: HashMap<Recheck, Result<bool, Why>>,
+    steps: usize,
+    /// The order candidates are tried in: of two smallest sets, the one
+    /// with fences after statements rather than before them, and before
+    /// them rather than at a loop's head (two fences in the text, one
+    /// run each iteration); after a simple statement rather than after a
+    /// whole `if` or loop.
+    rank: Vec<(Place, bool, usize)>,
+    /// Per candidate, the first one met with the same fenced code.
+    same: HashMap<usize, usize>,
+    signatures: HashMap<Vec<Vec<Instr>>, usize>,
 }
 
-/// Re-checks one thread's search may run before it settles for a set that
-/// is not proved smallest.
-const RECHECKS: usize = 4_000;
-
 impl Search<'_> {
-    /// Does no attack (of `only`, or any thread) succeed with full fences at `set`?
-    fn stops_all(&mut self, only: Option<u16>, set: &[FencePoint]) -> Result<bool, Why> {
-        let mut key: Vec<(StmtId, Place)> = set.iter().map(|f| (f.stmt, f.place)).collect();
-        key.sort();
-        if let Some(r) = self.cache.get(&(only, key.clone())) {
-            return *r;
-        }
-        if let Some(why) = crate::certainty::Why::stopped(&self.opts.budget) {
+    /// The runs of the attacks still feasible with full fences at `set`,
+    /// as the places each passed between its store and its access.
+    fn recheck(&mut self, set: &[usize]) -> Result<Recheck, Why> {
+        let marker = self.marker.ok_or(Why::Unconfirmed(1))?;
+        if let Some(why) = Why::stopped(&self.opts.budget) {
             return Err(why);
         }
         self.rechecks += 1;
-        let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::violation::insertions(set));
-        let r = match feasible_attacks(&fenced, self.models, only, self.opts, self.limits) {
-            Ok(attacks) => Ok(attacks.is_empty()),
-            Err(super::Stop::Stopped(w)) => Err(w),
-            Err(_) => Err(Why::Timeout),
-        };
-        self.cache.insert((only, key), r);
-        r
-    }
-
-    /// A smallest set of places of thread `t` stopping its attacks, and
-    /// whether it is proved smallest (the search was exhaustive).
-    fn thread(&mut self, t: u16, attacks: &[AttackId]) -> Result<(Vec<Candidate>, bool), Why> {
-        let prog = self.prog;
-        let code = &prog.threads[t as usize].code;
-        let regions: Vec<Bits> = attacks.iter().map(|a| region(code, a.w_pc, a.r_pc)).collect();
-        // Candidates on some attack's paths, one per distinct fenced code
-        // (after a statement rather than before the next, if both do).
-        let mut seen: HashMap<Vec<Instr>, ()> = HashMap::new();
-        let mut cands: Vec<(Candidate, Vec<usize>)> = Vec::new();
-        for c in candidates(prog, t as usize) {
-            let hits: Vec<usize> =
-                (0..attacks.len()).filter(|&i| c.pcs.iter().any(|&pc| regions[i].has(pc as usize))).collect();
-            if hits.is_empty() || seen.insert(signature(prog, t as usize, &[&c]), ()).is_some() {
-                continue;
-            }
-            cands.push((c, hits));
-        }
-        // The bound: a fence right after each distinct delayed store.
-        let stores: BTreeSet<u32> = attacks.iter().map(|a| a.w_pc).collect();
-        let upper: Vec<Candidate> = stores
+        let ins: Vec<FenceInsertion> = self
+            .cands
             .iter()
-            .filter_map(|&w| {
-                let stmt = code[w as usize].event_stmt()?;
-                let c = candidates(prog, t as usize).into_iter().find(|c| c.stmt == stmt && c.place == Place::After)?;
-                Some(c)
+            .enumerate()
+            .map(|(i, c)| c.insertion(if set.contains(&i) { FenceKind::Full } else { marker }))
+            .collect();
+        let (fenced, traced) = litmus_dsl::fence_ir::insert_fences_traced(self.prog, &ins);
+        // Each fence statement, by the place it stands for.
+        let by_stmt: HashMap<StmtId, usize> = traced
+            .iter()
+            .filter_map(|&(of, place, fence)| {
+                Some((fence, self.cands.iter().position(|c| (c.stmt, c.place) == (of, place))?))
             })
             .collect();
-        let full =
-            |set: &[&Candidate]| -> Vec<FencePoint> { set.iter().map(|c| point(prog, c, FenceKind::Full)).collect() };
-        for k in 1..upper.len().max(1) {
-            let mut sets: BTreeSet<Vec<usize>> = BTreeSet::new();
-            hitting(&cands, attacks.len(), k, &mut Vec::new(), &mut sets);
-            for set in sets {
-                if self.rechecks > RECHECKS {
-                    return self.settle(t, &upper, false);
-                }
-                let chosen: Vec<&Candidate> = set.iter().map(|&i| &cands[i].0).collect();
-                if self.stops_all(Some(t), &full(&chosen))? {
-                    return Ok((chosen.into_iter().cloned().collect(), true));
+        let relaxed: Vec<Model> = self.models.iter().copied().filter(|&m| decides(m)).collect();
+        let sys = System::new(&fenced, &relaxed);
+        let mut runs = FirstRuns::default();
+        let (space, result) = search::explore(&sys, self.limits, self.opts, &mut runs);
+        match result {
+            Ok(()) => {}
+            Err(Stop::Stopped(w)) => return Err(w),
+            Err(_) => return Err(Why::Timeout),
+        }
+        if runs.first.is_empty() {
+            return Ok(Recheck::Stopped);
+        }
+        let mut out = Vec::new();
+        for &(from, mv) in runs.first.values() {
+            let mut path = space.path(from);
+            path.push(mv);
+            let passed = passed_markers(&sys, &path, marker);
+            let mut places: Vec<usize> =
+                passed.iter().filter_map(|s| by_stmt.get(s)).map(|&i| self.canonical(i)).collect();
+            places.sort_unstable();
+            places.dedup();
+            out.push(places);
+        }
+        Ok(Recheck::Runs(out))
+    }
+
+    /// The first candidate met whose fence gives the same code as `i`'s.
+    fn canonical(&mut self, i: usize) -> usize {
+        if let Some(&j) = self.same.get(&i) {
+            return j;
+        }
+        let sig = signature(self.prog, &self.cands[i]);
+        let j = *self.signatures.entry(sig).or_insert(i);
+        self.same.insert(i, j);
+        j
+    }
+
+    /// A smallest set stopping every attack, and whether it is proved
+    /// smallest; `None`: the work bound ran out first.
+    fn smallest(&mut self) -> Result<Option<Vec<usize>>, Why> {
+        let mut constraints: Vec<Vec<usize>> = Vec::new();
+        loop {
+            let Some(set) = smallest_hitting(&constraints, &self.rank, &mut self.steps) else { return Ok(None) };
+            if self.rechecks >= RECHECKS {
+                return Ok(None);
+            }
+            match self.recheck(&set)? {
+                Recheck::Stopped => return Ok(Some(set)),
+                Recheck::Runs(runs) => {
+                    for run in runs {
+                        // A run passes no fence of the set (it would have
+                        // stopped there); one that did, or passed no place
+                        // at all, means the places are not what the re-check
+                        // ran: nothing is claimed.
+                        if run.is_empty() || run.iter().any(|c| set.contains(c)) {
+                            return Ok(None);
+                        }
+                        if !constraints.contains(&run) {
+                            constraints.push(run);
+                        }
+                    }
                 }
             }
         }
-        self.settle(t, &upper, true)
     }
 
-    /// The fences after the delayed stores, re-checked.
-    fn settle(&mut self, t: u16, upper: &[Candidate], minimal: bool) -> Result<(Vec<Candidate>, bool), Why> {
-        let set: Vec<FencePoint> = upper.iter().map(|c| point(self.prog, c, FenceKind::Full)).collect();
-        match self.stops_all(Some(t), &set)? {
-            true => Ok((upper.to_vec(), minimal)),
-            // Cannot happen (a fence right after the store drains it).
-            false => Err(Why::Unconfirmed(1)),
+    /// Does no attack succeed with these fences (as chosen, kinds and all)?
+    fn stops_all(&mut self, fences: &[FencePoint]) -> Answer<bool> {
+        if let Some(why) = Why::stopped(&self.opts.budget) {
+            return Answer::Unknown(why);
+        }
+        self.rechecks += 1;
+        let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::violation::insertions(fences));
+        match super::feasible_attacks(&fenced, self.models, None, self.opts, self.limits) {
+            Ok(attacks) => Answer::Proved(attacks.is_empty()),
+            Err(Stop::Stopped(w)) => Answer::Unknown(w),
+            Err(_) => Answer::Unknown(Why::Timeout),
         }
     }
 }
 
-/// Sets of `k` candidates (indices) that together hit every attack: the
-/// least-hit attack first, each of its candidates in turn.
-fn hitting(
-    cands: &[(Candidate, Vec<usize>)],
-    attacks: usize,
-    k: usize,
-    chosen: &mut Vec<usize>,
-    out: &mut BTreeSet<Vec<usize>>,
-) {
-    if out.len() > 20_000 {
-        return;
+/// The first successful run of each attack a search finds (its parent
+/// state and closing move: breadth-first, a shortest one).
+#[derive(Default)]
+struct FirstRuns {
+    first: BTreeMap<(u8, u16, u32, u32), (u32, Move)>,
+}
+
+impl Visitor for FirstRuns {
+    fn success(&mut self, from: u32, mv: Move, _c: Closing, before: &Node) {
+        let a = &before.atk;
+        self.first.entry((a.model, a.attacker, a.w_pc, a.r_pc)).or_insert((from, mv));
     }
-    let hit = |a: usize| chosen.iter().any(|&c| cands[c].1.contains(&a));
-    let open: Vec<usize> = (0..attacks).filter(|&a| !hit(a)).collect();
-    let Some(&a) = open.iter().min_by_key(|&&a| cands.iter().filter(|c| c.1.contains(&a)).count()) else {
-        let mut s = chosen.clone();
-        s.sort();
-        out.insert(s);
-        return;
-    };
-    if chosen.len() == k {
-        return;
-    }
-    for (i, c) in cands.iter().enumerate() {
-        if c.1.contains(&a) && !chosen.contains(&i) {
-            chosen.push(i);
-            hitting(cands, attacks, k, chosen, out);
-            chosen.pop();
+}
+
+/// The marker fences the attacker passed between its delayed store and its
+/// attack access, on a path of the search (replayed on its system).
+fn passed_markers(sys: &System<'_>, path: &[Move], marker: FenceKind) -> BTreeSet<StmtId> {
+    let mut node = sys.initial();
+    let mut log = Vec::new();
+    let mut out = BTreeSet::new();
+    for &mv in path {
+        let attacking = match mv.choice {
+            Choice::Attack(_) => true,
+            // What the access itself runs into comes after it.
+            Choice::Access => false,
+            Choice::Step | Choice::Commit => node.atk.phase == Phase::Attacking && node.atk.attacker == mv.thread,
+        };
+        if sys.apply(&mut node, mv, &mut log).is_none() {
+            break;
+        }
+        if attacking {
+            for e in log.iter().filter(|e| e.thread == mv.thread) {
+                if e.kind == EventKind::Fence(marker) {
+                    out.insert(e.stmt);
+                }
+            }
         }
     }
+    out
+}
+
+/// A smallest set of candidates hitting every constraint: independent
+/// groups of constraints (sharing no candidate) solved apart, each by
+/// branch and bound (the constraint with the fewest candidates first, its
+/// candidates by `rank`, so of the smallest sets the first in that order
+/// is found, the same every time). `None`: `steps` ran out.
+fn smallest_hitting<R: Ord>(constraints: &[Vec<usize>], rank: &[R], steps: &mut usize) -> Option<Vec<usize>> {
+    // Groups: union-find over the candidates the constraints share.
+    let mut parent: BTreeMap<usize, usize> = BTreeMap::new();
+    fn find(p: &mut BTreeMap<usize, usize>, x: usize) -> usize {
+        let up = *p.entry(x).or_insert(x);
+        if up == x {
+            return x;
+        }
+        let root = find(p, up);
+        p.insert(x, root);
+        root
+    }
+    for c in constraints {
+        for w in c.windows(2) {
+            let (a, b) = (find(&mut parent, w[0]), find(&mut parent, w[1]));
+            parent.insert(a.max(b), a.min(b));
+        }
+        if let Some(&x) = c.first() {
+            find(&mut parent, x);
+        }
+    }
+    let mut groups: BTreeMap<usize, Vec<&[usize]>> = BTreeMap::new();
+    for c in constraints {
+        let root = find(&mut parent, c[0]);
+        groups.entry(root).or_default().push(c);
+    }
+    let mut out = Vec::new();
+    for group in groups.values() {
+        let mut best: Option<Vec<usize>> = None;
+        branch(group, rank, &mut Vec::new(), &mut best, steps)?;
+        out.extend(best.expect("a group has a hitting set"));
+    }
+    out.sort_unstable();
+    Some(out)
+}
+
+fn branch<R: Ord>(
+    cons: &[&[usize]],
+    rank: &[R],
+    chosen: &mut Vec<usize>,
+    best: &mut Option<Vec<usize>>,
+    steps: &mut usize,
+) -> Option<()> {
+    *steps = steps.checked_sub(1)?;
+    let open: Vec<&[usize]> = cons.iter().copied().filter(|c| !c.iter().any(|x| chosen.contains(x))).collect();
+    if open.is_empty() {
+        if best.as_ref().is_none_or(|b| chosen.len() < b.len()) {
+            *best = Some(chosen.clone());
+        }
+        return Some(());
+    }
+    if let Some(b) = best {
+        // A lower bound: constraints sharing no candidate, greedily.
+        let mut used: BTreeSet<usize> = BTreeSet::new();
+        let mut disjoint = 0;
+        for c in &open {
+            if !c.iter().any(|x| used.contains(x)) {
+                used.extend(c.iter().copied());
+                disjoint += 1;
+            }
+        }
+        if chosen.len() + disjoint >= b.len() {
+            return Some(());
+        }
+    }
+    let least = open.iter().min_by_key(|c| c.len()).expect("open is not empty");
+    let mut order: Vec<usize> = least.to_vec();
+    order.sort_by(|&a, &b| rank[a].cmp(&rank[b]));
+    for x in order {
+        chosen.push(x);
+        let r = branch(cons, rank, chosen, best, steps);
+        chosen.pop();
+        r?;
+    }
+    Some(())
 }
 
 /// The weakest kind for a fence stopping these attacks: `ww` where each is
@@ -278,7 +450,9 @@ fn kind_for(prog: &Program, attacks: &[&AttackId]) -> FenceKind {
 
 /// Fences stopping every attack of `models` (`attacks`: those feasible in
 /// `prog`), proved by re-checking, and a smallest such set where the search
-/// was exhaustive. Each violation learns the fence that stops it.
+/// finished within its work bound. Each violation learns the fences of the
+/// set that stop it (those on its attacks' paths: the others are never
+/// passed between its store and its access).
 pub fn minimal_fences(
     prog: &Program,
     models: &[Model],
@@ -291,64 +465,88 @@ pub fn minimal_fences(
     if attacks.is_empty() {
         return FenceFix { fences: Vec::new(), confirmed: Answer::Proved(true), minimal: true };
     }
-    let mut s = Search { prog, models, opts, limits, rechecks: 0, cache: HashMap::new() };
-    let mut by_thread: BTreeMap<u16, Vec<AttackId>> = BTreeMap::new();
-    for a in &attacks {
-        by_thread.entry(a.attacker).or_default().push(*a);
-    }
-    let mut chosen: Vec<(Candidate, Vec<AttackId>)> = Vec::new();
-    let mut minimal = true;
-    for (&t, ats) in &by_thread {
-        let (set, proved_min) = match s.thread(t, ats) {
-            Ok(r) => r,
-            Err(why) => return FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(why), minimal: false },
-        };
-        minimal &= proved_min;
-        let code = &prog.threads[t as usize].code;
-        for c in set {
-            // The attacks whose paths this fence is on: what its kind must stop.
-            let on: Vec<AttackId> = ats
-                .iter()
-                .filter(|a| {
-                    let r = region(code, a.w_pc, a.r_pc);
-                    c.pcs.iter().any(|&pc| r.has(pc as usize))
-                })
-                .copied()
-                .collect();
-            chosen.push((c, on));
-        }
-    }
-    let mut fences: Vec<FencePoint> =
-        chosen.iter().map(|(c, on)| point(prog, c, kind_for(prog, &on.iter().collect::<Vec<_>>()))).collect();
-    // The whole set, as weak as chosen, against every attack of every model.
-    let mut confirmed = match s.stops_all(None, &fences) {
-        Ok(true) => Answer::Proved(true),
-        Ok(false) => Answer::Proved(false),
-        Err(why) => Answer::Unknown(why),
+    let threads: BTreeSet<u16> = attacks.iter().map(|a| a.attacker).collect();
+    let marker = [FenceKind::RR, FenceKind::WW, FenceKind::WR, FenceKind::Full]
+        .into_iter()
+        .find(|&k| models.iter().all(|m| !m.drains(k) && !m.resets(k)));
+    let cands = candidates(prog, &threads);
+    let mut s = Search {
+        prog,
+        models,
+        opts,
+        limits,
+        rank: cands
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.place, prog.stmts[c.stmt as usize].form != StmtForm::Simple, i))
+            .collect(),
+        cands,
+        marker,
+        rechecks: 0,
+        steps: HITTING_STEPS,
+        same: HashMap::new(),
+        signatures: HashMap::new(),
     };
+    let (set, minimal) = match s.smallest() {
+        Ok(Some(set)) => (set, true),
+        Ok(None) => (upper(prog, &s.cands, &attacks), false),
+        Err(why) => return FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(why), minimal: false },
+    };
+    let regions: Vec<Bits> =
+        attacks.iter().map(|a| region(&prog.threads[a.attacker as usize].code, a.w_pc, a.r_pc)).collect();
+    let chosen: Vec<Candidate> = set.iter().map(|&i| s.cands[i].clone()).collect();
+    let mut fences: Vec<FencePoint> = chosen
+        .iter()
+        .map(|c| {
+            // The attacks whose paths this fence is on: what its kind must stop.
+            let on: Vec<&AttackId> =
+                attacks.iter().zip(&regions).filter(|(a, r)| c.on(a.attacker, r)).map(|(a, _)| a).collect();
+            c.point(prog, kind_for(prog, &on))
+        })
+        .collect();
+    // The whole set, as weak as chosen, against every attack of every model.
+    let mut confirmed = s.stops_all(&fences);
     if confirmed == Answer::Proved(false) {
         // A weakened fence let an attack through: full strength (`wr`).
         for f in fences.iter_mut() {
             f.kind = FenceKind::WR;
         }
-        confirmed = match s.stops_all(None, &fences) {
-            Ok(b) => Answer::Proved(b),
-            Err(why) => Answer::Unknown(why),
-        };
+        confirmed = s.stops_all(&fences);
     }
-    fences.sort();
     for v in violations.iter_mut() {
         let Some(a) = v.attack else { continue };
-        let code = &prog.threads[a.attacker as usize].code;
-        let r = region(code, a.w_pc, a.r_pc);
+        // Every attack from the violation's delayed store: the fences on
+        // their paths stop them all, whatever access closes the cycle.
+        let mine: Vec<&Bits> = attacks
+            .iter()
+            .zip(&regions)
+            .filter(|(b, _)| (b.model, b.attacker, b.w_pc) == (a.model, a.attacker, a.w_pc))
+            .map(|(_, r)| r)
+            .collect();
         v.fence = chosen
             .iter()
-            .filter(|(c, _)| {
-                prog.stmts[c.stmt as usize].thread == a.attacker && c.pcs.iter().any(|&pc| r.has(pc as usize))
-            })
-            .filter_map(|(c, _)| fences.iter().find(|f| f.stmt == c.stmt && f.place == c.place).copied())
-            .take(1)
+            .zip(&fences)
+            .filter(|(c, _)| mine.iter().any(|r| c.on(a.attacker, r)))
+            .map(|(_, f)| *f)
             .collect();
+        v.fence.sort();
     }
+    fences.sort();
     FenceFix { fences, confirmed, minimal }
+}
+
+/// A fence right after each delayed store: it drains the store at once,
+/// so no attack from it succeeds.
+fn upper(prog: &Program, cands: &[Candidate], attacks: &[AttackId]) -> Vec<usize> {
+    let mut set: Vec<usize> = attacks
+        .iter()
+        .filter_map(|a| {
+            let stmt = prog.threads[a.attacker as usize].code[a.w_pc as usize].event_stmt()?;
+            let span = prog.stmts[stmt as usize].span;
+            cands.iter().position(|c| c.place == Place::After && prog.stmts[c.stmt as usize].span == span)
+        })
+        .collect();
+    set.sort_unstable();
+    set.dedup();
+    set
 }
