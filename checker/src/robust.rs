@@ -299,9 +299,11 @@ impl<'p> Collector<'p> {
             .enumerate()
             .filter(|&(i, &m)| {
                 let unwitnessed = bss_models.contains(&m) && self.groups[i].values().any(|g| g.v.is_none());
-                (!bss_models.contains(&m) && self.monitor == MonitorKind::Graph || unwitnessed)
-                    && crate::graph::supports(m, opts)
-                    && !opts.budget.stopped()
+                // A model only the graphs decide is always searched: stopped,
+                // the search says so itself (its first poll), and the answer
+                // is unknown. Only settling is skipped once stopped.
+                let decides = !bss_models.contains(&m) && self.monitor == MonitorKind::Graph;
+                (decides || unwitnessed && !opts.budget.stopped()) && crate::graph::supports(m, opts)
             })
             .map(|(_, &m)| {
                 if let Some(p) = &opts.budget.progress {
@@ -376,6 +378,20 @@ impl<'p> Collector<'p> {
                 // Decided on its graphs alone (`--monitor graph`).
                 Some(rb) if !by_bss.contains(&model) => {
                     out.push(rb);
+                    continue;
+                }
+                // Nothing rode for it and its graphs were not searched: no
+                // answer (never the SC exploration's, with no monitor).
+                None if monitor == MonitorKind::Graph && !by_bss.contains(&model) => {
+                    let why =
+                        crate::certainty::Why::stopped(&self.stop.budget).unwrap_or(crate::certainty::Why::Pending);
+                    out.push(Robustness::found(
+                        model,
+                        MonitorKind::Graph,
+                        Vec::new(),
+                        Vec::new(),
+                        Coverage::Stopped(why),
+                    ));
                     continue;
                 }
                 settling => settling,

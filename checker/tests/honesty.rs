@@ -473,3 +473,62 @@ fn a_check_cancelled_at_every_phase_boundary_claims_nothing_the_whole_check_cont
     assert!(cut > 20, "only {cut} cut-short checks: the test tests little");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Every monitor kind, cut at every poll: nothing the whole check (same
+/// monitor) contradicts, and a model the graphs decide answers from them.
+#[test]
+fn every_monitor_cut_at_every_poll_claims_nothing_the_whole_check_contradicts() {
+    let mut bad = Vec::new();
+    let mut cut = 0;
+    for monitor in [MonitorKind::Bss, MonitorKind::Sober, MonitorKind::BssInterleaving, MonitorKind::Graph] {
+        // The graph decision on more (issue 43 found it claiming robust when cut).
+        let names: &[&str] =
+            if monitor == MonitorKind::Graph { &["sb", "mp", "dekker", "2+2w", "sb-3"] } else { &["sb", "sb-3"] };
+        for &name in names {
+            let src =
+                std::fs::read_to_string(format!("{}/../examples/{name}.litmus", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let prog = litmus_dsl::analyze(&src).program.unwrap();
+            let whole = check_all(&prog, &MODELS, monitor, &Options::default());
+            for n in 0.. {
+                let opts = Options::default().cancel_after_polls(n);
+                let part = check_all(&prog, &MODELS, monitor, &opts);
+                let tag = format!("{name} {monitor:?} cut at poll {n}");
+                bad.extend(agrees(&tag, &src, &prog, &part, &whole));
+                for rb in &part.robustness {
+                    if monitor == MonitorKind::Graph && rb.robust().is_known() && rb.monitor != MonitorKind::Graph {
+                        bad.push(format!("{tag} {:?}: answered by {:?}, which never rode", rb.model, rb.monitor));
+                    }
+                }
+                if !part.cancelled {
+                    break;
+                }
+                cut += 1;
+                assert!(n < 100_000, "{name}: the check polls without end");
+            }
+        }
+    }
+    assert!(cut > 20, "only {cut} cut-short checks: the test tests little");
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The graph decision alone, cut at every poll, never calls SB robust.
+#[test]
+fn the_graph_decision_cut_at_any_poll_never_calls_sb_robust() {
+    let src = std::fs::read_to_string(format!("{}/../examples/sb.litmus", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let prog = litmus_dsl::analyze(&src).program.unwrap();
+    let mut bad = Vec::new();
+    for n in 0.. {
+        let opts = Options::default().cancel_after_polls(n);
+        let r = litmus_checker::find_violations(&prog, &[Model::Tso, Model::Pso], MonitorKind::Graph, &opts);
+        for rb in &r.robustness {
+            if rb.robust().is(&true) {
+                bad.push(format!("cut at poll {n}: {:?} {:?} by {:?}", rb.model, rb.robust(), rb.monitor));
+            }
+        }
+        if !opts.budget.cancelled() {
+            break;
+        }
+        assert!(n < 100_000);
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
