@@ -18,8 +18,8 @@ pub enum Mode {
     Exhaustive,
     /// Active testing only (RELAXER).
     Active,
-    /// Exhaustive for `--budget` seconds, then active testing for every
-    /// relaxed model it did not finish.
+    /// Exhaustive within its work (`--work`, and `--budget` seconds if
+    /// given), then active testing for every relaxed model it did not finish.
     Auto,
 }
 
@@ -31,9 +31,16 @@ pub struct ActiveArgs {
     #[arg(long, value_enum, default_value = "auto")]
     pub mode: Mode,
     /// auto: seconds of exhaustive checking per file before active testing
-    /// takes over (default: 10, or half of `--timeout` when one is given).
+    /// takes over (default: half of `--timeout` when one is given, else
+    /// none: `--work` alone ends it).
     #[arg(long, value_parser = budget_arg, allow_hyphen_values = true)]
     pub budget: Option<Duration>,
+    /// Steps each exploration may take (transitions of the interleaving
+    /// explorer, nodes of the graph explorer; `k`, `M`, `G` suffixes) before
+    /// it stops and says so [default: 20M in auto and active mode, none in
+    /// exhaustive mode]. Work, not time: the same answer on any machine.
+    #[arg(long, value_parser = work_arg)]
+    pub work: Option<u64>,
     /// Active: steered runs per predicted cycle and model.
     #[arg(long, default_value_t = 30)]
     pub runs: u32,
@@ -55,6 +62,20 @@ pub struct ActiveArgs {
 fn budget_arg(s: &str) -> Result<Duration, String> {
     let secs: f64 = s.trim().parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
     litmus_checker::options::parse_timeout(secs).map_err(|e| e.to_string())
+}
+
+fn work_arg(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let (num, mul) = match t.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&t[..i], 1_000),
+        Some((i, 'M' | 'm')) => (&t[..i], 1_000_000),
+        Some((i, 'G' | 'g')) => (&t[..i], 1_000_000_000),
+        _ => (t, 1),
+    };
+    match num.trim().replace('_', "").parse::<u64>() {
+        Ok(n) if n > 0 => n.checked_mul(mul).ok_or_else(|| format!("`{s}` is too many steps")),
+        _ => Err(format!("`{s}` is not a number of steps (a positive whole number, optionally with k, M or G)")),
+    }
 }
 
 fn probability_arg(s: &str) -> Result<f64, String> {
@@ -79,7 +100,9 @@ impl ActiveArgs {
             Mode::Active => plan::Mode::Active,
             Mode::Auto => plan::Mode::Auto,
         };
-        Plan::new(models.to_vec(), monitor, opts.clone(), mode, self.budget, self.settings())
+        let mut opts = opts.clone();
+        opts.budget.max_steps = self.work.or(opts.budget.max_steps);
+        Plan::new(models.to_vec(), monitor, opts, mode, self.budget, self.settings())
     }
 
     pub fn settings(&self) -> Settings {

@@ -29,6 +29,11 @@ pub struct Budget {
     /// Where the check reports its phase and executions for a progress
     /// display (the CLI's bar, the server's `$/progress`); none by default.
     pub progress: Option<Arc<Progress>>,
+    /// Work, not time: each exploration stops after this many steps
+    /// (transitions of the interleaving explorer, nodes of the graph
+    /// explorer), counted by the exploration itself, so where it stops is
+    /// the same on any machine under any load (`Why::Work`). `None`: no cap.
+    pub max_steps: Option<u64>,
 }
 
 impl Budget {

@@ -80,6 +80,8 @@ pub enum Why {
     /// `--first`: the check stopped at its first finding (a failing
     /// assertion or a witnessed violation); the rest was not searched.
     First,
+    /// An exploration spent its work budget (this many steps: `--work`).
+    Work(u64),
 }
 
 impl Why {
@@ -106,10 +108,12 @@ impl Why {
             Why::Pending => "not decided yet".into(),
             Why::Tested(n) => format!("no violation found in {n} active run{}", if n == 1 { "" } else { "s" }),
             Why::First => "stopped at the first finding".into(),
+            Why::Work(0) => "its work budget ran out".into(),
+            Why::Work(n) => format!("its work budget ran out ({} steps)", crate::progress::thousands(n)),
         }
     }
 
-    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`, `unchecked`, `tested`, `first`.
+    /// The JSON word: `timeout`, `cancelled`, `unconfirmed`, `pending`, `unchecked`, `tested`, `first`, `work`.
     pub fn as_str(&self) -> &'static str {
         match self {
             Why::Timeout => "timeout",
@@ -118,6 +122,7 @@ impl Why {
             Why::Pending => "pending",
             Why::Tested(_) => "tested",
             Why::First => "first",
+            Why::Work(_) => "work",
         }
     }
 }
@@ -139,6 +144,8 @@ impl Coverage {
             Coverage::Stopped(Why::Cancelled)
         } else if s.first {
             Coverage::Stopped(Why::First)
+        } else if let Some(n) = s.work_cut {
+            Coverage::Stopped(Why::Work(n))
         } else if s.timed_out {
             Coverage::Stopped(Why::Timeout)
         } else {

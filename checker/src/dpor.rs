@@ -124,6 +124,8 @@ pub struct Stats {
     /// A stateful search (`crate::unbounded`): the distinct states it
     /// visited (0 for the stateless explorers).
     pub states: u64,
+    /// Stopped by its work budget (`Budget::max_steps`: this many steps).
+    pub work_cut: Option<u64>,
 }
 
 impl Stats {
@@ -150,6 +152,7 @@ impl Stats {
         self.sleep_blocked += o.sleep_blocked;
         self.transitions += o.transitions;
         self.timed_out |= o.timed_out;
+        self.work_cut = self.work_cut.or(o.work_cut);
         self.preemption_bounded |= o.preemption_bounded;
         self.preemption_skips += o.preemption_skips;
         self.buffer_bounded |= o.buffer_bounded;
@@ -897,6 +900,10 @@ impl<'m, 'p> Explorer<'m, 'p> {
                 }
                 if limits.budget.found() {
                     self.stats.first = true;
+                    break;
+                }
+                if let Some(max) = limits.budget.max_steps.filter(|&m| self.stats.transitions >= m) {
+                    self.stats.work_cut = Some(max);
                     break;
                 }
             }

@@ -19,7 +19,7 @@ use litmus_dsl::ir::{Place, StmtId};
 use litmus_dsl::{FenceKind, Program};
 use rayon::prelude::*;
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// A smallest set of positions hitting every violation's candidates, and
@@ -183,6 +183,9 @@ pub struct Rechecks<'a> {
     signalled: Mutex<std::collections::HashSet<Key>>,
     /// Explorations run (the bench reports them).
     runs: AtomicUsize,
+    /// Their steps (transitions), summed: what the minimality proof may
+    /// spend is measured in them, never in time.
+    steps: AtomicU64,
     /// What the program's own SC exploration measured on the way: kills
     /// and fence sets it answers need no exploration.
     pre: Option<std::sync::Arc<crate::measure::Premeasured>>,
@@ -198,6 +201,7 @@ impl<'a> Rechecks<'a> {
             removes: Mutex::new(HashMap::new()),
             signalled: Mutex::new(Default::default()),
             runs: AtomicUsize::new(0),
+            steps: AtomicU64::new(0),
             pre: None,
         }
     }
@@ -231,6 +235,11 @@ impl<'a> Rechecks<'a> {
         self.runs.load(Ordering::Relaxed)
     }
 
+    /// The steps the re-checks' explorations took so far.
+    pub fn steps(&self) -> u64 {
+        self.steps.load(Ordering::Relaxed)
+    }
+
     /// The robustness of the program with `at` inserted under each of
     /// `models`: what the cache lacks is checked in one exploration.
     fn run(&self, at: &[FencePoint], models: &[Model]) -> Result<Recheck, Why> {
@@ -253,6 +262,7 @@ impl<'a> Rechecks<'a> {
             let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &insertions(at));
             let mut c = Collector::new(&fenced, &missing, self.monitor, self.opts);
             let sc = c.run(self.opts);
+            self.steps.fetch_add(sc.stats.transitions, Ordering::Relaxed);
             let found = c.finish(sc.coverage);
             let mut cache = self.cache.lock().expect("no re-check panics holding it");
             for r in found {
@@ -628,13 +638,19 @@ pub fn minimal_fences(
     violations: &mut [Violation],
     robust: Answer<bool>,
 ) -> FenceFix {
-    let start = std::time::Instant::now();
+    let start = re.steps();
     let positions = measured_positions(re.prog, models, violations);
     let fix = choose_fences(re, models, &positions, violations, robust);
-    // The proof may cost what the choice did, and a second at least.
-    let until = std::time::Instant::now() + start.elapsed().max(std::time::Duration::from_secs(1));
-    settle_minimality(re, models, &positions, violations, fix, until)
+    // The proof may cost what the choice's re-checks did, and
+    // MINIMALITY_STEPS at least: work, so that whether a set is proved the
+    // fewest never depends on how busy the machine is.
+    let allowed = (re.steps() - start).max(MINIMALITY_STEPS);
+    settle_minimality(re, models, &positions, violations, fix, re.steps().saturating_add(allowed))
 }
+
+/// Steps of re-checks (transitions) the minimality proof may always take:
+/// about a second of them.
+const MINIMALITY_STEPS: u64 = 5_000_000;
 
 /// How many fence sets one smaller may be re-checked to prove a set the
 /// fewest (full fences at every choice of that many positions).
@@ -650,15 +666,15 @@ const MEASURED_SUBSETS: u64 = 64;
 /// neither does alone. So every set of one fewer full fence among the
 /// positions is re-checked: each must keep a witnessed violation. One that
 /// does not replaces the set (and the next size down is tried); too many
-/// to re-check, past `until`, or one that did not finish, leaves the set
-/// not proved minimal.
+/// to re-check, re-checks past `until` steps in all, or one that did not
+/// finish, leaves the set not proved minimal.
 fn settle_minimality(
     re: &Rechecks<'_>,
     models: &[Model],
     positions: &[Spot],
     violations: &mut [Violation],
     mut fix: FenceFix,
-    until: std::time::Instant,
+    until: u64,
 ) -> FenceFix {
     if !fix.confirmed.is(&true) {
         return fix;
@@ -671,7 +687,7 @@ fn settle_minimality(
         let mut proved = true;
         let mut smaller = None;
         for subset in subsets(positions.len(), k) {
-            if std::time::Instant::now() > until {
+            if re.steps() > until {
                 proved = false;
                 break;
             }

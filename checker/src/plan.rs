@@ -12,10 +12,11 @@
 //! 4. [`Step::Active`]: active testing (RELAXER) for the relaxed models the
 //!    exhaustive steps left unknown, with what is left of the file's time.
 //!
-//! The exhaustive steps (1–3) get the exhaustive share of the file's time
-//! ([`Mode::Auto`]: `budget`, or half the timeout, or 10 s); active testing
-//! gets the rest, and never starts once the file's own deadline has passed
-//! or the check was cancelled. [`Mode::Active`] runs step 4 alone (with SC's
+//! The exhaustive steps (1–3) get the exhaustive share of the work
+//! ([`Mode::Auto`]: each exploration at most [`WORK`] steps, or `--work`;
+//! and `budget`, or half the timeout, where the user gave a time); active
+//! testing gets what the exhaustive steps left unknown, and never starts
+//! once the file's own deadline has passed or the check was cancelled. [`Mode::Active`] runs step 4 alone (with SC's
 //! answer to an `exists` condition first, within the exhaustive share).
 
 use crate::check::{
@@ -32,6 +33,13 @@ use litmus_dsl::Program;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+/// The exhaustive steps' work in [`Mode::Auto`] and [`Mode::Active`]
+/// unless the options give their own (`--work`): steps per exploration
+/// (transitions of the interleaving explorer, nodes of the graph
+/// explorer): about four seconds of one exploration on this project's
+/// 2-core machine.
+pub const WORK: u64 = 20_000_000;
 
 /// When active testing runs.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -77,7 +85,7 @@ pub struct Plan {
     pub opts: Options,
     pub mode: Mode,
     /// [`Mode::Auto`]: the exhaustive steps' share of the time (default:
-    /// half the timeout, or 10 s without one).
+    /// half the timeout; none without one: then work alone ends them).
     pub exhaustive_budget: Option<Duration>,
     pub active: relaxer::Settings,
     /// Options of the exhaustive steps (the file's, within the exhaustive
@@ -98,12 +106,15 @@ impl Plan {
         let exhaustive = match mode {
             Mode::Exhaustive => opts.clone(),
             Mode::Auto | Mode::Active => {
-                let now = Instant::now();
-                let share =
-                    exhaustive_budget.unwrap_or_else(|| opts.budget.left().map_or(Duration::from_secs(10), |t| t / 2));
-                match now.checked_add(share) {
-                    Some(end) => opts.with_budget(opts.budget.until(end)),
-                    None => opts.clone(),
+                // Work ends the exhaustive share (each exploration's steps:
+                // the same answer on any machine, under any load); time only
+                // where the user gave some (`--budget`, or half the timeout).
+                let mut o = opts.clone();
+                o.budget.max_steps = Some(o.budget.max_steps.unwrap_or(WORK));
+                let share = exhaustive_budget.or_else(|| opts.budget.left().map(|t| t / 2));
+                match share.and_then(|s| Instant::now().checked_add(s)) {
+                    Some(end) => o.with_budget(o.budget.until(end)),
+                    None => o,
                 }
             }
         };

@@ -43,6 +43,8 @@ pub trait Split {
     fn leaf(&self, events: usize);
     /// Search the subtree of `g`, at `path`, elsewhere.
     fn spawn(&self, path: Path, g: Graph);
+    /// This worker made `steps` more steps: the whole search's so far.
+    fn spend(&self, steps: u64) -> u64;
 }
 
 pub struct Search<'m, 'p, 'o, 's, F> {
@@ -62,6 +64,8 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     pub stats: Stats,
     stopped: bool,
     polls: u32,
+    /// Steps (`stats.transitions`) already told to `split`.
+    spent: u64,
     on_graph: F,
     /// The current node's path, and per open node how many children it has
     /// visited so far.
@@ -150,6 +154,7 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             stats: Stats::default(),
             stopped: false,
             polls: 0,
+            spent: 0,
             on_graph,
             path: Vec::new(),
             kids: Vec::new(),
@@ -207,13 +212,43 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         // The first poll too: a check whose deadline has passed stops before
         // it starts, however small the program.
         self.polls = self.polls.wrapping_add(1);
-        if self.polls % 64 == 1 && self.opts.budget.stopped() {
+        if self.polls % 64 != 1 {
+            return false;
+        }
+        if self.opts.budget.stopped() {
             self.stopped = true;
             self.stats.timed_out = true;
             self.stats.cancelled = self.opts.budget.cancelled();
             self.stats.first = self.opts.budget.found();
+        } else if let Some(max) = self.opts.budget.max_steps {
+            // Steps done, never more: past the budget here, the whole
+            // search is past it.
+            if self.steps_so_far() > max {
+                self.stopped = true;
+                self.stats.work_cut = Some(max);
+            }
         }
         self.stopped
+    }
+
+    /// The whole search's steps so far, as far as this worker knows (its
+    /// own told to the others first).
+    fn steps_so_far(&mut self) -> u64 {
+        match self.split {
+            None => self.stats.transitions,
+            Some(split) => {
+                let new = self.stats.transitions - self.spent;
+                self.spent = self.stats.transitions;
+                split.spend(new)
+            }
+        }
+    }
+
+    /// Tell the other workers the steps not told yet (a task's end).
+    pub fn settle_steps(&mut self) {
+        if self.split.is_some() {
+            self.steps_so_far();
+        }
     }
 
     /// A child of the current node: its place is the next index.

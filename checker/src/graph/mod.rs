@@ -57,11 +57,22 @@ pub fn supports(model: Model, opts: &Options) -> bool {
 pub fn explore(prog: &Program, model: Model, opts: &Options, observer: Option<&mut dyn Observer>) -> ModelOutcome {
     let threads = opts.threads.max(1);
     match observer {
-        None if threads > 1 => explore_splitting(prog, model, opts, parallel::Splitting::Lazy),
+        // `--first` keeps one search: which worker finds first is timing.
+        None if threads > 1 && opts.budget.found.is_none() => {
+            explore_splitting(prog, model, opts, parallel::Splitting::Lazy)
+        }
+        None => {
+            let start = Instant::now();
+            let (parts, stats) = sequential(prog, model, opts, None);
+            outcome(prog, model, opts, parts, stats, start)
+        }
+        // An observer sees graphs in the one search's order, however far
+        // it went: no other order exists to disagree with.
         observer => {
             let start = Instant::now();
             let (parts, stats) = sequential(prog, model, opts, observer);
-            outcome(prog, model, parts, stats, start)
+            let (keep, reads) = findings::merge(parts);
+            keep.finish(prog, model, reads, stats, start)
         }
     }
 }
@@ -74,11 +85,26 @@ pub fn explore_splitting(prog: &Program, model: Model, opts: &Options, splitting
         Some(done) => done,
         None => sequential(prog, model, opts, None),
     };
-    outcome(prog, model, parts, stats, start)
+    outcome(prog, model, opts, parts, stats, start)
 }
 
-/// The outcome of the searches that together covered the tree.
-fn outcome(prog: &Program, model: Model, parts: Vec<findings::Findings>, stats: Stats, start: Instant) -> ModelOutcome {
+/// The outcome of the searches that together covered the tree. Which
+/// graphs workers reached before the work budget ran out depends on how
+/// they shared the tree: a search past its budget keeps nothing but that
+/// it stopped, on one worker as on many (the steps of the whole tree are
+/// the same however it was shared, so whether it went past is not).
+fn outcome(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    mut parts: Vec<findings::Findings>,
+    mut stats: Stats,
+    start: Instant,
+) -> ModelOutcome {
+    if let Some(max) = opts.budget.max_steps.filter(|&m| stats.transitions > m) {
+        parts.clear();
+        stats = Stats { transitions: max, work_cut: Some(max), ..Stats::default() };
+    }
     let (keep, reads) = findings::merge(parts);
     keep.finish(prog, model, reads, stats, start)
 }

@@ -23,7 +23,7 @@ use crate::dpor::{Control, Stats};
 use crate::machine::{Machine, Model};
 use crate::options::Options;
 use litmus_dsl::ir::Program;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// A node is split only if complete graphs so far had at least this many
@@ -58,6 +58,8 @@ struct Shared<'o, 'p> {
     results: Mutex<Vec<(Findings, Stats)>>,
     /// Most events in a complete graph so far.
     deepest: AtomicUsize,
+    /// Steps of every task so far (the work budget's count).
+    steps: AtomicU64,
     splitting: Splitting,
 }
 
@@ -89,6 +91,10 @@ impl<'s, 'o: 's, 'p: 's> Split for Splitter<'_, 's, 'o, 'p> {
         let shared = self.shared;
         self.scope.spawn(move |scope| task(shared, scope, path, g));
     }
+
+    fn spend(&self, steps: u64) -> u64 {
+        self.shared.steps.fetch_add(steps, Ordering::Relaxed) + steps
+    }
 }
 
 /// Search every consistent graph of `prog` under `model` with `threads`
@@ -111,6 +117,7 @@ pub fn explore(
         workers: (0..pool.current_num_threads()).map(|_| Mutex::new(None)).collect(),
         results: Mutex::new(Vec::new()),
         deepest: AtomicUsize::new(0),
+        steps: AtomicU64::new(0),
         splitting,
     };
     pool.install(|| rayon::scope(|scope| task(&shared, scope, Vec::new(), init)));
@@ -144,6 +151,7 @@ fn task<'s, 'o: 's, 'p: 's>(shared: &'s Shared<'o, 'p>, scope: &rayon::Scope<'s>
         Control::Continue
     });
     search.run_from(path, g);
+    search.settle_steps();
     let stats = std::mem::take(&mut search.stats);
     let scratch = search.into_scratch();
     w.scratch = Some(scratch);

@@ -236,8 +236,7 @@ impl Search<'_> {
         let (space, result) = search::explore(&sys, self.limits, self.opts, &mut runs);
         match result {
             Ok(()) => {}
-            Err(Stop::Stopped(w)) => return Err(w),
-            Err(_) => return Err(Why::Timeout),
+            Err(stop) => return Err(why(stop)),
         }
         if runs.first.is_empty() {
             return Ok(Recheck::Stopped);
@@ -305,9 +304,18 @@ impl Search<'_> {
         let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::violation::insertions(fences));
         match super::feasible_attacks(&fenced, self.models, None, self.opts, self.limits) {
             Ok(attacks) => Answer::Proved(attacks.is_empty()),
-            Err(Stop::Stopped(w)) => Answer::Unknown(w),
-            Err(_) => Answer::Unknown(Why::Timeout),
+            Err(stop) => Answer::Unknown(why(stop)),
         }
+    }
+}
+
+/// Why a re-check's search did not finish: the deadline or a cancel, or
+/// its work (a cap on states or memory, a value that kept growing).
+fn why(stop: Stop) -> Why {
+    match stop {
+        Stop::Stopped(w) => w,
+        Stop::States(n) => Why::Work(n as u64),
+        _ => Why::Work(0),
     }
 }
 
