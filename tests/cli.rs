@@ -1520,3 +1520,67 @@ fn active_testing_finds_three_thread_cycles_by_growing_the_length() {
     assert_eq!(v["models"]["tso"]["active"]["lengths_searched"], serde_json::json!([4]));
     assert_eq!(v["models"]["tso"]["active"]["confirmed"], 0);
 }
+
+/// Issue 43: answers are a function of the input and the options, never of
+/// the clock. An exploration cut by its work budget (`--work`) stops at the
+/// same step on one worker or two, on an idle machine or a busy one, and
+/// says why.
+#[test]
+fn a_work_budget_cut_is_the_same_with_any_workers_under_any_load() {
+    let file = root().join("tests/programs/slow.litmus");
+    let run = |threads: &str, explorer: &str| {
+        let out = litmus()
+            .args(["check", "--format", "json", "--no-timing", "--bounded", "--mode", "exhaustive", "--work", "300k"])
+            .args(["--threads", threads, "--explorer", explorer])
+            .arg(&file)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for explorer in ["graph", "interleaving"] {
+        let one = run("1", explorer);
+        assert!(one.contains("\"unknown_reason\":\"work\""), "{one}");
+        assert_eq!(one, run("2", explorer), "{explorer}: two workers");
+        // The same while every core is kept busy beside it.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let hogs: Vec<_> = (0..2)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 0u64;
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+                    }
+                })
+            })
+            .collect();
+        let busy = run("2", explorer);
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        hogs.into_iter().for_each(|h| h.join().unwrap());
+        assert_eq!(one, busy, "{explorer}: under load");
+    }
+}
+
+/// Without `--timeout`, the default check's exhaustive steps end by work,
+/// not after ten seconds: a file whose exploration outlasts its work says
+/// "work", and a plain `check` of it prints the same twice.
+#[test]
+fn the_default_check_ends_by_work_not_by_the_clock() {
+    let file = root().join("tests/programs/slow.litmus");
+    let run = || {
+        let out = litmus()
+            .args(["check", "--format", "json", "--no-timing", "--bounded", "--work", "200k"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let first = run();
+    assert!(first.contains("\"unknown_reason\":\"work\""), "{first}");
+    assert_eq!(first, run());
+    // A bad budget is a usage error.
+    for bad in ["0", "-3", "lots", "99999999999G"] {
+        let out = litmus().args(["check", "--work", bad]).arg(&file).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "--work {bad}");
+    }
+}

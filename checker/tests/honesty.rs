@@ -532,3 +532,24 @@ fn the_graph_decision_cut_at_any_poll_never_calls_sb_robust() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 43: without a timeout, the default (auto) check's exhaustive steps
+/// have no deadline — work alone ends them — so no answer depends on how
+/// busy the machine is. (They had ten seconds.)
+#[test]
+fn without_a_timeout_the_exhaustive_steps_end_by_work_alone() {
+    use litmus_checker::plan::{Mode, Plan, Step, WORK};
+    for mode in [Mode::Auto, Mode::Active] {
+        let plan = Plan::new(MODELS.to_vec(), MonitorKind::Bss, Options::default(), mode, None, Default::default());
+        for step in [Step::Violations, Step::Judge, Step::Outcomes] {
+            let b = &plan.options(step).budget;
+            assert_eq!(b.deadline, None, "{mode:?} {step:?}");
+            assert_eq!(b.max_steps, Some(WORK), "{mode:?} {step:?}");
+        }
+    }
+    // A user's timeout still splits: half of it for the exhaustive steps.
+    let opts = Options::default().with_timeout(Some(Duration::from_secs(60)));
+    let plan = Plan::new(MODELS.to_vec(), MonitorKind::Bss, opts, Mode::Auto, None, Default::default());
+    let left = plan.options(Step::Violations).budget.left().unwrap();
+    assert!(left <= Duration::from_secs(30) && left > Duration::from_secs(25), "{left:?}");
+}
