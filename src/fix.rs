@@ -23,6 +23,29 @@ pub struct FixArgs {
     pub bounds: Bounds,
 }
 
+/// What `fix` says, and its exit status, when it chose no fence: the
+/// program's robustness as checked (`before`), and what the fence search
+/// earned (`confirmed`).
+fn nothing_to_insert(before: &Answer<bool>, confirmed: &Answer<bool>, names: &str) -> (String, u8) {
+    match before {
+        Answer::Proved(true) => (format!("already robust under {names} (proved)"), 0),
+        Answer::WithinBounds(true, cuts) => {
+            (format!("no violation under {names} within bounds — robust within bounds only: {}", cuts.describe()), 0)
+        }
+        Answer::Unknown(why) => (format!("robustness under {names} unknown ({}): no fences chosen", why.describe()), 3),
+        // Not robust, and the fence search stopped before it chose: unknown,
+        // not "no position" (issue 43: a timeout said that, exit 1).
+        _ if !confirmed.is_known() => {
+            let why = match confirmed {
+                Answer::Unknown(why) => why.describe(),
+                _ => "unknown".into(),
+            };
+            (format!("not robust under {names}; the fence search did not finish ({why}): the file is left as it is"), 3)
+        }
+        _ => (format!("not robust under {names}, and no fence position was found"), 1),
+    }
+}
+
 pub fn run(args: &FixArgs) -> u8 {
     let (models, l) = match load_one(&args.model, &args.file) {
         Ok(x) => x,
@@ -39,30 +62,12 @@ pub fn run(args: &FixArgs) -> u8 {
     let names = names.join(", ");
     if fix.fences.is_empty() {
         // Nothing to insert: say what the check earned, no more.
-        return match before {
-            Answer::Proved(true) => {
-                eprintln!("{}: already robust under {names} (proved)", l.path);
-                print!("{}", l.src);
-                0
-            }
-            Answer::WithinBounds(true, cuts) => {
-                eprintln!(
-                    "{}: no violation under {names} within bounds — robust within bounds only: {}",
-                    l.path,
-                    cuts.describe()
-                );
-                print!("{}", l.src);
-                0
-            }
-            Answer::Unknown(why) => {
-                eprintln!("{}: robustness under {names} unknown ({}): no fences chosen", l.path, why.describe());
-                3
-            }
-            _ => {
-                eprintln!("{}: not robust under {names}, and no fence position was found", l.path);
-                1
-            }
-        };
+        let (words, code) = nothing_to_insert(&before, &fix.confirmed, &names);
+        eprintln!("{}: {words}", l.path);
+        if code == 0 {
+            print!("{}", l.src);
+        }
+        return code;
     }
     for f in &fix.fences {
         let s = &prog.stmts[f.stmt as usize];
@@ -84,7 +89,7 @@ pub fn run(args: &FixArgs) -> u8 {
         if fix.minimal {
             ""
         } else {
-            " (not proved the fewest: too many smaller sets to re-check, or a re-check did not finish)"
+            " (not proved the fewest: too many smaller sets to re-check, a re-check did not finish, or the search ran out of work)"
         }
     );
     if let Answer::WithinBounds(true, cuts) = &fix.confirmed {
@@ -110,4 +115,21 @@ pub fn run(args: &FixArgs) -> u8 {
         print!("{fixed}");
     }
     0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use litmus_checker::Why;
+
+    #[test]
+    fn a_fence_search_cut_short_is_unknown_not_no_position() {
+        let (words, code) = nothing_to_insert(&Answer::Proved(false), &Answer::Unknown(Why::Timeout), "TSO");
+        assert_eq!(code, 3, "{words}");
+        assert!(words.contains("did not finish (timed out)"), "{words}");
+        let (words, code) = nothing_to_insert(&Answer::Proved(false), &Answer::Proved(false), "TSO");
+        assert_eq!(code, 1, "{words}");
+        assert!(words.contains("no fence position"), "{words}");
+        assert_eq!(nothing_to_insert(&Answer::Proved(true), &Answer::Proved(true), "TSO").1, 0);
+    }
 }

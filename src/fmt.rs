@@ -48,10 +48,14 @@ pub fn run(args: &FmtArgs) -> u8 {
             code = code.max(2);
             continue;
         }
-        let src = match std::fs::read_to_string(&entry.path) {
+        // A regular file only (a FIFO named here would wait for a writer
+        // for good), in UTF-8.
+        let src = match crate::check::read_regular(&entry.path)
+            .and_then(|b| String::from_utf8(b).map_err(|_| format!("`{}` is not valid UTF-8", entry.path)))
+        {
             Ok(s) => s,
             Err(e) => {
-                eprintln!("error: {}: {e}", entry.path);
+                eprintln!("error: {e}");
                 code = code.max(2);
                 continue;
             }

@@ -1450,6 +1450,32 @@ fn a_fifo_named_on_the_command_line_is_refused_not_waited_on() {
         assert!(err.contains("is not a regular file"), "{args:?}: {err}");
     }
     assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    // Issue 43: `fmt` waited on it for good. (Killed after 10 s, not hung.)
+    for args in [&["fmt"][..], &["fmt", "--check"]] {
+        let mut child = litmus()
+            .args(args)
+            .arg(&fifo)
+            .stderr(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break Some(s);
+            }
+            if t.elapsed().as_secs() >= 10 {
+                let _ = child.kill();
+                let _ = child.wait();
+                break None;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+        assert_eq!(status.and_then(|s| s.code()), Some(2), "{args:?} waited on the FIFO: {err}");
+        assert!(err.contains("is not a regular file"), "{args:?}: {err}");
+    }
     let expect =
         litmus().args(["check", "--expect"]).arg(&fifo).arg(root().join("examples/sb.litmus")).output().unwrap();
     assert_eq!(expect.status.code(), Some(2));
@@ -1583,4 +1609,31 @@ fn the_default_check_ends_by_work_not_by_the_clock() {
         let out = litmus().args(["check", "--work", bad]).arg(&file).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "--work {bad}");
     }
+}
+
+/// Issue 43: a file that starts with a UTF-8 byte-order mark (as Windows
+/// editors write) was refused as "missing `litmus NAME` header". It is
+/// checked as without it, and `fmt` keeps the mark.
+#[test]
+fn a_byte_order_mark_is_no_error_and_fmt_keeps_it() {
+    for name in ["examples/sb.litmus", "tests/corpus/herd-x86/catalogue__x86_64__tests__SB+mfence+po.litmus"] {
+        let src = std::fs::read_to_string(root().join(name)).unwrap();
+        let p = temp_file(&format!("bom-{}", name.replace('/', "-")), &format!("\u{FEFF}{src}"));
+        let with = litmus().args(["check", "--format", "json", "--no-timing"]).arg(&p).output().unwrap();
+        let plain =
+            litmus().args(["check", "--format", "json", "--no-timing"]).arg(root().join(name)).output().unwrap();
+        assert_eq!(with.status.code(), plain.status.code(), "{name}: {}", String::from_utf8_lossy(&with.stderr));
+        let strip = |o: &std::process::Output| {
+            let mut v = report(&o.stdout);
+            v.as_object_mut().unwrap().remove("file");
+            v
+        };
+        assert_eq!(strip(&with), strip(&plain), "{name}");
+    }
+    let src = std::fs::read_to_string(root().join("examples/sb.litmus")).unwrap();
+    let p = temp_file("bom-fmt.litmus", &format!("\u{FEFF}{}", src.replace("  x = 1;", "x=1;")));
+    let out = litmus().arg("fmt").arg(&p).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let after = std::fs::read_to_string(&p).unwrap();
+    assert_eq!(after, format!("\u{FEFF}{src}"));
 }

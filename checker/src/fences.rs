@@ -580,6 +580,7 @@ pub fn fence_positions(prog: &Program, models: &[Model]) -> Vec<StmtId> {
 
 fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) -> Vec<StmtId> {
     use litmus_dsl::ir::Instr;
+    let places = prog.fence_places();
     let mut v: Vec<StmtId> = prog
         .threads
         .iter()
@@ -589,7 +590,7 @@ fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) ->
             Instr::Store { stmt, .. } | Instr::Load { stmt, .. } | Instr::Rmw { stmt, .. } => Some(stmt),
             _ => None,
         })
-        .filter(|&s| prog.fenceable(s))
+        .filter(|&s| places.fenceable(s))
         .collect();
     v.sort();
     v.dedup();

@@ -30,7 +30,7 @@ use crate::monitor::{Bss, Forcing, RawViolation};
 use crate::options::Options;
 use crate::violation::Violation;
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::StmtId;
+use litmus_dsl::ir::{StmtId, StmtRange};
 use litmus_dsl::{FenceKind, Program};
 use std::collections::HashMap;
 
@@ -249,16 +249,24 @@ impl VirtualFences {
                 _ => None,
             }
         };
+        // Each statement's ranges, found once (asking per statement is
+        // quadratic in a long thread).
+        let mut ranges: Vec<Vec<(usize, StmtRange)>> = vec![Vec::new(); prog.stmts.len()];
+        for (ti, t) in prog.threads.iter().enumerate() {
+            for r in &t.stmt_ranges {
+                if let Some(v) = ranges.get_mut(r.stmt as usize) {
+                    v.push((ti, *r));
+                }
+            }
+        }
         let direct = |s: StmtId| -> Option<EventKind> {
             let mut kind = None;
-            for t in &prog.threads {
-                for r in t.stmt_ranges.iter().filter(|r| r.stmt == s) {
-                    let k = last_event(&t.code, r.start as usize, r.end as usize)?;
-                    if kind.is_some_and(|old| old != k) {
-                        return None;
-                    }
-                    kind = Some(k);
+            for &(ti, r) in ranges.get(s as usize).into_iter().flatten() {
+                let k = last_event(&prog.threads[ti].code, r.start as usize, r.end as usize)?;
+                if kind.is_some_and(|old| old != k) {
+                    return None;
                 }
+                kind = Some(k);
             }
             kind
         };

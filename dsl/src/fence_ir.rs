@@ -95,8 +95,9 @@ pub fn insert_fences(prog: &Program, fences: &[FenceInsertion]) -> Program {
 /// can take the place ([`Program::fence_place_ok`]), in id order.
 pub fn fence_groups(prog: &Program, place: Place) -> HashMap<Span, Vec<StmtId>> {
     let mut groups: HashMap<Span, Vec<StmtId>> = HashMap::new();
+    let places = prog.fence_places();
     for (id, s) in prog.stmts.iter().enumerate() {
-        if prog.fence_place_ok(id as StmtId, place) {
+        if places.ok(id as StmtId, place) {
             groups.entry(s.span).or_default().push(id as StmtId);
         }
     }

@@ -339,6 +339,38 @@ pub struct LoopHead {
     pub back: u32,
 }
 
+/// Where fences may go, for every statement of a program at once
+/// ([`Program::fence_places`]).
+#[derive(Clone, Debug)]
+pub struct FencePlaces {
+    flags: Vec<u8>,
+}
+
+impl FencePlaces {
+    const CODE: u8 = 1;
+    const CONTROL: u8 = 2;
+    const LOOP: u8 = 4;
+    const AFTER: u8 = 8;
+    const BEFORE: u8 = 16;
+    const HEAD: u8 = 32;
+    const FENCEABLE: u8 = 64;
+
+    /// [`Program::fence_place_ok`].
+    pub fn ok(&self, s: StmtId, place: Place) -> bool {
+        let bit = match place {
+            Place::After => Self::AFTER,
+            Place::Before => Self::BEFORE,
+            Place::LoopHead => Self::HEAD,
+        };
+        self.flags.get(s as usize).is_some_and(|f| f & bit != 0)
+    }
+
+    /// [`Program::fenceable`].
+    pub fn fenceable(&self, s: StmtId) -> bool {
+        self.flags.get(s as usize).is_some_and(|f| f & Self::FENCEABLE != 0)
+    }
+}
+
 /// Where a fence goes relative to a statement.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Place {
@@ -529,9 +561,12 @@ impl Program {
     /// Can a fence go right after statement `s` (in the IR, as in the
     /// text)? A simple statement with its own code: not one inside a spin
     /// loop reduced to one attempt (see `spin.rs`), nor one lowered away.
+    /// (Only its own thread's ranges are looked at; for every statement at
+    /// once, [`Program::fence_places`].)
     pub fn fenceable(&self, s: StmtId) -> bool {
         self.stmts.get(s as usize).is_some_and(|info| {
-            info.form == StmtForm::Simple && self.threads.iter().any(|t| t.stmt_ranges.iter().any(|r| r.stmt == s))
+            info.form == StmtForm::Simple
+                && self.threads.get(info.thread as usize).is_some_and(|t| t.stmt_ranges.iter().any(|r| r.stmt == s))
         })
     }
 
@@ -541,13 +576,53 @@ impl Program {
     /// Control statements and places other than after are the native
     /// dialect's (a herd fence is a row after an instruction).
     pub fn fence_place_ok(&self, s: StmtId, place: Place) -> bool {
+        let Some(t) = self.stmts.get(s as usize).and_then(|i| self.threads.get(i.thread as usize)) else {
+            return false;
+        };
         let native = self.dialect == Dialect::Native;
-        let control = || self.threads.iter().any(|t| t.control_ranges.iter().any(|r| r.stmt == s));
+        let control = || t.control_ranges.iter().any(|r| r.stmt == s);
         match place {
             Place::After => self.fenceable(s) || (native && control()),
             Place::Before => native && (self.fenceable(s) || control()),
-            Place::LoopHead => native && self.threads.iter().any(|t| t.loop_heads.iter().any(|h| h.stmt == s)),
+            Place::LoopHead => native && t.loop_heads.iter().any(|h| h.stmt == s),
         }
+    }
+
+    /// [`Program::fence_place_ok`] for every statement, from one pass over
+    /// the threads' ranges (asking statement by statement is quadratic in a
+    /// long thread).
+    pub fn fence_places(&self) -> FencePlaces {
+        let mut flags = vec![0u8; self.stmts.len()];
+        let mut mark = |s: StmtId, bit: u8| {
+            if let Some(f) = flags.get_mut(s as usize) {
+                *f |= bit;
+            }
+        };
+        for t in &self.threads {
+            t.stmt_ranges.iter().for_each(|r| mark(r.stmt, FencePlaces::CODE));
+            t.control_ranges.iter().for_each(|r| mark(r.stmt, FencePlaces::CONTROL));
+            t.loop_heads.iter().for_each(|h| mark(h.stmt, FencePlaces::LOOP));
+        }
+        let native = self.dialect == Dialect::Native;
+        for (f, info) in flags.iter_mut().zip(&self.stmts) {
+            let fenceable = info.form == StmtForm::Simple && *f & FencePlaces::CODE != 0;
+            let control = native && *f & FencePlaces::CONTROL != 0;
+            let mut ok = 0;
+            if fenceable || control {
+                ok |= FencePlaces::AFTER;
+            }
+            if native && (fenceable || control) {
+                ok |= FencePlaces::BEFORE;
+            }
+            if native && *f & FencePlaces::LOOP != 0 {
+                ok |= FencePlaces::HEAD;
+            }
+            if fenceable {
+                ok |= FencePlaces::FENCEABLE;
+            }
+            *f = ok;
+        }
+        FencePlaces { flags }
     }
 
     pub fn mem_size(&self) -> usize {

@@ -30,7 +30,8 @@ pub use symbols::{Symbol, SymbolKind, Symbols};
 /// Which dialect a source text is: herd when its first word (after blanks
 /// and comments) is an architecture herd7 knows.
 pub fn detect_dialect(src: &str) -> Dialect {
-    let mut rest = src;
+    // A byte-order mark is no word (editors on Windows write one).
+    let mut rest = src.strip_prefix('\u{FEFF}').unwrap_or(src);
     loop {
         rest = rest.trim_start();
         if let Some(r) = rest.strip_prefix("//") {

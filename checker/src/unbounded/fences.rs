@@ -120,6 +120,7 @@ fn candidates(prog: &Program, threads: &BTreeSet<u16>) -> Vec<Candidate> {
     // A function's statements have one id per thread: one place per source
     // statement and place, named by its first id (as the text edit does).
     let mut index: HashMap<(litmus_dsl::span::Span, Place), usize> = HashMap::new();
+    let places = prog.fence_places();
     for &t in threads {
         let th = &prog.threads[t as usize];
         let mut ranges: BTreeMap<StmtId, Vec<StmtRange>> = BTreeMap::new();
@@ -128,7 +129,7 @@ fn candidates(prog: &Program, threads: &BTreeSet<u16>) -> Vec<Candidate> {
         }
         for (&stmt, rs) in &ranges {
             for place in [Place::After, Place::Before, Place::LoopHead] {
-                if !prog.fence_place_ok(stmt, place) {
+                if !places.ok(stmt, place) {
                     continue;
                 }
                 let pcs: Vec<u32> = match place {

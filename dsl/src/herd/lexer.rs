@@ -6,7 +6,7 @@ use logos::Logos;
 use std::fmt;
 
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[logos(skip r"[ \t\r\n\x0C]+")]
+#[logos(skip r"[ \t\r\n\x0C\u{FEFF}]+")]
 pub enum Tok<'src> {
     #[token("exists")]
     Exists,

@@ -37,7 +37,8 @@ struct Preamble {
 
 fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
     let b = src.as_bytes();
-    let mut i = 0;
+    // A byte-order mark first is no part of the architecture's name.
+    let mut i = if src.starts_with('\u{FEFF}') { '\u{FEFF}'.len_utf8() } else { 0 };
     while i < b.len() && (b[i] as char).is_ascii_whitespace() {
         i += 1;
     }

@@ -22,6 +22,10 @@ use crate::span::Span;
 /// The file in its canonical layout; `None` when it has errors (or, a bug,
 /// when the layout would change its meaning or drop a comment).
 pub fn format(src: &str) -> Option<String> {
+    // A byte-order mark stays where it is: first, outside the layout.
+    if let Some(rest) = src.strip_prefix('\u{FEFF}') {
+        return format(rest).map(|out| format!("\u{FEFF}{out}"));
+    }
     let before = crate::analyze(src);
     let key = before.program.as_ref()?.semantic_key();
     if before.dialect != crate::Dialect::Native {

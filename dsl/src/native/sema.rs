@@ -6,6 +6,13 @@ use super::ast::*;
 use crate::diagnostic::Diagnostic;
 use crate::ir::MAX_LOOP_BOUND;
 use crate::nesting::{MAX_NESTING, NESTING_CODE};
+
+/// The most statements and expressions one body's calls may inline (all its
+/// calls together, each callee with its own calls inlined): about what a
+/// check can still explore, and far below what exhausts memory (19
+/// functions each calling the next twice inline half a million calls: 25 s
+/// and a gigabyte before this limit).
+pub const MAX_INLINED: u64 = 100_000;
 use crate::span::Span;
 use crate::symbols::{SymbolKind, Symbols};
 use std::collections::{HashMap, HashSet};
@@ -309,8 +316,8 @@ impl<'a> Sema<'a> {
         // Inlined depth of each function: its own, or a call's depth plus the
         // callee's. Components come sinks first, so callees are done first.
         let mut depth = vec![0u32; fns.len()];
-        for members in order {
-            for &i in &members {
+        for members in &order {
+            for &i in members {
                 depth[i] = edges[i]
                     .iter()
                     .filter(|&&(j, _)| !cyclic(i, j))
@@ -318,13 +325,56 @@ impl<'a> Sema<'a> {
                     .fold(bodies[i].height, u32::max);
             }
         }
+        // Inlined size of each function (its own nodes, and each call's
+        // callee's), callees first: calls that each call the next twice
+        // double it per level.
+        let (mut size, mut copied) = (vec![0u64; fns.len()], vec![0u64; fns.len()]);
+        for members in &order {
+            for &i in members {
+                copied[i] = edges[i]
+                    .iter()
+                    .filter(|&&(j, _)| !cyclic(i, j))
+                    .fold(0u64, |acc, &(j, _)| acc.saturating_add(size[j]));
+                size[i] = copied[i].saturating_add(bodies[i].nodes);
+            }
+        }
         let threads: Vec<BodyCalls<'a>> = self.threads.iter().map(|(t, _)| body_calls(&t.body)).collect();
+        // Functions some thread inlines (an unused one copies nothing).
+        let mut used = vec![false; fns.len()];
+        let mut todo: Vec<usize> =
+            threads.iter().flat_map(|b| &b.calls).filter_map(|c| index.get(c.callee).copied()).collect();
+        while let Some(i) = todo.pop() {
+            if !std::mem::replace(&mut used[i], true) {
+                todo.extend(edges[i].iter().map(|e| e.0));
+            }
+        }
         let calls = bodies.iter().enumerate().map(|(i, b)| (Some(i), b)).chain(threads.iter().map(|b| (None, b)));
         for (caller, body) in calls {
+            // The first call past the limit says so (the others would
+            // repeat it), unless the callee's own calls are past it: they
+            // say so inside it.
+            let mut inlined_here = 0u64;
             for c in &body.calls {
                 let Some(&j) = index.get(c.callee) else { continue };
-                if caller.is_some_and(|i| cyclic(i, j)) || depth[j] > MAX_NESTING {
-                    continue; // reported as recursion, or inside the callee
+                if caller.is_some_and(|i| cyclic(i, j)) {
+                    continue;
+                }
+                let before = inlined_here;
+                inlined_here = inlined_here.saturating_add(size[j]);
+                let inlined_at_all = caller.is_none_or(|i| used[i]);
+                if inlined_at_all && before <= MAX_INLINED && inlined_here > MAX_INLINED && copied[j] <= MAX_INLINED {
+                    self.diags.push(
+                        Diagnostic::error(
+                            "E0233",
+                            c.span,
+                            format!("the calls here inline more than {MAX_INLINED} statements and expressions"),
+                        )
+                        .with_label(format!("with this call of `{}`, {inlined_here} in all", c.callee))
+                        .with_help("functions are inlined at each call: call them fewer times"),
+                    );
+                }
+                if copied[j] > MAX_INLINED || depth[j] > MAX_NESTING {
+                    continue; // reported inside the callee
                 }
                 if inlined(c.depth, depth[j]) > MAX_NESTING {
                     self.diags.push(
@@ -1036,6 +1086,8 @@ struct CallSite<'a> {
 struct BodyCalls<'a> {
     height: u32,
     calls: Vec<CallSite<'a>>,
+    /// Statements and expressions (what inlining copies).
+    nodes: u64,
 }
 
 fn body_calls(b: &Block) -> BodyCalls<'_> {
@@ -1046,6 +1098,7 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
     }
     fn stmt<'a>(s: &'a Stmt, d: u32, out: &mut BodyCalls<'a>) {
         out.height = out.height.max(d);
+        out.nodes += 1;
         stmt_exprs(s, &mut |e| expr(e, d, out));
         match &s.kind {
             StmtKind::If { then, els, .. } => {
@@ -1062,6 +1115,7 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
     }
     fn expr<'a>(e: &'a Expr, d: u32, out: &mut BodyCalls<'a>) {
         out.height = out.height.max(d);
+        out.nodes += 1;
         let lvalue = |lv: &'a LValue, out: &mut BodyCalls<'a>| {
             if let Some(i) = &lv.index {
                 expr(i, d + 1, out);
@@ -1089,7 +1143,7 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
             _ => {}
         }
     }
-    let mut out = BodyCalls { height: 0, calls: Vec::new() };
+    let mut out = BodyCalls { height: 0, calls: Vec::new(), nodes: 0 };
     block(b, 0, &mut out);
     out
 }
