@@ -68,6 +68,10 @@ fn agrees(name: &str, src: &str, prog: &Program, part: &Report, whole: &Report) 
         if !rb.coverage.finished() && rb.robust().is(&true) {
             bad.push(format!("{name} {m:?}: robust after a stopped exploration"));
         }
+        // "Not robust" is proved by a witnessed violation, and only so.
+        if rb.robust().is(&false) && rb.violations.is_empty() {
+            bad.push(format!("{name} {m:?}: not robust ({:?}) with no violation to show", rb.robust()));
+        }
         let harms: BTreeMap<_, _> = w.violations.iter().map(|v| (v.key(), &v.harm)).collect();
         for v in &rb.violations {
             let Some(h) = harms.get(&v.key()) else {
@@ -552,4 +556,56 @@ fn without_a_timeout_the_exhaustive_steps_end_by_work_alone() {
     let plan = Plan::new(MODELS.to_vec(), MonitorKind::Bss, opts, Mode::Auto, None, Default::default());
     let left = plan.options(Step::Violations).budget.left().unwrap();
     assert!(left <= Duration::from_secs(30) && left > Duration::from_secs(25), "{left:?}");
+}
+
+/// Issue 43: every monitor, the unbounded procedure on and off, on
+/// generated programs (loop-free, blocking, looping), cut at polls
+/// 0, 1, 3, 10, 30, … (the deterministic stand-in for every timeout): no
+/// robust, within-bounds, observation, harm or confirmed-fence claim the
+/// whole check (same monitor) contradicts; no "not robust" without a
+/// witnessed violation. `LITMUS_CUT_PROGRAMS=N` checks N programs per
+/// generator (default 100; the closing note of issue 43 ran 1,000 each).
+#[test]
+fn generated_programs_cut_at_any_poll_claim_nothing_the_whole_check_contradicts() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+    let n: usize = std::env::var("LITMUS_CUT_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
+    let mut runner = TestRunner::new_with_rng(Config::default(), TestRng::from_seed(RngAlgorithm::ChaCha, &[43; 32]));
+    let generators = [
+        ("loop-free", common::program(2..4, 1..4, true)),
+        ("blocking", common::blocking_program(2..4, 1..4)),
+        ("looping", common::looping_program(2..3, 1..3)),
+    ];
+    let (mut bad, mut cut, mut checks) = (Vec::new(), 0usize, 0usize);
+    for (kind, strategy) in &generators {
+        for i in 0..n {
+            let threads = strategy.new_tree(&mut runner).unwrap().current();
+            let src = common::render(&threads);
+            let Some(prog) = litmus_dsl::analyze(&src).program else { continue };
+            for monitor in [MonitorKind::Bss, MonitorKind::Sober, MonitorKind::BssInterleaving, MonitorKind::Graph] {
+                for unbounded in [false, true] {
+                    let base = if unbounded { Options::default().with_unbounded() } else { Options::default() };
+                    let whole = check_all(&prog, &MODELS, monitor, &base);
+                    let mut k = 0u64;
+                    loop {
+                        let part = check_all(&prog, &MODELS, monitor, &base.clone().cancel_after_polls(k));
+                        checks += 1;
+                        let tag = format!("{kind} #{i} {monitor:?} unbounded={unbounded} cut at poll {k}");
+                        let found = agrees(&tag, &src, &prog, &part, &whole);
+                        if !found.is_empty() {
+                            bad.push(format!("{}\n{src}", found.join("\n")));
+                        }
+                        if !part.cancelled {
+                            break;
+                        }
+                        cut += 1;
+                        k = if k == 0 { 1 } else { k * 3 + 1 };
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{checks} cut-short and whole checks, {cut} cut");
+    assert!(cut > 50, "only {cut} cut-short checks: the test tests little");
+    assert!(bad.is_empty(), "{} bad:\n{}", bad.len(), bad.join("\n\n"));
 }
