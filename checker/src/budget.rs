@@ -6,7 +6,7 @@
 
 use crate::progress::Progress;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, Default)]
@@ -29,6 +29,10 @@ pub struct Budget {
     /// Where the check reports its phase and executions for a progress
     /// display (the CLI's bar, the server's `$/progress`); none by default.
     pub progress: Option<Arc<Progress>>,
+    /// Opened at the first finding (a witnessed violation, a failure), for
+    /// whoever waits to start work only a finding makes worth doing (the
+    /// relaxed outcomes explored ahead: a robust program takes SC's).
+    pub on_finding: Option<Arc<Gate>>,
     /// Work, not time: each exploration stops after this many steps
     /// (transitions of the interleaving explorer, nodes of the graph
     /// explorer), counted by the exploration itself, so where it stops is
@@ -73,6 +77,9 @@ impl Budget {
         if let Some(f) = &self.found {
             f.store(true, Ordering::Relaxed);
         }
+        if let Some(g) = &self.on_finding {
+            g.open();
+        }
     }
 
     /// This budget, without `--first` (a search that must judge the one
@@ -95,5 +102,32 @@ impl Budget {
     /// The time left before the deadline, if there is one.
     pub fn left(&self) -> Option<Duration> {
         self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+    }
+}
+
+/// A gate threads wait at until someone opens it (once, for good).
+#[derive(Debug, Default)]
+pub struct Gate {
+    open: Mutex<bool>,
+    opened: Condvar,
+    /// Cheap to ask again and again (a search's every finding opens it).
+    is_open: AtomicBool,
+}
+
+impl Gate {
+    pub fn open(&self) {
+        if self.is_open.swap(true, Ordering::Relaxed) {
+            return;
+        }
+        *self.open.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        self.opened.notify_all();
+    }
+
+    /// Wait until it is open.
+    pub fn wait(&self) {
+        let mut open = self.open.lock().unwrap_or_else(|e| e.into_inner());
+        while !*open {
+            open = self.opened.wait(open).unwrap_or_else(|e| e.into_inner());
+        }
     }
 }

@@ -169,8 +169,13 @@ impl Plan {
             return report;
         }
         // Step 1 as `find_violations` runs it, in its two halves: the
-        // bounded engine's is where outcomes go ahead.
-        let opts = self.options(Step::Violations);
+        // bounded engine's is where outcomes go ahead — from its first
+        // finding on: a program with none is robust, and takes SC's
+        // outcomes (exploring them ahead would only take a core).
+        let gate = Arc::new(crate::budget::Gate::default());
+        let mut first = self.options(Step::Violations).clone();
+        first.budget.on_finding = Some(gate.clone());
+        let opts = &first;
         progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
         // The unbounded procedure's answer, or else the bounded engine's if
         // it explored already, and why the bounded engine answers.
@@ -193,6 +198,7 @@ impl Plan {
         std::thread::scope(|s| {
             let beside = (!ahead.is_empty()).then(|| {
                 s.spawn(|| {
+                    gate.wait();
                     let mut found = Vec::new();
                     take(&mut found);
                     found
@@ -210,6 +216,7 @@ impl Plan {
                     stops[i].store(true, Ordering::Relaxed);
                 }
             }
+            gate.open();
             let mut found = Vec::new();
             take(&mut found);
             if let Some(beside) = beside {

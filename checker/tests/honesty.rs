@@ -582,6 +582,11 @@ fn generated_programs_cut_at_any_poll_claim_nothing_the_whole_check_contradicts(
             let threads = strategy.new_tree(&mut runner).unwrap().current();
             let src = common::render(&threads);
             let Some(prog) = litmus_dsl::analyze(&src).program else { continue };
+            // `LITMUS_DUMP=DIR`: the programs as files too (for CLI sweeps:
+            // scripts/cut-sweep.py).
+            if let Ok(dir) = std::env::var("LITMUS_DUMP") {
+                std::fs::write(format!("{dir}/{kind}-{i}.litmus"), &src).unwrap();
+            }
             for monitor in [MonitorKind::Bss, MonitorKind::Sober, MonitorKind::BssInterleaving, MonitorKind::Graph] {
                 for unbounded in [false, true] {
                     let base = if unbounded { Options::default().with_unbounded() } else { Options::default() };
