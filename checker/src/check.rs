@@ -47,6 +47,9 @@ pub struct Report {
     /// The feasible attacks, when the unbounded procedure decided
     /// robustness (its fences are then chosen and proved by attacks too).
     pub attacks: Option<Vec<violation::AttackId>>,
+    /// A shortest run of each of them (the fence search reads the places
+    /// each passes instead of searching again).
+    pub attack_runs: Option<std::sync::Arc<Vec<(violation::AttackId, Vec<unbounded::system::Move>)>>>,
     /// SC's outcome as the unbounded procedure proved it (kept even when
     /// SC was not asked for: robust models' outcomes are derived from it).
     pub proved_sc: Option<ModelOutcome>,
@@ -136,6 +139,7 @@ fn bounded_violations_observed(
         sc_observation,
         active: None,
         attacks: None,
+        attack_runs: None,
         proved_sc: None,
         bounded_sc,
         premeasured,
@@ -153,6 +157,7 @@ impl Report {
             sc_observation: None,
             active: None,
             attacks: None,
+            attack_runs: None,
             proved_sc: None,
             bounded_sc: None,
             premeasured: None,
@@ -244,6 +249,7 @@ pub fn unbounded_violations(
         sc_observation,
         active: None,
         attacks: Some(proved.attacks),
+        attack_runs: Some(std::sync::Arc::new(proved.runs)),
         proved_sc: Some(proved.sc),
         bounded_sc: None,
         premeasured: None,
@@ -416,6 +422,8 @@ fn joint_fix(joint: Option<FenceFix>, rbs: &[Robustness]) -> FenceFix {
 /// robustness): jointly for every relaxed model it decides, then per model.
 fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[violation::AttackId], opts: &Options) {
     let limits = opts.unbounded.clone().unwrap_or_default();
+    let runs = report.attack_runs.clone().unwrap_or_default();
+    let runs = &runs[..];
     let decided: Vec<Model> = report.robustness.iter().map(|rb| rb.model).filter(|&m| unbounded::decides(m)).collect();
     let joint = (decided.len() > 1).then(|| {
         let mut all: Vec<Violation> = report
@@ -424,11 +432,12 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[vio
             .filter(|rb| unbounded::decides(rb.model))
             .flat_map(|rb| rb.violations.iter().cloned())
             .collect();
-        unbounded::fences::minimal_fences(prog, &decided, attacks, &mut all, opts, &limits)
+        unbounded::fences::minimal_fences(prog, &decided, attacks, runs, &mut all, opts, &limits)
     });
     for rb in report.robustness.iter_mut() {
         progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
-        let fix = unbounded::fences::minimal_fences(prog, &[rb.model], attacks, &mut rb.violations, opts, &limits);
+        let fix =
+            unbounded::fences::minimal_fences(prog, &[rb.model], attacks, runs, &mut rb.violations, opts, &limits);
         take_fix(rb, fix);
     }
     report.joint = joint_fix(joint, &report.robustness);

@@ -549,7 +549,8 @@ pub fn joint_fences(
         if let Ok(p) = crate::unbounded::prove(prog, &relaxed, opts, limits) {
             let mut all: Vec<Violation> = p.robustness.iter().flat_map(|r| r.violations.iter().cloned()).collect();
             let robust = all_robust(&p.robustness);
-            let fix = crate::unbounded::fences::minimal_fences(prog, &relaxed, &p.attacks, &mut all, opts, limits);
+            let fix =
+                crate::unbounded::fences::minimal_fences(prog, &relaxed, &p.attacks, &p.runs, &mut all, opts, limits);
             return (robust, fix);
         }
     }

@@ -122,7 +122,7 @@ fn check(src: &str, models: &[Model], cap: u64, t: &mut Tally) -> Result<(), Str
         t.robust += 1;
         return Ok(());
     }
-    let fix = fences::minimal_fences(&p, models, &pr.attacks, &mut vs, &opts, &Limits::default());
+    let fix = fences::minimal_fences(&p, models, &pr.attacks, &pr.runs, &mut vs, &opts, &Limits::default());
     if fix.confirmed != Answer::Proved(true) {
         return Err(format!("fences not confirmed: {:?}", fix.confirmed));
     }
@@ -211,7 +211,7 @@ fn fix_of(src: &str, models: &[Model]) -> (Vec<(u32, Place)>, bool) {
     let opts = Options::default();
     let pr = unbounded::prove(&p, models, &opts, &Limits::default()).unwrap();
     let mut vs: Vec<_> = pr.robustness.iter().flat_map(|rb| rb.violations.clone()).collect();
-    let fix = fences::minimal_fences(&p, models, &pr.attacks, &mut vs, &opts, &Limits::default());
+    let fix = fences::minimal_fences(&p, models, &pr.attacks, &pr.runs, &mut vs, &opts, &Limits::default());
     assert_eq!(fix.confirmed, Answer::Proved(true));
     (fix.fences.iter().map(|f| (p.stmts[f.stmt as usize].line, f.place)).collect(), fix.minimal)
 }

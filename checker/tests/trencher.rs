@@ -77,7 +77,7 @@ fn every_verdict_equals_trencher_s_and_no_more_fences() {
             continue;
         }
         let mut vs = rb.violations.clone();
-        let fix = fences::minimal_fences(&p, &[Model::Tso], &pr.attacks, &mut vs, &opts, &Limits::default());
+        let fix = fences::minimal_fences(&p, &[Model::Tso], &pr.attacks, &pr.runs, &mut vs, &opts, &Limits::default());
         if fix.confirmed != Answer::Proved(true) || !fix.minimal {
             errors.push(format!("{name}: fences {:?}, minimal {}", fix.confirmed, fix.minimal));
         }

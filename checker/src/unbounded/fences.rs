@@ -195,6 +195,9 @@ struct Search<'a> {
     cands: Vec<Candidate>,
     /// A fence kind no attacked model drains: the markers'.
     marker: Option<FenceKind>,
+    /// The stores attacks start from ((model tag, statement), sorted): a
+    /// fenced program's attacks are among the unfenced one's.
+    starts: Vec<(u8, StmtId)>,
     rechecks: usize,
     steps: usize,
     /// The order candidates are tried in: of two smallest sets, the one
@@ -232,7 +235,8 @@ impl Search<'_> {
             })
             .collect();
         let relaxed: Vec<Model> = self.models.iter().copied().filter(|&m| decides(m)).collect();
-        let sys = System::new(&fenced, &relaxed);
+        let mut sys = System::new(&fenced, &relaxed);
+        sys.attack_stores = Some(self.starts.clone());
         let mut runs = FirstRuns::default();
         let (space, result) = search::explore(&sys, self.limits, self.opts, &mut runs);
         match result {
@@ -256,6 +260,43 @@ impl Search<'_> {
         Ok(Recheck::Runs(out))
     }
 
+    /// The constraints of runs found on the unfenced program: each replayed
+    /// on it with a marker at every place (markers change no move, so the
+    /// run is the same) to read the places it passes. This spares the
+    /// search's first re-check, which would find them again.
+    fn constraints_of(&mut self, runs: &[(AttackId, Vec<Move>)]) -> Vec<Vec<usize>> {
+        let Some(marker) = self.marker else { return Vec::new() };
+        let runs: Vec<&Vec<Move>> =
+            runs.iter().filter(|(a, _)| self.models.contains(&a.model)).map(|(_, path)| path).collect();
+        if runs.is_empty() {
+            return Vec::new();
+        }
+        let ins: Vec<FenceInsertion> = self.cands.iter().map(|c| c.insertion(marker)).collect();
+        let (marked, traced) = litmus_dsl::fence_ir::insert_fences_traced(self.prog, &ins);
+        let by_stmt: HashMap<StmtId, usize> = traced
+            .iter()
+            .filter_map(|&(of, place, fence)| {
+                Some((fence, self.cands.iter().position(|c| (c.stmt, c.place) == (of, place))?))
+            })
+            .collect();
+        let relaxed: Vec<Model> = self.models.iter().copied().filter(|&m| decides(m)).collect();
+        let sys = System::new(&marked, &relaxed);
+        let mut out: Vec<Vec<usize>> = Vec::new();
+        for path in runs {
+            let passed = passed_markers(&sys, path, marker);
+            let mut places: Vec<usize> =
+                passed.iter().filter_map(|s| by_stmt.get(s)).map(|&i| self.canonical(i)).collect();
+            places.sort_unstable();
+            places.dedup();
+            // A run that passes no place can be stopped by none: leave it
+            // to the re-checks (which then settle for no proof).
+            if !places.is_empty() && !out.contains(&places) {
+                out.push(places);
+            }
+        }
+        out
+    }
+
     /// The first candidate met whose fence gives the same code as `i`'s.
     fn canonical(&mut self, i: usize) -> usize {
         if let Some(&j) = self.same.get(&i) {
@@ -269,8 +310,8 @@ impl Search<'_> {
 
     /// A smallest set stopping every attack, and whether it is proved
     /// smallest; `None`: the work bound ran out first.
-    fn smallest(&mut self) -> Result<Option<Vec<usize>>, Why> {
-        let mut constraints: Vec<Vec<usize>> = Vec::new();
+    fn smallest(&mut self, seed: Vec<Vec<usize>>) -> Result<Option<Vec<usize>>, Why> {
+        let mut constraints = seed;
         loop {
             let Some(set) = smallest_hitting(&constraints, &self.rank, &mut self.steps) else { return Ok(None) };
             if self.rechecks >= RECHECKS {
@@ -303,7 +344,8 @@ impl Search<'_> {
         }
         self.rechecks += 1;
         let fenced = litmus_dsl::fence_ir::insert_fences(self.prog, &crate::violation::insertions(fences));
-        match super::feasible_attacks(&fenced, self.models, None, self.opts, self.limits) {
+        let starts = Some(self.starts.clone());
+        match super::feasible_attacks_from(&fenced, self.models, None, starts, self.opts, self.limits) {
             Ok(attacks) => Answer::Proved(attacks.is_empty()),
             Err(stop) => Answer::Unknown(why(stop)),
         }
@@ -458,14 +500,16 @@ fn kind_for(prog: &Program, attacks: &[&AttackId]) -> FenceKind {
 }
 
 /// Fences stopping every attack of `models` (`attacks`: those feasible in
-/// `prog`), proved by re-checking, and a smallest such set where the search
-/// finished within its work bound. Each violation learns the fences of the
+/// `prog`; `runs`: a run of some of them, as the search that found them
+/// took it, whose places start the constraints), proved by re-checking, and
+/// a smallest such set where the search finished within its work bound. Each violation learns the fences of the
 /// set that stop it (those on its attacks' paths: the others are never
 /// passed between its store and its access).
 pub fn minimal_fences(
     prog: &Program,
     models: &[Model],
     attacks: &[AttackId],
+    runs: &[(AttackId, Vec<Move>)],
     violations: &mut [Violation],
     opts: &Options,
     limits: &StateLimits,
@@ -479,6 +523,15 @@ pub fn minimal_fences(
         .into_iter()
         .find(|&k| models.iter().all(|m| !m.drains(k) && !m.resets(k)));
     let cands = candidates(prog, &threads);
+    let mut starts: Vec<(u8, StmtId)> = attacks
+        .iter()
+        .filter_map(|a| {
+            let stmt = prog.threads[a.attacker as usize].code[a.w_pc as usize].event_stmt()?;
+            Some((super::system::tag_of(a.model)?, stmt))
+        })
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
     let mut s = Search {
         prog,
         models,
@@ -491,12 +544,14 @@ pub fn minimal_fences(
             .collect(),
         cands,
         marker,
+        starts,
         rechecks: 0,
         steps: HITTING_STEPS,
         same: HashMap::new(),
         signatures: HashMap::new(),
     };
-    let (set, minimal) = match s.smallest() {
+    let seed = s.constraints_of(runs);
+    let (set, minimal) = match s.smallest(seed) {
         Ok(Some(set)) => (set, true),
         Ok(None) => (upper(prog, &s.cands, &attacks), false),
         Err(why) => return FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(why), minimal: false },
@@ -513,8 +568,16 @@ pub fn minimal_fences(
             c.point(prog, kind_for(prog, &on))
         })
         .collect();
-    // The whole set, as weak as chosen, against every attack of every model.
-    let mut confirmed = s.stops_all(&fences);
+    // The whole set, as weak as chosen, against every attack of every
+    // model — unless each fence drains as a full one does under every model
+    // (`wr` under TSO): then the search's last re-check, which found no
+    // attack with full fences there, proved it already.
+    let as_full = fences.iter().all(|f| {
+        models
+            .iter()
+            .all(|m| m.drains(f.kind) == m.drains(FenceKind::Full) && m.resets(f.kind) == m.resets(FenceKind::Full))
+    });
+    let mut confirmed = if minimal && as_full { Answer::Proved(true) } else { s.stops_all(&fences) };
     if confirmed == Answer::Proved(false) {
         // A weakened fence let an attack through: full strength (`wr`).
         for f in fences.iter_mut() {

@@ -52,6 +52,9 @@ pub struct Proved {
     /// The feasible attacks, per model: (model, attacker, pc of `w_A`, pc of
     /// the attack access) — what fences must stop.
     pub attacks: Vec<AttackId>,
+    /// A shortest run of each attack (the search's moves to its success):
+    /// the fence search reads which places it passes.
+    pub runs: Vec<(AttackId, Vec<Move>)>,
     /// States of the search, and the bytes they take (keys, parents, table).
     pub states: u64,
     pub bytes: u64,
@@ -160,7 +163,17 @@ pub fn prove(prog: &Program, models: &[Model], opts: &Options, limits: &StateLim
         ids.sort();
         attacks.extend(ids);
     }
-    Ok(Proved { sc, robustness, attacks, states, bytes: space.bytes() as u64, elapsed: start.elapsed() })
+    let runs = c
+        .first_runs
+        .iter()
+        .filter(|(a, _)| relaxed.contains(&a.model))
+        .map(|(a, &(from, mv))| {
+            let mut path = space.path(from);
+            path.push(mv);
+            (*a, path)
+        })
+        .collect();
+    Ok(Proved { sc, robustness, attacks, runs, states, bytes: space.bytes() as u64, elapsed: start.elapsed() })
 }
 
 /// Only attacks: which ones are feasible (fence searches re-check a fenced
@@ -172,9 +185,24 @@ pub fn feasible_attacks(
     opts: &Options,
     limits: &StateLimits,
 ) -> Result<Vec<AttackId>, Stop> {
+    feasible_attacks_from(prog, models, only, None, opts, limits)
+}
+
+/// [`feasible_attacks`], starting attacks only at the stores of `stores`
+/// ((model tag, statement), sorted): what a fenced program's re-check needs
+/// (its attacks are among the unfenced program's).
+pub fn feasible_attacks_from(
+    prog: &Program,
+    models: &[Model],
+    only: Option<u16>,
+    stores: Option<Vec<(u8, StmtId)>>,
+    opts: &Options,
+    limits: &StateLimits,
+) -> Result<Vec<AttackId>, Stop> {
     let relaxed: Vec<Model> = models.iter().copied().filter(|&m| decides(m)).collect();
     let mut sys = System::new(prog, &relaxed);
     sys.only_attacker = only;
+    sys.attack_stores = stores;
     let mut c = Collect::new(&sys);
     c.outcomes = false;
     let (_, result) = search::explore(&sys, limits, opts, &mut c);
@@ -196,6 +224,10 @@ pub fn relaxed(
 ) -> Result<ModelOutcome, Stop> {
     let start = Instant::now();
     let sys = System::relaxed(prog, model, buffer_bound);
+    // The search would stop at the first full buffer: look for one first.
+    if limits.stop_at_full_buffer && search::fills_a_buffer(&sys, 2_000) {
+        return Err(Stop::BufferBound(buffer_bound));
+    }
     let mut c = Collect::new(&sys);
     crate::progress::enter(&opts.budget.progress, crate::progress::Phase::Proving, Some(model));
     let (space, result) = search::explore(&sys, limits, opts, &mut c);
@@ -302,6 +334,8 @@ struct Collect<'s, 'p> {
     ends: Vec<(u32, bool)>,
     found: BTreeMap<(u8, StmtId, StmtId), Found>,
     ids: std::collections::HashSet<AttackId>,
+    /// Each attack's first success: its parent state and closing move.
+    first_runs: BTreeMap<AttackId, (u32, Move)>,
     values: Vec<i64>,
 }
 
@@ -321,6 +355,7 @@ impl<'s, 'p> Collect<'s, 'p> {
             ends: Vec::new(),
             found: BTreeMap::new(),
             ids: Default::default(),
+            first_runs: BTreeMap::new(),
             values: Vec::new(),
         }
     }
@@ -377,6 +412,7 @@ impl Visitor for Collect<'_, '_> {
         let w_stmt = self.sys.prog.threads[t].code[a.w_pc as usize].event_stmt().unwrap_or(0);
         let attack = AttackId { model, attacker: a.attacker, w_pc: a.w_pc, r_pc: a.r_pc };
         self.ids.insert(attack);
+        self.first_runs.entry(attack).or_insert((from, mv));
         self.found.entry((a.model, w_stmt, c.stmt)).and_modify(|f| f.count += 1).or_insert(Found {
             from,
             mv,

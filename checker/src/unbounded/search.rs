@@ -149,6 +149,52 @@ impl Space {
     }
 }
 
+/// Does some state within `states` of a depth-first walk of `sys` (a
+/// relaxed model's own states) make a store wait for room in a full buffer?
+/// A thread's own steps are tried before its buffers' commits, so buffers
+/// fill where the program lets them: a loop that stores fills one within
+/// a few hundred states, where breadth first needs tens of thousands
+/// (Lamport's fast mutex: 67 against 53,000). Only a cheap first look: no
+/// answer rests on it but "a buffer fills", which the state it found shows.
+pub fn fills_a_buffer(sys: &System<'_>, states: usize) -> bool {
+    let codec = Codec {
+        flow: &sys.flow,
+        reg_base: (0..sys.prog.threads.len()).map(|t| sys.m.reg_range(t).start).collect(),
+        code_len: sys.prog.threads.iter().map(|t| t.code.len()).collect(),
+        buf_owner: (0..sys.m.buffers()).map(|b| sys.m.owner(sys.m.threads + b)).collect(),
+    };
+    let mut seen: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    let mut key = Vec::new();
+    let root = sys.initial();
+    codec.encode(&root, &mut key);
+    seen.insert(key.clone());
+    let mut stack = vec![root];
+    let (mut moves, mut log) = (Vec::new(), Vec::new());
+    while let Some(n) = stack.pop() {
+        if seen.len() >= states {
+            return false;
+        }
+        sys.moves(&n, &mut moves);
+        // Pushed last, taken first: threads' steps before commits.
+        let mut order: Vec<Move> = moves.clone();
+        order.sort_by_key(|m| std::cmp::Reverse(!sys.m.is_buffer(m.thread as usize)));
+        for &mv in order.iter().rev() {
+            let mut next = n.clone();
+            if sys.apply(&mut next, mv, &mut log).is_none() {
+                continue;
+            }
+            if next.st.buffer_bound_hit {
+                return true;
+            }
+            codec.encode(&next, &mut key);
+            if seen.insert(key.clone()) {
+                stack.push(next);
+            }
+        }
+    }
+    false
+}
+
 /// Values seen per variable, to notice one that keeps growing.
 struct Growth {
     bound: i64,

@@ -185,6 +185,11 @@ pub struct System<'p> {
     pub attack_models: Vec<u8>,
     /// Only this thread may attack (fence search per thread).
     pub only_attacker: Option<u16>,
+    /// Only stores of these (model tag, statement)s may start an attack
+    /// (sorted): a fenced program's re-check, whose attacks are among the
+    /// unfenced program's (fences only take attacks away; statement ids
+    /// stay). `None`: every store.
+    pub attack_stores: Option<Vec<(u8, StmtId)>>,
     /// The machine is this relaxed model's (with store buffers) and the
     /// moves are its processes — threads and buffers: the model's own
     /// states, no attacks (`crate::unbounded::relaxed`).
@@ -211,7 +216,16 @@ impl<'p> System<'p> {
         let m = Machine::new(prog, Model::Sc, u32::MAX, u32::MAX).with_unbounded_loops();
         let flow = Flow::new(prog, &m);
         let attack_models = models.iter().filter_map(|&m| tag_of(m)).collect();
-        System { prog, m, flow, attack_models, only_attacker: None, relaxed: false, acyclic: acyclic(prog) }
+        System {
+            prog,
+            m,
+            flow,
+            attack_models,
+            only_attacker: None,
+            attack_stores: None,
+            relaxed: false,
+            acyclic: acyclic(prog),
+        }
     }
 
     /// The states of a relaxed model itself (TSO or PSO, buffers of at most
@@ -219,7 +233,16 @@ impl<'p> System<'p> {
     pub fn relaxed(prog: &'p Program, model: Model, buffer_bound: u32) -> System<'p> {
         let m = Machine::new(prog, model, u32::MAX, buffer_bound).with_unbounded_loops();
         let flow = Flow::new(prog, &m);
-        System { prog, m, flow, attack_models: Vec::new(), only_attacker: None, relaxed: true, acyclic: acyclic(prog) }
+        System {
+            prog,
+            m,
+            flow,
+            attack_models: Vec::new(),
+            only_attacker: None,
+            attack_stores: None,
+            relaxed: true,
+            acyclic: acyclic(prog),
+        }
     }
 
     pub fn initial(&self) -> Node {
@@ -273,12 +296,18 @@ impl<'p> System<'p> {
                     if self.attack_models.is_empty() || self.only_attacker.is_some_and(|o| o != th) {
                         continue;
                     }
-                    if let Some(Instr::Store { addr, .. }) = self.at(st, t) {
+                    if let Some(Instr::Store { addr, stmt, .. }) = self.at(st, t) {
                         if let Ok(c) = self.m.cell_of(st, t, addr) {
                             // A store nobody else touches can close no cycle.
                             if self.others_may(st, t, c, false) {
                                 for &model in &self.attack_models {
-                                    out.push(Move { thread: th, choice: Choice::Attack(model) });
+                                    if self
+                                        .attack_stores
+                                        .as_ref()
+                                        .is_none_or(|a| a.binary_search(&(model, stmt)).is_ok())
+                                    {
+                                        out.push(Move { thread: th, choice: Choice::Attack(model) });
+                                    }
                                 }
                             }
                         }
