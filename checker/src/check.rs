@@ -49,7 +49,7 @@ pub struct Report {
     pub attacks: Option<Vec<violation::AttackId>>,
     /// A shortest run of each of them (the fence search reads the places
     /// each passes instead of searching again).
-    pub attack_runs: Option<std::sync::Arc<Vec<(violation::AttackId, Vec<unbounded::system::Move>)>>>,
+    pub attack_runs: Option<std::sync::Arc<Vec<unbounded::AttackRun>>>,
     /// SC's outcome as the unbounded procedure proved it (kept even when
     /// SC was not asked for: robust models' outcomes are derived from it).
     pub proved_sc: Option<ModelOutcome>,

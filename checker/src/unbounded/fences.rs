@@ -264,7 +264,7 @@ impl Search<'_> {
     /// on it with a marker at every place (markers change no move, so the
     /// run is the same) to read the places it passes. This spares the
     /// search's first re-check, which would find them again.
-    fn constraints_of(&mut self, runs: &[(AttackId, Vec<Move>)]) -> Vec<Vec<usize>> {
+    fn constraints_of(&mut self, runs: &[super::AttackRun]) -> Vec<Vec<usize>> {
         let Some(marker) = self.marker else { return Vec::new() };
         let runs: Vec<&Vec<Move>> =
             runs.iter().filter(|(a, _)| self.models.contains(&a.model)).map(|(_, path)| path).collect();
@@ -509,7 +509,7 @@ pub fn minimal_fences(
     prog: &Program,
     models: &[Model],
     attacks: &[AttackId],
-    runs: &[(AttackId, Vec<Move>)],
+    runs: &[super::AttackRun],
     violations: &mut [Violation],
     opts: &Options,
     limits: &StateLimits,

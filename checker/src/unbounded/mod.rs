@@ -42,6 +42,10 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use system::{Closing, Move, Node, Phase, System};
 
+/// A run of an attack: the search's moves from the initial state to its
+/// success.
+pub type AttackRun = (AttackId, Vec<Move>);
+
 /// What the unbounded procedure proved about a program.
 #[derive(Clone, Debug)]
 pub struct Proved {
@@ -54,7 +58,7 @@ pub struct Proved {
     pub attacks: Vec<AttackId>,
     /// A shortest run of each attack (the search's moves to its success):
     /// the fence search reads which places it passes.
-    pub runs: Vec<(AttackId, Vec<Move>)>,
+    pub runs: Vec<AttackRun>,
     /// States of the search, and the bytes they take (keys, parents, table).
     pub states: u64,
     pub bytes: u64,
