@@ -134,7 +134,7 @@ fn main() {
         let robust = tso.robustness[0].violations.is_empty();
         let (t_fences, fix) = best(runs, || {
             let mut v = tso.robustness[0].violations.clone();
-            fences::minimal_fences(&prog, &[Model::Tso], &tso.attacks, &mut v, &opts, &limits)
+            fences::minimal_fences(&prog, &[Model::Tso], &tso.attacks, &tso.runs, &mut v, &opts, &limits)
         });
         let texts: usize =
             fix.fences.iter().map(|f| if f.place == litmus_dsl::ir::Place::LoopHead { 2 } else { 1 }).sum();
