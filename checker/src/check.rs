@@ -448,18 +448,21 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[vio
 /// by explicit store-buffer exploration; outcomes end up in `models` order.
 /// The same exploration settles each violation's harm.
 pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
-    add_relaxed_outcomes_ahead(report, prog, models, opts, Vec::new());
+    add_relaxed_outcomes_ahead(report, prog, models, opts, Vec::new(), Vec::new());
 }
 
 /// [`add_relaxed_outcomes`], taking the outcomes `ahead` explored (beside
 /// the earlier steps, [`crate::plan::Plan::run`]) where their exploration
 /// would otherwise run now.
+/// `own`: relaxed models' stateful searches run beside the earlier steps
+/// ([`stateful_outcomes`]), taken where this step would run them.
 pub fn add_relaxed_outcomes_ahead(
     report: &mut Report,
     prog: &litmus_dsl::Program,
     models: &[Model],
     opts: &Options,
     mut ahead: Vec<crate::ahead::Ahead>,
+    mut own: Vec<(Model, Option<ModelOutcome>)>,
 ) {
     let sc = report.sc_observation.clone();
     for &m in models {
@@ -473,7 +476,10 @@ pub fn add_relaxed_outcomes_ahead(
         }
         // Not proved robust: the model's own states, for every iteration
         // (store buffers bounded), where the unbounded procedure is on.
-        let own = stateful_outcome(report, prog, m, opts);
+        let own = match own.iter().position(|(x, _)| *x == m) {
+            Some(k) => own.swap_remove(k).1,
+            None => stateful_outcome(report, prog, m, opts),
+        };
         if let Some(o) = &own {
             let rb = report.robustness.iter_mut().find(|rb| rb.model == m);
             let settled = rb.is_none_or(|rb| {
@@ -541,6 +547,23 @@ fn bounded_note(report: &Report, mut o: ModelOutcome, m: Model) -> ModelOutcome 
         ));
     }
     o
+}
+
+/// [`stateful_outcome`] for each relaxed model of `models` the outcome
+/// step will search after the violation step gave `report` (not proved
+/// robust): what it depends on is known then, so it may run beside the
+/// fences. The same answers as the outcome step's own calls.
+pub fn stateful_outcomes(
+    report: &Report,
+    prog: &litmus_dsl::Program,
+    models: &[Model],
+    opts: &Options,
+) -> Vec<(Model, Option<ModelOutcome>)> {
+    models
+        .iter()
+        .filter(|&&m| m.buffered() && explores_outcome(report, m) && unbounded::decides(m))
+        .map(|&m| (m, stateful_outcome(report, prog, m, opts)))
+        .collect()
 }
 
 /// A relaxed model's outcome from the stateful search of its own states

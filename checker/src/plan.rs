@@ -205,6 +205,17 @@ impl Plan {
                 })
             });
             report = ready.take().unwrap_or_else(|| bounded_violations(prog, &self.models, self.monitor, opts, why));
+            // Where the unbounded procedure decided, a model it found no
+            // proof of robustness for gets its own states searched beside the
+            // fences (both need only the proof): the outcome step takes them.
+            let own = (decided && outcome_opts.threads > 1 && steps.contains(&Step::Outcomes)).then(|| {
+                let early = report.clone();
+                let models = self.models.clone();
+                // Progress is the main thread's to report.
+                let mut quiet = outcome_opts.clone();
+                quiet.budget.progress = None;
+                s.spawn(move || crate::check::stateful_outcomes(&early, prog, &models, &quiet))
+            });
             for &step in steps[1..].iter().take_while(|&&s| s != Step::Outcomes) {
                 self.run_step(step, prog, &mut report);
             }
@@ -222,6 +233,7 @@ impl Plan {
             if let Some(beside) = beside {
                 found.extend(beside.join().expect("an exploration ahead does not panic"));
             }
+            let mut own = own.map(|t| t.join().expect("a stateful search beside does not panic")).unwrap_or_default();
             for &step in steps.iter().skip_while(|&&s| s != Step::Outcomes) {
                 match step {
                     Step::Outcomes => add_relaxed_outcomes_ahead(
@@ -230,6 +242,7 @@ impl Plan {
                         &self.models,
                         outcome_opts,
                         std::mem::take(&mut found),
+                        std::mem::take(&mut own),
                     ),
                     _ => self.run_step(step, prog, &mut report),
                 }
