@@ -424,6 +424,12 @@ impl<'p> Collector<'p> {
                     }
                 }
                 missed.sort();
+                // The model's own executions, explored to the end (within
+                // the bounds), witness every violation there is: a signal
+                // of the monitor they do not witness never happens.
+                if own.coverage.finished() {
+                    unconfirmed.clear();
+                }
             }
             // Signals BSS could not witness, settled by the model's graphs
             // (the same pairs): witnessed there, or shown never to happen.
