@@ -29,9 +29,11 @@ pub struct Budget {
     /// Where the check reports its phase and executions for a progress
     /// display (the CLI's bar, the server's `$/progress`); none by default.
     pub progress: Option<Arc<Progress>>,
-    /// Opened at the first finding (a witnessed violation, a failure), for
-    /// whoever waits to start work only a finding makes worth doing (the
-    /// relaxed outcomes explored ahead: a robust program takes SC's).
+    /// Opened at the first finding (a witnessed violation, a failure) or
+    /// the first execution a bound cut, for whoever waits to start work
+    /// only a proof of robustness would spare (the relaxed outcomes explored
+    /// ahead: a program proved robust takes SC's, and nothing past a bound
+    /// is proved).
     pub on_finding: Option<Arc<Gate>>,
     /// Work, not time: each exploration stops after this many steps
     /// (transitions of the interleaving explorer, nodes of the graph
@@ -77,6 +79,14 @@ impl Budget {
         if let Some(f) = &self.found {
             f.store(true, Ordering::Relaxed);
         }
+        if let Some(g) = &self.on_finding {
+            g.open();
+        }
+    }
+
+    /// An execution was cut by a bound: the answers can be within bounds
+    /// only (opens `on_finding`).
+    pub fn note_bounded(&self) {
         if let Some(g) = &self.on_finding {
             g.open();
         }

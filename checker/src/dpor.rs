@@ -843,6 +843,11 @@ impl<'m, 'p> Explorer<'m, 'p> {
                     if first.is_none() {
                         let kind = ExecKind::of(self.m, st);
                         self.tell(listener, &mut heard);
+                        if kind == ExecKind::Cut || self.states[depth].buffer_bound_hit {
+                            // Nothing is proved past a bound: work that only
+                            // a proof would spare is wanted now.
+                            limits.budget.note_bounded();
+                        }
                         if let Control::Stop = self.report(kind, depth, &mut on_exec) {
                             break 'outer;
                         }
@@ -862,6 +867,7 @@ impl<'m, 'p> Explorer<'m, 'p> {
                             } else {
                                 self.stats.preemption_bounded = true;
                                 self.stats.preemption_skips += 1;
+                                limits.budget.note_bounded();
                             }
                         }
                     } else if let Some(p) = first.filter(|&p| !self.frames[depth].sleep.contains(p)) {
