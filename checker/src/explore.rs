@@ -26,7 +26,7 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
     let wanted = match opts.explorer {
         ExplorerKind::Graph => true,
         ExplorerKind::Interleaving => false,
-        ExplorerKind::Auto => !waits_or_loops(prog),
+        ExplorerKind::Auto => !waits(prog),
     };
     wanted && model.buffered() && crate::graph::supports(model, opts)
 }
@@ -41,14 +41,18 @@ pub fn leaves_waiting(m: &Machine<'_>, opts: &Options) -> bool {
         && m.has_gates()
 }
 
-/// Does some thread loop, await or take a lock? (Where source-DPOR already
-/// visits about one execution per graph and is cheaper per execution.)
-fn waits_or_loops(prog: &Program) -> bool {
+/// Does some thread await or take a lock? (Where source-DPOR already
+/// visits about one execution per graph and is cheaper per execution:
+/// fenced Dekker, Peterson, bakery. Loops alone do not make it so: a loop
+/// that stores and retries has many interleavings per graph — Lamport's
+/// fast mutex 355,038 executions against 59,754 graphs, 0.27 s against
+/// 0.05 s under TSO.)
+fn waits(prog: &Program) -> bool {
     use litmus_dsl::ir::{Instr, RmwOp};
     prog.threads
         .iter()
         .flat_map(|t| &t.code)
-        .any(|i| matches!(i, Instr::LoopEnter { .. } | Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
+        .any(|i| matches!(i, Instr::AwaitStart { .. } | Instr::Rmw { op: RmwOp::Lock, .. }))
 }
 
 /// Does the SC exploration of `prog` (as the bounded engine runs it) end
