@@ -97,7 +97,7 @@ pub struct Bounds {
     /// How TSO and PSO outcomes are explored: graph (one visit per
     /// consistent execution graph; needs no --preemption-bound),
     /// interleaving (every order of buffer commits, up to the buffer bound),
-    /// or auto (graph for programs without loops, awaits or locks).
+    /// or auto (graph for programs without awaits or locks).
     #[arg(long, value_enum, default_value = "auto")]
     pub explorer: ExplorerArg,
     /// Worker threads for one exploration by graph, and (more than one)
