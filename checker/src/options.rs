@@ -120,10 +120,32 @@ impl Default for Options {
     }
 }
 
-/// The cores this process may use (asked once: the answer reads cgroup files).
+/// The cores this process may use and finds free (asked once: the answer
+/// reads cgroup files and the load): the default worker and job count.
 pub fn all_cores() -> usize {
     static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *CORES.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    *CORES.get_or_init(|| {
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // Less the cores other processes keep busy as the process starts: a
+        // worker there only takes turns with them (issue 43: on a 2-core
+        // machine with one core busy, two workers were slower than one).
+        // Only speed depends on it: answers are the same for any count.
+        cores.saturating_sub(busy_elsewhere()).max(1)
+    })
+}
+
+/// Threads running on other processes' behalf now: the running count of
+/// `/proc/loadavg` less this process's reading thread, the least of three
+/// looks (a kernel thread may be running for an instant). 0 where unknown.
+fn busy_elsewhere() -> usize {
+    (0..3)
+        .filter_map(|_| {
+            let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+            let running: usize = text.split_whitespace().nth(3)?.split('/').next()?.parse().ok()?;
+            Some(running.saturating_sub(1))
+        })
+        .min()
+        .unwrap_or(0)
 }
 
 impl Options {

@@ -190,17 +190,20 @@ impl Plan {
         // ahead from the start, the check's own once its steps before the
         // outcomes are done.
         let next = AtomicUsize::new(0);
-        let take = |found: &mut Vec<crate::ahead::Ahead>| loop {
+        let take = |found: &mut Vec<crate::ahead::Ahead>, opts: &Options| loop {
             let i = next.fetch_add(1, Ordering::Relaxed);
             let Some(&m) = ahead.get(i) else { break };
-            found.extend(crate::ahead::explore(prog, m, outcome_opts, &stops[i]));
+            found.extend(crate::ahead::explore(prog, m, opts, &stops[i]));
         };
+        // Beside the check's own thread, one worker fewer: the check's
+        // thread is busy (on a busy machine, more would only take turns).
+        let beside_opts = Options { threads: outcome_opts.threads.saturating_sub(1).max(1), ..outcome_opts.clone() };
         std::thread::scope(|s| {
             let beside = (!ahead.is_empty()).then(|| {
                 s.spawn(|| {
                     gate.wait();
                     let mut found = Vec::new();
-                    take(&mut found);
+                    take(&mut found, &beside_opts);
                     found
                 })
             });
@@ -229,7 +232,7 @@ impl Plan {
             }
             gate.open();
             let mut found = Vec::new();
-            take(&mut found);
+            take(&mut found, outcome_opts);
             if let Some(beside) = beside {
                 found.extend(beside.join().expect("an exploration ahead does not panic"));
             }
