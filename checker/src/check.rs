@@ -314,7 +314,7 @@ fn loop_free_search(
     let explores = relaxed.peek().is_some() && relaxed.all(|m| m.monitored() && monitor.complete_for(m));
     std::thread::scope(|s| {
         // `Some(explored)`: within, and the bounded engine's answer if explored.
-        let count = s.spawn(|| {
+        let count = crate::options::spawn_checking(s, || {
             if !explores {
                 return explore::sc_executions_within(prog, &counting, LOOP_FREE_EXECUTIONS).then_some(None);
             }
@@ -342,7 +342,7 @@ fn loop_free_search(
             };
         }
         let retry = stoppable(&again);
-        let bigger = s.spawn(move || prove(&retry, more));
+        let bigger = crate::options::spawn_checking(s, move || prove(&retry, more));
         match count.join().unwrap_or(None) {
             Some(explored) => {
                 again.store(true, Ordering::Relaxed);

@@ -120,6 +120,20 @@ impl Default for Options {
     }
 }
 
+/// The stack of every thread that checks: the graph search and the
+/// explorers recurse about once per event, so a long thread's search needs
+/// more than a thread's default 2 MiB (3,000 stores overflowed it). Only
+/// address space is reserved; pages are used as the search goes.
+pub const CHECK_STACK: usize = 64 << 20;
+
+/// A scoped thread with [`CHECK_STACK`] (what every thread of a check is).
+pub fn spawn_checking<'scope, 'env, T: Send + 'scope>(
+    s: &'scope std::thread::Scope<'scope, 'env>,
+    f: impl FnOnce() -> T + Send + 'scope,
+) -> std::thread::ScopedJoinHandle<'scope, T> {
+    std::thread::Builder::new().stack_size(CHECK_STACK).spawn_scoped(s, f).expect("a thread can be started")
+}
+
 /// The cores this process may use and finds free (asked once: the answer
 /// reads cgroup files and the load): the default worker and job count.
 pub fn all_cores() -> usize {

@@ -200,7 +200,7 @@ impl Plan {
         let beside_opts = Options { threads: outcome_opts.threads.saturating_sub(1).max(1), ..outcome_opts.clone() };
         std::thread::scope(|s| {
             let beside = (!ahead.is_empty()).then(|| {
-                s.spawn(|| {
+                crate::options::spawn_checking(s, || {
                     gate.wait();
                     let mut found = Vec::new();
                     take(&mut found, &beside_opts);
@@ -217,7 +217,9 @@ impl Plan {
                 // Progress is the main thread's to report.
                 let mut quiet = outcome_opts.clone();
                 quiet.budget.progress = None;
-                s.spawn(move || crate::check::stateful_outcomes(&early, prog, &models, &quiet))
+                crate::options::spawn_checking(s, move || {
+                    crate::check::stateful_outcomes(&early, prog, &models, &quiet)
+                })
             });
             for &step in steps[1..].iter().take_while(|&&s| s != Step::Outcomes) {
                 self.run_step(step, prog, &mut report);

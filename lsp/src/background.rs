@@ -62,10 +62,13 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
 /// documents' checks.
 async fn background_thread<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, ()> {
     let (tx, rx) = tokio::sync::oneshot::channel();
-    let spawned = std::thread::Builder::new().name("litmus-background".into()).spawn(move || {
-        lowest_priority();
-        let _ = tx.send(f());
-    });
+    let spawned = std::thread::Builder::new()
+        .name("litmus-background".into())
+        .stack_size(litmus_checker::options::CHECK_STACK)
+        .spawn(move || {
+            lowest_priority();
+            let _ = tx.send(f());
+        });
     if spawned.is_err() {
         return Err(());
     }

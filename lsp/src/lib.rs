@@ -56,7 +56,11 @@ where
 
 /// `litmus lsp`: serve on stdin/stdout until the client says `exit`.
 pub fn run_stdio() -> std::io::Result<()> {
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        // Checks run on its blocking threads: room for a long thread's search.
+        .thread_stack_size(litmus_checker::options::CHECK_STACK)
+        .build()?;
     let result = rt.block_on(serve(tokio::io::stdin(), tokio::io::stdout()));
     // Do not wait for a blocking read of stdin that can never be cancelled,
     // or for a check still winding down: the session is over.

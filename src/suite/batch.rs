@@ -183,7 +183,7 @@ pub fn run(args: &CheckArgs) -> u8 {
         for _ in 0..jobs {
             let tx = tx.clone();
             let (next, printed, entries, checking, closed) = (&next, &printed, &entries, &checking, &closed);
-            s.spawn(move || loop {
+            litmus_checker::options::spawn_checking(s, move || loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(e) = entries.get(i).filter(|_| !closed.load(Ordering::Relaxed)) else { break };
                 if ordered {

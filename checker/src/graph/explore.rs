@@ -215,6 +215,15 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         if self.polls % 64 != 1 {
             return false;
         }
+        self.poll()
+    }
+
+    /// One poll of the budget and the work (out of line: `expand`, which
+    /// recurses once per event, keeps a small frame — a long thread's
+    /// search runs on a thread's default stack).
+    #[cold]
+    #[inline(never)]
+    fn poll(&mut self) -> bool {
         if self.opts.budget.stopped() {
             self.stopped = true;
             self.stats.timed_out = true;

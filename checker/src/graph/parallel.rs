@@ -177,7 +177,7 @@ fn pool(threads: usize) -> Option<Arc<rayon::ThreadPool>> {
             .num_threads(threads)
             .thread_name(|i| format!("litmus-graph-{i}"))
             // The search recurses once per event or so: room for long programs.
-            .stack_size(32 << 20)
+            .stack_size(crate::options::CHECK_STACK)
             .build()
             .ok()?,
     );
