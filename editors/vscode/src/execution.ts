@@ -33,12 +33,24 @@ function nonce(): string {
   return Array.from({ length: 32 }, () => chars[Math.floor(Math.random() * chars.length)]).join("");
 }
 
+/** The document's violations, from its "Show execution" lenses. */
+export async function violationLenses(
+  client: LanguageClient,
+  uri: vscode.Uri,
+): Promise<{ label: string; n: number; line: number }[]> {
+  const lenses: Lens[] = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri: uri.toString() } })) ?? [];
+  return lenses
+    .filter((l) => l.command?.command === "litmus.showExecution" || l.command?.command === "litmus.server.showExecution")
+    .map((l) => ({
+      label: `${l.command!.title} — line ${l.range.start.line + 1}`,
+      n: Number(l.command!.arguments?.[1]),
+      line: l.range.start.line,
+    }));
+}
+
 /** Without arguments: the active document's violations, picked from its lenses. */
 async function pick(client: LanguageClient, uri: vscode.Uri): Promise<number | undefined> {
-  const lenses: Lens[] = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri: uri.toString() } })) ?? [];
-  const items = lenses
-    .filter((l) => l.command?.command === "litmus.showExecution")
-    .map((l) => ({ label: `${l.command!.title} — line ${l.range.start.line + 1}`, n: Number(l.command!.arguments?.[1]) }));
+  const items = await violationLenses(client, uri);
   if (items.length === 0) {
     void vscode.window.showInformationMessage("litmus: no SC violation to show (yet) in this file.");
     return undefined;

@@ -1,25 +1,52 @@
-// The VS Code client: starts `litmus lsp`, forwards the `litmus.*` settings
-// (at start and on change), and shows the check's progress in the status bar.
+// The VS Code client: starts `litmus lsp` (after checking that it exists),
+// forwards the `litmus.*` settings (at start and on change), shows the active
+// document's check in the status bar (a click offers the actions), and runs
+// the server's commands (explain, insert all fences, re-check).
 import * as vscode from "vscode";
 import {
   LanguageClient,
   LanguageClientOptions,
+  ResponseError,
+  RevealOutputChannelOn,
   ServerOptions,
   TransportKind,
 } from "vscode-languageclient/node";
-import { onChecked, registerExecution } from "./execution";
+import { onChecked, registerExecution, violationLenses } from "./execution";
+import { notFoundMessage, resolveServer } from "./server-path";
+import {
+  ACTIONS_COMMAND,
+  actions,
+  OPEN_SETTING_COMMAND,
+  ServerState,
+  StatusParams,
+  StatusStore,
+  viewFor,
+} from "./status";
 
-let client: LanguageClient | undefined;
-let status: vscode.StatusBarItem;
+/** The client commands this extension implements (the server's lenses use them). */
+const CLIENT_COMMANDS = ["litmus.showExecution"];
 
-interface StatusParams {
-  uri: string;
-  version: number;
-  state: "analyzed" | "checking" | "violations" | "checked" | "failed";
-  /** `checked` with some answer unknown (a model timed out). */
-  incomplete?: boolean;
-  message: string;
+/**
+ * A language client whose start-up errors are ours to report: the library
+ * shows a forced "couldn't create connection to server" toast when start
+ * fails, beside the one message (with buttons) this extension shows.
+ */
+class LitmusClient extends LanguageClient {
+  quiet = true;
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    super.error(message, data, this.quiet ? false : showNotification);
+  }
 }
+
+let client: LitmusClient | undefined;
+let output: vscode.OutputChannel;
+let item: vscode.StatusBarItem;
+let server: ServerState = { kind: "starting" };
+const statuses = new StatusStore();
+/** The litmus document last active (the graph's webview or the quick pick may have focus now). */
+let lastLitmus: vscode.Uri | undefined;
+/** Files the server opened with window/showDocument, and when: not opened twice. */
+const shown = new Map<string, number>();
 
 /** The settings the server reads (its `Config`), from `litmus.*`. */
 function serverSettings(): Record<string, unknown> {
@@ -44,73 +71,281 @@ function serverSettings(): Record<string, unknown> {
   };
 }
 
-function showStatus(p: StatusParams): void {
-  const active = vscode.window.activeTextEditor?.document.uri.toString();
-  if (active !== undefined && active !== p.uri) {
+/** Shows the active editor's status, or hides the item for a document that is not litmus. */
+function refresh(): void {
+  const editor = vscode.window.activeTextEditor;
+  if (editor === undefined) {
+    // A webview or nothing has focus: keep what is shown.
     return;
   }
-  // A finished check with an unknown answer (a model timed out) is no ✓.
-  const done = p.incomplete ? "$(warning)" : "$(check)";
-  const icon = { analyzed: "$(error)", checking: "$(sync~spin)", violations: "$(sync~spin)", checked: done, failed: "$(warning)" }[p.state];
-  status.text = `${icon} litmus`;
-  status.tooltip = p.message;
-  status.show();
+  const doc = editor.document;
+  if (doc.languageId === "litmus") {
+    lastLitmus = doc.uri;
+  }
+  const view = viewFor({ uri: doc.uri.toString(), languageId: doc.languageId }, statuses, server);
+  if (view === undefined) {
+    item.hide();
+    return;
+  }
+  item.text = view.text;
+  item.tooltip = view.tooltip;
+  item.backgroundColor = view.background ? new vscode.ThemeColor(view.background) : undefined;
+  item.command = view.command;
+  item.show();
+}
+
+function onStatus(p: StatusParams): void {
+  if (statuses.update(p) && vscode.window.activeTextEditor?.document.uri.toString() === p.uri) {
+    refresh();
+  }
+  if (p.state === "checked" && client) {
+    void onChecked(client, p.uri);
+  }
+}
+
+function openSetting(): Thenable<unknown> {
+  return vscode.commands.executeCommand("workbench.action.openSettings", "litmus.server.path");
+}
+
+/** The server could not start: one message with what to do, and the status bar says so. */
+async function reportFailure(reason: string, notFound: boolean, command: string): Promise<void> {
+  server = { kind: "failed", reason, notFound, command };
+  refresh();
+  const buttons = notFound ? ["Open setting", "Install instructions"] : ["Open setting", "Show output"];
+  const choice = await vscode.window.showErrorMessage(reason, ...buttons);
+  if (choice === "Open setting") {
+    await openSetting();
+  } else if (choice === "Install instructions") {
+    await vscode.commands.executeCommand("litmus.installInstructions");
+  } else if (choice === "Show output") {
+    output.show(true);
+  }
+}
+
+function workspaceDir(): string | undefined {
+  const f = vscode.workspace.workspaceFolders?.[0];
+  return f?.uri.scheme === "file" ? f.uri.fsPath : undefined;
 }
 
 async function start(): Promise<void> {
-  const command = vscode.workspace.getConfiguration("litmus").get<string>("server.path") || "litmus";
+  const setting = vscode.workspace.getConfiguration("litmus").get<string>("server.path") || "litmus";
+  server = { kind: "starting" };
+  statuses.clear();
+  refresh();
+  const resolved = resolveServer(setting, { cwd: workspaceDir() });
+  if (!resolved.found) {
+    output.appendLine(`[litmus] ${notFoundMessage(resolved)}`);
+    void reportFailure(notFoundMessage(resolved), true, setting);
+    return;
+  }
+  const command = resolved.command;
   const serverOptions: ServerOptions = {
     run: { command, args: ["lsp"], transport: TransportKind.stdio },
     debug: { command, args: ["lsp"], transport: TransportKind.stdio },
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ language: "litmus" }],
-    initializationOptions: serverSettings(),
+    initializationOptions: { ...serverSettings(), clientCommands: CLIENT_COMMANDS },
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    // A failed `initialize` is reported once, below; no retry prompt.
+    initializationFailedHandler: () => false,
     middleware: {
       workspace: {
         // Answer in the server's shape whatever section is asked for.
         configuration: () => [serverSettings()],
       },
+      window: {
+        // The server opens what `explain` wrote: Markdown as a preview, once.
+        showDocument: async (params, next) => {
+          const uri = vscode.Uri.parse(params.uri);
+          if (params.external !== true && uri.path.endsWith(".md")) {
+            await showMarkdown(uri);
+            return { success: true };
+          }
+          const r = await next(params, new vscode.CancellationTokenSource().token);
+          return r instanceof ResponseError ? { success: false } : r;
+        },
+      },
     },
   };
-  client = new LanguageClient("litmus", "litmus", serverOptions, clientOptions);
-  client.onNotification("litmus/status", (p: StatusParams) => {
-    showStatus(p);
-    if (p.state === "checked" && client) {
-      void onChecked(client, p.uri);
+  const c = new LitmusClient("litmus", "litmus", serverOptions, clientOptions);
+  client = c;
+  c.onNotification("litmus/status", onStatus);
+  try {
+    await c.start();
+  } catch (err) {
+    if (client === c) {
+      client = undefined;
     }
-  });
-  await client.start();
+    const why = err instanceof Error ? err.message : String(err);
+    void reportFailure(`litmus: \`${command} lsp\` did not start: ${why}`, false, setting);
+    return;
+  }
+  // Started: later errors (a crash, a failed request) may toast as usual.
+  c.quiet = false;
+  server = { kind: "running" };
+  refresh();
+}
+
+async function stop(): Promise<void> {
+  const c = client;
+  client = undefined;
+  if (c) {
+    try {
+      await c.stop();
+    } catch {
+      // Never started, or already gone.
+    }
+  }
+}
+
+async function restart(): Promise<void> {
+  await stop();
+  await start();
+}
+
+/** The litmus document a command applies to: the active one, else the last one active. */
+function targetDocument(): vscode.Uri | undefined {
+  const doc = vscode.window.activeTextEditor?.document;
+  if (doc?.languageId === "litmus") {
+    return doc.uri;
+  }
+  return lastLitmus;
+}
+
+/** `workspace/executeCommand` of one of the server's `litmus.server.*` commands. */
+async function serverCommand<T>(command: string, args: unknown[]): Promise<T | undefined> {
+  const c = client;
+  if (!c || !c.isRunning()) {
+    const choice = await vscode.window.showErrorMessage("litmus: the language server is not running.", "Restart server");
+    if (choice) await restart();
+    return undefined;
+  }
+  try {
+    return await c.sendRequest<T>("workspace/executeCommand", { command, arguments: args });
+  } catch (e) {
+    void vscode.window.showErrorMessage(`litmus: ${(e as Error).message ?? e}`);
+    return undefined;
+  }
+}
+
+/** Opens a Markdown file as a preview beside the source, unless it was just opened. */
+async function showMarkdown(uri: vscode.Uri): Promise<void> {
+  const key = uri.toString();
+  const at = shown.get(key);
+  if (at !== undefined && Date.now() - at < 5000) {
+    return;
+  }
+  shown.set(key, Date.now());
+  try {
+    await vscode.commands.executeCommand("markdown.showPreviewToSide", uri);
+  } catch {
+    await vscode.window.showTextDocument(uri, { viewColumn: vscode.ViewColumn.Beside, preview: true });
+  }
+}
+
+/** Which violation to explain: the cursor's line's, else a choice, else the server's first. */
+async function explainTarget(c: LanguageClient, uri: vscode.Uri): Promise<number | undefined | null> {
+  const items = await violationLenses(c, uri);
+  const editor = vscode.window.activeTextEditor;
+  if (editor && editor.document.uri.toString() === uri.toString()) {
+    const here = items.find((i) => i.line === editor.selection.active.line);
+    if (here) return here.n;
+  }
+  if (items.length <= 1) {
+    return undefined;
+  }
+  const first = { label: "The first finding", description: "the one the server picks", n: undefined as number | undefined };
+  const picked = await vscode.window.showQuickPick([first, ...items], { placeHolder: "Explain which finding?" });
+  return picked === undefined ? null : picked.n;
+}
+
+async function explain(uri?: string, violation?: number): Promise<void> {
+  const target = uri ? vscode.Uri.parse(uri) : targetDocument();
+  if (!target) {
+    void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
+    return;
+  }
+  let n: number | undefined | null = violation;
+  if (n === undefined && client?.isRunning()) {
+    n = await explainTarget(client, target);
+    if (n === null) return;
+  }
+  const args: unknown[] = n === undefined ? [target.toString()] : [target.toString(), n];
+  const r = await serverCommand<{ markdown: string; path?: string }>("litmus.server.explain", args);
+  if (!r) return;
+  if (r.path) {
+    await showMarkdown(vscode.Uri.file(r.path));
+  } else {
+    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.markdown });
+    await vscode.commands.executeCommand("markdown.showPreviewToSide", doc.uri);
+  }
+}
+
+async function insertAllFences(uri?: string): Promise<void> {
+  const target = uri ? vscode.Uri.parse(uri) : targetDocument();
+  if (!target) {
+    void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
+    return;
+  }
+  const r = await serverCommand<{ applied: boolean; fences: number }>("litmus.server.insertAllFences", [target.toString()]);
+  if (!r) return;
+  if (r.fences === 0) {
+    void vscode.window.showInformationMessage("litmus: no fences to insert (no violation with a confirmed fix).");
+  } else if (!r.applied) {
+    void vscode.window.showWarningMessage(`litmus: the ${r.fences === 1 ? "fence was" : `${r.fences} fences were`} not inserted (the edit was refused).`);
+  } else {
+    void vscode.window.setStatusBarMessage(`litmus: inserted ${r.fences === 1 ? "1 fence" : `${r.fences} fences`}`, 5000);
+  }
+}
+
+async function recheck(uri?: string): Promise<void> {
+  const target = uri ? vscode.Uri.parse(uri) : targetDocument();
+  if (!target) {
+    void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
+    return;
+  }
+  await serverCommand("litmus.server.recheck", [target.toString()]);
+}
+
+async function statusActions(): Promise<void> {
+  const picked = await vscode.window.showQuickPick(actions(server), { placeHolder: "litmus" });
+  if (picked) {
+    await vscode.commands.executeCommand(picked.command);
+  }
 }
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  status = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
-  context.subscriptions.push(status);
+  output = vscode.window.createOutputChannel("litmus");
+  item = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 10);
+  item.name = "litmus";
+  context.subscriptions.push(output, item);
   registerExecution(context, () => client);
   context.subscriptions.push(
-    vscode.commands.registerCommand("litmus.restartServer", async () => {
-      await client?.stop();
-      await start();
-    }),
+    vscode.commands.registerCommand("litmus.restartServer", restart),
+    vscode.commands.registerCommand("litmus.explain", explain),
+    vscode.commands.registerCommand("litmus.insertAllFences", insertAllFences),
+    vscode.commands.registerCommand("litmus.recheck", recheck),
+    vscode.commands.registerCommand("litmus.showOutput", () => output.show(true)),
+    vscode.commands.registerCommand(ACTIONS_COMMAND, statusActions),
+    vscode.commands.registerCommand(OPEN_SETTING_COMMAND, openSetting),
+    vscode.commands.registerCommand("litmus.installInstructions", () =>
+      vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(context.extensionUri, "README.md")),
+    ),
+    vscode.window.onDidChangeActiveTextEditor(refresh),
+    vscode.workspace.onDidCloseTextDocument((d) => statuses.forget(d.uri.toString())),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration("litmus.server.path")) {
-        await client?.stop();
-        await start();
-      } else if (e.affectsConfiguration("litmus") && client) {
+        await restart();
+      } else if (e.affectsConfiguration("litmus") && client?.isRunning()) {
         await client.sendNotification("workspace/didChangeConfiguration", { settings: serverSettings() });
       }
     }),
   );
-  try {
-    await start();
-  } catch (err) {
-    void vscode.window.showErrorMessage(
-      `litmus: could not start \`${vscode.workspace.getConfiguration("litmus").get("server.path")} lsp\` (${err}). ` +
-        "Install it with `cargo install --path .` or set `litmus.server.path`.",
-    );
-  }
+  await start();
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await stop();
 }
