@@ -34,3 +34,29 @@ end, {
   bang = true,
   desc = 'litmus: show a violation\'s execution graph (SVG); ! for the whole execution',
 })
+
+-- :LitmusExplain [N]: violation N (else the cursor line's, else the first
+-- finding worth explaining) step by step, in a Markdown split.
+vim.api.nvim_create_user_command('LitmusExplain', function(opts)
+  require('litmus.commands').explain(0, tonumber(opts.args))
+end, { nargs = '?', desc = 'litmus: explain a violation (Markdown, in a split)' })
+
+-- :LitmusInsertFences: the minimal fences for every violation, inserted by the server.
+vim.api.nvim_create_user_command('LitmusInsertFences', function()
+  require('litmus.commands').insert_fences(0)
+end, { desc = 'litmus: insert all minimal fences' })
+
+-- :LitmusRecheck: check the buffer again.
+vim.api.nvim_create_user_command('LitmusRecheck', function()
+  require('litmus.commands').recheck(0)
+end, { desc = 'litmus: check the buffer again' })
+
+-- :LitmusRestart: stop the server and start it again for every litmus buffer.
+vim.api.nvim_create_user_command('LitmusRestart', function()
+  require('litmus').restart()
+end, { desc = 'litmus: restart the language server' })
+
+-- :LitmusStatus: the buffer's last check (its headline, counts, state) and the server's state.
+vim.api.nvim_create_user_command('LitmusStatus', function()
+  print(table.concat(require('litmus').status_lines(0), '\n'))
+end, { desc = "litmus: the buffer's last check and the server's state" })

@@ -8,3 +8,5 @@ timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/te
 echo
 timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/execution_test.lua" 2>&1
 echo
+timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/commands_test.lua" 2>&1
+echo

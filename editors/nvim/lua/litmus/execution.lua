@@ -1,34 +1,42 @@
 -- :LitmusShowExecution[!] [N]: asks the server for `litmus/executionGraph`
 -- (violation N as `litmus check` numbers them; without N, the one whose
 -- "Show execution" lens is on the cursor's line, else a choice), writes the
--- SVG under stdpath('cache')/litmus/, says where, and opens it with the system viewer
--- (`require('litmus').config.open`, default vim.ui.open or xdg-open).
--- With ! (or the word `whole`): the whole execution, the witness run to the
--- end (preferring an ending that fails an assertion).
+-- SVG under stdpath('cache')/litmus/, and opens it with the system viewer
+-- (`require('litmus').config.open`, else vim.ui.open or xdg-open/open when
+-- there is a display; without one it says where the file is and how to
+-- open it). With ! (or the word `whole`): the whole execution, the witness
+-- run to the end (preferring an ending that fails an assertion).
 -- The server's lenses run it too (client command `litmus.showExecution`).
 local M = {}
 
 -- The last picture written (for tests and `:edit`).
 M.last = nil
 
+--- Opens `path` the system's way (kept for configs that call it).
 function M.system_open(path)
-  if vim.ui and vim.ui.open then
-    return vim.ui.open(path)
-  end
-  local cmd = vim.fn.has('mac') == 1 and 'open' or 'xdg-open'
-  if vim.fn.executable(cmd) ~= 1 then
-    vim.notify(('litmus: wrote %s (no %s to open it)'):format(path, cmd), vim.log.levels.WARN)
-    return
-  end
-  vim.fn.jobstart({ cmd, path }, { detach = true })
+  return require('litmus').open_external(path)
 end
 
-local function litmus_client(bufnr)
-  local list = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = bufnr, name = 'litmus' })
-    or vim.lsp.buf_get_clients(bufnr)
-  for _, c in pairs(list) do
-    if c.name == 'litmus' then
-      return c
+--- The "Show execution" lenses of `bufnr`, to `cb(lenses)` (possibly empty).
+function M.lenses(client, bufnr, cb)
+  client.request('textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, lenses)
+    local shows = {}
+    for _, l in ipairs((not err and lenses) or {}) do
+      local c = l.command and l.command.command
+      if c == 'litmus.showExecution' or c == 'litmus.server.showExecution' then
+        table.insert(shows, l)
+      end
+    end
+    cb(shows)
+  end, bufnr)
+end
+
+--- The violation number of the lens on the cursor's line among `shows`, or nil.
+function M.at_cursor(shows)
+  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
+  for _, l in ipairs(shows) do
+    if l.range.start.line == line then
+      return l.command.arguments[2]
     end
   end
 end
@@ -51,15 +59,13 @@ local function open_graph(client, bufnr, n, whole)
     M.last = path
     -- Always say where it went: a viewer may not open, or open elsewhere.
     local what = result.whole and 'whole execution' or 'execution graph'
-    vim.notify(('litmus: violation %d\'s %s: %s'):format(n, what, path), vim.log.levels.INFO)
-    local open = require('litmus').config.open or M.system_open
-    open(path)
+    require('litmus').open_external(path, ("litmus: violation %d's %s: %s"):format(n, what, path))
   end, bufnr)
 end
 
 function M.show(bufnr, n, whole)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  local client = litmus_client(bufnr)
+  local client = require('litmus').client(bufnr)
   if not client then
     vim.notify('litmus: the language server is not attached to this buffer', vim.log.levels.ERROR)
     return
@@ -67,22 +73,14 @@ function M.show(bufnr, n, whole)
   if n then
     return open_graph(client, bufnr, n, whole)
   end
-  local line = vim.api.nvim_win_get_cursor(0)[1] - 1
-  client.request('textDocument/codeLens', { textDocument = { uri = vim.uri_from_bufnr(bufnr) } }, function(err, lenses)
-    local shows = {}
-    for _, l in ipairs((not err and lenses) or {}) do
-      if l.command and l.command.command == 'litmus.showExecution' then
-        table.insert(shows, l)
-      end
-    end
+  M.lenses(client, bufnr, function(shows)
     if #shows == 0 then
       vim.notify('litmus: no SC violation to show (yet) in this buffer', vim.log.levels.INFO)
       return
     end
-    for _, l in ipairs(shows) do
-      if l.range.start.line == line then
-        return open_graph(client, bufnr, l.command.arguments[2], whole)
-      end
+    local here = M.at_cursor(shows)
+    if here then
+      return open_graph(client, bufnr, here, whole)
     end
     if #shows == 1 then
       return open_graph(client, bufnr, shows[1].command.arguments[2], whole)
@@ -97,7 +95,7 @@ function M.show(bufnr, n, whole)
         open_graph(client, bufnr, l.command.arguments[2], whole)
       end
     end)
-  end, bufnr)
+  end)
 end
 
 -- The lenses' command, run by vim.lsp.codelens.run().
