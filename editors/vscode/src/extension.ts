@@ -71,6 +71,15 @@ function serverSettings(): Record<string, unknown> {
   };
 }
 
+/** The Error and Warning diagnostics VS Code holds for `uri` (for a server that sends no counts). */
+function heldCounts(uri: vscode.Uri): { errors: number; warnings: number } {
+  const diags = vscode.languages.getDiagnostics(uri);
+  return {
+    errors: diags.filter((d) => d.severity === vscode.DiagnosticSeverity.Error).length,
+    warnings: diags.filter((d) => d.severity === vscode.DiagnosticSeverity.Warning).length,
+  };
+}
+
 /** Shows the active editor's status, or hides the item for a document that is not litmus. */
 function refresh(): void {
   const editor = vscode.window.activeTextEditor;
@@ -82,7 +91,7 @@ function refresh(): void {
   if (doc.languageId === "litmus") {
     lastLitmus = doc.uri;
   }
-  const view = viewFor({ uri: doc.uri.toString(), languageId: doc.languageId }, statuses, server);
+  const view = viewFor({ uri: doc.uri.toString(), languageId: doc.languageId }, statuses, server, heldCounts(doc.uri));
   if (view === undefined) {
     item.hide();
     return;
@@ -334,6 +343,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       vscode.commands.executeCommand("markdown.showPreview", vscode.Uri.joinPath(context.extensionUri, "README.md")),
     ),
     vscode.window.onDidChangeActiveTextEditor(refresh),
+    vscode.languages.onDidChangeDiagnostics((e) => {
+      const active = vscode.window.activeTextEditor?.document.uri.toString();
+      if (e.uris.some((u) => u.toString() === active)) refresh();
+    }),
     vscode.workspace.onDidCloseTextDocument((d) => statuses.forget(d.uri.toString())),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (e.affectsConfiguration("litmus.server.path")) {

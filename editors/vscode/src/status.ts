@@ -101,9 +101,19 @@ export function label(p: StatusParams): string {
       return c === "" ? "not checked" : `${c} — not checked`;
     case "checked":
       if (c !== "") return c;
+      if (p.errors === undefined) return "";
       return p.incomplete ? "some answers unknown" : "no problems";
   }
   return c;
+}
+
+/**
+ * A status from a server that sends no counts takes them from the
+ * diagnostics the editor holds for the document, so an error never shows
+ * as a check mark.
+ */
+export function withCounts(p: StatusParams, held: { errors: number; warnings: number }): StatusParams {
+  return p.errors === undefined ? { ...p, errors: held.errors, warnings: held.warnings } : p;
 }
 
 /** The view of one document's last status. */
@@ -112,8 +122,9 @@ export function statusView(p: StatusParams): StatusView {
   const lines = [p.message.trim()];
   if (c !== "" && !p.message.includes(c)) lines.push(c);
   lines.push("Click for litmus actions.");
+  const words = label(p);
   return {
-    text: `${icon(p)} litmus: ${label(p)}`,
+    text: words === "" ? `${icon(p)} litmus` : `${icon(p)} litmus: ${words}`,
     tooltip: lines.filter((l) => l !== "").join("\n"),
     background: p.state === "failed" ? WARNING_BACKGROUND : undefined,
     command: ACTIONS_COMMAND,
@@ -149,11 +160,17 @@ export interface ActiveDocument {
  * What the item shows for the active document: undefined hides it (a
  * document that is not litmus).
  */
-export function viewFor(doc: ActiveDocument, store: StatusStore, server: ServerState): StatusView | undefined {
+export function viewFor(
+  doc: ActiveDocument,
+  store: StatusStore,
+  server: ServerState,
+  held?: { errors: number; warnings: number },
+): StatusView | undefined {
   if (doc.languageId !== "litmus") return undefined;
   if (server.kind === "failed") return serverFailedView(server);
   const p = store.get(doc.uri);
-  return p === undefined ? waitingView(server) : statusView(p);
+  if (p === undefined) return waitingView(server);
+  return statusView(held ? withCounts(p, held) : p);
 }
 
 /** The last status of each document, by URI. */

@@ -66,6 +66,15 @@ test("without a headline: the counts in words; an older server without counts ke
   assert.equal(S.statusView(status({ state: "checking", errors: 0 })).text, "$(sync~spin) litmus: checking…");
   assert.equal(S.icon(status({ state: "analyzed" })), "$(error)");
   assert.equal(S.icon(status({ incomplete: true })), "$(warning)");
+  assert.equal(S.statusView(status({})).text, "$(check) litmus", "no counts: no claim of no problems");
+  // Such a server's status takes the counts from the diagnostics the editor holds.
+  const store = new S.StatusStore();
+  store.update(status({ message: "SB: 2 SC violations" }));
+  const doc = { uri: uri("a.litmus"), languageId: "litmus" };
+  assert.equal(S.viewFor(doc, store, { kind: "running" }, { errors: 2, warnings: 1 }).text, "$(error) litmus: 2 errors, 1 warning");
+  assert.equal(S.viewFor(doc, store, { kind: "running" }, { errors: 0, warnings: 0 }).text, "$(check) litmus: no problems");
+  store.update(status({ version: 2, errors: 0, warnings: 0, headline: "robust (proved)" }));
+  assert.equal(S.viewFor(doc, store, { kind: "running" }, { errors: 5, warnings: 0 }).text, "$(check) litmus: robust (proved)", "the server's counts win");
   // A long headline is clipped, not the status bar.
   const long = S.statusView(status({ errors: 1, headline: "x".repeat(200) })).text;
   assert.ok(long.length < 90 && long.endsWith("…"), long);
