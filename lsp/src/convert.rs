@@ -190,6 +190,77 @@ pub fn semantic_tokens(rope: &Rope, tokens: &[crate::tokens::Token], enc: Encodi
     out
 }
 
+/// A completion list: every item replaces the word being typed, as a
+/// snippet when the client takes them (else as plain text).
+pub fn completion(
+    rope: &Rope,
+    c: &crate::completion::Completion,
+    enc: Encoding,
+    snippets: bool,
+) -> lsp::CompletionResponse {
+    use crate::completion::ItemKind as K;
+    let replace = range(rope, c.replace, enc);
+    let items = c
+        .items
+        .iter()
+        .map(|i| {
+            let snippet = i.snippet.as_ref().filter(|_| snippets);
+            lsp::CompletionItem {
+                label: i.label.clone(),
+                kind: Some(match i.kind {
+                    K::Keyword => lsp::CompletionItemKind::KEYWORD,
+                    K::Snippet => lsp::CompletionItemKind::SNIPPET,
+                    K::Register | K::Param | K::Shared => lsp::CompletionItemKind::VARIABLE,
+                    K::Function | K::Builtin => lsp::CompletionItemKind::FUNCTION,
+                    K::Thread => lsp::CompletionItemKind::CLASS,
+                    K::Constant => lsp::CompletionItemKind::CONSTANT,
+                }),
+                detail: Some(i.detail.clone()),
+                documentation: i.doc.clone().map(|d| lsp::Documentation::MarkupContent(markdown(d))),
+                sort_text: Some(i.sort.clone()),
+                filter_text: Some(i.label.clone()),
+                insert_text_format: Some(match snippet {
+                    Some(_) => lsp::InsertTextFormat::SNIPPET,
+                    None => lsp::InsertTextFormat::PLAIN_TEXT,
+                }),
+                // A block snippet's lines take the cursor line's indentation.
+                insert_text_mode: snippet.filter(|s| s.contains('\n')).map(|_| lsp::InsertTextMode::ADJUST_INDENTATION),
+                text_edit: Some(lsp::CompletionTextEdit::Edit(lsp::TextEdit {
+                    range: replace,
+                    new_text: snippet.unwrap_or(&i.insert).clone(),
+                })),
+                ..Default::default()
+            }
+        })
+        .collect();
+    lsp::CompletionResponse::Array(items)
+}
+
+/// One signature. Parameter label offsets count UTF-16 code units, as the
+/// spec says and rust-analyzer does, whatever the position encoding.
+pub fn signature_help(s: &crate::signature::Signature) -> lsp::SignatureHelp {
+    let utf16 = |b: usize| s.label.get(..b).map_or(0, |p| p.encode_utf16().count()) as u32;
+    let parameters = s
+        .params
+        .iter()
+        .map(|(r, doc)| lsp::ParameterInformation {
+            label: lsp::ParameterLabel::LabelOffsets([utf16(r.start), utf16(r.end)]),
+            documentation: doc.clone().map(|d| lsp::Documentation::MarkupContent(markdown(d))),
+        })
+        .collect();
+    let active = s.active as u32;
+    lsp::SignatureHelp {
+        signatures: vec![lsp::SignatureInformation {
+            label: s.label.clone(),
+            documentation: s.doc.clone().map(|d| lsp::Documentation::MarkupContent(markdown(d))),
+            parameters: Some(parameters),
+            active_parameter: Some(active),
+        }],
+        active_signature: Some(0),
+        active_parameter: Some(active),
+    }
+}
+
 pub fn symbol_kind(k: litmus_dsl::SymbolKind) -> lsp::SymbolKind {
     use litmus_dsl::SymbolKind as K;
     match k {

@@ -122,27 +122,17 @@ pub fn inlay_hint(snap: &Snapshot, params: lsp::InlayHintParams) -> Option<Vec<l
     Some(hints.iter().map(|h| convert::inlay_hint(&snap.analyzed.rope, h, snap.enc)).collect())
 }
 
-pub fn completion(snap: &Snapshot, params: lsp::CompletionParams) -> Option<lsp::CompletionResponse> {
+/// `snippets`: the client takes snippets (`completionItem.snippetSupport`).
+pub fn completion(snap: &Snapshot, params: lsp::CompletionParams, snippets: bool) -> Option<lsp::CompletionResponse> {
     let p = params.text_document_position;
-    let items = completion::complete(&snap.analyzed.analysis, &snap.analyzed.text, snap.offset(p.position));
-    let items = items
-        .into_iter()
-        .map(|i| lsp::CompletionItem {
-            label: i.label,
-            kind: Some(match i.kind {
-                completion::ItemKind::Keyword => lsp::CompletionItemKind::KEYWORD,
-                completion::ItemKind::Variable => lsp::CompletionItemKind::VARIABLE,
-                completion::ItemKind::Function => lsp::CompletionItemKind::FUNCTION,
-                completion::ItemKind::Thread => lsp::CompletionItemKind::MODULE,
-            }),
-            detail: Some(i.detail),
-            ..Default::default()
-        })
-        .enumerate()
-        // The server's order, not the client's alphabetical one.
-        .map(|(k, item)| lsp::CompletionItem { sort_text: Some(format!("{k:04}")), ..item })
-        .collect();
-    Some(lsp::CompletionResponse::Array(items))
+    let c = completion::complete(&snap.analyzed.analysis, &snap.analyzed.text, snap.offset(p.position));
+    Some(convert::completion(&snap.analyzed.rope, &c, snap.enc, snippets))
+}
+
+pub fn signature_help(snap: &Snapshot, params: lsp::SignatureHelpParams) -> Option<lsp::SignatureHelp> {
+    let p = params.text_document_position_params;
+    let (text, dialect) = (&snap.analyzed.text, snap.analyzed.analysis.dialect);
+    crate::signature::signature_help(text, dialect, snap.offset(p.position)).map(|s| convert::signature_help(&s))
 }
 
 pub fn code_action(snap: &Snapshot, params: lsp::CodeActionParams) -> Option<lsp::CodeActionResponse> {

@@ -24,6 +24,7 @@ pub mod notifications;
 pub mod pipeline;
 pub mod pull;
 pub mod server;
+pub mod signature;
 pub mod state;
 pub mod tokens;
 pub mod transport;

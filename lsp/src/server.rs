@@ -47,6 +47,14 @@ impl LanguageServer for Backend {
                 s.test_hooks = opts.get("testHooks").and_then(|v| v.as_bool()).unwrap_or(false);
             }
             s.progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
+            s.snippets = params
+                .capabilities
+                .text_document
+                .as_ref()
+                .and_then(|t| t.completion.as_ref())
+                .and_then(|c| c.completion_item.as_ref())
+                .and_then(|i| i.snippet_support)
+                .unwrap_or(false);
             s.lens_refresh = params
                 .capabilities
                 .workspace
@@ -103,9 +111,15 @@ impl LanguageServer for Backend {
             )),
             code_lens_provider: Some(lsp::CodeLensOptions { resolve_provider: Some(false) }),
             inlay_hint_provider: Some(lsp::OneOf::Left(true)),
+            // `:` after a thread's name in the final condition: its registers.
             completion_provider: Some(lsp::CompletionOptions {
                 trigger_characters: Some(vec![":".into()]),
                 ..Default::default()
+            }),
+            signature_help_provider: Some(lsp::SignatureHelpOptions {
+                trigger_characters: Some(vec!["(".into(), ",".into()]),
+                retrigger_characters: None,
+                work_done_progress_options: Default::default(),
             }),
             code_action_provider: Some(lsp::CodeActionProviderCapability::Options(lsp::CodeActionOptions {
                 code_action_kinds: Some(vec![lsp::CodeActionKind::QUICKFIX, crate::actions::INSERT_FENCES]),
@@ -252,7 +266,13 @@ impl LanguageServer for Backend {
 
     async fn completion(&self, params: lsp::CompletionParams) -> Result<Option<lsp::CompletionResponse>> {
         let uri = params.text_document_position.text_document.uri.clone();
-        self.on_snapshot("completion", &uri, |snap| handlers::completion(snap, params)).await
+        let snippets = self.lock().snippets;
+        self.on_snapshot("completion", &uri, |snap| handlers::completion(snap, params, snippets)).await
+    }
+
+    async fn signature_help(&self, params: lsp::SignatureHelpParams) -> Result<Option<lsp::SignatureHelp>> {
+        let uri = params.text_document_position_params.text_document.uri.clone();
+        self.on_snapshot("signatureHelp", &uri, |snap| handlers::signature_help(snap, params)).await
     }
 
     async fn code_action(&self, params: lsp::CodeActionParams) -> Result<Option<lsp::CodeActionResponse>> {

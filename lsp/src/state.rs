@@ -36,6 +36,8 @@ pub struct Shared {
     pub diagnostic_refresh: bool,
     /// The workspace's files on disk and their background checks.
     pub workspace: Workspace,
+    /// The client takes snippets in completions (`snippetSupport`).
+    pub snippets: bool,
     /// The last generation handed out, over all documents.
     last_generation: u64,
     /// One publish lock per URI, kept across close and reopen.
@@ -68,6 +70,7 @@ impl Default for Shared {
             pull: false,
             diagnostic_refresh: false,
             workspace: Default::default(),
+            snippets: false,
             last_generation: 0,
             publish_locks: HashMap::new(),
         }

@@ -204,7 +204,8 @@ async fn navigation_rename_symbols_tokens_lens_completion() {
     let labels = |items: Value| -> Vec<String> {
         items.as_array().unwrap().iter().map(|i| i["label"].as_str().unwrap().to_string()).collect()
     };
-    let in_p1 = labels(c.request("textDocument/completion", at(&u, line_of("let r1 = x"), 2)).await.unwrap());
+    // After `let r1 = x;` (before it, `r1` is not declared yet).
+    let in_p1 = labels(c.request("textDocument/completion", at(&u, line_of("let r1 = x"), 13)).await.unwrap());
     for want in ["r0", "r1", "x", "fence"] {
         assert!(in_p1.iter().any(|l| l == want), "{want} in {in_p1:?}");
     }
