@@ -60,12 +60,12 @@ local function tso_lines()
   return lines
 end
 
--- The other statements of a cycle: information diagnostics naming their role.
+-- The other statements of a cycle: hints naming their role.
 local function member_lines()
   local lines = {}
   for _, d in ipairs(vim.diagnostic.get(bufnr)) do
     if code_of(d) == 'E0400' and d.message:find('part of the', 1, true) then
-      check(d.severity == vim.diagnostic.severity.INFO, 'a member is information: ' .. d.message)
+      check(d.severity == vim.diagnostic.severity.HINT, 'a member is a hint: ' .. d.message)
       table.insert(lines, d.lnum)
     end
   end
@@ -108,7 +108,7 @@ end
 if not settled('the first check finishes') then
   return finish()
 end
--- Errors sort above the cycle members' information on a shared line.
+-- Errors sort above the cycle members' hints on a shared line.
 local ns = client() and vim.lsp.diagnostic.get_namespace(client().id)
 check(ns ~= nil and vim.diagnostic.config(nil, ns).severity_sort == true, 'severity_sort on litmus diagnostics')
 print('     (position encoding negotiated: ' .. tostring(client().offset_encoding) .. ')')
@@ -130,7 +130,7 @@ for _, r in pairs(hover) do
     text = r.result.contents.value
   end
 end
-check(text:find('Cycle (happens-before)', 1, true) ~= nil and text:find('—fr→', 1, true) ~= nil, 'hover shows the cycle')
+check(text:find('**TSO/PSO cycle**', 1, true) ~= nil and text:find('—fr→', 1, true) ~= nil, 'hover shows the cycle')
 
 local fixes = code_actions(7, { 'quickfix' })
 check(#fixes == 1 and fixes[1].title == 'Insert `fence wr` after line 8', 'one quick fix: ' .. vim.inspect(vim.tbl_map(function(a) return a.title end, fixes)))

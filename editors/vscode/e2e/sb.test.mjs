@@ -6,8 +6,11 @@
 // `expect` is what a user sees: the squiggles on every statement of each
 // cycle, the Problems panel, the lenses, the inlay hints, the hover with the
 // cycle, the execution graph (and a click on one of its events), the quick
-// fix and its re-check, and a non-ASCII file. A change in what the editor
-// shows changes one entry here.
+// fix and its re-check, a non-ASCII file, the status bar following the
+// active editor (two litmus files, a .txt file hides it) and its actions,
+// the palette's one "Litmus" category, Explain and Insert all fences, and a
+// missing server (one message whose button opens the setting). A change in
+// what the editor shows changes one entry here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, rmSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,30 +24,31 @@ import { CHROMIUM_FLAGS } from "../lib/chromium.mjs";
 const expect = {
   // The squiggles on the file as opened: line (1-based), severity, the text underlined.
   // The delayed stores carry the violations (TSO and PSO drawn as one squiggle).
+  // The cycle's other statements are hints (dots, not in the Problems panel).
   squiggles: [
     { line: 8, severity: "error", text: "x = 1;" },
-    { line: 9, severity: "info", text: "let r0 = y;" },
+    { line: 9, severity: "hint", text: "…" },
     { line: 13, severity: "error", text: "y = 1;" },
-    { line: 13, severity: "info", text: "y = 1;" },
-    { line: 14, severity: "info", text: "let r1 = x;" },
+    { line: 13, severity: "hint", text: "…" },
+    { line: 14, severity: "hint", text: "…" },
     { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
   ],
-  // The status bar's problem counts: one diagnostic per statement and
-  // finding, naming every model it holds under.
-  problemCounts: "Errors: 2, Warnings: 1, Infos: 3",
+  // The status bar's problem counts: one diagnostic per finding, naming
+  // every model it holds under.
+  problemCounts: "Errors: 2, Warnings: 1",
+  // The litmus status item's accessible label once the check is done (icon
+  // name, text): an error icon with harmful violations, never a check mark.
+  status: /^error litmus: 2 harmful violations, /,
   // Problems panel rows (severity, message start, line), in the panel's order.
   problems: [
     { severity: "Error", message: "TSO, PSO: `x = 1` may be delayed past `let r0 = y`", line: 8 },
     { severity: "Error", message: "TSO, PSO: `y = 1` may be delayed past `let r1 = x`", line: 13 },
     { severity: "Warning", message: "TSO, PSO: observed sometimes (proved)", line: 17 },
-    { severity: "Info", message: "reads y before P1's `y = 1` overwrites it — part of the TSO/PSO cycle of line 8", line: 9 },
-    { severity: "Info", message: "writes y after P0's `let r0 = y` read the old value — part of the TSO/PSO cycle of line 8", line: 13 },
-    { severity: "Info", message: "reads x before P0's `x = 1` overwrites it — part of the TSO/PSO cycle of line 8", line: 14 },
   ],
   lenses: [
     "SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations",
-    "Show execution (TSO) | Show execution (PSO)",
-    "Show execution (TSO) | Show execution (PSO)",
+    "Show execution (TSO/PSO): past `let r0 = y`",
+    "Show execution (TSO/PSO): past `let r1 = x`",
   ],
   // Inlay hints drawn: { line, text }.
   inlayHints: [
@@ -57,19 +61,20 @@ const expect = {
     line: 8,
     severity: "error",
     contains: [
-      "TSO, PSO: x = 1 may be delayed past let r0 = y",
-      "Cycle (happens-before):",
+      "TSO/PSO cycle (x = 1 delayed past let r0 = y) — harmful (proved)",
       "① P0 line 8: x = 1 —po→",
       "② P0 line 9: let r0 = y —fr→",
       "③ P1 line 13: y = 1 —po→",
-      "④ P1 line 14: let r1 = x —fr→ (back to ①)",
+      "④ P1 line 14: let r1 = x —fr→ ①",
       "Fix: insert fence wr; after line 8",
     ],
+    // Scrolled to, as a reader would.
+    cycle: "TSO/PSO cycle",
   },
   // The execution graph: null while there is no "Show execution" lens; else
   // { lens: "Show execution", contains: [texts the webview's page or SVG shows] }.
   graph: {
-    lens: "Show execution (TSO)",
+    lens: "Show execution (TSO/PSO): past `let r0 = y`",
     contains: ["W x=1", "R y=0", "W y=1", "R x=0"],
     // A click on P1's load (`let r1 = x;`, line 14, column 3) puts the cursor on it.
     click: { event: '.event[data-line="14"]', cursor: "Ln 14, Col 3" },
@@ -87,16 +92,17 @@ const expect = {
     // P1's cycle still runs through P0's statements, marked as members; the
     // fence between them only orders that po edge and is not one.
     squiggles: [
-      { line: 8, severity: "info", text: "x = 1;" },
-      { line: 10, severity: "info", text: "let r0 = y;" },
+      { line: 8, severity: "hint", text: "…" },
+      { line: 10, severity: "hint", text: "…" },
       { line: 14, severity: "error", text: "y = 1;" },
-      { line: 15, severity: "info", text: "let r1 = x;" },
+      { line: 15, severity: "hint", text: "…" },
       { line: 18, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
-    problemCounts: "Errors: 1, Warnings: 1, Infos: 3",
+    problemCounts: "Errors: 1, Warnings: 1",
+    status: /^error litmus: 1 harmful violation, /,
     lenses: [
       "SC never (proved) · TSO sometimes (proved), 1 SC violation · PSO sometimes (proved), 1 SC violation",
-      "Show execution (TSO) | Show execution (PSO)",
+      "Show execution (TSO/PSO): past `let r1 = x`",
     ],
   },
   // The same program, non-ASCII in its name and before the store of line 8
@@ -104,22 +110,59 @@ const expect = {
   // must still cover exactly the store.
   nonAscii: {
     file: "sb-é.litmus",
+    status: /^error litmus: 2 harmful violations, /,
     replace: ["  x = 1;", "  /* é🙂 */ x = 1;"],
     squiggles: [
       { line: 8, severity: "error", text: "x = 1;" },
-      { line: 9, severity: "info", text: "let r0 = y;" },
+      { line: 9, severity: "hint", text: "…" },
       { line: 13, severity: "error", text: "y = 1;" },
-      { line: 13, severity: "info", text: "y = 1;" },
-      { line: 14, severity: "info", text: "let r1 = x;" },
+      { line: 13, severity: "hint", text: "…" },
+      { line: 14, severity: "hint", text: "…" },
       { line: 17, severity: "warning", text: "exists (P0:r0 == 0 && P1:r1 == 0);" },
     ],
     lenses: [
-    "SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations",
-    "Show execution (TSO) | Show execution (PSO)",
-    "Show execution (TSO) | Show execution (PSO)",
+      "SC never (proved) · TSO sometimes (proved), 2 SC violations · PSO sometimes (proved), 2 SC violations",
+      "Show execution (TSO/PSO): past `let r0 = y`",
+      "Show execution (TSO/PSO): past `let r1 = x`",
+    ],
+  },
+  // The herd x86 MP test: clean under SC and TSO.
+  herdStatus: /^check litmus: /,
+  // The status item as the active editor changes: sb.litmus (fenced once),
+  // MP.litmus, and a .txt file (no item).
+  statusBar: {
+    sb: /^error litmus: 1 harmful violation, /,
+    mp: /^check litmus: /,
+    // A click on it: the actions offered.
+    actions: ["Show problems", "Show execution", "Explain violation", "Insert all fences", "Re-check", "Restart server", "Show output"],
+  },
+  // "Explain violation" on the fenced sb.litmus: P1's violation left, in a Markdown preview.
+  explain: ["y = 1", "let r1 = x"],
+  // The palette's commands, all under "Litmus".
+  palette: [
+    "Litmus: Explain violation",
+    "Litmus: Insert all fences",
+    "Litmus: Re-check",
+    "Litmus: Restart language server",
+    "Litmus: Show execution",
+    "Litmus: Show output",
   ],
+  // "Insert all fences" on sb.litmus (fenced once by the quick fix): P1's
+  // fence; nothing left.
+  allFences: {
+    status: /^check litmus: clean, /,
+    fences: 1,
+    lenses: ["SC never (proved) · TSO never (proved), robust (proved) · PSO never (proved), robust (proved)"],
+  },
+  // litmus.server.path set to a file that does not exist: one message.
+  missingServer: {
+    message: /^litmus: the language server was not found: `[^`]*no-such-dir\/litmus` does not exist or is not executable\. .*litmus\.server\.path\.$/,
+    buttons: ["Open setting", "Install instructions"],
+    status: /^error litmus: server not found, /,
   },
 };
+
+const ITEM = "litmus-dev.litmus";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..", "..");
@@ -166,14 +209,14 @@ async function settled(want) {
     squiggles: await wb.squiggles(page),
     lenses: await wb.codeLenses(page),
     problemCounts: await wb.statusItem(page, "status.problems"),
-    // The extension's status item: "check" is the icon of a finished check.
-    litmus: await wb.statusItem(page, "litmus-dev.litmus"),
+    // The extension's status item: its icon and text once the check is done.
+    litmus: (await wb.statusItemInfo(page, ITEM))?.label,
   });
   const ok = (s) =>
     JSON.stringify(s.squiggles) === JSON.stringify(want.squiggles) &&
     JSON.stringify(s.lenses) === JSON.stringify(want.lenses) &&
     (want.problemCounts === undefined || s.problemCounts === want.problemCounts) &&
-    (s.litmus ?? "").startsWith("check ");
+    want.status.test(s.litmus ?? "");
   return wb.waitFor("the check's results on screen", probe, ok, { timeoutMs: 60000 });
 }
 
@@ -296,7 +339,7 @@ step("hovering the underlined store shows the cycle", async () => {
   assert.deepEqual([...at0].sort((a, b) => a - b), at0);
   await screenshot("hover");
   // As a reader would: scroll the hover down to the cycle.
-  await wb.scrollHoverTo(page, "Cycle (happens-before)");
+  await wb.scrollHoverTo(page, expect.hover.cycle);
   await screenshot("hover-cycle");
   // Move away so the hover closes before the next step.
   await page.mouse.move(5, 450);
@@ -508,7 +551,7 @@ step("a herd x86 test is checked under SC and TSO, its architecture's models", a
   const probe = async () => ({
     squiggles: await wb.squiggles(page),
     lenses: await wb.codeLenses(page),
-    litmus: await wb.statusItem(page, "litmus-dev.litmus"),
+    litmus: (await wb.statusItemInfo(page, ITEM))?.label,
   });
   try {
     await wb.waitFor(
@@ -516,7 +559,7 @@ step("a herd x86 test is checked under SC and TSO, its architecture's models", a
       probe,
       (s) =>
         s.squiggles.length === 0 &&
-        (s.litmus ?? "").startsWith("check ") &&
+        expect.herdStatus.test(s.litmus ?? "") &&
         s.lenses.length > 0 &&
         s.lenses[0].includes("TSO never") &&
         !s.lenses.some((l) => l.includes("PSO")),
@@ -525,6 +568,170 @@ step("a herd x86 test is checked under SC and TSO, its architecture's models", a
   } finally {
     await screenshot("herd-x86");
   }
+});
+
+/** Makes `file` the active editor: a click on its tab, else on it in the Explorer (a preview tab may be gone). */
+async function clickTab(file) {
+  const tab = await wb.tabCentre(page, file);
+  if (!tab) return open(file);
+  await page.mouse.click(tab.x, tab.y);
+  await wb.waitFor(`${file} active`, () => wb.activeTab(page), (t) => t?.startsWith(file), { timeoutMs: STEP_MS });
+}
+
+/** Waits until the litmus status item's label matches `want`. */
+function statusIs(want, what) {
+  return wb.waitFor(
+    what ?? `the litmus status item to read ${want}`,
+    () => wb.statusItemInfo(page, ITEM),
+    (s) => s !== null && s.visible && want.test(s.label ?? ""),
+    { timeoutMs: 60000 },
+  );
+}
+
+step("the status bar follows the active editor: two litmus files, and a .txt file hides it", async () => {
+  const want = expect.statusBar;
+  await statusIs(want.mp, "MP.litmus's own status");
+  // Written only now (the explorer picks it up), as a user's notes beside the tests.
+  writeFileSync(join(workspace, "notes.txt"), "Not a litmus file: no litmus status here.\n");
+  await open("notes.txt");
+  await wb.waitFor("no litmus item for a .txt file", () => wb.statusItemInfo(page, ITEM), (s) => s === null || !s.visible, {
+    timeoutMs: STEP_MS,
+  });
+  await screenshot("status-txt-hidden");
+  await clickTab("sb.litmus");
+  await statusIs(want.sb, "sb.litmus's own status, not MP's");
+  await screenshot("status-sb");
+  await open("MP.litmus");
+  await statusIs(want.mp, "MP.litmus's own status, not sb's");
+  await screenshot("status-mp");
+  await clickTab("sb.litmus");
+  await statusIs(want.sb, "sb.litmus's status again after switching back");
+});
+
+step("a click on the status bar offers the actions; Explain violation opens the explanation", async () => {
+  const item = await statusIs(expect.statusBar.sb);
+  await page.mouse.click(item.centre.x, item.centre.y);
+  const rows = await wb.waitFor("the actions' quick pick", () => wb.quickPickRows(page), (r) => r !== null && r.length >= expect.statusBar.actions.length, {
+    timeoutMs: STEP_MS,
+  });
+  await screenshot("status-actions");
+  const labels = rows.map((r) => r.replace(/^[\w-]+ /, ""));
+  for (const a of expect.statusBar.actions) {
+    assert.ok(labels.some((l) => l.startsWith(a)), `"${a}" among ${JSON.stringify(rows)}`);
+  }
+  await page.keyboard.type("Explain");
+  await page.keyboard.press("Enter");
+  await wb.waitFor(
+    "the explanation in a Markdown preview",
+    () => wb.webviews(page),
+    (vs) => vs.some((v) => expect.explain.every((c) => v.text.includes(c))),
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("explain");
+  await runCommandExactly("View: Close All Editor Groups");
+  await wb.waitFor("every editor closed", () => wb.activeTab(page), (t) => t === null, { timeoutMs: STEP_MS });
+  await open("sb.litmus");
+  await statusIs(expect.statusBar.sb);
+});
+
+/** Runs the palette entry titled exactly `title`. */
+async function runCommandExactly(title) {
+  await page.keyboard.press("F1");
+  const input = ".quick-input-widget .quick-input-box input";
+  await page.waitForSelector(input, { visible: true, timeout: 10000 });
+  await page.type(input, title);
+  await wb.waitFor(`the palette's first row to be "${title}"`, () => wb.quickPickRows(page), (r) => r !== null && r.length > 0 && r[0].startsWith(title), {
+    timeoutMs: 10000,
+  });
+  await page.keyboard.press("Enter");
+}
+
+step("the palette lists every command once, under Litmus", async () => {
+  await page.keyboard.press("F1");
+  const input = ".quick-input-widget .quick-input-box input";
+  await page.waitForSelector(input, { visible: true, timeout: 10000 });
+  await page.type(input, "litmus");
+  const rows = await wb.waitFor(
+    "the palette's litmus commands",
+    () => wb.quickPickRows(page),
+    (r) => r !== null && expect.palette.every((p) => r.some((x) => x.startsWith(p))),
+    { timeoutMs: STEP_MS },
+  );
+  await screenshot("palette");
+  await page.keyboard.press("Escape");
+  const ours = rows.filter((r) => /^litmus\b/i.test(r));
+  assert.ok(ours.every((r) => r.startsWith("Litmus: ")), `one prefix: ${JSON.stringify(ours)}`);
+  assert.ok(!ours.some((r) => /^Litmus: litmus/i.test(r)), `no repeated prefix: ${JSON.stringify(ours)}`);
+});
+
+step("Insert all fences from the palette: the server edits the file, the status clears", async () => {
+  await runCommandExactly("Litmus: Insert all fences");
+  await wb.waitFor(
+    `${expect.allFences.fences} more fences in the text`,
+    () => wb.editorLines(page),
+    (l) => l !== null && l.filter((x) => /^\s*fence\b/.test(x ?? "")).length >= 1 + expect.allFences.fences,
+    { timeoutMs: STEP_MS },
+  );
+  await statusIs(expect.allFences.status, "the status without errors after the fences");
+  await wb.waitFor("the lenses of the fenced program", () => wb.codeLenses(page), (l) => JSON.stringify(l) === JSON.stringify(expect.allFences.lenses), {
+    timeoutMs: STEP_MS,
+  });
+  const sq = await wb.squiggles(page);
+  assert.ok(!sq.some((q) => q.severity === "error"), JSON.stringify(sq));
+  await screenshot("all-fences");
+  // Saved: the next step reloads the window.
+  await wb.chord(page, "Control+KeyS");
+  await wb.waitFor("sb.litmus saved", () => readFileSync(join(workspace, "sb.litmus"), "utf8"), (t) => t.split("fence wr;").length - 1 === 1 + expect.allFences.fences, {
+    timeoutMs: STEP_MS,
+  });
+});
+
+step("a missing server: one message, not cut off, whose button opens the setting", async () => {
+  const m = expect.missingServer;
+  // As a user whose server is not installed meets it: the window opens on a
+  // litmus file with litmus.server.path pointing nowhere.
+  const settingsFile = join(work, "code-server", "data", "User", "settings.json");
+  const settings = JSON.parse(readFileSync(settingsFile, "utf8"));
+  settings["litmus.server.path"] = join(work, "no-such-dir", "litmus");
+  writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+  await Promise.all([
+    page.waitForNavigation({ waitUntil: "domcontentloaded", timeout: STEP_MS }),
+    runCommandExactly("Developer: Reload Window"),
+  ]);
+  await wb.waitFor("a litmus file open again", () => wb.activeTab(page), (t) => /\.litmus\b/.test(t ?? ""), { timeoutMs: 60000 });
+  await wb.waitFor("the message about the missing server", () => wb.toasts(page), (t) => t.some((x) => m.message.test(x.message)), {
+    timeoutMs: 60000,
+  });
+  // Time for a second toast to come, as the language client's own did.
+  await new Promise((r) => setTimeout(r, 3000));
+  const all = await wb.toasts(page);
+  await screenshot("server-missing");
+  assert.equal(all.length, 1, `one message: ${JSON.stringify(all, null, 1)}`);
+  assert.match(all[0].message, m.message);
+  assert.equal(all[0].clipped, false, "the message is shown whole");
+  assert.deepEqual(all[0].buttons, m.buttons);
+  const item = await statusIs(m.status, "the status item saying the server is missing");
+  assert.ok(item.coloured, `in error colours: ${JSON.stringify(item)}`);
+  const settingsOpen = () =>
+    page.evaluate(() => {
+      const ed = document.querySelector(".settings-editor");
+      if (!ed || ed.getBoundingClientRect().height === 0) return null;
+      const query = ed.querySelector(".settings-header .monaco-editor .view-lines")?.innerText.replace(/\u00a0/g, " ") ?? "";
+      const rows = [...ed.querySelectorAll(".setting-item-contents .setting-item-title")].map((t) => t.innerText.replace(/\s+/g, " ").trim());
+      return { query, rows };
+    });
+  const shown = (s) => s !== null && s.query.includes("litmus.server.path") && s.rows.some((r) => /Server: Path/.test(r));
+  const b = await wb.toastButtonCentre(page, "Open setting");
+  assert.ok(b, "the Open setting button");
+  await page.mouse.click(b.x, b.y);
+  await wb.waitFor("the settings editor on litmus.server.path", settingsOpen, shown, { timeoutMs: STEP_MS });
+  await screenshot("server-setting");
+  // The status item does the same.
+  await wb.closeActiveTab(page);
+  await wb.waitFor("the settings editor closed", settingsOpen, (s) => s === null, { timeoutMs: STEP_MS });
+  const again = await statusIs(m.status);
+  await page.mouse.click(again.centre.x, again.centre.y);
+  await wb.waitFor("the settings editor again, from the status item", settingsOpen, shown, { timeoutMs: STEP_MS });
 });
 
 // The packaged extension is the one under test: fail loudly on a stale or

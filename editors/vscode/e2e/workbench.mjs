@@ -58,7 +58,8 @@ export function editorLines(page) {
 /**
  * Every squiggle drawn in the active editor: `{ line, severity, text }`,
  * where `text` is the characters it spans, measured on screen (so a wrong
- * column, or a UTF-16/UTF-8 mix-up, shows as the wrong text).
+ * column, or a UTF-16/UTF-8 mix-up, shows as the wrong text); "…" for a
+ * hint (drawn as dots at its start).
  */
 export function squiggles(page) {
   return page.evaluate(() => {
@@ -93,7 +94,9 @@ export function squiggles(page) {
       const severity = /squiggly-(error|warning|info|hint)/.exec(sq.className)?.[1] ?? sq.className;
       const box = sq.getBoundingClientRect();
       const vl = viewLineAt(top);
-      out.push({ line: lineAt(top), severity, text: vl ? textWithin(vl, box.left, box.right) : null });
+      // A hint is three dots under its range's start, not an underline: no text.
+      const text = severity === "hint" ? "…" : vl ? textWithin(vl, box.left, box.right) : null;
+      out.push({ line: lineAt(top), severity, text });
     }
     // The same range under several diagnostics may be drawn once or more.
     const seen = new Set();
@@ -301,7 +304,7 @@ export async function scrollHoverTo(page, text) {
       for (const h of document.querySelectorAll(".monaco-hover:not(.hidden)")) {
         const box = h.getBoundingClientRect();
         if (box.height === 0) continue;
-        const el = [...h.querySelectorAll("p, div, span")].find((e) => e.children.length === 0 && e.textContent.includes(text));
+        const el = [...h.querySelectorAll("p, div, span, strong, em, li")].find((e) => e.children.length === 0 && e.textContent.includes(text));
         if (!el) continue;
         const r = el.getBoundingClientRect();
         return { x: box.left + box.width / 2, y: box.top + box.height / 2, delta: r.top - box.top };
@@ -369,4 +372,64 @@ export async function runCommand(page, title) {
     { timeoutMs: 10000 },
   );
   await page.keyboard.press("Enter");
+}
+
+/**
+ * A status-bar item as drawn: its accessible label, whether it is shown,
+ * and its background colour (an item with a background colour of its own,
+ * such as statusBarItem.errorBackground, has the class has-background-color).
+ */
+export function statusItemInfo(page, id) {
+  return page.evaluate((id) => {
+    const el = document.getElementById(id);
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return {
+      // The icon's name, then the text (VS Code puts two spaces between them).
+      label: el.getAttribute("aria-label")?.replace(/ {2,}/g, " ") ?? null,
+      visible: r.width > 0 && r.height > 0,
+      coloured: el.classList.contains("has-background-color"),
+      background: getComputedStyle(el).backgroundColor,
+      centre: { x: r.left + r.width / 2, y: r.top + r.height / 2 },
+    };
+  }, id);
+}
+
+/** The rows of the open quick pick (or palette), as shown. */
+export function quickPickRows(page) {
+  return page.evaluate(() => {
+    const w = document.querySelector(".quick-input-widget");
+    if (!w || w.style.display === "none" || w.getBoundingClientRect().height === 0) return null;
+    return [...w.querySelectorAll(".monaco-list-row")].map((r) => (r.getAttribute("aria-label") || r.innerText).replace(/\s+/g, " ").trim());
+  });
+}
+
+/** The notification toasts shown: each one's message and buttons. */
+export function toasts(page) {
+  return page.evaluate(() =>
+    [...document.querySelectorAll(".notifications-toasts .notification-toast")]
+      .filter((t) => t.getBoundingClientRect().height > 0)
+      .map((t) => {
+        const message = t.querySelector(".notification-list-item-message");
+        return {
+          message: message?.innerText ?? t.innerText,
+          // The message element's own width against its text's: cut off or not.
+          clipped: message ? message.scrollWidth > message.clientWidth + 1 || message.scrollHeight > message.clientHeight + 1 : null,
+          buttons: [...t.querySelectorAll(".monaco-button")].map((b) => b.innerText.trim()).filter(Boolean),
+        };
+      }),
+  );
+}
+
+/** The centre of a shown toast's button labelled `label`, or null. */
+export function toastButtonCentre(page, label) {
+  return page.evaluate((label) => {
+    for (const b of document.querySelectorAll(".notifications-toasts .notification-toast .monaco-button")) {
+      if (b.innerText.trim() !== label) continue;
+      const r = b.getBoundingClientRect();
+      if (r.width === 0) continue;
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return null;
+  }, label);
 }

@@ -19,7 +19,7 @@ M.config = {
   -- vim.ui.open (Neovim 0.10+) or xdg-open/open, when there is a display.
   open = nil,
   -- vim.diagnostic.config for litmus's diagnostics: a line with an error
-  -- and a cycle member's information shows the error's sign.
+  -- and a cycle member's hint shows the error's sign.
   diagnostics = { severity_sort = true },
   -- Inlay hints (values each load may read; Neovim 0.10+) on attach.
   inlay_hints = true,
