@@ -94,6 +94,20 @@ local function main()
   local out = vim.api.nvim_exec('LitmusStatus', true)
   check(out:find('✗ litmus: ', 1, true) ~= nil and out:find('2 errors', 1, true) ~= nil, ':LitmusStatus: the headline and counts: ' .. out)
   check(out:find('state: checked', 1, true) ~= nil and out:find('server: running (client ' .. client.id, 1, true) ~= nil, ':LitmusStatus: state and server: ' .. out)
+  -- A second litmus file: its own status, and sb's stays sb's.
+  vim.fn.writefile(vim.fn.readfile(root .. '/examples/mp.litmus'), dir .. '/mp.litmus')
+  vim.cmd('split ' .. dir .. '/mp.litmus')
+  local mp = vim.api.nvim_get_current_buf()
+  local mp_uri = vim.uri_from_bufnr(mp)
+  local mp_checked = vim.wait(TIMEOUT, function()
+    local m = litmus.status[mp_uri]
+    return m ~= nil and m.state == 'checked'
+  end, 20)
+  local mps = litmus.status[mp_uri] or {}
+  local mark = (mps.errors or 0) > 0 and '✗' or (mps.warnings or 0) > 0 and '⚠' or '✓'
+  check(mp_checked and litmus.statusline(mp) == mark .. ' litmus: ' .. tostring(mps.headline), 'mp.litmus: its own statusline: ' .. litmus.statusline(mp))
+  check(litmus.statusline(mp) ~= line and litmus.statusline(bufnr) == line, "sb.litmus's unchanged beside it: " .. litmus.statusline(bufnr))
+  vim.cmd('close')
   -- Another buffer: its own (none), not sb's.
   vim.cmd('split ' .. dir .. '/notes.txt')
   local txt = vim.api.nvim_get_current_buf()
