@@ -188,7 +188,7 @@ async function start(): Promise<void> {
       client = undefined;
     }
     const why = err instanceof Error ? err.message : String(err);
-    void reportFailure(`litmus: \`${command} lsp\` did not start: ${why}`, false, setting);
+    void reportFailure(`litmus: \`${command} lsp\` did not start (${why}). Check that litmus.server.path is the litmus binary.`, false, setting);
     return;
   }
   // Started: later errors (a crash, a failed request) may toast as usual.
