@@ -274,6 +274,75 @@ pub fn symbol_kind(k: litmus_dsl::SymbolKind) -> lsp::SymbolKind {
     }
 }
 
+/// An outline entry's kind: threads are classes (they hold registers as
+/// a class holds fields), the final condition a boolean.
+pub fn outline_kind(k: crate::navigation::OutlineKind) -> lsp::SymbolKind {
+    match k {
+        crate::navigation::OutlineKind::Symbol(k) => symbol_kind(k),
+        crate::navigation::OutlineKind::Condition => lsp::SymbolKind::BOOLEAN,
+    }
+}
+
+pub fn highlight(rope: &Rope, span: Span, access: crate::highlight::Access, enc: Encoding) -> lsp::DocumentHighlight {
+    use crate::highlight::Access;
+    let kind = match access {
+        Access::Read => lsp::DocumentHighlightKind::READ,
+        Access::Write => lsp::DocumentHighlightKind::WRITE,
+        Access::Text => lsp::DocumentHighlightKind::TEXT,
+    };
+    lsp::DocumentHighlight { range: range(rope, span, enc), kind: Some(kind) }
+}
+
+/// A fold, or `None` when it spans one line. A client that folds whole lines
+/// only hides the end line entirely, so one whose fold ends mid-line
+/// (`} else {`) ends on the line before (as rust-analyzer does).
+pub fn folding_range(
+    rope: &Rope,
+    fold: &crate::folding::Fold,
+    enc: Encoding,
+    line_folding_only: bool,
+) -> Option<lsp::FoldingRange> {
+    let r = range(rope, fold.span, enc);
+    let kind = match fold.kind {
+        crate::folding::FoldKind::Comment => Some(lsp::FoldingRangeKind::Comment),
+        crate::folding::FoldKind::Code => None,
+    };
+    let (start_character, end_character, end_line) = if line_folding_only {
+        let end = fold.span.end.min(rope.len_bytes());
+        let stop = rope.char_to_byte(line_end_char(rope, r.end.line as usize));
+        let more = end < stop && rope.byte_slice(end..stop).chars().any(|c| !c.is_whitespace());
+        (None, None, if more { r.end.line.saturating_sub(1) } else { r.end.line })
+    } else {
+        (Some(r.start.character), Some(r.end.character), r.end.line)
+    };
+    (end_line > r.start.line).then_some(lsp::FoldingRange {
+        start_line: r.start.line,
+        start_character,
+        end_line,
+        end_character,
+        kind,
+        collapsed_text: None,
+    })
+}
+
+/// A workspace symbol, at its declaration in `rope` (its file's text).
+#[allow(deprecated)]
+pub fn workspace_symbol(
+    uri: &lsp::Uri,
+    rope: &Rope,
+    e: &crate::symbols_ws::Entry,
+    enc: Encoding,
+) -> lsp::SymbolInformation {
+    lsp::SymbolInformation {
+        name: e.name.clone(),
+        kind: symbol_kind(e.kind),
+        tags: None,
+        deprecated: None,
+        location: location(uri, rope, e.span, enc),
+        container_name: Some(e.container.clone()),
+    }
+}
+
 /// An inlay hint after its byte offset, its tooltip as Markdown.
 pub fn inlay_hint(rope: &Rope, h: &crate::inlay::Hint, enc: Encoding) -> lsp::InlayHint {
     lsp::InlayHint {

@@ -9,7 +9,7 @@ use crate::convert;
 use crate::documents::key;
 use crate::execution::{GraphParams, GraphResult};
 use crate::state::{request_failed, Shared, Snapshot};
-use crate::{actions, completion, format, hover, lens, navigation, tokens};
+use crate::{actions, completion, folding, format, format_range, highlight, hover, lens, navigation, tokens};
 use tower_lsp_server::jsonrpc::{Error, Result};
 use tower_lsp_server::ls_types as lsp;
 
@@ -60,7 +60,7 @@ pub fn document_symbol(snap: &Snapshot, _params: lsp::DocumentSymbolParams) -> O
         lsp::DocumentSymbol {
             name: o.name.clone(),
             detail: Some(o.detail.clone()),
-            kind: convert::symbol_kind(o.kind),
+            kind: convert::outline_kind(o.kind),
             tags: None,
             deprecated: None,
             range: snap.range(o.full),
@@ -68,8 +68,78 @@ pub fn document_symbol(snap: &Snapshot, _params: lsp::DocumentSymbolParams) -> O
             children: (!o.children.is_empty()).then(|| o.children.iter().map(|c| convert_outline(snap, c)).collect()),
         }
     }
-    let outline = navigation::outline(&snap.analyzed.analysis);
+    let outline = navigation::outline(&snap.analyzed.text, &snap.analyzed.analysis);
     Some(lsp::DocumentSymbolResponse::Nested(outline.iter().map(|o| convert_outline(snap, o)).collect()))
+}
+
+pub fn document_highlight(
+    snap: &Snapshot,
+    params: lsp::DocumentHighlightParams,
+) -> Option<Vec<lsp::DocumentHighlight>> {
+    let p = params.text_document_position_params;
+    let found = highlight::highlights(&snap.analyzed.text, &snap.analyzed.analysis, snap.offset(p.position));
+    let rope = &snap.analyzed.rope;
+    (!found.is_empty()).then(|| found.into_iter().map(|(s, k)| convert::highlight(rope, s, k, snap.enc)).collect())
+}
+
+/// `line_folding_only`: the client's `foldingRange.lineFoldingOnly`.
+pub fn folding_range(
+    snap: &Snapshot,
+    _params: lsp::FoldingRangeParams,
+    line_folding_only: bool,
+) -> Option<Vec<lsp::FoldingRange>> {
+    let folds = folding::folds(&snap.analyzed.text, &snap.analyzed.analysis);
+    let rope = &snap.analyzed.rope;
+    Some(folds.iter().filter_map(|f| convert::folding_range(rope, f, snap.enc, line_folding_only)).collect())
+}
+
+/// `workspace/symbol`, from the open documents' newest analyses (`open`)
+/// and the files of the workspace `folders` on disk that are not open;
+/// parsed only, never checked (see `symbols_ws`).
+pub fn workspace_symbol(
+    open: &[(lsp::Uri, std::sync::Arc<crate::documents::Analyzed>)],
+    folders: &[std::path::PathBuf],
+    query: &str,
+    enc: convert::Encoding,
+) -> Option<lsp::WorkspaceSymbolResponse> {
+    use crate::symbols_ws::{self, Indexed};
+    use std::sync::Arc;
+    // Without a test name, a file is named by the last part of its URI.
+    let file_name = |u: &lsp::Uri| u.as_str().rsplit('/').next().unwrap_or("").to_string();
+    let mut uris: Vec<lsp::Uri> = Vec::new();
+    let mut files: Vec<(usize, Arc<Indexed>)> = Vec::new();
+    for (u, a) in open {
+        let entries = symbols_ws::entries(&a.analysis, &file_name(u));
+        files.push((uris.len(), Arc::new(Indexed { rope: a.rope.clone(), entries })));
+        uris.push(u.clone());
+    }
+    // An open document's own text wins over its file's.
+    let is_open: std::collections::HashSet<String> = open.iter().map(|(u, _)| key(u)).collect();
+    let mut paths = Vec::new();
+    let mut by_path = std::collections::HashMap::new();
+    for (u, p, _) in crate::workspace::walk(folders) {
+        if !is_open.contains(&key(&u)) {
+            by_path.insert(p.clone(), u);
+            paths.push(p);
+        }
+    }
+    for (p, ix) in symbols_ws::index_files(&paths) {
+        if let Some(u) = by_path.remove(&p) {
+            files.push((uris.len(), ix));
+            uris.push(u);
+        }
+    }
+    let out = symbols_ws::search(query, &files)
+        .into_iter()
+        .map(|(&i, ix, e)| convert::workspace_symbol(&uris[i], &ix.rope, e, enc))
+        .collect();
+    Some(lsp::WorkspaceSymbolResponse::Flat(out))
+}
+
+pub fn range_formatting(snap: &Snapshot, params: lsp::DocumentRangeFormattingParams) -> Option<Vec<lsp::TextEdit>> {
+    let span = convert::span(&snap.analyzed.rope, params.range, snap.enc);
+    let edits = format_range::format_range(&snap.analyzed.text, snap.analyzed.analysis.dialect, span);
+    Some(convert::text_edits(&snap.analyzed.rope, &edits, snap.enc))
 }
 
 pub fn semantic_tokens_full(snap: &Snapshot, _params: lsp::SemanticTokensParams) -> Option<lsp::SemanticTokensResult> {

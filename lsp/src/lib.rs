@@ -5,7 +5,10 @@
 //! - [`server`]: the protocol's entry points (`LanguageServer`, `litmus/*`), thin;
 //! - [`handlers`]: each request's answer, a function of its document's snapshot;
 //! - [`notifications`]: each notification, a function of the server's state;
-//! - [`state`]: that state ([`state::Backend`]) and a request's [`state::Snapshot`].
+//! - [`state`]: that state ([`state::Backend`]) and a request's [`state::Snapshot`];
+//! - each feature's logic, protocol-free, in a module of its own (`hover`,
+//!   `highlight`, `folding`, `format_range`, `symbols_ws`, …; [`syntax`]: the
+//!   parse's spans they share), made LSP types by [`convert`].
 
 pub mod actions;
 pub mod background;
@@ -14,8 +17,11 @@ pub mod config;
 pub mod convert;
 pub mod documents;
 pub mod execution;
+pub mod folding;
 pub mod format;
+pub mod format_range;
 pub mod handlers;
+pub mod highlight;
 pub mod hover;
 pub mod inlay;
 pub mod lens;
@@ -26,6 +32,8 @@ pub mod pull;
 pub mod server;
 pub mod signature;
 pub mod state;
+pub mod symbols_ws;
+pub mod syntax;
 pub mod tokens;
 pub mod transport;
 pub mod workspace;

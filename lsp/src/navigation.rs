@@ -65,25 +65,38 @@ pub fn rename(a: &Analysis, offset: usize, new_name: &str) -> Result<Vec<(Span, 
     Ok(spans.into_iter().map(|sp| (sp, new_name.to_string())).collect())
 }
 
+/// What an outline entry is: a name of the symbol table, or the final
+/// condition (no name, but where a reader looks for the test's question).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutlineKind {
+    Symbol(SymbolKind),
+    Condition,
+}
+
 /// One entry of the document outline.
 pub struct Outline {
     pub name: String,
     pub detail: String,
-    pub kind: SymbolKind,
+    pub kind: OutlineKind,
     pub full: Span,
     pub selection: Span,
     pub children: Vec<Outline>,
 }
 
-pub fn outline(a: &Analysis) -> Vec<Outline> {
+/// Shared locations; threads and functions with their registers,
+/// parameters and labels; the final condition. A herd thread spans the
+/// thread table (its column is no one span) and its registers, so editors
+/// nest and follow them.
+pub fn outline(src: &str, a: &Analysis) -> Vec<Outline> {
     let leaf = |s: &Symbol| Outline {
         name: s.name.clone(),
         detail: s.detail.clone(),
-        kind: s.kind,
+        kind: OutlineKind::Symbol(s.kind),
         full: s.full.join(s.def),
         selection: s.def,
         children: Vec::new(),
     };
+    let shape = crate::syntax::shape(src, a.dialect);
     let mut out: Vec<Outline> = Vec::new();
     for s in &a.symbols.list {
         match s.kind {
@@ -100,10 +113,32 @@ pub fn outline(a: &Analysis) -> Vec<Outline> {
                     })
                     .map(leaf)
                     .collect();
+                if a.dialect == Dialect::HerdX86 {
+                    let table = shape.as_ref().and_then(|sh| sh.table);
+                    o.full = o.children.iter().map(|c| c.full).chain(table).fold(o.full, Span::join);
+                }
                 out.push(o);
             }
             _ => {}
         }
+    }
+    if let (Some(c), Some(full)) = (&a.condition, shape.as_ref().and_then(|sh| sh.condition)) {
+        let text = format!("{} ({})", c.quantifier.as_str(), c.text);
+        // A long condition is for the hover; the outline shows its start.
+        let name = match text.char_indices().nth(80) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text,
+        };
+        // The quantifier's word, where editors put the cursor.
+        let word = src.get(full.start..full.end).map_or(0, |t| t.find([' ', '(']).unwrap_or(t.len()));
+        out.push(Outline {
+            name,
+            detail: "final condition".into(),
+            kind: OutlineKind::Condition,
+            full,
+            selection: Span::new(full.start, full.start + word),
+            children: Vec::new(),
+        });
     }
     out.sort_by_key(|o| o.full.start);
     out

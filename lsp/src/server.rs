@@ -66,6 +66,13 @@ impl LanguageServer for Backend {
             s.pull = crate::pull::client_pulls(&params.capabilities);
             s.diagnostic_refresh = crate::pull::refresh_support(&params.capabilities);
             s.workspace.folders = crate::workspace::folders(&params);
+            s.line_folding_only = params
+                .capabilities
+                .text_document
+                .as_ref()
+                .and_then(|t| t.folding_range.as_ref())
+                .and_then(|f| f.line_folding_only)
+                .unwrap_or(false);
             s.workspace.watching = s.pull && crate::pull::client_watches(&params.capabilities);
             s.workspace.enabled = s.pull && s.config.workspace_diagnostics;
             s.inlay_refresh = params
@@ -101,6 +108,10 @@ impl LanguageServer for Backend {
             })),
             document_symbol_provider: Some(lsp::OneOf::Left(true)),
             document_formatting_provider: Some(lsp::OneOf::Left(true)),
+            document_range_formatting_provider: Some(lsp::OneOf::Left(true)),
+            document_highlight_provider: Some(lsp::OneOf::Left(true)),
+            folding_range_provider: Some(lsp::FoldingRangeProviderCapability::Simple(true)),
+            workspace_symbol_provider: Some(lsp::OneOf::Left(true)),
             semantic_tokens_provider: Some(lsp::SemanticTokensServerCapabilities::SemanticTokensOptions(
                 lsp::SemanticTokensOptions {
                     legend,
@@ -249,6 +260,38 @@ impl LanguageServer for Backend {
     async fn formatting(&self, params: lsp::DocumentFormattingParams) -> Result<Option<Vec<lsp::TextEdit>>> {
         let uri = params.text_document.uri.clone();
         self.on_snapshot("formatting", &uri, |snap| handlers::formatting(snap, params)).await
+    }
+
+    async fn range_formatting(&self, params: lsp::DocumentRangeFormattingParams) -> Result<Option<Vec<lsp::TextEdit>>> {
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("rangeFormatting", &uri, |snap| handlers::range_formatting(snap, params)).await
+    }
+
+    async fn document_highlight(
+        &self,
+        params: lsp::DocumentHighlightParams,
+    ) -> Result<Option<Vec<lsp::DocumentHighlight>>> {
+        let uri = params.text_document_position_params.text_document.uri.clone();
+        self.on_snapshot("documentHighlight", &uri, |snap| handlers::document_highlight(snap, params)).await
+    }
+
+    async fn folding_range(&self, params: lsp::FoldingRangeParams) -> Result<Option<Vec<lsp::FoldingRange>>> {
+        let line_only = self.lock().line_folding_only;
+        let uri = params.text_document.uri.clone();
+        self.on_snapshot("foldingRange", &uri, |snap| handlers::folding_range(snap, params, line_only)).await
+    }
+
+    /// Open documents from their newest analysis, whatever its generation
+    /// (no waiting); files on disk walked and parsed on a blocking thread.
+    async fn symbol(&self, params: lsp::WorkspaceSymbolParams) -> Result<Option<lsp::WorkspaceSymbolResponse>> {
+        let (open, folders, enc) = {
+            let s = self.lock();
+            let open: Vec<_> = s.docs.values().filter_map(|d| Some((d.uri.clone(), d.analyzed.clone()?))).collect();
+            (open, s.workspace.folders.clone(), s.enc)
+        };
+        let work =
+            move || guarded("workspace/symbol", || handlers::workspace_symbol(&open, &folders, &params.query, enc));
+        tokio::task::spawn_blocking(work).await.unwrap_or_else(|e| Err(crate::state::request_failed(e.to_string())))
     }
 
     async fn code_lens(&self, params: lsp::CodeLensParams) -> Result<Option<Vec<lsp::CodeLens>>> {

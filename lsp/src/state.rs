@@ -36,6 +36,8 @@ pub struct Shared {
     pub diagnostic_refresh: bool,
     /// The workspace's files on disk and their background checks.
     pub workspace: Workspace,
+    /// The client folds whole lines only (`foldingRange.lineFoldingOnly`).
+    pub line_folding_only: bool,
     /// The client takes snippets in completions (`snippetSupport`).
     pub snippets: bool,
     /// The last generation handed out, over all documents.
@@ -70,6 +72,7 @@ impl Default for Shared {
             pull: false,
             diagnostic_refresh: false,
             workspace: Default::default(),
+            line_folding_only: false,
             snippets: false,
             last_generation: 0,
             publish_locks: HashMap::new(),
