@@ -1,6 +1,8 @@
 //! Semantic analysis of the native dialect: name resolution, arity,
 //! recursion, constant bounds, unreachable code, unused names. Produces
 //! diagnostics and the symbol table; lowering runs only on a clean result.
+//! An unknown name close to exactly one declared name of its kind gets
+//! "did you mean" (help and quick fix).
 
 use super::ast::*;
 use crate::diagnostic::Diagnostic;
@@ -15,6 +17,7 @@ use crate::nesting::{MAX_NESTING, NESTING_CODE};
 pub const MAX_INLINED: u64 = 100_000;
 use crate::span::Span;
 use crate::symbols::{SymbolKind, Symbols};
+use std::cell::Cell;
 use std::collections::{HashMap, HashSet};
 
 pub struct SharedInfo {
@@ -42,7 +45,7 @@ pub struct Sema<'a> {
     /// Work left for "did you mean" suggestions (candidates looked at plus
     /// edit-distance cells), so many unknown names among many declared ones
     /// stay linear: past it, unknown names get no suggestion.
-    suggest_budget: std::cell::Cell<u64>,
+    suggest_budget: Cell<u64>,
 }
 
 /// Shared cells (scalars and array elements) a test may declare in all.
@@ -92,7 +95,7 @@ impl<'a> Sema<'a> {
             thread_regs: Vec::new(),
             reads: HashSet::new(),
             used: HashSet::new(),
-            suggest_budget: std::cell::Cell::new(SUGGEST_BUDGET),
+            suggest_budget: Cell::new(SUGGEST_BUDGET),
         };
         s.declare(file);
         s.check_calls(file);
@@ -641,11 +644,16 @@ impl<'a> Sema<'a> {
                     m.span,
                     format!("`{}` is an array; a lock is a shared scalar", m.name),
                 )),
-                None => self.diags.push(
-                    Diagnostic::error("E0213", m.span, format!("unknown lock `{}`", m.name))
-                        .with_label("not a shared location")
-                        .with_help(format!("declare it: `shared {} = 0;`", m.name)),
-                ),
+                None => {
+                    let d = Diagnostic::error("E0213", m.span, format!("unknown lock `{}`", m.name))
+                        .with_label("not a shared location");
+                    let scalars = self.shared.iter().filter(|(_, i)| i.len.is_none()).map(|(k, _)| *k);
+                    let d = match similar(&self.suggest_budget, scalars, &m.name) {
+                        Some(s) => d.with_help(format!("did you mean `{s}`?")).with_suggestion(m.span, s),
+                        None => d.with_help(format!("declare it: `shared {} = 0;`", m.name)),
+                    };
+                    self.diags.push(d);
+                }
             },
             StmtKind::Return(e) => {
                 if let Some(e) = e {
@@ -721,11 +729,15 @@ impl<'a> Sema<'a> {
                     .with_help("move the `let` before this statement"),
             );
         } else {
-            self.diags.push(
-                Diagnostic::error("E0217", name.span, format!("assignment to undeclared name `{}`", name.name))
-                    .with_label("not a register or shared location")
-                    .with_help(format!("declare it: `let {0} = ...;` or `shared {0} = 0;`", name.name)),
-            );
+            let d = Diagnostic::error("E0217", name.span, format!("assignment to undeclared name `{}`", name.name))
+                .with_label("not a register or shared location");
+            let names =
+                body.scopes.iter().flat_map(|s| s.keys().map(|k| k.as_str())).chain(self.shared.keys().copied());
+            let d = match similar(&self.suggest_budget, names, &name.name) {
+                Some(s) => d.with_help(format!("did you mean `{s}`?")).with_suggestion(name.span, s),
+                None => d.with_help(format!("declare it: `let {0} = ...;` or `shared {0} = 0;`", name.name)),
+            };
+            self.diags.push(d);
         }
     }
 
@@ -804,32 +816,12 @@ impl<'a> Sema<'a> {
             .flat_map(|s| s.keys().map(|k| k.as_str()))
             .chain(self.shared.keys().copied())
             .chain(self.fns.keys().copied());
-        let limit = (1 + name.len() / 4).min(name.len().saturating_sub(1));
-        self.closest(candidates, name, limit).map(str::to_string)
+        similar(&self.suggest_budget, candidates, name).map(str::to_string)
     }
 
-    /// The candidate nearest to `name` within `limit` edits (ties: the
-    /// smallest name), as far as the suggestion budget goes.
+    /// The one candidate nearest to `name` within `limit` edits.
     fn closest<'c>(&self, candidates: impl Iterator<Item = &'c str>, name: &str, limit: usize) -> Option<&'c str> {
-        let n = name.chars().count();
-        let mut best: Option<(usize, &'c str)> = None;
-        for c in candidates {
-            let m = c.chars().count();
-            let cost = 1 + if m.abs_diff(n) <= limit { (m * n) as u64 } else { 0 };
-            let Some(left) = self.suggest_budget.get().checked_sub(cost) else {
-                self.suggest_budget.set(0);
-                break;
-            };
-            self.suggest_budget.set(left);
-            if m.abs_diff(n) > limit {
-                continue; // the distance is at least the difference in length
-            }
-            let d = edit_distance(c, name);
-            if d <= limit && best.is_none_or(|b| (d, c) < b) {
-                best = Some((d, c));
-            }
-        }
-        best.map(|b| b.1)
+        closest(&self.suggest_budget, candidates, name, limit)
     }
 
     fn expr(&mut self, body: &mut Body, e: &'a Expr, value_used: bool) {
@@ -892,8 +884,11 @@ impl<'a> Sema<'a> {
                     }
                     None => {
                         let mut d = Diagnostic::error("E0225", f.span, format!("unknown function `{}`", f.name));
-                        let similar =
-                            if f.name.len() > 2 { self.closest(self.fns.keys().copied(), &f.name, 2) } else { None };
+                        let similar = if f.name.chars().count() > 2 {
+                            self.closest(self.fns.keys().copied(), &f.name, 2)
+                        } else {
+                            None
+                        };
                         if let Some(s) = similar {
                             d = d.with_help(format!("did you mean `{s}`?")).with_suggestion(f.span, s);
                         }
@@ -926,18 +921,23 @@ impl<'a> Sema<'a> {
                     .copied()
                     .or_else(|| t.name.parse::<usize>().ok().filter(|&i| i < self.threads.len()));
                 match thread {
-                    None => self.diags.push(
-                        Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name)).with_help(format!(
-                            "threads are: {}{}",
-                            self.threads
-                                .iter()
-                                .take(16)
-                                .map(|(d, _)| d.name.name.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", "),
-                            if self.threads.len() > 16 { ", …" } else { "" }
-                        )),
-                    ),
+                    None => {
+                        let d = Diagnostic::error("E0226", t.span, format!("no thread `{}`", t.name));
+                        let names = self.threads.iter().map(|(d, _)| d.name.name.as_str());
+                        self.diags.push(match similar(&self.suggest_budget, names, &t.name) {
+                            Some(s) => d.with_help(format!("did you mean `{s}`?")).with_suggestion(t.span, s),
+                            None => d.with_help(format!(
+                                "threads are: {}{}",
+                                self.threads
+                                    .iter()
+                                    .take(16)
+                                    .map(|(d, _)| d.name.name.as_str())
+                                    .collect::<Vec<_>>()
+                                    .join(", "),
+                                if self.threads.len() > 16 { ", …" } else { "" }
+                            )),
+                        });
+                    }
                     Some(ti) => {
                         self.symbols.reference(self.threads[ti].1, t.span);
                         match self.thread_regs[ti].get(&r.name) {
@@ -945,14 +945,19 @@ impl<'a> Sema<'a> {
                                 self.symbols.reference(sym, r.span);
                                 self.reads.insert(sym);
                             }
-                            None => self.diags.push(
-                                Diagnostic::error(
+                            None => {
+                                let d = Diagnostic::error(
                                     "E0227",
                                     r.span,
                                     format!("thread `{}` has no register `{}`", self.threads[ti].0.name.name, r.name),
                                 )
-                                .with_label("no `let` of this name in the thread"),
-                            ),
+                                .with_label("no `let` of this name in the thread");
+                                let regs = self.thread_regs[ti].keys().map(String::as_str);
+                                self.diags.push(match similar(&self.suggest_budget, regs, &r.name) {
+                                    Some(s) => d.with_help(format!("did you mean `{s}`?")).with_suggestion(r.span, s),
+                                    None => d,
+                                });
+                            }
                         }
                     }
                 }
@@ -975,10 +980,14 @@ impl<'a> Sema<'a> {
                             }
                         }
                     }
-                    None => self.diags.push(
-                        Diagnostic::error("E0221", name.span, format!("unknown shared location `{}`", name.name))
-                            .with_help("registers are written `THREAD:reg` in the final condition"),
-                    ),
+                    None => {
+                        let d =
+                            Diagnostic::error("E0221", name.span, format!("unknown shared location `{}`", name.name));
+                        self.diags.push(match similar(&self.suggest_budget, self.shared.keys().copied(), &name.name) {
+                            Some(s) => d.with_help(format!("did you mean `{s}`?")).with_suggestion(name.span, s),
+                            None => d.with_help("registers are written `THREAD:reg` in the final condition"),
+                        });
+                    }
                 }
             }
             ExprKind::Call(..) | ExprKind::Cas(..) | ExprKind::Xchg(..) | ExprKind::FetchAdd(..) => {
@@ -1146,6 +1155,48 @@ fn body_calls(b: &Block) -> BodyCalls<'_> {
     let mut out = BodyCalls { height: 0, calls: Vec::new(), nodes: 0 };
     block(b, 0, &mut out);
     out
+}
+
+/// The candidate close enough to `name` to suggest: a fourth of its
+/// length in edits, at least one, never all of it.
+fn similar<'c>(budget: &Cell<u64>, candidates: impl Iterator<Item = &'c str>, name: &str) -> Option<&'c str> {
+    let n = name.chars().count();
+    closest(budget, candidates, name, (1 + n / 4).min(n.saturating_sub(1)))
+}
+
+/// The one candidate nearest to `name` within `limit` edits, as far as
+/// `budget` (candidates looked at plus distance cells) goes. Two equally
+/// near give none: `P2` among `P0` and `P1` is no typo of either.
+fn closest<'c>(
+    budget: &Cell<u64>,
+    candidates: impl Iterator<Item = &'c str>,
+    name: &str,
+    limit: usize,
+) -> Option<&'c str> {
+    let n = name.chars().count();
+    let mut best: Option<(usize, &'c str)> = None;
+    let mut tied = false;
+    for c in candidates {
+        let m = c.chars().count();
+        let cost = 1 + if m.abs_diff(n) <= limit { (m * n) as u64 } else { 0 };
+        let Some(left) = budget.get().checked_sub(cost) else {
+            budget.set(0);
+            break;
+        };
+        budget.set(left);
+        if m.abs_diff(n) > limit {
+            continue; // the distance is at least the difference in length
+        }
+        let d = edit_distance(c, name);
+        match best {
+            // A name declared twice (a register in sibling blocks) is one candidate.
+            Some((bd, bc)) if d == bd && c != bc => tied = true,
+            Some((bd, _)) if d >= bd => {}
+            _ if d <= limit => (best, tied) = (Some((d, c)), false),
+            _ => {}
+        }
+    }
+    best.filter(|_| !tied).map(|b| b.1)
 }
 
 pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
