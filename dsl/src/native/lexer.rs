@@ -1,4 +1,6 @@
-//! Tokens of the native dialect (logos).
+//! Tokens of the native dialect (logos). Names are Rust's identifiers
+//! (Unicode XID: `café`, `λ`); a character no token has is an `E0001` whose
+//! help says what a name may be.
 
 use crate::diagnostic::Diagnostic;
 use crate::span::Span;
@@ -59,7 +61,9 @@ pub enum Token<'src> {
     #[token("false")]
     False,
 
-    #[regex(r"[A-Za-z_][A-Za-z0-9_]*")]
+    /// Rust's identifiers: Unicode XID_Start or `_`, then XID_Continue
+    /// (`café`, `données`, `λ`). Names are compared as written (no NFC).
+    #[regex(r"[\p{XID_Start}_]\p{XID_Continue}*")]
     Ident(&'src str),
     #[regex(r"[0-9][0-9A-Za-z_]*")]
     Int(&'src str),
@@ -369,6 +373,18 @@ pub const KEYWORDS: &[&str] = &[
     "false",
 ];
 
+/// What a name may be, for the error at a character that is not part of
+/// one: a user who typed `café → x` should learn that `café` was fine.
+pub(crate) const IDENT_HELP: &str =
+    "names are identifiers as in Rust: a Unicode letter or `_`, then letters, digits or `_` (`x`, `r_1`, `café`, `λ`)";
+
+/// Is `name` a name the native dialect accepts (one identifier, not a
+/// keyword)? What a rename may produce.
+pub fn is_identifier(name: &str) -> bool {
+    let mut lexer = Token::lexer(name);
+    matches!(lexer.next(), Some(Ok(Token::Ident(s))) if s.len() == name.len()) && lexer.next().is_none()
+}
+
 /// Lex a whole file. Lexical errors become diagnostics and `Token::Error`
 /// tokens (one per run of adjacent bad characters), so the parser still sees
 /// every statement after them.
@@ -438,7 +454,7 @@ fn lex_each<'s>(src: &'s str, mut push: impl FnMut(Token<'s>, Span)) -> (Vec<Dia
     let mut bad = BadRun::default();
     let flush = |run: Option<Span>, diags: &mut Vec<Diagnostic>, push: &mut dyn FnMut(Token<'s>, Span)| {
         if let Some(span) = run {
-            diags.push(bad_characters(src, span, "not part of the language"));
+            diags.push(bad_characters(src, span, "not part of the language").with_help(IDENT_HELP));
             push(Token::Error, span);
         }
     };
