@@ -97,7 +97,7 @@ impl Brackets {
 
     /// The number of tokens of the well-formed group opened by token `i`,
     /// closer included.
-    fn group_len(&self, i: usize) -> Option<usize> {
+    pub(crate) fn group_len(&self, i: usize) -> Option<usize> {
         let c = *self.close.get(i)?;
         (c != UNMATCHED).then(|| c as usize - i + 1)
     }

@@ -11,6 +11,8 @@
 //! condition) are always separated by one. A comment after code keeps its
 //! column when it still fits, so hand-aligned comments stay aligned.
 //!
+//! Empty statements (a lone `;`) are dropped.
+//!
 //! Only a file without errors is formatted, and the result is checked
 //! before it is returned: it must lower to the same program (the
 //! `semantic_key`) and keep every comment, or the formatter returns `None`
@@ -96,6 +98,7 @@ fn layout(src: &str) -> String {
         pieces.push((kind, c));
     }
     pieces.sort_by_key(|(_, s)| s.start);
+    drop_empty_statements(&mut pieces);
     let newline = if src.contains("\r\n") { "\r\n" } else { "\n" };
     let mut w = Writer {
         out: String::new(),
@@ -253,6 +256,33 @@ fn layout(src: &str) -> String {
     }
     w.end_line();
     w.out
+}
+
+/// An empty statement (a `;` where a statement may start) means nothing:
+/// it is dropped before the layout, so `{ ; }` is laid out as `{}`.
+fn drop_empty_statements(pieces: &mut Vec<(Piece, Span)>) {
+    use Token::*;
+    let mut braces: Vec<Brace> = Vec::new();
+    let mut parens = 0usize;
+    let mut prev: Option<Token> = None;
+    pieces.retain(|&(piece, _)| {
+        let Piece::Tok(t) = piece else { return true };
+        let starts_stmt = matches!(prev, Some(Semi | LBrace | RBrace));
+        if t == Semi && starts_stmt && parens == 0 && braces.last() == Some(&Brace::Block) {
+            return false;
+        }
+        match t {
+            LBrace => braces.push(if prev == Some(Assign) { Brace::List } else { Brace::Block }),
+            RBrace => {
+                braces.pop();
+            }
+            LParen | LBracket => parens += 1,
+            RParen | RBracket => parens = parens.saturating_sub(1),
+            _ => {}
+        }
+        prev = Some(t);
+        true
+    });
 }
 
 fn source_column(src: &str, at: usize) -> usize {

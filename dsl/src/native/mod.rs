@@ -3,5 +3,6 @@ pub mod ast;
 pub mod format;
 pub mod lexer;
 pub mod lower;
+pub(crate) mod misspelt;
 pub mod parser;
 pub mod sema;

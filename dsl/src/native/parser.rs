@@ -1,5 +1,7 @@
 //! Parser of the native dialect (chumsky), with error recovery: a broken
 //! statement becomes `StmtKind::Error` and parsing goes on after its `;`.
+//! A misspelt keyword is reported and read as the keyword before parsing
+//! (`misspelt`); a lone `;` is an empty statement, left out of the tree.
 
 use super::ast::*;
 use super::lexer::Token;
@@ -603,10 +605,14 @@ where
         // so the threads after it still parse.
         let close =
             just(Token::RBrace).ignored().recover_with(via_parser(one_of(item_start()).rewind().ignored().or(end())));
-        stmt.repeated()
+        // A lone `;` is an empty statement, as in C: nothing in the tree.
+        let empty = just(Token::Semi).to(None).labelled("statement");
+        empty
+            .or(stmt.map(Some))
+            .repeated()
             .collect::<Vec<_>>()
             .delimited_by(just(Token::LBrace), close)
-            .map_with(|stmts, e| Block { stmts, span: sp(e.span()) })
+            .map_with(|stmts, e| Block { stmts: stmts.into_iter().flatten().collect(), span: sp(e.span()) })
             .recover_with(via_parser(balanced(Token::LBrace, |span| Block { stmts: Vec::new(), span: sp(span) })))
             .labelled("block")
             .boxed()
@@ -788,8 +794,11 @@ pub fn parse_with_comments(src: &str) -> (File, Vec<Diagnostic>, Vec<Span>) {
     if src.len() > crate::packed::MAX_LEN {
         return (File::default(), vec![crate::packed::too_long(src)], Vec::new());
     }
-    let (tokens, mut diags, comments) = super::lexer::lex_packed(src);
-    let mut state = Nesting::new(Brackets::new(tokens.len(), |i| bracket(&tokens.get(src, i))));
+    let (mut tokens, mut diags, comments) = super::lexer::lex_packed(src);
+    let brackets = Brackets::new(tokens.len(), |i| bracket(&tokens.get(src, i)));
+    // `thred P1 {` is parsed as `thread P1 {`, reported once.
+    let respelt = super::misspelt::respell(src, &mut tokens, &brackets);
+    let mut state = Nesting::new(brackets);
     let (ast, errs) = file().parse_with_state(tokens.input(src), &mut state).into_output_errors();
     // A lexical error already has its diagnostic; the parse error it causes is noise.
     let lexed: std::collections::HashSet<Span> = diags.iter().map(|d| d.span).collect();
@@ -798,6 +807,7 @@ pub fn parse_with_comments(src: &str) -> (File, Vec<Diagnostic>, Vec<Span>) {
         (i > 0).then(|| sp(tokens.span(i - 1)))
     };
     diags.extend(errs.iter().map(|e| rich_to_diag(e, prev)).filter(|d| !lexed.contains(&d.span)));
+    diags.extend(respelt);
     if let Some(f) = &ast {
         if f.header.is_none() {
             let at = if tokens.len() > 0 { sp(tokens.span(0)) } else { Span::new(0, 0) };
