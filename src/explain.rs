@@ -15,8 +15,12 @@ use std::fmt::Write;
 pub struct ExplainArgs {
     pub file: String,
     /// The violation's number, as `litmus check` lists them (from 1).
-    #[arg(long, required_unless_present = "replay", conflicts_with = "replay")]
+    #[arg(long, required_unless_present_any = ["replay", "condition"], conflicts_with_all = ["replay", "condition"])]
     pub violation: Option<usize>,
+    /// The SC interleaving that breaks the final condition (a `forall` or
+    /// `~exists` that fails under SC: the program's own bug), step by step.
+    #[arg(long, conflicts_with = "replay")]
+    pub condition: bool,
     /// Re-run an active-testing run by the handle `litmus check --mode
     /// active` printed, and show it step by step.
     #[arg(long)]
@@ -53,9 +57,12 @@ pub fn run(args: &ExplainArgs) -> u8 {
     if let Some(h) = &args.replay {
         return replay(&l, h, &args.bounds);
     }
-    let violation = args.violation.expect("clap requires --violation without --replay");
     let c = check_file(l, &models, args.bounds.monitor.kind(), &options(&args.bounds), &exhaustive_only());
     let p = c.loaded.analysis.program.as_ref().unwrap();
+    if args.condition {
+        return condition(args, &c, p);
+    }
+    let violation = args.violation.expect("clap requires --violation without --replay or --condition");
     let all: Vec<_> = c.robustness.iter().flat_map(|r| r.violations.iter()).collect();
     let Some(v) = violation.checked_sub(1).and_then(|i| all.get(i)) else {
         eprintln!("error: there is no violation {violation} ({} found)", all.len());
@@ -167,6 +174,59 @@ pub fn run(args: &ExplainArgs) -> u8 {
             let _ = writeln!(out, "    {line}");
         }
     }
+    print!("{out}");
+    0
+}
+
+/// `--condition`: the SC execution that breaks the final condition, as the
+/// check's finding has it (E0305), in words or drawn.
+fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_dsl::Program) -> u8 {
+    use litmus_present::findings::{check_findings, About, Found, Members};
+    let found = Found { outcomes: &c.outcomes, robustness: &c.robustness, active: c.active.as_ref() };
+    let at = check_findings(p, found, Members::Off).into_iter().find_map(|f| match f.about {
+        Some(About::ConditionFails { model, state }) => Some((f.message, model, state)),
+        _ => None,
+    });
+    let Some((message, model, state)) = at else {
+        let why = match &p.condition {
+            None => "the test has no final condition".to_string(),
+            Some(cond) if cond.quantifier == litmus_dsl::Quantifier::Exists => {
+                "its final condition is an `exists`: a question, which no execution breaks".to_string()
+            }
+            Some(_) => match c.outcomes.iter().find(|o| o.model.is_reference()) {
+                Some(sc) => format!("no SC execution breaks the final condition ({})", sc.coverage.qualifier()),
+                None => "SC was not checked".to_string(),
+            },
+        };
+        eprintln!("note: {why}");
+        return 1;
+    };
+    let o = &c.outcomes[model];
+    let events = &o.states[state].witness.events;
+    if args.dot || args.svg {
+        let title = format!("{}: the final condition fails under {}", p.name, o.model.upper());
+        let mut pic = picture::of_events(p, events, &[], title);
+        pic.model = o.model.upper().into();
+        print!("{}", if args.svg { picture::svg(&pic) } else { picture::dot(&pic) });
+        return 0;
+    }
+    if args.history {
+        return match execution::from_events(p, events) {
+            Ok(h) => {
+                print!("{}", to_text(&h));
+                0
+            }
+            Err(e) => {
+                eprintln!("error: the witness has no history: {e}");
+                2
+            }
+        };
+    }
+    let mut out = format!("{message}\nwitness under {} ({} steps):\n", o.model.upper(), events.len());
+    for line in narrate::lines(p, o.model, events) {
+        let _ = writeln!(out, "    {line}");
+    }
+    let _ = writeln!(out, "final state: {}", words::state(p, &o.states[state].values));
     print!("{out}");
     0
 }

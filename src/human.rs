@@ -293,6 +293,7 @@ fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
         About::ConditionDiffers { model } => {
             format!("answered differently under {} than under SC", c.outcomes[*model].model.upper())
         }
+        About::ConditionFails { .. } => "broken by an interleaving of the program as written".into(),
         About::ConditionUndefined => "undefined in a reachable final state: an error, not a 0".into(),
         About::Deadlock { .. } => "every unfinished thread can wait forever".into(),
         About::Replay(_) => return None,
@@ -349,6 +350,11 @@ fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
                 witness(out, o, &w.events);
             }
         }
+        About::ConditionFails { model, state } => {
+            let o = &c.outcomes[*model];
+            witness(out, o, &o.states[*state].witness.events);
+            let _ = writeln!(out, "  `litmus explain {path} --condition` draws it (--svg)");
+        }
         About::ConditionUndefined => {
             for o in &c.outcomes {
                 if let Some(ce) = o.condition_errors.first() {
@@ -375,7 +381,7 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
             .map(|f| {
                 format!(
                     "`{}` {} ({})",
-                    litmus_dsl::edit::native_fence(f.kind),
+                    words::fence_text(p, f.kind),
                     words::fence_place_short(p, f),
                     p.threads[f.thread as usize].name
                 )

@@ -119,6 +119,30 @@ fn forall_that_fails_under_a_model_exits_1() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// A `forall` SC itself breaks is the program's own bug: E0305 on the
+/// condition with SC's interleaving, and `explain --condition` tells and
+/// draws it (issue 44: the spinlock that releases before its last write).
+#[test]
+fn a_condition_sc_breaks_is_an_error_with_its_interleaving() {
+    let f = root().join("examples/spinlock-early-release.litmus");
+    let out = litmus().arg("check").arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    assert!(text.contains("[E0305]") && text.contains("`forall (data == 2)` fails under SC"), "{text}");
+    assert!(text.contains("witness under SC:") && text.contains("explain"), "{text}");
+    let out = litmus().args(["explain", "--condition"]).arg(&f).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let told = String::from_utf8_lossy(&out.stdout);
+    assert!(told.contains("witness under SC") && told.contains("final state: data = 1"), "{told}");
+    let out = litmus().args(["explain", "--condition", "--svg"]).arg(&f).output().unwrap();
+    let svg = String::from_utf8_lossy(&out.stdout);
+    assert!(svg.starts_with("<svg") && svg.contains("data-model=\"SC\""), "{svg}");
+    // An `exists` is a question: nothing breaks it.
+    let out = litmus().args(["explain", "--condition"]).arg(root().join("examples/sb.litmus")).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("a question"));
+}
+
 #[test]
 fn model_option_selects_models_and_rejects_unknown_ones() {
     let sb = root().join("examples/sb.litmus");

@@ -58,7 +58,7 @@ impl Default for Config {
             timeout: Duration::from_secs(20),
             budget: None,
             debounce_ms: 150,
-            cycle_members: Members::Information,
+            cycle_members: Members::Hint,
             codes_url: default_codes_url(),
             inlay_hints: true,
             workspace_diagnostics: true,
@@ -80,7 +80,8 @@ fn model_names() -> String {
     Model::ALL.iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ")
 }
 
-/// Every key read. `testHooks` is read by the server at `initialize` only.
+/// Every key read. `testHooks` is read by the server at `initialize` only
+/// (and `clientCommands`, which is not a setting: what the client implements).
 pub const KEYS: [&str; 14] = [
     "models",
     "loopBound",
@@ -114,7 +115,7 @@ pub fn default_codes_url() -> Option<String> {
 
 /// A `file://` URI for an absolute path, bytes outside the unreserved set
 /// percent-encoded.
-fn file_uri(path: &std::path::Path) -> Option<String> {
+pub fn file_uri(path: &std::path::Path) -> Option<String> {
     let s = path.to_str()?;
     let mut out = String::from("file://");
     for b in s.bytes() {
@@ -230,6 +231,7 @@ impl Config {
                 problems.push(Problem { field: key.clone(), value: shown(value), expected, kept: Some(kept) })
             };
             let known = key == "testHooks"
+                || key == "clientCommands"
                 || self.apply_check_setting(key, value, &mut bad)
                 || self.apply_editor_setting(key, value, &mut bad);
             if !known {

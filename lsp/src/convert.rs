@@ -369,9 +369,10 @@ fn about(a: &About) -> Option<serde_json::Value> {
             serde_json::json!({ "violation": [at[0].0, at[0].1], "violations": at })
         }
         About::Replay(handle) => serde_json::json!({ "replay": handle }),
-        About::Failure { .. } | About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } => {
-            return None
-        }
+        // What `litmus.server.showExecution` takes to draw its witness.
+        About::ConditionFails { .. } => serde_json::json!({ "execution": "condition" }),
+        About::Failure { stmt } => serde_json::json!({ "execution": format!("failure:{stmt}") }),
+        About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } => return None,
     })
 }
 

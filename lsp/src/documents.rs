@@ -42,8 +42,11 @@ pub struct Shown {
     /// (span, title, violation number): kept in place while a new check
     /// runs, so the rows do not jump.
     pub header: String,
-    pub lenses: Vec<(litmus_dsl::Span, String, usize)>,
+    pub lenses: Vec<(litmus_dsl::Span, String, crate::execution::Which)>,
 }
+
+/// How many complete checks a document keeps for texts it may come back to.
+pub const RECENT: usize = 8;
 
 pub struct Doc {
     pub uri: lsp::Uri,
@@ -55,6 +58,10 @@ pub struct Doc {
     pub analyzed: Option<Arc<Analyzed>>,
     /// The newest finished check, possibly of an older generation.
     pub checked: Option<Arc<Checked>>,
+    /// The last complete checks of other texts (newest last, at most
+    /// [`RECENT`]): an edit undone, or a text typed back, is answered by its
+    /// check at once instead of checking again.
+    pub recent: Vec<Arc<Checked>>,
     /// The checker's findings last published.
     pub shown: Option<Arc<Shown>>,
     /// A check of the current generation is pending or running.
@@ -93,6 +100,7 @@ impl Doc {
             generation: 0,
             analyzed: None,
             checked: None,
+            recent: Vec::new(),
             shown: None,
             checking: false,
             cancel: Arc::new(AtomicBool::new(false)),

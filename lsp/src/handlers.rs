@@ -16,9 +16,9 @@ use tower_lsp_server::ls_types as lsp;
 pub fn hover(snap: &Snapshot, params: lsp::HoverParams) -> Option<lsp::Hover> {
     let p = params.text_document_position_params;
     let offset = snap.offset(p.position);
-    hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, snap.report(), offset).map(|(md, span)| lsp::Hover {
-        contents: lsp::HoverContents::Markup(convert::markdown(md)),
-        range: Some(snap.range(span)),
+    let lines = hover::Lines(Some(snap.uri.as_str()));
+    hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, snap.report(), offset, lines).map(|(md, span)| {
+        lsp::Hover { contents: lsp::HoverContents::Markup(convert::markdown(md)), range: Some(snap.range(span)) }
     })
 }
 
@@ -175,9 +175,12 @@ pub fn code_lens(snap: &Snapshot, _params: lsp::CodeLensParams) -> Option<Vec<ls
         }
         _ => Vec::new(),
     };
-    for (span, title, n) in rows {
-        let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), serde_json::json!(n)]);
-        let command = lsp::Command { title, command: crate::execution::COMMAND.into(), arguments };
+    // The client's own command where it has one (a webview), else the
+    // server's, which any client can run.
+    let id = if snap.client_show { crate::execution::COMMAND } else { crate::execution::SERVER_COMMAND };
+    for (span, title, which) in rows {
+        let arguments = Some(vec![serde_json::json!(snap.uri.as_str()), which.to_json()]);
+        let command = lsp::Command { title, command: id.into(), arguments };
         out.push(lsp::CodeLens { range: snap.range(span), command: Some(command), data: None });
     }
     Some(out)

@@ -13,16 +13,42 @@ fn contains(span: Span, offset: usize) -> bool {
     span.start <= offset && offset <= span.end
 }
 
+/// Lines as links into the document (`uri#L8`, which VS Code opens at
+/// the line), or as text when there is no URI.
+#[derive(Clone, Copy)]
+pub struct Lines<'a>(pub Option<&'a str>);
+
+impl Lines<'_> {
+    fn link(self, thread: &str, line: u32) -> String {
+        match self.0 {
+            Some(uri) => format!("[{thread} line {line}]({uri}#L{line})"),
+            None => format!("{thread} line {line}"),
+        }
+    }
+}
+
 /// Markdown for the thing at `offset` of `text`, and the span it describes.
-pub fn hover(text: &str, analysis: &Analysis, report: Option<&Report>, offset: usize) -> Option<(String, Span)> {
+/// The editor shows a finding's diagnostic above the hover, so a hover on
+/// a finding starts with what the diagnostic does not say: the cycle (or
+/// the witness), then the fix.
+pub fn hover(
+    text: &str,
+    analysis: &Analysis,
+    report: Option<&Report>,
+    offset: usize,
+    lines: Lines<'_>,
+) -> Option<(String, Span)> {
     if let (Some(p), Some(r)) = (&analysis.program, report) {
-        if let Some(h) = violation_hover(p, r, offset) {
+        if let Some(h) = violation_hover(p, r, offset, lines) {
             return Some(h);
         }
         if let Some(h) = header_hover(text, r, offset) {
             return Some(h);
         }
-        if let Some(h) = failure_hover(p, r, offset) {
+        if let Some(h) = failure_hover(p, r, offset, lines) {
+            return Some(h);
+        }
+        if let Some(h) = condition_hover(p, r, offset, lines) {
             return Some(h);
         }
     }
@@ -93,7 +119,7 @@ fn spin_hover(p: &Program, offset: usize) -> Option<(String, Span)> {
     })
 }
 
-fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
+fn violation_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> Option<(String, Span)> {
     let mut md = String::new();
     let mut span = None;
     // The same cycle found under several models is shown once, naming them all.
@@ -118,52 +144,61 @@ fn violation_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Sp
                 if harmful(&v.harm) { format!("**{}**", words::harm(p, &v.harm)) } else { words::harm(p, &v.harm) };
             let _ = writeln!(
                 md,
-                "**{}: `{}` may be delayed past `{}`**\n\n{harm}\n\nCycle (happens-before):\n",
-                models.join(", "),
+                "**{} cycle** (`{}` delayed past `{}`) — {harm}\n",
+                models.join("/"),
                 store.text,
                 past.text
             );
             let k = v.cycle.len();
             for (i, st) in v.cycle.iter().enumerate() {
                 let s = &p.stmts[st.stmt as usize];
-                let back = if i + 1 == k { " (back to ①)" } else { "" };
+                let back = if i + 1 == k { " ①" } else { "" };
                 let _ = writeln!(
                     md,
-                    "{} {} line {}: `{}` —{}→{back}",
+                    "{} {}: `{}` —{}→{back}  ",
                     CIRCLED[i.min(19)],
-                    p.threads[st.thread as usize].name,
-                    s.line,
+                    lines.link(&p.threads[st.thread as usize].name, s.line),
                     s.text,
                     st.edge.as_str()
                 );
-                let _ = writeln!(md);
             }
-            let steps = narrate::lines(p, v.model, &v.witness.events);
-            let _ = writeln!(md, "Witness under {} ({} steps):\n\n```text", rb.model.upper(), steps.len());
-            for line in steps.iter().take(24) {
-                let _ = writeln!(md, "{line}");
-            }
-            if steps.len() > 24 {
-                let _ = writeln!(md, "… {} more", steps.len() - 24);
-            }
-            let _ = writeln!(md, "```");
             for f in &v.fence {
                 let _ = writeln!(
                     md,
-                    "\nFix: insert `{}` {} — {}{}.",
-                    litmus_dsl::edit::native_fence(f.kind),
+                    "\n**Fix**: insert `{}` {} — {}{}.",
+                    words::fence_text(p, f.kind),
                     words::fence_place(p, f),
                     words::confirmation(&rb.fences_confirmed),
                     if rb.fences_confirmed.is(&true) { " (quick fix available)" } else { "" }
                 );
             }
+            witness(&mut md, p, rb.model, &v.witness.events, 16);
             let _ = writeln!(md, "\n---\n");
         }
     }
     span.map(|s| (md.trim_end().trim_end_matches("---").trim_end().to_string(), s))
 }
 
-fn failure_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
+/// The witness in steps, the first `max` of them (the rest counted).
+fn witness(
+    md: &mut String,
+    p: &Program,
+    model: litmus_checker::Model,
+    events: &[litmus_checker::machine::Event],
+    max: usize,
+) {
+    let steps = narrate::lines(p, model, events);
+    let _ = writeln!(md, "\nWitness under {} ({} steps):\n\n```text", model.upper(), steps.len());
+    for line in steps.iter().take(max) {
+        let _ = writeln!(md, "{line}");
+    }
+    if steps.len() > max {
+        let _ = writeln!(md, "… {} more (Show execution draws them all)", steps.len() - max);
+    }
+    let _ = writeln!(md, "```");
+}
+
+fn failure_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> Option<(String, Span)> {
     for o in &r.outcomes {
         for f in &o.failures {
             let s = &p.stmts[f.stmt as usize];
@@ -171,35 +206,57 @@ fn failure_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span
                 continue;
             }
             let mut md = format!(
-                "**{} under {}**: `{}` fails in {}\n\n```text\n",
+                "**{} under {}**: `{}` fails in {}\n",
                 f.kind.as_str(),
                 o.model.upper(),
                 s.text,
-                p.threads[f.thread as usize].name
+                lines.link(&p.threads[f.thread as usize].name, s.line)
             );
-            for line in narrate::lines(p, o.model, &f.witness.events).iter().take(30) {
-                let _ = writeln!(md, "{line}");
-            }
-            md.push_str("```");
-            return Some((md, s.span));
+            witness(&mut md, p, o.model, &f.witness.events, 30);
+            return Some((md.trim_end().to_string(), s.span));
         }
     }
     None
 }
 
+/// On a condition SC breaks (E0305): the interleaving that breaks it and
+/// the final state it reaches.
+fn condition_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> Option<(String, Span)> {
+    let c = p.condition.as_ref().filter(|c| contains(c.span, offset))?;
+    let (model, state) = crate::execution::condition_witness(p, r)?;
+    let events = &state.witness.events;
+    let mut md = format!(
+        "**The program's own bug**: an interleaving of the program as written (SC) ends in {}, where `{} ({})` does not hold.\n\nIts statements in order:\n\n",
+        words::state(p, &state.values),
+        c.quantifier.as_str(),
+        c.text
+    );
+    let mut last = None;
+    for e in events {
+        if last == Some((e.thread, e.stmt)) {
+            continue;
+        }
+        last = Some((e.thread, e.stmt));
+        let s = &p.stmts[e.stmt as usize];
+        let _ = writeln!(md, "- {}: `{}`", lines.link(&p.threads[e.thread as usize].name, s.line), s.text);
+    }
+    witness(&mut md, p, model, events, 30);
+    Some((md.trim_end().to_string(), c.span))
+}
+
 #[cfg(test)]
 mod tests {
-    use super::hover;
+    use super::{hover, Lines};
 
     #[test]
     fn the_while_of_a_reduced_spin_says_so() {
         let src = "litmus T\nshared x = 0;\nthread P0 {\n  let f = x;\n  while (f == 0) { f = x; }\n  while (f == 1) { x = 2; f = x; }\n}\n";
         let a = litmus_dsl::analyze(src);
         let at = |nth: usize| src.match_indices("while").nth(nth).unwrap().0 + 2;
-        let (md, span) = hover(src, &a, None, at(0)).expect("a hover on the spin's `while`");
+        let (md, span) = hover(src, &a, None, at(0), Lines(None)).expect("a hover on the spin's `while`");
         assert!(md.contains("spin loop") && md.contains("deadlock"), "{md}");
         assert_eq!(&src[span.start..span.end], "while");
         // A loop that stores is explored as written: no such hover.
-        assert!(hover(src, &a, None, at(1)).is_none_or(|(md, _)| !md.contains("spin loop")));
+        assert!(hover(src, &a, None, at(1), Lines(None)).is_none_or(|(md, _)| !md.contains("spin loop")));
     }
 }

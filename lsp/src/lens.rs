@@ -2,6 +2,7 @@
 
 use litmus_checker::{Answer, Coverage, Model, Report, Why};
 use litmus_dsl::Span;
+use litmus_present::findings::{Finding, Severity};
 use litmus_present::words;
 
 /// Where the header is: the `litmus NAME` line, or the architecture line.
@@ -16,6 +17,45 @@ pub fn header_span(src: &str) -> Span {
         at += line.len();
     }
     Span::new(0, 0)
+}
+
+/// A few words for a status bar, the worst finding first: the program's
+/// own bug (a condition or assertion SC breaks), then harmful violations,
+/// then the rest; `clean` when nothing is published.
+pub fn headline(findings: &[Finding]) -> String {
+    use litmus_present::codes;
+    let count = |code: &str, sev: Option<Severity>| {
+        findings.iter().filter(|f| f.code == code && sev.is_none_or(|s| f.severity == s)).count()
+    };
+    let plural = |n: usize, one: &str, many: &str| if n == 1 { format!("1 {one}") } else { format!("{n} {many}") };
+    let mut parts = Vec::new();
+    if count(codes::CONDITION_FAILS.code, None) > 0 {
+        parts.push("condition fails under SC".to_string());
+    }
+    let failures = count(codes::FAILURE.code, None);
+    if failures > 0 {
+        parts.push(plural(failures, "failing statement", "failing statements"));
+    }
+    let harmful = count(codes::VIOLATION.code, Some(Severity::Error))
+        + count(codes::ACTIVE_VIOLATION.code, Some(Severity::Error));
+    let other = count(codes::VIOLATION.code, Some(Severity::Warning))
+        + count(codes::ACTIVE_VIOLATION.code, Some(Severity::Warning));
+    if harmful > 0 {
+        parts.push(plural(harmful, "harmful violation", "harmful violations"));
+    }
+    if other > 0 {
+        parts.push(plural(other, "violation (not proved harmful)", "violations (not proved harmful)"));
+    }
+    let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+    let counted = count(codes::CONDITION_FAILS.code, None) + failures + harmful;
+    if parts.is_empty() && errors > counted {
+        parts.push(plural(errors, "error", "errors"));
+    }
+    if parts.is_empty() {
+        let warnings = findings.iter().filter(|f| f.severity == Severity::Warning).count();
+        return if warnings > 0 { plural(warnings, "warning", "warnings") } else { "clean".into() };
+    }
+    parts.join(", ")
 }
 
 /// Is some answer of the report unknown for a reason `why` accepts (a

@@ -12,6 +12,7 @@
 
 pub mod actions;
 pub mod background;
+pub mod commands;
 pub mod completion;
 pub mod config;
 pub mod convert;

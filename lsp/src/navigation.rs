@@ -43,8 +43,14 @@ pub fn prepare_rename(a: &Analysis, offset: usize) -> Result<(Span, String), Str
 pub fn rename(a: &Analysis, offset: usize, new_name: &str) -> Result<Vec<(Span, String)>, String> {
     prepare_rename(a, offset)?;
     let s = symbol_at(a, offset).ok_or("nothing to rename here")?;
-    let ok = new_name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && new_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // Native names are Rust identifiers (`café`); herd names stay ASCII.
+    let ok = match a.dialect {
+        Dialect::Native => litmus_dsl::native::lexer::is_identifier(new_name),
+        _ => {
+            new_name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && new_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        }
+    };
     if !ok {
         return Err(format!("`{new_name}` is not a valid name"));
     }

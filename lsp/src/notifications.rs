@@ -68,6 +68,22 @@ pub fn did_change(b: &Backend, params: lsp::DidChangeTextDocumentParams) {
     }
 }
 
+/// Check the document again from scratch (`litmus.server.recheck`): the
+/// last check is dropped so that its key cannot answer for the text.
+pub fn recheck(b: &Backend, uri: &lsp::Uri) {
+    let k = key(uri);
+    let job = {
+        let mut s = b.lock();
+        let Some(doc) = s.docs.get_mut(&k) else { return };
+        doc.checked = None;
+        doc.recent.clear();
+        s.bump(&k)
+    };
+    if let Some(job) = job {
+        pipeline::spawn(b, job);
+    }
+}
+
 pub async fn did_close(b: &Backend, params: lsp::DidCloseTextDocumentParams) {
     let k = key(&params.text_document.uri);
     let (lock, pull) = {

@@ -32,6 +32,16 @@ pub struct StatusParams {
     /// short): the check finished, but not every verdict is earned.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub incomplete: bool,
+    /// The Error and Warning diagnostics published for this version (a
+    /// status bar never shows ✓ beside an error).
+    #[serde(default)]
+    pub errors: usize,
+    #[serde(default)]
+    pub warnings: usize,
+    /// A few words for a status bar: the worst finding first
+    /// (`condition fails under SC`, `2 harmful violations`, `clean`).
+    #[serde(default)]
+    pub headline: String,
 }
 
 pub enum Status {}
@@ -82,7 +92,11 @@ pub async fn run(b: Backend, job: Job) {
     // The program did not change, only comments or layout: the last check
     // answers for it, at the new positions, without checking again.
     if let Some(key) = &key {
-        let last = b.lock().docs.get(&job.key).and_then(|d| d.checked.clone()).filter(|c| !c.partial && c.key == *key);
+        // The last check, or a recent one of the same program (an undo).
+        let last = b.lock().docs.get(&job.key).and_then(|d| {
+            let same = |c: &&Arc<Checked>| !c.partial && c.key == *key;
+            d.checked.iter().filter(same).chain(d.recent.iter().rev().filter(same)).next().cloned()
+        });
         if let Some(last) = last {
             deliver(&b, &job, &analyzed, &findings, last.report.clone(), "checked", "", key).await;
             return;
@@ -93,9 +107,9 @@ pub async fn run(b: Backend, job: Job) {
     let carried = carried(&b, &job, &analyzed.text);
     publish(&b, &job, &analyzed, &[findings.clone(), carried].concat()).await;
     if analyzed.analysis.program.is_none() {
-        let errors = findings.iter().filter(|f| f.severity == litmus_present::findings::Severity::Error).count();
-        status(&b, &job, "analyzed", format!("{errors} error{} — not checked", if errors == 1 { "" } else { "s" }))
-            .await;
+        let c = Counts::of(&findings);
+        let message = format!("{} error{} — not checked", c.errors, if c.errors == 1 { "" } else { "s" });
+        status_of(&b, &job, "analyzed", message.clone(), false, Counts { headline: message, ..c }).await;
         refresh_lenses(&b);
         return;
     }
@@ -103,13 +117,9 @@ pub async fn run(b: Backend, job: Job) {
     let key = key.expect("lowered");
     let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job, dialect) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
-    status(
-        &b,
-        &job,
-        "checking",
-        format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", ")),
-    )
-    .await;
+    let checking = format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", "));
+    let c = Counts { headline: format!("{checking}…"), ..Counts::of(&findings) };
+    status_of(&b, &job, "checking", checking, false, c).await;
     let progress = begin_progress(&b, &job, &mut opts);
     // The plan every front end runs; each step is published as soon as it is
     // known: the violations (SC exploration with the monitors: usually a
@@ -226,7 +236,15 @@ async fn deliver(
         if doc.generation != job.generation {
             return false;
         }
-        doc.checked = Some(Arc::new(Checked { generation: job.generation, report, partial, key: key.to_string() }));
+        let checked = Arc::new(Checked { generation: job.generation, report, partial, key: key.to_string() });
+        if !partial {
+            doc.recent.retain(|c| c.key != checked.key);
+            doc.recent.push(checked.clone());
+            if doc.recent.len() > crate::documents::RECENT {
+                doc.recent.remove(0);
+            }
+        }
+        doc.checked = Some(checked);
         doc.shown = Some(Arc::new(shown));
         doc.checking = partial;
         if !partial {
@@ -235,7 +253,13 @@ async fn deliver(
         }
     }
     publish(b, job, analyzed, &all).await;
-    status_of(b, job, state, summary, state == "checked" && unknown).await;
+    let mut counts = Counts::of(&all);
+    if partial {
+        counts.headline = format!("{} (checking…)", counts.headline);
+    } else if unknown && counts.errors + counts.warnings == 0 {
+        counts.headline = "some answers unknown".into();
+    }
+    status_of(b, job, state, summary, state == "checked" && unknown, counts).await;
     refresh_lenses(b);
     true
 }
@@ -315,18 +339,45 @@ pub fn is_current(b: &Backend, job: &Job) -> bool {
     b.lock().docs.get(&job.key).is_some_and(|d| d.generation == job.generation)
 }
 
-/// Under the publish lock, so statuses and diagnostics keep their order.
-async fn status(b: &Backend, job: &Job, state: &str, message: String) {
-    status_of(b, job, state, message, false).await
+/// What a status bar shows of the published findings.
+#[derive(Default)]
+struct Counts {
+    errors: usize,
+    warnings: usize,
+    headline: String,
 }
 
-async fn status_of(b: &Backend, job: &Job, state: &str, message: String, incomplete: bool) {
+impl Counts {
+    fn of(findings: &[Finding]) -> Counts {
+        use litmus_present::findings::Severity;
+        let errors = findings.iter().filter(|f| f.severity == Severity::Error).count();
+        let warnings = findings.iter().filter(|f| f.severity == Severity::Warning).count();
+        Counts { errors, warnings, headline: crate::lens::headline(findings) }
+    }
+}
+
+/// Under the publish lock, so statuses and diagnostics keep their order.
+async fn status(b: &Backend, job: &Job, state: &str, message: String) {
+    let headline = message.clone();
+    status_of(b, job, state, message, false, Counts { headline, ..Counts::default() }).await
+}
+
+async fn status_of(b: &Backend, job: &Job, state: &str, message: String, incomplete: bool, c: Counts) {
     let Some(lock) = b.lock().docs.get(&job.key).map(|d| d.publish.clone()) else { return };
     let _serial = lock.lock().await;
     if !is_current(b, job) {
         return;
     }
-    let params = StatusParams { uri: job.uri.clone(), version: job.version, state: state.into(), message, incomplete };
+    let params = StatusParams {
+        uri: job.uri.clone(),
+        version: job.version,
+        state: state.into(),
+        message,
+        incomplete,
+        errors: c.errors,
+        warnings: c.warnings,
+        headline: c.headline,
+    };
     b.client.send_notification::<Status>(params).await;
 }
 

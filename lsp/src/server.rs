@@ -45,6 +45,11 @@ impl LanguageServer for Backend {
             if let Some(opts) = &params.initialization_options {
                 problems = s.config.apply(opts);
                 s.test_hooks = opts.get("testHooks").and_then(|v| v.as_bool()).unwrap_or(false);
+                s.client_commands = opts
+                    .get("clientCommands")
+                    .and_then(|v| v.as_array())
+                    .map(|a| a.iter().filter_map(|c| c.as_str().map(String::from)).collect())
+                    .unwrap_or_default();
             }
             s.progress = params.capabilities.window.as_ref().and_then(|w| w.work_done_progress).unwrap_or(false);
             s.snippets = params
@@ -55,6 +60,9 @@ impl LanguageServer for Backend {
                 .and_then(|c| c.completion_item.as_ref())
                 .and_then(|i| i.snippet_support)
                 .unwrap_or(false);
+            s.show_document =
+                params.capabilities.window.as_ref().and_then(|w| w.show_document.as_ref()).is_some_and(|d| d.support);
+            s.apply_edit = params.capabilities.workspace.as_ref().and_then(|w| w.apply_edit).unwrap_or(false);
             s.lens_refresh = params
                 .capabilities
                 .workspace
@@ -137,6 +145,10 @@ impl LanguageServer for Backend {
                 ..Default::default()
             })),
             diagnostic_provider: pull.then(crate::pull::capability),
+            execute_command_provider: Some(lsp::ExecuteCommandOptions {
+                commands: crate::commands::ALL.iter().map(|c| c.to_string()).collect(),
+                work_done_progress_options: Default::default(),
+            }),
             // Folders added or removed later change what the background
             // workspace check walks.
             workspace: Some(lsp::WorkspaceServerCapabilities {
@@ -316,6 +328,10 @@ impl LanguageServer for Backend {
     async fn signature_help(&self, params: lsp::SignatureHelpParams) -> Result<Option<lsp::SignatureHelp>> {
         let uri = params.text_document_position_params.text_document.uri.clone();
         self.on_snapshot("signatureHelp", &uri, |snap| handlers::signature_help(snap, params)).await
+    }
+
+    async fn execute_command(&self, params: lsp::ExecuteCommandParams) -> Result<Option<serde_json::Value>> {
+        crate::commands::execute(self, params).await
     }
 
     async fn code_action(&self, params: lsp::CodeActionParams) -> Result<Option<lsp::CodeActionResponse>> {

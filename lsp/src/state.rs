@@ -36,10 +36,18 @@ pub struct Shared {
     pub diagnostic_refresh: bool,
     /// The workspace's files on disk and their background checks.
     pub workspace: Workspace,
-    /// The client folds whole lines only (`foldingRange.lineFoldingOnly`).
-    pub line_folding_only: bool,
     /// The client takes snippets in completions (`snippetSupport`).
     pub snippets: bool,
+    /// The client folds whole lines only (`foldingRange.lineFoldingOnly`).
+    pub line_folding_only: bool,
+    /// `initializationOptions.clientCommands`: the client runs these
+    /// commands itself (`litmus.showExecution` in a webview).
+    pub client_commands: Vec<String>,
+    /// The client opens documents and URLs for the server
+    /// (`window/showDocument`).
+    pub show_document: bool,
+    /// The client applies edits the server sends (`workspace/applyEdit`).
+    pub apply_edit: bool,
     /// The last generation handed out, over all documents.
     last_generation: u64,
     /// One publish lock per URI, kept across close and reopen.
@@ -72,8 +80,11 @@ impl Default for Shared {
             pull: false,
             diagnostic_refresh: false,
             workspace: Default::default(),
-            line_folding_only: false,
             snippets: false,
+            line_folding_only: false,
+            client_commands: Vec::new(),
+            show_document: false,
+            apply_edit: false,
             last_generation: 0,
             publish_locks: HashMap::new(),
         }
@@ -96,6 +107,8 @@ pub struct Snapshot {
     pub checking: bool,
     /// What the editor was last shown of a check (maybe of an older text).
     pub shown: Option<Arc<crate::documents::Shown>>,
+    /// The client shows executions itself (`litmus.showExecution`).
+    pub client_show: bool,
 }
 
 impl Snapshot {
@@ -165,7 +178,8 @@ impl Backend {
         let checked = doc.checked.clone().filter(|c| c.generation == analyzed.generation);
         let checking = doc.checking && analyzed.generation == doc.generation;
         let shown = doc.shown.clone();
-        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking, shown })
+        let client_show = s.client_commands.iter().any(|c| c == crate::execution::COMMAND);
+        Ok(Snapshot { uri: uri.clone(), enc: s.enc, analyzed, checked, checking, shown, client_show })
     }
 
     /// A request's work on the snapshot of `uri` (see [`snapshot`](Self::snapshot)),

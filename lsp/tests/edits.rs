@@ -45,6 +45,14 @@ async fn a_comment_edit_is_answered_by_the_last_check_without_checking_again() {
     c.replace_all(&u, 3, &edited.replacen("x   =   1;", "x = 2;", 1));
     c.settled(&u, 3).await;
     assert!(states(&c, &u, 3).contains(&"checking".to_string()), "{:#?}", states(&c, &u, 3));
+    // Undone (the text of version 1 again): its check answers, none runs.
+    c.replace_all(&u, 4, &sb);
+    let undone = c.settled(&u, 4).await;
+    assert_eq!(states(&c, &u, 4), ["checked"], "an undo is not checked again: {:#?}", states(&c, &u, 4));
+    assert_eq!(lines_of(&undone, "E0400"), stores);
+    // Re-check is the way to ask for a new check of the same text.
+    c.request("workspace/executeCommand", json!({"command": "litmus.server.recheck", "arguments": [u]})).await.unwrap();
+    c.wait_for("a re-check", |m| m["method"] == "litmus/status" && m["params"]["state"] == "checking").await;
 }
 
 /// Format Document changes layout only: the formatter's text lowers to the

@@ -189,6 +189,15 @@ async fn navigation_rename_symbols_tokens_lens_completion() {
         .await
         .unwrap_err();
     assert_eq!(clash["message"], "`x` is already used");
+    // Names are Rust identifiers: a Unicode one is a valid new name, a
+    // character no name has is not.
+    let rename_to = |name: &str| json!({"textDocument": {"uri": u}, "position": pos(use_line, col_of("let r0 = y", "y")), "newName": name});
+    let edit = c.request("textDocument/rename", rename_to("drapeau_é")).await.unwrap();
+    let renamed = apply_edits(&text, edits_for(&edit, &u));
+    assert!(renamed.contains("let r0 = drapeau_é;"), "{renamed}");
+    assert!(litmus_dsl::analyze(&renamed).program.is_some(), "{renamed}");
+    let bad = c.request("textDocument/rename", rename_to("a→b")).await.unwrap_err();
+    assert_eq!(bad["message"], "`a→b` is not a valid name");
 
     let symbols = c.request("textDocument/documentSymbol", json!({"textDocument": {"uri": u}})).await.unwrap();
     insta::assert_json_snapshot!("mp_symbols", symbols);

@@ -33,6 +33,11 @@ pub const CONDITION_DIFFERS: Code = Code {
     name: "condition-differs",
     title: "the final condition's answer under a relaxed model differs from SC's",
 };
+pub const CONDITION_FAILS: Code = Code {
+    code: "E0305",
+    name: "condition-fails",
+    title: "the final condition (`forall`, `~exists`) fails under SC: the program's own bug",
+};
 pub const DEADLOCK: Code = Code { code: "W0303", name: "deadlock", title: "some execution deadlocks" };
 pub const INCOMPLETE: Code =
     Code { code: "W0304", name: "incomplete", title: "the check did not finish in its time: some answers are unknown" };
@@ -45,8 +50,16 @@ pub const ACTIVE_VIOLATION: Code = Code {
 };
 
 /// Every checker finding, in the order of `docs/codes.md`.
-pub const CHECKER: [Code; 7] =
-    [FAILURE, CONDITION_UNDEFINED, CONDITION_DIFFERS, DEADLOCK, INCOMPLETE, VIOLATION, ACTIVE_VIOLATION];
+pub const CHECKER: [Code; 8] = [
+    FAILURE,
+    CONDITION_UNDEFINED,
+    CONDITION_DIFFERS,
+    DEADLOCK,
+    INCOMPLETE,
+    CONDITION_FAILS,
+    VIOLATION,
+    ACTIVE_VIOLATION,
+];
 
 /// Groups of codes documented together: (prefix, anchor, title).
 pub const GROUPS: [(&str, &str, &str); 5] = [

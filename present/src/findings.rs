@@ -51,6 +51,9 @@ pub enum About {
     Failure { stmt: u32 },
     /// The final condition answers differently under the `model`-th outcome.
     ConditionDiffers { model: usize },
+    /// The final condition (a promise: `forall`, `~exists`) fails under SC
+    /// (the `model`-th outcome), in its `state`-th final state.
+    ConditionFails { model: usize, state: usize },
     /// The final condition divides by zero (each such model's witness).
     ConditionUndefined,
     /// The `model`-th outcome's deadlocks.
@@ -354,6 +357,7 @@ fn failures(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
 /// a witnessed state contradicts; one that divides by zero in a reachable
 /// state.
 fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
+    sc_breaks_condition(p, r, out);
     if let (Some(c), Some(sc)) = (&p.condition, r.outcomes.iter().find(|o| o.model.is_reference())) {
         // Models that answer alike are one finding.
         let mut differing = Vec::new();
@@ -405,6 +409,63 @@ fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// A promise (`forall`, `~exists`) that SC itself breaks: the program's
+/// own bug, whatever the memory model, so an error on the condition with
+/// SC's interleaving as its witness. (An `exists` is a question.)
+fn sc_breaks_condition(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
+    let Some(c) = &p.condition else { return };
+    let Some((mi, sc)) = r.outcomes.iter().enumerate().find(|(_, o)| o.model.is_reference()) else { return };
+    let breaks = |s: &litmus_checker::outcome::FinalState| match c.quantifier {
+        litmus_dsl::Quantifier::Forall => s.satisfies == Some(false),
+        litmus_dsl::Quantifier::NotExists => s.satisfies == Some(true),
+        litmus_dsl::Quantifier::Exists => false,
+    };
+    let Some(state) = sc.states.iter().position(breaks) else { return };
+    let also: Vec<Model> =
+        r.outcomes.iter().filter(|o| !o.model.is_reference() && o.states.iter().any(breaks)).map(|o| o.model).collect();
+    let also = if also.is_empty() { String::new() } else { format!(" (and under {})", words::models(also)) };
+    let what = match c.quantifier {
+        litmus_dsl::Quantifier::NotExists => "is reachable",
+        _ => "is reachable, where it does not hold",
+    };
+    out.push(Finding {
+        span: c.span,
+        severity: Severity::Error,
+        code: codes::CONDITION_FAILS.code,
+        message: format!(
+            "`{} ({})` fails under SC{also}: {} {what} — the program's own bug, not the memory model's",
+            c.quantifier.as_str(),
+            c.text,
+            words::state(p, &sc.states[state].values),
+        ),
+        related: witness_related(p, &sc.states[state].witness.events),
+        help: None,
+        about: Some(About::ConditionFails { model: mi, state }),
+    });
+}
+
+/// A witness's statements in the order they ran, as related information
+/// (the first 12 steps; the hover and `explain` have them all).
+fn witness_related(p: &Program, events: &[Event]) -> Vec<(Span, String)> {
+    let mut out: Vec<(Span, String)> = Vec::new();
+    let mut last = None;
+    for e in events {
+        if e.stmt == litmus_checker::machine::NONE || last == Some((e.thread, e.stmt)) {
+            continue;
+        }
+        last = Some((e.thread, e.stmt));
+        let s = &p.stmts[e.stmt as usize];
+        out.push((
+            s.span,
+            format!("{} {} `{}`", CIRCLED[out.len().min(19)], p.threads[e.thread as usize].name, s.text),
+        ));
+        if out.len() == 12 {
+            break;
+        }
+    }
+    out
+}
+
 /// Deadlocks, once for every model that has them, on the first thread's name.
 fn deadlocks(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     let ms: Vec<usize> = (0..r.outcomes.len()).filter(|&mi| !r.outcomes[mi].deadlocks.is_empty()).collect();
@@ -427,7 +488,7 @@ fn fix(p: &Program, fences: &[litmus_checker::violation::FencePoint]) -> Option<
     (!fences.is_empty()).then(|| {
         let each: Vec<String> = fences
             .iter()
-            .map(|f| format!("insert `{}` {}", litmus_dsl::edit::native_fence(f.kind), words::fence_place(p, f)))
+            .map(|f| format!("insert `{}` {}", words::fence_text(p, f.kind), words::fence_place(p, f)))
             .collect();
         each.join(", ")
     })

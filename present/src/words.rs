@@ -144,6 +144,27 @@ pub fn confirmation(a: &Answer<bool>) -> String {
 /// TSO, PSO (never under SC: a relaxed-memory bug)" — the contrast with SC
 /// only as far as SC's exploration went (`sc`: its coverage, if SC was
 /// checked and did not fail it).
+/// A final state as the user reads it: `data = 1, P0:r0 = 0` (its
+/// observables, in order).
+pub fn state(p: &litmus_dsl::Program, values: &[i64]) -> String {
+    let each: Vec<String> =
+        p.observables.iter().zip(values).map(|(o, v)| format!("{} = {}", o.name, p.show_value(*v))).collect();
+    if each.is_empty() {
+        "a final state".into()
+    } else {
+        each.join(", ")
+    }
+}
+
+/// A fence as the file's dialect writes it: `fence wr;` natively, the x86
+/// instruction (`MFENCE`) in a herd file.
+pub fn fence_text(p: &litmus_dsl::Program, kind: litmus_dsl::FenceKind) -> String {
+    match p.dialect {
+        litmus_dsl::Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
+        litmus_dsl::Dialect::Native => litmus_dsl::edit::native_fence(kind),
+    }
+}
+
 /// Models as a finding names them: "TSO, PSO", each once, in order met.
 pub fn models(models: impl IntoIterator<Item = litmus_checker::Model>) -> String {
     let mut names: Vec<&str> = Vec::new();
@@ -296,16 +317,20 @@ pub fn cycle_member_of_many(roles: &[(&str, u32)], models: &[litmus_checker::Mod
 
 /// A load's values as far as its model's search went, short (inlay hints,
 /// the CLI): `{0,1}`; `{0,1,…}` past [`litmus_checker::reads::CAP`]; `≥{0,1}` when
-/// the search was cut or stopped (there may be more); `∅` when no explored
-/// execution ran it.
+/// the search was cut or stopped (there may be more); `∅` when no
+/// execution runs it; `?` when a cut search never ran it.
 pub fn values(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) -> String {
     let mut s = String::new();
+    // A cut search that never ran the load knows nothing of it: `?`, not
+    // an empty set to read as "at least nothing".
+    if v.is_none() && *c != Coverage::Complete {
+        return "?".into();
+    }
     if *c != Coverage::Complete {
         s.push('≥');
     }
     match v {
-        None if *c == Coverage::Complete => s.push('∅'),
-        None => s.push_str("{}"),
+        None => s.push('∅'),
         Some(v) => {
             let mut parts: Vec<String> = v.values.iter().map(|x| x.to_string()).collect();
             if v.more {
@@ -326,6 +351,9 @@ pub fn values_long(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) ->
     match c {
         Coverage::Complete if v.is_none() => "none: no explored execution runs it (proved)".into(),
         Coverage::Complete => format!("{short} (proved)"),
+        _ if v.is_none() => {
+            format!("unknown: no explored execution ran it before the search stopped ({})", c.qualifier())
+        }
         _ => format!("at least {} ({})", short.trim_start_matches('≥'), c.qualifier()),
     }
 }
@@ -333,3 +361,18 @@ pub fn values_long(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) ->
 /// The numbers of a cycle's statements, in order.
 pub const CIRCLED: [&str; 20] =
     ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use litmus_checker::certainty::Why;
+
+    #[test]
+    fn a_cut_search_that_never_ran_a_load_says_so() {
+        // A 7-thread ring's hint read "PSO ≥{}".
+        let cut = Coverage::Stopped(Why::Timeout);
+        assert_eq!(values(None, &cut), "?");
+        assert!(values_long(None, &cut).starts_with("unknown: no explored execution ran it"));
+        assert_eq!(values(None, &Coverage::Complete), "∅");
+    }
+}

@@ -35,6 +35,8 @@ pub struct Client {
     pub log: Vec<Value>,
     /// Methods of the requests the server sent us.
     pub server_requests: Arc<Mutex<Vec<String>>>,
+    /// The server's requests with their params, in order.
+    pub server_request_params: Arc<Mutex<Vec<(String, Value)>>>,
 }
 
 pub const TIMEOUT: Duration = Duration::from_secs(60);
@@ -78,10 +80,12 @@ impl Client {
         });
         let pending: Pending = Arc::default();
         let server_requests: Arc<Mutex<Vec<String>>> = Arc::default();
+        let server_request_params: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
         let (notes_tx, notes) = mpsc::unbounded_channel();
         let (stray_tx, stray) = mpsc::unbounded_channel();
         {
             let (pending, out, server_requests) = (pending.clone(), out.clone(), server_requests.clone());
+            let server_request_params = server_request_params.clone();
             tokio::spawn(async move {
                 let mut r = BufReader::new(r);
                 loop {
@@ -105,8 +109,17 @@ impl Client {
                     match (msg.get("id"), msg.get("method")) {
                         (Some(id), Some(m)) => {
                             // A request from the server: accept it.
-                            server_requests.lock().unwrap().push(m.as_str().unwrap().to_string());
-                            let _ = out.send(Outgoing::Json(json!({"jsonrpc": "2.0", "id": id, "result": null})));
+                            let m = m.as_str().unwrap().to_string();
+                            // What a client that applies edits and opens documents answers.
+                            let result = match m.as_str() {
+                                "workspace/applyEdit" => json!({"applied": true}),
+                                "window/showDocument" => json!({"success": true}),
+                                _ => Value::Null,
+                            };
+                            let params = msg.get("params").cloned().unwrap_or(Value::Null);
+                            server_requests.lock().unwrap().push(m.clone());
+                            server_request_params.lock().unwrap().push((m, params));
+                            let _ = out.send(Outgoing::Json(json!({"jsonrpc": "2.0", "id": id, "result": result})));
                         }
                         (Some(id), None) => {
                             let waiting = id.as_i64().and_then(|id| pending.lock().unwrap().remove(&id));
@@ -126,7 +139,17 @@ impl Client {
                 }
             });
         }
-        let mut c = Client { out, pending, next_id: 0, notes, stray, server, log: Vec::new(), server_requests };
+        let mut c = Client {
+            out,
+            pending,
+            next_id: 0,
+            notes,
+            stray,
+            server,
+            log: Vec::new(),
+            server_requests,
+            server_request_params,
+        };
         let init = c
             .request(
                 "initialize",
