@@ -44,6 +44,24 @@ fn every_shipped_file_formats_idempotently_keeping_its_program() {
     assert!(formatted > 50, "only {formatted} files formatted");
 }
 
+/// The examples a user opens first are in the layout `litmus fmt` gives
+/// (issue 44: an example was not; the editor's Format Document moved it).
+#[test]
+fn every_example_is_in_the_formatters_layout() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut files = Vec::new();
+    native_files(&root, &mut files);
+    let unformatted: Vec<String> = files
+        .iter()
+        .filter(|path| {
+            let src = std::fs::read_to_string(path).unwrap();
+            format(&src).is_some_and(|f| f != src)
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(unformatted.is_empty(), "not in `litmus fmt`'s layout (run `litmus fmt examples`): {unformatted:#?}");
+}
+
 #[test]
 fn a_mess_gets_the_canonical_layout() {
     let src =

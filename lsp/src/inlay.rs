@@ -110,10 +110,14 @@ fn line_end(src: &str, at: usize) -> usize {
     src[at..].find(['\n', '\r']).map_or(src.len(), |i| at + i)
 }
 
+/// After the statement's `;`; or, when a `//` comment ends the line, after
+/// the comment, so the hint never pushes (hand-aligned) comments aside.
 fn after_semicolon(src: &str, end: usize) -> usize {
     let end = end.min(src.len());
-    if src[end..].starts_with(';') {
-        end + 1
+    let end = if src[end..].starts_with(';') { end + 1 } else { end };
+    let eol = line_end(src, end);
+    if src[end..eol].trim_start().starts_with("//") {
+        eol
     } else {
         end
     }
@@ -271,6 +275,15 @@ mod tests {
         let got = labels(&src, &whole, prog);
         assert!(got.iter().all(|l| !l.contains('…') && !l.contains("still being explored")), "{got:#?}");
         assert!(got.iter().any(|l| l.starts_with("SC/TSO never · PSO sometimes |")), "{got:#?}");
+    }
+
+    #[test]
+    fn a_hint_goes_after_a_line_comment_not_before_it() {
+        let src = "let r0 = y;   // aligned\nlet r1 = x;\n";
+        let first = src.find(';').unwrap();
+        assert_eq!(super::after_semicolon(src, first), src.find('\n').unwrap());
+        let second = src.rfind(';').unwrap();
+        assert_eq!(super::after_semicolon(src, second), second + 1);
     }
 
     #[test]
