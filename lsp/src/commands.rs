@@ -65,22 +65,27 @@ async fn explain(b: &Backend, uri: lsp::Uri, which: Option<Which>) -> Result<Opt
             let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
                 return Err(request_failed("litmus: not checked yet (or the file has errors)"));
             };
-            // Without a choice: the program's own bug first, then the first violation.
+            // Without a choice: the program's own bug first, then the first
+            // violation; with none, the verdicts (the header's lens runs this).
             let which = which
                 .or_else(|| crate::execution::condition_witness(p, r).map(|_| Which::Condition))
                 .or_else(|| r.outcomes.iter().flat_map(|o| &o.failures).next().map(|f| Which::Failure(f.stmt)))
-                .or_else(|| r.robustness.iter().any(|rb| !rb.violations.is_empty()).then_some(Which::Violation(1)))
-                .ok_or_else(|| request_failed("litmus: nothing to explain: no violation and no failure"))?;
+                .or_else(|| r.robustness.iter().any(|rb| !rb.violations.is_empty()).then_some(Which::Violation(1)));
             let all: Vec<_> = r.robustness.iter().flat_map(|rb| &rb.violations).collect();
             let at = match which {
-                Which::Violation(n) => {
+                Some(Which::Violation(n)) => {
                     n.checked_sub(1).and_then(|i| all.get(i)).map(|v| p.stmts[v.store_stmt as usize].span)
                 }
-                Which::Condition => p.condition.as_ref().map(|c| c.span),
-                Which::Failure(s) => p.stmts.get(s as usize).map(|s| s.span),
+                Some(Which::Condition) => p.condition.as_ref().map(|c| c.span),
+                Some(Which::Failure(s)) => p.stmts.get(s as usize).map(|s| s.span),
+                None => Some(crate::lens::header_span(&snap.analyzed.text)),
             };
-            let at =
-                at.ok_or_else(|| Error::invalid_params(format!("litmus: no such finding ({})", which.to_json())))?;
+            let at = at.ok_or_else(|| {
+                Error::invalid_params(format!(
+                    "litmus: no such finding ({})",
+                    which.map_or(Value::Null, Which::to_json)
+                ))
+            })?;
             // Plain line numbers: a Markdown preview refuses `file:` links.
             let lines = hover::Lines(None);
             let (md, _) = hover::hover(&snap.analyzed.text, &snap.analyzed.analysis, Some(r), at.start, lines)

@@ -164,8 +164,11 @@ pub fn code_lens(snap: &Snapshot, _params: lsp::CodeLensParams) -> Option<Vec<ls
         (false, None) => lens::verdicts(None, false),
         (true, None) => lens::verdicts(snap.report(), snap.checking),
     };
-    // An empty command id: the lens is a label, not a button.
-    let command = lsp::Command { title, command: String::new(), arguments: None };
+    // The server's explain (the worst finding, else the verdicts), which
+    // any client runs: an empty command id, a label in VS Code, is a link
+    // elsewhere (Sublime, Neovim's codelens.run) that fails when followed.
+    let arguments = Some(vec![serde_json::json!(snap.uri.as_str())]);
+    let command = lsp::Command { title, command: crate::commands::EXPLAIN.into(), arguments };
     let mut out = vec![lsp::CodeLens { range: snap.range(span), command: Some(command), data: None }];
     let rows = match (snap.analyzed.analysis.program.as_ref(), snap.report(), last) {
         (Some(p), Some(r), _) => crate::execution::lenses(p, r),
