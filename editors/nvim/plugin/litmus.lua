@@ -17,15 +17,17 @@ vim.api.nvim_create_autocmd('FileType', {
   end,
 })
 
--- :LitmusShowExecution[!] [N] [whole]: the execution graph of violation N;
--- with ! or `whole`, its whole execution (lua/litmus/execution.lua).
+-- :LitmusShowExecution[!] [N] [whole]: the execution graph of violation N
+-- (or `condition`: the SC interleaving that breaks the final condition;
+-- `failure:N`: a failing statement's); with ! or `whole`, its whole
+-- execution (lua/litmus/execution.lua).
 vim.api.nvim_create_user_command('LitmusShowExecution', function(opts)
   local n, whole = nil, opts.bang
   for _, word in ipairs(opts.fargs) do
     if word == 'whole' then
       whole = true
     else
-      n = tonumber(word) or n
+      n = word
     end
   end
   require('litmus.execution').show(0, n, whole)
@@ -35,10 +37,11 @@ end, {
   desc = 'litmus: show a violation\'s execution graph (SVG); ! for the whole execution',
 })
 
--- :LitmusExplain [N]: violation N (else the cursor line's, else the first
--- finding worth explaining) step by step, in a Markdown split.
+-- :LitmusExplain [N]: violation N (or `condition`, `failure:N`; else the
+-- cursor line's, else the first finding worth explaining) step by step, in
+-- a Markdown split.
 vim.api.nvim_create_user_command('LitmusExplain', function(opts)
-  require('litmus.commands').explain(0, tonumber(opts.args))
+  require('litmus.commands').explain(0, opts.args ~= '' and opts.args or nil)
 end, { nargs = '?', desc = 'litmus: explain a violation (Markdown, in a split)' })
 
 -- :LitmusInsertFences: the minimal fences for every violation, inserted by the server.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the headless Neovim test against target/release/litmus.
+# Runs the headless Neovim tests against target/release/litmus.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../../.." && pwd)"
 export LITMUS_ROOT="$root"
@@ -9,4 +9,6 @@ echo
 timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/execution_test.lua" 2>&1
 echo
 timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/commands_test.lua" 2>&1
+echo
+timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/spinlock_test.lua" 2>&1
 echo

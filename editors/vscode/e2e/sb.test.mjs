@@ -13,7 +13,7 @@
 // what the editor shows changes one entry here.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync, rmSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, rmSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
@@ -230,8 +230,11 @@ before(async () => {
 });
 
 async function setUp() {
-  rmSync(shots, { recursive: true, force: true });
+  // Only this test's numbered pictures (spinlock.test.mjs's stay).
   mkdirSync(shots, { recursive: true });
+  for (const f of readdirSync(shots)) {
+    if (/^\d+-.*\.png$/.test(f)) rmSync(join(shots, f), { force: true });
+  }
   const ws = workspace;
   rmSync(ws, { recursive: true, force: true });
   rmSync(join(work, "chromium"), { recursive: true, force: true });

@@ -433,3 +433,114 @@ export function toastButtonCentre(page, label) {
     return null;
   }, label);
 }
+
+/**
+ * The suggest widget's rows as drawn, or null while it is hidden: each
+ * row's label, the kind its icon shows (`snippet`, `keyword`, `variable`,
+ * … from the `codicon-symbol-*` class), its detail when shown, and whether
+ * it is the focused (to be accepted) row.
+ */
+export function suggestRows(page) {
+  return page.evaluate(() => {
+    const w = [...document.querySelectorAll(".editor-group-container.active .suggest-widget")].find(
+      (x) => x.classList.contains("visible") && x.getBoundingClientRect().height > 0,
+    );
+    if (!w) return null;
+    const rows = [...w.querySelectorAll(".monaco-list-row")];
+    if (rows.length === 0) return null;
+    return rows
+      .map((r) => ({
+        top: parseFloat(r.style.top) || 0,
+        label: r.querySelector(".label-name")?.textContent.replace(/\u00a0/g, " ") ?? r.innerText,
+        kind: /codicon-symbol-([\w-]+)/.exec(r.querySelector(".suggest-icon")?.className ?? "")?.[1] ?? null,
+        detail: (r.querySelector(".details-label")?.textContent ?? "").trim(),
+        focused: r.classList.contains("focused"),
+      }))
+      .sort((a, b) => a.top - b.top)
+      .map(({ top, ...rest }) => rest);
+  });
+}
+
+/**
+ * The line (1-based) a code lens whose text contains `text` stands above:
+ * the first line drawn below the lens, or null.
+ */
+export function codeLensLine(page, text) {
+  return page.evaluate((text) => {
+    const ed = document.querySelector(".editor-group-container.active .monaco-editor");
+    const lens = [...(ed?.querySelectorAll(".codelens-decoration") ?? [])].find((e) => e.textContent.includes(text));
+    if (!lens) return null;
+    const bottom = lens.getBoundingClientRect().bottom;
+    const below = [...ed.querySelectorAll(".margin-view-overlays .line-numbers")]
+      .map((n) => ({ n: Number(n.textContent), top: n.getBoundingClientRect().top }))
+      .filter((l) => l.top >= bottom - 2)
+      .sort((a, b) => a.top - b.top);
+    return below.length ? below[0].n : null;
+  }, text);
+}
+
+/**
+ * The centre of the first character of line `line` (1-based) that is text,
+ * not indentation or an inlay hint, in the active editor, or null.
+ */
+export function lineTextStart(page, line) {
+  return page.evaluate((line) => {
+    const ed = document.querySelector(".editor-group-container.active .monaco-editor");
+    for (const n of ed?.querySelectorAll(".margin-view-overlays .line-numbers") ?? []) {
+      if (Number(n.textContent) !== line) continue;
+      const top = parseFloat(n.parentElement.style.top);
+      const vl = [...ed.querySelectorAll(".view-lines .view-line")].find((l) => parseFloat(l.style.top) === top);
+      const span = [...(vl?.querySelectorAll(":scope > span > span") ?? [])].find(
+        (s) => !/\bdyn-rule-/.test(s.className) && s.textContent.trim() !== "",
+      );
+      if (!span) return null;
+      const range = document.createRange();
+      const node = span.firstChild;
+      const i = node.data.search(/\S/);
+      range.setStart(node, i);
+      range.setEnd(node, i + 1);
+      const r = range.getBoundingClientRect();
+      return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+    }
+    return null;
+  }, line);
+}
+
+/**
+ * Every row of the open suggest widget, not only the dozen drawn: moves the
+ * focus down one row at a time (ArrowDown; the list scrolls with it, and
+ * wraps from the last row to the first) until it is back on the first.
+ * Rows as suggestRows gives them, without `focused`, in the list's order.
+ */
+export async function allSuggestRows(page) {
+  const strip = ({ focused, ...r }) => r;
+  const focusedRow = async () => (await suggestRows(page))?.find((r) => r.focused) ?? null;
+  const first = await focusedRow();
+  if (!first) throw new Error("no focused row in the suggest widget");
+  const key = (r) => JSON.stringify(strip(r));
+  const out = [strip(first)];
+  for (let i = 0; i < 200; i++) {
+    const before = key(out[out.length - 1]);
+    await page.keyboard.press("ArrowDown");
+    const now = await waitFor("the focus to move down the suggestions", focusedRow, (r) => r !== null && key(r) !== before, {
+      timeoutMs: 5000,
+      intervalMs: 30,
+    });
+    if (key(now) === key(first)) return out;
+    out.push(strip(now));
+  }
+  throw new Error(`the suggestions never wrapped back to the first: ${JSON.stringify(out)}`);
+}
+
+/** The centre of the close button of the tab whose title starts with `prefix`, in any group, or null. */
+export function tabCloseCentre(page, prefix) {
+  return page.evaluate((prefix) => {
+    const t = [...document.querySelectorAll(".editor-group-container .tab")].find((t) =>
+      (t.getAttribute("aria-label") ?? "").startsWith(prefix),
+    );
+    const b = t?.querySelector(".tab-actions .action-label");
+    if (!b) return null;
+    const r = b.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }, prefix);
+}

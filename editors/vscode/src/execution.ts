@@ -1,11 +1,14 @@
 // "Litmus: Show execution" (command `litmus.showExecution`, also run by the
-// server's "Show execution" lenses with [uri, violation]): asks the server
-// for `litmus/executionGraph` and shows the SVG in a webview beside the
-// source; clicking an event reveals its statement, the page's toggle asks
-// for the whole execution, and the cursor's line is outlined in the picture.
+// server's "Show execution" lenses with [uri, which]: a violation's number,
+// "condition" for the SC interleaving that breaks the final condition, or
+// "failure:N" for a failing statement's witness): asks the server for
+// `litmus/executionGraph` and shows the SVG in a webview beside the source;
+// clicking an event reveals its statement, the page's toggle asks for the
+// whole execution, and the cursor's line is outlined in the picture.
 import * as vscode from "vscode";
 import type { LanguageClient } from "vscode-languageclient/node";
 import { executionHtml, PageMessage, RevealMessage } from "./webview";
+import { asWhich, describeWhich, Which } from "./which";
 
 interface GraphResult {
   svg: string;
@@ -22,7 +25,7 @@ interface Lens {
 
 let panel: vscode.WebviewPanel | undefined;
 let shownFor: vscode.Uri | undefined;
-let shownViolation: number | undefined;
+let shownViolation: Which | undefined;
 let outdated = false;
 /** The user asked for whole executions (the page's toggle); kept across pictures. */
 let wantWhole = false;
@@ -37,19 +40,20 @@ function nonce(): string {
 export async function violationLenses(
   client: LanguageClient,
   uri: vscode.Uri,
-): Promise<{ label: string; n: number; line: number }[]> {
+): Promise<{ label: string; n: Which; line: number }[]> {
   const lenses: Lens[] = (await client.sendRequest("textDocument/codeLens", { textDocument: { uri: uri.toString() } })) ?? [];
-  return lenses
-    .filter((l) => l.command?.command === "litmus.showExecution" || l.command?.command === "litmus.server.showExecution")
-    .map((l) => ({
-      label: `${l.command!.title} — line ${l.range.start.line + 1}`,
-      n: Number(l.command!.arguments?.[1]),
-      line: l.range.start.line,
-    }));
+  const out: { label: string; n: Which; line: number }[] = [];
+  for (const l of lenses) {
+    if (l.command?.command !== "litmus.showExecution" && l.command?.command !== "litmus.server.showExecution") continue;
+    const n = asWhich(l.command.arguments?.[1]);
+    if (n === undefined) continue;
+    out.push({ label: `${l.command.title} — line ${l.range.start.line + 1}`, n, line: l.range.start.line });
+  }
+  return out;
 }
 
 /** Without arguments: the active document's violations, picked from its lenses. */
-async function pick(client: LanguageClient, uri: vscode.Uri): Promise<number | undefined> {
+async function pick(client: LanguageClient, uri: vscode.Uri): Promise<Which | undefined> {
   const items = await violationLenses(client, uri);
   if (items.length === 0) {
     void vscode.window.showInformationMessage("litmus: no SC violation to show (yet) in this file.");
@@ -61,7 +65,7 @@ async function pick(client: LanguageClient, uri: vscode.Uri): Promise<number | u
   return (await vscode.window.showQuickPick(items, { placeHolder: "Which violation's execution?" }))?.n;
 }
 
-async function request(client: LanguageClient, uri: vscode.Uri, n: number): Promise<GraphResult> {
+async function request(client: LanguageClient, uri: vscode.Uri, n: Which): Promise<GraphResult> {
   return client.sendRequest("litmus/executionGraph", { textDocument: { uri: uri.toString() }, violation: n, whole: wantWhole });
 }
 
@@ -100,7 +104,7 @@ async function reveal(m: RevealMessage): Promise<void> {
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
 }
 
-function show(uri: vscode.Uri, n: number, g: GraphResult): void {
+function show(uri: vscode.Uri, n: Which, g: GraphResult): void {
   if (!panel) {
     panel = vscode.window.createWebviewPanel("litmus.execution", g.title, vscode.ViewColumn.Beside, {
       enableScripts: true,
@@ -128,7 +132,8 @@ function markOutdated(text?: string): void {
 
 /**
  * A check of `uri` finished: an outdated picture is drawn again from it (the
- * same violation number), or says that violation is gone.
+ * same violation number, or the condition's or statement's failure), or
+ * says it is gone.
  */
 export async function onChecked(client: LanguageClient, uri: string): Promise<void> {
   if (!panel || !outdated || !shownFor || shownFor.toString() !== uri || shownViolation === undefined) {
@@ -138,7 +143,7 @@ export async function onChecked(client: LanguageClient, uri: string): Promise<vo
     show(shownFor, shownViolation, await request(client, shownFor, shownViolation));
   } catch {
     outdated = false;
-    markOutdated(`Outdated: violation ${shownViolation} is gone from the changed text.`);
+    markOutdated(`Outdated: ${describeWhich(shownViolation)} is gone from the changed text.`);
   }
 }
 
@@ -153,7 +158,7 @@ export function registerExecution(context: vscode.ExtensionContext, getClient: (
     }),
   );
   context.subscriptions.push(
-    vscode.commands.registerCommand("litmus.showExecution", async (uri?: string, violation?: number) => {
+    vscode.commands.registerCommand("litmus.showExecution", async (uri?: string, violation?: unknown) => {
       const client = getClient();
       if (!client) {
         void vscode.window.showErrorMessage("litmus: the language server is not running.");
@@ -164,7 +169,11 @@ export function registerExecution(context: vscode.ExtensionContext, getClient: (
         void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
         return;
       }
-      const n = violation ?? (await pick(client, target));
+      if (violation !== undefined && violation !== null && asWhich(violation) === undefined) {
+        void vscode.window.showErrorMessage(`litmus: no execution ${JSON.stringify(violation)}: a violation's number, "condition" or "failure:N".`);
+        return;
+      }
+      const n = asWhich(violation) ?? (await pick(client, target));
       if (n === undefined) {
         return;
       }

@@ -12,6 +12,7 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { onChecked, registerExecution, violationLenses } from "./execution";
+import { asWhich, Which } from "./which";
 import { notFoundMessage, resolveServer } from "./server-path";
 import {
   ACTIONS_COMMAND,
@@ -255,7 +256,7 @@ async function showMarkdown(uri: vscode.Uri): Promise<void> {
 }
 
 /** Which violation to explain: the cursor's line's, else a choice, else the server's first. */
-async function explainTarget(c: LanguageClient, uri: vscode.Uri): Promise<number | undefined | null> {
+async function explainTarget(c: LanguageClient, uri: vscode.Uri): Promise<Which | undefined | null> {
   const items = await violationLenses(c, uri);
   const editor = vscode.window.activeTextEditor;
   if (editor && editor.document.uri.toString() === uri.toString()) {
@@ -265,18 +266,18 @@ async function explainTarget(c: LanguageClient, uri: vscode.Uri): Promise<number
   if (items.length <= 1) {
     return undefined;
   }
-  const first = { label: "The first finding", description: "the one the server picks", n: undefined as number | undefined };
+  const first = { label: "The first finding", description: "the one the server picks", n: undefined as Which | undefined };
   const picked = await vscode.window.showQuickPick([first, ...items], { placeHolder: "Explain which finding?" });
   return picked === undefined ? null : picked.n;
 }
 
-async function explain(uri?: string, violation?: number): Promise<void> {
+async function explain(uri?: string, violation?: unknown): Promise<void> {
   const target = uri ? vscode.Uri.parse(uri) : targetDocument();
   if (!target) {
     void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
     return;
   }
-  let n: number | undefined | null = violation;
+  let n: Which | undefined | null = asWhich(violation);
   if (n === undefined && client?.isRunning()) {
     n = await explainTarget(client, target);
     if (n === null) return;

@@ -63,8 +63,13 @@ end
 
 function M.explain(bufnr, n)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
-  if n then
-    return explain_n(bufnr, n)
+  if n ~= nil then
+    local which = require('litmus.execution').which(n)
+    if which == nil then
+      vim.notify(('litmus: nothing to explain as %s: a violation\'s number, `condition` or `failure:N`'):format(vim.inspect(n)), vim.log.levels.ERROR)
+      return
+    end
+    return explain_n(bufnr, which)
   end
   local c = client_or_complain(bufnr)
   if not c then

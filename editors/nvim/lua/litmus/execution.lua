@@ -1,10 +1,11 @@
 -- :LitmusShowExecution[!] [N]: asks the server for `litmus/executionGraph`
--- (violation N as `litmus check` numbers them; without N, the one whose
--- "Show execution" lens is on the cursor's line, else a choice), writes the
--- SVG under stdpath('cache')/litmus/, and opens it with the system viewer
--- (`require('litmus').config.open`, else vim.ui.open or xdg-open/open when
--- there is a display; without one it says where the file is and how to
--- open it). With ! (or the word `whole`): the whole execution, the witness
+-- (violation N as `litmus check` numbers them, or `condition` — the SC
+-- interleaving that breaks the final condition — or `failure:N`; without
+-- N, the one whose "Show execution" lens is on the cursor's line, else a
+-- choice), writes the SVG under stdpath('cache')/litmus/, and opens it with
+-- the system viewer (`require('litmus').config.open`, else vim.ui.open or
+-- xdg-open/open when there is a display; without one it says where the
+-- file is and how to open it). With ! (or the word `whole`): the whole execution, the witness
 -- run to the end (preferring an ending that fails an assertion).
 -- The server's lenses run it too (client command `litmus.showExecution`).
 local M = {}
@@ -41,6 +42,37 @@ function M.at_cursor(shows)
   end
 end
 
+--- `n` as the server takes it (a number, "condition", "failure:N"), or nil.
+function M.which(n)
+  if type(n) == 'number' then
+    return (n >= 1 and n == math.floor(n)) and n or nil
+  end
+  if type(n) ~= 'string' then
+    return nil
+  end
+  if n:match('^[1-9]%d*$') then
+    return tonumber(n)
+  end
+  if n == 'condition' or n:match('^failure:%d+$') then
+    return n
+  end
+  return nil
+end
+
+--- What `n` is in words ("violation 2", "the failing condition",
+--- "failing statement 7") and in a file name ("violation-2", "condition",
+--- "failure-7").
+function M.describe(n)
+  if type(n) == 'number' then
+    return ('violation %d'):format(n), ('violation-%d'):format(n)
+  end
+  if n == 'condition' then
+    return 'the failing condition', 'condition'
+  end
+  local stmt = n:match('^failure:(%d+)$') or '?'
+  return 'failing statement ' .. stmt, 'failure-' .. stmt
+end
+
 local function open_graph(client, bufnr, n, whole)
   local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, violation = n, whole = whole == true }
   client.request('litmus/executionGraph', params, function(err, result)
@@ -53,13 +85,17 @@ local function open_graph(client, bufnr, n, whole)
     local dir = vim.fn.stdpath('cache') .. '/litmus'
     vim.fn.mkdir(dir, 'p')
     local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t:r')
-    local suffix = result.whole and '-whole' or ''
-    local path = ('%s/%s-violation-%d%s.svg'):format(dir, name ~= '' and name or 'litmus', n, suffix)
+    -- Whole when asked for and drawn (a condition's interleaving always
+    -- runs to the end: it is the execution, not "the whole" of one).
+    local whole_drawn = whole == true and result.whole == true
+    local suffix = whole_drawn and '-whole' or ''
+    local words, slug = M.describe(n)
+    local path = ('%s/%s-%s%s.svg'):format(dir, name ~= '' and name or 'litmus', slug, suffix)
     vim.fn.writefile(vim.split(result.svg, '\n', { plain = true }), path, 'b')
     M.last = path
     -- Always say where it went: a viewer may not open, or open elsewhere.
-    local what = result.whole and 'whole execution' or 'execution graph'
-    require('litmus').open_external(path, ("litmus: violation %d's %s: %s"):format(n, what, path))
+    local what = whole_drawn and 'whole execution' or 'execution graph'
+    require('litmus').open_external(path, ("litmus: %s's %s: %s"):format(words, what, path))
   end, bufnr)
 end
 
@@ -70,8 +106,13 @@ function M.show(bufnr, n, whole)
     vim.notify('litmus: the language server is not attached to this buffer', vim.log.levels.ERROR)
     return
   end
-  if n then
-    return open_graph(client, bufnr, n, whole)
+  if n ~= nil then
+    local which = M.which(n)
+    if which == nil then
+      vim.notify(('litmus: no execution %s: a violation\'s number, `condition` or `failure:N`'):format(vim.inspect(n)), vim.log.levels.ERROR)
+      return
+    end
+    return open_graph(client, bufnr, which, whole)
   end
   M.lenses(client, bufnr, function(shows)
     if #shows == 0 then
