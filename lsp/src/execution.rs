@@ -111,7 +111,8 @@ pub fn graph(p: &Program, r: &Report, which: Which, whole: bool, opts: &Options)
             let title = format!("{}: the final condition fails under {}", p.name, model.upper());
             let mut pic = picture::of_events(p, &state.witness.events, &[], title);
             pic.model = model.upper().into();
-            (pic, true)
+            // The run is drawn whole either way; say only what was asked.
+            (pic, whole)
         }
         Which::Failure(stmt) => {
             let (model, f) = r
@@ -123,7 +124,7 @@ pub fn graph(p: &Program, r: &Report, which: Which, whole: bool, opts: &Options)
             let title = format!("{}: `{s}` fails under {}", p.name, model.upper());
             let mut pic = picture::of_events(p, &f.witness.events, &[], title);
             pic.model = model.upper().into();
-            (pic, true)
+            (pic, whole)
         }
     };
     Ok(GraphResult {

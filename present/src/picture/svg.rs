@@ -44,7 +44,7 @@ pub fn svg(pic: &Picture) -> String {
     edges(&mut s, pic, &l);
     nodes(&mut s, pic, &l);
     labels(&mut s, pic, &l);
-    legend(&mut s, l.legend_y);
+    legend(&mut s, l.legend_y, pic.cycle_len() > 0);
     s.push_str("</svg>\n");
     s
 }
@@ -250,7 +250,9 @@ fn cycle_mark(r: &Rect) -> String {
     )
 }
 
-fn legend(s: &mut String, y: f64) {
+/// The legend; the cycle's entry only where there is a cycle (a run that
+/// breaks the condition has none).
+fn legend(s: &mut String, y: f64, cycle: bool) {
     let _ = write!(s, r#"<g class="legend" transform="translate({MARGIN},{y:.0})">"#);
     let _ = write!(
         s,
@@ -272,10 +274,12 @@ fn legend(s: &mut String, y: f64) {
         );
         x += 70.0 + what.len() as f64 * CHAR_W;
     }
-    let _ = write!(
-        s,
-        r##"<g class="legend-item" data-kind="cycle"><path d="M12,46 L38,46" stroke="{HALO}" stroke-width="10" stroke-opacity="0.6" stroke-linecap="round"/><path d="M12,46 L38,46" stroke="#222222" stroke-width="3"/><circle cx="52" cy="46" r="8" fill="#111111"/><text x="52" y="50" text-anchor="middle" font-size="10" font-weight="bold" fill="#ffffff">1</text><text x="66" y="50" fill="#555555">the cycle, step by step</text></g>"##
-    );
+    if cycle {
+        let _ = write!(
+            s,
+            r##"<g class="legend-item" data-kind="cycle"><path d="M12,46 L38,46" stroke="{HALO}" stroke-width="10" stroke-opacity="0.6" stroke-linecap="round"/><path d="M12,46 L38,46" stroke="#222222" stroke-width="3"/><circle cx="52" cy="46" r="8" fill="#111111"/><text x="52" y="50" text-anchor="middle" font-size="10" font-weight="bold" fill="#ffffff">1</text><text x="66" y="50" fill="#555555">the cycle, step by step</text></g>"##
+        );
+    }
     let mut x = 290.0;
     for (k, what) in
         [(NodeKind::Write, "write"), (NodeKind::Read, "read"), (NodeKind::Rmw, "atomic"), (NodeKind::Init, "initial")]
