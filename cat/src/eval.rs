@@ -1,0 +1,1 @@
+//! Evaluation (stub while the parser lands).

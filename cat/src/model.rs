@@ -1,0 +1,211 @@
+//! Loading a cat file with its includes, and the error type.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::ast::{Ins, InsKind, Program, Span};
+use crate::parser;
+
+/// A message about a place in a cat file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub path: PathBuf,
+    pub span: Span,
+    /// 1-based.
+    pub line: usize,
+    /// 1-based, in characters.
+    pub column: usize,
+    pub message: String,
+}
+
+impl std::fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}: {}", self.path.display(), self.line, self.column, self.message)
+    }
+}
+
+/// Everything that can go wrong reading or evaluating a model.
+#[derive(Debug, thiserror::Error)]
+pub enum CatError {
+    #[error("{}: cannot read: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A lexical or syntax error.
+    #[error("{0}")]
+    Syntax(Diagnostic),
+    /// A missing include, or an include cycle.
+    #[error("{0}")]
+    Include(Diagnostic),
+    /// An evaluation error (unbound name, type error, …).
+    #[error("{0}")]
+    Eval(Diagnostic),
+    /// Something the evaluator does not do yet.
+    #[error("{0}")]
+    Unsupported(Diagnostic),
+}
+
+impl CatError {
+    /// The diagnostic, if the error has a place.
+    pub fn diagnostic(&self) -> Option<&Diagnostic> {
+        match self {
+            CatError::Io { .. } => None,
+            CatError::Syntax(d) | CatError::Include(d) | CatError::Eval(d) | CatError::Unsupported(d) => Some(d),
+        }
+    }
+}
+
+/// One parsed file.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: String,
+    pub program: Program,
+}
+
+impl SourceFile {
+    /// A diagnostic at `span` of this file.
+    pub fn diagnostic(&self, span: Span, message: impl Into<String>) -> Diagnostic {
+        diagnostic(&self.path, &self.text, span, message.into())
+    }
+}
+
+fn diagnostic(path: &Path, text: &str, span: Span, message: String) -> Diagnostic {
+    let start = (span.start as usize).min(text.len());
+    let before = &text[..start];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = text[line_start..start].chars().count() + 1;
+    Diagnostic { path: path.to_path_buf(), span, line, column, message }
+}
+
+/// Parses `text` as the cat file `path` (for messages only).
+pub fn parse_file(path: &Path, text: &str) -> Result<Program, CatError> {
+    parser::parse(text).map_err(|e| CatError::Syntax(diagnostic(path, text, e.span, e.message)))
+}
+
+/// A model: its root file, every file it includes, and the prelude.
+#[derive(Debug, Clone)]
+pub struct Model {
+    pub files: Vec<SourceFile>,
+    pub root: usize,
+    /// `stdlib.cat`, run before the root as herd does, when found.
+    pub prelude: Option<usize>,
+    /// (file, span start of an `include`) → the included file.
+    pub includes: HashMap<(usize, u32), usize>,
+}
+
+struct Loader<'a> {
+    dirs: &'a [PathBuf],
+    files: Vec<SourceFile>,
+    by_path: HashMap<PathBuf, usize>,
+    includes: HashMap<(usize, u32), usize>,
+    stack: Vec<PathBuf>,
+}
+
+impl Model {
+    /// Reads `path` and everything it includes, searching each include in
+    /// the including file's directory, then in `include_dirs`.
+    pub fn load(path: impl AsRef<Path>, include_dirs: &[PathBuf]) -> Result<Model, CatError> {
+        let path = path.as_ref();
+        let text = std::fs::read_to_string(path).map_err(|source| CatError::Io { path: path.to_path_buf(), source })?;
+        Model::from_source(path, &text, include_dirs)
+    }
+
+    /// Like [`Model::load`], for a file whose text is `text` (its includes
+    /// are searched next to `path`, then in `include_dirs`).
+    pub fn from_source(path: &Path, text: &str, include_dirs: &[PathBuf]) -> Result<Model, CatError> {
+        let mut l = Loader {
+            dirs: include_dirs,
+            files: Vec::new(),
+            by_path: HashMap::new(),
+            includes: HashMap::new(),
+            stack: Vec::new(),
+        };
+        let root = l.add(path.to_path_buf(), text.to_string())?;
+        let prelude = match l.find(path, "stdlib.cat") {
+            Some(p) if canonical(&p) != canonical(path) => Some(l.file(p)?),
+            _ => None,
+        };
+        Ok(Model { files: l.files, root, prelude, includes: l.includes })
+    }
+
+    /// The root file.
+    pub fn root_file(&self) -> &SourceFile {
+        &self.files[self.root]
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+impl Loader<'_> {
+    fn find(&self, from: &Path, name: &str) -> Option<PathBuf> {
+        let here = from.parent().map(|d| d.join(name));
+        here.into_iter().chain(self.dirs.iter().map(|d| d.join(name))).find(|p| p.is_file())
+    }
+
+    fn file(&mut self, path: PathBuf) -> Result<usize, CatError> {
+        if let Some(&i) = self.by_path.get(&canonical(&path)) {
+            return Ok(i);
+        }
+        let text = std::fs::read_to_string(&path).map_err(|source| CatError::Io { path: path.clone(), source })?;
+        self.add(path, text)
+    }
+
+    fn add(&mut self, path: PathBuf, text: String) -> Result<usize, CatError> {
+        let program = parse_file(&path, &text)?;
+        let key = canonical(&path);
+        let idx = self.files.len();
+        self.files.push(SourceFile { path: path.clone(), text, program });
+        self.by_path.insert(key.clone(), idx);
+        self.stack.push(key);
+        let mut incs = Vec::new();
+        collect_includes(&self.files[idx].program.body, &mut incs);
+        for (name, span) in incs {
+            let Some(p) = self.find(&path, &name) else {
+                let f = &self.files[idx];
+                return Err(CatError::Include(f.diagnostic(span, format!("cannot find included file \"{name}\""))));
+            };
+            let c = canonical(&p);
+            if let Some(pos) = self.stack.iter().position(|s| *s == c) {
+                let chain: Vec<String> = self.stack[pos..]
+                    .iter()
+                    .chain(std::iter::once(&c))
+                    .map(|s| s.file_name().map_or(String::new(), |n| n.to_string_lossy().into_owned()))
+                    .collect();
+                let f = &self.files[idx];
+                return Err(CatError::Include(f.diagnostic(span, format!("include cycle: {}", chain.join(" → ")))));
+            }
+            let j = self.file(p)?;
+            self.includes.insert((idx, span.start), j);
+        }
+        self.stack.pop();
+        Ok(idx)
+    }
+}
+
+fn collect_includes(body: &[Ins], out: &mut Vec<(String, Span)>) {
+    for i in body {
+        match &i.kind {
+            InsKind::Include(name, span) => out.push((name.clone(), *span)),
+            InsKind::Match { clauses, default, .. } => {
+                for (_, b) in clauses {
+                    collect_includes(b, out);
+                }
+                if let Some(d) = default {
+                    collect_includes(d, out);
+                }
+            }
+            InsKind::Procedure { body, .. } | InsKind::Forall { body, .. } => collect_includes(body, out),
+            InsKind::IfVariant { then, otherwise, .. } => {
+                collect_includes(then, out);
+                collect_includes(otherwise, out);
+            }
+            _ => {}
+        }
+    }
+}
