@@ -1,1 +1,1223 @@
-//! Evaluation (stub while the parser lands).
+//! Evaluating a model on one finite execution.
+//!
+//! An [`Execution`] is data: `n` events (at most 64), named event sets and
+//! named relations. [`evaluate`] binds herd's base names (the sets `R`,
+//! `W`, `M`, `F`, `IW`, `FW`, … and the relations `po`, `rf`, `loc`,
+//! `int`, `ext`, `id`, …, empty where the execution says nothing), runs
+//! `stdlib.cat` then the model, and returns a [`Verdict`]: one result per
+//! check, the flags raised, and whether the execution is allowed.
+//!
+//! `co` is the execution's own; with it, herd's "given co" names are bound
+//! (`co`, `fr = (rf^-1 ; co) \ id`, and their internal and external
+//! parts) so that a model without `cos.cat` runs as in herd. A model that
+//! generates coherence orders (`with co from generate_cos(…)`) evaluates
+//! its candidate set and keeps the execution's own `co` when it is one of
+//! them (else an error: the execution is not a candidate of the model).
+
+use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::rc::Rc;
+
+use crate::ast::*;
+use crate::model::{CatError, Model};
+
+/// A set of events, as a mask.
+pub type Set = u64;
+
+/// A relation over `n` events: row `i` is the set of `j` with `(i, j)`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rel(pub Vec<u64>);
+
+impl Rel {
+    pub fn empty(n: usize) -> Rel {
+        Rel(vec![0; n])
+    }
+    pub fn from_pairs(n: usize, pairs: &[(usize, usize)]) -> Rel {
+        let mut r = Rel::empty(n);
+        for &(a, b) in pairs {
+            r.0[a] |= 1 << b;
+        }
+        r
+    }
+    pub fn id_on(n: usize, s: Set) -> Rel {
+        Rel((0..n).map(|i| s & (1 << i)).collect())
+    }
+    pub fn cartesian(n: usize, a: Set, b: Set) -> Rel {
+        Rel((0..n).map(|i| if a >> i & 1 == 1 { b } else { 0 }).collect())
+    }
+    pub fn contains(&self, a: usize, b: usize) -> bool {
+        self.0[a] >> b & 1 == 1
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.iter().all(|&r| r == 0)
+    }
+    pub fn pairs(&self) -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        for (i, &row) in self.0.iter().enumerate() {
+            for j in 0..64 {
+                if row >> j & 1 == 1 {
+                    v.push((i, j));
+                }
+            }
+        }
+        v
+    }
+    fn zip(&self, o: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
+        Rel(self.0.iter().zip(&o.0).map(|(&a, &b)| f(a, b)).collect())
+    }
+    pub fn seq(&self, o: &Rel) -> Rel {
+        Rel(self
+            .0
+            .iter()
+            .map(|&row| {
+                let mut out = 0;
+                for (j, &r) in o.0.iter().enumerate() {
+                    if row >> j & 1 == 1 {
+                        out |= r;
+                    }
+                }
+                out
+            })
+            .collect())
+    }
+    pub fn inverse(&self) -> Rel {
+        let n = self.0.len();
+        let mut r = Rel::empty(n);
+        for (a, b) in self.pairs() {
+            r.0[b] |= 1 << a;
+        }
+        r
+    }
+    pub fn closure(&self) -> Rel {
+        let mut r = self.clone();
+        let n = r.0.len();
+        for k in 0..n {
+            for i in 0..n {
+                if r.0[i] >> k & 1 == 1 {
+                    r.0[i] |= r.0[k];
+                }
+            }
+        }
+        r
+    }
+    pub fn domain(&self) -> Set {
+        self.0.iter().enumerate().fold(0, |s, (i, &r)| if r != 0 { s | 1 << i } else { s })
+    }
+    pub fn range(&self) -> Set {
+        self.0.iter().fold(0, |s, &r| s | r)
+    }
+    pub fn is_irreflexive(&self) -> bool {
+        self.0.iter().enumerate().all(|(i, &r)| r >> i & 1 == 0)
+    }
+    pub fn is_acyclic(&self) -> bool {
+        self.closure().is_irreflexive()
+    }
+}
+
+/// One candidate execution, as data.
+#[derive(Debug, Clone, Default)]
+pub struct Execution {
+    pub n: usize,
+    pub sets: BTreeMap<String, Set>,
+    pub rels: BTreeMap<String, Rel>,
+}
+
+impl Execution {
+    pub fn new(n: usize) -> Execution {
+        assert!(n <= 64, "at most 64 events");
+        Execution { n, ..Execution::default() }
+    }
+    /// Names the set of `events` (a tag set like `MFENCE`, or `R`, `W`, …).
+    pub fn set(mut self, name: &str, events: &[usize]) -> Execution {
+        let s = events.iter().fold(0, |s, &e| s | 1u64 << e);
+        self.sets.insert(name.to_string(), s);
+        self
+    }
+    /// Names the relation made of `pairs`.
+    pub fn rel(mut self, name: &str, pairs: &[(usize, usize)]) -> Execution {
+        self.rels.insert(name.to_string(), Rel::from_pairs(self.n, pairs));
+        self
+    }
+}
+
+/// The kind of a check, as written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckResult {
+    /// The `as` name, or `acyclic@file:line` without one.
+    pub name: String,
+    pub ty: TestType,
+    /// Whether the test (with its `~`) holds.
+    pub holds: bool,
+}
+
+/// What a model says of an execution.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Verdict {
+    /// Every check evaluated, in order (plain checks, `undefined_unless`,
+    /// `flag`s).
+    pub checks: Vec<CheckResult>,
+    /// Names of the flags raised (a `flag` test that holds).
+    pub flags: Vec<String>,
+    /// Whether some `undefined_unless` failed.
+    pub undefined: bool,
+}
+
+impl Verdict {
+    /// No plain check fails.
+    pub fn allowed(&self) -> bool {
+        self.checks.iter().all(|c| c.ty != TestType::Check || c.holds)
+    }
+    /// The names of the plain checks that fail.
+    pub fn failed(&self) -> Vec<&str> {
+        self.checks.iter().filter(|c| c.ty == TestType::Check && !c.holds).map(|c| c.name.as_str()).collect()
+    }
+}
+
+/// Options: the variants set (`if "name"` conditions), as herd's `-variant`.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub variants: BTreeSet<String>,
+}
+
+// ---------------------------------------------------------------- values
+
+#[derive(Clone)]
+pub enum Value {
+    /// `0`, polymorphic.
+    Empty,
+    /// `_`, polymorphic.
+    Unv,
+    Set(Set),
+    Rel(Rel),
+    Event(usize),
+    Pair(usize, usize),
+    Tag(String),
+    Tuple(Vec<Value>),
+    /// A set of values other than events, kept sorted without repeats.
+    ValSet(Vec<Value>),
+    Clo(Rc<Closure>),
+    Proc(Rc<Procedure>),
+    Prim(&'static str),
+}
+
+pub struct Closure {
+    param: Pat,
+    body: Rc<Expr>,
+    env: Env,
+    file: usize,
+}
+
+pub struct Procedure {
+    param: Pat,
+    body: Vec<Ins>,
+    env: RefCell<Env>,
+    file: usize,
+}
+
+impl Value {
+    fn type_name(&self) -> &'static str {
+        match self {
+            Value::Empty => "empty",
+            Value::Unv => "universe",
+            Value::Set(_) => "event set",
+            Value::Rel(_) => "relation",
+            Value::Event(_) => "event",
+            Value::Pair(..) => "pair",
+            Value::Tag(_) => "tag",
+            Value::Tuple(_) => "tuple",
+            Value::ValSet(_) => "set",
+            Value::Clo(_) | Value::Prim(_) => "function",
+            Value::Proc(_) => "procedure",
+        }
+    }
+    fn rank(&self) -> u8 {
+        match self {
+            Value::Empty => 0,
+            Value::Unv => 1,
+            Value::Set(_) => 2,
+            Value::Rel(_) => 3,
+            Value::Event(_) => 4,
+            Value::Pair(..) => 5,
+            Value::Tag(_) => 6,
+            Value::Tuple(_) => 7,
+            Value::ValSet(_) => 8,
+            Value::Clo(_) => 9,
+            Value::Proc(_) => 10,
+            Value::Prim(_) => 11,
+        }
+    }
+}
+
+fn cmp_values(a: &Value, b: &Value) -> Ordering {
+    use Value::*;
+    match (a, b) {
+        (Set(x), Set(y)) => x.cmp(y),
+        (Rel(x), Rel(y)) => x.cmp(y),
+        (Event(x), Event(y)) => x.cmp(y),
+        (Pair(a1, a2), Pair(b1, b2)) => (a1, a2).cmp(&(b1, b2)),
+        (Tag(x), Tag(y)) => x.cmp(y),
+        (Tuple(x), Tuple(y)) | (ValSet(x), ValSet(y)) => {
+            for (p, q) in x.iter().zip(y) {
+                let o = cmp_values(p, q);
+                if o != Ordering::Equal {
+                    return o;
+                }
+            }
+            x.len().cmp(&y.len())
+        }
+        (Clo(x), Clo(y)) => (Rc::as_ptr(x) as usize).cmp(&(Rc::as_ptr(y) as usize)),
+        (Proc(x), Proc(y)) => (Rc::as_ptr(x) as usize).cmp(&(Rc::as_ptr(y) as usize)),
+        (Prim(x), Prim(y)) => x.cmp(y),
+        _ => a.rank().cmp(&b.rank()),
+    }
+}
+
+fn valset(mut v: Vec<Value>) -> Value {
+    v.sort_by(cmp_values);
+    v.dedup_by(|a, b| cmp_values(a, b) == Ordering::Equal);
+    Value::ValSet(v)
+}
+
+// ---------------------------------------------------------------- environment
+
+struct Node {
+    name: String,
+    value: RefCell<Value>,
+    next: Env,
+}
+
+#[derive(Clone, Default)]
+pub struct Env(Option<Rc<Node>>);
+
+impl Env {
+    fn bind(&self, name: &str, value: Value) -> Env {
+        Env(Some(Rc::new(Node { name: name.to_string(), value: RefCell::new(value), next: self.clone() })))
+    }
+    fn node(&self, name: &str) -> Option<&Rc<Node>> {
+        let mut cur = &self.0;
+        while let Some(n) = cur {
+            if n.name == name {
+                return Some(n);
+            }
+            cur = &n.next.0;
+        }
+        None
+    }
+    fn get(&self, name: &str) -> Option<Value> {
+        self.node(name).map(|n| n.value.borrow().clone())
+    }
+}
+
+// ---------------------------------------------------------------- errors
+
+/// An evaluation failure: `Catchable` ones are herd's errors that `try`
+/// catches; `Fatal` ones (unsupported constructs) pass through `try`.
+enum Fail {
+    Catchable(CatError),
+    Fatal(CatError),
+}
+
+type R<T> = Result<T, Fail>;
+
+struct Ev<'m> {
+    m: &'m Model,
+    x: &'m Execution,
+    opts: &'m Options,
+    verdict: Verdict,
+    all: Set,
+    /// The execution's transitive `co`, if given.
+    co: Option<Rel>,
+    tags: HashMap<String, String>,
+}
+
+/// Evaluates `model` on `exec`.
+pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdict, CatError> {
+    let n = exec.n;
+    let all: Set = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let mut ev = Ev {
+        m: model,
+        x: exec,
+        opts,
+        verdict: Verdict::default(),
+        all,
+        co: exec.rels.get("co").map(Rel::closure),
+        tags: HashMap::new(),
+    };
+    let env = ev.base_env();
+    let run = |ev: &mut Ev, env: Env| -> R<Env> {
+        let env = match model.prelude {
+            Some(p) if p != model.root => ev.run(&model.files[p].program.body, p, env)?,
+            _ => env,
+        };
+        ev.run(&model.files[model.root].program.body, model.root, env)
+    };
+    match run(&mut ev, env) {
+        Ok(_) => Ok(ev.verdict),
+        Err(Fail::Catchable(e)) | Err(Fail::Fatal(e)) => Err(e),
+    }
+}
+
+const PRIMS: &[&str] = &[
+    "domain",
+    "range",
+    "classes",
+    "classes-loc",
+    "linearisations",
+    "fail",
+    "at-least-one-writable",
+    "same-oa",
+    "different-values",
+    "fromto",
+    "lift",
+    "delift",
+    "deliftinter",
+    "bisimulation",
+    "tag2scope",
+    "tag2level",
+    "tag2events",
+    "tag2fenced",
+    "loc2events",
+    "as_transitive",
+];
+
+impl Ev<'_> {
+    fn n(&self) -> usize {
+        self.x.n
+    }
+
+    fn base_env(&self) -> Env {
+        let n = self.n();
+        let x = self.x;
+        let set = |k: &str| x.sets.get(k).copied();
+        let rel = |k: &str| x.rels.get(k).cloned();
+        let mut env = Env::default();
+        for p in PRIMS {
+            env = env.bind(p, Value::Prim(p));
+        }
+        let r = set("R").unwrap_or(0);
+        let w = set("W").unwrap_or(0);
+        let m = set("M").unwrap_or(r | w);
+        let id = Rel::id_on(n, self.all);
+        let po = rel("po").unwrap_or_else(|| Rel::empty(n));
+        let int = rel("int").unwrap_or_else(|| {
+            let r = po.closure();
+            let mut i = r.zip(&r.inverse(), |a, b| a | b);
+            for (k, row) in i.0.iter_mut().enumerate() {
+                *row |= 1 << k;
+            }
+            i
+        });
+        let unv = Rel::cartesian(n, self.all, self.all);
+        let ext = rel("ext").unwrap_or_else(|| unv.zip(&int, |a, b| a & !b));
+        let mut sets: BTreeMap<&str, Set> = BTreeMap::new();
+        sets.insert("R", r);
+        sets.insert("W", w);
+        sets.insert("M", m);
+        sets.insert("Exp", set("Exp").unwrap_or(m));
+        sets.insert("EXEC", set("EXEC").unwrap_or(self.all));
+        let fw = set("FW").unwrap_or_else(|| match &self.co {
+            Some(co) => w & !co.domain(),
+            None => 0,
+        });
+        sets.insert("FW", fw);
+        for k in ["F", "IW", "NExp", "B", "BCC", "PRED", "Rreg", "Wreg", "ADDR", "DATA", "SPEC", "SPURIOUS"] {
+            sets.insert(k, set(k).unwrap_or(0));
+        }
+        let mut rels: BTreeMap<&str, Rel> = BTreeMap::new();
+        rels.insert("id", id.clone());
+        rels.insert("po", po.clone());
+        rels.insert("partial_po", rel("partial_po").unwrap_or(po));
+        rels.insert("int", int);
+        rels.insert("ext", ext.clone());
+        let id_m = Rel::id_on(n, m);
+        for k in ["sm", "si"] {
+            rels.insert(k, rel(k).unwrap_or_else(|| id_m.clone()));
+        }
+        for k in ["same-instance", "same-instr", "same-static"] {
+            rels.insert(k, rel(k).unwrap_or_else(|| id.clone()));
+        }
+        for k in [
+            "loc",
+            "rf",
+            "addr",
+            "data",
+            "ctrl",
+            "tst",
+            "depend",
+            "success",
+            "control",
+            "iico_data",
+            "iico_ctrl",
+            "iico_order",
+            "rf-reg",
+            "pco",
+            "aligned",
+            "same-low-order-bits",
+        ] {
+            rels.insert(k, rel(k).unwrap_or_else(|| Rel::empty(n)));
+        }
+        if let Some(co) = &self.co {
+            let int = &rels["int"].clone();
+            let rf = &rels["rf"].clone();
+            let fr = rf.inverse().seq(co).zip(&id, |a, b| a & !b);
+            let inside = |r: &Rel| r.zip(int, |a, b| a & b);
+            let outside = |r: &Rel| r.zip(&ext, |a, b| a & b);
+            rels.insert("fri", inside(&fr));
+            rels.insert("fre", outside(&fr));
+            rels.insert("fr", fr);
+            rels.insert("coi", inside(co));
+            rels.insert("coe", outside(co));
+            rels.insert("co", co.clone());
+        }
+        for (k, s) in &sets {
+            env = env.bind(k, Value::Set(*s));
+        }
+        for (k, s) in &x.sets {
+            if !sets.contains_key(k.as_str()) {
+                env = env.bind(k, Value::Set(*s));
+            }
+        }
+        for (k, r) in &rels {
+            env = env.bind(k, Value::Rel(r.clone()));
+        }
+        for (k, r) in &x.rels {
+            if !rels.contains_key(k.as_str()) {
+                env = env.bind(k, Value::Rel(r.clone()));
+            }
+        }
+        env
+    }
+
+    fn diag(&self, file: usize, span: Span, msg: String) -> crate::model::Diagnostic {
+        self.m.files[file].diagnostic(span, msg)
+    }
+    fn error<T>(&self, file: usize, span: Span, msg: impl Into<String>) -> R<T> {
+        Err(Fail::Catchable(CatError::Eval(self.diag(file, span, msg.into()))))
+    }
+    fn fatal<T>(&self, file: usize, span: Span, msg: impl Into<String>) -> R<T> {
+        Err(Fail::Fatal(CatError::Eval(self.diag(file, span, msg.into()))))
+    }
+    fn unsupported<T>(&self, file: usize, span: Span, what: impl Into<String>) -> R<T> {
+        let msg = format!("not supported yet: {}", what.into());
+        Err(Fail::Fatal(CatError::Unsupported(self.diag(file, span, msg))))
+    }
+
+    // ------------------------------------------------------------ instructions
+
+    fn run(&mut self, body: &[Ins], file: usize, mut env: Env) -> R<Env> {
+        for ins in body {
+            env = self.ins(ins, file, env)?;
+        }
+        Ok(env)
+    }
+
+    fn ins(&mut self, ins: &Ins, file: usize, env: Env) -> R<Env> {
+        match &ins.kind {
+            InsKind::Let(binds) => self.bind_all(binds, file, env),
+            InsKind::Rec(binds, test) => {
+                let env = self.bind_rec(binds, file, env, ins.span)?;
+                if let Some(t) = test {
+                    self.test(t, file, &env, None)?;
+                }
+                Ok(env)
+            }
+            InsKind::Match { scrutinee, clauses, default } => {
+                let v = self.expr(scrutinee, file, &env)?;
+                let Value::Tag(t) = v else {
+                    return self.error(file, scrutinee.span, format!("matching on a {}", v.type_name()));
+                };
+                let mut chosen = clauses.iter().find(|(c, _)| *c == t).map(|(_, b)| b);
+                if chosen.is_none() {
+                    chosen = default.as_ref();
+                }
+                match chosen {
+                    Some(b) => self.run(b, file, env),
+                    None => self.error(file, ins.span, format!("pattern matching failed on '{t}")),
+                }
+            }
+            InsKind::Test(t) => {
+                self.test(t, file, &env, None)?;
+                Ok(env)
+            }
+            // Shows only choose what herd draws.
+            InsKind::ShowAs(..) | InsKind::Show(_) | InsKind::Unshow(_) => Ok(env),
+            InsKind::Include(_, span) => {
+                let Some(&j) = self.m.includes.get(&(file, span.start)) else {
+                    return self.fatal(file, *span, "include not resolved by Model::load");
+                };
+                self.run(&self.m.files[j].program.body, j, env)
+            }
+            InsKind::Procedure { name, param, body, rec } => {
+                let p = Rc::new(Procedure {
+                    param: param.clone(),
+                    body: body.clone(),
+                    env: RefCell::new(env.clone()),
+                    file,
+                });
+                let env2 = env.bind(name, Value::Proc(p.clone()));
+                if *rec {
+                    *p.env.borrow_mut() = env2.clone();
+                }
+                Ok(env2)
+            }
+            InsKind::Call { name, arg, as_name } => {
+                let Some(Value::Proc(p)) = env.get(name) else {
+                    return self.error(file, ins.span, format!("`{name}` is not a procedure"));
+                };
+                let a = self.expr(arg, file, &env)?;
+                let penv = p.env.borrow().clone();
+                let penv = self.bind_pat(&p.param, a, penv, file, arg.span)?;
+                let label = as_name.clone().unwrap_or_else(|| name.clone());
+                let saved = self.verdict.checks.len();
+                self.run(&p.body, p.file, penv)?;
+                for c in &mut self.verdict.checks[saved..] {
+                    if c.name.contains('@') {
+                        c.name = label.clone();
+                    }
+                }
+                Ok(env)
+            }
+            InsKind::Debug(_) => Ok(env),
+            InsKind::Forall { var, set, body } => {
+                let v = self.expr(set, file, &env)?;
+                let elems = match v {
+                    Value::Empty => vec![],
+                    Value::ValSet(v) => v,
+                    Value::Set(s) => (0..self.n()).filter(|i| s >> i & 1 == 1).map(Value::Event).collect(),
+                    v => return self.error(file, set.span, format!("forall over a {}", v.type_name())),
+                };
+                for e in elems {
+                    self.run(body, file, env.bind(var, e))?;
+                }
+                Ok(env)
+            }
+            InsKind::WithFrom { var, set } => {
+                let v = self.expr(set, file, &env)?;
+                let Some(given) = self.x.rels.get(var).map(Rel::closure) else {
+                    return self.unsupported(
+                        file,
+                        ins.span,
+                        format!("enumerating the candidates of `with {var} from …`: the execution must give `{var}`"),
+                    );
+                };
+                let cands = match v {
+                    Value::Empty => vec![],
+                    Value::ValSet(v) => v,
+                    v => return self.error(file, set.span, format!("`with … from` a {}", v.type_name())),
+                };
+                let n = self.n();
+                for c in cands {
+                    let r = match &c {
+                        Value::Empty => Rel::empty(n),
+                        Value::Rel(r) => r.clone(),
+                        _ => continue,
+                    };
+                    if r.closure() == given {
+                        return Ok(env.bind(var, Value::Rel(r)));
+                    }
+                }
+                self.fatal(file, ins.span, format!("the execution's `{var}` is not one of the model's candidates"))
+            }
+            InsKind::IfVariant { cond, then, otherwise } => {
+                if self.variant(cond) {
+                    self.run(then, file, env)
+                } else {
+                    self.run(otherwise, file, env)
+                }
+            }
+            InsKind::Events { .. } => self.unsupported(file, ins.span, "bell event declarations"),
+            InsKind::Enum { name, tags } => {
+                for t in tags {
+                    self.tags.insert(t.clone(), name.clone());
+                }
+                let all = valset(tags.iter().map(|t| Value::Tag(t.clone())).collect());
+                Ok(env.bind(name, all))
+            }
+        }
+    }
+
+    fn variant(&self, c: &VariantCond) -> bool {
+        match c {
+            VariantCond::Name(s) => self.opts.variants.contains(s),
+            VariantCond::Not(a) => !self.variant(a),
+            VariantCond::And(a, b) => self.variant(a) && self.variant(b),
+            VariantCond::Or(a, b) => self.variant(a) || self.variant(b),
+        }
+    }
+
+    fn test(&mut self, t: &Test, file: usize, env: &Env, _label: Option<&str>) -> R<()> {
+        let v = self.expr(&t.expr, file, env)?;
+        let n = self.n();
+        let ok = match (&t.kind, &v) {
+            (_, Value::Empty) => true,
+            (TestKind::Empty, Value::Set(s)) => *s == 0,
+            (TestKind::Empty, Value::Rel(r)) => r.is_empty(),
+            (TestKind::Empty, Value::ValSet(v)) => v.is_empty(),
+            (TestKind::Empty, Value::Unv) => self.all == 0,
+            (TestKind::Acyclic, Value::Rel(r)) => r.is_acyclic(),
+            (TestKind::Irreflexive, Value::Rel(r)) => r.is_irreflexive(),
+            (TestKind::Acyclic | TestKind::Irreflexive, Value::Unv) => n == 0,
+            _ => return self.error(file, t.expr.span, format!("a {} cannot be tested", v.type_name())),
+        };
+        let holds = ok != t.negated;
+        let name = t.name.clone().unwrap_or_else(|| {
+            let d = self.diag(file, t.span, String::new());
+            let kind = match t.kind {
+                TestKind::Acyclic => "acyclic",
+                TestKind::Irreflexive => "irreflexive",
+                TestKind::Empty => "empty",
+            };
+            let f = d.path.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+            format!("{kind}@{f}:{}", d.line)
+        });
+        match t.ty {
+            TestType::Assert if !holds => return self.fatal(file, t.span, format!("assertion {name} failed")),
+            TestType::Flag if holds => self.verdict.flags.push(name.clone()),
+            TestType::UndefinedUnless if !holds => self.verdict.undefined = true,
+            _ => {}
+        }
+        self.verdict.checks.push(CheckResult { name, ty: t.ty, holds });
+        Ok(())
+    }
+
+    fn bind_all(&mut self, binds: &[Binding], file: usize, env: Env) -> R<Env> {
+        let mut vals = Vec::new();
+        for b in binds {
+            vals.push(self.expr(&b.expr, file, &env)?);
+        }
+        let mut out = env;
+        for (b, v) in binds.iter().zip(vals) {
+            out = self.bind_pat(&b.pat, v, out, file, b.span)?;
+        }
+        Ok(out)
+    }
+
+    fn bind_pat(&self, pat: &Pat, v: Value, env: Env, file: usize, span: Span) -> R<Env> {
+        match pat {
+            Pat::Var(None) => Ok(env),
+            Pat::Var(Some(x)) => Ok(env.bind(x, v)),
+            Pat::Tuple(xs) => {
+                let vs = match v {
+                    Value::Tuple(vs) if vs.len() == xs.len() => vs,
+                    v => {
+                        return self.error(
+                            file,
+                            span,
+                            format!("a tuple of {} expected, found a {}", xs.len(), v.type_name()),
+                        )
+                    }
+                };
+                let mut env = env;
+                for (x, v) in xs.iter().zip(vs) {
+                    if let Some(x) = x {
+                        env = env.bind(x, v);
+                    }
+                }
+                Ok(env)
+            }
+        }
+    }
+
+    /// `let rec`: every name starts empty, then the bindings are evaluated
+    /// again until no value changes (closures see the names themselves).
+    fn bind_rec(&mut self, binds: &[Binding], file: usize, env: Env, span: Span) -> R<Env> {
+        let mut names = Vec::new();
+        for b in binds {
+            match &b.pat {
+                Pat::Var(Some(x)) => names.push(x.clone()),
+                Pat::Var(None) => names.push("_".into()),
+                Pat::Tuple(_) => return self.unsupported(file, b.span, "tuple patterns in `let rec`"),
+            }
+        }
+        let mut renv = env;
+        for x in &names {
+            renv = renv.bind(x, Value::Empty);
+        }
+        for round in 0.. {
+            if round > 10_000 {
+                return self.error(file, span, "no fixpoint after 10000 rounds");
+            }
+            let mut changed = false;
+            for (b, x) in binds.iter().zip(&names) {
+                let v = self.expr(&b.expr, file, &renv)?;
+                let node = renv.node(x).expect("bound above");
+                let old = node.value.replace(v.clone());
+                let same = match (&old, &v) {
+                    (Value::Clo(_), Value::Clo(_)) => true,
+                    _ => self.same(&old, &v),
+                };
+                changed |= !same;
+            }
+            if !changed {
+                break;
+            }
+        }
+        Ok(renv)
+    }
+
+    fn same(&self, a: &Value, b: &Value) -> bool {
+        let n = self.n();
+        let norm = |v: &Value| match v {
+            Value::Empty => None,
+            Value::Set(0) => None,
+            Value::Rel(r) if r.is_empty() => None,
+            v => Some(v.clone()),
+        };
+        let _ = n;
+        match (norm(a), norm(b)) {
+            (None, None) => true,
+            (Some(x), Some(y)) => cmp_values(&x, &y) == Ordering::Equal,
+            _ => false,
+        }
+    }
+
+    // ------------------------------------------------------------ expressions
+
+    fn as_set(&self, v: &Value, file: usize, span: Span) -> R<Set> {
+        match v {
+            Value::Empty => Ok(0),
+            Value::Unv => Ok(self.all),
+            Value::Set(s) => Ok(*s),
+            Value::Event(e) => Ok(1 << e),
+            v => self.error(file, span, format!("an event set expected, found a {}", v.type_name())),
+        }
+    }
+
+    fn as_rel(&self, v: &Value, file: usize, span: Span) -> R<Rel> {
+        let n = self.n();
+        match v {
+            Value::Empty => Ok(Rel::empty(n)),
+            Value::Unv => Ok(Rel::cartesian(n, self.all, self.all)),
+            Value::Rel(r) => Ok(r.clone()),
+            Value::Pair(a, b) => Ok(Rel::from_pairs(n, &[(*a, *b)])),
+            v => self.error(file, span, format!("a relation expected, found a {}", v.type_name())),
+        }
+    }
+
+    fn expr(&mut self, e: &Expr, file: usize, env: &Env) -> R<Value> {
+        let n = self.n();
+        let sp = e.span;
+        Ok(match &e.kind {
+            ExprKind::Empty => Value::Empty,
+            ExprKind::Universe => Value::Unv,
+            ExprKind::Tag(t) => {
+                if !self.tags.contains_key(t) {
+                    return self.error(file, sp, format!("tag '{t} is undefined"));
+                }
+                Value::Tag(t.clone())
+            }
+            ExprKind::Var(x) => match env.get(x) {
+                Some(v) => v,
+                None => return self.error(file, sp, format!("unbound name `{x}`")),
+            },
+            ExprKind::ExplicitSet(es) => {
+                let mut vs = Vec::new();
+                for a in es {
+                    vs.push(self.expr(a, file, env)?);
+                }
+                if vs.is_empty() {
+                    Value::Empty
+                } else if vs.iter().all(|v| matches!(v, Value::Event(_))) {
+                    Value::Set(vs.iter().fold(0, |s, v| match v {
+                        Value::Event(e) => s | 1 << e,
+                        _ => s,
+                    }))
+                } else if vs.iter().all(|v| matches!(v, Value::Pair(..))) {
+                    let ps: Vec<_> = vs
+                        .iter()
+                        .filter_map(|v| match v {
+                            Value::Pair(a, b) => Some((*a, *b)),
+                            _ => None,
+                        })
+                        .collect();
+                    Value::Rel(Rel::from_pairs(n, &ps))
+                } else {
+                    valset(vs)
+                }
+            }
+            ExprKind::Tuple(es) => {
+                let mut vs = Vec::new();
+                for a in es {
+                    vs.push(self.expr(a, file, env)?);
+                }
+                Value::Tuple(vs)
+            }
+            ExprKind::Op1(op, a) => {
+                let v = self.expr(a, file, env)?;
+                let id = Rel::id_on(n, self.all);
+                match (op, v) {
+                    (Op1::Plus, Value::Empty) => Value::Empty,
+                    (Op1::Star | Op1::Opt, Value::Empty) => Value::Rel(id),
+                    (Op1::Plus | Op1::Star | Op1::Opt | Op1::Inv, Value::Unv) => Value::Unv,
+                    (Op1::Plus, Value::Rel(r)) => Value::Rel(r.closure()),
+                    (Op1::Star, Value::Rel(r)) => Value::Rel(r.closure().zip(&id, |a, b| a | b)),
+                    (Op1::Opt, Value::Rel(r)) => Value::Rel(r.zip(&id, |a, b| a | b)),
+                    (Op1::Inv, Value::Empty) => Value::Empty,
+                    (Op1::Inv, Value::Rel(r)) => Value::Rel(r.inverse()),
+                    (Op1::Inv, Value::Pair(a, b)) => Value::Pair(b, a),
+                    (Op1::Comp, Value::Empty) => Value::Unv,
+                    (Op1::Comp, Value::Unv) => Value::Empty,
+                    (Op1::Comp, Value::Set(s)) => Value::Set(self.all & !s),
+                    (Op1::Comp, Value::Rel(r)) => {
+                        Value::Rel(Rel::cartesian(n, self.all, self.all).zip(&r, |a, b| a & !b))
+                    }
+                    (Op1::Comp, Value::ValSet(v)) if v.iter().all(|t| matches!(t, Value::Tag(_))) => {
+                        let Some(Value::Tag(t0)) = v.first() else { unreachable!() };
+                        let ty = self.tags.get(t0).cloned().unwrap_or_default();
+                        let mut all: Vec<Value> =
+                            self.tags.iter().filter(|(_, e)| **e == ty).map(|(t, _)| Value::Tag(t.clone())).collect();
+                        all.retain(|t| !v.iter().any(|u| cmp_values(t, u) == Ordering::Equal));
+                        valset(all)
+                    }
+                    (Op1::ToId, Value::Empty) => Value::Empty,
+                    (Op1::ToId, Value::Unv) => Value::Rel(id),
+                    (Op1::ToId, Value::Set(s)) => Value::Rel(Rel::id_on(n, s)),
+                    (op, v) => return self.error(file, sp, format!("operator {op:?} on a {}", v.type_name())),
+                }
+            }
+            ExprKind::Op2(op, a, b) => {
+                // herd evaluates `r & (A * B)` without building the product,
+                // the same thing.
+                let va = self.expr(a, file, env)?;
+                let vb = self.expr(b, file, env)?;
+                self.op2(*op, va, vb, file, sp, a.span, b.span)?
+            }
+            ExprKind::App(f, a) => {
+                let vf = self.expr(f, file, env)?;
+                let va = self.expr(a, file, env)?;
+                self.apply(vf, va, file, sp)?
+            }
+            ExprKind::Fun { param, body, .. } => {
+                Value::Clo(Rc::new(Closure { param: param.clone(), body: body.clone(), env: env.clone(), file }))
+            }
+            ExprKind::Bind(binds, body) => {
+                let env2 = self.bind_all(binds, file, env.clone())?;
+                self.expr(body, file, &env2)?
+            }
+            ExprKind::BindRec(binds, body) => {
+                let env2 = self.bind_rec(binds, file, env.clone(), sp)?;
+                self.expr(body, file, &env2)?
+            }
+            ExprKind::Try(a, b) => match self.expr(a, file, env) {
+                Ok(v) => v,
+                Err(Fail::Catchable(_)) => self.expr(b, file, env)?,
+                Err(f) => return Err(f),
+            },
+            ExprKind::If(c, a, b) => {
+                if self.cond(c, file, env, sp)? {
+                    self.expr(a, file, env)?
+                } else {
+                    self.expr(b, file, env)?
+                }
+            }
+            ExprKind::Match { scrutinee, clauses, default } => {
+                let v = self.expr(scrutinee, file, env)?;
+                let Value::Tag(t) = v else {
+                    return self.error(file, scrutinee.span, format!("matching on a {}", v.type_name()));
+                };
+                match clauses.iter().find(|(c, _)| *c == t) {
+                    Some((_, e)) => self.expr(e, file, env)?,
+                    None => match default {
+                        Some(d) => self.expr(d, file, env)?,
+                        None => return self.error(file, sp, format!("pattern matching failed on '{t}")),
+                    },
+                }
+            }
+            ExprKind::MatchSet { scrutinee, empty, clause } => {
+                let v = self.expr(scrutinee, file, env)?;
+                let elems: Vec<Value> = match &v {
+                    Value::Empty => vec![],
+                    Value::Set(s) => (0..n).filter(|i| s >> i & 1 == 1).map(Value::Event).collect(),
+                    Value::Rel(r) => r.pairs().into_iter().map(|(a, b)| Value::Pair(a, b)).collect(),
+                    Value::ValSet(v) => v.clone(),
+                    v => return self.error(file, scrutinee.span, format!("set-matching on a {}", v.type_name())),
+                };
+                if elems.is_empty() {
+                    return self.expr(empty, file, env);
+                }
+                let rebuild = |vs: &[Value]| -> Value {
+                    match &v {
+                        Value::Set(_) => Value::Set(vs.iter().fold(0, |s, e| match e {
+                            Value::Event(i) => s | 1 << i,
+                            _ => s,
+                        })),
+                        Value::Rel(_) => {
+                            let ps: Vec<_> = vs
+                                .iter()
+                                .filter_map(|e| match e {
+                                    Value::Pair(a, b) => Some((*a, *b)),
+                                    _ => None,
+                                })
+                                .collect();
+                            Value::Rel(Rel::from_pairs(n, &ps))
+                        }
+                        _ => valset(vs.to_vec()),
+                    }
+                };
+                match &**clause {
+                    SetClause::EltRem(x, xs, body) => {
+                        let mut env2 = env.clone();
+                        if let Some(x) = x {
+                            env2 = env2.bind(x, elems[0].clone());
+                        }
+                        if let Some(xs) = xs {
+                            env2 = env2.bind(xs, rebuild(&elems[1..]));
+                        }
+                        self.expr(body, file, &env2)?
+                    }
+                    SetClause::PreEltPost(pre, x, post, body) => {
+                        let k = elems.len() / 2;
+                        let mut env2 = env.clone();
+                        if let Some(p) = pre {
+                            env2 = env2.bind(p, rebuild(&elems[..k]));
+                        }
+                        if let Some(x) = x {
+                            env2 = env2.bind(x, elems[k].clone());
+                        }
+                        if let Some(p) = post {
+                            env2 = env2.bind(p, rebuild(&elems[k + 1..]));
+                        }
+                        self.expr(body, file, &env2)?
+                    }
+                }
+            }
+        })
+    }
+
+    fn cond(&mut self, c: &Cond, file: usize, env: &Env, sp: Span) -> R<bool> {
+        Ok(match c {
+            Cond::Variant(v) => self.variant(v),
+            Cond::Eq(a, b) => {
+                let va = self.expr(a, file, env)?;
+                let vb = self.expr(b, file, env)?;
+                self.same(&va, &vb)
+            }
+            Cond::In(a, b) => {
+                let va = self.expr(a, file, env)?;
+                let vb = self.expr(b, file, env)?;
+                match (&va, &vb) {
+                    (Value::Event(e), _) => self.as_set(&vb, file, b.span)? >> e & 1 == 1,
+                    (Value::Pair(x, y), _) => self.as_rel(&vb, file, b.span)?.contains(*x, *y),
+                    (_, Value::ValSet(vs)) => vs.iter().any(|v| self.same(v, &va)),
+                    (_, Value::Empty) => false,
+                    _ => return self.error(file, sp, "`in` needs a set"),
+                }
+            }
+            Cond::Subset(a, b) => {
+                let va = self.expr(a, file, env)?;
+                let vb = self.expr(b, file, env)?;
+                match (&va, &vb) {
+                    (Value::Rel(_), _) | (_, Value::Rel(_)) => {
+                        let ra = self.as_rel(&va, file, a.span)?;
+                        let rb = self.as_rel(&vb, file, b.span)?;
+                        ra.zip(&rb, |x, y| x & !y).is_empty()
+                    }
+                    _ => {
+                        let sa = self.as_set(&va, file, a.span)?;
+                        let sb = self.as_set(&vb, file, b.span)?;
+                        sa & !sb == 0
+                    }
+                }
+            }
+        })
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn op2(&mut self, op: Op2, a: Value, b: Value, file: usize, sp: Span, sa: Span, sb: Span) -> R<Value> {
+        use Value::*;
+        let n = self.n();
+        let is_set = |v: &Value| matches!(v, Set(_));
+        let is_rel = |v: &Value| matches!(v, Rel(_) | Pair(..));
+        Ok(match op {
+            Op2::Cartesian => {
+                let x = self.as_set(&a, file, sa)?;
+                let y = self.as_set(&b, file, sb)?;
+                Rel(crate::eval::Rel::cartesian(n, x, y))
+            }
+            Op2::Add => match (a, b) {
+                (Unv, _) => return self.error(file, sp, "universe in set ++"),
+                (_, Unv) => Unv,
+                (Event(e), Empty) => Set(1 << e),
+                (Event(e), Set(s)) => Set(s | 1 << e),
+                (Pair(x, y), Empty) => Rel(crate::eval::Rel::from_pairs(n, &[(x, y)])),
+                (Pair(x, y), Rel(mut r)) => {
+                    r.0[x] |= 1 << y;
+                    Rel(r)
+                }
+                (v, Empty) => ValSet(vec![v]),
+                (v, ValSet(mut vs)) => {
+                    vs.push(v);
+                    valset(vs)
+                }
+                (v, w) => {
+                    return self.error(file, sp, format!("cannot add a {} to a {}", v.type_name(), w.type_name()))
+                }
+            },
+            Op2::Seq => match (&a, &b) {
+                (Empty, _) | (_, Empty) => Empty,
+                _ => {
+                    let ra = self.seq_operand(&a, file, sa)?;
+                    let rb = self.seq_operand(&b, file, sb)?;
+                    Rel(ra.seq(&rb))
+                }
+            },
+            Op2::Union | Op2::Inter | Op2::Diff => match (a, b) {
+                (Empty, v) | (v, Empty) if op == Op2::Union => v,
+                (Unv, _) | (_, Unv) if op == Op2::Union => Unv,
+                (Empty, _) | (_, Empty) if op == Op2::Inter => Empty,
+                (Unv, v) | (v, Unv) if op == Op2::Inter => v,
+                (Empty, _) if op == Op2::Diff => Empty,
+                (v, Empty) if op == Op2::Diff => v,
+                (_, Unv) if op == Op2::Diff => Empty,
+                (Unv, Set(s)) => Set(self.all & !s),
+                (Unv, Rel(r)) => Rel(crate::eval::Rel::cartesian(n, self.all, self.all).zip(&r, |x, y| x & !y)),
+                (Set(x), Set(y)) => Set(match op {
+                    Op2::Union => x | y,
+                    Op2::Inter => x & y,
+                    _ => x & !y,
+                }),
+                (ref x, ref y) if is_rel(x) && is_rel(y) => {
+                    let rx = self.as_rel(x, file, sa)?;
+                    let ry = self.as_rel(y, file, sb)?;
+                    Rel(rx.zip(&ry, |p, q| match op {
+                        Op2::Union => p | q,
+                        Op2::Inter => p & q,
+                        _ => p & !q,
+                    }))
+                }
+                (ValSet(x), ValSet(y)) => {
+                    let inb = |v: &Value, s: &[Value]| s.iter().any(|u| cmp_values(u, v) == Ordering::Equal);
+                    match op {
+                        Op2::Union => valset(x.into_iter().chain(y).collect()),
+                        Op2::Inter => valset(x.into_iter().filter(|v| inb(v, &y)).collect()),
+                        _ => valset(x.into_iter().filter(|v| !inb(v, &y)).collect()),
+                    }
+                }
+                (Tag(t), v) | (v, Tag(t)) if matches!(v, ValSet(_) | Tag(_)) => {
+                    let mut vs = vec![Tag(t)];
+                    let vb = v;
+                    let (va, vb) = if matches!(vb, ValSet(_)) {
+                        (valset(std::mem::take(&mut vs)), vb)
+                    } else {
+                        (valset(vs), valset(vec![vb]))
+                    };
+                    return self.op2(op, va, vb, file, sp, sa, sb);
+                }
+                (x, y) => {
+                    let what = if (is_set(&x) && is_rel(&y)) || (is_rel(&x) && is_set(&y)) {
+                        "mixing sets and relations".to_string()
+                    } else {
+                        format!("a {} and a {}", x.type_name(), y.type_name())
+                    };
+                    return self.error(file, sp, format!("cannot combine {what} with {op:?}"));
+                }
+            },
+        })
+    }
+
+    fn seq_operand(&self, v: &Value, file: usize, sp: Span) -> R<Rel> {
+        match v {
+            Value::Set(s) => Ok(Rel::id_on(self.n(), *s)),
+            v => self.as_rel(v, file, sp),
+        }
+    }
+
+    fn apply(&mut self, f: Value, arg: Value, file: usize, sp: Span) -> R<Value> {
+        match f {
+            Value::Clo(c) => {
+                let env = self.bind_pat(&c.param, arg, c.env.clone(), file, sp)?;
+                self.expr(&c.body.clone(), c.file, &env)
+            }
+            Value::Prim(p) => self.prim(p, arg, file, sp),
+            v => self.error(file, sp, format!("a {} is not a function", v.type_name())),
+        }
+    }
+
+    fn prim(&mut self, p: &'static str, arg: Value, file: usize, sp: Span) -> R<Value> {
+        let n = self.n();
+        match p {
+            "domain" => Ok(Value::Set(self.as_rel(&arg, file, sp)?.domain())),
+            "range" => Ok(Value::Set(self.as_rel(&arg, file, sp)?.range())),
+            "fail" => self.error(file, sp, "fail"),
+            "classes-loc" => {
+                let s = self.as_set(&arg, file, sp)?;
+                let loc = self.as_rel(
+                    &Value::Rel(self.x.rels.get("loc").cloned().unwrap_or_else(|| Rel::empty(n))),
+                    file,
+                    sp,
+                )?;
+                Ok(self.classes(s, &loc))
+            }
+            "classes" => {
+                let r = self.as_rel(&arg, file, sp)?;
+                let s = r.domain() | r.range();
+                Ok(self.classes(s, &r))
+            }
+            "linearisations" => {
+                let Value::Tuple(a) = &arg else {
+                    return self.error(file, sp, "linearisations takes (set, relation)");
+                };
+                if a.len() != 2 {
+                    return self.error(file, sp, "linearisations takes (set, relation)");
+                }
+                let s = self.as_set(&a[0], file, sp)?;
+                let r = self.as_rel(&a[1], file, sp)?;
+                let mut out = Vec::new();
+                let mut order = Vec::new();
+                self.topos(s, &r, &mut order, &mut out);
+                if out.len() > 100_000 {
+                    return self.unsupported(file, sp, "more than 100000 linearisations");
+                }
+                Ok(valset(out.into_iter().map(Value::Rel).collect()))
+            }
+            other => self.unsupported(file, sp, format!("herd's primitive `{other}`")),
+        }
+    }
+
+    /// The classes of `s` under `r` seen as an equivalence (events alone
+    /// in theirs when `r` says nothing of them).
+    fn classes(&self, s: Set, r: &Rel) -> Value {
+        let mut left = s;
+        let mut out = Vec::new();
+        while left != 0 {
+            let i = left.trailing_zeros() as usize;
+            let class = (r.0[i] | 1 << i) & left;
+            out.push(Value::Set(class));
+            left &= !class;
+        }
+        valset(out)
+    }
+
+    /// Every total order of `s` that extends `r` (restricted to `s`), each
+    /// as a transitive relation.
+    fn topos(&self, s: Set, r: &Rel, order: &mut Vec<usize>, out: &mut Vec<Rel>) {
+        if out.len() > 100_000 {
+            return;
+        }
+        let placed = order.iter().fold(0u64, |m, &e| m | 1 << e);
+        let left = s & !placed;
+        if left == 0 {
+            let mut rel = Rel::empty(self.n());
+            for (k, &a) in order.iter().enumerate() {
+                for &b in &order[k + 1..] {
+                    rel.0[a] |= 1 << b;
+                }
+            }
+            out.push(rel);
+            return;
+        }
+        for e in 0..self.n() {
+            if left >> e & 1 == 0 {
+                continue;
+            }
+            // e can go next if no unplaced event must precede it.
+            let preds = (0..self.n()).filter(|&p| left >> p & 1 == 1 && p != e && r.contains(p, e)).count();
+            if preds == 0 {
+                order.push(e);
+                self.topos(s, r, order, out);
+                order.pop();
+            }
+        }
+    }
+}
