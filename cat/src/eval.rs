@@ -518,7 +518,7 @@ impl Ev<'_> {
             InsKind::Rec(binds, test) => {
                 let env = self.bind_rec(binds, file, env, ins.span)?;
                 if let Some(t) = test {
-                    self.test(t, file, &env, None)?;
+                    self.test(t, file, &env)?;
                 }
                 Ok(env)
             }
@@ -537,7 +537,7 @@ impl Ev<'_> {
                 }
             }
             InsKind::Test(t) => {
-                self.test(t, file, &env, None)?;
+                self.test(t, file, &env)?;
                 Ok(env)
             }
             // Shows only choose what herd draws.
@@ -646,7 +646,7 @@ impl Ev<'_> {
         }
     }
 
-    fn test(&mut self, t: &Test, file: usize, env: &Env, _label: Option<&str>) -> R<()> {
+    fn test(&mut self, t: &Test, file: usize, env: &Env) -> R<()> {
         let v = self.expr(&t.expr, file, env)?;
         let n = self.n();
         let ok = match (&t.kind, &v) {
@@ -757,14 +757,12 @@ impl Ev<'_> {
     }
 
     fn same(&self, a: &Value, b: &Value) -> bool {
-        let n = self.n();
         let norm = |v: &Value| match v {
             Value::Empty => None,
             Value::Set(0) => None,
             Value::Rel(r) if r.is_empty() => None,
             v => Some(v.clone()),
         };
-        let _ = n;
         match (norm(a), norm(b)) {
             (None, None) => true,
             (Some(x), Some(y)) => cmp_values(&x, &y) == Ordering::Equal,
