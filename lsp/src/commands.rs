@@ -7,7 +7,7 @@
 
 use crate::execution::{Which, SERVER_COMMAND};
 use crate::state::{request_failed, Backend};
-use crate::{actions, convert, handlers, hover};
+use crate::{actions, convert, hover};
 use serde_json::{json, Value};
 use std::str::FromStr;
 use tower_lsp_server::jsonrpc::{Error, Result};
@@ -47,12 +47,15 @@ pub async fn execute(b: &Backend, params: lsp::ExecuteCommandParams) -> Result<O
 
 async fn show_execution(b: &Backend, uri: lsp::Uri, which: Which, whole: bool) -> Result<Option<Value>> {
     let opts = b.lock().config.options();
-    let params = crate::execution::GraphParams {
-        text_document: lsp::TextDocumentIdentifier { uri: uri.clone() },
-        violation: which,
-        whole,
-    };
-    let g = b.on_snapshot(SHOW_EXECUTION, &uri, move |snap| handlers::execution_graph(snap, params, &opts)).await??;
+    let g = b
+        .on_snapshot(SHOW_EXECUTION, &uri, move |snap| {
+            let (Some(p), Some(r)) = (snap.analyzed.analysis.program.as_ref(), snap.report()) else {
+                return Err(request_failed("litmus: not checked yet (or the file has errors)"));
+            };
+            crate::execution::graph(p, r, which, whole, &opts)
+                .map_err(|e| Error::invalid_params(format!("litmus: {e}")))
+        })
+        .await??;
     let path = write_out(&uri, &format!("{}.svg", slug(which)), &g.svg)?;
     // A browser draws the SVG: `external` (an editor would show its XML).
     open(b, &path, true).await;
