@@ -121,25 +121,44 @@ pub struct Execution {
     pub n: usize,
     pub sets: BTreeMap<String, Set>,
     pub rels: BTreeMap<String, Rel>,
+    /// An event number the builders could not take (past `n` or 64):
+    /// `evaluate` refuses the execution rather than answer for another.
+    pub bad_event: Option<usize>,
 }
 
 impl Execution {
+    /// At most [`MAX_EVENTS`]; more is refused by `evaluate`.
     pub fn new(n: usize) -> Execution {
-        assert!(n <= 64, "at most 64 events");
-        Execution { n, ..Execution::default() }
+        Execution { n, bad_event: (n > MAX_EVENTS).then_some(n), ..Execution::default() }
+    }
+    fn fits(&mut self, e: usize) -> bool {
+        let ok = e < self.n.min(MAX_EVENTS);
+        if !ok && self.bad_event.is_none() {
+            self.bad_event = Some(e);
+        }
+        ok
     }
     /// Names the set of `events` (a tag set like `MFENCE`, or `R`, `W`, …).
     pub fn set(mut self, name: &str, events: &[usize]) -> Execution {
-        let s = events.iter().fold(0, |s, &e| s | 1u64 << e);
+        let mut s: Set = 0;
+        for &e in events {
+            if self.fits(e) {
+                s |= 1u64 << e;
+            }
+        }
         self.sets.insert(name.to_string(), s);
         self
     }
     /// Names the relation made of `pairs`.
     pub fn rel(mut self, name: &str, pairs: &[(usize, usize)]) -> Execution {
-        self.rels.insert(name.to_string(), Rel::from_pairs(self.n, pairs));
+        let pairs: Vec<(usize, usize)> = pairs.iter().copied().filter(|&(a, b)| self.fits(a) & self.fits(b)).collect();
+        self.rels.insert(name.to_string(), Rel::from_pairs(self.n.min(MAX_EVENTS), &pairs));
         self
     }
 }
+
+/// The events an execution may have (sets are bit masks of a `u64`).
+pub const MAX_EVENTS: usize = 64;
 
 /// The kind of a check, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -333,6 +352,12 @@ struct Ev<'m> {
 
 /// Evaluates `model` on `exec`.
 pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdict, CatError> {
+    if let Some(e) = exec.bad_event {
+        return Err(CatError::Execution(format!(
+            "event {e} does not fit an execution of {} events (at most {MAX_EVENTS})",
+            exec.n
+        )));
+    }
     let n = exec.n;
     let all: Set = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let mut ev = Ev {

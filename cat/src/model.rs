@@ -45,13 +45,17 @@ pub enum CatError {
     /// Something the evaluator does not do yet.
     #[error("{0}")]
     Unsupported(Diagnostic),
+    /// The execution given cannot be evaluated (too many events, an event
+    /// number past its size).
+    #[error("execution: {0}")]
+    Execution(String),
 }
 
 impl CatError {
     /// The diagnostic, if the error has a place.
     pub fn diagnostic(&self) -> Option<&Diagnostic> {
         match self {
-            CatError::Io { .. } => None,
+            CatError::Io { .. } | CatError::Execution(_) => None,
             CatError::Syntax(d) | CatError::Include(d) | CatError::Eval(d) | CatError::Unsupported(d) => Some(d),
         }
     }
