@@ -251,7 +251,7 @@ fn human(path: &str, src: &str, h: &History, o: &Outcome, color: bool) -> String
         Some(u) => format!(
             "{}: {} left {u} of {} pairs of writes unordered",
             o.method.as_str(),
-            if o.model == Model::Sc { "pww" } else { "wpww" },
+            o.model.store_order_name(),
             s.write_pairs
         ),
         None => o.method.as_str().to_string(),

@@ -567,11 +567,14 @@ pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
     stmts_where(prog, |i| matches!(i, litmus_dsl::ir::Instr::Store { .. }))
 }
 
-/// Where a fence can matter under these models: after a store; under PSLO
-/// (which reorders loads) after a load or an atomic too.
+/// Where a fence can matter under these models: after a store; under a
+/// model that lets a later load overtake a load or an atomic (PSLO), after
+/// those too.
 pub fn fence_positions(prog: &Program, models: &[Model]) -> Vec<StmtId> {
+    use crate::model::Access;
     use litmus_dsl::ir::Instr;
-    let loads = models.contains(&Model::Pslo);
+    let loads =
+        models.iter().any(|m| m.reorders(Access::Read, Access::Read) || m.reorders(Access::Update, Access::Read));
     stmts_where(prog, |i| match i {
         Instr::Store { .. } => true,
         Instr::Load { .. } | Instr::Rmw { .. } => loads,

@@ -142,7 +142,7 @@ impl<'p> Collector<'p> {
     pub fn new(prog: &'p Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Self {
         let asked: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
         let models: Vec<Model> = asked.iter().copied().filter(|m| m.monitored()).collect();
-        let sober = monitor == MonitorKind::Sober && models.contains(&Model::Tso);
+        let sober = monitor == MonitorKind::Sober && models.iter().any(|m| m.sober());
         // `--monitor graph` decides on the model's graphs wherever their
         // search applies (no preemption bound); BSS rides the rest.
         let on_graphs = |m: Model| monitor == MonitorKind::Graph && crate::graph::supports(m, opts);

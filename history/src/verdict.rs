@@ -23,6 +23,14 @@ impl Model {
             Model::Tso => "TSO",
         }
     }
+    /// The partial store order its criterion builds: `pww` (CCM, SC),
+    /// `wpww` (wCCM, TSO).
+    pub fn store_order_name(self) -> &'static str {
+        match self {
+            Model::Sc => "pww",
+            Model::Tso => "wpww",
+        }
+    }
 }
 
 /// How a store order is looked for once the polynomial criteria pass.
