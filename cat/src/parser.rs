@@ -42,6 +42,9 @@ const BP_INTER: u8 = 5;
 const BP_POSTFIX: u8 = 6;
 const BP_INV: u8 = 7;
 
+/// A `match` on tags: each tag's body, and the default's.
+type TagClauses<T> = (Vec<(String, T)>, Option<T>);
+
 impl Parser {
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
@@ -199,27 +202,7 @@ impl Parser {
                 let scrutinee = self.exp()?;
                 self.expect(Tok::With, "`with`")?;
                 self.eat(&Tok::Alt);
-                let mut clauses = Vec::new();
-                let mut default = None;
-                loop {
-                    match self.peek().clone() {
-                        Tok::Tag(t) => {
-                            self.bump();
-                            self.expect(Tok::Arrow, "`->`")?;
-                            clauses.push((t, self.ins_list()?));
-                        }
-                        Tok::Underscore => {
-                            self.bump();
-                            self.expect(Tok::Arrow, "`->`")?;
-                            default = Some(self.ins_list()?);
-                            break;
-                        }
-                        _ => return self.err("a tag clause `'tag -> …` or `_ -> …`"),
-                    }
-                    if !self.eat(&Tok::Alt) {
-                        break;
-                    }
-                }
+                let (clauses, default) = self.tag_clauses(Self::ins_list)?;
                 self.expect(Tok::End, "`end` closing the `match`")?;
                 InsKind::Match { scrutinee, clauses, default }
             }
@@ -564,6 +547,33 @@ impl Parser {
         }
     }
 
+    /// `'tag -> body || … || _ -> body`: the clauses of a `match` on tags
+    /// (instructions or expressions alike), the default ending them.
+    fn tag_clauses<T>(&mut self, mut body: impl FnMut(&mut Self) -> PResult<T>) -> PResult<TagClauses<T>> {
+        let mut clauses = Vec::new();
+        let mut default = None;
+        loop {
+            match self.peek().clone() {
+                Tok::Tag(t) => {
+                    self.bump();
+                    self.expect(Tok::Arrow, "`->`")?;
+                    clauses.push((t, body(self)?));
+                }
+                Tok::Underscore => {
+                    self.bump();
+                    self.expect(Tok::Arrow, "`->`")?;
+                    default = Some(body(self)?);
+                    break;
+                }
+                _ => return self.err("a tag clause `'tag -> …` or `_ -> …`"),
+            }
+            if !self.eat(&Tok::Alt) {
+                break;
+            }
+        }
+        Ok((clauses, default))
+    }
+
     fn match_exp(&mut self) -> PResult<Expr> {
         let start = self.bump().span;
         let scrutinee = Box::new(self.exp()?);
@@ -571,28 +581,8 @@ impl Parser {
         self.eat(&Tok::Alt);
         let kind = match self.peek() {
             Tok::Tag(_) | Tok::Underscore if self.peek_at(1) == &Tok::Arrow => {
-                let mut clauses = Vec::new();
-                let mut default = None;
-                loop {
-                    match self.peek().clone() {
-                        Tok::Tag(t) => {
-                            self.bump();
-                            self.expect(Tok::Arrow, "`->`")?;
-                            clauses.push((t, self.exp()?));
-                        }
-                        Tok::Underscore => {
-                            self.bump();
-                            self.expect(Tok::Arrow, "`->`")?;
-                            default = Some(Box::new(self.exp()?));
-                            break;
-                        }
-                        _ => return self.err("a tag clause `'tag -> …` or `_ -> …`"),
-                    }
-                    if !self.eat(&Tok::Alt) {
-                        break;
-                    }
-                }
-                ExprKind::Match { scrutinee, clauses, default }
+                let (clauses, default) = self.tag_clauses(Self::exp)?;
+                ExprKind::Match { scrutinee, clauses, default: default.map(Box::new) }
             }
             _ => {
                 let (empty, clause) = if self.peek() == &Tok::LAcc {
