@@ -9,47 +9,14 @@
 
 mod harness;
 
-use harness::{frame, malformed_bodies};
+use harness::{frame, litmus_binary, malformed_bodies};
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
 const WAIT: Duration = Duration::from_secs(60);
-
-/// `target/<profile>/litmus`, built by cargo if needed.
-fn litmus_binary() -> PathBuf {
-    if let Some(p) = std::env::var_os("LITMUS_BIN") {
-        return p.into();
-    }
-    // This test runs as target/[<triple>/]<profile>/deps/process-<hash>.
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).expect("target/<profile>/deps/<test>");
-    let profile = profile_dir.file_name().unwrap().to_str().unwrap().to_string();
-    let above = profile_dir.parent().unwrap();
-    // The target directory holds CACHEDIR.TAG; a per-target one does not.
-    let (target_dir, triple) = if above.join("CACHEDIR.TAG").exists() {
-        (above.to_path_buf(), None)
-    } else {
-        (above.parent().unwrap().to_path_buf(), Some(above.file_name().unwrap().to_owned()))
-    };
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
-    let mut build = Command::new(cargo);
-    build.args(["build", "--quiet", "--bin", "litmus", "--manifest-path"]).arg(&manifest);
-    build.arg("--target-dir").arg(&target_dir);
-    build.args(["--profile", if profile == "debug" { "dev" } else { &profile }]);
-    if let Some(t) = &triple {
-        build.arg("--target").arg(t);
-    }
-    let out = build.output().expect("run cargo build");
-    assert!(out.status.success(), "cargo build --bin litmus failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let bin = profile_dir.join(format!("litmus{}", std::env::consts::EXE_SUFFIX));
-    assert!(bin.exists(), "{} was not built", bin.display());
-    bin
-}
 
 struct Process {
     child: Child,
