@@ -223,12 +223,20 @@ impl ModelOutcome {
     /// `~exists` with a state where it holds, `forall` with one where it does
     /// not? (A witness proves it; no search needs to finish.)
     pub fn condition_fails(&self, prog: &Program) -> bool {
+        self.first_breaking(prog).is_some()
+    }
+
+    /// The first final state that breaks the condition's promise (a
+    /// `forall` that does not hold there, a `~exists` that does); an
+    /// `exists` is a question, which no state breaks.
+    pub fn first_breaking(&self, prog: &Program) -> Option<usize> {
         use litmus_dsl::Quantifier;
-        match prog.condition.as_ref().map(|c| c.quantifier) {
-            Some(Quantifier::NotExists) => self.states.iter().any(|s| s.satisfies == Some(true)),
-            Some(Quantifier::Forall) => self.states.iter().any(|s| s.satisfies == Some(false)),
-            _ => false,
-        }
+        let breaking = match prog.condition.as_ref()?.quantifier {
+            Quantifier::NotExists => Some(true),
+            Quantifier::Forall => Some(false),
+            Quantifier::Exists => return None,
+        };
+        self.states.iter().position(|s| s.satisfies == breaking)
     }
 
     /// The observation, if earned.

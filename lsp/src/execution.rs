@@ -7,7 +7,6 @@
 use litmus_checker::outcome::FinalState;
 use litmus_checker::{Options, Report};
 use litmus_dsl::{Program, Span};
-use litmus_present::findings::{About, Found, Members};
 use litmus_present::picture;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types as lsp;
@@ -139,14 +138,9 @@ pub fn graph(p: &Program, r: &Report, which: Which, whole: bool, opts: &Options)
 /// The SC execution that breaks the final condition, as its finding
 /// (E0305) names it.
 pub fn condition_witness<'r>(p: &Program, r: &'r Report) -> Option<(litmus_checker::Model, &'r FinalState)> {
-    let found = litmus_present::findings::check_findings(p, Found::of(r), Members::Off);
-    found.into_iter().find_map(|f| match f.about {
-        Some(About::ConditionFails { model, state }) => {
-            let o = r.outcomes.get(model)?;
-            Some((o.model, o.states.get(state)?))
-        }
-        _ => None,
-    })
+    let (model, state) = litmus_present::findings::sc_breaking_state(p, &r.outcomes)?;
+    let o = &r.outcomes[model];
+    Some((o.model, &o.states[state]))
 }
 
 /// The "Show execution" lenses: one per cycle on its delayed store (a

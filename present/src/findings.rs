@@ -409,20 +409,21 @@ fn conditions(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
     }
 }
 
+/// The SC outcome (its index) and its first final state that break the
+/// condition's promise, if any: what E0305 is about.
+pub fn sc_breaking_state(p: &Program, outcomes: &[ModelOutcome]) -> Option<(usize, usize)> {
+    let (mi, sc) = outcomes.iter().enumerate().find(|(_, o)| o.model.is_reference())?;
+    Some((mi, sc.first_breaking(p)?))
+}
+
 /// A promise (`forall`, `~exists`) that SC itself breaks: the program's
 /// own bug, whatever the memory model, so an error on the condition with
 /// SC's interleaving as its witness. (An `exists` is a question.)
 fn sc_breaks_condition(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
-    let Some(c) = &p.condition else { return };
-    let Some((mi, sc)) = r.outcomes.iter().enumerate().find(|(_, o)| o.model.is_reference()) else { return };
-    let breaks = |s: &litmus_checker::outcome::FinalState| match c.quantifier {
-        litmus_dsl::Quantifier::Forall => s.satisfies == Some(false),
-        litmus_dsl::Quantifier::NotExists => s.satisfies == Some(true),
-        litmus_dsl::Quantifier::Exists => false,
-    };
-    let Some(state) = sc.states.iter().position(breaks) else { return };
+    let (Some(c), Some((mi, state))) = (&p.condition, sc_breaking_state(p, r.outcomes)) else { return };
+    let sc = &r.outcomes[mi];
     let also: Vec<Model> =
-        r.outcomes.iter().filter(|o| !o.model.is_reference() && o.states.iter().any(breaks)).map(|o| o.model).collect();
+        r.outcomes.iter().filter(|o| !o.model.is_reference() && o.condition_fails(p)).map(|o| o.model).collect();
     let also = if also.is_empty() { String::new() } else { format!(" (and under {})", words::models(also)) };
     let what = match c.quantifier {
         litmus_dsl::Quantifier::NotExists => "is reachable",
