@@ -19,17 +19,9 @@ local litmus = require('litmus')
 litmus.setup({ cmd = { bin, 'lsp' }, settings = { debounceMs = 0 } })
 
 local TIMEOUT = 60000
-local failures = 0
-local function check(ok, what)
-  print((ok and 'ok   ' or 'FAIL ') .. what)
-  if not ok then
-    failures = failures + 1
-  end
-end
-local function finish()
-  print('')
-  vim.cmd(failures == 0 and 'qall!' or 'cquit 1')
-end
+local harness = dofile(root .. '/editors/nvim/test/harness.lua')
+local check = harness.check
+local finish = harness.finish
 local function notified_matching(pat)
   for _, m in ipairs(notified) do
     if m:find(pat) then

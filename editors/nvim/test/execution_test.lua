@@ -20,13 +20,8 @@ require('litmus').setup({
 })
 
 local TIMEOUT = 60000
-local failures = 0
-local function check(ok, what)
-  print((ok and 'ok   ' or 'FAIL ') .. what)
-  if not ok then
-    failures = failures + 1
-  end
-end
+local harness = dofile(root .. '/editors/nvim/test/harness.lua')
+local check = harness.check
 
 local dir = vim.fn.tempname()
 vim.fn.mkdir(dir, 'p')
@@ -81,5 +76,4 @@ check(svg:find('violation 1 under TSO (whole execution)', 1, true) ~= nil, ':Lit
 check(opened[4]:match('%-violation%-1%-whole%.svg$') ~= nil, 'written beside the other: ' .. opened[4])
 check(vim.tbl_contains(notified, ("litmus: violation 1's whole execution: %s"):format(opened[4])), 'announced as the whole execution')
 
-print('')
-vim.cmd(failures == 0 and 'qall!' or 'cquit 1')
+harness.finish()

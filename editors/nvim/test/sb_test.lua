@@ -10,17 +10,9 @@ vim.cmd('runtime! plugin/litmus.lua')
 require('litmus').setup({ cmd = { bin, 'lsp' }, settings = { debounceMs = 0 } })
 
 local TIMEOUT = 60000
-local failures = 0
-local function check(ok, what)
-  print((ok and 'ok   ' or 'FAIL ') .. what)
-  if not ok then
-    failures = failures + 1
-  end
-end
-local function finish()
-  print('')
-  vim.cmd(failures == 0 and 'qall!' or 'cquit 1')
-end
+local harness = dofile(root .. '/editors/nvim/test/harness.lua')
+local check = harness.check
+local finish = harness.finish
 
 local dir = vim.fn.tempname()
 vim.fn.mkdir(dir, 'p')

@@ -36,20 +36,10 @@ litmus.setup({
 })
 
 local TIMEOUT = 60000
-local failures = 0
-local function check(ok, what)
-  print((ok and 'ok   ' or 'FAIL ') .. what)
-  if not ok then
-    failures = failures + 1
-  end
-end
-local function say(what)
-  print('     ' .. what)
-end
-local function finish()
-  print('')
-  vim.cmd(failures == 0 and 'qall!' or 'cquit 1')
-end
+local harness = dofile(root .. '/editors/nvim/test/harness.lua')
+local check = harness.check
+local say = harness.say
+local finish = harness.finish
 
 local SNIPPET_FORMAT = 2
 local KIND_SNIPPET = 15
