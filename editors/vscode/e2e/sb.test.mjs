@@ -175,33 +175,11 @@ const STEP_MS = 30000;
 let server;
 let browser;
 let page;
-let shot = 0;
-// The first step that failed: the later ones depend on its state, so they
-// stop at once instead of each waiting out its timeout.
-let failed = null;
 
 /** The graph step left the execution graph open beside the source. */
 let graphOpen = false;
 
-function step(name, fn) {
-  test(name, async () => {
-    if (failed !== null) throw new Error(`not run: "${failed}" failed before it`);
-    try {
-      await fn();
-    } catch (e) {
-      failed = name;
-      if (page) await screenshot("failed").catch(() => {});
-      throw e;
-    }
-  });
-}
-
-async function screenshot(name) {
-  shot += 1;
-  const path = join(shots, `${String(shot).padStart(2, "0")}-${name}.png`);
-  await page.screenshot({ path });
-  return path;
-}
+const { step, screenshot, fail, failed } = wb.steps(test, { shots, prefix: "", page: () => page });
 
 /** Waits until the squiggles, lenses and problem count all equal `want`, and the check is done. */
 async function settled(want) {
@@ -224,7 +202,7 @@ before(async () => {
   try {
     await setUp();
   } catch (e) {
-    failed = "starting code-server and opening sb.litmus";
+    fail("starting code-server and opening sb.litmus");
     throw e;
   }
 });
@@ -278,7 +256,7 @@ async function open(file) {
 after(async () => {
   await browser?.close();
   server?.stop();
-  if (failed !== null && server) {
+  if (failed() && server) {
     const log = join(work, "code-server.log");
     writeFileSync(log, server.log());
     console.error(`code-server's log: ${log}; screenshots: ${shots}`);

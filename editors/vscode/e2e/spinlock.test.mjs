@@ -115,34 +115,14 @@ const STEP_MS = 30000;
 let server;
 let browser;
 let page;
-let shot = 0;
-let failed = null;
 
-function step(name, fn) {
-  test(name, async () => {
-    if (failed !== null) throw new Error(`not run: "${failed}" failed before it`);
-    try {
-      await fn();
-    } catch (e) {
-      failed = name;
-      if (page) await screenshot("failed").catch(() => {});
-      throw e;
-    }
-  });
-}
-
-async function screenshot(name) {
-  shot += 1;
-  const path = join(shots, `spinlock-${String(shot).padStart(2, "0")}-${name}.png`);
-  await page.screenshot({ path });
-  return path;
-}
+const { step, screenshot, fail, failed } = wb.steps(test, { shots, prefix: "spinlock-", page: () => page });
 
 before(async () => {
   try {
     await setUp();
   } catch (e) {
-    failed = `starting code-server and opening ${FILE}`;
+    fail(`starting code-server and opening ${FILE}`);
     throw e;
   }
 });
@@ -191,7 +171,7 @@ async function open(file) {
 after(async () => {
   await browser?.close();
   server?.stop();
-  if (failed !== null && server) {
+  if (failed() && server) {
     const log = join(work, "code-server.log");
     writeFileSync(log, server.log());
     console.error(`code-server's log: ${log}; screenshots: ${shots}/spinlock-*.png`);

@@ -2,6 +2,7 @@
 // in the editor DOM (lines, squiggles, code lenses, inlay hints), the hover
 // under the mouse, the quick-fix menu, the Problems panel. Every wait is for a
 // condition, with a deadline and a message saying what was last seen.
+import { join } from "node:path";
 
 /** Polls `probe()` until `ok(value)`; on timeout throws with the last value. */
 export async function waitFor(what, probe, ok, { timeoutMs = 30000, intervalMs = 100 } = {}) {
@@ -543,4 +544,36 @@ export function tabCloseCentre(page, prefix) {
     const r = b.getBoundingClientRect();
     return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
   }, prefix);
+}
+
+/**
+ * Steps that stop at the first failure (the later ones depend on its
+ * state, so they fail at once instead of each waiting out its timeout), a
+ * screenshot of the failure, and numbered screenshots `PREFIX01-name.png`
+ * in `shots`. `page()` gives the page once the browser is up; `fail(why)`
+ * marks a failure outside the steps (setting up), `failed()` says whether
+ * any happened (to keep the logs).
+ */
+export function steps(test, { shots, prefix = "", page }) {
+  let shot = 0;
+  let failed = null;
+  async function screenshot(name) {
+    shot += 1;
+    const path = join(shots, `${prefix}${String(shot).padStart(2, "0")}-${name}.png`);
+    await page().screenshot({ path });
+    return path;
+  }
+  function step(name, fn) {
+    test(name, async () => {
+      if (failed !== null) throw new Error(`not run: "${failed}" failed before it`);
+      try {
+        await fn();
+      } catch (e) {
+        failed = name;
+        if (page()) await screenshot("failed").catch(() => {});
+        throw e;
+      }
+    });
+  }
+  return { step, screenshot, fail: (why) => (failed = why), failed: () => failed !== null };
 }
