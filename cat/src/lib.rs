@@ -19,6 +19,9 @@
 //!   branch of an `if "variant"` included, finds include cycles and
 //!   missing files at the `include`'s span, and, as herd does, takes
 //!   `stdlib.cat` as an implicit prelude when it is found.
+//! - [`stock`] embeds herd's library and the project's models
+//!   (`stock::load("x86tso")`), read through [`Model::from_sources`], which
+//!   resolves includes by a lookup instead of the filesystem.
 //! - [`eval`] evaluates a model on one finite [`eval::Execution`] (at most
 //!   64 events; sets are `u64` masks, relations rows of them): values are
 //!   sets, relations, events, pairs, tags, tuples, sets of values,
@@ -38,5 +41,6 @@ pub mod eval;
 pub mod lexer;
 pub mod model;
 pub mod parser;
+pub mod stock;
 
 pub use model::{CatError, Diagnostic, Model, SourceFile};

@@ -101,8 +101,16 @@ pub struct Model {
     pub includes: HashMap<(usize, u32), usize>,
 }
 
+/// Where a loader finds the files a model includes.
+enum Source<'a> {
+    /// The filesystem: next to the including file, then these directories.
+    Dirs(&'a [PathBuf]),
+    /// A lookup by the name written in the `include` (no filesystem).
+    Lookup(&'a dyn Fn(&str) -> Option<String>),
+}
+
 struct Loader<'a> {
-    dirs: &'a [PathBuf],
+    source: Source<'a>,
     files: Vec<SourceFile>,
     by_path: HashMap<PathBuf, usize>,
     includes: HashMap<(usize, u32), usize>,
@@ -121,19 +129,16 @@ impl Model {
     /// Like [`Model::load`], for a file whose text is `text` (its includes
     /// are searched next to `path`, then in `include_dirs`).
     pub fn from_source(path: &Path, text: &str, include_dirs: &[PathBuf]) -> Result<Model, CatError> {
-        let mut l = Loader {
-            dirs: include_dirs,
-            files: Vec::new(),
-            by_path: HashMap::new(),
-            includes: HashMap::new(),
-            stack: Vec::new(),
-        };
-        let root = l.add(path.to_path_buf(), text.to_string())?;
-        let prelude = match l.find(path, "stdlib.cat") {
-            Some(p) if canonical(&p) != canonical(path) => Some(l.file(p)?),
-            _ => None,
-        };
-        Ok(Model { files: l.files, root, prelude, includes: l.includes })
+        Loader::new(Source::Dirs(include_dirs)).model(path, text)
+    }
+
+    /// Like [`Model::from_source`], with no filesystem: each `include "f"`
+    /// (and the `stdlib.cat` prelude) is `lookup("f")`, and an included file
+    /// is named by that string in diagnostics. [`crate::stock`] loads herd's
+    /// library this way; a model of the user's can include the stock files
+    /// with `lookup = stock::source`.
+    pub fn from_sources(path: &Path, text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> Result<Model, CatError> {
+        Loader::new(Source::Lookup(lookup)).model(path, text)
     }
 
     /// The root file.
@@ -146,23 +151,61 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-impl Loader<'_> {
+impl<'a> Loader<'a> {
+    fn new(source: Source<'a>) -> Loader<'a> {
+        Loader { source, files: Vec::new(), by_path: HashMap::new(), includes: HashMap::new(), stack: Vec::new() }
+    }
+
+    fn model(mut self, path: &Path, text: &str) -> Result<Model, CatError> {
+        let root = self.add(path.to_path_buf(), text.to_string())?;
+        let prelude = match self.find(path, "stdlib.cat") {
+            Some(p) if self.key(&p) != self.key(path) => Some(self.file(p)?),
+            _ => None,
+        };
+        Ok(Model { files: self.files, root, prelude, includes: self.includes })
+    }
+
     fn find(&self, from: &Path, name: &str) -> Option<PathBuf> {
-        let here = from.parent().map(|d| d.join(name));
-        here.into_iter().chain(self.dirs.iter().map(|d| d.join(name))).find(|p| p.is_file())
+        match &self.source {
+            Source::Dirs(dirs) => {
+                let here = from.parent().map(|d| d.join(name));
+                here.into_iter().chain(dirs.iter().map(|d| d.join(name))).find(|p| p.is_file())
+            }
+            Source::Lookup(f) => f(name).map(|_| PathBuf::from(name)),
+        }
+    }
+
+    /// The identity of a file: its canonical path, or its name.
+    fn key(&self, p: &Path) -> PathBuf {
+        match self.source {
+            Source::Dirs(_) => canonical(p),
+            Source::Lookup(_) => p.to_path_buf(),
+        }
+    }
+
+    fn read(&self, path: &Path) -> Result<String, CatError> {
+        match &self.source {
+            Source::Dirs(_) => {
+                std::fs::read_to_string(path).map_err(|source| CatError::Io { path: path.to_path_buf(), source })
+            }
+            Source::Lookup(f) => f(&path.to_string_lossy()).ok_or_else(|| CatError::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "not in the lookup"),
+            }),
+        }
     }
 
     fn file(&mut self, path: PathBuf) -> Result<usize, CatError> {
-        if let Some(&i) = self.by_path.get(&canonical(&path)) {
+        if let Some(&i) = self.by_path.get(&self.key(&path)) {
             return Ok(i);
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| CatError::Io { path: path.clone(), source })?;
+        let text = self.read(&path)?;
         self.add(path, text)
     }
 
     fn add(&mut self, path: PathBuf, text: String) -> Result<usize, CatError> {
         let program = parse_file(&path, &text)?;
-        let key = canonical(&path);
+        let key = self.key(&path);
         let idx = self.files.len();
         self.files.push(SourceFile { path: path.clone(), text, program });
         self.by_path.insert(key.clone(), idx);
@@ -174,7 +217,7 @@ impl Loader<'_> {
                 let f = &self.files[idx];
                 return Err(CatError::Include(f.diagnostic(span, format!("cannot find included file \"{name}\""))));
             };
-            let c = canonical(&p);
+            let c = self.key(&p);
             if let Some(pos) = self.stack.iter().position(|s| *s == c) {
                 let chain: Vec<String> = self.stack[pos..]
                     .iter()
