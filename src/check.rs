@@ -78,6 +78,11 @@ pub struct CheckArgs {
 /// Exploration bounds and the monitor, shared by check, fix and explain.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Bounds {
+    /// Where a model file's `include`s are looked for, after its own
+    /// folder (`--model FILE.cat`); herd's stock files need none: they are
+    /// built in.
+    #[arg(long = "cat-include", value_name = "DIR")]
+    pub cat_include: Vec<std::path::PathBuf>,
     /// Iterations of each loop body per entry; longer executions are cut
     /// (the bounded engine's bound: what the unbounded procedure, tried
     /// first, leaves undecided is explored with it).
@@ -125,7 +130,7 @@ fn model_help() -> String {
     let names: Vec<&str> = Model::ALL.iter().map(|m| m.as_str()).collect();
     let default = |d| Model::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(",");
     format!(
-        "Memory models to check, comma-separated: {} [default: {} for a native program, {} for a herd x86 test]",
+        "Memory models to check, comma-separated: {}, or a herd model file (FILE.cat; herd's stock files by name, e.g. x86tso.cat) [default: {} for a native program, {} for a herd x86 test]",
         names.join(", "),
         default(litmus_dsl::Dialect::Native),
         default(litmus_dsl::Dialect::HerdX86)
@@ -133,7 +138,7 @@ fn model_help() -> String {
 }
 
 fn model_name(s: &str) -> Result<String, String> {
-    Model::parse(s).map(|m| m.as_str().to_string()).map_err(|e| e.to_string())
+    Model::parse_in(s, &[]).map(|m| m.as_str().to_string()).map_err(|e| e.to_string())
 }
 
 pub fn timeout_arg(s: &str) -> Result<Duration, String> {
@@ -176,12 +181,12 @@ pub struct Loaded {
 /// For the one-file commands (`fix`, `explain`): the models and the file,
 /// which must analyse cleanly. On failure the error or the diagnostics are
 /// printed and the exit status (2) is returned.
-pub fn load_one(model_names: &[String], path: &str) -> Result<(Vec<Model>, Loaded), u8> {
+pub fn load_one(model_names: &[String], bounds: &Bounds, path: &str) -> Result<(Vec<Model>, Loaded), u8> {
     let fail = |e: String| {
         eprintln!("error: {e}");
         2
     };
-    let asked = parse_models(model_names).map_err(fail)?;
+    let asked = parse_models(model_names, bounds).map_err(fail)?;
     let l = load(path).map_err(fail)?;
     let Some(p) = &l.analysis.program else {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
@@ -299,8 +304,8 @@ pub fn models_for(asked: &[Model], dialect: litmus_dsl::Dialect) -> Vec<Model> {
     }
 }
 
-pub fn parse_models(names: &[String]) -> Result<Vec<Model>, String> {
-    Model::parse_list(names).map_err(|e| e.to_string())
+pub fn parse_models(names: &[String], bounds: &Bounds) -> Result<Vec<Model>, String> {
+    Model::parse_list_in(names, &bounds.cat_include).map_err(|e| e.to_string())
 }
 
 /// The options for one file, its deadline starting now (one deadline for

@@ -50,7 +50,7 @@ pub struct ExplainArgs {
 }
 
 pub fn run(args: &ExplainArgs) -> u8 {
-    let (models, l) = match load_one(&args.model, &args.file) {
+    let (models, l) = match load_one(&args.model, &args.bounds, &args.file) {
         Ok(x) => x,
         Err(code) => return code,
     };

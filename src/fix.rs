@@ -47,7 +47,7 @@ fn nothing_to_insert(before: &Answer<bool>, confirmed: &Answer<bool>, names: &st
 }
 
 pub fn run(args: &FixArgs) -> u8 {
-    let (models, l) = match load_one(&args.model, &args.file) {
+    let (models, l) = match load_one(&args.model, &args.bounds, &args.file) {
         Ok(x) => x,
         Err(code) => return code,
     };

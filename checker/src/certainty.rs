@@ -82,6 +82,11 @@ pub enum Why {
     First,
     /// An exploration spent its work budget (this many steps: `--work`).
     Work(u64),
+    /// A graph had this many events, more than the cat evaluator takes.
+    TooManyEvents(u32),
+    /// The model (a `.cat` file) failed to evaluate a graph: its
+    /// diagnostic is [`crate::catalog::error`]'s.
+    ModelError(crate::catalog::CatId),
 }
 
 impl Why {
@@ -110,6 +115,12 @@ impl Why {
             Why::First => "stopped at the first finding".into(),
             Why::Work(0) => "its work budget ran out".into(),
             Why::Work(n) => format!("its work budget ran out ({} steps)", crate::progress::thousands(n)),
+            Why::TooManyEvents(n) => {
+                format!("a graph had {n} events, past the {} a cat model is evaluated on", litmus_cat::eval::MAX_EVENTS)
+            }
+            Why::ModelError(id) => {
+                format!("the model failed on a graph: {}", crate::catalog::error(id).unwrap_or_default())
+            }
         }
     }
 
@@ -123,6 +134,8 @@ impl Why {
             Why::Tested(_) => "tested",
             Why::First => "first",
             Why::Work(_) => "work",
+            Why::TooManyEvents(_) => "too-many-events",
+            Why::ModelError(_) => "model-error",
         }
     }
 }
@@ -140,7 +153,12 @@ pub enum Coverage {
 
 impl Coverage {
     pub fn of_stats(s: &Stats) -> Coverage {
-        if s.cancelled {
+        if let Some(u) = s.unjudged {
+            Coverage::Stopped(match u {
+                crate::catalog::Unjudged::TooManyEvents(n) => Why::TooManyEvents(n),
+                crate::catalog::Unjudged::ModelError(id) => Why::ModelError(id),
+            })
+        } else if s.cancelled {
             Coverage::Stopped(Why::Cancelled)
         } else if s.first {
             Coverage::Stopped(Why::First)

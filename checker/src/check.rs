@@ -11,7 +11,7 @@ use crate::options::Options;
 use crate::outcome::{ModelOutcome, Observation};
 use crate::progress::{self, Phase};
 use crate::violation::{self, FenceFix, Robustness, Violation};
-use crate::{explicit, explore, fences, graph, harm, machine, options, relaxer, robust, unbounded};
+use crate::{explore, fences, graph, harm, machine, options, relaxer, robust, unbounded};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -232,7 +232,7 @@ pub fn unbounded_violations(
         if let Some(p) = &opts.budget.progress {
             p.model_within(Phase::Violations, m);
         }
-        let mut rb = explicit::robustness(prog, m, opts);
+        let mut rb = robust::own_executions(prog, m, opts);
         rb.iterations = Iterations::Fallback(format!(
             "{} is not decided for every iteration (no attack reduction): its executions are explored with the bounds",
             m.upper()

@@ -126,6 +126,8 @@ pub struct Stats {
     pub states: u64,
     /// Stopped by its work budget (`Budget::max_steps`: this many steps).
     pub work_cut: Option<u64>,
+    /// Stopped at a graph its model (a `.cat` file) could not judge.
+    pub unjudged: Option<crate::catalog::Unjudged>,
 }
 
 impl Stats {
@@ -153,6 +155,7 @@ impl Stats {
         self.transitions += o.transitions;
         self.timed_out |= o.timed_out;
         self.work_cut = self.work_cut.or(o.work_cut);
+        self.unjudged = self.unjudged.or(o.unjudged);
         self.preemption_bounded |= o.preemption_bounded;
         self.preemption_skips += o.preemption_skips;
         self.buffer_bounded |= o.buffer_bounded;

@@ -202,18 +202,36 @@ struct Group {
     occurrences: u64,
 }
 
-/// PSLO robustness: explore every execution; each one with a cyclic trace
-/// gives a violation per po edge of its cycle that it did not keep.
-pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
-    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
-    let mut ex = Explorer::new(&m);
-    let mut groups: BTreeMap<(StmtId, StmtId), Group> = BTreeMap::new();
-    let mut unnamed: std::collections::BTreeSet<(StmtId, StmtId)> = Default::default();
-    let limits = Limits { budget: opts.budget.clone(), preemption_bound: None, waits_block: false };
-    ex.run(limits, |e| {
-        let trace = Trace::of(e.events);
-        let Some(cycle) = trace.cycle() else { return Control::Continue };
-        let mut pairs = relaxed_pairs(e.events, &cycle);
+/// The violations of executions that are their own witnesses, grouped by
+/// the statement pair that names them (PSLO's executions; the graphs of a
+/// model given as data, written as logs).
+pub struct Namer<'p> {
+    prog: &'p Program,
+    model: Model,
+    groups: BTreeMap<(StmtId, StmtId), Group>,
+    unnamed: std::collections::BTreeSet<(StmtId, StmtId)>,
+}
+
+impl<'p> Namer<'p> {
+    pub fn new(prog: &'p Program, model: Model) -> Self {
+        Namer { prog, model, groups: BTreeMap::new(), unnamed: Default::default() }
+    }
+
+    /// One execution (`log`, run by `schedule`): a violation per po edge of
+    /// its hb cycle that it did not keep, if it has one. `after(b)` is the
+    /// state right after event `b`'s transition and how many events lead
+    /// to it (to continue from).
+    pub fn execution(
+        &mut self,
+        opts: &Options,
+        log: &[Event],
+        schedule: &[u32],
+        mut after: impl FnMut(u32) -> (crate::machine::State, usize),
+    ) {
+        let (prog, model) = (self.prog, self.model);
+        let trace = Trace::of(log);
+        let Some(cycle) = trace.cycle() else { return };
+        let mut pairs = relaxed_pairs(log, &cycle);
         if pairs.is_empty() {
             // Cannot happen (rf, co and fr all go forward in effect order);
             // were it to, the cycle still makes the program not robust.
@@ -224,18 +242,15 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         }
         let mut named = false;
         for (a, b) in pairs {
-            let log = e.events;
             let Some((first, second, rotated)) = name(model, log, &trace, &cycle, a, b) else { continue };
             named = true;
             let key = (log[first as usize].stmt, log[second as usize].stmt);
-            let g = groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
+            let g = self.groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
             g.occurrences += 1;
             if g.v.is_some() {
                 continue;
             }
-            // The state right after `b`'s transition, to continue from.
-            let steps = (log[b as usize].step as usize + 1).min(e.schedule.len());
-            let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
+            let (state_after_access, before_drain) = after(b);
             opts.budget.note_finding();
             g.v = Some(Violation {
                 model,
@@ -246,9 +261,9 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
                     .map(|&(ev, edge)| CycleStep { thread: log[ev as usize].thread, stmt: log[ev as usize].stmt, edge })
                     .collect(),
                 witness: RelaxedWitness {
-                    schedule: e.schedule.to_vec(),
+                    schedule: schedule.to_vec(),
                     events: log.to_vec(),
-                    before_drain: prefix.len(),
+                    before_drain,
                     state_after_access,
                     cycle: rotated,
                 },
@@ -263,21 +278,43 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
         if !named {
             // A cycle no pair of which could be named as the model's
             // violations are: robustness stays unknown, never "robust".
-            let (a, b) = relaxed_pairs(e.events, &cycle).first().copied().unwrap_or((cycle[0].0, cycle[0].0));
-            unnamed.insert((e.events[a as usize].stmt, e.events[b as usize].stmt));
+            let (a, b) = relaxed_pairs(log, &cycle).first().copied().unwrap_or((cycle[0].0, cycle[0].0));
+            self.unnamed.insert((log[a as usize].stmt, log[b as usize].stmt));
         }
+    }
+
+    /// The answer, for a search that went as far as `coverage` says.
+    pub fn finish(self, monitor: MonitorKind, coverage: Coverage) -> Robustness {
+        let mut violations: Vec<Violation> = self
+            .groups
+            .into_values()
+            .filter_map(|g| {
+                g.v.map(|mut v| {
+                    v.occurrences = g.occurrences;
+                    v
+                })
+            })
+            .collect();
+        violations.sort_by_key(|v| v.key());
+        let unconfirmed = self.unnamed.into_iter().collect();
+        Robustness::found(self.model, monitor, violations, unconfirmed, coverage)
+    }
+}
+
+/// PSLO robustness: explore every execution; each one with a cyclic trace
+/// gives a violation per po edge of its cycle that it did not keep.
+pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
+    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    let mut ex = Explorer::new(&m);
+    let mut namer = Namer::new(prog, model);
+    let limits = Limits { budget: opts.budget.clone(), preemption_bound: None, waits_block: false };
+    ex.run(limits, |e| {
+        namer.execution(opts, e.events, e.schedule, |b| {
+            let steps = (e.events[b as usize].step as usize + 1).min(e.schedule.len());
+            let (state_after_access, prefix) = replay(&m, &e.schedule[..steps]);
+            (state_after_access, prefix.len())
+        });
         Control::Continue
     });
-    let mut violations: Vec<Violation> = groups
-        .into_values()
-        .filter_map(|g| {
-            g.v.map(|mut v| {
-                v.occurrences = g.occurrences;
-                v
-            })
-        })
-        .collect();
-    violations.sort_by_key(|v| v.key());
-    let unconfirmed = unnamed.into_iter().collect();
-    Robustness::found(model, MonitorKind::Explicit, violations, unconfirmed, Coverage::of_stats(&ex.stats))
+    namer.finish(MonitorKind::Explicit, Coverage::of_stats(&ex.stats))
 }

@@ -23,6 +23,9 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
 /// Are this model's outcomes explored by execution graph with these options?
 pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
     use crate::options::ExplorerKind;
+    if model.is_axiomatic() {
+        return true; // its only explorer
+    }
     let wanted = match opts.explorer {
         ExplorerKind::Graph => true,
         ExplorerKind::Interleaving => false,

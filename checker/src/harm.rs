@@ -223,6 +223,19 @@ fn continue_witness(
     opts: &Options,
     mut visit: impl FnMut(&Judge<'_, '_>, &Execution<'_>) -> Control,
 ) {
+    if v.model.is_axiomatic() {
+        // No machine to continue it on: its witness is a whole graph
+        // already, judged as such (and by the full search).
+        let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
+        let judge = Judge { prog, machine: &m, sc };
+        let w = &v.witness;
+        let kind = ExecKind::of(&m, &w.state_after_access);
+        visit(
+            &judge,
+            &Execution { kind, events: &w.events, state: &w.state_after_access, schedule: &w.schedule, fresh: 0 },
+        );
+        return;
+    }
     let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
     let judge = Judge { prog, machine: &m, sc };
     let mut ex = Explorer::new(&m);

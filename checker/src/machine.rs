@@ -562,7 +562,7 @@ impl<'p> Machine<'p> {
         }
         let buf_pairs = match model.buffers() {
             Buffers::PerCell => ThreadCells::new(stores.iter().map(Vec::as_slice)),
-            Buffers::None | Buffers::PerThread => ThreadCells::default(),
+            Buffers::None | Buffers::Axiomatic | Buffers::PerThread => ThreadCells::default(),
         };
         let hist_pairs = if model.has_histories() {
             let others: Vec<Vec<Cell>> = (0..stores.len())
@@ -583,7 +583,7 @@ impl<'p> Machine<'p> {
             ThreadCells::default()
         };
         let nbufs = match model.buffers() {
-            Buffers::None => 0,
+            Buffers::None | Buffers::Axiomatic => 0,
             Buffers::PerThread => prog.threads.len(),
             Buffers::PerCell => buf_pairs.len(),
         };
@@ -719,7 +719,7 @@ impl<'p> Machine<'p> {
         }
         let i = proc - self.threads;
         match self.model.buffers() {
-            Buffers::None => proc,
+            Buffers::None | Buffers::Axiomatic => proc,
             _ if i >= self.buffers() => self.hist_pairs.owner(i - self.buffers()),
             Buffers::PerThread => i,
             Buffers::PerCell => self.buf_pairs.owner(i),
@@ -759,7 +759,7 @@ impl<'p> Machine<'p> {
     /// The indices (in `State::bufs`) of `thread`'s store buffers.
     pub fn buf_indices(&self, thread: usize) -> std::ops::Range<usize> {
         match self.model.buffers() {
-            Buffers::None => 0..0,
+            Buffers::None | Buffers::Axiomatic => 0..0,
             Buffers::PerThread => thread..thread + 1,
             Buffers::PerCell => self.buf_pairs.of(thread),
         }
@@ -791,7 +791,7 @@ impl<'p> Machine<'p> {
     /// SC and where the thread cannot store to the cell.
     pub fn buf_index(&self, thread: usize, cell: Cell) -> Option<usize> {
         match self.model.buffers() {
-            Buffers::None => None,
+            Buffers::None | Buffers::Axiomatic => None,
             Buffers::PerThread => Some(thread),
             Buffers::PerCell => self.buf_pairs.index(thread, cell),
         }
@@ -1010,7 +1010,7 @@ impl<'p> Machine<'p> {
     /// replaces it), and an x86 LOCK'd one, a full fence, for all of them.
     fn rmw_ready(&self, st: &State, t: usize, cell: Cell, x86_locked: bool) -> bool {
         match self.model.buffers() {
-            Buffers::None => true,
+            Buffers::None | Buffers::Axiomatic => true,
             Buffers::PerThread if x86_locked => st.bufs[t].is_empty() && self.histories_single(st, t),
             Buffers::PerThread => st.bufs[t].is_empty() && self.history_single(st, t, cell),
             Buffers::PerCell if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
@@ -1029,7 +1029,7 @@ impl<'p> Machine<'p> {
     /// `t`'s newest pending store to `cell`, if any.
     fn own_newest<'s>(&self, st: &'s State, t: usize, cell: Cell) -> Option<&'s BufEntry> {
         match self.model.buffers() {
-            Buffers::None => None,
+            Buffers::None | Buffers::Axiomatic => None,
             Buffers::PerThread => st.bufs[t].iter().rev().find(|e| e.cell == cell),
             Buffers::PerCell => self.buf_of(st, t, cell)?.back(),
         }

@@ -27,6 +27,44 @@ pub enum Model {
     /// Tests: TSO decided by exploring its own executions only.
     #[cfg(feature = "extra-model")]
     Xtso,
+    /// A model given as data: a herd `.cat` file, loaded into the
+    /// registry ([`crate::catalog`]). Only the graph explorer answers it.
+    Cat(CatId),
+}
+
+/// A model given as data's number ([`crate::catalog`] loads the files; this
+/// module keeps their rows, as it keeps the built-in ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct CatId(pub u16);
+
+/// The rows of the models given as data, by [`CatId`] (never removed: a
+/// `&'static` row is handed out).
+static CAT_ROWS: std::sync::RwLock<Vec<&'static Spec>> = std::sync::RwLock::new(Vec::new());
+
+fn cat_rows() -> std::sync::RwLockReadGuard<'static, Vec<&'static Spec>> {
+    CAT_ROWS.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Add the row of a model given as data, named `name` (unique: the
+/// caller checks), that no machine runs; `None` when 127 are loaded.
+pub(crate) fn add_cat_row(name: &'static str) -> Option<Model> {
+    let mut rows = CAT_ROWS.write().unwrap_or_else(|e| e.into_inner());
+    let id = CatId(u16::try_from(rows.len()).ok().filter(|&n| n < 127)?);
+    let spec = Spec {
+        model: Model::Cat(id),
+        name,
+        upper: name,
+        buffers: Buffers::Axiomatic,
+        histories: false,
+        monitored: false,
+        sober: false,
+        graphs: true,
+        attacks: false,
+        default: false,
+        cpu: None,
+    };
+    rows.push(Box::leak(Box::new(spec)));
+    Some(Model::Cat(id))
 }
 
 /// How a model's stores travel to memory.
@@ -38,6 +76,10 @@ pub enum Buffers {
     PerThread,
     /// Through one buffer per (thread, cell) (PSO).
     PerCell,
+    /// No machine: an axiomatic model (a `.cat` file) judges whole graphs.
+    /// In a witness a write still has an event for its execution and one
+    /// for its place in coherence (its commit).
+    Axiomatic,
 }
 
 /// An access, as a model's reordering rule sees it.
@@ -77,7 +119,7 @@ struct Spec {
 const _: () = {
     let mut i = 0;
     while i < SPECS.len() {
-        assert!(SPECS[i].model as usize == i, "SPECS must list the models in declaration order");
+        assert!(SPECS[i].model.code() as usize == i, "SPECS must list the models in declaration order");
         i += 1;
     }
 };
@@ -128,7 +170,57 @@ impl Model {
     /// Its row: asked on the interpreter's hot path, so an index, not a
     /// search (`SPECS` lists the models in declaration order, checked below).
     fn spec(self) -> &'static Spec {
-        &SPECS[self as usize]
+        match self {
+            Model::Cat(id) => cat_rows()[id.0 as usize],
+            _ => &SPECS[self.code() as usize],
+        }
+    }
+
+    /// A small number naming the model within this process (progress
+    /// reports pack it in a byte): a built-in model's row, or 128 + a
+    /// `.cat` model's registry number.
+    pub const fn code(self) -> u32 {
+        match self {
+            Model::Sc => 0,
+            Model::Tso => 1,
+            Model::Pso => 2,
+            Model::Pslo => 3,
+            #[cfg(feature = "extra-model")]
+            Model::Xtso => 4,
+            Model::Cat(id) => 128 + id.0 as u32,
+        }
+    }
+
+    /// The model of a [`Model::code`].
+    pub fn from_code(code: u32) -> Option<Model> {
+        match code {
+            0..128 => Model::ALL.get(code as usize).copied(),
+            _ => (code - 128 < cat_rows().len() as u32).then_some(Model::Cat(CatId((code - 128) as u16))),
+        }
+    }
+
+    /// A model given as data (a `.cat` file): judged by its axioms on whole
+    /// graphs, with no machine to run.
+    pub fn is_axiomatic(self) -> bool {
+        self.buffers() == Buffers::Axiomatic
+    }
+
+    /// The machine whose steps interpret its threads in witnesses: its
+    /// own, or SC's for a model with none (its graphs' threads run on SC's
+    /// interpreter; the axioms decide which graphs exist).
+    pub fn interpreter(self) -> Model {
+        if self.is_axiomatic() {
+            Model::Sc
+        } else {
+            self
+        }
+    }
+
+    /// Which engines answer it beyond outcomes and robustness: the fence
+    /// search, harm by the model's own executions, active testing (all run
+    /// the model's machine).
+    pub fn has_machine(self) -> bool {
+        !self.is_axiomatic()
     }
 
     pub fn as_str(self) -> &'static str {
@@ -196,7 +288,7 @@ impl Model {
     /// orders stores.
     pub fn drains(self, kind: FenceKind) -> bool {
         match self.buffers() {
-            Buffers::None => false,
+            Buffers::None | Buffers::Axiomatic => false,
             Buffers::PerThread => matches!(kind, FenceKind::Full | FenceKind::WR),
             Buffers::PerCell => !matches!(kind, FenceKind::RR),
         }
@@ -224,6 +316,8 @@ impl Model {
     pub fn reorders(self, earlier: Access, later: Access) -> bool {
         let buffer = match self.buffers() {
             Buffers::None => false,
+            // Without asking its axioms: any pair may be.
+            Buffers::Axiomatic => true,
             Buffers::PerThread => earlier == Access::Write && later == Access::Read,
             Buffers::PerCell => earlier == Access::Write,
         };
@@ -237,6 +331,7 @@ impl Model {
         match (earlier, later) {
             (Access::Write, Access::Write | Access::Update) if self.drains(FenceKind::WW) => FenceKind::WW,
             (Access::Read | Access::Update, Access::Read) if self.resets(FenceKind::RR) => FenceKind::RR,
+            _ if self.is_axiomatic() => FenceKind::Full,
             _ => FenceKind::WR,
         }
     }

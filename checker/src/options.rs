@@ -202,8 +202,11 @@ pub const MAX_TIMEOUT_SECS: f64 = 365.0 * 86_400.0;
 pub enum SettingError {
     #[error("timeout must be a number of seconds ≥ 0 and ≤ {MAX_TIMEOUT_SECS}, not {0}")]
     Timeout(String),
-    #[error("unknown model `{0}` (expected sc, tso, pso or pslo)")]
+    #[error("unknown model `{0}` (expected sc, tso, pso, pslo or a model file, FILE.cat)")]
     UnknownModel(String),
+    /// A model file that cannot be read or used (the message says where).
+    #[error("{0}")]
+    CatModel(String),
     #[error("unknown explorer `{0}` (expected graph or interleaving)")]
     UnknownExplorer(String),
     #[error("unknown monitor `{0}` (expected bss, sober, bss-interleaving or graph)")]
@@ -228,9 +231,39 @@ impl Model {
             .ok_or_else(|| SettingError::UnknownModel(name.to_string()))
     }
 
+    /// A model's name, or a herd model file (`FILE.cat`, its includes
+    /// searched next to it, then in `include_dirs`). A `.cat` name that is
+    /// no file but one of herd's stock files (`x86tso.cat`) is the built-in
+    /// copy of it; a model already loaded is found by its name.
+    pub fn parse_in(name: &str, include_dirs: &[std::path::PathBuf]) -> Result<Model, SettingError> {
+        let name = name.trim();
+        if let Ok(m) = Model::parse(name) {
+            return Ok(m);
+        }
+        if !name.ends_with(".cat") {
+            return crate::catalog::by_name(name).ok_or_else(|| SettingError::UnknownModel(name.to_string()));
+        }
+        let path = std::path::Path::new(name);
+        let bad = |e: crate::catalog::CatModelError| SettingError::CatModel(e.to_string());
+        if !path.exists() {
+            if let Ok(model) = litmus_cat::stock::load(name) {
+                return crate::catalog::register(path, model).map_err(bad);
+            }
+        }
+        crate::catalog::load(path, include_dirs).map_err(bad)
+    }
+
     /// A list of names: sorted, without duplicates; the first bad name is an error.
     pub fn parse_list<S: AsRef<str>>(names: &[S]) -> Result<Vec<Model>, SettingError> {
-        let mut out = names.iter().map(|n| Model::parse(n.as_ref())).collect::<Result<Vec<_>, _>>()?;
+        Model::parse_list_in(names, &[])
+    }
+
+    /// [`Model::parse_list`], with model files ([`Model::parse_in`]).
+    pub fn parse_list_in<S: AsRef<str>>(
+        names: &[S],
+        include_dirs: &[std::path::PathBuf],
+    ) -> Result<Vec<Model>, SettingError> {
+        let mut out = names.iter().map(|n| Model::parse_in(n.as_ref(), include_dirs)).collect::<Result<Vec<_>, _>>()?;
         out.sort();
         out.dedup();
         Ok(out)

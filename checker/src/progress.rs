@@ -61,7 +61,6 @@ impl Phase {
     }
 }
 
-const MODELS: [Model; Model::ALL.len()] = Model::ALL;
 /// No model (a phase over several at once).
 const NO_MODEL: u32 = 0xff;
 
@@ -100,7 +99,7 @@ impl Progress {
     /// The check entered `phase`, about `model` if it concerns one.
     pub fn enter(&self, phase: Phase, model: Option<Model>) {
         let p = Phase::ALL.iter().position(|&q| q == phase).unwrap_or(0) as u32;
-        let m = model.and_then(|m| MODELS.iter().position(|&n| n == m)).map_or(NO_MODEL, |i| i as u32);
+        let m = model.map_or(NO_MODEL, Model::code);
         self.phase.store(p | (m << 8), Ordering::Relaxed);
     }
 
@@ -132,7 +131,7 @@ impl Progress {
         let v = self.phase.load(Ordering::Relaxed);
         Snapshot {
             phase: Phase::ALL.get((v & 0xff) as usize).copied().unwrap_or(Phase::Starting),
-            model: MODELS.get((v >> 8) as usize).copied(),
+            model: Model::from_code(v >> 8),
             executions: self.executions(),
             states: self.states.load(Ordering::Relaxed),
         }

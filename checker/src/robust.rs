@@ -287,7 +287,7 @@ impl<'p> Collector<'p> {
                 if let Some(p) = &opts.budget.progress {
                     p.model_within(crate::progress::Phase::Violations, m);
                 }
-                crate::explicit::robustness(prog, m, opts)
+                own_executions(prog, m, opts)
             })
             .collect();
         // Models decided on graphs, and BSS's that left signals without a
@@ -498,6 +498,16 @@ pub fn measured_robustness_observed(
 
 /// The robustness of a program under one relaxed model, from its SC
 /// executions (no harm, no fences).
+/// Robustness from the model's own executions: its machine's (PSLO), or
+/// its graphs for a model with no machine (a `.cat` file).
+pub fn own_executions(prog: &Program, model: Model, opts: &Options) -> Robustness {
+    if model.is_axiomatic() {
+        crate::graph::axiomatic::robustness(prog, model, opts)
+    } else {
+        crate::explicit::robustness(prog, model, opts)
+    }
+}
+
 pub fn robustness_of(prog: &Program, model: Model, monitor: MonitorKind, opts: &Options) -> Robustness {
     let mut c = Collector::new(prog, &[model], monitor, opts);
     let sc = c.run(opts);

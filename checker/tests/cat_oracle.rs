@@ -31,13 +31,13 @@
 //! (`MFENCE` for a full fence — and for `fence wr`, which drains the buffer
 //! as MFENCE does —, `SFENCE` for `fence ww`, `LFENCE` for `fence rr`).
 
-use litmus_cat::eval::{evaluate, Execution, Options as CatOptions, Rel, Verdict, MAX_EVENTS};
+use litmus_cat::eval::{evaluate, Execution, Options as CatOptions, Rel, Verdict};
 use litmus_cat::Model as CatModel;
 use litmus_checker::dpor::ExecKind;
 use litmus_checker::explore::explore_with;
-use litmus_checker::machine::{Event, EventKind, Model, ATOMIC_READ, NONE};
+use litmus_checker::graph::axioms::log_execution;
+use litmus_checker::machine::{Event, EventKind, Model, NONE};
 use litmus_checker::options::Options;
-use litmus_dsl::FenceKind;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -50,178 +50,6 @@ fn cat(rel: &str) -> CatModel {
     let p = models.join(rel);
     // The corpus's own models include herd's library (and its stdlib.cat).
     CatModel::load(&p, &[models.join("herd")]).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
-}
-
-/// A machine execution as a cat execution (see the module's doc). `sc`:
-/// the log is SC's (a `Store` is the write to memory; there are no commits).
-fn to_cat(events: &[Event], sc: bool) -> Result<Execution, String> {
-    // Cells touched, each with its initial write first.
-    let cells: BTreeSet<u32> =
-        events.iter().filter(|e| !matches!(e.kind, EventKind::Fence(_))).map(|e| e.cell).collect();
-    let mut n = 0usize;
-    let mut cell_of: Vec<Option<u32>> = Vec::new();
-    let mut thread_of: Vec<Option<u16>> = Vec::new();
-    let mut new_event = |cell: Option<u32>, thread: Option<u16>, cell_of: &mut Vec<Option<u32>>| {
-        cell_of.push(cell);
-        thread_of.push(thread);
-        n += 1;
-        n - 1
-    };
-    let mut iw: BTreeMap<u32, usize> = BTreeMap::new();
-    for &c in &cells {
-        iw.insert(c, new_event(Some(c), None, &mut cell_of));
-    }
-    let (mut reads, mut writes, mut atomic, mut fences) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    // herd's x86 binds its fence sets in every execution, empty or not.
-    let mut tags: BTreeMap<&str, Vec<usize>> = ["MFENCE", "SFENCE", "LFENCE"].map(|t| (t, Vec::new())).into();
-    // Per log index: the cat events it is (an Rmw: read, write).
-    let mut of: Vec<Option<(usize, usize)>> = vec![None; events.len()];
-    // Per thread: its instructions in program order, each one or two events.
-    let mut instrs: BTreeMap<u16, Vec<Vec<usize>>> = BTreeMap::new();
-    let mut same_instance = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        let t = Some(e.thread);
-        match e.kind {
-            EventKind::Load => {
-                let r = new_event(Some(e.cell), t, &mut cell_of);
-                reads.push(r);
-                if e.store == ATOMIC_READ {
-                    atomic.push(r);
-                }
-                of[i] = Some((r, r));
-                instrs.entry(e.thread).or_default().push(vec![r]);
-            }
-            EventKind::Store => {
-                let w = new_event(Some(e.cell), t, &mut cell_of);
-                writes.push(w);
-                of[i] = Some((w, w));
-                instrs.entry(e.thread).or_default().push(vec![w]);
-            }
-            EventKind::Commit => {}
-            EventKind::Rmw => {
-                let r = new_event(Some(e.cell), t, &mut cell_of);
-                let w = new_event(Some(e.cell), t, &mut cell_of);
-                reads.push(r);
-                writes.push(w);
-                atomic.extend([r, w]);
-                same_instance.extend([(r, w), (w, r)]);
-                of[i] = Some((r, w));
-                instrs.entry(e.thread).or_default().push(vec![r, w]);
-            }
-            EventKind::Fence(k) => {
-                let f = new_event(None, t, &mut cell_of);
-                fences.push(f);
-                let tag = match k {
-                    FenceKind::Full | FenceKind::WR => "MFENCE",
-                    FenceKind::WW => "SFENCE",
-                    FenceKind::RR => "LFENCE",
-                };
-                tags.entry(tag).or_default().push(f);
-                of[i] = Some((f, f));
-                instrs.entry(e.thread).or_default().push(vec![f]);
-            }
-        }
-    }
-    if n > MAX_EVENTS {
-        return Err(format!("more than {MAX_EVENTS} events"));
-    }
-    // co: per cell, the initial write, then the writes in the order they
-    // reach memory.
-    let mut co_order: BTreeMap<u32, Vec<usize>> = cells.iter().map(|&c| (c, vec![iw[&c]])).collect();
-    let mut committed = vec![false; events.len()];
-    for (i, e) in events.iter().enumerate() {
-        let w = match e.kind {
-            EventKind::Store if sc => of[i].unwrap().1,
-            EventKind::Commit => {
-                let s = e.store as usize;
-                if events.get(s).map(|s| s.kind) != Some(EventKind::Store) || committed[s] {
-                    return Err(format!("commit {i} of event {s}, not a store committed once"));
-                }
-                committed[s] = true;
-                of[s].unwrap().1
-            }
-            EventKind::Rmw => of[i].unwrap().1,
-            _ => continue,
-        };
-        co_order.get_mut(&e.cell).unwrap().push(w);
-    }
-    if !sc {
-        if let Some(i) = events.iter().enumerate().position(|(i, e)| e.kind == EventKind::Store && !committed[i]) {
-            return Err(format!("store {i} never committed"));
-        }
-    }
-    let mut co = Vec::new();
-    for ws in co_order.values() {
-        for (a, &x) in ws.iter().enumerate() {
-            for &y in &ws[a + 1..] {
-                co.push((x, y));
-            }
-        }
-    }
-    // rf: a Commit read stands for its Store; an Rmw read for its write.
-    let mut rf = Vec::new();
-    for (i, e) in events.iter().enumerate() {
-        if !matches!(e.kind, EventKind::Load | EventKind::Rmw) {
-            continue;
-        }
-        let r = of[i].unwrap().0;
-        let w = if e.rf == NONE {
-            iw[&e.cell]
-        } else {
-            let s = e.rf as usize;
-            match events.get(s).map(|x| x.kind) {
-                Some(EventKind::Store | EventKind::Rmw) => of[s].unwrap().1,
-                Some(EventKind::Commit) => of[events[s].store as usize].unwrap().1,
-                k => return Err(format!("event {i} reads from {s} ({k:?})")),
-            }
-        };
-        if cell_of[w] != Some(e.cell) {
-            return Err(format!("event {i} reads another cell's write"));
-        }
-        rf.push((w, r));
-    }
-    let mut po = Vec::new();
-    for list in instrs.values() {
-        for (a, x) in list.iter().enumerate() {
-            for y in &list[a + 1..] {
-                for &p in x {
-                    for &q in y {
-                        po.push((p, q));
-                    }
-                }
-            }
-        }
-    }
-    let (mut loc, mut int) = (Vec::new(), Vec::new());
-    for a in 0..n {
-        for b in 0..n {
-            if cell_of[a].is_some() && cell_of[a] == cell_of[b] {
-                loc.push((a, b));
-            }
-            if a == b || (thread_of[a].is_some() && thread_of[a] == thread_of[b]) {
-                int.push((a, b));
-            }
-        }
-    }
-    same_instance.extend((0..n).map(|a| (a, a)));
-    let iws: Vec<usize> = iw.values().copied().collect();
-    writes.extend(&iws);
-    let mut x = Execution::new(n)
-        .set("IW", &iws)
-        .set("W", &writes)
-        .set("R", &reads)
-        .set("F", &fences)
-        .set("X", &atomic)
-        .rel("po", &po)
-        .rel("rf", &rf)
-        .rel("co", &co)
-        .rel("loc", &loc)
-        .rel("int", &int)
-        .rel("same-instance", &same_instance);
-    for (tag, evs) in &tags {
-        x = x.set(tag, evs);
-    }
-    Ok(x)
 }
 
 struct Program {
@@ -328,13 +156,13 @@ fn herd_models_agree_with_the_machines() {
         let convert = |out: &litmus_checker::ModelOutcome, runs: &[Vec<Event>], is_sc: bool| {
             let mut states = Vec::new();
             for s in &out.states {
-                states.push((s.values.clone(), to_cat(&s.witness.events, is_sc)?));
+                states.push((s.values.clone(), log_execution(&s.witness.events, is_sc)?));
             }
             // The same graph reached by many interleavings is judged once.
             let mut seen: HashSet<Key> = HashSet::new();
             let mut graphs = Vec::new();
             for r in runs {
-                let x = to_cat(r, is_sc)?;
+                let x = log_execution(r, is_sc)?;
                 if seen.insert((x.sets.clone(), x.rels.clone())) {
                     graphs.push(x);
                 }

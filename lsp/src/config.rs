@@ -453,7 +453,7 @@ mod tests {
         assert_eq!((c.loop_bound, c.monitor, c.timeout), (5, MonitorKind::Sober, Duration::from_secs(20)));
         assert_eq!(
             p[0].to_string(),
-            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [] (each file's defaults: sc, tso, pso; herd x86: sc, tso)"
+            "`models` = [\"sc\",\"x86\"]: unknown model `x86` (expected sc, tso, pso, pslo or a model file, FILE.cat); keeping [] (each file's defaults: sc, tso, pso; herd x86: sc, tso)"
         );
         assert!(p[1].to_string().starts_with("`timeout` = -1: timeout must be a number of seconds"), "{}", p[1]);
     }

@@ -468,7 +468,7 @@ async fn a_bad_field_in_a_change_keeps_its_previous_value_and_the_rest_applies()
     let warning = c.next_warning().await;
     for part in [
         "4 settings not applied",
-        "`models` = [\"tso\",\"x86\"]: unknown model `x86` (expected sc, tso, pso or pslo); keeping [\"sc\", \"pso\"]",
+        "`models` = [\"tso\",\"x86\"]: unknown model `x86` (expected sc, tso, pso, pslo or a model file, FILE.cat); keeping [\"sc\", \"pso\"]",
         "`monitor` = \"herd\": unknown monitor `herd` (expected bss, sober, bss-interleaving or graph); keeping \"bss\"",
         "`timeout` = -1: timeout must be a number of seconds ≥ 0",
         "keeping 20",

@@ -38,7 +38,7 @@ struct Plan {
 }
 
 fn plan(args: &CheckArgs) -> Result<Plan, String> {
-    let models = parse_models(&args.model)?;
+    let models = parse_models(&args.model, &args.bounds)?;
     let shard = match args.shard.as_deref() {
         None => None,
         Some("auto") => Some(shard::from_env(|k| std::env::var(k).ok())?),

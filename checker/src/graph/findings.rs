@@ -55,9 +55,39 @@ pub struct Findings {
     sites: Vec<CondSite>,
     /// The loads of every graph searched (a union: order does not matter).
     reads: Reads,
+    /// The model has no machine (a `.cat` file): witnesses are runs of
+    /// the built-in machine that names its violations where it can follow
+    /// the graph, else the graphs written as logs ([`super::encode`]).
+    naming: Option<crate::machine::Model>,
 }
 
 impl Findings {
+    /// What a search under `model` keeps.
+    pub fn new(model: crate::machine::Model) -> Findings {
+        let naming = match model {
+            crate::machine::Model::Cat(id) => Some(crate::catalog::get(id).naming),
+            _ => None,
+        };
+        Findings { naming, ..Findings::default() }
+    }
+
+    /// `g` as a witness: the model's machine following it, or the graph
+    /// itself as a log.
+    pub(super) fn linear(&self, g: &Graph, m: &Machine<'_>, checker: &mut Checker) -> Option<Linear> {
+        if let Some(naming) = self.naming {
+            if checker.consistent(g, naming) {
+                let follower = Machine::new(m.prog, naming, m.loop_bound, m.buffer_bound);
+                if let Some(l) = linearize::linearize(g, &follower, checker) {
+                    return Some(l);
+                }
+            }
+            let l = super::encode::encode(g, m);
+            debug_assert!(l.is_some(), "a consistent graph with a po ∪ rf cycle");
+            return l;
+        }
+        linear(g, m, checker)
+    }
+
     /// A complete graph `g` (final memory set) at `path`, which ended as
     /// `kind`: record it if it may be a finding. `m` is the model's machine.
     #[allow(clippy::too_many_arguments)]
@@ -84,7 +114,7 @@ impl Findings {
                     if self.states.contains(&values) {
                         return;
                     }
-                    let witness = linear(g, m, checker).map(whole);
+                    let witness = self.linear(g, m, checker).map(whole);
                     if witness.is_some() {
                         self.states.insert(values.clone());
                     }
@@ -94,7 +124,7 @@ impl Findings {
                     if self.sites.len() >= KEPT || self.sites.contains(&site) {
                         return;
                     }
-                    let witness = linear(g, m, checker).map(whole);
+                    let witness = self.linear(g, m, checker).map(whole);
                     if witness.is_some() {
                         self.sites.push(site);
                     }
@@ -114,7 +144,7 @@ impl Findings {
                 if fails.iter().all(|&(_, stmt, kind)| self.failures.contains(&(stmt, kind))) {
                     return;
                 }
-                let witnesses = linear(g, m, checker).map(|l| {
+                let witnesses = self.linear(g, m, checker).map(|l| {
                     fails
                         .iter()
                         .map(|&(thread, ..)| {
@@ -142,7 +172,7 @@ impl Findings {
                 if self.deadlocks >= KEPT {
                     return;
                 }
-                let witness = linear(g, m, checker).map(whole);
+                let witness = self.linear(g, m, checker).map(whole);
                 self.deadlocks += usize::from(witness.is_some());
                 Found::Deadlock(witness)
             }

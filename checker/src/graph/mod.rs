@@ -21,7 +21,10 @@
 //! There is no buffer bound here: a graph says which store each read sees,
 //! not how full the buffers were. The loop bound still cuts executions.
 
+pub mod axiomatic;
+pub mod axioms;
 pub mod consistency;
+pub mod encode;
 pub mod explore;
 pub mod findings;
 #[allow(clippy::module_inception)]
@@ -117,13 +120,13 @@ fn sequential(
     mut observer: Option<&mut dyn Observer>,
 ) -> (Vec<findings::Findings>, Stats) {
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
-    let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
-    let mut found = findings::Findings::default();
+    let m = Machine::new(prog, model.interpreter(), opts.loop_bound, opts.buffer_bound);
+    let mut found = findings::Findings::new(model);
     let stats = {
         let mut search = explore::Search::new(&sc, model, opts, |g, kind, checker, path| {
             if let Some(o) = observer.as_deref_mut() {
                 if o.wants(kind, &g.st) {
-                    if let Some(l) = findings::linear(g, &m, checker) {
+                    if let Some(l) = found.linear(g, &m, checker) {
                         o.observe(&Execution {
                             kind,
                             events: &l.events,

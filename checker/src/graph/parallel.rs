@@ -139,10 +139,10 @@ fn task<'s, 'o: 's, 'p: 's>(shared: &'s Shared<'o, 'p>, scope: &rayon::Scope<'s>
     // free; a fresh worker otherwise.
     let mut w = slot.and_then(|s| s.lock().ok().and_then(|mut w| w.take())).unwrap_or_else(|| Worker {
         sc: Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound),
-        m: Machine::new(prog, model, opts.loop_bound, opts.buffer_bound),
+        m: Machine::new(prog, model.interpreter(), opts.loop_bound, opts.buffer_bound),
         scratch: None,
     });
-    let mut findings = Findings::default();
+    let mut findings = Findings::new(model);
     let split = Splitter { shared, scope };
     let scratch = w.scratch.take().unwrap_or_else(|| Scratch::new(&w.sc));
     let m = &w.m;

@@ -217,7 +217,7 @@ pub fn test(
     sc: Option<&Answer<Observation>>,
 ) -> Active {
     let start = Instant::now();
-    let model_no = model as u64;
+    let model_no = model.code() as u64;
     // A machine per worker: its scratch registers are not shared.
     // Each worker counts its runs for `opts.progress` in batches.
     let init =

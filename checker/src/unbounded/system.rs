@@ -58,7 +58,7 @@ pub fn tag_of(m: Model) -> Option<u8> {
         _ if !m.decided_by_attacks() => None,
         Buffers::PerThread => Some(TSO),
         Buffers::PerCell => Some(PSO),
-        Buffers::None => None,
+        Buffers::None | Buffers::Axiomatic => None,
     }
 }
 

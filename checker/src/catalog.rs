@@ -1,0 +1,273 @@
+//! The registry of models given as data: herd `.cat` files, each loaded
+//! once per process and named by a [`CatId`] so that [`Model`] stays a small
+//! `Copy` value. A cat model's row (the [`Spec`] every model answers
+//! questions from) says it is axiomatic: no machine runs it; the graph
+//! explorer answers it, asking the model's axioms of each graph
+//! ([`crate::graph::axioms`]).
+//!
+//! A model from a file is named by its stem (`x86tso.cat` is `x86tso`), or
+//! by its file name where the stem is a built-in model's name (herd's
+//! `sc.cat` is `sc.cat`, beside the built-in `sc`). The same file (same
+//! canonical path and text) loaded twice is the same model; two different
+//! files with one name are refused.
+//!
+//! Before a model is registered, it is asked three questions on tiny
+//! executions ([`probe`]), the assumptions of the graph explorer's revisits:
+//! it forbids load buffering (a `po ∪ rf` cycle: a revisit keeps the
+//! porf-prefix of the revisiting write), coherence per location (a thread's
+//! next access of a cell goes co-after what it saw), and a write between an
+//! atomic's read and its write. A model that allows one of them is refused
+//! by name (ARM- and Power-like models need the next explorer).
+
+pub use crate::model::CatId;
+use crate::model::Model;
+use litmus_cat::eval::{Execution, Options as CatOptions};
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::RwLock;
+
+/// One loaded model.
+pub struct CatModel {
+    pub id: CatId,
+    /// The file it was read from (as given).
+    pub path: PathBuf,
+    /// Its files' texts, the root first: a parsed model is not `Sync`, so
+    /// each thread parses its own copy from these ([`with_model`]).
+    sources: Vec<(PathBuf, String)>,
+    name: &'static str,
+    /// The built-in machine whose runs name its violations and write its
+    /// witnesses, where it can follow a graph ([`naming`]).
+    pub naming: Model,
+}
+
+impl CatModel {
+    pub fn name(&self) -> &'static str {
+        self.name
+    }
+}
+
+/// Registered models, never removed: a `&'static` row is handed out.
+static REGISTRY: RwLock<Vec<&'static CatModel>> = RwLock::new(Vec::new());
+
+/// Why a model file cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CatModelError {
+    #[error("{0}")]
+    Cat(#[from] litmus_cat::CatError),
+    #[error("{path}: the model is named `{name}`, as another model already is ({other})")]
+    NameTaken { path: String, name: String, other: String },
+    #[error("{path}: the model {what}; the graph explorer's revisits assume it does not (models like ARM's and Power's need the next explorer)")]
+    Assumption { path: String, what: &'static str },
+    #[error("too many models loaded")]
+    Full,
+}
+
+/// Load the model in `path` (includes searched next to it, then in
+/// `include_dirs`), or find it loaded already.
+pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<Model, CatModelError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|source| litmus_cat::CatError::Io { path: path.to_path_buf(), source })?;
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if let Some(m) = find(|m| std::fs::canonicalize(&m.path).ok().as_ref() == Some(&canonical)) {
+        if m.sources[0].1 == text {
+            return Ok(Model::Cat(m.id));
+        }
+    }
+    let model = litmus_cat::Model::from_source(path, &text, include_dirs)?;
+    register(path, model)
+}
+
+/// Register a model read by the caller (e.g. from `litmus_cat::stock`).
+pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModelError> {
+    let shown = path.display().to_string();
+    probe(&model).map_err(|what| CatModelError::Assumption { path: shown.clone(), what })?;
+    let naming = naming(&model);
+    let stem = path.file_stem().map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
+    let builtin = Model::ALL.iter().any(|m| m.as_str().eq_ignore_ascii_case(&stem));
+    let name = if builtin { path.file_name().map_or(stem, |n| n.to_string_lossy().into_owned()) } else { stem };
+    let mut reg = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
+    let mut sources: Vec<(PathBuf, String)> = vec![(path.to_path_buf(), model.root_file().text.clone())];
+    sources.extend(
+        model.files.iter().enumerate().filter(|&(i, _)| i != model.root).map(|(_, f)| (f.path.clone(), f.text.clone())),
+    );
+    if let Some(other) = reg.iter().find(|m| m.name == name) {
+        if other.sources == sources {
+            return Ok(Model::Cat(other.id));
+        }
+        return Err(CatModelError::NameTaken { path: shown, name, other: other.path.display().to_string() });
+    }
+    let name: &'static str = Box::leak(name.into_boxed_str());
+    // Registered under the lock: ids and rows stay in step.
+    let Some(Model::Cat(id)) = crate::model::add_cat_row(name) else { return Err(CatModelError::Full) };
+    debug_assert_eq!(id.0 as usize, reg.len());
+    let entry: &'static CatModel =
+        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), sources, name, naming }));
+    reg.push(entry);
+    Ok(Model::Cat(id))
+}
+
+fn find(pred: impl Fn(&CatModel) -> bool) -> Option<&'static CatModel> {
+    REGISTRY.read().unwrap_or_else(|e| e.into_inner()).iter().copied().find(|m| pred(m))
+}
+
+/// The loaded model of `id` (registered: ids are only made by [`register`]).
+pub fn get(id: CatId) -> &'static CatModel {
+    REGISTRY.read().unwrap_or_else(|e| e.into_inner())[id.0 as usize]
+}
+
+thread_local! {
+    static PARSED: RefCell<HashMap<CatId, Rc<litmus_cat::Model>>> = RefCell::new(HashMap::new());
+}
+
+/// The model of `id`, parsed on this thread (once).
+pub fn with_model(id: CatId) -> Rc<litmus_cat::Model> {
+    PARSED.with(|p| {
+        let mut p = p.borrow_mut();
+        let m = p.entry(id).or_insert_with(|| {
+            let entry = get(id);
+            let (root, text) = &entry.sources[0];
+            // Each include is the file of that name among the sources.
+            let lookup = |name: &str| {
+                entry.sources[1..]
+                    .iter()
+                    .find(|(p, _)| p.file_name().is_some_and(|f| f == name) || p.ends_with(name))
+                    .map(|(_, t)| t.clone())
+            };
+            Rc::new(litmus_cat::Model::from_sources(root, text, &lookup).expect("a registered model parses again"))
+        });
+        Rc::clone(m)
+    })
+}
+
+/// Why a search under a model given as data stopped at a graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Unjudged {
+    /// The graph had this many events, more than the evaluator takes.
+    TooManyEvents(u32),
+    /// The model failed to evaluate it ([`error`] says how).
+    ModelError(CatId),
+}
+
+/// The first evaluation error of each model, by id.
+static ERRORS: RwLock<Vec<(CatId, String)>> = RwLock::new(Vec::new());
+
+/// Keep `msg` as the model's evaluation error (the first one stays).
+pub fn note_error(id: CatId, msg: &str) {
+    let mut errs = ERRORS.write().unwrap_or_else(|e| e.into_inner());
+    if !errs.iter().any(|(i, _)| *i == id) {
+        errs.push((id, msg.to_string()));
+    }
+}
+
+/// The model's evaluation error, if it had one.
+pub fn error(id: CatId) -> Option<String> {
+    ERRORS.read().unwrap_or_else(|e| e.into_inner()).iter().find(|(i, _)| *i == id).map(|(_, m)| m.clone())
+}
+
+/// The model named `name` (as reports name it), if loaded.
+pub fn by_name(name: &str) -> Option<Model> {
+    find(|m| m.name.eq_ignore_ascii_case(name)).map(|m| Model::Cat(m.id))
+}
+
+/// Does the model allow what the explorer assumes it forbids? Each probe is
+/// a tiny execution in herd's x86 vocabulary; the answer names the first
+/// one allowed.
+fn probe(model: &litmus_cat::Model) -> Result<(), &'static str> {
+    let opts = CatOptions::default();
+    let allowed = |x: Execution| litmus_cat::eval::evaluate(model, &x, &opts).map(|v| v.allowed());
+    for (what, x) in probes() {
+        match allowed(x) {
+            Ok(false) => {}
+            Ok(true) => return Err(what),
+            // A model that cannot even evaluate a probe fails on graphs
+            // too, with its own diagnostic: let the check say it there.
+            Err(_) => {}
+        }
+    }
+    Ok(())
+}
+
+/// The built-in machine that names a model's violations: TSO if the model
+/// keeps two stores of a thread in order (it forbids message passing with
+/// plain accesses), else PSO. A violation is then named by the statement
+/// pair those machines' monitors name (the delayed store, the access it is
+/// delayed past), on every graph the machine can follow; the others are
+/// named by their cycle's po edges ([`crate::explicit::Namer`]).
+fn naming(model: &litmus_cat::Model) -> Model {
+    let opts = CatOptions::default();
+    let fences = |x: Execution| x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[]);
+    // iw x (0), iw y (1); T0: w x (2); w y (3); T1: r y (4) reads 3; r x (5) reads 0.
+    let mp = fences(
+        Execution::new(6)
+            .set("IW", &[0, 1])
+            .set("W", &[0, 1, 2, 3])
+            .set("R", &[4, 5])
+            .set("X", &[])
+            .rel("po", &[(2, 3), (4, 5)])
+            .rel("rf", &[(3, 4), (0, 5)])
+            .rel("co", &[(0, 2), (1, 3)])
+            .rel("loc", &same(&[&[0, 2, 5], &[1, 3, 4]]))
+            .rel("int", &same(&[&[2, 3], &[4, 5], &[0], &[1]])),
+    );
+    match litmus_cat::eval::evaluate(model, &mp, &opts) {
+        Ok(v) if v.allowed() => Model::Pso,
+        _ => Model::Tso,
+    }
+}
+
+/// The probes: (what allowing it means, the execution).
+fn probes() -> Vec<(&'static str, Execution)> {
+    let fences = |x: Execution| x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[]);
+    // Load buffering: iw(x)=0, iw(y)=1; T0: r x (2) ; w y (3); T1: r y (4); w x (5); rf 5→2, 3→4.
+    let lb = fences(
+        Execution::new(6)
+            .set("IW", &[0, 1])
+            .set("W", &[0, 1, 3, 5])
+            .set("R", &[2, 4])
+            .set("X", &[])
+            .rel("po", &[(2, 3), (4, 5)])
+            .rel("rf", &[(5, 2), (3, 4)])
+            .rel("co", &[(0, 5), (1, 3)])
+            .rel("loc", &same(&[&[0, 2, 5], &[1, 3, 4]]))
+            .rel("int", &same(&[&[2, 3], &[4, 5], &[0], &[1]])),
+    );
+    // Coherence: T0: w x (1); r x (2) reading the initial write, co 0→1.
+    let corw = fences(
+        Execution::new(3)
+            .set("IW", &[0])
+            .set("W", &[0, 1])
+            .set("R", &[2])
+            .set("X", &[])
+            .rel("po", &[(1, 2)])
+            .rel("rf", &[(0, 2)])
+            .rel("co", &[(0, 1)])
+            .rel("loc", &same(&[&[0, 1, 2]]))
+            .rel("int", &same(&[&[1, 2], &[0]])),
+    );
+    // Atomicity: T0: an atomic r x (1) + w x (2) reading iw 0; T1: w x (3)
+    // co between them: 0 → 3 → 2.
+    let atomic = fences(
+        Execution::new(4)
+            .set("IW", &[0])
+            .set("W", &[0, 2, 3])
+            .set("R", &[1])
+            .set("X", &[1, 2])
+            .rel("rf", &[(0, 1)])
+            .rel("co", &[(0, 3), (3, 2), (0, 2)])
+            .rel("loc", &same(&[&[0, 1, 2, 3]]))
+            .rel("int", &same(&[&[1, 2], &[3], &[0]]))
+            .rel("same-instance", &[(0, 0), (1, 1), (2, 2), (3, 3), (1, 2), (2, 1)]),
+    );
+    vec![
+        ("allows load buffering (a po ∪ rf cycle)", lb),
+        ("allows a read to see a write older than its thread's own (CoWR)", corw),
+        ("allows a write between an atomic's read and its write", atomic),
+    ]
+}
+
+/// Every pair within each class.
+fn same(classes: &[&[usize]]) -> Vec<(usize, usize)> {
+    classes.iter().flat_map(|c| c.iter().flat_map(move |&a| c.iter().map(move |&b| (a, b)))).collect()
+}
