@@ -202,7 +202,7 @@ pub enum ExprKind {
     App(Box<Expr>, Box<Expr>),
     Fun {
         param: Pat,
-        body: std::rc::Rc<Expr>,
+        body: std::sync::Arc<Expr>,
         name: String,
     },
     Bind(Vec<Binding>, Box<Expr>),

@@ -222,7 +222,7 @@ pub enum Value {
 
 pub struct Closure {
     param: Pat,
-    body: Rc<Expr>,
+    body: std::sync::Arc<Expr>,
     env: Env,
     file: usize,
 }
@@ -383,7 +383,7 @@ pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdi
     }
 }
 
-const PRIMS: &[&str] = &[
+pub(crate) const PRIMS: &[&str] = &[
     "domain",
     "range",
     "classes",

@@ -8,7 +8,7 @@
 //! `f(x, y)`, and binds tightest. `A * B` is a product when a `*` is
 //! followed by something that starts an operand, else `*` is the closure.
 
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::ast::*;
 use crate::lexer::{lex, Tok, Token};
@@ -457,7 +457,7 @@ impl Parser {
         Ok(Binding {
             span,
             pat: Pat::Var(Some(f.clone())),
-            expr: Expr { span, kind: ExprKind::Fun { param, body: Rc::new(body), name: f } },
+            expr: Expr { span, kind: ExprKind::Fun { param, body: Arc::new(body), name: f } },
         })
     }
 
@@ -487,7 +487,7 @@ impl Parser {
                     Pat::Var(self.pat0()?)
                 };
                 self.expect(Tok::Arrow, "`->`")?;
-                ExprKind::Fun { param, body: Rc::new(self.exp()?), name: "*fun*".into() }
+                ExprKind::Fun { param, body: Arc::new(self.exp()?), name: "*fun*".into() }
             }
             Tok::Try => {
                 self.bump();

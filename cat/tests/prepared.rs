@@ -1,0 +1,184 @@
+//! The prepared model against the evaluator: the same verdicts (or the
+//! same errors) on random executions, for herd's stock models.
+
+mod common;
+
+use common::{Graph, Rng, Style};
+use litmus_cat::eval::{evaluate, Execution, Options};
+use litmus_cat::{stock, Model};
+use std::path::Path;
+
+/// Models whose every shape of execution below compiles.
+const COMPILED: &[&str] =
+    &["sc", "x86tso", "x86tso-mixed", "sc-rmw", "x86pso", "tso", "uniproc", "uni", "minimal", "naked", "mips-tso"];
+
+fn compare(name: &str, opts: &Options, cases: usize, seed: u64) {
+    compare_model(name, &stock::load(name).unwrap(), opts, cases, seed)
+}
+
+/// Up to this many threads, instructions per thread, locations.
+#[derive(Clone, Copy)]
+struct Size(usize, usize, usize);
+
+const USUAL: Size = Size(4, 5, 3);
+
+/// Flips one pair of `co` (so that it may not be an order of the
+/// candidates any more), keeping its domain: the final writes, and so
+/// the number of candidates the evaluator enumerates, stay the same.
+fn mutate_co(x: &mut Execution, rng: &mut Rng) {
+    let n = x.n;
+    if let Some(co) = x.rels.get_mut("co") {
+        let (a, b) = (rng.below(n), rng.below(n));
+        if co.0[a] != 0 && co.0[a] != 1 << b {
+            co.0[a] ^= 1 << b;
+        }
+    }
+}
+
+fn compare_model(name: &str, model: &Model, opts: &Options, cases: usize, seed: u64) {
+    compare_sized(name, model, opts, cases, seed, USUAL)
+}
+
+fn compare_sized(name: &str, model: &Model, opts: &Options, cases: usize, seed: u64, size: Size) {
+    let mut p = model.prepare(opts).unwrap();
+    let mut rng = Rng::new(seed);
+    let (mut allowed, mut forbidden, mut errors) = (0, 0, 0);
+    let mut kinds = std::collections::BTreeSet::new();
+    for case in 0..cases {
+        let wild = rng.chance(10);
+        let (threads, locs) = (1 + rng.below(size.0), 1 + rng.below(size.2));
+        let g = Graph::random(&mut rng, threads, size.1, locs, wild);
+        let style = Style::random(&mut rng);
+        let mut x = g.to_execution(style);
+        if rng.chance(8) {
+            mutate_co(&mut x, &mut rng);
+        }
+        if let Some(why) = p.fallback(&x) {
+            panic!("{name}: {style:?} falls back: {why}");
+        }
+        let want = evaluate(model, &x, opts);
+        let got = p.check(&x);
+        match (&want, &got) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a, b, "{name}, case {case}: {x:?}");
+                assert_eq!(p.allowed(&x).unwrap(), a.allowed(), "{name}, case {case}");
+                if a.allowed() {
+                    allowed += 1;
+                } else {
+                    forbidden += 1;
+                }
+            }
+            (Err(a), Err(b)) => {
+                assert_eq!(a.to_string(), b.to_string(), "{name}, case {case}");
+                assert_eq!(p.allowed(&x).unwrap_err().to_string(), a.to_string());
+                errors += 1;
+                kinds.insert(a.to_string().split(": ").skip(1).collect::<Vec<_>>().join(": "));
+            }
+            _ => panic!("{name}, case {case}: evaluate {want:?}, prepared {got:?}\n{x:?}"),
+        }
+    }
+    eprintln!("{name}: {allowed} allowed, {forbidden} forbidden, {errors} errors {kinds:?}");
+    let errs = name.starts_with("static");
+    assert!(allowed > 0 || errs || name.starts_with("never"), "{name}: nothing allowed");
+    assert!(
+        forbidden > 0 || errs || matches!(name, "naked" | "minimal") || name.starts_with("always"),
+        "{name}: nothing forbidden"
+    );
+}
+
+#[test]
+fn the_stock_models_give_the_evaluators_verdicts() {
+    for (i, name) in COMPILED.iter().enumerate() {
+        compare(name, &Options::default(), 400, 1000 + i as u64);
+    }
+}
+
+#[test]
+fn with_the_cos_opt_variant() {
+    let opts = Options { variants: ["cos-opt".to_string()].into() };
+    // Without co0 in cobase, the evaluator enumerates every order of each
+    // location's writes: small programs only.
+    for name in ["sc", "x86tso", "uniproc"] {
+        compare_sized(name, &stock::load(name).unwrap(), &opts, 200, 77, Size(2, 3, 2));
+    }
+}
+
+#[test]
+fn an_execution_without_co_falls_back_to_the_evaluator() {
+    let model = stock::load("sc").unwrap();
+    let mut p = model.prepare(&Options::default()).unwrap();
+    let mut x = Graph::random(&mut Rng::new(3), 2, 3, 2, false).to_execution(Style::EXPLORER);
+    x.rels.remove("co");
+    assert!(p.fallback(&x).is_some());
+    let a = evaluate(&model, &x, &Options::default()).unwrap_err().to_string();
+    assert_eq!(p.check(&x).unwrap_err().to_string(), a);
+    assert_eq!(p.allowed(&x).unwrap_err().to_string(), a);
+    // A model that has nothing to enumerate compiles without co.
+    let naked = stock::load("naked").unwrap();
+    let mut q = naked.prepare(&Options::default()).unwrap();
+    assert_eq!(q.fallback(&x), None);
+    assert_eq!(q.check(&x).unwrap(), evaluate(&naked, &x, &Options::default()).unwrap());
+}
+
+#[test]
+fn a_bad_execution_is_an_error() {
+    let mut p = stock::load("x86tso").unwrap().prepare(&Options::default()).unwrap();
+    let big = Execution::new(65).set("W", &[64]);
+    assert!(p.check(&big).is_err());
+    assert!(p.allowed(&big).is_err());
+    let past = Execution::new(4).rel("po", &[(0, 9)]);
+    assert!(p.allowed(&past).unwrap_err().to_string().contains("event 9 does not fit"));
+}
+
+/// Language pieces the stock models do not all use: `let rec` (sets,
+/// relations, mutual), procedures, flags, `undefined_unless`, asserts,
+/// negated checks, tests of `_` and `0`, `try`, tag matches.
+const PIECES: &[(&str, &str)] = &[
+    (
+        "rec",
+        "\"rec\"\ninclude \"cos.cat\"\n\
+         let rec hb = po | rf | hb;hb\n\
+         let rec a = po | b;rf and b = a | co\n\
+         let rec s = W | range(s2) and s2 = [s];po\n\
+         acyclic hb | fr as one\nirreflexive a;fr as two\nempty s \\ (W | R | F) as three\n\
+         let rec bad = po \\ (bad;bad)\nflag ~empty bad as f\n",
+    ),
+    (
+        "procs",
+        "\"procs\"\ninclude \"cos.cat\"\n\
+         procedure acy(r) = acyclic r end\n\
+         call acy(po | rf | fr | co) as sc\ncall acy(po-loc | rf | fr | co)\n\
+         undefined_unless empty rmw & (fre;coe) as at\nflag ~empty (rf & ext) as rfe\n\
+         ~acyclic po | po^-1 as never-fails\nempty 0 as zero\nflag acyclic _ as unv\n",
+    ),
+    ("asserts", "\"asserts\"\ninclude \"cos.cat\"\nacyclic po | rf | fr | co as sc\nassert empty rmw & (fre;coe)\n"),
+    ("static-error", "\"e\"\ninclude \"cos.cat\"\nacyclic po | rf as a\nacyclic nowhere as b\n"),
+    (
+        "try-and-tags",
+        "\"t\"\nenum Mode = 'a || 'b\nlet pick(m) = match m with 'a -> po || 'b -> rf end\n\
+         let u = try nowhere with pick('a) | pick('b)\n\
+         let v = try (po | W) with 0\ninclude \"cos.cat\"\n\
+         acyclic u | fr | co as one\nirreflexive (u ; v)+ as two\n\
+         let f = fun r -> r^-1\nempty f(po) & po as three\nacyclic (po; [MFENCE]; po) | rf as four\n\
+         let c = ~(W * W) & loc\nirreflexive c ; (co | co*) as five\n",
+    ),
+    ("never", "\"never\"\nempty _ as nope\n"),
+    ("always", "\"always\"\nacyclic 0 as yes\n"),
+];
+
+#[test]
+fn language_pieces_give_the_evaluators_verdicts() {
+    for (i, (name, src)) in PIECES.iter().enumerate() {
+        let m = Model::from_sources(Path::new(&format!("{name}.cat")), src, &stock::source)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        compare_model(name, &m, &Options::default(), 300, 500 + i as u64);
+    }
+}
+
+/// An explorer may prepare on one thread and check on another.
+#[test]
+fn prepared_models_are_send() {
+    fn send<T: Send>(_: &T) {}
+    let p = stock::load("x86tso").unwrap().prepare(&Options::default()).unwrap();
+    send(&p);
+}
