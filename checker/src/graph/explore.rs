@@ -13,8 +13,9 @@
 //! reading a deleted write added after it — so each graph has exactly one
 //! way to be reached: every consistent graph is visited once.
 
-use super::axioms::{Judge, JudgeError};
+use super::axioms::JudgeError;
 use super::consistency::Checker;
+use super::consistent::{Consistency, Keeps};
 use super::graph::{Graph, Id, Next};
 use super::incremental::Incremental;
 use crate::dpor::{Control, ExecKind, Stats};
@@ -53,10 +54,8 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     pub sc: &'m Machine<'p>,
     pub model: Model,
     pub checker: Checker,
-    inc: Incremental,
-    /// A model given as data: its axioms judge each graph instead of the
-    /// machine's timing (`checker` and `inc` are then unused).
-    judge: Option<Judge>,
+    /// The model's answer to "is this graph consistent?".
+    cons: Consistency,
     /// Why a graph could not be judged (the search stopped there).
     pub judge_error: Option<JudgeError>,
     /// Graphs done with, their buffers reused by the next copy.
@@ -146,16 +145,11 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         on_graph: F,
     ) -> Self {
         let Scratch { checker, inc, pool, init, log, view, stack } = scratch;
-        let judge = match model {
-            Model::Cat(id) => Some(Judge::new(id)),
-            _ => None,
-        };
         Search {
             sc,
             model,
             checker,
-            inc,
-            judge,
+            cons: Consistency::of(model, inc),
             judge_error: None,
             pool,
             opts,
@@ -182,8 +176,8 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
 
     /// The buffers, for the worker's next search.
     pub fn into_scratch(self) -> Scratch {
-        let Search { checker, inc, pool, init, log, view, stack, .. } = self;
-        Scratch { checker, inc, pool, init, log, view, stack }
+        let Search { checker, cons, pool, init, log, view, stack, .. } = self;
+        Scratch { checker, inc: cons.into_incremental(), pool, init, log, view, stack }
     }
 
     /// Visit every consistent graph.
@@ -402,8 +396,9 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             // Reading the co-last write is always consistent: the read can
             // run after everything else (TruSt's maximal extension). A
             // model given as data is asked anyway.
-            debug_assert!(k < n || self.judge.is_some() || self.checker.consistent(&g2, self.model));
-            if (k == n && self.judge.is_none()) || self.consistent_after(&g2, id) {
+            let maximal = self.cons.maximal_extensions_hold();
+            debug_assert!(k < n || !maximal || self.checker.consistent(&g2, self.model));
+            if (k == n && maximal) || self.consistent_after(&g2, id) {
                 self.visit(g2);
             } else {
                 self.give(g2);
@@ -428,8 +423,9 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             g2.co[cell as usize].insert(k, id);
             g2.ev_mut(id).added_max = k == n;
             // Co-last is always consistent: it can commit after everything.
-            debug_assert!(k < n || self.judge.is_some() || self.checker.consistent(&g2, self.model));
-            if (k == n && self.judge.is_none()) || self.consistent_after(&g2, id) {
+            let maximal = self.cons.maximal_extensions_hold();
+            debug_assert!(k < n || !maximal || self.checker.consistent(&g2, self.model));
+            if (k == n && maximal) || self.consistent_after(&g2, id) {
                 self.visit(g2);
             } else {
                 self.give(g2);
@@ -442,11 +438,8 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
     /// was added (searched from `new` only; debug builds compare with the
     /// full check).
     fn consistent_after(&mut self, g: &Graph, new: Id) -> bool {
-        if self.judge.is_some() {
-            return self.judged(g, false);
-        }
-        let ok = self.inc.consistent_after(g, self.model, &[new]);
-        debug_assert_eq!(ok, self.checker.consistent(g, self.model), "incremental check differs");
+        let ok = self.answer(g, &[new], false);
+        debug_assert!(!self.cons.maximal_extensions_hold() || ok == self.checker.consistent(g, self.model));
         ok
     }
 
@@ -455,7 +448,10 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
     fn revisits(&mut self, g: &Graph, a: Id, dirty: &[Id]) {
         let mut view = std::mem::take(&mut self.view);
         let mut stack = std::mem::take(&mut self.stack);
-        g.porf_view(a, &mut view, &mut stack);
+        // What stays whatever the revisit deletes: the model says.
+        match self.cons.keeps() {
+            Keeps::PorfPrefix => g.porf_view(a, &mut view, &mut stack),
+        }
         let cell = g.ev(a).cell;
         let mut reads: Vec<Id> = Vec::new();
         for (t, evs) in g.threads.iter().enumerate() {
@@ -591,14 +587,8 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             .iter()
             .flatten()
             .all(|e| !e.reads || e.rf.is_init() || (e.rf.index as usize) < g.threads[e.rf.thread as usize].len());
-        let ok = match self.judge {
-            Some(_) => rf_kept && self.judged(&g, false),
-            None => {
-                let ok = rf_kept && self.inc.consistent_after(&g, self.model, dirty);
-                debug_assert_eq!(ok, self.checker.consistent(&g, self.model), "incremental revisit check differs");
-                ok
-            }
-        };
+        let ok = rf_kept && self.answer(&g, dirty, false);
+        debug_assert!(!self.cons.maximal_extensions_hold() || ok == self.checker.consistent(&g, self.model));
         if ok {
             self.visit(g);
         } else {
@@ -606,18 +596,21 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
         }
     }
 
-    /// The model's axioms on `g` (`complete`: every check). A graph the
-    /// model cannot judge stops the search, which says why.
-    fn judged(&mut self, g: &Graph, complete: bool) -> bool {
-        let Some(judge) = self.judge.as_mut() else { return true };
-        match judge.consistent(g, complete) {
+    /// The model's answer on `g` (a prefix changed at `news`, or
+    /// `complete`). A graph the model cannot judge stops the search, which
+    /// says why.
+    fn answer(&mut self, g: &Graph, news: &[Id], complete: bool) -> bool {
+        let got = if complete { self.cons.complete(g) } else { self.cons.after(g, news) };
+        match got {
             Ok(ok) => ok,
             Err(e) => {
+                let id = self.cons.judge().map(|j| j.id);
                 let why = match &e {
                     JudgeError::TooBig(n) => crate::catalog::Unjudged::TooManyEvents(*n as u32),
                     JudgeError::Model(msg) => {
-                        crate::catalog::note_error(judge.id, msg);
-                        crate::catalog::Unjudged::ModelError(judge.id)
+                        let id = id.expect("only a model given as data fails to judge");
+                        crate::catalog::note_error(id, msg);
+                        crate::catalog::Unjudged::ModelError(id)
                     }
                 };
                 self.stats.unjudged.get_or_insert(why);
@@ -630,8 +623,8 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
 
     /// A complete graph: how its execution ended.
     fn report(&mut self, mut g: Graph) {
-        // Partial graphs were judged by the monotone checks only.
-        if self.judge.is_some() && !self.judged(&g, true) {
+        // Prefixes may have been judged by part of the model only.
+        if !self.answer(&g, &[], true) {
             return self.give(g);
         }
         g.set_final_memory(self.sc);

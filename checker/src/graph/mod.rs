@@ -24,6 +24,7 @@
 pub mod axiomatic;
 pub mod axioms;
 pub mod consistency;
+pub mod consistent;
 pub mod encode;
 pub mod explore;
 pub mod findings;

@@ -1,0 +1,84 @@
+//! The one question the graph explorer asks of a model (GenMC's
+//! `ConsistencyChecker`, one per model): is this graph — a prefix while it
+//! grows, or complete — consistent, and what does a backward revisit keep?
+//! Two answers exist: the built-in machines' timing, checked incrementally
+//! from the changed events ([`super::incremental`]), and a model given as
+//! data, its axioms evaluated on the graph ([`super::axioms`]).
+
+use super::axioms::{Judge, JudgeError};
+use super::graph::{Graph, Id};
+use super::incremental::Incremental;
+use crate::machine::Model;
+
+/// What a backward revisit keeps besides the events added before the read
+/// it revisits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keeps {
+    /// The revisiting write's porf-prefix (models with no `po ∪ rf` cycle:
+    /// every model the explorer takes; see [`crate::catalog`]'s probes).
+    PorfPrefix,
+}
+
+pub enum Consistency {
+    /// A built-in model: its machine's timing, as an order to be acyclic.
+    Timing { model: Model, inc: Incremental },
+    /// A model given as data.
+    Axioms(Judge),
+}
+
+impl Consistency {
+    /// The check for `model`, reusing `inc`'s buffers where it is built in.
+    pub fn of(model: Model, inc: Incremental) -> Consistency {
+        match model {
+            Model::Cat(id) => Consistency::Axioms(Judge::new(id)),
+            _ => Consistency::Timing { model, inc },
+        }
+    }
+
+    /// The buffers to keep for the next search.
+    pub fn into_incremental(self) -> Incremental {
+        match self {
+            Consistency::Timing { inc, .. } => inc,
+            Consistency::Axioms(_) => Incremental::default(),
+        }
+    }
+
+    /// Is `g` (a prefix) consistent, given that it was before `news` (each
+    /// the newest event of its thread, with its rf and co place) changed?
+    /// A model given as data asks the checks no extension can undo.
+    pub fn after(&mut self, g: &Graph, news: &[Id]) -> Result<bool, JudgeError> {
+        match self {
+            Consistency::Timing { model, inc } => Ok(inc.consistent_after(g, *model, news)),
+            Consistency::Axioms(j) => j.consistent(g, false),
+        }
+    }
+
+    /// Is a consistent graph's maximal extension (a read of the co-last
+    /// write, a write placed co-last: TruSt's) always consistent, so that
+    /// it need not be asked? Proved for the machines' timing (the new
+    /// event can run, or commit, after everything); not known of an
+    /// arbitrary model's axioms, which are asked.
+    pub fn maximal_extensions_hold(&self) -> bool {
+        matches!(self, Consistency::Timing { .. })
+    }
+
+    /// A complete graph: what the checks of its prefixes left unasked.
+    pub fn complete(&mut self, g: &Graph) -> Result<bool, JudgeError> {
+        match self {
+            Consistency::Timing { .. } => Ok(true),
+            Consistency::Axioms(j) => j.consistent(g, true),
+        }
+    }
+
+    pub fn keeps(&self) -> Keeps {
+        Keeps::PorfPrefix
+    }
+
+    /// The model given as data, if it is one.
+    pub fn judge(&self) -> Option<&Judge> {
+        match self {
+            Consistency::Axioms(j) => Some(j),
+            Consistency::Timing { .. } => None,
+        }
+    }
+}
