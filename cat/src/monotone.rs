@@ -9,7 +9,7 @@
 //! ([`crate::Prepared::allowed_partial`]).
 //!
 //! The analysis classifies each node of the compiled graph
-//! ([`crate::compile`]) by what becomes of its restriction to the old
+//! (`compile.rs`) by what becomes of its restriction to the old
 //! events (its pairs, or its members, among old events) when the
 //! execution is extended:
 //!

@@ -7,7 +7,7 @@
 //! `stdlib.cat` applied, values cloned); a [`Prepared`] model does that
 //! work once and keeps a graph of relation operations:
 //!
-//! - **Compiled per shape.** The compiler ([`crate::compile`]) is the
+//! - **Compiled per shape.** The compiler (`compile.rs`) is the
 //!   evaluator run without the data: every set and relation becomes a node
 //!   (names resolved to slots, functions and procedures inlined, `try`,
 //!   variants and tag `match`es decided, constants folded: `[0]`, `r & (A *
@@ -32,15 +32,24 @@
 //!   writes that the evaluator refuses to enumerate (more than 100000
 //!   linearisations), the prepared model still answers.
 //! - **Relations as rows.** A relation over `n ≤ 64` events is `n` words
-//!   (`crate::rows`): sequence by OR-ing rows, closure by Warshall over the
-//!   events that can be in the middle of a path, acyclicity by peeling
-//!   events with no successor left. Every node has a slot in a scratch
+//!   (`rows.rs`): sequence by OR-ing rows, closure by Warshall over the
+//!   events that can be in the middle of a path (none when the relation
+//!   is already transitive, as a given `co` is), acyclicity by a
+//!   depth-first search on masks (at most `2n` steps). The graph is
+//!   lowered to a flat list of instructions over slots; every node has a
+//!   slot in a scratch
 //!   arena the [`Prepared`] keeps: after the first call of a shape, a call
 //!   allocates nothing ([`Prepared::allowed`]; [`Prepared::check`] builds
 //!   its [`Verdict`]).
 //! - **Scheduled.** Each step (check, guard) has the list of nodes it needs
 //!   beyond the earlier steps', so [`Prepared::allowed`] stops at the first
 //!   failing check having computed only what the checks so far needed.
+//! - **Fed cheaply.** The shape is recognised by comparing names, so an
+//!   explorer may keep one [`Execution`] and update it in place (`n`, the
+//!   masks in `sets`, the rows of each relation in `rels`, one row per
+//!   event): then neither building the execution nor checking it
+//!   allocates. A [`Prepared`] is `Send`: prepare it on the thread that
+//!   checks, or move it there.
 //!
 //! What the compiler cannot hold (a `match` over the events of a set,
 //! `forall` over data, `classes`, an `if` on data, an execution without
