@@ -17,7 +17,7 @@ use super::encode::encode;
 use super::explore::Search;
 use super::robust::Violations;
 use crate::certainty::Coverage;
-use crate::dpor::{Control, ExecKind};
+use crate::dpor::Control;
 use crate::explicit::Namer;
 use crate::machine::{EventKind, Machine, Model};
 use crate::options::Options;
@@ -32,10 +32,9 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     let mut named = Violations::new(prog, &sc, naming, opts);
     let mut namer = Namer::new(prog, model);
     let stats = {
-        let mut search = Search::new(&sc, model, opts, |g, kind, checker, _| {
-            if kind == ExecKind::Pruned {
-                return Control::Continue;
-            }
+        // Every graph, however it ended (a pruned or cut one's events
+        // happened too), as the built-in graph decision takes them.
+        let mut search = Search::new(&sc, model, opts, |g, _, checker, _| {
             if checker.consistent(g, naming) {
                 named.graph(g, checker);
             } else if !checker.consistent(g, Model::Sc) {

@@ -18,7 +18,8 @@
 use super::graph::{Graph, Id};
 use crate::catalog::{self, CatId};
 use crate::machine::{Event, EventKind, ATOMIC_READ, NONE};
-use litmus_cat::eval::{Execution, Options as CatOptions, MAX_EVENTS};
+use litmus_cat::eval::{Execution, Options as CatOptions, Rel, MAX_EVENTS};
+use litmus_cat::prepared::Prepared;
 use litmus_cat::CatError;
 use litmus_dsl::FenceKind;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,121 +33,176 @@ pub enum JudgeError {
     Model(String),
 }
 
-/// One worker's judge: the model and the conversion's buffers.
+thread_local! {
+    /// Each thread's prepared models (a [`Prepared`] is neither `Send` nor
+    /// cheap to make: one per thread and model, lent to each judge).
+    static PREPARED: std::cell::RefCell<std::collections::HashMap<CatId, Prepared>> = Default::default();
+}
+
+/// One worker's judge: the prepared model and the conversion's buffers.
 pub struct Judge {
     pub id: CatId,
-    model: std::rc::Rc<litmus_cat::Model>,
-    opts: CatOptions,
+    prepared: Option<Prepared>,
     /// Per thread, per event: its cat events (read, write; equal if one).
     of: Vec<Vec<(u8, u8)>>,
+    /// The execution written for each graph (names kept, rows rewritten).
+    x: Option<Execution>,
+    touched: Vec<bool>,
+    iw: Vec<u8>,
+    cell_mask: Vec<u64>,
 }
 
 impl Judge {
     pub fn new(id: CatId) -> Judge {
-        Judge { id, model: catalog::with_model(id), opts: CatOptions::default(), of: Vec::new() }
+        let prepared = PREPARED.with(|p| p.borrow_mut().remove(&id));
+        Judge { id, prepared, of: Vec::new(), x: None, touched: Vec::new(), iw: Vec::new(), cell_mask: Vec::new() }
+    }
+
+    fn prepared(&mut self) -> Result<&mut Prepared, JudgeError> {
+        if self.prepared.is_none() {
+            let model = catalog::with_model(self.id);
+            self.prepared = Some(model.prepare(&CatOptions::default()).map_err(model_error)?);
+        }
+        Ok(self.prepared.as_mut().expect("just made"))
     }
 
     /// Is `g` consistent under the model? `complete`: every check; else only
-    /// those that no extension of `g` can pass once failed.
+    /// those that no extension of `g` can pass once failed (the model's
+    /// monotone checks, [`litmus_cat::prepared`]).
     pub fn consistent(&mut self, g: &Graph, complete: bool) -> Result<bool, JudgeError> {
-        if !complete {
-            // Without the model's word on which checks are monotone, a
-            // partial graph is never pruned (sound, slower).
-            return Ok(true);
-        }
-        let x = self.execution(g)?;
-        litmus_cat::eval::evaluate(&self.model, &x, &self.opts).map(|v| v.allowed()).map_err(model_error)
+        self.prepared()?;
+        self.execution(g)?;
+        let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
+        if complete { p.allowed(x) } else { p.allowed_partial(x) }.map_err(model_error)
     }
 
-    /// `g` as a herd execution (see the module doc).
-    pub fn execution(&mut self, g: &Graph) -> Result<Execution, JudgeError> {
+    /// `g` as a herd execution (see the module doc), written into the
+    /// judge's own execution: its names stay, its rows are rewritten.
+    pub fn execution(&mut self, g: &Graph) -> Result<&Execution, JudgeError> {
         let cells = g.co.len();
-        // Cells the graph touches, each with its initial write first.
-        let mut touched = vec![false; cells];
+        let mut touched = std::mem::take(&mut self.touched);
+        touched.clear();
+        touched.resize(cells, false);
         for e in g.threads.iter().flatten() {
             touched[e.cell as usize] = true;
         }
-        let mut n = 0usize;
-        let mut iw = vec![u8::MAX; cells];
-        let mut cell_of: Vec<Option<u32>> = Vec::new();
-        let mut thread_of: Vec<Option<u16>> = Vec::new();
+        let iws = touched.iter().filter(|&&t| t).count();
+        let n = iws
+            + g.threads
+                .iter()
+                .flatten()
+                .map(|e| 1 + usize::from(e.reads && e.writes) + e.fences.count_ones() as usize)
+                .sum::<usize>();
+        if n > MAX_EVENTS {
+            self.touched = touched;
+            return Err(JudgeError::TooBig(n));
+        }
+        let x = self.x.get_or_insert_with(|| {
+            let mut x = Execution::new(0);
+            for k in SETS {
+                x.sets.insert(k.to_string(), 0);
+            }
+            for k in RELS {
+                x.rels.insert(k.to_string(), Rel(Vec::new()));
+            }
+            x
+        });
+        x.n = n;
+        x.bad_event = None;
+        // Sets, by the order of SETS.
+        let mut sets = [0u64; SETS.len()];
+        const IW: usize = 1;
+        const R: usize = 4;
+        const W: usize = 6;
+        const X: usize = 7;
+        const F: usize = 0;
+        // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (indices in SETS).
+        let fence_set = [3usize, 5, 3, 2];
+        let mut rows: [Vec<u64>; RELS.len()] = std::array::from_fn(|_| Vec::new());
+        for r in rows.iter_mut() {
+            r.clear();
+            r.resize(n, 0);
+        }
+        const CO: usize = 0;
+        const INT: usize = 1;
+        const LOC: usize = 2;
+        const PO: usize = 3;
+        const RF: usize = 4;
+        const SI: usize = 5;
+        let mut iw = std::mem::take(&mut self.iw);
+        iw.clear();
+        iw.resize(cells, u8::MAX);
+        let mut cell_mask = std::mem::take(&mut self.cell_mask);
+        cell_mask.clear();
+        cell_mask.resize(cells, 0);
+        let mut next = 0usize;
         for c in (0..cells).filter(|&c| touched[c]) {
-            iw[c] = n as u8;
-            cell_of.push(Some(c as u32));
-            thread_of.push(None);
-            n += 1;
+            iw[c] = next as u8;
+            cell_mask[c] |= 1 << next;
+            sets[IW] |= 1 << next;
+            sets[W] |= 1 << next;
+            next += 1;
         }
-        let total = n + g
-            .threads
-            .iter()
-            .flatten()
-            .map(|e| 1 + usize::from(e.reads && e.writes) + e.fences.count_ones() as usize)
-            .sum::<usize>();
-        if total > MAX_EVENTS {
-            return Err(JudgeError::TooBig(total));
-        }
-        let (mut reads, mut writes, mut atomic, mut fences) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        let (mut mfence, mut sfence, mut lfence) = (Vec::new(), Vec::new(), Vec::new());
-        let mut same_instance: Vec<(usize, usize)> = Vec::new();
-        let mut po = Vec::new();
         self.of.resize_with(g.threads.len(), Vec::new);
         for (t, evs) in g.threads.iter().enumerate() {
             let of = &mut self.of[t];
             of.clear();
-            // The thread's instructions so far (each one or two events).
-            let mut instrs: Vec<(usize, usize)> = Vec::new();
-            let mut new = |cell: Option<u32>, n: &mut usize| {
-                cell_of.push(cell);
-                thread_of.push(Some(t as u16));
-                *n += 1;
-                *n - 1
-            };
+            let first = next;
+            // The thread's events so far (a mask), for po.
+            let mut before: u64 = 0;
             for e in evs {
-                for (bit, tag) in [(1u8, 0), (2, 1), (4, 0), (8, 2)] {
-                    if e.fences & bit != 0 {
-                        let f = new(None, &mut n);
-                        fences.push(f);
-                        [&mut mfence, &mut sfence, &mut lfence][tag].push(f);
-                        instrs.push((f, f));
+                for (k, &tag) in fence_set.iter().enumerate() {
+                    if e.fences & (1 << k) != 0 {
+                        let f = next;
+                        next += 1;
+                        sets[F] |= 1 << f;
+                        sets[tag] |= 1 << f;
+                        for_each(before, |p| rows[PO][p] |= 1 << f);
+                        before |= 1 << f;
                     }
                 }
+                let bit_c = |cell: u32, e: usize, cm: &mut Vec<u64>| cm[cell as usize] |= 1 << e;
                 let (r, w) = match (e.reads, e.writes) {
                     (true, true) => {
-                        let r = new(Some(e.cell), &mut n);
-                        let w = new(Some(e.cell), &mut n);
-                        reads.push(r);
-                        writes.push(w);
-                        atomic.extend([r, w]);
-                        same_instance.extend([(r, w), (w, r)]);
+                        let (r, w) = (next, next + 1);
+                        next += 2;
+                        sets[R] |= 1 << r;
+                        sets[W] |= 1 << w;
+                        sets[X] |= (1 << r) | (1 << w);
+                        rows[SI][r] |= 1 << w;
+                        rows[SI][w] |= 1 << r;
+                        bit_c(e.cell, r, &mut cell_mask);
+                        bit_c(e.cell, w, &mut cell_mask);
                         (r, w)
                     }
                     (true, false) => {
-                        let r = new(Some(e.cell), &mut n);
-                        reads.push(r);
+                        let r = next;
+                        next += 1;
+                        sets[R] |= 1 << r;
                         if e.atomic {
-                            atomic.push(r);
+                            sets[X] |= 1 << r;
                         }
+                        bit_c(e.cell, r, &mut cell_mask);
                         (r, r)
                     }
                     _ => {
-                        let w = new(Some(e.cell), &mut n);
-                        writes.push(w);
+                        let w = next;
+                        next += 1;
+                        sets[W] |= 1 << w;
+                        bit_c(e.cell, w, &mut cell_mask);
                         (w, w)
                     }
                 };
+                let mine = (1u64 << r) | (1u64 << w);
+                for_each(before, |p| rows[PO][p] |= mine);
+                before |= mine;
                 of.push((r as u8, w as u8));
-                instrs.push((r, w));
             }
-            for (a, &(x0, x1)) in instrs.iter().enumerate() {
-                for &(y0, y1) in &instrs[a + 1..] {
-                    for p in [x0, x1] {
-                        for q in [y0, y1] {
-                            po.push((p, q));
-                        }
-                    }
-                }
-            }
+            // int: the thread's events with each other.
+            for_each(before, |p| rows[INT][p] |= before);
+            debug_assert_eq!(before.count_ones() as usize, next - first);
         }
+        debug_assert_eq!(next, n);
         let write_of = |id: Id, of: &[Vec<(u8, u8)>]| -> usize {
             if id.is_init() {
                 iw[id.index as usize] as usize
@@ -154,53 +210,56 @@ impl Judge {
                 of[id.thread as usize][id.index as usize].1 as usize
             }
         };
-        let mut rf = Vec::new();
         for (t, evs) in g.threads.iter().enumerate() {
             for (i, e) in evs.iter().enumerate() {
                 if e.reads {
-                    rf.push((write_of(e.rf, &self.of), self.of[t][i].0 as usize));
+                    rows[RF][write_of(e.rf, &self.of)] |= 1 << self.of[t][i].0;
                 }
             }
         }
-        let mut co = Vec::new();
         for (c, list) in g.co.iter().enumerate().filter(|&(c, _)| touched[c]) {
-            let ws: Vec<usize> =
-                std::iter::once(iw[c] as usize).chain(list.iter().map(|&w| write_of(w, &self.of))).collect();
-            for (a, &x) in ws.iter().enumerate() {
-                for &y in &ws[a + 1..] {
-                    co.push((x, y));
-                }
+            // Each write before every later one (co is transitive).
+            let mut later: u64 = 0;
+            for &w in list.iter().rev() {
+                let w = write_of(w, &self.of);
+                rows[CO][w] |= later;
+                later |= 1 << w;
+            }
+            rows[CO][iw[c] as usize] |= later;
+        }
+        for &m in &cell_mask {
+            for_each(m, |e| rows[LOC][e] |= m);
+        }
+        // Each event is its own instance and in its own thread (initial
+        // writes only that).
+        for k in [SI, INT] {
+            for (e, row) in rows[k].iter_mut().enumerate() {
+                *row |= 1 << e;
             }
         }
-        let (mut loc, mut int) = (Vec::new(), Vec::new());
-        for a in 0..n {
-            for b in 0..n {
-                if cell_of[a].is_some() && cell_of[a] == cell_of[b] {
-                    loc.push((a, b));
-                }
-                if a == b || (thread_of[a].is_some() && thread_of[a] == thread_of[b]) {
-                    int.push((a, b));
-                }
-            }
+        for (k, v) in SETS.iter().zip(sets) {
+            *x.sets.get_mut(*k).expect("names made once") = v;
         }
-        same_instance.extend((0..n).map(|a| (a, a)));
-        let iws: Vec<usize> = iw.iter().filter(|&&e| e != u8::MAX).map(|&e| e as usize).collect();
-        writes.extend(&iws);
-        Ok(Execution::new(n)
-            .set("IW", &iws)
-            .set("W", &writes)
-            .set("R", &reads)
-            .set("F", &fences)
-            .set("X", &atomic)
-            .set("MFENCE", &mfence)
-            .set("SFENCE", &sfence)
-            .set("LFENCE", &lfence)
-            .rel("po", &po)
-            .rel("rf", &rf)
-            .rel("co", &co)
-            .rel("loc", &loc)
-            .rel("int", &int)
-            .rel("same-instance", &same_instance))
+        for (k, r) in RELS.iter().zip(rows) {
+            x.rels.get_mut(*k).expect("names made once").0 = r;
+        }
+        self.iw = iw;
+        self.cell_mask = cell_mask;
+        self.touched = touched;
+        Ok(self.x.as_ref().expect("made above"))
+    }
+}
+
+/// The names of a graph's execution, sorted (as the execution keeps them).
+const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"];
+const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
+
+/// Call `f` on each set bit of `m`.
+fn for_each(mut m: u64, mut f: impl FnMut(usize)) {
+    while m != 0 {
+        let b = m.trailing_zeros() as usize;
+        f(b);
+        m &= m - 1;
     }
 }
 
@@ -298,8 +357,12 @@ pub fn log_execution(events: &[Event], sc: bool) -> Result<Execution, String> {
         co_order.get_mut(&e.cell).unwrap().push(w);
     }
     if !sc {
-        if let Some(i) = events.iter().enumerate().position(|(i, e)| e.kind == EventKind::Store && !committed[i]) {
-            return Err(format!("store {i} never committed"));
+        // A witness cut short (at a failure) holds stores still buffered:
+        // they reach memory after everything else, as a drain would.
+        for (i, e) in events.iter().enumerate() {
+            if e.kind == EventKind::Store && !committed[i] {
+                co_order.get_mut(&e.cell).ok_or("a store of an unknown cell")?.push(of[i].unwrap().1);
+            }
         }
     }
     let mut co = Vec::new();
@@ -383,6 +446,15 @@ pub fn allows(id: CatId, events: &[Event], sc: bool) -> Result<bool, String> {
     let x = log_execution(events, sc)?;
     let model = catalog::with_model(id);
     litmus_cat::eval::evaluate(&model, &x, &CatOptions::default()).map(|v| v.allowed()).map_err(|e| e.to_string())
+}
+
+impl Drop for Judge {
+    fn drop(&mut self) {
+        if let Some(p) = self.prepared.take() {
+            // A thread being torn down has no cache left to return it to.
+            let _ = PREPARED.try_with(|c| c.borrow_mut().insert(self.id, p));
+        }
+    }
 }
 
 fn model_error(e: CatError) -> JudgeError {

@@ -23,14 +23,14 @@ pub enum Consistency {
     /// A built-in model: its machine's timing, as an order to be acyclic.
     Timing { model: Model, inc: Incremental },
     /// A model given as data.
-    Axioms(Judge),
+    Axioms(Box<Judge>),
 }
 
 impl Consistency {
     /// The check for `model`, reusing `inc`'s buffers where it is built in.
     pub fn of(model: Model, inc: Incremental) -> Consistency {
         match model {
-            Model::Cat(id) => Consistency::Axioms(Judge::new(id)),
+            Model::Cat(id) => Consistency::Axioms(Box::new(Judge::new(id))),
             _ => Consistency::Timing { model, inc },
         }
     }

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The cat path against the built-in TSO, side by side in one run (issue 45):
+# `litmus check` under herd's x86tso.cat (x86tso-mixed.cat for the X86_64
+# corpus files is herd's model for them; x86tso.cat gives the same answers
+# on them) against `--model tso` as the CLI runs it and as the same graph
+# explorer runs it (`--bounded --explorer graph`), on the 88 corpus tests
+# in one batch and on each peers' harness. Wall and CPU seconds (user +
+# system), best of 3. Usage: scripts/cat-speed.sh [LITMUS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-target/release/litmus}
+best() { # best of 3: "wall cpu"
+  local b=""
+  for _ in 1 2 3; do
+    local t
+    t=$( { /usr/bin/time -f "%e %U %S" "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1 )
+    t=$(awk '{printf "%.3f %.3f", $1, $2 + $3}' <<< "$t")
+    if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN{split(a,x," ");split(b,y," ");exit !(x[1]<y[1])}'; then b=$t; fi
+  done
+  echo "$b"
+}
+printf "%-22s %16s %16s %16s %8s\n" "input" "tso (cli)" "tso (graph)" "x86tso.cat" "ratio"
+row() {
+  local name=$1; shift
+  local a g c
+  a=$(best "$bin" check --no-timing --format json --jobs 1 --threads 1 --model tso "$@")
+  g=$(best "$bin" check --no-timing --format json --jobs 1 --threads 1 --model tso --bounded --explorer graph "$@")
+  c=$(best "$bin" check --no-timing --format json --jobs 1 --threads 1 --model x86tso.cat "$@")
+  local ratio
+  ratio=$(awk -v g="$g" -v c="$c" 'BEGIN{split(g,x," ");split(c,y," ");printf "%.1f", y[1]/(x[1]>0.001?x[1]:0.001)}')
+  printf "%-22s %7s/%7s s %7s/%7s s %7s/%7s s %7sx\n" "$name" $a $g $c "$ratio"
+}
+row corpus-88 tests/corpus/herd-x86/*.litmus
+for f in checker/benches/harnesses/*.litmus; do
+  row "$(basename "$f" .litmus)" "$f"
+done
