@@ -1670,3 +1670,57 @@ fn a_byte_order_mark_is_no_error_and_fmt_keeps_it() {
     let after = std::fs::read_to_string(&p).unwrap();
     assert_eq!(after, format!("\u{FEFF}{src}"));
 }
+
+/// `--model FILE.cat`: herd's own file (built in, by name, or from a path
+/// with `--cat-include`) answers as the built-in TSO, named by its stem; a
+/// broken model is refused at its line and column; one that allows load
+/// buffering is refused by name; active testing (which needs a machine)
+/// leaves it out instead of failing.
+#[test]
+fn a_model_from_a_cat_file() {
+    let sb = root().join("tests/corpus/herd-x86/catalogue__x86_64__tests__SB.litmus");
+    let models = root().join("tests/corpus/models");
+    let out = litmus().args(["check", "--format", "json", "--model", "tso,x86tso.cat"]).arg(&sb).output().unwrap();
+    let v = json_of(&out);
+    assert_eq!(v["models"]["x86tso"]["observation"], v["models"]["tso"]["observation"]);
+    assert_eq!(v["models"]["x86tso"]["states"], v["models"]["tso"]["states"]);
+    assert_eq!(v["models"]["x86tso"]["robust"], false);
+    assert_eq!(v["models"]["x86tso"]["violations"].as_array().unwrap().len(), 2);
+    // From a path, its includes found with --cat-include.
+    let pso = models.join("x86pso.cat");
+    let out = litmus()
+        .args(["check", "--format", "json", "--cat-include"])
+        .arg(models.join("herd"))
+        .arg("--model")
+        .arg(&pso)
+        .arg(&sb)
+        .output()
+        .unwrap();
+    assert_eq!(json_of(&out)["models"]["x86pso"]["states"], 4);
+    let dir = std::env::temp_dir().join(format!("litmus-cli-{}-cat", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.cat");
+    std::fs::write(&bad, "\"bad\"\nlet x = po |\n").unwrap();
+    let out = litmus().args(["check", "--model"]).arg(&bad).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.cat:3:1") || err.contains("bad.cat:2:"), "{err}");
+    let lb = dir.join("anything.cat");
+    std::fs::write(&lb, "\"anything goes\"\nlet x = po\n").unwrap();
+    let out = litmus().args(["check", "--model"]).arg(&lb).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("load buffering"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = litmus()
+        .args(["check", "--mode", "active", "--format", "json", "--model", "x86tso.cat"])
+        .arg(&sb)
+        .output()
+        .unwrap();
+    // Nothing answers it in active mode: unknown (exit 3), said, no panic.
+    assert_eq!(out.status.code(), Some(3), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(json_of(&out)["models"]["x86tso"]["observation_certainty"], "unknown");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -51,7 +51,8 @@ fn may_damage(prog: &Program, kind: ExecKind) -> bool {
 /// outcome step's own search, on every core once harm is settled, is
 /// faster than one ahead on one.
 pub fn worth(prog: &Program, model: Model, opts: &Options) -> bool {
-    !crate::explore::by_graph(prog, model, opts) || harmless(prog)
+    // It keeps executions of the model's machine: a model with none is not.
+    model.has_machine() && (!crate::explore::by_graph(prog, model, opts) || harmless(prog))
 }
 
 /// No execution of the program can do damage.

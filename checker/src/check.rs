@@ -499,7 +499,7 @@ pub fn add_relaxed_outcomes_ahead(
             report.outcomes.push(bounded_note(report, own.unwrap_or(a.outcome), m));
             continue;
         }
-        let machine = machine::Machine::new(prog, m, opts.loop_bound, opts.buffer_bound);
+        let machine = machine::Machine::new(prog, m.interpreter(), opts.loop_bound, opts.buffer_bound);
         let waited = explore::leaves_waiting(&machine, opts);
         let mut search = rb.map(|i| {
             harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations).waited(waited)
@@ -588,6 +588,10 @@ fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts:
 /// bounded engine's SC exploration, which must have finished with nothing
 /// cut (a proof, not "within bounds").
 fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
+    // SC's witnesses are replayed on the model's machine: none, none taken.
+    if !m.has_machine() {
+        return None;
+    }
     let (sc, iterations) = robust_source(report, m)?;
     unbounded::relaxed_outcome(prog, sc, m, iterations)
 }

@@ -498,6 +498,7 @@ pub struct Machine<'p> {
 
 impl<'p> Machine<'p> {
     pub fn new(prog: &'p Program, model: Model, loop_bound: u32, buffer_bound: u32) -> Self {
+        debug_assert!(model.has_machine(), "no machine runs {}: ask for its interpreter", model.as_str());
         let mut reg_base = Vec::new();
         let mut loop_base = Vec::new();
         let (mut r, mut l) = (0, 0);

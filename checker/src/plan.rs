@@ -285,6 +285,10 @@ impl Plan {
             Mode::Auto if self.opts.budget.stopped() => Vec::new(),
             Mode::Auto => report.robustness.iter().filter(|rb| !rb.robust().is_known()).map(|rb| rb.model).collect(),
         }
+        .into_iter()
+        // Active testing runs the model's machine.
+        .filter(|m| m.has_machine())
+        .collect()
     }
 
     /// Active testing of [`Plan::active_models`].

@@ -86,7 +86,7 @@ fn programs() -> Vec<Program> {
 }
 
 /// An execution's sets and relations: what a verdict depends on.
-type Key = (BTreeMap<String, u64>, BTreeMap<String, Rel>);
+type Key = (BTreeMap<String, litmus_cat::eval::Set>, BTreeMap<String, Rel>);
 
 /// A model and the verdicts it gave, by execution (a final state's
 /// witness is usually one of the graphs visited: judged once).

@@ -18,7 +18,7 @@
 use super::graph::{Graph, Id};
 use crate::catalog::{self, CatId};
 use crate::machine::{Event, EventKind, ATOMIC_READ, NONE};
-use litmus_cat::eval::{Execution, Options as CatOptions, Rel, MAX_EVENTS};
+use litmus_cat::eval::{Execution, Options as CatOptions, Rel, Set, MAX_EVENTS};
 use litmus_cat::prepared::Prepared;
 use litmus_cat::CatError;
 use litmus_dsl::FenceKind;
@@ -49,7 +49,7 @@ pub struct Judge {
     x: Option<Execution>,
     touched: Vec<bool>,
     iw: Vec<u8>,
-    cell_mask: Vec<u64>,
+    cell_mask: Vec<Set>,
 }
 
 impl Judge {
@@ -110,7 +110,7 @@ impl Judge {
         x.n = n;
         x.bad_event = None;
         // Sets, by the order of SETS.
-        let mut sets = [0u64; SETS.len()];
+        let mut sets = [0 as Set; SETS.len()];
         const IW: usize = 1;
         const R: usize = 4;
         const W: usize = 6;
@@ -118,7 +118,7 @@ impl Judge {
         const F: usize = 0;
         // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (indices in SETS).
         let fence_set = [3usize, 5, 3, 2];
-        let mut rows: [Vec<u64>; RELS.len()] = std::array::from_fn(|_| Vec::new());
+        let mut rows: [Vec<Set>; RELS.len()] = std::array::from_fn(|_| Vec::new());
         for r in rows.iter_mut() {
             r.clear();
             r.resize(n, 0);
@@ -149,7 +149,7 @@ impl Judge {
             of.clear();
             let first = next;
             // The thread's events so far (a mask), for po.
-            let mut before: u64 = 0;
+            let mut before: Set = 0;
             for e in evs {
                 for (k, &tag) in fence_set.iter().enumerate() {
                     if e.fences & (1 << k) != 0 {
@@ -161,7 +161,7 @@ impl Judge {
                         before |= 1 << f;
                     }
                 }
-                let bit_c = |cell: u32, e: usize, cm: &mut Vec<u64>| cm[cell as usize] |= 1 << e;
+                let bit_c = |cell: u32, e: usize, cm: &mut Vec<Set>| cm[cell as usize] |= 1 << e;
                 let (r, w) = match (e.reads, e.writes) {
                     (true, true) => {
                         let (r, w) = (next, next + 1);
@@ -193,7 +193,7 @@ impl Judge {
                         (w, w)
                     }
                 };
-                let mine = (1u64 << r) | (1u64 << w);
+                let mine = ((1 as Set) << r) | ((1 as Set) << w);
                 for_each(before, |p| rows[PO][p] |= mine);
                 before |= mine;
                 of.push((r as u8, w as u8));
@@ -219,7 +219,7 @@ impl Judge {
         }
         for (c, list) in g.co.iter().enumerate().filter(|&(c, _)| touched[c]) {
             // Each write before every later one (co is transitive).
-            let mut later: u64 = 0;
+            let mut later: Set = 0;
             for &w in list.iter().rev() {
                 let w = write_of(w, &self.of);
                 rows[CO][w] |= later;
@@ -255,7 +255,7 @@ const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"]
 const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
 
 /// Call `f` on each set bit of `m`.
-fn for_each(mut m: u64, mut f: impl FnMut(usize)) {
+fn for_each(mut m: Set, mut f: impl FnMut(usize)) {
     while m != 0 {
         let b = m.trailing_zeros() as usize;
         f(b);
@@ -444,8 +444,9 @@ pub fn log_execution(events: &[Event], sc: bool) -> Result<Execution, String> {
 /// given as data.
 pub fn allows(id: CatId, events: &[Event], sc: bool) -> Result<bool, String> {
     let x = log_execution(events, sc)?;
-    let model = catalog::with_model(id);
-    litmus_cat::eval::evaluate(&model, &x, &CatOptions::default()).map(|v| v.allowed()).map_err(|e| e.to_string())
+    let mut judge = Judge::new(id);
+    let p = judge.prepared().map_err(|e| format!("{e:?}"))?;
+    p.allowed(&x).map_err(|e| e.to_string())
 }
 
 impl Drop for Judge {
