@@ -48,7 +48,7 @@ use crate::clocks::Clocks;
 use crate::machine::{Access, Event, Machine, State, Verdict, NONE};
 use crate::model::Buffers;
 use crate::progress::Tally;
-use litmus_dsl::ir::Instr;
+use litmus_ir::Instr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExecKind {

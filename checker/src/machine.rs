@@ -32,8 +32,7 @@
 
 use crate::model::Buffers;
 use crate::thread_cells::ThreadCells;
-use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
-use litmus_dsl::FenceKind;
+use litmus_ir::{self as ir, Addr, Cell, FenceKind, Instr, Operand, Program, Reg, RmwOp, StmtId};
 use std::collections::VecDeque;
 
 pub use crate::model::Model;

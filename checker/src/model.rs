@@ -14,7 +14,7 @@
 //! server's settings, and must give TSO's answers
 //! (`checker/tests/extra_model.rs`, `scripts/extra-model.sh`).
 
-use litmus_dsl::{Dialect, FenceKind};
+use litmus_ir::{Dialect, FenceKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {

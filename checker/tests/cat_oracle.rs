@@ -37,7 +37,7 @@ use litmus_checker::dpor::ExecKind;
 use litmus_checker::explore::explore_with;
 use litmus_checker::machine::{Event, EventKind, Model, ATOMIC_READ, NONE};
 use litmus_checker::options::Options;
-use litmus_dsl::FenceKind;
+use litmus_ir::FenceKind;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -226,7 +226,7 @@ fn to_cat(events: &[Event], sc: bool) -> Result<Execution, String> {
 
 struct Program {
     name: String,
-    prog: litmus_dsl::ir::Program,
+    prog: litmus_ir::Program,
     /// An X86_64 corpus file: herd's TSO model for it is x86tso-mixed.cat.
     x86_64: bool,
 }

@@ -10,8 +10,7 @@
 //! errors, the loop bound) without a second interpreter.
 
 use crate::machine::{self, EventKind, Machine, State};
-use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
-use litmus_dsl::FenceKind;
+use litmus_ir::{Cell, FenceKind, Instr, Program, StmtId};
 
 /// The thread number of the initial writes (`index` is their cell).
 pub const INIT: u16 = u16::MAX;

@@ -13,8 +13,7 @@
 //! it (a fenced program's stores, mostly).
 
 use crate::model::{Access, Model};
-use litmus_dsl::ir::{Addr, Instr, StmtId};
-use litmus_dsl::{Dialect, Program};
+use litmus_ir::{Addr, Dialect, Instr, Program, StmtId};
 use std::collections::VecDeque;
 
 /// Steps of the search over all stores of a program, past which every

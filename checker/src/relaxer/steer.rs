@@ -19,7 +19,7 @@ use super::predict::op_of;
 use super::rng::Rng;
 use super::settings::Settings;
 use crate::machine::{Event, EventKind, Machine, State, ThreadStatus, Verdict};
-use litmus_dsl::ir::{Cell, Instr};
+use litmus_ir::{Cell, Instr};
 use std::collections::VecDeque;
 
 /// What one steered run did.

@@ -31,7 +31,7 @@
 use super::flow::Flow;
 use crate::machine::{fence_drains, Event, EventKind, FailureKind, Machine, Model, State, ThreadStatus, NONE};
 use crate::model::Buffers;
-use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
+use litmus_ir::{Cell, Instr, Program, StmtId};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Phase {
