@@ -514,9 +514,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         let code = &m.prog.threads[t].code;
         let (drain, all, cell, resets) = match code.get(st.pc_at(t) as usize) {
             Some(&Instr::Fence { kind, .. }) => (m.fence_drains(kind), true, NONE, m.fence_resets(kind)),
-            Some(&Instr::Rmw { x86_locked, .. }) => {
+            Some(&Instr::Rmw { labels, .. }) => {
                 let acc = m.access(st, proc);
-                (true, m.model.atomic_drains_all(x86_locked), acc.cell, acc.all_cells)
+                (true, m.model.atomic_drains_all(labels), acc.cell, acc.all_cells)
             }
             _ => return,
         };

@@ -11,8 +11,10 @@
 //! - `await` is `AwaitStart`, the condition's code, then `AwaitCheck`:
 //!   the code in between has no stores.
 
+mod labels;
 mod span;
 
+pub use labels::Labels;
 pub use span::Span;
 
 pub type Reg = u16;
@@ -229,14 +231,15 @@ pub enum Instr {
         val: Operand,
         stmt: StmtId,
     },
-    /// One atomic event; `dst` gets the old value. `x86_locked`: an x86 LOCK'd
-    /// instruction or XCHG, a full fence under every model; otherwise the
-    /// native semantics (TSO: drain the buffer; PSO: drain this location's).
+    /// One atomic event; `dst` gets the old value. `labels`: the event sets
+    /// it belongs to (herd's `X` for an x86 locked instruction, none for a
+    /// native atomic); what they make it do is each model's to say (the
+    /// checker's `Model::rmw_is_full_fence`).
     Rmw {
         dst: Reg,
         addr: Addr,
         op: RmwOp,
-        x86_locked: bool,
+        labels: Labels,
         stmt: StmtId,
     },
     Fence {

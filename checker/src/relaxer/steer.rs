@@ -394,9 +394,9 @@ fn prepare_pslo(
                 settle(m, st, log, schedule, t, cell);
             }
         }
-        Some(&Instr::Rmw { addr, x86_locked, .. }) => {
+        Some(&Instr::Rmw { addr, labels, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
-            if x86_locked {
+            if m.model.rmw_is_full_fence(labels) {
                 commit_now(st, log, schedule, own);
                 for c in m.hist_indices(t).map(|h| m.hist_cell(h)) {
                     settle(m, st, log, schedule, t, c);
