@@ -94,7 +94,7 @@ def circles(root):
     return [(sorted(c), edges) for c in out if len(c) > 1]
 
 here = os.path.dirname(os.path.abspath(__file__))
-roots = sys.argv[1:] or [os.path.join(here, "..", d) for d in ("src", "dsl/src", "checker/src", "present/src", "history/src", "hardware/src", "lsp/src", "cat/src")]
+roots = sys.argv[1:] or [os.path.join(here, "..", d) for d in ("src", "ir/src", "dsl/src", "checker/src", "present/src", "history/src", "hardware/src", "lsp/src", "cat/src")]
 found = 0
 for root in roots:
     for comp, edges in circles(root):

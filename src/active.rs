@@ -8,7 +8,7 @@ use crate::report::{ActiveCycleJson, ActiveJson, CycleJson};
 use litmus_checker::plan::{self, Plan};
 use litmus_checker::relaxer::{self, Active, Settings};
 use litmus_checker::{Model, MonitorKind, Options};
-use litmus_dsl::Program;
+use litmus_ir::Program;
 use litmus_present::words;
 use std::time::Duration;
 

@@ -132,8 +132,8 @@ fn model_help() -> String {
     format!(
         "Memory models to check, comma-separated: {}, or a herd model file (FILE.cat; herd's stock files by name, e.g. x86tso.cat) [default: {} for a native program, {} for a herd x86 test]",
         names.join(", "),
-        default(litmus_dsl::Dialect::Native),
-        default(litmus_dsl::Dialect::HerdX86)
+        default(litmus_ir::Dialect::Native),
+        default(litmus_ir::Dialect::HerdX86)
     )
 }
 
@@ -296,7 +296,7 @@ impl Checked {
 
 /// The models a file is checked under: those named, or (none named) its
 /// defaults, by dialect (a herd x86 test: SC and TSO).
-pub fn models_for(asked: &[Model], dialect: litmus_dsl::Dialect) -> Vec<Model> {
+pub fn models_for(asked: &[Model], dialect: litmus_ir::Dialect) -> Vec<Model> {
     if asked.is_empty() {
         Model::defaults_for(dialect)
     } else {
@@ -343,8 +343,8 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
     c
 }
 
-pub fn fence_json(p: &litmus_dsl::Program, f: &FencePoint) -> FenceJson {
-    use litmus_dsl::ir::Place;
+pub fn fence_json(p: &litmus_ir::Program, f: &FencePoint) -> FenceJson {
+    use litmus_ir::Place;
     let s = &p.stmts[f.stmt as usize];
     let (end, start) = (Position { line: s.end_line, column: s.end_col }, Position { line: s.line, column: s.col });
     let (mut after, mut before, mut loop_head) = (None, None, None);
@@ -368,7 +368,7 @@ fn certainty<T>(a: &Answer<T>) -> (Word, Option<String>) {
     (a.certainty().as_str().into(), note)
 }
 
-fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation, missed: bool) -> ViolationJson {
+fn violation_json(p: &litmus_ir::Program, v: &litmus_checker::Violation, missed: bool) -> ViolationJson {
     let (harm_certainty, harm_note) = certainty(&v.harm);
     ViolationJson {
         cycle: v
@@ -395,7 +395,7 @@ fn violation_json(p: &litmus_dsl::Program, v: &litmus_checker::Violation, missed
 }
 
 fn model_json(
-    p: &litmus_dsl::Program,
+    p: &litmus_ir::Program,
     o: &ModelOutcome,
     rob: Option<&Robustness>,
     act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>,
@@ -480,7 +480,7 @@ fn iterations(o: &ModelOutcome, rob: Option<&Robustness>) -> litmus_checker::Ite
 
 /// A model only tested actively (`--mode active`): nothing explored, so no
 /// states or observation; robustness as active testing found it.
-fn active_only_json(p: &litmus_dsl::Program, act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>) -> ModelJson {
+fn active_only_json(p: &litmus_ir::Program, act: Option<(&ActiveRun, &litmus_checker::relaxer::Active)>) -> ModelJson {
     let robust = act.map(|(_, a)| active::robust(a));
     let (robust_certainty, robust_note) = robust.as_ref().map(certainty).unzip();
     ModelJson {

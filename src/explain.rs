@@ -180,7 +180,7 @@ pub fn run(args: &ExplainArgs) -> u8 {
 
 /// `--condition`: the SC execution that breaks the final condition, as the
 /// check's finding has it (E0305), in words or drawn.
-fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_dsl::Program) -> u8 {
+fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_ir::Program) -> u8 {
     use litmus_present::findings::{check_findings, About, Found, Members};
     let found = Found { outcomes: &c.outcomes, robustness: &c.robustness, active: c.active.as_ref() };
     let at = check_findings(p, found, Members::Off).into_iter().find_map(|f| match f.about {
@@ -190,7 +190,7 @@ fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_dsl::Prog
     let Some((message, model, state)) = at else {
         let why = match &p.condition {
             None => "the test has no final condition".to_string(),
-            Some(cond) if cond.quantifier == litmus_dsl::Quantifier::Exists => {
+            Some(cond) if cond.quantifier == litmus_ir::Quantifier::Exists => {
                 "its final condition is an `exists`: a question, which no execution breaks".to_string()
             }
             Some(_) => match c.outcomes.iter().find(|o| o.model.is_reference()) {

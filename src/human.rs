@@ -7,7 +7,7 @@ use litmus_checker::machine::Event;
 use litmus_checker::outcome::Witness;
 use litmus_checker::{Coverage, Model, ModelOutcome, MonitorKind, Observation, Robustness};
 use litmus_dsl::diagnostic::{render as render_diags, Diagnostic};
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 use litmus_present::findings::{check_findings, About, Found, Members, Severity};
 use litmus_present::{narrate, words};
 use std::collections::BTreeMap;

@@ -5,8 +5,7 @@
 
 use litmus_checker::reads::{self, ValueSet};
 use litmus_checker::{Coverage, ModelOutcome};
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::Program;
+use litmus_ir::{Program, StmtId};
 use serde::{Deserialize, Serialize};
 
 /// One load statement's values from one location (an array's cells merged,

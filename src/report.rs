@@ -192,9 +192,9 @@ pub struct FailureJson {
 impl FailureJson {
     /// A failure of `thread` at statement `stmt` (`check` and `run` alike).
     pub fn at(
-        p: &litmus_dsl::Program,
+        p: &litmus_ir::Program,
         thread: u16,
-        stmt: litmus_dsl::ir::StmtId,
+        stmt: litmus_ir::StmtId,
         kind: litmus_checker::machine::FailureKind,
     ) -> FailureJson {
         let s = &p.stmts[stmt as usize];

@@ -319,7 +319,7 @@ fn main() {
 fn monitor_overhead(root: &Path) {
     use litmus_checker::MonitorKind;
     println!("Monitor overhead: SC exploration alone vs with the monitors riding along (BSS: TSO and PSO; Sober: TSO), witnesses included");
-    let time = |prog: &litmus_dsl::Program, o: &Options, runs: usize| {
+    let time = |prog: &litmus_ir::Program, o: &Options, runs: usize| {
         // The same exploration the monitors ride: every await and lock
         // attempt runs (a failed one may be a cycle's bridge), where SC
         // alone lets failing attempts wait and explores fewer executions.

@@ -35,7 +35,7 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-fn load(path: &Path) -> (String, litmus_dsl::Program) {
+fn load(path: &Path) -> (String, litmus_ir::Program) {
     let src = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let prog = litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{} does not analyse", path.display()));
     (src, prog)
@@ -67,7 +67,7 @@ impl std::fmt::Display for Executions {
 /// harm + fences, relaxed outcomes. Returns the phases' times and the
 /// relaxed exploration's executions.
 fn check_phases(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     loop_bound: u32,
     explorer: ExplorerKind,
@@ -91,7 +91,7 @@ fn check_phases(
 /// [`litmus_checker::check_all`] (its plan), where with more than one
 /// thread the relaxed outcomes are explored ahead, beside the SC
 /// exploration; best of 3.
-fn plan_time(prog: &litmus_dsl::Program, models: &[Model], loop_bound: u32, explorer: ExplorerKind) -> Duration {
+fn plan_time(prog: &litmus_ir::Program, models: &[Model], loop_bound: u32, explorer: ExplorerKind) -> Duration {
     let opts = Options { loop_bound, explorer, ..Options::default() };
     (0..3)
         .map(|_| {
@@ -345,7 +345,7 @@ fn main() {
 
     if wanted("diy") {
         let tests = diy_cycles();
-        let progs: Vec<(String, litmus_dsl::Program)> = tests
+        let progs: Vec<(String, litmus_ir::Program)> = tests
             .iter()
             .map(|t| {
                 let a = litmus_dsl::analyze(t);
@@ -490,7 +490,7 @@ fn threads_rows(harnesses: &Path) {
     }
     let (_, slow) = load(&root().join("tests/programs/slow.litmus"));
     let (_, sb12) = load(&harnesses.join("sb12.litmus"));
-    let rows: [(&str, &litmus_dsl::Program, Model, usize); 3] = [
+    let rows: [(&str, &litmus_ir::Program, Model, usize); 3] = [
         ("slow.litmus TSO", &slow, Model::Tso, 3),
         ("slow.litmus PSO", &slow, Model::Pso, 3),
         ("sb12 TSO", &sb12, Model::Tso, 20),

@@ -136,8 +136,7 @@ fn main() {
             let mut v = tso.robustness[0].violations.clone();
             fences::minimal_fences(&prog, &[Model::Tso], &tso.attacks, &tso.runs, &mut v, &opts, &limits)
         });
-        let texts: usize =
-            fix.fences.iter().map(|f| if f.place == litmus_dsl::ir::Place::LoopHead { 2 } else { 1 }).sum();
+        let texts: usize = fix.fences.iter().map(|f| if f.place == litmus_ir::Place::LoopHead { 2 } else { 1 }).sum();
         let fences = format!("{} ({} in text)", fix.fences.len(), texts);
         let fix_cli = litmus.as_ref().map(|bin| {
             best(runs, || Command::new(bin).args(["fix", "--model", "tso"]).arg(&f).output().map(|_| ()).ok()).0

@@ -15,7 +15,7 @@ use crate::options::Options;
 use crate::outcome::{ModelOutcome, Observation};
 use crate::violation::Violation;
 use crate::Answer;
-use litmus_dsl::Program;
+use litmus_ir::Program;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 /// Check a program under each requested model (in the order given):
 /// outcomes only.
-pub fn check(prog: &litmus_dsl::Program, models: &[Model], opts: &Options) -> Vec<ModelOutcome> {
+pub fn check(prog: &litmus_ir::Program, models: &[Model], opts: &Options) -> Vec<ModelOutcome> {
     models
         .iter()
         .map(|&m| {
@@ -65,7 +65,7 @@ pub struct Report {
 
 /// The fast half of [`crate::plan::check_all`]: [`find_violations`] then
 /// [`judge_and_fence`]. `outcomes` holds SC's only (if requested).
-pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+pub fn check_robustness(prog: &litmus_ir::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     let mut report = find_violations(prog, models, monitor, opts);
     judge_and_fence(&mut report, prog, monitor, opts);
     report
@@ -74,7 +74,7 @@ pub fn check_robustness(prog: &litmus_dsl::Program, models: &[Model], monitor: M
 /// SC's outcomes with the monitors riding along: each relaxed model's
 /// witnessed violations, harm not yet judged, no fences.
 /// Usually a small fraction of the whole check: the editor shows this first.
-pub fn find_violations(prog: &litmus_dsl::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
+pub fn find_violations(prog: &litmus_ir::Program, models: &[Model], monitor: MonitorKind, opts: &Options) -> Report {
     progress::enter(&opts.budget.progress, Phase::Violations, Some(Model::Sc));
     match unbounded_violations(prog, models, monitor, opts) {
         Ok(report) => report,
@@ -101,7 +101,7 @@ impl Fallback {
 /// [`find_violations`] by the bounded engine, where the unbounded
 /// procedure was not asked (`fallback` `None`) or could not decide (why).
 pub fn bounded_violations(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     monitor: MonitorKind,
     opts: &Options,
@@ -112,7 +112,7 @@ pub fn bounded_violations(
 
 /// [`bounded_violations`], handing every SC execution to `observer` too.
 fn bounded_violations_observed(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     monitor: MonitorKind,
     opts: &Options,
@@ -188,7 +188,7 @@ const LOOP_FREE_EXECUTIONS: u64 = 20_000;
 /// TSO/PSO robustness for every iteration. Otherwise the bounded engine
 /// answers ([`Fallback`]: why, and its answer if already explored).
 pub fn unbounded_violations(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     monitor: MonitorKind,
     opts: &Options,
@@ -282,7 +282,7 @@ enum LoopFree {
 /// Where the monitors do not decide every model asked (PSLO), the
 /// executions are only counted.
 fn loop_free_search(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     monitor: MonitorKind,
     share: &Options,
@@ -360,7 +360,7 @@ fn loop_free_search(
 /// fenced program. The searches share their re-checks: the joint one
 /// measures each position under all models at once, each model's reads its
 /// share.
-pub fn judge_and_fence(report: &mut Report, prog: &litmus_dsl::Program, monitor: MonitorKind, opts: &Options) {
+pub fn judge_and_fence(report: &mut Report, prog: &litmus_ir::Program, monitor: MonitorKind, opts: &Options) {
     let harmless = harm::harmless(prog, report.sc_observation.as_ref());
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
@@ -420,7 +420,7 @@ fn joint_fix(joint: Option<FenceFix>, rbs: &[Robustness]) -> FenceFix {
 
 /// Fences chosen and proved by attacks (the unbounded procedure decided
 /// robustness): jointly for every relaxed model it decides, then per model.
-fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[violation::AttackId], opts: &Options) {
+fn attack_fences(report: &mut Report, prog: &litmus_ir::Program, attacks: &[violation::AttackId], opts: &Options) {
     let limits = opts.unbounded.clone().unwrap_or_default();
     let runs = report.attack_runs.clone().unwrap_or_default();
     let runs = &runs[..];
@@ -447,7 +447,7 @@ fn attack_fences(report: &mut Report, prog: &litmus_dsl::Program, attacks: &[vio
 /// The slow half of [`crate::plan::check_all`]: herd's question for each relaxed model
 /// by explicit store-buffer exploration; outcomes end up in `models` order.
 /// The same exploration settles each violation's harm.
-pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, models: &[Model], opts: &Options) {
+pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_ir::Program, models: &[Model], opts: &Options) {
     add_relaxed_outcomes_ahead(report, prog, models, opts, Vec::new(), Vec::new());
 }
 
@@ -458,7 +458,7 @@ pub fn add_relaxed_outcomes(report: &mut Report, prog: &litmus_dsl::Program, mod
 /// ([`stateful_outcomes`]), taken where this step would run them.
 pub fn add_relaxed_outcomes_ahead(
     report: &mut Report,
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     opts: &Options,
     mut ahead: Vec<crate::ahead::Ahead>,
@@ -555,7 +555,7 @@ fn bounded_note(report: &Report, mut o: ModelOutcome, m: Model) -> ModelOutcome 
 /// fences. The same answers as the outcome step's own calls.
 pub fn stateful_outcomes(
     report: &Report,
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     opts: &Options,
 ) -> Vec<(Model, Option<ModelOutcome>)> {
@@ -570,7 +570,7 @@ pub fn stateful_outcomes(
 /// (TSO, PSO), within half the time left and 500,000 states, given up as
 /// soon as a buffer fills (it could not prove more than the bounded engine
 /// then); `None` where the unbounded procedure is off or it did not finish.
-fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
+fn stateful_outcome(report: &Report, prog: &litmus_ir::Program, m: Model, opts: &Options) -> Option<ModelOutcome> {
     let limits = opts.unbounded.as_ref().filter(|_| report.proved_sc.is_some() && unbounded::decides(m))?;
     let limits = options::StateLimits {
         max_states: limits.max_states.min(500_000),
@@ -587,7 +587,7 @@ fn stateful_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model, opts:
 /// iteration where the unbounded procedure proved it, else as far as the
 /// bounded engine's SC exploration, which must have finished with nothing
 /// cut (a proof, not "within bounds").
-fn robust_outcome(report: &Report, prog: &litmus_dsl::Program, m: Model) -> Option<ModelOutcome> {
+fn robust_outcome(report: &Report, prog: &litmus_ir::Program, m: Model) -> Option<ModelOutcome> {
     // SC's witnesses are replayed on the model's machine: none, none taken.
     if !m.has_machine() {
         return None;

@@ -48,7 +48,7 @@ use crate::clocks::Clocks;
 use crate::machine::{Access, Event, Machine, State, Verdict, NONE};
 use crate::model::Buffers;
 use crate::progress::Tally;
-use litmus_dsl::ir::Instr;
+use litmus_ir::Instr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ExecKind {
@@ -517,9 +517,9 @@ impl<'m, 'p> Explorer<'m, 'p> {
         let code = &m.prog.threads[t].code;
         let (drain, all, cell, resets) = match code.get(st.pc_at(t) as usize) {
             Some(&Instr::Fence { kind, .. }) => (m.fence_drains(kind), true, NONE, m.fence_resets(kind)),
-            Some(&Instr::Rmw { x86_locked, .. }) => {
+            Some(&Instr::Rmw { labels, .. }) => {
                 let acc = m.access(st, proc);
-                (true, m.model.atomic_drains_all(x86_locked), acc.cell, acc.all_cells)
+                (true, m.model.atomic_drains_all(labels), acc.cell, acc.all_cells)
             }
             _ => return,
         };

@@ -24,8 +24,7 @@ use crate::reference::replay;
 use crate::trace::{Edge, Trace};
 use crate::violation::{CycleStep, Robustness, Spot, Violation};
 use crate::witness::RelaxedWitness;
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Program, StmtId};
 use std::collections::BTreeMap;
 
 /// When each event takes effect, in log order: event `k` at `2k + 2`, a

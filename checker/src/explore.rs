@@ -9,7 +9,7 @@ use crate::machine::{Machine, Model, ThreadStatus};
 use crate::options::Options;
 use crate::outcome::{failure_prefix, Final, Keeper, ModelOutcome, Witness};
 use crate::reads::Reads;
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 use std::time::Instant;
 
 /// Explore `prog` under `model`.
@@ -51,7 +51,7 @@ pub fn leaves_waiting(m: &Machine<'_>, opts: &Options) -> bool {
 /// fast mutex 355,038 executions against 59,754 graphs, 0.27 s against
 /// 0.05 s under TSO.)
 fn waits(prog: &Program) -> bool {
-    use litmus_dsl::ir::{Instr, RmwOp};
+    use litmus_ir::{Instr, RmwOp};
     prog.threads
         .iter()
         .flat_map(|t| &t.code)

@@ -15,8 +15,7 @@ use crate::options::Options;
 use crate::robust::Collector;
 use crate::violation::{all_robust, FencePoint, Spot, Violation};
 use crate::violation::{insertions, FenceFix};
-use litmus_dsl::ir::{Place, StmtId};
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Place, Program, StmtId};
 use rayon::prelude::*;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -564,7 +563,7 @@ pub fn joint_fences(
 /// Statements of the program that store (where a fence can matter: a fence
 /// later in the same straight-line stretch orders less).
 pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
-    stmts_where(prog, |i| matches!(i, litmus_dsl::ir::Instr::Store { .. }))
+    stmts_where(prog, |i| matches!(i, litmus_ir::Instr::Store { .. }))
 }
 
 /// Where a fence can matter under these models: after a store; under a
@@ -572,7 +571,7 @@ pub fn store_stmts(prog: &Program) -> Vec<StmtId> {
 /// those too.
 pub fn fence_positions(prog: &Program, models: &[Model]) -> Vec<StmtId> {
     use crate::model::Access;
-    use litmus_dsl::ir::Instr;
+    use litmus_ir::Instr;
     let loads =
         models.iter().any(|m| m.reorders(Access::Read, Access::Read) || m.reorders(Access::Update, Access::Read));
     stmts_where(prog, |i| match i {
@@ -582,8 +581,8 @@ pub fn fence_positions(prog: &Program, models: &[Model]) -> Vec<StmtId> {
     })
 }
 
-fn stmts_where(prog: &Program, pick: impl Fn(&litmus_dsl::ir::Instr) -> bool) -> Vec<StmtId> {
-    use litmus_dsl::ir::Instr;
+fn stmts_where(prog: &Program, pick: impl Fn(&litmus_ir::Instr) -> bool) -> Vec<StmtId> {
+    use litmus_ir::Instr;
     let places = prog.fence_places();
     let mut v: Vec<StmtId> = prog
         .threads

@@ -22,7 +22,7 @@ use crate::outcome::{Final, Observation};
 use crate::trace::{Edge, Trace};
 use crate::violation::Harm;
 use crate::violation::Violation;
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use std::collections::HashMap;
 
 /// Nothing can harm this program: no instruction can fail (see
@@ -37,7 +37,7 @@ pub fn harmless(prog: &Program, sc: Option<&Answer<Observation>>) -> bool {
 /// No instruction of the program can fail: no assertion, no division by a
 /// value that may be zero, no computed or indexed address.
 pub fn cannot_fail(prog: &Program) -> bool {
-    use litmus_dsl::ir::{Addr, BinOp, Instr, Operand};
+    use litmus_ir::{Addr, BinOp, Instr, Operand};
     let checked = |a: &Addr| !matches!(a, Addr::Fixed(_));
     prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
         Instr::Assert { .. } => false,

@@ -25,15 +25,15 @@
 //! appends it to every other thread's history of `a`; it first waits for
 //! `S[p][a]` to be a singleton (the values it drops are popped first: no
 //! behaviour changes, and no pop is ever disabled). `fence rr`, `fence wr`
-//! and `fence` (and x86 LOCK'd atomics, full fences) wait until every
-//! history of their thread is a singleton, as draining fences wait for the
-//! buffers; under PSLO they are always visible operations (whether they may
-//! run depends on other threads' writes).
+//! and `fence` (and the atomics the model takes as full fences: x86 locked
+//! ones) wait until every history of their thread is a singleton, as
+//! draining fences wait for the buffers; under PSLO they are always
+//! visible operations (whether they may run depends on other threads'
+//! writes).
 
 use crate::model::Buffers;
 use crate::thread_cells::ThreadCells;
-use litmus_dsl::ir::{self, Addr, Cell, Instr, Operand, Program, Reg, RmwOp, StmtId};
-use litmus_dsl::FenceKind;
+use litmus_ir::{self as ir, Addr, Cell, FenceKind, Instr, Labels, Operand, Program, Reg, RmwOp, StmtId};
 use std::collections::VecDeque;
 
 pub use crate::model::Model;
@@ -395,9 +395,9 @@ pub struct Access {
     /// the exploration began). Loads that forward from it come after.
     pub origin: u32,
     /// PSLO: waits until every history of its thread is a singleton (a
-    /// resetting fence, an x86 LOCK'd atomic): another thread's write to any
-    /// cell can make it wait — it matters for the cells its thread may load
-    /// afterwards ([`Machine::loaded_after`] at `at`).
+    /// resetting fence, an atomic that is a full fence): another thread's
+    /// write to any cell can make it wait — it matters for the cells its
+    /// thread may load afterwards ([`Machine::loaded_after`] at `at`).
     pub all_cells: bool,
     /// A thread's transition: the pc of its visible operation.
     pub at: u32,
@@ -472,8 +472,8 @@ pub struct Machine<'p> {
     loop_base: Vec<usize>,
     /// Per thread, per pc: the await region containing it.
     awaits: Vec<Vec<Option<usize>>>,
-    /// Per thread: for each fence and x86 LOCK'd atomic (by pc), the cells
-    /// the thread may load after it.
+    /// Per thread: for each fence and atomic that is a full fence (by pc),
+    /// the cells the thread may load after it.
     loads_after: Vec<std::collections::HashMap<u32, Cells>>,
     /// Per touched cell (in `touched` order): how many threads' code may
     /// write it (store or atomic), and the last such thread.
@@ -534,7 +534,11 @@ impl<'p> Machine<'p> {
             .iter()
             .map(|t| {
                 (0..t.code.len())
-                    .filter(|&pc| matches!(t.code[pc], Instr::Fence { .. } | Instr::Rmw { x86_locked: true, .. }))
+                    .filter(|&pc| match t.code[pc] {
+                        Instr::Fence { .. } => true,
+                        Instr::Rmw { labels, .. } => model.rmw_is_full_fence(labels),
+                        _ => false,
+                    })
                     .map(|pc| (pc as u32, Self::loads_from(&t.code, pc + 1, cells)))
                     .collect()
             })
@@ -681,10 +685,10 @@ impl<'p> Machine<'p> {
         n > 1 || n == 1 && last as usize != thread
     }
 
-    /// PSLO: the cells whose history matters after the fence (or x86 LOCK'd
-    /// atomic) at `pc` of `thread` — those it may load later. Another
-    /// thread's write of any other cell only makes it wait for a pop that
-    /// changes nothing it can observe.
+    /// PSLO: the cells whose history matters after the fence (or atomic
+    /// that is a full fence) at `pc` of `thread` — those it may load later.
+    /// Another thread's write of any other cell only makes it wait for a
+    /// pop that changes nothing it can observe.
     pub fn loaded_after(&self, thread: usize, pc: u32) -> Option<&Cells> {
         self.loads_after.get(thread).and_then(|m| m.get(&pc))
     }
@@ -1008,13 +1012,15 @@ impl<'p> Machine<'p> {
 
     /// Must this rmw wait for buffers to drain first (and which)? Under PSLO
     /// it also waits for its history of the cell to be a singleton (it
-    /// replaces it), and an x86 LOCK'd one, a full fence, for all of them.
-    fn rmw_ready(&self, st: &State, t: usize, cell: Cell, x86_locked: bool) -> bool {
+    /// replaces it), and one that is a full fence (by its labels) for all
+    /// of them.
+    fn rmw_ready(&self, st: &State, t: usize, cell: Cell, labels: Labels) -> bool {
+        let full = self.model.rmw_is_full_fence(labels);
         match self.model.buffers() {
             Buffers::None | Buffers::Axiomatic => true,
-            Buffers::PerThread if x86_locked => st.bufs[t].is_empty() && self.histories_single(st, t),
+            Buffers::PerThread if full => st.bufs[t].is_empty() && self.histories_single(st, t),
             Buffers::PerThread => st.bufs[t].is_empty() && self.history_single(st, t, cell),
-            Buffers::PerCell if x86_locked => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
+            Buffers::PerCell if full => self.thread_buffers_empty(st, t) && self.histories_single(st, t),
             Buffers::PerCell => {
                 self.buf_of(st, t, cell).is_none_or(|b| b.is_empty()) && self.history_single(st, t, cell)
             }
@@ -1201,7 +1207,9 @@ impl<'p> Machine<'p> {
             return NONE;
         }
         match self.prog.threads[t].code.get(st.pc_at(t) as usize) {
-            Some(&Instr::Rmw { addr, x86_locked: false, .. }) => self.cell_of(st, t, addr).unwrap_or(NONE),
+            Some(&Instr::Rmw { addr, labels, .. }) if !self.model.rmw_is_full_fence(labels) => {
+                self.cell_of(st, t, addr).unwrap_or(NONE)
+            }
             _ => NONE,
         }
     }
@@ -1279,8 +1287,8 @@ impl<'p> Machine<'p> {
         match self.prog.threads[t].code.get(st.pc_at(t) as usize) {
             None => false,
             Some(&Instr::Store { .. }) => !self.model.buffered() || self.buffered(st, t) < self.buffer_bound as usize,
-            Some(&Instr::Rmw { addr, x86_locked, .. }) => match self.cell_of(st, t, addr) {
-                Ok(cell) => self.rmw_ready(st, t, cell, x86_locked),
+            Some(&Instr::Rmw { addr, labels, .. }) => match self.cell_of(st, t, addr) {
+                Ok(cell) => self.rmw_ready(st, t, cell, labels),
                 Err(_) => true,
             },
             Some(&Instr::Fence { kind, .. }) => {
@@ -1596,7 +1604,7 @@ impl<'p> Machine<'p> {
                     acc.mem = true;
                 }
             }
-            Some(&Instr::Rmw { addr, op, x86_locked, .. }) => {
+            Some(&Instr::Rmw { addr, op, labels, .. }) => {
                 if let Ok(c) = self.cell_of(st, t, addr) {
                     acc.cell = c;
                     acc.mem = true;
@@ -1607,7 +1615,7 @@ impl<'p> Machine<'p> {
                         _ => true,
                     };
                 }
-                acc.all_cells = pslo && x86_locked;
+                acc.all_cells = pslo && self.model.rmw_is_full_fence(labels);
             }
             Some(&Instr::Fence { kind, .. }) => acc.all_cells = self.fence_resets(kind),
             _ => {}

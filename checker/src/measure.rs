@@ -30,8 +30,7 @@ use crate::monitor::{Bss, Forcing, RawViolation};
 use crate::options::Options;
 use crate::violation::Violation;
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::{StmtId, StmtRange};
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Program, StmtId, StmtRange};
 use std::collections::HashMap;
 
 /// Can this model's violations be measured here (a BSS monitor decides it)?
@@ -231,7 +230,7 @@ pub struct VirtualFences {
 
 impl VirtualFences {
     pub fn new(prog: &Program) -> VirtualFences {
-        use litmus_dsl::ir::{Instr, Place};
+        use litmus_ir::{Instr, Place};
         // The event a copy's fence follows directly, if the copy has no
         // control flow and ends (but for register moves) with it: its one
         // store (loads before it are its operands), or its one load.
@@ -348,7 +347,7 @@ impl Premeasured {
         let pairs = self.pairs(model)?;
         let mut set = Vec::new();
         for f in at {
-            if f.place != litmus_dsl::ir::Place::After {
+            if f.place != litmus_ir::Place::After {
                 return None;
             }
             // A fence that does not drain under the model is not there for

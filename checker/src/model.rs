@@ -1,11 +1,12 @@
 //! The memory models, each answering questions about itself: its names,
 //! how its stores travel (a buffer per thread or per cell), whether loads
 //! may read older values (histories), what each fence and atomic drains or
-//! resets, which pairs of accesses it lets reorder and the weakest fence
-//! that orders them, and which engines decide it (the monitors, the graph
-//! explorer, the attacks of the unbounded procedure). Code elsewhere asks
-//! these questions instead of testing which model it is: a model is one row
-//! of [`SPECS`], and everything else follows from it.
+//! resets (which atomics are full fences: the IR labels accesses, the model
+//! says what a label means), which pairs of accesses it lets reorder and
+//! the weakest fence that orders them, and which engines decide it (the
+//! monitors, the graph explorer, the attacks of the unbounded procedure).
+//! Code elsewhere asks these questions instead of testing which model it
+//! is: a model is one row of [`SPECS`], and everything else follows from it.
 //!
 //! With the `extra-model` feature (tests only) a fifth model exists, XTSO:
 //! TSO's semantics with none of the engines' shortcuts (no monitor, no
@@ -14,7 +15,7 @@
 //! server's settings, and must give TSO's answers
 //! (`checker/tests/extra_model.rs`, `scripts/extra-model.sh`).
 
-use litmus_dsl::{Dialect, FenceKind};
+use litmus_ir::{Dialect, FenceKind, Labels};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {
@@ -300,12 +301,20 @@ impl Model {
         self.has_histories() && kind != FenceKind::WW
     }
 
-    /// Does an atomic drain every buffer of its thread (not only its own
-    /// cell's)? With one buffer per thread, every atomic; with per-cell
-    /// buffers an x86 LOCK'd instruction only (a native atomic drains its
-    /// own cell's).
-    pub fn atomic_drains_all(self, x86_locked: bool) -> bool {
-        self.buffered() && (self.one_buffer_per_thread() || x86_locked)
+    /// Is an atomic with these labels a full fence: does it wait for every
+    /// buffer of its thread to drain and for every history to hold one
+    /// value (and not only its own cell's)? herd's locked x86 instructions
+    /// (`X`) are, under every model; other atomics order their own cell.
+    pub fn rmw_is_full_fence(self, labels: Labels) -> bool {
+        labels.contains(Labels::X)
+    }
+
+    /// Does an atomic with these labels drain every buffer of its thread
+    /// (not only its own cell's)? With one buffer per thread, every atomic;
+    /// with per-cell buffers a full fence only ([`Model::rmw_is_full_fence`];
+    /// a native atomic drains its own cell's).
+    pub fn atomic_drains_all(self, labels: Labels) -> bool {
+        self.buffered() && (self.one_buffer_per_thread() || self.rmw_is_full_fence(labels))
     }
 
     /// May `later` take effect before `earlier`, an access of the same
@@ -355,6 +364,11 @@ mod tests {
                 assert!(m.resets(FenceKind::Full) || !m.resets(k));
             }
             assert_eq!(m.reorders(Access::Write, Access::Read), m.buffered());
+            // A locked x86 atomic drains every buffer; an unlabelled one
+            // every buffer only where there is one per thread.
+            assert!(m.rmw_is_full_fence(Labels::X) && !m.rmw_is_full_fence(Labels::NONE));
+            assert_eq!(m.atomic_drains_all(Labels::X), m.buffered());
+            assert_eq!(m.atomic_drains_all(Labels::NONE), m.one_buffer_per_thread());
             // A monitored model is one whose buffers the monitors simulate.
             assert!(!m.monitored() || (m.buffered() && !m.has_histories()));
         }

@@ -6,7 +6,7 @@ use crate::certainty::{Answer, Coverage};
 use crate::dpor::{Execution, Stats};
 use crate::machine::{Event, FailureKind, Machine, Model, State};
 use crate::reads::Reads;
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -230,7 +230,7 @@ impl ModelOutcome {
     /// `forall` that does not hold there, a `~exists` that does); an
     /// `exists` is a question, which no state breaks.
     pub fn first_breaking(&self, prog: &Program) -> Option<usize> {
-        use litmus_dsl::Quantifier;
+        use litmus_ir::Quantifier;
         let breaking = match prog.condition.as_ref()?.quantifier {
             Quantifier::NotExists => Some(true),
             Quantifier::Forall => Some(false),

@@ -29,7 +29,7 @@ use crate::monitor::MonitorKind;
 use crate::options::Options;
 use crate::progress::{self, Phase};
 use crate::relaxer;
-use litmus_dsl::Program;
+use litmus_ir::Program;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -297,7 +297,7 @@ impl Plan {
             // An `exists` condition breaks only where SC never meets it: SC
             // (cheap next to the relaxed models) gets the exhaustive share;
             // if it does not finish, such condition bugs are not judged.
-            let exists = prog.condition.as_ref().is_some_and(|c| c.quantifier == litmus_dsl::Quantifier::Exists);
+            let exists = prog.condition.as_ref().is_some_and(|c| c.quantifier == litmus_ir::Quantifier::Exists);
             report.sc_observation =
                 if exists { explore::explore(prog, Model::Sc, &self.exhaustive).observation } else { None };
         }

@@ -17,7 +17,7 @@
 //! by union). What the set is worth is the exploration's `Coverage`.
 
 use crate::machine::{Event, EventKind};
-use litmus_dsl::ir::{Cell, Program, StmtId};
+use litmus_ir::{Cell, Program, StmtId};
 
 /// Values kept per set; more are counted as "…".
 pub const CAP: usize = 8;

@@ -8,7 +8,7 @@ use crate::machine::FailureKind;
 use crate::machine::{Event, Machine, Model, State, ThreadStatus, Verdict};
 use crate::options::Options;
 use crate::outcome::{Final, FinalState, Observation, Witness};
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use std::collections::{BTreeMap, HashMap};
 
 #[derive(Clone, Debug)]

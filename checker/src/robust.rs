@@ -14,8 +14,7 @@ use crate::monitor::MonitorKind;
 use crate::monitor::{self, Forcing, RawViolation};
 use crate::options::Options;
 use crate::violation::{Robustness, Violation};
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::Program;
+use litmus_ir::{Program, StmtId};
 
 struct Group {
     v: Option<Violation>,

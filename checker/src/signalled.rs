@@ -15,7 +15,7 @@ use crate::trace::Edge;
 use crate::violation::{CycleStep, Spot, Violation};
 use crate::witness;
 use litmus_dsl::digraph;
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Program};
 
 /// The violation a monitor signalled (`r`) on the SC execution `log`
 /// (`hb` its happens-before, valid up to the access at least): its

@@ -7,7 +7,7 @@
 //! thread, not 65,536 (states, clocks and enabledness scans all follow the
 //! number of pairs).
 
-use litmus_dsl::ir::Cell;
+use litmus_ir::Cell;
 
 #[derive(Clone, Debug, Default)]
 pub struct ThreadCells {

@@ -10,8 +10,7 @@ use crate::monitor::MonitorKind;
 use crate::trace::Edge;
 use crate::witness::RelaxedWitness;
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::FenceKind;
+use litmus_ir::{FenceKind, StmtId};
 
 /// One statement of a cycle and the edge leaving it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -28,7 +27,7 @@ pub struct FencePoint {
     pub thread: u16,
     pub stmt: StmtId,
     pub kind: FenceKind,
-    pub place: litmus_dsl::ir::Place,
+    pub place: litmus_ir::Place,
 }
 
 /// Where a fence can go: a place of a statement. Mostly right after one;
@@ -37,16 +36,16 @@ pub struct FencePoint {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Spot {
     pub stmt: StmtId,
-    pub place: litmus_dsl::ir::Place,
+    pub place: litmus_ir::Place,
 }
 
 impl Spot {
     pub fn after(stmt: StmtId) -> Spot {
-        Spot { stmt, place: litmus_dsl::ir::Place::After }
+        Spot { stmt, place: litmus_ir::Place::After }
     }
 
     pub fn before(stmt: StmtId) -> Spot {
-        Spot { stmt, place: litmus_dsl::ir::Place::Before }
+        Spot { stmt, place: litmus_ir::Place::Before }
     }
 }
 
@@ -66,7 +65,7 @@ impl FencePoint {
 /// when part of it is a reduced spin (one attempt: no fence goes inside
 /// it), right before `log[to]`. Never empty: after `log[from]` at worst.
 pub(crate) fn fence_spots(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     log: &[crate::machine::Event],
     thread: u16,
     from: u32,
@@ -87,7 +86,7 @@ pub(crate) fn fence_spots(
         }
     }
     let last = log.get(to as usize).filter(|e| e.thread == thread);
-    if let Some(e) = last.filter(|e| in_spin && prog.fence_place_ok(e.stmt, litmus_dsl::ir::Place::Before)) {
+    if let Some(e) = last.filter(|e| in_spin && prog.fence_place_ok(e.stmt, litmus_ir::Place::Before)) {
         out.push((Spot::before(e.stmt), kind));
     }
     if out.is_empty() {

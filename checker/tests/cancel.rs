@@ -28,7 +28,7 @@ fn the_cancel_flag_stops_a_long_check_promptly() {
     }
 }
 
-fn cancel_after(prog: &litmus_dsl::Program, delay: Duration, models: &[Model]) {
+fn cancel_after(prog: &litmus_ir::Program, delay: Duration, models: &[Model]) {
     let cancel = Arc::new(AtomicBool::new(false));
     let mut opts = Options::default();
     opts.budget.cancel = Some(cancel.clone());

@@ -113,7 +113,7 @@ fn replay(name: &str, o: &ModelOutcome, r: Option<&Robustness>) -> Result<(), St
 }
 
 /// Compare `builtin` and `given` on `prog`; a difference is a line.
-fn compare(name: &str, prog: &litmus_dsl::Program, builtin: Model, given: Model, opts: &Options) -> Result<(), String> {
+fn compare(name: &str, prog: &litmus_ir::Program, builtin: Model, given: Model, opts: &Options) -> Result<(), String> {
     let a = &check(prog, &[builtin], opts)[0];
     let b = &check(prog, &[given], opts)[0];
     replay(name, b, None)?;
@@ -208,11 +208,11 @@ fn examples_cat_models_agree_with_builtin() {
 /// Does the built-in PSO mean what `x86pso.cat` means on this program? Not
 /// with a native atomic (it drains only its own cell's buffer) or a
 /// `fence ww` (it drains every buffer): see the module doc.
-fn pso_comparable(prog: &litmus_dsl::Program) -> bool {
-    use litmus_dsl::ir::Instr;
+fn pso_comparable(prog: &litmus_ir::Program) -> bool {
+    use litmus_ir::Instr;
     prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
-        Instr::Rmw { x86_locked, .. } => *x86_locked,
-        Instr::Fence { kind, .. } => *kind != litmus_dsl::FenceKind::WW,
+        Instr::Rmw { labels, .. } => labels.contains(litmus_ir::Labels::X),
+        Instr::Fence { kind, .. } => *kind != litmus_ir::FenceKind::WW,
         _ => true,
     })
 }
@@ -274,8 +274,8 @@ fn generated_programs_cat_models_agree_with_builtin() {
 /// it change.
 #[test]
 fn a_model_without_mfence_answers_as_tso_without_fences() {
-    use litmus_dsl::ir::Instr;
-    use litmus_dsl::FenceKind;
+    use litmus_ir::FenceKind;
+    use litmus_ir::Instr;
     let herd = root().join("tests/corpus/models/herd");
     let text = std::fs::read_to_string(herd.join("x86tso.cat")).unwrap();
     let changed = text.replace("let ghb = mfence | implied", "let ghb = implied");
@@ -337,7 +337,7 @@ fn every_graph_of_the_machines_is_allowed_by_their_cat_files() {
     use litmus_checker::machine::Machine;
     let (sc, tso, pso) = (cat("sc-rmw.cat"), cat("x86tso.cat"), cat("x86pso.cat"));
     let opts = Options::default();
-    let mut programs: Vec<(String, litmus_dsl::Program)> =
+    let mut programs: Vec<(String, litmus_ir::Program)> =
         common::corpus_and_example_sources().into_iter().map(|(n, s)| (n, common::compile(&s))).collect();
     programs
         .extend(generated(count(), true, 47).iter().enumerate().map(|(i, s)| (format!("gen {i}"), common::compile(s))));

@@ -54,7 +54,7 @@ fn cat(rel: &str) -> CatModel {
 
 struct Program {
     name: String,
-    prog: litmus_dsl::ir::Program,
+    prog: litmus_ir::Program,
     /// An X86_64 corpus file: herd's TSO model for it is x86tso-mixed.cat.
     x86_64: bool,
 }

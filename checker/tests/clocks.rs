@@ -48,7 +48,7 @@ impl EventListener for Compare {
     }
 }
 
-fn agree(prog: &litmus_dsl::Program, opts: &Options) -> Result<u64, String> {
+fn agree(prog: &litmus_ir::Program, opts: &Options) -> Result<u64, String> {
     let mut c = Compare { hb: Hb::new(prog.threads.len(), prog.mem_size()), events: 0, mismatch: None };
     explore_listened(prog, Model::Sc, opts, &mut c, |_| {});
     match c.mismatch {

@@ -25,7 +25,7 @@ fn files() -> Vec<PathBuf> {
     v
 }
 
-pub fn compare(name: &str, prog: &litmus_dsl::Program, opts: &Options) -> Vec<String> {
+pub fn compare(name: &str, prog: &litmus_ir::Program, opts: &Options) -> Vec<String> {
     let mut bad = Vec::new();
     for model in Model::ALL {
         // PSLO's states (store histories) are many: the reference, which

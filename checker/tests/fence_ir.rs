@@ -22,8 +22,7 @@ use litmus_checker::robust::robustness_of;
 use litmus_checker::violation::Robustness;
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
 use litmus_dsl::fence_ir::insert_fences;
-use litmus_dsl::ir::{Instr, Place, StmtForm, StmtId};
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Instr, Place, Program, StmtForm, StmtId};
 use std::collections::{BTreeSet, HashMap};
 
 const KINDS: [FenceKind; 4] = [FenceKind::Full, FenceKind::WR, FenceKind::WW, FenceKind::RR];
@@ -85,10 +84,9 @@ fn same_code(text: &Program, ir: &Program, what: &str) -> HashMap<StmtId, StmtId
             assert_eq!((a.start, a.end), (b.start, b.end), "{what}: thread {t} ranges");
             pair(a.stmt, b.stmt);
         }
-        let controls =
-            |th: &litmus_dsl::ir::Thread| th.control_ranges.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>();
+        let controls = |th: &litmus_ir::Thread| th.control_ranges.iter().map(|r| (r.start, r.end)).collect::<Vec<_>>();
         assert_eq!(controls(tt), controls(it), "{what}: thread {t} control ranges");
-        let heads = |th: &litmus_dsl::ir::Thread| th.loop_heads.iter().map(|h| (h.head, h.back)).collect::<Vec<_>>();
+        let heads = |th: &litmus_ir::Thread| th.loop_heads.iter().map(|h| (h.head, h.back)).collect::<Vec<_>>();
         assert_eq!(heads(tt), heads(it), "{what}: thread {t} loop heads");
     }
     let images: BTreeSet<StmtId> = map.values().copied().collect();

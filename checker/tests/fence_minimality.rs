@@ -26,8 +26,7 @@ use litmus_checker::unbounded::{self, fences};
 use litmus_checker::violation::{AttackId, FencePoint};
 use litmus_checker::Answer;
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::Place;
-use litmus_dsl::{FenceKind, Program};
+use litmus_ir::{FenceKind, Place, Program};
 use std::collections::BTreeSet;
 
 /// Every place a fence can go, once per source statement and place.

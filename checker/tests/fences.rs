@@ -16,10 +16,10 @@ use litmus_checker::options::Options;
 use litmus_checker::robust::robustness_of;
 use litmus_checker::violation::{insertions, FencePoint};
 use litmus_dsl::edit::{apply, fence_edits, FenceInsertion};
-use litmus_dsl::FenceKind;
+use litmus_ir::FenceKind;
 use std::path::Path;
 
-fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
+fn explicitly_robust(prog: &litmus_ir::Program, model: Model) -> bool {
     common::explicitly_robust(prog, model, 16)
 }
 
@@ -58,7 +58,7 @@ fn fixed_files_are_robust() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-fn robust_with(src: &str, prog: &litmus_dsl::Program, at: &[u32], model: Model) -> bool {
+fn robust_with(src: &str, prog: &litmus_ir::Program, at: &[u32], model: Model) -> bool {
     let ins: Vec<FenceInsertion> = at.iter().map(|&stmt| FenceInsertion::after(stmt, FenceKind::Full)).collect();
     let fixed = apply(src, &fence_edits(src, prog, &ins));
     let fp = litmus_dsl::analyze(&fixed).program.unwrap();
@@ -190,7 +190,7 @@ fn one_exploration_measures_what_a_recheck_per_position_shows() {
             // (fences right after stores, not inserted), knows the same.
             if let Some(pre) = premeasured(&prog, &models, monitor) {
                 for (v, kills) in violations.iter().zip(&each) {
-                    for p in positions.iter().filter(|p| p.place == litmus_dsl::ir::Place::After) {
+                    for p in positions.iter().filter(|p| p.place == litmus_ir::Place::After) {
                         if let Some(r) = pre.removes(v.model, p.stmt, v.key()) {
                             assert_eq!(r, kills.contains(p), "{name} {monitor:?} {p:?} {:?}", v.key());
                             premeasured_kills += 1;
@@ -205,14 +205,14 @@ fn one_exploration_measures_what_a_recheck_per_position_shows() {
 }
 
 /// Full fences right after each of `stmts`.
-fn full_after(prog: &litmus_dsl::Program, stmts: &[u32]) -> Vec<FencePoint> {
+fn full_after(prog: &litmus_ir::Program, stmts: &[u32]) -> Vec<FencePoint> {
     stmts
         .iter()
         .map(|&s| FencePoint {
             thread: prog.stmts[s as usize].thread,
             stmt: s,
             kind: FenceKind::Full,
-            place: litmus_dsl::ir::Place::After,
+            place: litmus_ir::Place::After,
         })
         .collect()
 }
@@ -220,7 +220,7 @@ fn full_after(prog: &litmus_dsl::Program, stmts: &[u32]) -> Vec<FencePoint> {
 /// What the SC exploration's monitors measured of fences on the way
 /// ([`litmus_checker::measure::Premeasured`]), if they could.
 fn premeasured(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     models: &[Model],
     monitor: MonitorKind,
 ) -> Option<std::sync::Arc<litmus_checker::measure::Premeasured>> {
@@ -299,7 +299,7 @@ fn a_fence_after_a_reduced_spin_goes_before_the_next_access() {
     let (_, fix) = joint_fences(&prog, &[Model::Pslo], MonitorKind::Bss, &Options::default());
     assert!(fix.confirmed.is(&true), "{:?}", fix.confirmed);
     assert_eq!(fix.fences.len(), 1, "{:?}", fix.fences);
-    assert_eq!(fix.fences[0].place, litmus_dsl::ir::Place::Before);
+    assert_eq!(fix.fences[0].place, litmus_ir::Place::Before);
     let fixed = apply(src, &fence_edits(src, &prog, &insertions(&fix.fences)));
     assert!(fixed.contains("while (g == 0) { g = f; } fence rr; let r = d;"), "{fixed}");
     assert!(explicitly_robust(&common::compile(&fixed), Model::Pslo), "{fixed}");
@@ -350,7 +350,7 @@ fn a_single_fence_the_measurement_saw_a_violation_survive_is_not_robust() {
 /// candidate positions, each one alone and each pair.
 #[test]
 fn fence_sets_checked_while_measuring_agree_with_explicit_exploration() {
-    use litmus_dsl::ir::Place;
+    use litmus_ir::Place;
     let opts = Options::default();
     let (mut quiet, mut loud, mut premeasured_sets) = (0, 0, 0);
     for (name, src) in files() {

@@ -27,7 +27,7 @@ use std::collections::BTreeSet;
 
 /// The graph explorer's graphs as keys (each linearized), and how many
 /// graphs it counted.
-fn graph_keys(prog: &litmus_dsl::Program, model: Model) -> (Vec<Key>, u64) {
+fn graph_keys(prog: &litmus_ir::Program, model: Model) -> (Vec<Key>, u64) {
     let m = Machine::new(prog, model, 2, 64);
     let opts = Options { buffer_bound: 64, ..Options::default() };
     let mut keys = Vec::new();
@@ -99,7 +99,7 @@ fn summary(o: &ModelOutcome) -> Summary {
 
 /// Compare the explorers on one program; `false` if the interleaving one
 /// was cut by the buffer bound (not comparable).
-fn same_outcomes(prog: &litmus_dsl::Program, model: Model, name: &str) -> bool {
+fn same_outcomes(prog: &litmus_ir::Program, model: Model, name: &str) -> bool {
     let by_graph = Options { explorer: ExplorerKind::Graph, ..Options::default() };
     let by_steps = Options { explorer: ExplorerKind::Interleaving, ..Options::default() };
     let i = explore(prog, model, &by_steps);
@@ -120,7 +120,7 @@ fn same_outcomes(prog: &litmus_dsl::Program, model: Model, name: &str) -> bool {
 }
 
 /// Every witness replays on the machine to its events, and ends as claimed.
-fn check_witnesses(prog: &litmus_dsl::Program, o: &ModelOutcome, name: &str) {
+fn check_witnesses(prog: &litmus_ir::Program, o: &ModelOutcome, name: &str) {
     let opts = Options::default();
     let m = Machine::new(prog, o.model, opts.loop_bound, opts.buffer_bound);
     let replays = |w: &litmus_checker::outcome::Witness| {
@@ -214,7 +214,7 @@ fn known_counts() {
 /// Under `model`, is some consistent graph not SC-consistent (a cycle in
 /// po ∪ rf ∪ co ∪ fr)? Every graph, whatever its ending, as explicit
 /// exploration counts every maximal execution.
-fn graph_not_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
+fn graph_not_robust(prog: &litmus_ir::Program, model: Model, opts: &Options) -> bool {
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let mut found = false;
     let mut search = graph::explore::Search::new(&sc, model, opts, |g, _, checker, _| {
@@ -231,7 +231,7 @@ fn graph_not_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) ->
 /// Robustness from graphs equals the BSS monitors' answer (which the
 /// robustness tests check against explicit TSO/PSO exploration).
 /// Ok: how many of TSO, PSO the program is not robust under.
-fn robustness_agrees(prog: &litmus_dsl::Program, name: &str) -> Result<usize, String> {
+fn robustness_agrees(prog: &litmus_ir::Program, name: &str) -> Result<usize, String> {
     let opts = Options::default();
     let mut violated = 0;
     for model in [Model::Tso, Model::Pso] {

@@ -24,7 +24,7 @@ fn keys(rb: &litmus_checker::violation::Robustness) -> Vec<(u32, u32)> {
 }
 
 /// Where the two decisions disagree, in words.
-fn disagreements(prog: &litmus_dsl::Program, opts: &Options) -> Vec<String> {
+fn disagreements(prog: &litmus_ir::Program, opts: &Options) -> Vec<String> {
     let mut bad = Vec::new();
     for model in [Model::Tso, Model::Pso] {
         let bss = robustness_of(prog, model, MonitorKind::Bss, opts);

@@ -21,7 +21,7 @@ use litmus_checker::violation::Harm;
 use litmus_checker::violation::Spot;
 use litmus_checker::{check_all, Answer, Coverage, Model, MonitorKind, Observation, Options, Report, Why};
 use litmus_dsl::edit::{apply, fence_edits};
-use litmus_dsl::Program;
+use litmus_ir::Program;
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -384,7 +384,7 @@ fn fence_positions_come_from_statement_kinds_not_text() {
         for c in &v.candidates {
             assert_eq!(
                 p.stmts[c.0.stmt as usize].form,
-                litmus_dsl::ir::StmtForm::Simple,
+                litmus_ir::StmtForm::Simple,
                 "{}",
                 p.stmts[c.0.stmt as usize].text
             );
@@ -398,9 +398,9 @@ fn wr_and_full_fences_drain_alike_in_every_model() {
     let p = common::compile("litmus F\nshared x = 0;\nthread P0 { x = 1; }\n");
     for m in [Model::Sc, Model::Tso, Model::Pso, Model::Pslo] {
         let machine = Machine::new(&p, m, 2, 16);
-        assert_eq!(machine.fence_drains(litmus_dsl::FenceKind::WR), machine.fence_drains(litmus_dsl::FenceKind::Full));
+        assert_eq!(machine.fence_drains(litmus_ir::FenceKind::WR), machine.fence_drains(litmus_ir::FenceKind::Full));
         // Under PSLO both also reset the load histories.
-        assert_eq!(machine.fence_resets(litmus_dsl::FenceKind::WR), machine.fence_resets(litmus_dsl::FenceKind::Full));
+        assert_eq!(machine.fence_resets(litmus_ir::FenceKind::WR), machine.fence_resets(litmus_ir::FenceKind::Full));
     }
 }
 

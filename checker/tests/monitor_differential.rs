@@ -21,7 +21,7 @@ use proptest::prelude::*;
 use proptest::test_runner::RngSeed;
 
 /// No execution of `model` has a cyclic trace (buffers unbounded).
-fn explicitly_robust(prog: &litmus_dsl::Program, model: Model) -> bool {
+fn explicitly_robust(prog: &litmus_ir::Program, model: Model) -> bool {
     common::explicitly_robust(prog, model, u32::MAX)
 }
 
@@ -37,7 +37,7 @@ fn config() -> ProptestConfig {
 }
 
 /// What each decision says, against explicit exploration.
-fn disagreements(prog: &litmus_dsl::Program) -> Vec<String> {
+fn disagreements(prog: &litmus_ir::Program) -> Vec<String> {
     let opts = Options::default();
     let mut bad = Vec::new();
     let explicit = [Model::Tso, Model::Pso].map(|m| (m, explicitly_robust(prog, m)));

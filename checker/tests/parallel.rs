@@ -31,7 +31,7 @@ fn with_threads(threads: usize) -> Options {
 /// The sequential search's outcome, and the parallel ones that must equal
 /// it: lazily split on 2, 3 and 8 workers; with every graph a task of its
 /// own (unless the tree is large: that many tasks take long in a debug build).
-fn same_for_any_thread_count(prog: &litmus_dsl::Program, model: Model, name: &str) -> Result<(), String> {
+fn same_for_any_thread_count(prog: &litmus_ir::Program, model: Model, name: &str) -> Result<(), String> {
     let one = graph::explore(prog, model, &with_threads(1), None);
     let want = render(&one);
     let mut runs = vec![(2, Splitting::Lazy), (3, Splitting::Lazy), (8, Splitting::Lazy)];
@@ -118,7 +118,7 @@ proptest! {
 
 /// slow.litmus (a million graphs under TSO) with an assertion most graphs
 /// break and a condition no graph meets.
-fn slow_failing() -> litmus_dsl::Program {
+fn slow_failing() -> litmus_ir::Program {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let src = std::fs::read_to_string(root.join("tests/programs/slow.litmus")).unwrap();
     let src = src.replacen("  let r3 = a;\n}", "  let r3 = a;\n  assert (r3 == 4);\n}", 1) + "exists (P0:r0 == 9);\n";

@@ -286,7 +286,7 @@ impl Fig6 {
 }
 
 /// Every final state of Fig. 6's PSLO, as the program's observables.
-fn fig6_states(threads: &[Vec<Op>], prog: &litmus_dsl::Program) -> BTreeSet<Vec<i64>> {
+fn fig6_states(threads: &[Vec<Op>], prog: &litmus_ir::Program) -> BTreeSet<Vec<i64>> {
     let mut code = Vec::new();
     let mut nregs = Vec::new();
     for ops in threads {
@@ -328,7 +328,7 @@ fn fig6_states(threads: &[Vec<Op>], prog: &litmus_dsl::Program) -> BTreeSet<Vec<
         .collect()
 }
 
-fn states(prog: &litmus_dsl::Program, model: Model) -> BTreeSet<Vec<i64>> {
+fn states(prog: &litmus_ir::Program, model: Model) -> BTreeSet<Vec<i64>> {
     let o = explore(prog, model, &Options::default());
     assert!(o.complete(), "{model:?} exploration incomplete");
     o.states.iter().map(|s| s.values.clone()).collect()

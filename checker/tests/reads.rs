@@ -73,7 +73,7 @@ fn reach(
     Some(out)
 }
 
-fn oracle(prog: &litmus_dsl::Program, model: Model, opts: &Options, waits: bool, budget: usize) -> Option<Set> {
+fn oracle(prog: &litmus_ir::Program, model: Model, opts: &Options, waits: bool, budget: usize) -> Option<Set> {
     let m = Machine::new(prog, model, opts.loop_bound, opts.buffer_bound);
     let mut log = Vec::new();
     let init = m.initial(&mut log);

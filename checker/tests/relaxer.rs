@@ -13,13 +13,13 @@ use std::path::Path;
 
 mod common;
 
-fn program(name: &str) -> litmus_dsl::Program {
+fn program(name: &str) -> litmus_ir::Program {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(name);
     let src = std::fs::read_to_string(&path).unwrap();
     litmus_dsl::analyze(&src).program.unwrap_or_else(|| panic!("{name} does not analyse"))
 }
 
-fn names(p: &litmus_dsl::Program, c: &[Label]) -> Vec<String> {
+fn names(p: &litmus_ir::Program, c: &[Label]) -> Vec<String> {
     c.iter().map(|l| format!("{}:{}", p.threads[l.thread as usize].name, p.stmts[l.stmt as usize].text)).collect()
 }
 

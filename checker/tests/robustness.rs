@@ -20,13 +20,13 @@ use litmus_checker::{Answer, Why};
 use proptest::prelude::*;
 
 /// Explicit: does any execution under `model` have a cyclic trace?
-pub fn explicitly_robust(prog: &litmus_dsl::Program, model: Model, opts: &Options) -> bool {
+pub fn explicitly_robust(prog: &litmus_ir::Program, model: Model, opts: &Options) -> bool {
     cyclic_execution(prog, model, opts, |_| true).is_none()
 }
 
 /// Some execution with a cyclic trace that also satisfies `filter`.
 fn cyclic_execution(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     model: Model,
     opts: &Options,
     filter: impl Fn(&[litmus_checker::machine::Event]) -> bool,
@@ -58,7 +58,7 @@ fn forwards(events: &[litmus_checker::machine::Event]) -> bool {
 /// Sober under TSO: every report is real; a miss is a program whose every
 /// non-SC TSO execution forwards a store to a load of its own thread — the
 /// case Sober's axiomatic TSO gets wrong (BSS tech. report, Figs. 6–7).
-fn sober_agrees(prog: &litmus_dsl::Program, name: &str, opts: &Options) -> Result<bool, String> {
+fn sober_agrees(prog: &litmus_ir::Program, name: &str, opts: &Options) -> Result<bool, String> {
     let rb = robustness_of(prog, Model::Tso, MonitorKind::Sober, opts);
     witnesses_replay(prog, &rb.violations, opts).map_err(|e| format!("{name}: {e}"))?;
     let explicit = explicitly_robust(prog, Model::Tso, opts);
@@ -88,11 +88,7 @@ fn sober_agrees(prog: &litmus_dsl::Program, name: &str, opts: &Options) -> Resul
 }
 
 /// Every violation's witness replays under its model to a cyclic trace.
-fn witnesses_replay(
-    prog: &litmus_dsl::Program,
-    vs: &[litmus_checker::Violation],
-    opts: &Options,
-) -> Result<(), String> {
+fn witnesses_replay(prog: &litmus_ir::Program, vs: &[litmus_checker::Violation], opts: &Options) -> Result<(), String> {
     for v in vs {
         let m = Machine::new(prog, v.model, opts.loop_bound, u32::MAX);
         let (_, events) = replay(&m, &v.witness.schedule);
@@ -127,7 +123,7 @@ fn witnesses_replay(
 /// programs without blocking; an `await` or `lock` can make a signalled
 /// reordering infeasible, and the witness check is what filters those.
 pub fn agree_all(
-    prog: &litmus_dsl::Program,
+    prog: &litmus_ir::Program,
     name: &str,
     monitors: &[(MonitorKind, Model)],
     opts: &Options,
@@ -162,11 +158,11 @@ pub fn agree_all(
     bad
 }
 
-pub fn agree(prog: &litmus_dsl::Program, name: &str, monitors: &[(MonitorKind, Model)], opts: &Options) -> Vec<String> {
+pub fn agree(prog: &litmus_ir::Program, name: &str, monitors: &[(MonitorKind, Model)], opts: &Options) -> Vec<String> {
     agree_all(prog, name, monitors, opts, true)
 }
 
-fn corpus_and_examples() -> Vec<(String, litmus_dsl::Program)> {
+fn corpus_and_examples() -> Vec<(String, litmus_ir::Program)> {
     common::corpus_and_example_sources()
         .into_iter()
         .map(|(name, src)| (name, litmus_dsl::analyze(&src).program.unwrap()))
@@ -323,7 +319,7 @@ fn paper_bss_agrees_with_explicit_exploration_on_examples_and_corpus() {
 /// execution with a cyclic trace must yield a violation (some po edge of the
 /// cycle taken out of order), every violation's witness replays to a cyclic
 /// trace, and PSO's violations are PSLO's too (PSLO ⊇ PSO).
-fn pslo_agrees(prog: &litmus_dsl::Program, name: &str, opts: &Options) -> Vec<String> {
+fn pslo_agrees(prog: &litmus_ir::Program, name: &str, opts: &Options) -> Vec<String> {
     let mut bad = agree_all(prog, name, &[(MonitorKind::Bss, Model::Pslo)], opts, true);
     let pslo = robustness_of(prog, Model::Pslo, MonitorKind::Bss, opts);
     if pslo.monitor != MonitorKind::Explicit || !pslo.unconfirmed.is_empty() {

@@ -10,7 +10,7 @@ use litmus_checker::options::Options;
 use litmus_checker::outcome::ModelOutcome;
 use litmus_checker::Observation;
 
-fn run(src: &str, model: Model, opts: Options) -> (litmus_dsl::Program, ModelOutcome) {
+fn run(src: &str, model: Model, opts: Options) -> (litmus_ir::Program, ModelOutcome) {
     let a = litmus_dsl::analyze(src);
     assert!(!a.has_errors(), "{:?}", a.diagnostics);
     let p = a.program.unwrap();

@@ -15,7 +15,8 @@ use litmus_checker::explore::explore;
 use litmus_checker::machine::Model;
 use litmus_checker::options::Options;
 use litmus_checker::reference;
-use litmus_dsl::{analyze_with, LowerOptions, Program};
+use litmus_dsl::{analyze_with, LowerOptions};
+use litmus_ir::Program;
 use std::path::Path;
 
 #[path = "../benches/common/mutex.rs"]

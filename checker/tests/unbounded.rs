@@ -19,7 +19,7 @@ use litmus_checker::options::Options;
 use litmus_checker::options::StateLimits as Limits;
 use litmus_checker::unbounded::{self, Stop};
 use litmus_checker::{trace, Answer, Coverage, Iterations, MonitorKind};
-use litmus_dsl::Program;
+use litmus_ir::Program;
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -59,7 +59,7 @@ fn ends(m: &Machine<'_>, waits_block: bool) -> Ends {
     Ends { complete, states, others, stats: ex.stats }
 }
 
-fn agree(prog: &litmus_dsl::Program, model: Model, name: &str) -> Result<Stats, TestCaseError> {
+fn agree(prog: &litmus_ir::Program, model: Model, name: &str) -> Result<Stats, TestCaseError> {
     let two_loads = common::two_loads(prog);
     let m = Machine::new(prog, model, 2, 4);
     let every = ends(&m, false);

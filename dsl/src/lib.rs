@@ -11,7 +11,6 @@ pub mod edit;
 pub mod fence_ir;
 pub mod files;
 pub mod herd;
-pub mod ir;
 pub mod native;
 pub(crate) mod nesting;
 pub(crate) mod packed;
@@ -19,9 +18,12 @@ pub mod span;
 pub(crate) mod spin;
 pub mod symbols;
 
+/// The IR lowering produces: its own crate, `litmus-ir` (the checker and
+/// the other crates import it directly).
+pub use litmus_ir as ir;
+
 pub use diagnostic::{Diagnostic, Severity};
-pub use ir::{Dialect, Program};
-pub use native::ast::{FenceKind, Quantifier};
+pub use ir::{Dialect, FenceKind, Program, Quantifier};
 pub use native::lower::LowerOptions;
 pub use nesting::{MAX_NESTING, NESTING_CODE};
 pub use span::{LineIndex, Span};

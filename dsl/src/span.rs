@@ -1,48 +1,8 @@
-//! Byte spans and line/column lookup shared by every stage.
+//! Byte spans and line/column lookup shared by every stage. [`Span`]
+//! lives in the IR crate (the IR's statements carry spans) and is
+//! re-exported here.
 
-/// A half-open byte range into the source text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
-}
-
-impl Span {
-    pub const fn new(start: usize, end: usize) -> Self {
-        Span { start, end }
-    }
-    pub fn len(&self) -> usize {
-        self.end - self.start
-    }
-    pub fn is_empty(&self) -> bool {
-        self.start == self.end
-    }
-    /// The smallest span covering both.
-    pub fn join(self, other: Span) -> Span {
-        Span::new(self.start.min(other.start), self.end.max(other.end))
-    }
-    pub fn contains(&self, offset: usize) -> bool {
-        self.start <= offset && offset < self.end
-    }
-    pub fn range(&self) -> std::ops::Range<usize> {
-        self.start..self.end
-    }
-    pub fn text<'a>(&self, src: &'a str) -> &'a str {
-        src.get(self.start..self.end).unwrap_or("")
-    }
-}
-
-impl From<std::ops::Range<usize>> for Span {
-    fn from(r: std::ops::Range<usize>) -> Self {
-        Span::new(r.start, r.end)
-    }
-}
-
-impl From<chumsky::span::SimpleSpan> for Span {
-    fn from(s: chumsky::span::SimpleSpan) -> Self {
-        Span::new(s.start, s.end)
-    }
-}
+pub use litmus_ir::Span;
 
 /// Maps byte offsets to 1-based lines and columns (columns count chars).
 #[derive(Clone, Debug)]

@@ -14,7 +14,7 @@ use super::sync::{wait_until, SpinBarrier, Spot, Where};
 use super::{Count, Ends, Observed, Placement, Run, RunOutcome, Settings, Stopped, Unpinned};
 use litmus_checker::outcome::CondSite;
 use litmus_checker::relaxer::rng::{mix, Rng};
-use litmus_dsl::ir::{ObservableKind, Program, Thread};
+use litmus_ir::{ObservableKind, Program, Thread};
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};

@@ -24,8 +24,7 @@
 
 use super::sync::{Backoff, Spot};
 use litmus_checker::machine::{resolve, FailureKind};
-use litmus_dsl::ir::{Addr, Cell, Instr, Operand, RmwOp, StmtId, Thread};
-use litmus_dsl::FenceKind;
+use litmus_ir::{Addr, Cell, FenceKind, Instr, Operand, RmwOp, StmtId, Thread};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicI64, Ordering};
 
 #[cfg(target_arch = "x86_64")]
@@ -234,7 +233,7 @@ pub fn run(
                     }
                     RmwOp::Fetch(bop, v) => {
                         let v = val!(v);
-                        use litmus_dsl::ir::BinOp;
+                        use litmus_ir::BinOp;
                         let old = match bop {
                             BinOp::Add => m.fetch_add(v, sc),
                             BinOp::Sub => m.fetch_sub(v, sc),

@@ -25,7 +25,7 @@ pub mod sync;
 
 use litmus_checker::machine::FailureKind;
 use litmus_checker::outcome::CondSite;
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use std::collections::BTreeMap;
 use std::time::Duration;
 

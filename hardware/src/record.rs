@@ -16,8 +16,8 @@
 
 use super::exec::Op;
 use super::{show_state, show_stmt, Run, RunOutcome};
-use litmus_dsl::ir::{Addr, Cell, Instr, Operand, Program};
 use litmus_history::unique::{Clash, UniqueWrites};
+use litmus_ir::{Addr, Cell, Instr, Operand, Program};
 use std::fmt::Write;
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

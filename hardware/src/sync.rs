@@ -1,7 +1,7 @@
 //! Spinning: the per-run start barrier, backoff, and where each thread
 //! spins (for the time-limit message).
 
-use litmus_dsl::ir::StmtId;
+use litmus_ir::StmtId;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 

@@ -14,9 +14,7 @@
 use super::model::{History, OpKind, ThreadSpec};
 use super::unique::{Clash, UniqueWrites};
 use litmus_checker::machine::{Event, EventKind};
-use litmus_dsl::ir::Program;
-use litmus_dsl::span::Span;
-use litmus_dsl::FenceKind;
+use litmus_ir::{FenceKind, Program, Span};
 
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ExecutionError {

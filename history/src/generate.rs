@@ -6,7 +6,7 @@
 use super::model::{History, OpKind, ThreadSpec};
 use super::verdict::Model;
 use litmus_checker::relaxer::rng::Rng;
-use litmus_dsl::span::Span;
+use litmus_ir::Span;
 use std::collections::VecDeque;
 
 /// The size and mix of a random run.

@@ -8,7 +8,7 @@
 
 use super::model::{ErrorKind, History, HistoryError, OpKind, ThreadSpec};
 use super::parse::Locations;
-use litmus_dsl::span::Span;
+use litmus_ir::Span;
 
 #[derive(Debug)]
 enum Value {

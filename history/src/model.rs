@@ -5,7 +5,7 @@
 //! write that precedes every operation in program order.
 
 use super::unique::{Clash, UniqueWrites};
-use litmus_dsl::span::Span;
+use litmus_ir::Span;
 
 /// Index of a location in [`History::locs`].
 pub type Loc = usize;

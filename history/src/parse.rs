@@ -3,7 +3,7 @@
 //! optional `init: x=5 y=-1` lines; and its printer.
 
 use super::model::{ErrorKind, History, HistoryError, OpKind, ThreadSpec};
-use litmus_dsl::span::Span;
+use litmus_ir::Span;
 
 /// Parse a history in the text format.
 pub fn parse_text(src: &str) -> Result<History, HistoryError> {

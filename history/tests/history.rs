@@ -198,7 +198,7 @@ fn store_orders_and_cycles_read_well() {
 
 /// Final executions the explorer finds for a program under a model, as
 /// histories (at most `cap`); and how many had values written twice.
-fn explorer_histories(prog: &litmus_dsl::Program, model: machine::Model, cap: usize) -> (Vec<History>, usize) {
+fn explorer_histories(prog: &litmus_ir::Program, model: machine::Model, cap: usize) -> (Vec<History>, usize) {
     let m = Machine::new(prog, model, 2, 16);
     let mut ex = Explorer::new(&m);
     let (mut out, mut skipped) = (Vec::new(), 0);
@@ -221,7 +221,7 @@ fn explorer_histories(prog: &litmus_dsl::Program, model: machine::Model, cap: us
     (out, skipped)
 }
 
-fn programs() -> Vec<(String, litmus_dsl::Program)> {
+fn programs() -> Vec<(String, litmus_ir::Program)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files: Vec<_> = std::fs::read_dir(root.join("examples"))
         .unwrap()

@@ -5,7 +5,7 @@
 use litmus_checker::violation::FencePoint;
 use litmus_checker::{Answer, Report};
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
-use litmus_dsl::{Dialect, Program};
+use litmus_ir::{Dialect, Program};
 
 /// The kind of "Insert all minimal fences": a source action of its own, not
 /// `source.fixAll`, which editors may run on save — fences change the program.
@@ -22,7 +22,7 @@ pub struct Action {
 }
 
 fn fence_title(p: &Program, f: &FencePoint) -> String {
-    use litmus_dsl::ir::Place;
+    use litmus_ir::Place;
     let s = &p.stmts[f.stmt as usize];
     let text = match p.dialect {
         Dialect::Native => format!("fence {}", f.kind.as_str()),

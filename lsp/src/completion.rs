@@ -12,7 +12,8 @@
 //! prefix sort first, names before keywords.
 
 use litmus_dsl::native::lexer::{lex_with_comments, Token};
-use litmus_dsl::{Analysis, Dialect, Span, SymbolKind};
+use litmus_dsl::{Analysis, SymbolKind};
+use litmus_ir::{Dialect, Span};
 
 /// What a completion request answers.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -6,7 +6,7 @@
 
 use litmus_checker::options::parse_timeout;
 use litmus_checker::{Model, MonitorKind, Options, SettingError};
-use litmus_dsl::Dialect;
+use litmus_ir::Dialect;
 pub use litmus_present::findings::Members;
 use serde_json::Value;
 use std::fmt;
@@ -70,7 +70,7 @@ impl Default for Config {
 
 /// The largest bounds accepted from an editor: beyond these a check never
 /// ends in useful time, so a larger value is taken for a typo.
-pub const MAX_LOOP_BOUND: u32 = litmus_dsl::ir::MAX_LOOP_BOUND;
+pub const MAX_LOOP_BOUND: u32 = litmus_ir::MAX_LOOP_BOUND;
 pub const MAX_PREEMPTION_BOUND: u32 = 1_000;
 pub const MAX_BUFFER_BOUND: u32 = 1_024;
 pub const MAX_DEBOUNCE_MS: u64 = 60_000;

@@ -3,7 +3,7 @@
 //! units unless the client negotiated UTF-8; lines break at `\n`, `\r\n`
 //! and `\r` only (ropey's `cr_lines`, as LSP counts them).
 
-use litmus_dsl::Span;
+use litmus_ir::Span;
 use litmus_present::findings::{About, Finding, Severity};
 use ropey::Rope;
 use tower_lsp_server::ls_types as lsp;

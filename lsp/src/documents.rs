@@ -28,7 +28,7 @@ pub struct Checked {
     /// Robustness is known; the relaxed models' outcomes are still being explored.
     pub partial: bool,
     /// The program's semantic key with the settings it was checked under
-    /// ([`litmus_dsl::Program::semantic_key`]): a later text with the same
+    /// ([`litmus_ir::Program::semantic_key`]): a later text with the same
     /// key (a comment, spacing) is answered by this check, not a new one.
     pub key: String,
 }
@@ -42,7 +42,7 @@ pub struct Shown {
     /// (span, title, violation number): kept in place while a new check
     /// runs, so the rows do not jump.
     pub header: String,
-    pub lenses: Vec<(litmus_dsl::Span, String, crate::execution::Which)>,
+    pub lenses: Vec<(litmus_ir::Span, String, crate::execution::Which)>,
 }
 
 /// How many complete checks a document keeps for texts it may come back to.

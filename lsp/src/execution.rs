@@ -6,7 +6,7 @@
 
 use litmus_checker::outcome::FinalState;
 use litmus_checker::{Options, Report};
-use litmus_dsl::{Program, Span};
+use litmus_ir::{Program, Span};
 use litmus_present::picture;
 use serde::{Deserialize, Serialize};
 use tower_lsp_server::ls_types as lsp;
@@ -198,9 +198,9 @@ pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, Which)> {
 }
 
 /// A herd row holds every thread's instruction: say whose.
-fn whose(p: &Program, s: &litmus_dsl::ir::StmtInfo) -> String {
+fn whose(p: &Program, s: &litmus_ir::StmtInfo) -> String {
     match p.dialect {
-        litmus_dsl::Dialect::HerdX86 => format!("{}: ", p.threads[s.thread as usize].name),
-        litmus_dsl::Dialect::Native => String::new(),
+        litmus_ir::Dialect::HerdX86 => format!("{}: ", p.threads[s.thread as usize].name),
+        litmus_ir::Dialect::Native => String::new(),
     }
 }

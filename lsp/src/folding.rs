@@ -4,7 +4,8 @@
 //! them span lines, and how a line-only client sees them, is `convert`'s.
 
 use crate::syntax;
-use litmus_dsl::{Analysis, Span};
+use litmus_dsl::Analysis;
+use litmus_ir::Span;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FoldKind {

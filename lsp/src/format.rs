@@ -5,7 +5,7 @@
 //! files get their thread table's columns aligned.
 
 use litmus_dsl::edit::TextEdit;
-use litmus_dsl::Dialect;
+use litmus_ir::Dialect;
 
 pub fn format(src: &str, dialect: Dialect) -> Vec<TextEdit> {
     match dialect {

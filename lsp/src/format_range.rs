@@ -6,7 +6,7 @@
 //! when every line they replace is in the range: nothing outside is touched.
 
 use litmus_dsl::edit::TextEdit;
-use litmus_dsl::{Dialect, Span};
+use litmus_ir::{Dialect, Span};
 
 /// A line: where it starts, where its text ends, where the next starts.
 #[derive(Clone, Copy, Debug)]

@@ -3,7 +3,8 @@
 //! an instruction's destination) or to read it, as far as the parse tells.
 
 use crate::{navigation, syntax};
-use litmus_dsl::{Analysis, Dialect, Span};
+use litmus_dsl::Analysis;
+use litmus_ir::{Dialect, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Access {

@@ -3,7 +3,8 @@
 
 use litmus_checker::harm::harmful;
 use litmus_checker::Report;
-use litmus_dsl::{Analysis, Program, Span};
+use litmus_dsl::Analysis;
+use litmus_ir::{Program, Span};
 use litmus_present::narrate;
 use litmus_present::words;
 use litmus_present::words::CIRCLED;

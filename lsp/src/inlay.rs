@@ -11,8 +11,7 @@
 //! `…` — a lone SC set would claim that every model agrees.
 
 use litmus_checker::{Model, ModelOutcome, Report};
-use litmus_dsl::ir::{Instr, Program, StmtId};
-use litmus_dsl::Dialect;
+use litmus_ir::{Dialect, Instr, Program, StmtId};
 use litmus_present::words;
 
 /// One hint: where (a byte offset, the hint goes after it), its label and
@@ -246,7 +245,7 @@ mod tests {
     use super::hints;
     use litmus_checker::{check_all, check_robustness, find_violations, Model, MonitorKind, Options};
 
-    fn labels(src: &str, report: &litmus_checker::Report, prog: &litmus_dsl::Program) -> Vec<String> {
+    fn labels(src: &str, report: &litmus_checker::Report, prog: &litmus_ir::Program) -> Vec<String> {
         hints(src, prog, report, 0, src.len()).into_iter().map(|h| h.label + " | " + &h.tooltip).collect()
     }
 

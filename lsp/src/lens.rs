@@ -1,7 +1,7 @@
 //! The code lens on the test header: each model's verdict at a glance.
 
 use litmus_checker::{Answer, Coverage, Model, Report, Why};
-use litmus_dsl::Span;
+use litmus_ir::Span;
 use litmus_present::findings::{Finding, Severity};
 use litmus_present::words;
 

@@ -82,7 +82,7 @@ pub fn run_stdio() -> std::io::Result<()> {
 #[cfg(test)]
 mod test_support {
     use litmus_checker::{check_all, Model, MonitorKind, Options, Report};
-    use litmus_dsl::Program;
+    use litmus_ir::Program;
 
     /// The text of `path` (from the repository's root) and its program.
     pub fn load(path: &str) -> (String, Program) {

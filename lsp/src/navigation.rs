@@ -1,7 +1,8 @@
 //! Go to definition, references, rename and the document outline, from the
 //! symbol table analysis builds.
 
-use litmus_dsl::{Analysis, Dialect, Span, Symbol, SymbolKind};
+use litmus_dsl::{Analysis, Symbol, SymbolKind};
+use litmus_ir::{Dialect, Span};
 
 fn covers(s: Span, offset: usize) -> bool {
     s.start <= offset && offset <= s.end

@@ -293,7 +293,7 @@ pub(crate) fn moved(old: &str, new: &str, findings: &[Finding]) -> Vec<Finding> 
 /// Where a span of `old` is in `new`, the edit between them being what lies
 /// between their common prefix and suffix: before it, in place; after it,
 /// moved by its length; touching it, gone.
-pub(crate) fn span_map<'t>(old: &'t str, new: &'t str) -> impl Fn(litmus_dsl::Span) -> Option<litmus_dsl::Span> + 't {
+pub(crate) fn span_map<'t>(old: &'t str, new: &'t str) -> impl Fn(litmus_ir::Span) -> Option<litmus_ir::Span> + 't {
     let mut pre = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
     while !old.is_char_boundary(pre) || !new.is_char_boundary(pre) {
         pre -= 1;
@@ -304,11 +304,11 @@ pub(crate) fn span_map<'t>(old: &'t str, new: &'t str) -> impl Fn(litmus_dsl::Sp
         suf -= 1;
     }
     let (old_end, new_end) = (old.len() - suf, new.len() - suf);
-    move |s: litmus_dsl::Span| -> Option<litmus_dsl::Span> {
+    move |s: litmus_ir::Span| -> Option<litmus_ir::Span> {
         if s.end <= pre {
             Some(s)
         } else if s.start >= old_end {
-            Some(litmus_dsl::Span::new(s.start - old_end + new_end, s.end - old_end + new_end))
+            Some(litmus_ir::Span::new(s.start - old_end + new_end, s.end - old_end + new_end))
         } else {
             None
         }
@@ -384,7 +384,7 @@ async fn status_of(b: &Backend, job: &Job, state: &str, message: String, incompl
 fn current_settings(
     b: &Backend,
     job: &Job,
-    dialect: litmus_dsl::Dialect,
+    dialect: litmus_ir::Dialect,
 ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)> {
     let s = b.lock();
     let doc = s.docs.get(&job.key)?;

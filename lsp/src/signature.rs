@@ -3,7 +3,7 @@
 //! the cursor is in. Read from the tokens, so it works mid-typing.
 
 use crate::completion::{builtin, call_at};
-use litmus_dsl::Dialect;
+use litmus_ir::Dialect;
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

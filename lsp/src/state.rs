@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::convert::{self, Encoding};
 use crate::documents::{key, Analyzed, Checked, Doc, Job};
 use crate::workspace::Workspace;
-use litmus_dsl::Span;
+use litmus_ir::Span;
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard};

@@ -6,7 +6,8 @@
 //! [`MAX_FILES`] and [`MAX_READ_BYTES`] read per request — and kept by
 //! path, modification time and length, so a repeated query reads nothing.
 
-use litmus_dsl::{Analysis, Span, SymbolKind};
+use litmus_dsl::{Analysis, SymbolKind};
+use litmus_ir::Span;
 use ropey::Rope;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -7,7 +7,7 @@
 
 use litmus_dsl::herd::ast as herd;
 use litmus_dsl::native::ast::{Block, Else, Expr, ExprKind, Item, StmtKind};
-use litmus_dsl::{Dialect, Span};
+use litmus_ir::{Dialect, Span};
 use std::collections::HashSet;
 
 #[derive(Debug, Default)]

@@ -2,7 +2,8 @@
 //! names classified by what they denote (shared location, register,
 //! function, thread, label), in both dialects.
 
-use litmus_dsl::{Analysis, Dialect, Span, SymbolKind};
+use litmus_dsl::{Analysis, SymbolKind};
+use litmus_ir::{Dialect, Span};
 use std::collections::HashMap;
 
 /// Token types, in the order of the legend sent to the client.

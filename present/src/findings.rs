@@ -13,7 +13,8 @@ use litmus_checker::machine::Event;
 use litmus_checker::relaxer::ActiveRun;
 use litmus_checker::violation::CycleStep;
 use litmus_checker::{Model, ModelOutcome, Report, Robustness};
-use litmus_dsl::{Analysis, Program, Span};
+use litmus_dsl::Analysis;
+use litmus_ir::{Program, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -426,7 +427,7 @@ fn sc_breaks_condition(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
         r.outcomes.iter().filter(|o| !o.model.is_reference() && o.condition_fails(p)).map(|o| o.model).collect();
     let also = if also.is_empty() { String::new() } else { format!(" (and under {})", words::models(also)) };
     let what = match c.quantifier {
-        litmus_dsl::Quantifier::NotExists => "is reachable",
+        litmus_ir::Quantifier::NotExists => "is reachable",
         _ => "is reachable, where it does not hold",
     };
     out.push(Finding {

@@ -2,7 +2,7 @@
 //! editor hovers). Plain text only: no protocol or terminal types here.
 
 use litmus_checker::machine::{Event, EventKind, Model, NONE};
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 
 /// One numbered step of a witness.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,7 +9,7 @@ use litmus_checker::outcome::Observation;
 use litmus_checker::trace::Edge;
 use litmus_checker::violation::Harm;
 use litmus_checker::violation::{CycleStep, Robustness};
-use litmus_dsl::Program;
+use litmus_ir::Program;
 
 /// "(proved)", "(within bounds)" — the short qualifier of a known answer.
 fn short(c: &Coverage) -> &'static str {
@@ -104,7 +104,7 @@ pub fn harm(p: &Program, a: &Answer<Harm>) -> String {
 /// 16, column 3", "at the head of the loop at line 17 (before it and last
 /// in its body)".
 pub fn fence_place(p: &Program, f: &litmus_checker::violation::FencePoint) -> String {
-    use litmus_dsl::ir::Place;
+    use litmus_ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {
         Place::After => format!("after line {}, column {}", s.end_line, s.end_col),
@@ -117,7 +117,7 @@ pub fn fence_place(p: &Program, f: &litmus_checker::violation::FencePoint) -> St
 
 /// The same, short: "after 15:13", "before 16:3", "loop head 17:3".
 pub fn fence_place_short(p: &Program, f: &litmus_checker::violation::FencePoint) -> String {
-    use litmus_dsl::ir::Place;
+    use litmus_ir::Place;
     let s = &p.stmts[f.stmt as usize];
     match f.place {
         Place::After => format!("after {}:{}", s.end_line, s.end_col),
@@ -146,7 +146,7 @@ pub fn confirmation(a: &Answer<bool>) -> String {
 /// checked and did not fail it).
 /// A final state as the user reads it: `data = 1, P0:r0 = 0` (its
 /// observables, in order).
-pub fn state(p: &litmus_dsl::Program, values: &[i64]) -> String {
+pub fn state(p: &litmus_ir::Program, values: &[i64]) -> String {
     let each: Vec<String> =
         p.observables.iter().zip(values).map(|(o, v)| format!("{} = {}", o.name, p.show_value(*v))).collect();
     if each.is_empty() {
@@ -158,10 +158,10 @@ pub fn state(p: &litmus_dsl::Program, values: &[i64]) -> String {
 
 /// A fence as the file's dialect writes it: `fence wr;` natively, the x86
 /// instruction (`MFENCE`) in a herd file.
-pub fn fence_text(p: &litmus_dsl::Program, kind: litmus_dsl::FenceKind) -> String {
+pub fn fence_text(p: &litmus_ir::Program, kind: litmus_ir::FenceKind) -> String {
     match p.dialect {
-        litmus_dsl::Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
-        litmus_dsl::Dialect::Native => litmus_dsl::edit::native_fence(kind),
+        litmus_ir::Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
+        litmus_ir::Dialect::Native => litmus_dsl::edit::native_fence(kind),
     }
 }
 

@@ -19,7 +19,7 @@ use litmus_present::picture;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-fn violations(src: &str) -> (litmus_dsl::Program, Vec<Violation>) {
+fn violations(src: &str) -> (litmus_ir::Program, Vec<Violation>) {
     let prog = litmus_dsl::analyze(src).program.expect("analyses");
     let opts = Options::default();
     let r = litmus_checker::find_violations(&prog, &[Model::Sc, Model::Tso, Model::Pso], MonitorKind::Bss, &opts);
@@ -32,13 +32,13 @@ fn read(name: &str) -> String {
 }
 
 /// The SVG of the witness against the witness it draws.
-fn check_svg(p: &litmus_dsl::Program, v: &Violation, n: usize) {
+fn check_svg(p: &litmus_ir::Program, v: &Violation, n: usize) {
     let svg = picture::svg(&picture::of_violation(p, v, n));
     check_drawing(p, &svg, &v.witness.events, v.witness.cycle.len());
 }
 
 /// An SVG against the execution `log` it draws, with a cycle of `cycle_len` steps.
-fn check_drawing(p: &litmus_dsl::Program, svg: &str, log: &[litmus_checker::machine::Event], cycle_len: usize) {
+fn check_drawing(p: &litmus_ir::Program, svg: &str, log: &[litmus_checker::machine::Event], cycle_len: usize) {
     let svg = svg.to_string();
     let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("not well-formed XML: {e}\n{svg}"));
     let root = doc.root_element();

@@ -22,7 +22,7 @@ use crate::explicit::Namer;
 use crate::machine::{EventKind, Machine, Model};
 use crate::options::Options;
 use crate::violation::Robustness;
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 
 /// Robustness of `prog` under `model` (axiomatic), from its graphs.
 pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {

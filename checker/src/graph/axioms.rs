@@ -21,7 +21,7 @@ use crate::machine::{Event, EventKind, ATOMIC_READ, NONE};
 use litmus_cat::eval::{Execution, Options as CatOptions, Rel, Set, MAX_EVENTS};
 use litmus_cat::prepared::Prepared;
 use litmus_cat::CatError;
-use litmus_dsl::FenceKind;
+use litmus_ir::FenceKind;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Why a graph could not be judged.

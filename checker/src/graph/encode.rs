@@ -17,7 +17,7 @@
 use super::graph::{fence_bit, Graph, Id};
 use super::linearize::Linear;
 use crate::machine::{Event, EventKind, Machine, NONE};
-use litmus_dsl::FenceKind;
+use litmus_ir::FenceKind;
 
 /// The log of `g` (complete, its final state set); `None` only if `g` has
 /// a `po ∪ rf` cycle.

@@ -21,7 +21,7 @@ use crate::machine::{FailureKind, Machine, ThreadStatus};
 use crate::options::Options;
 use crate::outcome::{failure_prefix, CondSite, Final, Keeper, Witness, KEPT};
 use crate::reads::Reads;
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use std::collections::BTreeSet;
 
 /// One graph a witness was made (`Some`) or attempted (`None`: the machine

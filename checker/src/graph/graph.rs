@@ -10,8 +10,7 @@
 //! errors, the loop bound) without a second interpreter.
 
 use crate::machine::{self, EventKind, Machine, State};
-use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
-use litmus_dsl::FenceKind;
+use litmus_ir::{Cell, FenceKind, Instr, Labels, Program, StmtId};
 
 /// The thread number of the initial writes (`index` is their cell).
 pub const INIT: u16 = u16::MAX;
@@ -42,8 +41,9 @@ pub struct Ev {
     /// An atomic or `lock` attempt: it waits for the buffers an atomic
     /// waits for and never forwards from its own buffer.
     pub atomic: bool,
-    /// An x86 LOCK'd atomic: a full fence under every model.
-    pub x86: bool,
+    /// An atomic's labels (herd's `X` for an x86 locked one): the model
+    /// says whether they make it a full fence.
+    pub labels: Labels,
     /// Writes: the value written; reads only: the value read.
     pub value: i64,
     /// Reads: the write read from.
@@ -91,7 +91,7 @@ pub enum Next {
     Read {
         cell: Cell,
         atomic: bool,
-        x86: bool,
+        labels: Labels,
     },
     Write {
         cell: Cell,
@@ -208,11 +208,11 @@ impl Graph {
         }
         match sc.prog.threads[t].code.get(self.st.pc_at(t) as usize) {
             Some(&Instr::Load { addr, .. }) => match sc.cell_of(&self.st, t, addr) {
-                Ok(cell) => Next::Read { cell, atomic: false, x86: false },
+                Ok(cell) => Next::Read { cell, atomic: false, labels: Labels::NONE },
                 Err(_) => Next::Silent,
             },
-            Some(&Instr::Rmw { addr, x86_locked, .. }) => match sc.cell_of(&self.st, t, addr) {
-                Ok(cell) => Next::Read { cell, atomic: true, x86: x86_locked },
+            Some(&Instr::Rmw { addr, labels, .. }) => match sc.cell_of(&self.st, t, addr) {
+                Ok(cell) => Next::Read { cell, atomic: true, labels },
                 Err(_) => Next::Silent,
             },
             Some(&Instr::Store { addr, .. }) => match sc.cell_of(&self.st, t, addr) {
@@ -261,9 +261,9 @@ impl Graph {
         rf: Option<Id>,
         log: &mut Vec<machine::Event>,
     ) -> Option<Id> {
-        let (cell, atomic, x86) = match next {
-            Next::Read { cell, atomic, x86 } => (cell, atomic, x86),
-            Next::Write { cell } => (cell, false, false),
+        let (cell, atomic, labels) = match next {
+            Next::Read { cell, atomic, labels } => (cell, atomic, labels),
+            Next::Write { cell } => (cell, false, Labels::NONE),
             _ => {
                 self.exec(sc, t, None, log);
                 return None;
@@ -277,7 +277,7 @@ impl Graph {
             reads: matches!(e.kind, EventKind::Load | EventKind::Rmw),
             writes: matches!(e.kind, EventKind::Store | EventKind::Rmw),
             atomic,
-            x86,
+            labels,
             value: e.value,
             rf: rf.unwrap_or(Id::init(cell)),
             stmt: e.stmt,

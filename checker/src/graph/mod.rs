@@ -40,7 +40,7 @@ use crate::dpor::{Control, ExecKind, Execution, Stats};
 use crate::machine::{Machine, Model};
 use crate::options::Options;
 use crate::outcome::ModelOutcome;
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 use std::time::Instant;
 
 /// Can the graph explorer answer for this model and these options? TSO

@@ -22,7 +22,7 @@ use super::graph::Graph;
 use crate::dpor::{Control, Stats};
 use crate::machine::{Machine, Model};
 use crate::options::Options;
-use litmus_dsl::ir::Program;
+use litmus_ir::Program;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 

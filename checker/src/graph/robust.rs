@@ -34,8 +34,7 @@ use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::monitor::{MonitorKind, RawViolation};
 use crate::options::Options;
 use crate::violation::{Robustness, Violation};
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::Program;
+use litmus_ir::{Program, StmtId};
 use std::collections::BTreeMap;
 
 /// Tries at a witness per statement pair (as the monitors: a pair whose

@@ -65,7 +65,7 @@ impl Rules {
     /// Does `x` wait for every buffer of its thread to drain (a draining
     /// fence before it, or an atomic that drains all)?
     fn drains_all(&self, x: &Ev) -> bool {
-        x.fences & self.draining != 0 || x.atomic && self.model.atomic_drains_all(x.x86)
+        x.fences & self.draining != 0 || x.atomic && self.model.atomic_drains_all(x.labels)
     }
 
     /// Does `x` wait for every earlier store of its thread to `cell` to

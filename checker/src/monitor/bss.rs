@@ -13,8 +13,7 @@ use super::signal::{Forcing, RawViolation};
 use crate::clocks::Clocks;
 use crate::machine::{Event, EventKind, Machine, Model, NONE};
 use crate::thread_cells::ThreadCells;
-use litmus_dsl::ir::{Addr, Instr, StmtId};
-use litmus_dsl::{Dialect, Program};
+use litmus_ir::{Addr, Dialect, Instr, Program, StmtId};
 
 /// What undoing one event restores.
 struct Mark {
@@ -461,7 +460,7 @@ impl Bss {
 
     /// Fence `e` (of kind `k`) drains its thread's buffers under the
     /// models where it does, or (measured) in its variants.
-    fn fence(&mut self, e: &Event, k: litmus_dsl::FenceKind, clocks: Clocks<'_>) {
+    fn fence(&mut self, e: &Event, k: litmus_ir::FenceKind, clocks: Clocks<'_>) {
         let p = e.thread as usize;
         let n = self.stores[p].len() as u32;
         let drained = |m: usize| self.upto[self.drains + m * self.t + p] >= n;

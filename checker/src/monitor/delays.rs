@@ -13,8 +13,7 @@
 //! it (a fenced program's stores, mostly).
 
 use crate::model::{Access, Model};
-use litmus_dsl::ir::{Addr, Instr, StmtId};
-use litmus_dsl::{Dialect, Program};
+use litmus_ir::{Addr, Instr, Program, StmtId};
 use std::collections::VecDeque;
 
 /// Steps of the search over all stores of a program, past which every
@@ -30,7 +29,6 @@ pub fn delayable(prog: &Program, model: Model, measured: Option<StmtId>) -> Vec<
     if !model.buffered() {
         return out;
     }
-    let x86 = prog.dialect == Dialect::HerdX86;
     let mut budget = BUDGET;
     let mut seen = Vec::new();
     let mut queue = VecDeque::new();
@@ -60,7 +58,7 @@ pub fn delayable(prog: &Program, model: Model, measured: Option<StmtId>) -> Vec<
                     if budget == 0 {
                         break 'search true;
                     }
-                    match overtakes(model, x86, addr, &code[next], measured) {
+                    match overtakes(model, addr, &code[next], measured) {
                         Step::Overtakes => break 'search true,
                         Step::Drains => continue,
                         Step::Passes => queue.push_back(next),
@@ -84,7 +82,7 @@ enum Step {
 
 /// What instruction `ins`, later in the thread, does to a buffered store
 /// to `a`.
-fn overtakes(model: Model, x86: bool, a: Addr, ins: &Instr, measured: Option<StmtId>) -> Step {
+fn overtakes(model: Model, a: Addr, ins: &Instr, measured: Option<StmtId>) -> Step {
     // Only a fixed cell is known to be the same at run time.
     let same = |b: Addr| matches!((a, b), (Addr::Fixed(x), Addr::Fixed(y)) if x == y);
     let access = |b: Addr, kind: Access| {
@@ -96,8 +94,8 @@ fn overtakes(model: Model, x86: bool, a: Addr, ins: &Instr, measured: Option<Stm
     };
     match *ins {
         Instr::Fence { kind, stmt } if model.drains(kind) && measured.is_none_or(|f| stmt < f) => Step::Drains,
-        Instr::Rmw { addr, x86_locked, .. } => {
-            if model.atomic_drains_all(x86_locked || x86) || same(addr) {
+        Instr::Rmw { addr, labels, .. } => {
+            if model.atomic_drains_all(labels) || same(addr) {
                 Step::Drains
             } else {
                 access(addr, Access::Update)

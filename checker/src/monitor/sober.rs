@@ -6,7 +6,7 @@
 use super::signal::RawViolation;
 use crate::clocks::Clocks;
 use crate::machine::{Event, EventKind, NONE};
-use litmus_dsl::FenceKind;
+use litmus_ir::FenceKind;
 
 /// What undoing one event restores: its thread's slots before it, and
 /// whether it appended a write to its cell's coherence order.

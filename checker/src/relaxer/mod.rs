@@ -26,7 +26,7 @@ use crate::outcome::Observation;
 use crate::progress::{self, Phase, Tally};
 use crate::trace::Edge;
 use crate::Answer;
-use litmus_dsl::ir::{Program, StmtId};
+use litmus_ir::{Program, StmtId};
 use rayon::prelude::*;
 use std::time::{Duration, Instant};
 
@@ -294,7 +294,7 @@ pub fn test(
 
 /// Did this run break the program? Judged on its final state.
 pub fn bug_of(m: &Machine<'_>, st: &State, verdict: Verdict, sc: Option<&Answer<Observation>>) -> Option<Bug> {
-    use litmus_dsl::Quantifier;
+    use litmus_ir::Quantifier;
     for (t, s) in st.threads.iter().enumerate() {
         if let ThreadStatus::Failed { stmt, kind, .. } = *s {
             return Some(Bug::Failure { thread: t as u16, stmt, kind });

@@ -1,6 +1,6 @@
 //! The vocabulary of predicted cycles: a statement's access and its label.
 
-use litmus_dsl::ir::StmtId;
+use litmus_ir::StmtId;
 
 /// The access a cycle's statement makes (a statement like `x = y + 1`
 /// makes two, so a label names both).

@@ -16,7 +16,7 @@ use super::rng::{derive, Rng};
 use super::settings::Settings;
 use crate::machine::{Event, EventKind, Machine, Model, ThreadStatus};
 use crate::options::Options;
-use litmus_dsl::ir::{Cell, Program};
+use litmus_ir::{Cell, Program};
 use std::collections::{BTreeSet, HashMap};
 use std::time::{Duration, Instant};
 

@@ -19,7 +19,7 @@ use super::predict::op_of;
 use super::rng::Rng;
 use super::settings::Settings;
 use crate::machine::{Event, EventKind, Machine, State, ThreadStatus, Verdict};
-use litmus_dsl::ir::{Cell, Instr};
+use litmus_ir::{Cell, Instr};
 use std::collections::VecDeque;
 
 /// What one steered run did.
@@ -394,9 +394,9 @@ fn prepare_pslo(
                 settle(m, st, log, schedule, t, cell);
             }
         }
-        Some(&Instr::Rmw { addr, x86_locked, .. }) => {
+        Some(&Instr::Rmw { addr, labels, .. }) => {
             let Ok(cell) = m.cell_of(st, t, addr) else { return };
-            if x86_locked {
+            if m.model.rmw_is_full_fence(labels) {
                 commit_now(st, log, schedule, own);
                 for c in m.hist_indices(t).map(|h| m.hist_cell(h)) {
                     settle(m, st, log, schedule, t, c);

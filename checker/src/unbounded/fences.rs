@@ -42,8 +42,7 @@ use crate::options::Options;
 use crate::options::StateLimits;
 use crate::violation::{AttackId, FenceFix, FencePoint, Violation};
 use litmus_dsl::edit::FenceInsertion;
-use litmus_dsl::ir::{Instr, Place, Program, StmtForm, StmtId, StmtRange};
-use litmus_dsl::FenceKind;
+use litmus_ir::{FenceKind, Instr, Place, Program, StmtForm, StmtId, StmtRange};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Re-checks the search may run before it settles for a set not proved
@@ -119,7 +118,7 @@ fn candidates(prog: &Program, threads: &BTreeSet<u16>) -> Vec<Candidate> {
     let mut out: Vec<Candidate> = Vec::new();
     // A function's statements have one id per thread: one place per source
     // statement and place, named by its first id (as the text edit does).
-    let mut index: HashMap<(litmus_dsl::span::Span, Place), usize> = HashMap::new();
+    let mut index: HashMap<(litmus_ir::Span, Place), usize> = HashMap::new();
     let places = prog.fence_places();
     for &t in threads {
         let th = &prog.threads[t as usize];

@@ -6,7 +6,7 @@
 //! reduction's independence, and the attack search's pruning).
 
 use crate::machine::{Machine, State, ThreadStatus};
-use litmus_dsl::ir::{Addr, Cell, CondExpr, Instr, ObservableKind, Operand, Program, Reg, RmwOp};
+use litmus_ir::{Addr, Cell, CondExpr, Instr, ObservableKind, Operand, Program, Reg, RmwOp};
 
 /// A fixed-size bit set (registers or cell slots).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -342,7 +342,7 @@ fn max_constant(prog: &Program) -> i64 {
     }
     for &v in &prog.init {
         // Pointers (herd) are addresses, not counts.
-        if litmus_dsl::ir::address_cell(v, prog.mem_size()).is_none() {
+        if litmus_ir::address_cell(v, prog.mem_size()).is_none() {
             max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
         }
     }

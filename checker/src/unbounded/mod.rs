@@ -36,7 +36,7 @@ use crate::outcome::{CondError, CondSite, Failure, Final, FinalState, ModelOutco
 use crate::reads::Reads;
 use crate::violation::AttackId;
 use crate::violation::{CycleStep, Robustness, Violation};
-use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
+use litmus_ir::{Cell, Instr, Program, StmtId};
 use search::Visitor;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -84,7 +84,7 @@ pub fn loops(prog: &Program) -> bool {
 /// stateful try is worth starting, and a loop-free program's bounded
 /// answer is exact either way. Saturates at `u64::MAX`.
 pub fn shared_positions(prog: &Program) -> u64 {
-    use litmus_dsl::ir::Addr;
+    use litmus_ir::Addr;
     let cell = |i: &Instr| match i {
         Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => Some(match addr {
             Addr::Fixed(c) => Some(*c),

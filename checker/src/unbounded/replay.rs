@@ -107,7 +107,7 @@ impl Driver<'_, '_> {
 /// An SC execution (its schedule of threads) as an execution of a
 /// relaxed model: each store committed right after it is issued, where SC
 /// did it. Its events and schedule, and the state it ends in (drained).
-pub fn relaxed_of_sc(prog: &litmus_dsl::Program, model: Model, schedule: &[u32]) -> Option<(Witness, State)> {
+pub fn relaxed_of_sc(prog: &litmus_ir::Program, model: Model, schedule: &[u32]) -> Option<(Witness, State)> {
     let sc = Machine::new(prog, Model::Sc, u32::MAX, u32::MAX).with_unbounded_loops();
     let m = Machine::new(prog, model, u32::MAX, u32::MAX).with_unbounded_loops();
     let threads = prog.threads.len();

@@ -361,7 +361,7 @@ fn grown(sys: &System<'_>, g: &Growth, states: usize) -> Option<Stop> {
         let t = (0..sys.prog.threads.len()).find(|&t| sys.m.reg_range(t).contains(&r))?;
         let th = &sys.prog.threads[t];
         let reg = &th.regs[r - sys.m.reg_range(t).start];
-        let rank = if reg.kind == litmus_dsl::ir::RegKind::User { 1 } else { 2 };
+        let rank = if reg.kind == litmus_ir::RegKind::User { 1 } else { 2 };
         Some((rank, format!("{}:{}", th.name, reg.name)))
     };
     let (rank, mut var, mut value) = g

@@ -31,7 +31,7 @@
 use super::flow::Flow;
 use crate::machine::{fence_drains, Event, EventKind, FailureKind, Machine, Model, State, ThreadStatus, NONE};
 use crate::model::Buffers;
-use litmus_dsl::ir::{Cell, Instr, Program, StmtId};
+use litmus_ir::{Cell, Instr, Program, StmtId};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Phase {
@@ -346,11 +346,11 @@ impl<'p> System<'p> {
                     }
                 }
             }
-            Some(Instr::Rmw { addr, x86_locked, .. }) => {
-                // TSO: an atomic drains the buffer. PSO: a native one drains
-                // its own location's only.
+            Some(Instr::Rmw { addr, labels, .. }) => {
+                // TSO: an atomic drains the buffer. PSO: one that is no full
+                // fence (a native one) drains its own location's only.
                 let Ok(c) = self.m.cell_of(st, t, addr) else { return };
-                if pso && !x86_locked && c != a.cell && a.overlaid(c).is_none() {
+                if pso && !self.m.model.rmw_is_full_fence(labels) && c != a.cell && a.overlaid(c).is_none() {
                     out.push(mv(Choice::Step));
                     if self.others_may(st, t, c, false) {
                         out.push(mv(Choice::Access));

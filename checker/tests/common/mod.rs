@@ -219,7 +219,7 @@ pub fn swap_xy(op: &Op) -> Op {
     }
 }
 
-pub fn compile(src: &str) -> litmus_dsl::Program {
+pub fn compile(src: &str) -> litmus_ir::Program {
     let a = litmus_dsl::analyze(src);
     let errors: Vec<_> = a.diagnostics.iter().filter(|d| d.is_error()).collect();
     assert!(errors.is_empty(), "generated program has errors: {errors:?}\n{src}");
@@ -369,7 +369,7 @@ pub fn looping_program(threads: std::ops::Range<usize>, ops: std::ops::Range<usi
 /// Does no execution of `model` (loops cut at 2, at most `buffer_bound`
 /// pending stores per thread) have a cyclic trace? Explicit exploration,
 /// the judge the monitors and the fences are held to.
-pub fn explicitly_robust(prog: &litmus_dsl::Program, model: litmus_checker::machine::Model, buffer_bound: u32) -> bool {
+pub fn explicitly_robust(prog: &litmus_ir::Program, model: litmus_checker::machine::Model, buffer_bound: u32) -> bool {
     use litmus_checker::dpor::{Control, Explorer, Limits};
     let m = litmus_checker::machine::Machine::new(prog, model, 2, buffer_bound);
     let mut ex = Explorer::new(&m);
@@ -386,8 +386,8 @@ pub fn explicitly_robust(prog: &litmus_dsl::Program, model: litmus_checker::mach
 
 /// Does some await load more than once (`x == 0 || x >= 2`, a spin loop
 /// reduced to an await whose body loads too)?
-pub fn two_loads(prog: &litmus_dsl::Program) -> bool {
-    use litmus_dsl::ir::Instr;
+pub fn two_loads(prog: &litmus_ir::Program) -> bool {
+    use litmus_ir::Instr;
     prog.threads.iter().any(|t| {
         t.code.iter().enumerate().any(|(pc, i)| match *i {
             Instr::AwaitStart { check, .. } => {

@@ -8,7 +8,7 @@
 use super::ast::Operand as HOperand;
 use super::ast::*;
 use crate::diagnostic::Diagnostic;
-use crate::ir::{self, Addr, BinOp, Instr, Operand, Reg, RegInfo, RegKind, RmwOp, StmtId};
+use crate::ir::{self, Addr, BinOp, Instr, Labels, Operand, Reg, RegInfo, RegKind, RmwOp, StmtId};
 use crate::native::ast::{FenceKind, Ident};
 use crate::native::lower::StmtTable;
 use crate::span::{LineIndex, Span};
@@ -697,7 +697,7 @@ fn lower_instr(
                         dst: t,
                         addr: *a,
                         op: RmwOp::Xchg(Operand::Reg(*r)),
-                        x86_locked: true,
+                        labels: Labels::X,
                         stmt: sid,
                     });
                     th.code.push(Instr::Mov { dst: *r, src: Operand::Reg(t) });
@@ -730,7 +730,7 @@ fn lower_instr(
                             dst: old,
                             addr: *a,
                             op: RmwOp::Fetch(BinOp::Add, Operand::Reg(r)),
-                            x86_locked: true,
+                            labels: Labels::X,
                             stmt: sid,
                         });
                     } else {
@@ -794,7 +794,7 @@ fn lower_instr(
                 dst: old,
                 addr: a,
                 op: RmwOp::Cas { expected: Operand::Reg(rax), new: Operand::Reg(r) },
-                x86_locked: true,
+                labels: Labels::X,
                 stmt: sid,
             });
             th.set_flags(Operand::Reg(rax), Operand::Reg(old));
@@ -824,7 +824,7 @@ fn lower_instr(
                             dst: old,
                             addr: *a,
                             op: RmwOp::Fetch(op, src),
-                            x86_locked: true,
+                            labels: Labels::X,
                             stmt: sid,
                         });
                         let res = th.temp();

@@ -1,6 +1,8 @@
 //! Syntax tree of the native dialect. Every node carries its byte span.
 
 use crate::span::Span;
+/// The fence kinds and quantifiers the IR keeps as written.
+pub use litmus_ir::{FenceKind, Quantifier};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
@@ -81,25 +83,6 @@ pub struct Block {
 pub struct Stmt {
     pub kind: StmtKind,
     pub span: Span,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FenceKind {
-    Full,
-    WW,
-    WR,
-    RR,
-}
-
-impl FenceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FenceKind::Full => "full",
-            FenceKind::WW => "ww",
-            FenceKind::WR => "wr",
-            FenceKind::RR => "rr",
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -224,23 +207,6 @@ pub enum ExprKind {
     Xchg(LValue, Box<Expr>),
     FetchAdd(LValue, Box<Expr>),
     Error,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Quantifier {
-    Exists,
-    NotExists,
-    Forall,
-}
-
-impl Quantifier {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Quantifier::Exists => "exists",
-            Quantifier::NotExists => "~exists",
-            Quantifier::Forall => "forall",
-        }
-    }
 }
 
 #[derive(Clone, Debug)]

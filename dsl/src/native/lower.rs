@@ -3,7 +3,7 @@
 
 use super::ast::*;
 use super::sema::Sema;
-use crate::ir::{self, Addr, Instr, Operand, Reg, RegInfo, RegKind, StmtForm, StmtId, StmtInfo};
+use crate::ir::{self, Addr, Instr, Labels, Operand, Reg, RegInfo, RegKind, StmtForm, StmtId, StmtInfo};
 use crate::span::{LineIndex, Span};
 use crate::spin::LoopShape;
 use std::collections::HashMap;
@@ -317,7 +317,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let sid = self.sid(s.span);
                 let dst = self.temp();
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Rmw { dst, addr, op: ir::RmwOp::Lock, x86_locked: false, stmt: sid });
+                self.emit(Instr::Rmw { dst, addr, op: ir::RmwOp::Lock, labels: Labels::NONE, stmt: sid });
             }
             StmtKind::Unlock(m) => {
                 let sid = self.sid(s.span);
@@ -462,7 +462,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let new = self.expr(b, sid);
                 let dst = self.temp();
                 let op = ir::RmwOp::Cas { expected, new };
-                self.emit(Instr::Rmw { dst, addr, op, x86_locked: false, stmt: sid });
+                self.emit(Instr::Rmw { dst, addr, op, labels: Labels::NONE, stmt: sid });
                 Operand::Reg(dst)
             }
             ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
@@ -474,7 +474,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     ir::RmwOp::Fetch(ir::BinOp::Add, v)
                 };
                 let dst = self.temp();
-                self.emit(Instr::Rmw { dst, addr, op, x86_locked: false, stmt: sid });
+                self.emit(Instr::Rmw { dst, addr, op, labels: Labels::NONE, stmt: sid });
                 Operand::Reg(dst)
             }
         }

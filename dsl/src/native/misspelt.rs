@@ -175,7 +175,8 @@ pub(crate) fn respell(src: &str, tokens: &mut Tokens, brackets: &Brackets) -> Ve
                 .filter(|&(_, k)| fits(k, i, once))
                 .min_by_key(|&(d, _)| d);
             if let Some((_, k)) = best {
-                let span = Span::from(tokens.span(i));
+                let span = tokens.span(i);
+                let span = Span::new(span.start, span.end);
                 diags.push(
                     Diagnostic::error(CODE, span, format!("unknown keyword `{w}`"))
                         .with_label(format!("read as `{k}`"))

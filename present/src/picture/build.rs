@@ -7,8 +7,7 @@ use litmus_checker::harm::WholeExecution;
 use litmus_checker::machine::{Event, EventKind, NONE};
 use litmus_checker::trace::{source_write, Edge, Trace};
 use litmus_checker::violation::{Harm, Violation};
-use litmus_dsl::ir::StmtId;
-use litmus_dsl::Program;
+use litmus_ir::{Program, StmtId};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

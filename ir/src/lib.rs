@@ -1,5 +1,7 @@
 //! The IR the checker runs: per thread a flat instruction sequence over
-//! registers and memory cells. Both dialects lower to it.
+//! registers and memory cells. Both dialects lower to it (`litmus-dsl`);
+//! the engines run it (`litmus-checker`). It knows no syntax tree: what it
+//! borrows from the source is spans and statement texts.
 //!
 //! Invariants (established by lowering, relied on by the checker):
 //! - every jump target is `<= code.len()`; reaching `code.len()` ends the thread;
@@ -9,8 +11,11 @@
 //! - `await` is `AwaitStart`, the condition's code, then `AwaitCheck`:
 //!   the code in between has no stores.
 
-use crate::native::ast::{FenceKind, Quantifier};
-use crate::span::Span;
+mod labels;
+mod span;
+
+pub use labels::Labels;
+pub use span::Span;
 
 pub type Reg = u16;
 pub type Cell = u32;
@@ -46,6 +51,45 @@ impl Dialect {
         match self {
             Dialect::Native => "native",
             Dialect::HerdX86 => "herd-x86",
+        }
+    }
+}
+
+/// What a fence orders: everything (`full`), or stores before stores
+/// (`ww`), stores before loads (`wr`), loads before loads (`rr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FenceKind {
+    Full,
+    WW,
+    WR,
+    RR,
+}
+
+impl FenceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FenceKind::Full => "full",
+            FenceKind::WW => "ww",
+            FenceKind::WR => "wr",
+            FenceKind::RR => "rr",
+        }
+    }
+}
+
+/// How a final condition quantifies over the final states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Quantifier {
+    Exists,
+    NotExists,
+    Forall,
+}
+
+impl Quantifier {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Quantifier::Exists => "exists",
+            Quantifier::NotExists => "~exists",
+            Quantifier::Forall => "forall",
         }
     }
 }
@@ -187,14 +231,15 @@ pub enum Instr {
         val: Operand,
         stmt: StmtId,
     },
-    /// One atomic event; `dst` gets the old value. `x86_locked`: an x86 LOCK'd
-    /// instruction or XCHG, a full fence under every model; otherwise the
-    /// native semantics (TSO: drain the buffer; PSO: drain this location's).
+    /// One atomic event; `dst` gets the old value. `labels`: the event sets
+    /// it belongs to (herd's `X` for an x86 locked instruction, none for a
+    /// native atomic); what they make it do is each model's to say (the
+    /// checker's `Model::rmw_is_full_fence`).
     Rmw {
         dst: Reg,
         addr: Addr,
         op: RmwOp,
-        x86_locked: bool,
+        labels: Labels,
         stmt: StmtId,
     },
     Fence {
@@ -317,7 +362,7 @@ pub struct Thread {
     /// empty: a statement without code has none), once per copy (a
     /// function's statements once per inlined call), ordered by start (an
     /// enclosing statement first): where a fence after it goes
-    /// ([`crate::fence_ir`]). Ranges are nested or disjoint.
+    /// (`litmus_dsl::fence_ir`). Ranges are nested or disjoint.
     pub stmt_ranges: Vec<StmtRange>,
     /// The same for control statements (`if`, `while`, `for`: the whole
     /// statement, body and `else` included; native dialect only): where a
@@ -498,15 +543,16 @@ pub struct Observable {
     pub kind: ObservableKind,
 }
 
-/// Observables in first-seen order, each kind once (constant time per addition).
+/// Observables in first-seen order, each kind once (constant time per
+/// addition): what lowering collects a program's observables in.
 #[derive(Default)]
-pub(crate) struct ObservableSet {
-    pub(crate) list: Vec<Observable>,
+pub struct ObservableSet {
+    pub list: Vec<Observable>,
     seen: std::collections::HashSet<ObservableKind>,
 }
 
 impl ObservableSet {
-    pub(crate) fn add(&mut self, kind: ObservableKind, name: impl FnOnce() -> String) {
+    pub fn add(&mut self, kind: ObservableKind, name: impl FnOnce() -> String) {
         if self.seen.insert(kind.clone()) {
             self.list.push(Observable { name: name(), kind });
         }
@@ -527,7 +573,7 @@ pub struct Program {
     pub filter: Option<CondExpr>,
     pub observables: Vec<Observable>,
     /// The `while` headers whose loops were reduced to their final
-    /// iteration (spin loops, `spin.rs`), in statement order.
+    /// iteration (spin loops, `spin.rs` in `litmus-dsl`), in statement order.
     pub spins: Vec<StmtId>,
 }
 
@@ -560,9 +606,9 @@ impl Program {
 
     /// Can a fence go right after statement `s` (in the IR, as in the
     /// text)? A simple statement with its own code: not one inside a spin
-    /// loop reduced to one attempt (see `spin.rs`), nor one lowered away.
-    /// (Only its own thread's ranges are looked at; for every statement at
-    /// once, [`Program::fence_places`].)
+    /// loop reduced to one attempt (see `litmus-dsl`'s `spin.rs`), nor one
+    /// lowered away. (Only its own thread's ranges are looked at; for every
+    /// statement at once, [`Program::fence_places`].)
     pub fn fenceable(&self, s: StmtId) -> bool {
         self.stmts.get(s as usize).is_some_and(|info| {
             info.form == StmtForm::Simple

@@ -1,0 +1,88 @@
+//! Labels on accesses: the event sets a memory model names them by, as
+//! herd's architectures publish theirs (x86: `X`, the events of locked
+//! instructions; AArch64: `A`, `L`, `Q`, `NoRet`, …). The IR only says which
+//! sets an access belongs to; what that means (is it a fence? which
+//! buffers does it drain?) is each model's to answer (the checker's
+//! `Model`), never the IR's.
+
+use std::fmt;
+use std::ops::{BitOr, BitOrAssign};
+
+/// A set of labels: a bitset with one named constant per label.
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Labels(u16);
+
+impl Labels {
+    /// No label (an atomic of the native dialect).
+    pub const NONE: Labels = Labels(0);
+    /// herd's x86 `X`: an event of a locked instruction (a `LOCK`'d one, or
+    /// `XCHG` with memory).
+    pub const X: Labels = Labels(1 << 0);
+
+    /// Every label and herd's name for its set, in bit order. A new label
+    /// (an acquire `A`, a release `L`, …) is one constant and one row here.
+    const NAMED: [(Labels, &'static str); 1] = [(Labels::X, "X")];
+
+    /// Is every label of `other` in this set?
+    pub const fn contains(self, other: Labels) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// Has it a label of `other`?
+    pub const fn intersects(self, other: Labels) -> bool {
+        self.0 & other.0 != 0
+    }
+
+    pub const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub const fn union(self, other: Labels) -> Labels {
+        Labels(self.0 | other.0)
+    }
+
+    /// herd's names of its sets, in bit order (`X`).
+    pub fn names(self) -> impl Iterator<Item = &'static str> {
+        Self::NAMED.into_iter().filter(move |&(l, _)| self.contains(l)).map(|(_, name)| name)
+    }
+}
+
+impl BitOr for Labels {
+    type Output = Labels;
+    fn bitor(self, other: Labels) -> Labels {
+        self.union(other)
+    }
+}
+
+impl BitOrAssign for Labels {
+    fn bitor_assign(&mut self, other: Labels) {
+        *self = self.union(other);
+    }
+}
+
+/// `Labels(X)`, `Labels()`: by name.
+impl fmt::Debug for Labels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Labels({})", self.names().collect::<Vec<_>>().join(" | "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sets_and_names() {
+        assert!(Labels::NONE.is_empty() && Labels::NONE.names().next().is_none());
+        assert!(Labels::X.contains(Labels::X) && Labels::X.contains(Labels::NONE));
+        assert!(!Labels::NONE.contains(Labels::X) && !Labels::NONE.intersects(Labels::X));
+        assert_eq!(Labels::NONE | Labels::X, Labels::X);
+        assert_eq!(Labels::X.names().collect::<Vec<_>>(), ["X"]);
+        assert_eq!(format!("{:?}", Labels::X), "Labels(X)");
+        // Every named label is one bit of its own.
+        for (i, (l, _)) in Labels::NAMED.into_iter().enumerate() {
+            assert_eq!(l.0.count_ones(), 1);
+            assert!(Labels::NAMED[..i].iter().all(|&(k, _)| !k.intersects(l)));
+        }
+    }
+}
