@@ -1,6 +1,6 @@
 //! Evaluating a model on one finite execution.
 //!
-//! An [`Execution`] is data: `n` events (at most 64), named event sets and
+//! An [`Execution`] is data: `n` events (at most 128), named event sets and
 //! named relations. [`evaluate`] binds herd's base names (the sets `R`,
 //! `W`, `M`, `F`, `IW`, `FW`, … and the relations `po`, `rf`, `loc`,
 //! `int`, `ext`, `id`, …, empty where the execution says nothing), runs
@@ -26,12 +26,12 @@ use std::rc::Rc;
 use crate::ast::*;
 use crate::model::{CatError, Model};
 
-/// A set of events, as a mask.
-pub type Set = u64;
+/// A set of events, as a mask (event `i` is bit `i`).
+pub type Set = u128;
 
 /// A relation over `n` events: row `i` is the set of `j` with `(i, j)`.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Rel(pub Vec<u64>);
+pub struct Rel(pub Vec<Set>);
 
 impl Rel {
     pub fn empty(n: usize) -> Rel {
@@ -59,7 +59,7 @@ impl Rel {
     pub fn pairs(&self) -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         for (i, &row) in self.0.iter().enumerate() {
-            for j in 0..64 {
+            for j in 0..Set::BITS as usize {
                 if row >> j & 1 == 1 {
                     v.push((i, j));
                 }
@@ -67,7 +67,7 @@ impl Rel {
         }
         v
     }
-    fn zip(&self, o: &Rel, f: impl Fn(u64, u64) -> u64) -> Rel {
+    fn zip(&self, o: &Rel, f: impl Fn(Set, Set) -> Set) -> Rel {
         Rel(self.0.iter().zip(&o.0).map(|(&a, &b)| f(a, b)).collect())
     }
     pub fn seq(&self, o: &Rel) -> Rel {
@@ -125,7 +125,7 @@ pub struct Execution {
     pub n: usize,
     pub sets: BTreeMap<String, Set>,
     pub rels: BTreeMap<String, Rel>,
-    /// An event number the builders could not take (past `n` or 64):
+    /// An event number the builders could not take (past `n` or [`MAX_EVENTS`]):
     /// `evaluate` refuses the execution rather than answer for another.
     pub bad_event: Option<usize>,
 }
@@ -147,7 +147,7 @@ impl Execution {
         let mut s: Set = 0;
         for &e in events {
             if self.fits(e) {
-                s |= 1u64 << e;
+                s |= 1 << e;
             }
         }
         self.sets.insert(name.to_string(), s);
@@ -161,8 +161,8 @@ impl Execution {
     }
 }
 
-/// The events an execution may have (sets are bit masks of a `u64`).
-pub const MAX_EVENTS: usize = 64;
+/// The events an execution may have (sets are bit masks of a `u128`).
+pub const MAX_EVENTS: usize = Set::BITS as usize;
 
 /// The kind of a check, as written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -363,7 +363,7 @@ pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdi
         )));
     }
     let n = exec.n;
-    let all: Set = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let all: Set = if n >= MAX_EVENTS { Set::MAX } else { (1 << n) - 1 };
     let mut ev = Ev {
         m: model,
         x: exec,
@@ -1222,7 +1222,7 @@ impl Ev<'_> {
         if out.len() > 100_000 {
             return;
         }
-        let placed = order.iter().fold(0u64, |m, &e| m | 1 << e);
+        let placed = order.iter().fold(0 as Set, |m, &e| m | 1 << e);
         let left = s & !placed;
         if left == 0 {
             let mut rel = Rel::empty(self.n());

@@ -23,13 +23,15 @@
 //!   (`stock::load("x86tso")`), read through [`Model::from_sources`], which
 //!   resolves includes by a lookup instead of the filesystem.
 //! - [`prepared`]: [`Model::prepare`] compiles a model once (per shape of
-//!   execution) into a graph of relation operations on rows of `u64`;
+//!   execution) into a graph of relation operations on rows of words (`u64`
+//!   up to 64 events, `u128` above);
 //!   [`Prepared::check`] and [`Prepared::allowed`] give `evaluate`'s
 //!   verdicts hundreds of times faster, binding a given `co` instead of
 //!   enumerating `cos.cat`'s candidates. [`monotone`] says which checks
 //!   may prune a partial execution ([`Prepared::allowed_partial`]).
 //! - [`eval`] evaluates a model on one finite [`eval::Execution`] (at most
-//!   64 events; sets are `u64` masks, relations rows of them): values are
+//!   128 events, [`eval::MAX_EVENTS`]; sets are `u128` masks, [`eval::Set`],
+//!   relations rows of them): values are
 //!   sets, relations, events, pairs, tags, tuples, sets of values,
 //!   closures and procedures; `let rec` is a least fixpoint; each check
 //!   gets a verdict, `flag`s are reported apart.

@@ -31,8 +31,9 @@
 //!   candidates"). The one difference: where a location has so many
 //!   writes that the evaluator refuses to enumerate (more than 100000
 //!   linearisations), the prepared model still answers.
-//! - **Relations as rows.** A relation over `n ≤ 64` events is `n` words
-//!   (`rows.rs`): sequence by OR-ing rows, closure by Warshall over the
+//! - **Relations as rows.** A relation over `n` events is `n` words
+//!   (`rows.rs`), `u64` ones up to 64 events and `u128` ones up to
+//!   [`MAX_EVENTS`] = 128 (the same code, generic over the word): sequence by OR-ing rows, closure by Warshall over the
 //!   events that can be in the middle of a path (none when the relation
 //!   is already transitive, as a given `co` is), acyclicity by a
 //!   depth-first search on masks (at most `2n` steps). The graph is
@@ -62,9 +63,9 @@ use std::ops::Range;
 
 use crate::ast::{TestKind, TestType};
 use crate::compile::{compile, CoGuard, Kind, Op, Program, Shape, Step, Subject, N};
-use crate::eval::{evaluate, CheckResult, Execution, Options, Verdict, MAX_EVENTS};
+use crate::eval::{evaluate, CheckResult, Execution, Options, Set, Verdict, MAX_EVENTS};
 use crate::model::{CatError, Model};
-use crate::rows;
+use crate::rows::{self, Word};
 
 /// A model ready to check many executions: see the [module](self) doc.
 pub struct Prepared {
@@ -151,10 +152,19 @@ pub(crate) struct Graph {
     pub(crate) monotone: Vec<bool>,
 }
 
+/// The arenas: one of 64-bit rows for executions of at most 64 events,
+/// one of [`Set`] rows for larger ones (the same layout: a set per node,
+/// [`MAX_EVENTS`] rows per relation slot).
 #[derive(Default)]
 struct Scratch {
-    sets: Vec<u64>,
-    rels: Vec<u64>,
+    narrow: Arena<u64>,
+    wide: Arena<Set>,
+}
+
+#[derive(Default)]
+struct Arena<W> {
+    sets: Vec<W>,
+    rels: Vec<W>,
 }
 
 impl Model {
@@ -530,18 +540,18 @@ impl Graph {
         plan
     }
 
-    fn rows<'s>(&self, s: &'s Scratch, x: N, n: usize) -> &'s [u64] {
-        let o = self.slot[x as usize] as usize * 64;
+    fn rows<'s, W: Word>(&self, s: &'s Arena<W>, x: N, n: usize) -> &'s [W] {
+        let o = self.slot[x as usize] as usize * MAX_EVENTS;
         &s.rels[o..o + n]
     }
 
-    fn load(&self, s: &mut Scratch, x: &Execution) {
+    fn load<W: Word>(&self, s: &mut Arena<W>, x: &Execution) {
         let n = x.n;
         if s.sets.len() < self.prog.nodes.len() {
-            s.sets.resize(self.prog.nodes.len(), 0);
+            s.sets.resize(self.prog.nodes.len(), W::ZERO);
         }
-        if s.rels.len() < self.rel_slots * 64 {
-            s.rels.resize(self.rel_slots * 64, 0);
+        if s.rels.len() < self.rel_slots * MAX_EVENTS {
+            s.rels.resize(self.rel_slots * MAX_EVENTS, W::ZERO);
         }
         let mut want = self.set_inputs.iter().peekable();
         for (p, v) in x.sets.values().enumerate() {
@@ -549,7 +559,7 @@ impl Graph {
                 if q as usize != p {
                     break;
                 }
-                s.sets[node as usize] = *v;
+                s.sets[node as usize] = W::from_set(*v);
                 want.next();
             }
         }
@@ -559,10 +569,12 @@ impl Graph {
                 if q as usize != p {
                     break;
                 }
-                let o = self.slot[node as usize] as usize * 64;
+                let o = self.slot[node as usize] as usize * MAX_EVENTS;
                 let m = r.0.len().min(n);
-                s.rels[o..o + m].copy_from_slice(&r.0[..m]);
-                s.rels[o + m..o + n].fill(0);
+                for (d, &row) in s.rels[o..o + m].iter_mut().zip(&r.0[..m]) {
+                    *d = W::from_set(row);
+                }
+                s.rels[o + m..o + n].fill(W::ZERO);
                 want.next();
             }
         }
@@ -572,7 +584,7 @@ impl Graph {
     fn lower(&self, x: N) -> Ins {
         let xi = x as usize;
         let node = self.prog.nodes[xi];
-        let r = |y: N| self.slot[y as usize] * 64;
+        let r = |y: N| self.slot[y as usize] * MAX_EVENTS as u32;
         let o = if node.kind == Kind::Rel { r(x) } else { x };
         match node.op {
             Op::SetZero => Ins::SetZero(o),
@@ -603,24 +615,24 @@ impl Graph {
     /// Runs one instruction (operands are always before the result in the
     /// arena).
     #[inline]
-    fn exec(&self, s: &mut Scratch, ins: Ins, n: usize, all: u64) -> Result<(), CatError> {
+    fn exec<W: Word>(&self, s: &mut Arena<W>, ins: Ins, n: usize, all: W) -> Result<(), CatError> {
         let sets = &mut s.sets;
         let rels = &mut s.rels;
-        let set = |sets: &[u64], a: u32| sets[a as usize];
+        let set = |sets: &[W], a: u32| sets[a as usize];
         // The result's rows, and the rows before them (the operands).
         #[inline]
-        fn split(rels: &mut [u64], o: u32, n: usize) -> (&[u64], &mut [u64]) {
+        fn split<W>(rels: &mut [W], o: u32, n: usize) -> (&[W], &mut [W]) {
             let (lo, hi) = rels.split_at_mut(o as usize);
             (lo, &mut hi[..n])
         }
         let split = |rels, o| split(rels, o, n);
         #[inline]
-        fn rows_at(lo: &[u64], a: u32, n: usize) -> &[u64] {
+        fn rows_at<W>(lo: &[W], a: u32, n: usize) -> &[W] {
             &lo[a as usize..a as usize + n]
         }
         let rows = |lo, a| rows_at(lo, a, n);
         match ins {
-            Ins::SetZero(o) => sets[o as usize] = 0,
+            Ins::SetZero(o) => sets[o as usize] = W::ZERO,
             Ins::SetAll(o) => sets[o as usize] = all,
             Ins::SetUnion(o, a, b) => sets[o as usize] = set(sets, a) | set(sets, b),
             Ins::SetInter(o, a, b) => sets[o as usize] = set(sets, a) & set(sets, b),
@@ -628,23 +640,23 @@ impl Graph {
             Ins::SetCopy(o, a) => sets[o as usize] = set(sets, a),
             Ins::Domain(o, a) => sets[o as usize] = rows::domain(rows(rels, a)),
             Ins::Range(o, a) => sets[o as usize] = rows::range(rows(rels, a)),
-            Ins::RelZero(o) => rels[o as usize..o as usize + n].fill(0),
+            Ins::RelZero(o) => rels[o as usize..o as usize + n].fill(W::ZERO),
             Ins::RelId(o) => {
                 for (i, row) in rels[o as usize..o as usize + n].iter_mut().enumerate() {
-                    *row = 1 << i;
+                    *row = W::bit(i);
                 }
             }
             Ins::RelFull(o) => rels[o as usize..o as usize + n].fill(all),
             Ins::IdOn(o, a) => {
                 let a = set(sets, a);
                 for (i, row) in rels[o as usize..o as usize + n].iter_mut().enumerate() {
-                    *row = a & (1 << i);
+                    *row = a & W::bit(i);
                 }
             }
             Ins::Cart(o, a, b) => {
                 let (a, b) = (set(sets, a), set(sets, b));
                 for (i, row) in rels[o as usize..o as usize + n].iter_mut().enumerate() {
-                    *row = if a >> i & 1 == 1 { b } else { 0 };
+                    *row = if a.has(i) { b } else { W::ZERO };
                 }
             }
             Ins::RelUnion(o, a, b) => {
@@ -684,7 +696,7 @@ impl Graph {
                 let (b, c) = (set(sets, b), set(sets, c));
                 let (lo, out) = split(rels, o);
                 for (i, (o, &p)) in out.iter_mut().zip(rows(lo, a)).enumerate() {
-                    *o = if b >> i & 1 == 1 { p & c } else { 0 };
+                    *o = if b.has(i) { p & c } else { W::ZERO };
                 }
             }
             Ins::RelCopy(o, a) => rels.copy_within(a as usize..a as usize + n, o as usize),
@@ -693,7 +705,7 @@ impl Graph {
         Ok(())
     }
 
-    fn same_value(&self, s: &Scratch, a: N, b: N, n: usize) -> bool {
+    fn same_value<W: Word>(&self, s: &Arena<W>, a: N, b: N, n: usize) -> bool {
         if self.prog.nodes[a as usize].kind == Kind::Set {
             s.sets[a as usize] == s.sets[b as usize]
         } else {
@@ -701,25 +713,25 @@ impl Graph {
         }
     }
 
-    fn copy_value(&self, s: &mut Scratch, from: N, to: N, n: usize) {
+    fn copy_value<W: Word>(&self, s: &mut Arena<W>, from: N, to: N, n: usize) {
         if self.prog.nodes[to as usize].kind == Kind::Set {
             s.sets[to as usize] = s.sets[from as usize];
         } else {
-            let f = self.slot[from as usize] as usize * 64;
-            let t = self.slot[to as usize] as usize * 64;
+            let f = self.slot[from as usize] as usize * MAX_EVENTS;
+            let t = self.slot[to as usize] as usize * MAX_EVENTS;
             s.rels.copy_within(f..f + n, t);
         }
     }
 
     /// A `let rec` group's rounds, as the evaluator runs them.
-    fn fix(&self, s: &mut Scratch, g: u16, n: usize, all: u64) -> Result<(), CatError> {
+    fn fix<W: Word>(&self, s: &mut Arena<W>, g: u16, n: usize, all: W) -> Result<(), CatError> {
         let grp = &self.prog.groups[g as usize];
         for &v in &grp.vars {
             if self.prog.nodes[v as usize].kind == Kind::Set {
-                s.sets[v as usize] = 0;
+                s.sets[v as usize] = W::ZERO;
             } else {
-                let o = self.slot[v as usize] as usize * 64;
-                s.rels[o..o + n].fill(0);
+                let o = self.slot[v as usize] as usize * MAX_EVENTS;
+                s.rels[o..o + n].fill(W::ZERO);
             }
         }
         for round in 0.. {
@@ -743,43 +755,54 @@ impl Graph {
         Ok(())
     }
 
-    fn guard(&self, s: &Scratch, c: &CoGuard, n: usize) -> bool {
+    fn guard<W: Word>(&self, s: &Arena<W>, c: &CoGuard, n: usize) -> bool {
         let co = self.rows(s, c.co, n);
         let pco = self.rows(s, c.pco, n);
         let w = s.sets[c.w as usize];
         let loc = c.loc.map(|l| self.rows(s, l, n));
         // classes-loc(W), as the evaluator makes them.
         let mut left = w;
-        let mut covered = 0u64;
-        while left != 0 {
+        let mut covered = W::ZERO;
+        while left != W::ZERO {
             let i = left.trailing_zeros() as usize;
-            let same = loc.and_then(|l| l.get(i)).copied().unwrap_or(0);
-            let class = (same | 1 << i) & left;
+            let same = loc.and_then(|l| l.get(i)).copied().unwrap_or(W::ZERO);
+            let class = (same | W::bit(i)) & left;
             left &= !class;
             covered |= class;
-            let mut counts = 0u64;
+            // The sizes of the rows seen so far (0 to the class's size - 1).
+            let mut counts = W::ZERO;
             for j in rows::bits(class) {
                 let Some(&row) = co.get(j) else { return false };
-                if row & !class != 0 || row >> j & 1 == 1 {
+                if row & !class != W::ZERO || row.has(j) {
                     return false;
                 }
-                let need = pco.get(j).copied().unwrap_or(0) & class & !(1 << j);
-                if need & !row != 0 {
+                let need = pco.get(j).copied().unwrap_or(W::ZERO) & class & !W::bit(j);
+                if need & !row != W::ZERO {
                     return false;
                 }
-                let k = (row & class).count_ones();
-                if counts >> k & 1 == 1 {
+                let k = (row & class).count_ones() as usize;
+                if counts.has(k) {
                     return false;
                 }
-                counts |= 1 << k;
+                counts |= W::bit(k);
             }
         }
-        co.iter().enumerate().all(|(i, &row)| covered >> i & 1 == 1 || row == 0)
+        co.iter().enumerate().all(|(i, &row)| covered.has(i) || row == W::ZERO)
     }
 
-    fn run(&self, plan: &Plan, s: &mut Scratch, x: &Execution, mut mode: Mode) -> Result<bool, CatError> {
+    /// Runs `plan` on `x`: on 64-bit rows when `x` has at most 64 events,
+    /// on [`Set`] rows otherwise.
+    fn run(&self, plan: &Plan, s: &mut Scratch, x: &Execution, mode: Mode) -> Result<bool, CatError> {
+        if x.n <= u64::BITS as usize {
+            self.run_on(plan, &mut s.narrow, x, mode)
+        } else {
+            self.run_on(plan, &mut s.wide, x, mode)
+        }
+    }
+
+    fn run_on<W: Word>(&self, plan: &Plan, s: &mut Arena<W>, x: &Execution, mut mode: Mode) -> Result<bool, CatError> {
         let n = x.n;
-        let all = rows::all(n);
+        let all = rows::all::<W>(n);
         self.load(s, x);
         let mut failed = false;
         for (k, items) in &plan.steps {
@@ -799,7 +822,7 @@ impl Graph {
                         Subject::NoEvents => n == 0,
                         Subject::Node(y) => {
                             if self.prog.nodes[y as usize].kind == Kind::Set {
-                                s.sets[y as usize] == 0
+                                s.sets[y as usize] == W::ZERO
                             } else {
                                 let r = self.rows(s, y, n);
                                 match t.kind {

@@ -1,16 +1,84 @@
-//! Relation kernels on rows of `u64`: a relation over `n ≤ 64` events is
-//! `n` words, row `i` the set of `j` with `(i, j)`. Every kernel reads
-//! and writes exactly `n` rows and allocates nothing.
+//! Relation kernels on rows of words: a relation over `n` events is `n`
+//! words, row `i` the set of `j` with `(i, j)`. Every kernel reads and
+//! writes exactly `n` rows and allocates nothing. The word is a [`Word`]:
+//! `u64` for executions of at most 64 events (the common case, and the
+//! fast one), `u128` up to [`MAX_EVENTS`].
+
+use std::ops::{BitAnd, BitAndAssign, BitOr, BitOrAssign, Not, Shl, Shr, Sub};
+
+use crate::eval::{Set, MAX_EVENTS};
+
+/// A row word: a set of at most `BITS` events, event `i` bit `i`.
+pub(crate) trait Word:
+    Copy
+    + Eq
+    + Default
+    + std::fmt::Debug
+    + BitAnd<Output = Self>
+    + BitAndAssign
+    + BitOr<Output = Self>
+    + BitOrAssign
+    + Not<Output = Self>
+    + Shl<usize, Output = Self>
+    + Shr<usize, Output = Self>
+    + Sub<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    const MAX: Self;
+    /// The events a word holds.
+    const BITS: usize;
+    fn trailing_zeros(self) -> u32;
+    fn count_ones(self) -> u32;
+    /// The low `BITS` events of `s` (all of them when `s` fits).
+    fn from_set(s: Set) -> Self;
+    /// Whether event `i` is in the set.
+    #[inline]
+    fn has(self, i: usize) -> bool {
+        self >> i & Self::ONE == Self::ONE
+    }
+    /// The set of event `i` alone.
+    #[inline]
+    fn bit(i: usize) -> Self {
+        Self::ONE << i
+    }
+}
+
+macro_rules! word {
+    ($t:ty) => {
+        impl Word for $t {
+            const ZERO: Self = 0;
+            const ONE: Self = 1;
+            const MAX: Self = <$t>::MAX;
+            const BITS: usize = <$t>::BITS as usize;
+            #[inline]
+            fn trailing_zeros(self) -> u32 {
+                <$t>::trailing_zeros(self)
+            }
+            #[inline]
+            fn count_ones(self) -> u32 {
+                <$t>::count_ones(self)
+            }
+            #[inline]
+            fn from_set(s: Set) -> Self {
+                s as $t
+            }
+        }
+    };
+}
+word!(u64);
+word!(u128);
+const _: () = assert!(<Set as Word>::BITS == MAX_EVENTS);
 
 /// The bits of `m`, lowest first.
 #[inline]
-pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
+pub(crate) fn bits<W: Word>(mut m: W) -> impl Iterator<Item = usize> {
     std::iter::from_fn(move || {
-        if m == 0 {
+        if m == W::ZERO {
             None
         } else {
             let i = m.trailing_zeros() as usize;
-            m &= m - 1;
+            m &= m - W::ONE;
             Some(i)
         }
     })
@@ -18,37 +86,39 @@ pub(crate) fn bits(mut m: u64) -> impl Iterator<Item = usize> {
 
 /// The set of the first `n` events.
 #[inline]
-pub(crate) fn all(n: usize) -> u64 {
-    if n >= 64 {
-        u64::MAX
+pub(crate) fn all<W: Word>(n: usize) -> W {
+    if n >= W::BITS {
+        W::MAX
     } else {
-        (1u64 << n) - 1
+        W::bit(n) - W::ONE
     }
 }
 
 #[inline]
-pub(crate) fn domain(r: &[u64]) -> u64 {
-    let mut d = 0;
+pub(crate) fn domain<W: Word>(r: &[W]) -> W {
+    let mut d = W::ZERO;
     for (i, &row) in r.iter().enumerate() {
-        d |= ((row != 0) as u64) << i;
+        if row != W::ZERO {
+            d |= W::bit(i);
+        }
     }
     d
 }
 
 #[inline]
-pub(crate) fn range(r: &[u64]) -> u64 {
-    r.iter().fold(0, |s, &row| s | row)
+pub(crate) fn range<W: Word>(r: &[W]) -> W {
+    r.iter().fold(W::ZERO, |s, &row| s | row)
 }
 
 /// `out = a ; b`.
 #[inline]
-pub(crate) fn seq(out: &mut [u64], a: &[u64], b: &[u64]) {
+pub(crate) fn seq<W: Word>(out: &mut [W], a: &[W], b: &[W]) {
     for (o, &row) in out.iter_mut().zip(a) {
-        let mut acc = 0;
+        let mut acc = W::ZERO;
         let mut x = row;
-        while x != 0 {
+        while x != W::ZERO {
             acc |= b[x.trailing_zeros() as usize];
-            x &= x - 1;
+            x &= x - W::ONE;
         }
         *o = acc;
     }
@@ -56,13 +126,13 @@ pub(crate) fn seq(out: &mut [u64], a: &[u64], b: &[u64]) {
 
 /// `out = a^-1`.
 #[inline]
-pub(crate) fn inverse(out: &mut [u64], a: &[u64]) {
-    out.fill(0);
+pub(crate) fn inverse<W: Word>(out: &mut [W], a: &[W]) {
+    out.fill(W::ZERO);
     for (i, &row) in a.iter().enumerate() {
         let mut x = row;
-        while x != 0 {
-            out[x.trailing_zeros() as usize] |= 1 << i;
-            x &= x - 1;
+        while x != W::ZERO {
+            out[x.trailing_zeros() as usize] |= W::bit(i);
+            x &= x - W::ONE;
         }
     }
 }
@@ -70,13 +140,13 @@ pub(crate) fn inverse(out: &mut [u64], a: &[u64]) {
 /// `r = r+` in place: Warshall on rows, over the events that can be in
 /// the middle of a path (both in the domain and in the range).
 #[inline]
-pub(crate) fn close(r: &mut [u64]) {
+pub(crate) fn close<W: Word>(r: &mut [W]) {
     let dom = domain(r);
     let mid = dom & range(r);
     for k in bits(mid) {
         let rk = r[k];
         for i in bits(dom) {
-            if r[i] >> k & 1 == 1 {
+            if r[i].has(k) {
                 r[i] |= rk;
             }
         }
@@ -85,18 +155,18 @@ pub(crate) fn close(r: &mut [u64]) {
 
 /// Whether `r` is transitive (then `r+ = r`).
 #[inline]
-pub(crate) fn is_transitive(r: &[u64]) -> bool {
-    r.iter().all(|&row| bits(row).all(|j| r[j] & !row == 0))
+pub(crate) fn is_transitive<W: Word>(r: &[W]) -> bool {
+    r.iter().all(|&row| bits(row).all(|j| r[j] & !row == W::ZERO))
 }
 
 #[inline]
-pub(crate) fn is_irreflexive(r: &[u64]) -> bool {
-    r.iter().enumerate().all(|(i, &row)| row >> i & 1 == 0)
+pub(crate) fn is_irreflexive<W: Word>(r: &[W]) -> bool {
+    r.iter().enumerate().all(|(i, &row)| !row.has(i))
 }
 
 #[inline]
-pub(crate) fn is_empty(r: &[u64]) -> bool {
-    r.iter().all(|&row| row == 0)
+pub(crate) fn is_empty<W: Word>(r: &[W]) -> bool {
+    r.iter().all(|&row| row == W::ZERO)
 }
 
 /// Acyclicity by a depth-first search on masks: an event is done when
@@ -104,29 +174,29 @@ pub(crate) fn is_empty(r: &[u64]) -> bool {
 /// step pushes or pops an event, so at most `2n` steps, whatever the
 /// number of pairs (done successors are skipped a word at a time).
 #[inline]
-pub(crate) fn is_acyclic(r: &[u64]) -> bool {
+pub(crate) fn is_acyclic<W: Word>(r: &[W]) -> bool {
     // Events outside the domain or the range are on no cycle.
     let mut done = !(domain(r) & range(r));
-    let mut path = 0u64;
-    let mut stack = [0u8; 64];
-    while done != u64::MAX {
+    let mut path = W::ZERO;
+    let mut stack = [0u8; MAX_EVENTS];
+    while done != W::MAX {
         let root = (!done).trailing_zeros() as usize;
         let mut depth = 1;
         stack[0] = root as u8;
-        path |= 1 << root;
+        path |= W::bit(root);
         while depth > 0 {
             let v = stack[depth - 1] as usize;
             let next = r[v] & !done;
-            if next & path != 0 {
+            if next & path != W::ZERO {
                 return false;
             }
-            if next == 0 {
-                done |= 1 << v;
-                path &= !(1 << v);
+            if next == W::ZERO {
+                done |= W::bit(v);
+                path &= !W::bit(v);
                 depth -= 1;
             } else {
                 let s = next.trailing_zeros() as usize;
-                path |= 1 << s;
+                path |= W::bit(s);
                 stack[depth] = s as u8;
                 depth += 1;
             }
@@ -139,7 +209,7 @@ pub(crate) fn is_acyclic(r: &[u64]) -> bool {
 mod tests {
     use super::*;
 
-    fn naive_close(r: &[u64]) -> Vec<u64> {
+    fn naive_close(r: &[Set]) -> Vec<Set> {
         let n = r.len();
         let mut c = r.to_vec();
         for k in 0..n {
@@ -162,11 +232,12 @@ mod tests {
             s ^= s << 17;
             s
         };
-        for n in [1usize, 2, 5, 13, 31, 64] {
+        let mut rnd = || (rnd() as Set) << 64 | rnd() as Set;
+        for n in [1usize, 2, 5, 13, 31, 64, 65, 100, 128] {
             for density in [1u32, 3, 6] {
                 for _ in 0..50 {
-                    let mask = all(n);
-                    let r: Vec<u64> =
+                    let mask: Set = all(n);
+                    let r: Vec<Set> =
                         (0..n).map(|_| (0..density).fold(mask, |m, _| m & rnd()) & rnd() & mask).collect();
                     let c = naive_close(&r);
                     let mut c2 = r.clone();
@@ -180,6 +251,32 @@ mod tests {
                         for j in 0..n {
                             assert_eq!(r[i] >> j & 1, inv[j] >> i & 1);
                         }
+                    }
+                    let mut sq = vec![0; n];
+                    seq(&mut sq, &r, &inv);
+                    for i in 0..n {
+                        let naive = (0..n).filter(|&k| r[i] >> k & 1 == 1).fold(0, |m, k| m | inv[k]);
+                        assert_eq!(sq[i], naive);
+                    }
+                    // The narrow word answers as the wide one.
+                    if n <= 64 {
+                        let narrow: Vec<u64> = r.iter().map(|&x| u64::from_set(x)).collect();
+                        let wide = |v: &[u64]| v.iter().map(|&x| x as Set).collect::<Vec<_>>();
+                        let mut c3 = narrow.clone();
+                        close(&mut c3);
+                        assert_eq!(wide(&c3), c);
+                        assert_eq!(is_acyclic(&narrow), is_acyclic(&r));
+                        assert_eq!(is_transitive(&narrow), is_transitive(&r));
+                        assert_eq!(is_irreflexive(&narrow), is_irreflexive(&r));
+                        assert_eq!(domain(&narrow) as Set, domain(&r));
+                        assert_eq!(range(&narrow) as Set, range(&r));
+                        assert_eq!(all::<u64>(n) as Set, all::<Set>(n));
+                        let mut inv3 = vec![0; n];
+                        inverse(&mut inv3, &narrow);
+                        assert_eq!(wide(&inv3), inv);
+                        let mut sq3 = vec![0; n];
+                        seq(&mut sq3, &narrow, &inv3);
+                        assert_eq!(wide(&sq3), sq);
                     }
                 }
             }

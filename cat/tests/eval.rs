@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use litmus_cat::eval::{evaluate, Execution, Options, Verdict};
+use litmus_cat::eval::{evaluate, Execution, Options, Verdict, MAX_EVENTS};
 use litmus_cat::{CatError, Model};
 
 const HERD: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/models/herd");
@@ -208,8 +208,14 @@ fn language_pieces() {
 /// An execution the bit masks cannot hold is refused, not answered.
 #[test]
 fn an_execution_too_large_is_an_error_not_a_panic() {
-    let big = Execution::new(65).set("W", &[64]);
+    let big = Execution::new(MAX_EVENTS + 1).set("W", &[MAX_EVENTS]);
     assert!(matches!(evaluate(&model("sc.cat"), &big, &Options::default()), Err(CatError::Execution(_))));
+    // The largest execution that fits is answered.
+    assert_eq!(MAX_EVENTS, 128);
+    let last = MAX_EVENTS - 1;
+    let most = Execution::new(MAX_EVENTS).set("R", &[0]).set("W", &[last]).rel("po", &[(0, last)]).rel("co", &[]);
+    let v = evaluate(&model("sc.cat"), &most, &Options::default()).unwrap();
+    assert!(v.allowed(), "{v:?}");
     let past = Execution::new(4).rel("po", &[(0, 9)]);
     let e = evaluate(&model("sc.cat"), &past, &Options::default()).unwrap_err();
     assert!(e.to_string().contains("event 9 does not fit"), "{e}");

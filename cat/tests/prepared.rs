@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Graph, Rng, Style};
-use litmus_cat::eval::{evaluate, Execution, Options};
+use litmus_cat::eval::{evaluate, Execution, Options, MAX_EVENTS};
 use litmus_cat::{stock, Model};
 use std::path::Path;
 
@@ -120,10 +120,66 @@ fn an_execution_without_co_falls_back_to_the_evaluator() {
     assert_eq!(q.check(&x).unwrap(), evaluate(&naked, &x, &Options::default()).unwrap());
 }
 
+/// Executions of more than 64 events (up to `MAX_EVENTS`), which the
+/// prepared model runs on 128-bit rows: the evaluator's verdicts, and the
+/// 64-bit rows of a small execution checked next by the same prepared
+/// model are not disturbed.
+#[test]
+fn executions_of_more_than_64_events() {
+    for (i, name) in ["sc", "x86tso", "sc-rmw", "x86pso", "uniproc"].iter().enumerate() {
+        let model = stock::load(name).unwrap();
+        let opts = Options::default();
+        let mut p = model.prepare(&opts).unwrap();
+        let mut rng = Rng::new(300 + i as u64);
+        let small = Graph::random(&mut rng, 3, 5, 2, false).to_execution(Style::EXPLORER);
+        let small_verdict = evaluate(&model, &small, &opts).unwrap();
+        let (mut allowed, mut forbidden) = (0, 0);
+        for case in 0..10 {
+            // Half the events initial writes, so that few writes share a
+            // location and the evaluator's enumeration of coherence
+            // orders stays small.
+            let size = if case == 0 { MAX_EVENTS } else { 65 + rng.below(MAX_EVENTS - 65) };
+            let mut g = Graph::initial(size / 2);
+            while g.events.len() < size - 1 {
+                let t = rng.below(4);
+                if case % 2 == 0 {
+                    g.step_sc(&mut rng, t);
+                } else {
+                    g.step(&mut rng, t, false);
+                }
+            }
+            let mut x = g.to_execution(Style::EXPLORER);
+            assert!(x.n > 64 && x.n <= MAX_EVENTS, "{}", x.n);
+            if rng.chance(4) {
+                mutate_co(&mut x, &mut rng);
+            }
+            assert_eq!(p.fallback(&x), None, "{name}");
+            match (evaluate(&model, &x, &opts), p.check(&x)) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a, b, "{name}, case {case}");
+                    assert_eq!(p.allowed(&x).unwrap(), a.allowed(), "{name}, case {case}");
+                    if a.allowed() {
+                        allowed += 1;
+                        assert!(p.allowed_partial(&x).unwrap(), "{name}, case {case}");
+                    } else {
+                        forbidden += 1;
+                    }
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{name}, case {case}"),
+                (a, b) => panic!("{name}, case {case}: evaluate {a:?}, prepared {b:?}"),
+            }
+            assert_eq!(p.check(&small).unwrap(), small_verdict, "{name}, after case {case}");
+        }
+        eprintln!("{name}: {allowed} allowed, {forbidden} forbidden");
+        assert!(allowed > 0, "{name}: nothing allowed");
+        assert!(forbidden > 0 || *name == "uniproc", "{name}: nothing forbidden");
+    }
+}
+
 #[test]
 fn a_bad_execution_is_an_error() {
     let mut p = stock::load("x86tso").unwrap().prepare(&Options::default()).unwrap();
-    let big = Execution::new(65).set("W", &[64]);
+    let big = Execution::new(MAX_EVENTS + 1).set("W", &[MAX_EVENTS]);
     assert!(p.check(&big).is_err());
     assert!(p.allowed(&big).is_err());
     let past = Execution::new(4).rel("po", &[(0, 9)]);
