@@ -9,12 +9,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/litmus}
+tmp=$(mktemp)
+trap 'rm -f "$tmp"' EXIT
 best() { # best of 3: "wall cpu"
   local b=""
   for _ in 1 2 3; do
     local t
-    t=$( { /usr/bin/time -f "%e %U %S" "$@" > /dev/null 2> /dev/null; } 2>&1 | tail -1 )
-    t=$(awk '{printf "%.3f %.3f", $1, $2 + $3}' <<< "$t")
+    /usr/bin/time -o "$tmp" -f "%e %U %S" timeout 120 "$@" > /dev/null 2> /dev/null || true
+    t=$(tail -1 "$tmp" | awk '{printf "%.3f %.3f", $1, $2 + $3}')
     if [ -z "$b" ] || awk -v a="$t" -v b="$b" 'BEGIN{split(a,x," ");split(b,y," ");exit !(x[1]<y[1])}'; then b=$t; fi
   done
   echo "$b"
