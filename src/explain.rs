@@ -95,9 +95,10 @@ pub fn run(args: &ExplainArgs) -> u8 {
     }
     let store = &p.stmts[v.store_stmt as usize];
     let access = &p.stmts[v.access_stmt as usize];
-    // PSLO's violations come from its own executions (no monitor): a po
-    // pair of the cycle whose later statement took effect first.
-    let explicit = !v.model.monitored();
+    // A model with load histories (PSLO) names a violation by a po pair of
+    // the cycle whose later statement took effect first; the others by the
+    // delayed store and the access it is delayed past.
+    let explicit = v.model.has_histories();
     let mut out = String::new();
     if explicit {
         let _ = writeln!(

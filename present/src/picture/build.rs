@@ -92,7 +92,7 @@ fn caption(p: &Program, v: &Violation, number: usize) -> (String, String) {
     let access = &p.stmts[v.access_stmt as usize];
     let thread = |t: u16| p.threads.get(t as usize).map(|t| t.name.as_str()).unwrap_or("?");
     let title = format!("{} — violation {} under {}", p.name, number, v.model.upper());
-    let subtitle = if v.model == litmus_checker::machine::Model::Pslo {
+    let subtitle = if v.model.has_histories() {
         format!(
             "`{}` ({} line {}) takes effect before `{}` (line {})",
             access.text,
