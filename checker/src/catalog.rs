@@ -22,10 +22,7 @@
 pub use crate::model::CatId;
 use crate::model::Model;
 use litmus_cat::eval::{Execution, Options as CatOptions};
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::rc::Rc;
 use std::sync::RwLock;
 
 /// One loaded model.
@@ -33,9 +30,9 @@ pub struct CatModel {
     pub id: CatId,
     /// The file it was read from (as given).
     pub path: PathBuf,
-    /// Its files' texts, the root first: a parsed model is not `Sync`, so
-    /// each thread parses its own copy from these ([`with_model`]).
-    sources: Vec<(PathBuf, String)>,
+    /// The parsed model (each thread prepares its own copy to evaluate:
+    /// [`crate::graph::axioms::Judge`]).
+    pub model: litmus_cat::Model,
     name: &'static str,
     /// The built-in machine whose runs name its violations and write its
     /// witnesses, where it can follow a graph ([`naming`]).
@@ -71,7 +68,7 @@ pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<Model, CatModelErro
         .map_err(|source| litmus_cat::CatError::Io { path: path.to_path_buf(), source })?;
     let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     if let Some(m) = find(|m| std::fs::canonicalize(&m.path).ok().as_ref() == Some(&canonical)) {
-        if m.sources[0].1 == text {
+        if m.model.root_file().text == text {
             return Ok(Model::Cat(m.id));
         }
     }
@@ -88,12 +85,9 @@ pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModel
     let builtin = Model::ALL.iter().any(|m| m.as_str().eq_ignore_ascii_case(&stem));
     let name = if builtin { path.file_name().map_or(stem, |n| n.to_string_lossy().into_owned()) } else { stem };
     let mut reg = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
-    let mut sources: Vec<(PathBuf, String)> = vec![(path.to_path_buf(), model.root_file().text.clone())];
-    sources.extend(
-        model.files.iter().enumerate().filter(|&(i, _)| i != model.root).map(|(_, f)| (f.path.clone(), f.text.clone())),
-    );
+    let texts = |m: &litmus_cat::Model| m.files.iter().map(|f| f.text.clone()).collect::<Vec<_>>();
     if let Some(other) = reg.iter().find(|m| m.name == name) {
-        if other.sources == sources {
+        if texts(&other.model) == texts(&model) {
             return Ok(Model::Cat(other.id));
         }
         return Err(CatModelError::NameTaken { path: shown, name, other: other.path.display().to_string() });
@@ -102,8 +96,7 @@ pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModel
     // Registered under the lock: ids and rows stay in step.
     let Some(Model::Cat(id)) = crate::model::add_cat_row(name) else { return Err(CatModelError::Full) };
     debug_assert_eq!(id.0 as usize, reg.len());
-    let entry: &'static CatModel =
-        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), sources, name, naming }));
+    let entry: &'static CatModel = Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming }));
     reg.push(entry);
     Ok(Model::Cat(id))
 }
@@ -115,30 +108,6 @@ fn find(pred: impl Fn(&CatModel) -> bool) -> Option<&'static CatModel> {
 /// The loaded model of `id` (registered: ids are only made by [`register`]).
 pub fn get(id: CatId) -> &'static CatModel {
     REGISTRY.read().unwrap_or_else(|e| e.into_inner())[id.0 as usize]
-}
-
-thread_local! {
-    static PARSED: RefCell<HashMap<CatId, Rc<litmus_cat::Model>>> = RefCell::new(HashMap::new());
-}
-
-/// The model of `id`, parsed on this thread (once).
-pub fn with_model(id: CatId) -> Rc<litmus_cat::Model> {
-    PARSED.with(|p| {
-        let mut p = p.borrow_mut();
-        let m = p.entry(id).or_insert_with(|| {
-            let entry = get(id);
-            let (root, text) = &entry.sources[0];
-            // Each include is the file of that name among the sources.
-            let lookup = |name: &str| {
-                entry.sources[1..]
-                    .iter()
-                    .find(|(p, _)| p.file_name().is_some_and(|f| f == name) || p.ends_with(name))
-                    .map(|(_, t)| t.clone())
-            };
-            Rc::new(litmus_cat::Model::from_sources(root, text, &lookup).expect("a registered model parses again"))
-        });
-        Rc::clone(m)
-    })
 }
 
 /// Why a search under a model given as data stopped at a graph.
@@ -175,10 +144,8 @@ pub fn by_name(name: &str) -> Option<Model> {
 /// a tiny execution in herd's x86 vocabulary; the answer names the first
 /// one allowed.
 fn probe(model: &litmus_cat::Model) -> Result<(), &'static str> {
-    let opts = CatOptions::default();
-    let allowed = |x: Execution| litmus_cat::eval::evaluate(model, &x, &opts).map(|v| v.allowed());
     for (what, x) in probes() {
-        match allowed(x) {
+        match allowed(model, &x) {
             Ok(false) => {}
             Ok(true) => return Err(what),
             // A model that cannot even evaluate a probe fails on graphs
@@ -196,8 +163,6 @@ fn probe(model: &litmus_cat::Model) -> Result<(), &'static str> {
 /// delayed past), on every graph the machine can follow; the others are
 /// named by their cycle's po edges ([`crate::explicit::Namer`]).
 fn naming(model: &litmus_cat::Model) -> Model {
-    let opts = CatOptions::default();
-    let fences = |x: Execution| x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[]);
     // iw x (0), iw y (1); T0: w x (2); w y (3); T1: r y (4) reads 3; r x (5) reads 0.
     let mp = fences(
         Execution::new(6)
@@ -211,15 +176,25 @@ fn naming(model: &litmus_cat::Model) -> Model {
             .rel("loc", &same(&[&[0, 2, 5], &[1, 3, 4]]))
             .rel("int", &same(&[&[2, 3], &[4, 5], &[0], &[1]])),
     );
-    match litmus_cat::eval::evaluate(model, &mp, &opts) {
-        Ok(v) if v.allowed() => Model::Pso,
+    match allowed(model, &mp) {
+        Ok(true) => Model::Pso,
         _ => Model::Tso,
     }
 }
 
+/// Does the model allow the probe execution `x`?
+fn allowed(model: &litmus_cat::Model, x: &Execution) -> Result<bool, litmus_cat::CatError> {
+    litmus_cat::eval::evaluate(model, x, &CatOptions::default()).map(|v| v.allowed())
+}
+
+/// A probe execution with herd's x86 fence sets, all empty (x86 binds them
+/// in every execution).
+fn fences(x: Execution) -> Execution {
+    x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[])
+}
+
 /// The probes: (what allowing it means, the execution).
 fn probes() -> Vec<(&'static str, Execution)> {
-    let fences = |x: Execution| x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[]);
     // Load buffering: iw(x)=0, iw(y)=1; T0: r x (2) ; w y (3); T1: r y (4); w x (5); rf 5→2, 3→4.
     let lb = fences(
         Execution::new(6)

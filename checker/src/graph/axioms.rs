@@ -60,7 +60,7 @@ impl Judge {
 
     fn prepared(&mut self) -> Result<&mut Prepared, JudgeError> {
         if self.prepared.is_none() {
-            let model = catalog::with_model(self.id);
+            let model = &catalog::get(self.id).model;
             self.prepared = Some(model.prepare(&CatOptions::default()).map_err(model_error)?);
         }
         Ok(self.prepared.as_mut().expect("just made"))

@@ -119,7 +119,7 @@ pub fn encode(g: &Graph, sc: &Machine<'_>) -> Option<Linear> {
                     (true, false) => EventKind::Load,
                     _ => EventKind::Store,
                 };
-                let old = if kind == EventKind::Rmw { value_read(g, sc, e.rf) } else { 0 };
+                let old = if kind == EventKind::Rmw { g.value(sc.prog, e.rf) } else { 0 };
                 let store = if kind == EventKind::Load && e.atomic { crate::machine::ATOMIC_READ } else { NONE };
                 exec_at[t][i] = log.len() as u32;
                 log.push(Event {
@@ -153,9 +153,4 @@ pub fn encode(g: &Graph, sc: &Machine<'_>) -> Option<Linear> {
         }
     }
     Some(Linear { schedule, events: log, state: g.st.clone() })
-}
-
-/// The value a read of `w` saw.
-fn value_read(g: &Graph, sc: &Machine<'_>, w: Id) -> i64 {
-    g.value(sc.prog, w)
 }

@@ -56,8 +56,6 @@ pub struct Search<'m, 'p, 'o, 's, F> {
     pub checker: Checker,
     /// The model's answer to "is this graph consistent?".
     cons: Consistency,
-    /// Why a graph could not be judged (the search stopped there).
-    pub judge_error: Option<JudgeError>,
     /// Graphs done with, their buffers reused by the next copy.
     pool: Vec<Graph>,
     opts: &'o Options,
@@ -150,7 +148,6 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
             model,
             checker,
             cons: Consistency::of(model, inc),
-            judge_error: None,
             pool,
             opts,
             init,
@@ -614,7 +611,6 @@ impl<'m, 'p, 'o, 's, F: FnMut(&mut Graph, ExecKind, &mut Checker, &[u32]) -> Con
                     }
                 };
                 self.stats.unjudged.get_or_insert(why);
-                self.judge_error.get_or_insert(e);
                 self.stopped = true;
                 false
             }
