@@ -329,6 +329,16 @@ impl Prepared {
         }
     }
 
+    /// Whether every check that decides [`Prepared::allowed`] (the plain
+    /// ones) is monotone for executions shaped as `x`: then no event added
+    /// to a forbidden execution makes it allowed. False where the shape
+    /// falls back to the evaluator (not analysed).
+    pub fn checks_monotone(&mut self, x: &Execution) -> bool {
+        let i = self.shape(x);
+        matches!(self.shapes[i].code, Code::Graph(_))
+            && self.checks(x).iter().filter(|c| c.ty == TestType::Check).all(|c| c.monotone)
+    }
+
     /// The names of the checks [`Prepared::allowed_partial`] runs for
     /// executions shaped as `x`.
     pub fn monotone_checks(&mut self, x: &Execution) -> Vec<String> {

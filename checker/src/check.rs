@@ -227,12 +227,14 @@ pub fn unbounded_violations(
     };
     let sc_observation = proved.sc.observation.clone();
     let mut robustness = proved.robustness;
+    let mut kept = Vec::new();
     // PSLO has no attack reduction: its own executions, with the bounds.
     for &m in models.iter().filter(|&&m| m.buffered() && !unbounded::decides(m)) {
         if let Some(p) = &opts.budget.progress {
             p.model_within(Phase::Violations, m);
         }
-        let mut rb = robust::own_executions(prog, m, opts);
+        let (mut rb, graphs) = robust::own_executions_kept(prog, m, opts);
+        kept.extend(graphs);
         rb.iterations = Iterations::Fallback(format!(
             "{} is not decided for every iteration (no attack reduction): its executions are explored with the bounds",
             m.upper()
@@ -252,7 +254,7 @@ pub fn unbounded_violations(
         attack_runs: Some(std::sync::Arc::new(proved.runs)),
         proved_sc: Some(proved.sc),
         bounded_sc: None,
-        premeasured: None,
+        premeasured: crate::measure::Premeasured::of_graphs(prog, kept).map(std::sync::Arc::new),
     })
 }
 

@@ -219,17 +219,19 @@ impl<'p> Namer<'p> {
     /// One execution (`log`, run by `schedule`): a violation per po edge of
     /// its hb cycle that it did not keep, if it has one. `after(b)` is the
     /// state right after event `b`'s transition and how many events lead
-    /// to it (to continue from).
+    /// to it (to continue from). Returns the pairs it was named by (an
+    /// unnamed one's unconfirmed pair).
     pub fn execution(
         &mut self,
         opts: &Options,
         log: &[Event],
         schedule: &[u32],
         mut after: impl FnMut(u32) -> (crate::machine::State, usize),
-    ) {
+    ) -> Vec<(StmtId, StmtId)> {
         let (prog, model) = (self.prog, self.model);
         let trace = Trace::of(log);
-        let Some(cycle) = trace.cycle() else { return };
+        let Some(cycle) = trace.cycle() else { return Vec::new() };
+        let mut keys = Vec::new();
         let mut pairs = relaxed_pairs(log, &cycle);
         if pairs.is_empty() {
             // Cannot happen (rf, co and fr all go forward in effect order);
@@ -244,6 +246,7 @@ impl<'p> Namer<'p> {
             let Some((first, second, rotated)) = name(model, log, &trace, &cycle, a, b) else { continue };
             named = true;
             let key = (log[first as usize].stmt, log[second as usize].stmt);
+            keys.push(key);
             let g = self.groups.entry(key).or_insert(Group { v: None, occurrences: 0 });
             g.occurrences += 1;
             if g.v.is_some() {
@@ -278,8 +281,11 @@ impl<'p> Namer<'p> {
             // A cycle no pair of which could be named as the model's
             // violations are: robustness stays unknown, never "robust".
             let (a, b) = relaxed_pairs(log, &cycle).first().copied().unwrap_or((cycle[0].0, cycle[0].0));
-            self.unnamed.insert((log[a as usize].stmt, log[b as usize].stmt));
+            let key = (log[a as usize].stmt, log[b as usize].stmt);
+            self.unnamed.insert(key);
+            keys.push(key);
         }
+        keys
     }
 
     /// The answer, for a search that went as far as `coverage` says.

@@ -219,7 +219,7 @@ impl<'a> Rechecks<'a> {
         let pre = self.pre.as_ref()?;
         let robust = pre.robust(model, at)?;
         if robust {
-            let coverage = pre.coverage();
+            let coverage = pre.coverage(model);
             let checked =
                 Checked { robust: coverage.answer(true), coverage, pairs: Vec::new(), candidates: Vec::new() };
             self.cache.lock().expect("no re-check panics holding it").insert(key(model, at), checked);
@@ -309,8 +309,12 @@ impl<'a> Rechecks<'a> {
         if self.opts.budget.stopped() {
             return vec![Vec::new(); violations.len()];
         }
+        // A model given as data: its violating graphs judged again with
+        // each fence ([`crate::graph::fenced`]), no exploration.
+        let judged = |i: usize| self.pre.as_ref().is_some_and(|pre| pre.judges(violations[i].model));
+        let (by_graphs, others): (Vec<usize>, Vec<usize>) = (0..violations.len()).partition(|&i| judged(i));
         let (measured, rechecked): (Vec<usize>, Vec<usize>) =
-            (0..violations.len()).partition(|&i| crate::measure::measurable(violations[i].model, self.monitor));
+            others.into_iter().partition(|&i| crate::measure::measurable(violations[i].model, self.monitor));
         let pick = |ix: &[usize]| ix.iter().map(|&i| violations[i].clone()).collect::<Vec<_>>();
         let rechecked_models: Vec<Model> =
             models.iter().copied().filter(|&m| rechecked.iter().any(|&i| violations[i].model == m)).collect();
@@ -348,6 +352,27 @@ impl<'a> Rechecks<'a> {
         let mut kills = vec![Vec::new(); violations.len()];
         for (i, k) in measured.iter().zip(by_monitors).chain(rechecked.iter().zip(by_rechecks)) {
             kills[*i] = k;
+        }
+        if let Some(pre) = self.pre.as_ref().filter(|_| !by_graphs.is_empty()) {
+            let mut ms: Vec<Model> = Vec::new();
+            for &i in &by_graphs {
+                if !ms.contains(&violations[i].model) {
+                    ms.push(violations[i].model);
+                }
+            }
+            for m in ms {
+                let ix: Vec<usize> = by_graphs.iter().copied().filter(|&i| violations[i].model == m).collect();
+                let pairs: Vec<(StmtId, StmtId)> = ix.iter().map(|&i| violations[i].key()).collect();
+                for &p in positions {
+                    if let Some(removed) = pre.removed(m, &[self.full(p)], &pairs) {
+                        for (&i, r) in ix.iter().zip(removed) {
+                            if r {
+                                kills[i].push(p);
+                            }
+                        }
+                    }
+                }
+            }
         }
         kills
     }

@@ -317,15 +317,52 @@ pub(crate) type PairKillers = HashMap<(StmtId, StmtId), Vec<Box<[StmtId]>>>;
 /// model iff S meets every recorded set — what a re-check of it would
 /// show, read off without exploring ([`Premeasured::robust`]); and a fence
 /// alone removes a violation iff it is in every set of its pair.
+///
+/// A model given as data has no monitor: its own search keeps its
+/// violating graphs, which are judged again with the fences inserted
+/// ([`crate::graph::fenced`]).
 #[derive(Clone, Debug)]
 pub struct Premeasured {
     pub(crate) fences: VirtualFences,
     /// Per measured model: per pair, the minimal position sets.
     pub(crate) models: Vec<(Model, PairKillers)>,
     pub(crate) coverage: Coverage,
+    /// Per model given as data: its violating graphs.
+    pub(crate) graphs: Vec<std::sync::Arc<crate::graph::fenced::Kept>>,
 }
 
 impl Premeasured {
+    /// What a model's own search kept ([`crate::graph::fenced`]).
+    pub fn of_graphs(prog: &Program, graphs: Vec<std::sync::Arc<crate::graph::fenced::Kept>>) -> Option<Premeasured> {
+        (!graphs.is_empty()).then(|| Premeasured {
+            fences: VirtualFences::new(prog),
+            models: Vec::new(),
+            coverage: Coverage::Complete,
+            graphs,
+        })
+    }
+
+    fn kept(&self, model: Model) -> Option<&crate::graph::fenced::Kept> {
+        self.graphs.iter().find(|k| k.model == model).map(|k| &**k)
+    }
+
+    /// Does it answer for `model` exactly what a re-check would (a model
+    /// given as data whose search kept all its violating graphs)?
+    pub fn judges(&self, model: Model) -> bool {
+        self.kept(model).is_some_and(|k| k.exact())
+    }
+
+    /// Which of `pairs` a re-check of the program with fences `at` would
+    /// show removed under `model`, if known here (a model given as data).
+    pub fn removed(
+        &self,
+        model: Model,
+        at: &[crate::violation::FencePoint],
+        pairs: &[(StmtId, StmtId)],
+    ) -> Option<Vec<bool>> {
+        self.kept(model)?.removed(at, pairs)
+    }
+
     fn pairs(&self, model: Model) -> Option<&PairKillers> {
         self.models.iter().find(|(m, _)| *m == model).map(|(_, p)| p).filter(|_| self.coverage.finished())
     }
@@ -344,6 +381,9 @@ impl Premeasured {
     /// Is the program with fences `at` robust under `model`, by the
     /// signals recorded? `None`: some fence is not measured here.
     pub fn robust(&self, model: Model, at: &[crate::violation::FencePoint]) -> Option<bool> {
+        if let Some(k) = self.kept(model) {
+            return k.robust(at);
+        }
         let pairs = self.pairs(model)?;
         let mut set = Vec::new();
         for f in at {
@@ -364,8 +404,9 @@ impl Premeasured {
         Some(pairs.values().flatten().all(|k| k.iter().any(|p| set.contains(p))))
     }
 
-    pub fn coverage(&self) -> Coverage {
-        self.coverage
+    /// How far the search that measured `model` went.
+    pub fn coverage(&self, model: Model) -> Coverage {
+        self.kept(model).map_or(self.coverage, |k| k.coverage)
     }
 }
 

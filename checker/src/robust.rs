@@ -36,6 +36,8 @@ pub struct Collector<'p> {
     asked: Vec<Model>,
     /// PSLO's robustness, by explicit exploration (no monitor), once run.
     explicit: Vec<Robustness>,
+    /// The violating graphs of the models given as data among them.
+    kept: Vec<std::sync::Arc<crate::graph::fenced::Kept>>,
     /// The model's own executions explored where the monitor is not
     /// complete for it ([`MonitorKind::complete_for`]), once run.
     cross: Vec<Robustness>,
@@ -163,6 +165,7 @@ impl<'p> Collector<'p> {
             models,
             asked,
             explicit: Vec::new(),
+            kept: Vec::new(),
             cross: Vec::new(),
             graphs: Vec::new(),
             monitor,
@@ -246,7 +249,9 @@ impl<'p> Collector<'p> {
     /// What the measuring ([`Collector::measuring`]) showed, if on; `sc` is
     /// how far the SC exploration went.
     pub fn premeasured(&self, sc: Coverage) -> Option<crate::measure::Premeasured> {
-        let (fences, measured) = self.measuring.as_ref()?;
+        let Some((fences, measured)) = self.measuring.as_ref() else {
+            return crate::measure::Premeasured::of_graphs(self.prog, self.kept.clone());
+        };
         let models = self
             .models
             .iter()
@@ -255,7 +260,7 @@ impl<'p> Collector<'p> {
             .filter(|(_, &on)| on)
             .map(|((&m, groups), _)| (m, groups.iter().map(|(&key, g)| (key, g.killers.clone())).collect()))
             .collect();
-        Some(crate::measure::Premeasured { fences: fences.clone(), models, coverage: sc })
+        Some(crate::measure::Premeasured { fences: fences.clone(), models, coverage: sc, graphs: self.kept.clone() })
     }
 
     /// Explore the SC executions with the monitors riding along, then (if
@@ -277,18 +282,18 @@ impl<'p> Collector<'p> {
         } else {
             crate::explore::explore_listened(prog, Model::Sc, opts, self, observer)
         };
-        self.explicit = self
-            .asked
-            .iter()
-            .filter(|&&m| m.buffered() && !m.monitored())
-            .map(|&m| {
-                // Finding violations, PSLO's own executions are the work now.
-                if let Some(p) = &opts.budget.progress {
-                    p.model_within(crate::progress::Phase::Violations, m);
-                }
-                own_executions(prog, m, opts)
-            })
-            .collect();
+        self.explicit.clear();
+        self.kept.clear();
+        let own: Vec<Model> = self.asked.iter().copied().filter(|m| m.buffered() && !m.monitored()).collect();
+        for m in own {
+            // Finding violations, PSLO's own executions are the work now.
+            if let Some(p) = &opts.budget.progress {
+                p.model_within(crate::progress::Phase::Violations, m);
+            }
+            let (r, kept) = own_executions_kept(prog, m, opts);
+            self.kept.extend(kept);
+            self.explicit.push(r);
+        }
         // Models decided on graphs, and BSS's that left signals without a
         // witness (a graph search decides them exactly: the same pairs).
         let bss_models = self.by_bss();
@@ -500,10 +505,21 @@ pub fn measured_robustness_observed(
 /// Robustness from the model's own executions: its machine's (PSLO), or
 /// its graphs for a model with no machine (a `.cat` file).
 pub fn own_executions(prog: &Program, model: Model, opts: &Options) -> Robustness {
+    own_executions_kept(prog, model, opts).0
+}
+
+/// [`own_executions`], and a model given as data's violating graphs, kept
+/// to re-judge with fences ([`crate::graph::fenced`]).
+pub fn own_executions_kept(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+) -> (Robustness, Option<std::sync::Arc<crate::graph::fenced::Kept>>) {
     if model.is_axiomatic() {
-        crate::graph::axiomatic::robustness(prog, model, opts)
+        let (r, kept) = crate::graph::axiomatic::robustness_kept(prog, model, opts);
+        (r, Some(std::sync::Arc::new(kept)))
     } else {
-        crate::explicit::robustness(prog, model, opts)
+        (crate::explicit::robustness(prog, model, opts), None)
     }
 }
 

@@ -13,8 +13,11 @@
 //! a witness the model does not allow is never reported (its pair stays
 //! unconfirmed, and robustness unknown).
 
+use super::axioms::Judge;
 use super::encode::encode;
 use super::explore::Search;
+use super::fenced::Kept;
+use super::graph::Graph;
 use super::robust::Violations;
 use crate::certainty::Coverage;
 use crate::dpor::Control;
@@ -26,29 +29,44 @@ use litmus_ir::Program;
 
 /// Robustness of `prog` under `model` (axiomatic), from its graphs.
 pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
+    robustness_kept(prog, model, opts).0
+}
+
+/// [`robustness`], and the violating graphs kept for re-judging with
+/// fences ([`Kept`]).
+pub fn robustness_kept(prog: &Program, model: Model, opts: &Options) -> (Robustness, Kept) {
     let Model::Cat(id) = model else { unreachable!("an axiomatic model is a cat model") };
     let naming = crate::catalog::get(id).naming;
     let sc = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
     let mut named = Violations::new(prog, &sc, naming, opts);
     let mut namer = Namer::new(prog, model);
+    let mut graphs = Kept::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    // Asked of the empty graph: the shape (which sets and relations a
+    // graph gives) is every graph's.
+    let monotone = Judge::new(id).checks_monotone(&Graph::new(&sc, &mut Vec::new())).unwrap_or(false);
     let stats = {
         // Every graph, however it ended (a pruned or cut one's events
         // happened too), as the built-in graph decision takes them.
         let mut search = Search::new(&sc, model, opts, |g, _, checker, _| {
-            if checker.consistent(g, naming) {
-                named.graph(g, checker);
-            } else if !checker.consistent(g, Model::Sc) {
-                if let Some(l) = encode(g, &sc) {
-                    // The witness is the whole graph: its state is the end's.
-                    namer.execution(opts, &l.events, &l.schedule, |_| (l.state.clone(), l.events.len()));
-                }
+            if checker.consistent(g, Model::Sc) {
+                return Control::Continue;
             }
+            let pairs = if checker.consistent(g, naming) {
+                named.graph(g, checker)
+            } else if let Some(l) = encode(g, &sc) {
+                // The witness is the whole graph: its state is the end's.
+                namer.execution(opts, &l.events, &l.schedule, |_| (l.state.clone(), l.events.len()))
+            } else {
+                Vec::new()
+            };
+            graphs.push(g, pairs);
             Control::Continue
         });
         search.run();
         search.stats
     };
     let coverage = Coverage::of_stats(&stats);
+    graphs.finish(coverage, monotone);
     let mut r = named.finish(coverage);
     let other = namer.finish(crate::monitor::MonitorKind::Explicit, coverage);
     for v in other.violations {
@@ -73,5 +91,5 @@ pub fn robustness(prog: &Program, model: Model, opts: &Options) -> Robustness {
     r.unconfirmed.sort();
     r.unconfirmed.dedup();
     r.unconfirmed.retain(|k| !r.violations.iter().any(|v| v.key() == *k));
-    r
+    (r, graphs)
 }

@@ -76,6 +76,15 @@ impl Judge {
         if complete { p.allowed(x) } else { p.allowed_partial(x) }.map_err(model_error)
     }
 
+    /// Is every check deciding the model monotone on graphs such as `g`
+    /// ([`litmus_cat::prepared::Prepared::checks_monotone`])?
+    pub fn checks_monotone(&mut self, g: &Graph) -> Result<bool, JudgeError> {
+        self.prepared()?;
+        self.execution(g)?;
+        let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
+        Ok(p.checks_monotone(x))
+    }
+
     /// `g` as a herd execution (see the module doc), written into the
     /// judge's own execution: its names stay, its rows are rewritten.
     pub fn execution(&mut self, g: &Graph) -> Result<&Execution, JudgeError> {
@@ -118,7 +127,10 @@ impl Judge {
         const F: usize = 0;
         // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (indices in SETS).
         let fence_set = [3usize, 5, 3, 2];
-        let mut rows: [Vec<Set>; RELS.len()] = std::array::from_fn(|_| Vec::new());
+        // The execution's own rows, rewritten in place (no allocation once
+        // the judge has seen a graph this big).
+        let mut rows: [Vec<Set>; RELS.len()] =
+            RELS.map(|k| std::mem::take(&mut x.rels.get_mut(k).expect("names made once").0));
         for r in rows.iter_mut() {
             r.clear();
             r.resize(n, 0);

@@ -27,6 +27,7 @@ pub mod consistency;
 pub mod consistent;
 pub mod encode;
 pub mod explore;
+pub mod fenced;
 pub mod findings;
 #[allow(clippy::module_inception)]
 pub mod graph;

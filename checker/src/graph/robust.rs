@@ -80,19 +80,22 @@ impl<'m, 'p> Violations<'m, 'p> {
 
     /// A graph the search reached (of any ending: a cut or failed one's
     /// events happened too).
-    pub fn graph(&mut self, g: &Graph, checker: &mut Checker) {
+    /// Returns the pairs it is named by.
+    pub fn graph(&mut self, g: &Graph, checker: &mut Checker) -> Vec<(StmtId, StmtId)> {
         self.scratch.prepare(g);
         let cyclic = self.scratch.components();
         debug_assert_eq!(cyclic, !checker.consistent(g, Model::Sc), "SC-consistent iff acyclic");
         if !cyclic {
-            return;
+            return Vec::new();
         }
         let pairs = self.scratch.of(g, Rules::of(self.model));
         if pairs.is_empty() {
             self.unnamed += 1;
         }
+        let mut keys = Vec::with_capacity(pairs.len());
         for pair in pairs {
             let key = (g.ev(pair.s).stmt, g.ev(pair.c).stmt);
+            keys.push(key);
             let group = self.groups.entry(key).or_insert(Group { v: None, attempts: 0, occurrences: 0 });
             group.occurrences += 1;
             if group.v.is_some() || group.attempts >= ATTEMPTS || self.opts.budget.stopped() {
@@ -105,6 +108,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             }
             self.groups.get_mut(&key).expect("just added").v = v;
         }
+        keys
     }
 
     /// The monitor's violation for `pair`: the SC execution of its prefix,
