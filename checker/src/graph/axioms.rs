@@ -50,12 +50,22 @@ pub struct Judge {
     touched: Vec<bool>,
     iw: Vec<u8>,
     cell_mask: Vec<Set>,
+    groups: Vec<(usize, usize)>,
 }
 
 impl Judge {
     pub fn new(id: CatId) -> Judge {
         let prepared = PREPARED.with(|p| p.borrow_mut().remove(&id));
-        Judge { id, prepared, of: Vec::new(), x: None, touched: Vec::new(), iw: Vec::new(), cell_mask: Vec::new() }
+        Judge {
+            id,
+            prepared,
+            of: Vec::new(),
+            x: None,
+            touched: Vec::new(),
+            iw: Vec::new(),
+            cell_mask: Vec::new(),
+            groups: Vec::new(),
+        }
     }
 
     fn prepared(&mut self) -> Result<&mut Prepared, JudgeError> {
@@ -156,12 +166,16 @@ impl Judge {
             next += 1;
         }
         self.of.resize_with(g.threads.len(), Vec::new);
+        let mut groups = std::mem::take(&mut self.groups);
         for (t, evs) in g.threads.iter().enumerate() {
             let of = &mut self.of[t];
             of.clear();
             let first = next;
-            // The thread's events so far (a mask), for po.
+            // The thread's events so far (a mask), for int.
             let mut before: Set = 0;
+            // Its instructions' events, numbered in program order: each
+            // range po-before every later one.
+            groups.clear();
             for e in evs {
                 for (k, &tag) in fence_set.iter().enumerate() {
                     if e.fences & (1 << k) != 0 {
@@ -169,7 +183,7 @@ impl Judge {
                         next += 1;
                         sets[F] |= 1 << f;
                         sets[tag] |= 1 << f;
-                        for_each(before, |p| rows[PO][p] |= 1 << f);
+                        groups.push((f, f + 1));
                         before |= 1 << f;
                     }
                 }
@@ -205,10 +219,15 @@ impl Judge {
                         (w, w)
                     }
                 };
-                let mine = ((1 as Set) << r) | ((1 as Set) << w);
-                for_each(before, |p| rows[PO][p] |= mine);
-                before |= mine;
+                before |= ((1 as Set) << r) | ((1 as Set) << w);
+                groups.push((r, w + 1));
                 of.push((r as u8, w as u8));
+            }
+            for &(a, b) in groups.iter() {
+                let later = range(b, next);
+                for row in &mut rows[PO][a..b] {
+                    *row = later;
+                }
             }
             // int: the thread's events with each other.
             for_each(before, |p| rows[INT][p] |= before);
@@ -256,6 +275,7 @@ impl Judge {
             x.rels.get_mut(*k).expect("names made once").0 = r;
         }
         self.iw = iw;
+        self.groups = groups;
         self.cell_mask = cell_mask;
         self.touched = touched;
         Ok(self.x.as_ref().expect("made above"))
@@ -265,6 +285,18 @@ impl Judge {
 /// The names of a graph's execution, sorted (as the execution keeps them).
 const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"];
 const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
+
+/// The events `a..b` as a set.
+fn range(a: usize, b: usize) -> Set {
+    let width = b - a;
+    if width == 0 {
+        0
+    } else if width >= Set::BITS as usize {
+        Set::MAX
+    } else {
+        (((1 as Set) << width) - 1) << a
+    }
+}
 
 /// Call `f` on each set bit of `m`.
 fn for_each(mut m: Set, mut f: impl FnMut(usize)) {
