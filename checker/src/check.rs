@@ -506,7 +506,14 @@ pub fn add_relaxed_outcomes_ahead(
         let mut search = rb.map(|i| {
             harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations).waited(waited)
         });
-        let o = if explore::by_graph(prog, m, opts) {
+        // The search that found the violations saw every graph already
+        // (a model given as data): its outcome, once no harm is left to
+        // settle on the graphs.
+        let kept =
+            report.premeasured.as_ref().and_then(|p| p.outcome(m)).filter(|_| search.as_ref().is_none_or(|s| s.done()));
+        let o = if let Some(o) = kept {
+            o.clone()
+        } else if explore::by_graph(prog, m, opts) {
             // Harm sees the graphs that could show it, linearized (in the
             // sequential order); with every harm settled, the search runs on
             // all its threads.

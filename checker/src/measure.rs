@@ -346,6 +346,12 @@ impl Premeasured {
         self.graphs.iter().find(|k| k.model == model).map(|k| &**k)
     }
 
+    /// The outcome of `model`'s own search, where it was kept (a model
+    /// given as data: the search that found its violating graphs).
+    pub fn outcome(&self, model: Model) -> Option<&crate::outcome::ModelOutcome> {
+        self.kept(model)?.outcome.as_ref()
+    }
+
     /// Does it answer for `model` exactly what a re-check would (a model
     /// given as data whose search kept all its violating graphs)?
     pub fn judges(&self, model: Model) -> bool {

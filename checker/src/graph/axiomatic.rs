@@ -17,6 +17,7 @@ use super::axioms::Judge;
 use super::encode::encode;
 use super::explore::Search;
 use super::fenced::Kept;
+use super::findings::Findings;
 use super::graph::Graph;
 use super::robust::Violations;
 use crate::certainty::Coverage;
@@ -41,13 +42,19 @@ pub fn robustness_kept(prog: &Program, model: Model, opts: &Options) -> (Robustn
     let mut named = Violations::new(prog, &sc, naming, opts);
     let mut namer = Namer::new(prog, model);
     let mut graphs = Kept::new(prog, model, opts.loop_bound, opts.buffer_bound);
+    // The model's outcome from the same graphs (the outcome step takes it
+    // where no harm is left to settle on them).
+    let mut found = Findings::new(model);
+    let start = std::time::Instant::now();
     // Asked of the empty graph: the shape (which sets and relations a
     // graph gives) is every graph's.
     let monotone = Judge::new(id).checks_monotone(&Graph::new(&sc, &mut Vec::new())).unwrap_or(false);
     let stats = {
         // Every graph, however it ended (a pruned or cut one's events
         // happened too), as the built-in graph decision takes them.
-        let mut search = Search::new(&sc, model, opts, |g, _, checker, _| {
+        let mut search = Search::new(&sc, model, opts, |g, kind, checker, path| {
+            // SC is the interpreter of a model given as data.
+            found.graph(prog, &sc, opts, g, kind, checker, path);
             if checker.consistent(g, Model::Sc) {
                 return Control::Continue;
             }
@@ -65,6 +72,7 @@ pub fn robustness_kept(prog: &Program, model: Model, opts: &Options) -> (Robustn
         search.run();
         search.stats
     };
+    graphs.outcome = Some(super::outcome(prog, model, opts, vec![found], stats.clone(), start));
     let coverage = Coverage::of_stats(&stats);
     graphs.finish(coverage, monotone);
     let mut r = named.finish(coverage);

@@ -57,6 +57,8 @@ pub struct Kept {
     exact: bool,
     /// The search's coverage (what a robust answer here earns).
     pub coverage: Coverage,
+    /// The model's outcome, from the same search.
+    pub outcome: Option<crate::outcome::ModelOutcome>,
     /// Per fence set and pairs: [`Kept::removed`] (`None`: not judged, a
     /// graph too big or the model failing).
     removed: Mutex<HashMap<Asked, Option<Removed>>>,
@@ -84,6 +86,7 @@ impl Kept {
             graphs: Vec::new(),
             exact: true,
             coverage: Coverage::Complete,
+            outcome: None,
             removed: Mutex::new(HashMap::new()),
             robust: Mutex::new(HashMap::new()),
         }

@@ -98,7 +98,7 @@ pub fn explore_splitting(prog: &Program, model: Model, opts: &Options, splitting
 /// they shared the tree: a search past its budget keeps nothing but that
 /// it stopped, on one worker as on many (the steps of the whole tree are
 /// the same however it was shared, so whether it went past is not).
-fn outcome(
+pub(crate) fn outcome(
     prog: &Program,
     model: Model,
     opts: &Options,
