@@ -502,16 +502,20 @@ pub fn add_relaxed_outcomes_ahead(
             continue;
         }
         let machine = machine::Machine::new(prog, m.interpreter(), opts.loop_bound, opts.buffer_bound);
-        let waited = explore::leaves_waiting(&machine, opts);
+        // (The graph explorer runs every attempt: only the interleaving
+        // explorer leaves failing ones waiting.)
+        let waited = !explore::by_graph(prog, m, opts) && explore::leaves_waiting(&machine, opts);
         let mut search = rb.map(|i| {
             harm::HarmSearch::new(prog, &machine, sc.as_ref(), &report.robustness[i].violations).waited(waited)
         });
-        // The search that found the violations saw every graph already
-        // (a model given as data): its outcome, once no harm is left to
-        // settle on the graphs.
-        let kept =
-            report.premeasured.as_ref().and_then(|p| p.outcome(m)).filter(|_| search.as_ref().is_none_or(|s| s.done()));
-        let o = if let Some(o) = kept {
+        // The search that found the violations saw every graph already (a
+        // model given as data): its outcome, and harm judged on the
+        // violating graphs it kept (no other graph shows a violation).
+        let pre = report.premeasured.clone();
+        let o = if let Some((o, kept)) = pre.as_ref().and_then(|p| p.outcome(m)) {
+            if let Some(s) = search.as_mut().filter(|s| !s.done()) {
+                kept.observe(s);
+            }
             o.clone()
         } else if explore::by_graph(prog, m, opts) {
             // Harm sees the graphs that could show it, linearized (in the

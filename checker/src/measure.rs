@@ -348,8 +348,10 @@ impl Premeasured {
 
     /// The outcome of `model`'s own search, where it was kept (a model
     /// given as data: the search that found its violating graphs).
-    pub fn outcome(&self, model: Model) -> Option<&crate::outcome::ModelOutcome> {
-        self.kept(model)?.outcome.as_ref()
+    /// With the graphs that show its violations, all of them kept.
+    pub fn outcome(&self, model: Model) -> Option<(&crate::outcome::ModelOutcome, &crate::graph::fenced::Kept)> {
+        let k = self.kept(model).filter(|k| k.all())?;
+        Some((k.outcome.as_ref()?, k))
     }
 
     /// Does it answer for `model` exactly what a re-check would (a model

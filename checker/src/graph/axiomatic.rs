@@ -66,7 +66,7 @@ pub fn robustness_kept(prog: &Program, model: Model, opts: &Options) -> (Robustn
             } else {
                 Vec::new()
             };
-            graphs.push(g, pairs);
+            graphs.push(g, kind, pairs);
             Control::Continue
         });
         search.run();

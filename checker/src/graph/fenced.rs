@@ -16,9 +16,12 @@
 //! graph beyond these.
 
 use super::axioms::Judge;
+use super::consistency::Checker;
+use super::findings::Findings;
 use super::graph::Graph;
 use crate::catalog::CatId;
 use crate::certainty::Coverage;
+use crate::dpor::{ExecKind, Execution};
 use crate::machine::{Machine, Model};
 use crate::violation::{insertions, FencePoint};
 use litmus_ir::{Program, StmtId};
@@ -41,6 +44,7 @@ type Asked = (Vec<FencePoint>, Pairs);
 /// A violating graph and the statement pairs it was named by.
 struct Violating {
     graph: Graph,
+    kind: ExecKind,
     pairs: Vec<(StmtId, StmtId)>,
 }
 
@@ -55,6 +59,8 @@ pub struct Kept {
     /// The search finished, kept them all, and the model's checks are
     /// monotone: "no graph stays consistent" means robust.
     exact: bool,
+    /// No violating graph was dropped (past [`MAX_KEPT`]).
+    all: bool,
     /// The search's coverage (what a robust answer here earns).
     pub coverage: Coverage,
     /// The model's outcome, from the same search.
@@ -85,6 +91,7 @@ impl Kept {
             buffer_bound,
             graphs: Vec::new(),
             exact: true,
+            all: true,
             coverage: Coverage::Complete,
             outcome: None,
             removed: Mutex::new(HashMap::new()),
@@ -94,12 +101,41 @@ impl Kept {
 
     /// A violating graph of the search, named by `pairs` (the program's
     /// statements: a fence adds statements after them).
-    pub fn push(&mut self, g: &Graph, pairs: Vec<(StmtId, StmtId)>) {
+    pub fn push(&mut self, g: &Graph, kind: ExecKind, pairs: Vec<(StmtId, StmtId)>) {
         if self.graphs.len() >= MAX_KEPT {
             self.exact = false;
+            self.all = false;
             return;
         }
-        self.graphs.push(Violating { graph: g.clone(), pairs });
+        self.graphs.push(Violating { graph: g.clone(), kind, pairs });
+    }
+
+    /// Was every violating graph of the search kept?
+    pub fn all(&self) -> bool {
+        self.all
+    }
+
+    /// Show `o` the violating graphs, in the search's order, as the
+    /// outcome search would have (linearized, where it wants them): the
+    /// only graphs that can show a violation.
+    pub fn observe(&self, o: &mut dyn super::Observer) {
+        let sc = Machine::new(&self.prog, Model::Sc, self.loop_bound, self.buffer_bound);
+        let found = Findings::new(self.model);
+        let mut checker = Checker::new();
+        for v in &self.graphs {
+            if !o.wants(v.kind, &v.graph.st) {
+                continue;
+            }
+            if let Some(l) = found.linear(&v.graph, &sc, &mut checker) {
+                o.observe(&Execution {
+                    kind: v.kind,
+                    events: &l.events,
+                    state: &l.state,
+                    schedule: &l.schedule,
+                    fresh: 0,
+                });
+            }
+        }
     }
 
     /// The search is over: its coverage, and whether the model's checks
