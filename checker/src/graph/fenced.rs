@@ -18,7 +18,7 @@
 use super::axioms::Judge;
 use super::consistency::Checker;
 use super::findings::Findings;
-use super::graph::Graph;
+use super::graph::{fence_bit, Graph};
 use crate::catalog::CatId;
 use crate::certainty::Coverage;
 use crate::dpor::{ExecKind, Execution};
@@ -26,7 +26,7 @@ use crate::machine::{Machine, Model};
 use crate::violation::{insertions, FencePoint};
 use litmus_ir::{Program, StmtId};
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Violating graphs kept past this many: robustness with fences is no
 /// longer answered here (each re-check explores).
@@ -68,6 +68,8 @@ pub struct Kept {
     /// Per fence set and pairs: [`Kept::removed`] (`None`: not judged, a
     /// graph too big or the model failing).
     removed: Mutex<HashMap<Asked, Option<Removed>>>,
+    /// Per fence: [`Kept::points`].
+    points: Mutex<HashMap<FencePoint, Arc<Points>>>,
     /// Per fence set: [`Kept::robust`].
     robust: Mutex<HashMap<Vec<FencePoint>, Option<bool>>>,
 }
@@ -96,6 +98,7 @@ impl Kept {
             outcome: None,
             removed: Mutex::new(HashMap::new()),
             robust: Mutex::new(HashMap::new()),
+            points: Mutex::new(HashMap::new()),
         }
     }
 
@@ -224,29 +227,111 @@ impl Kept {
         mut ask: impl FnMut(&Violating) -> bool,
         mut stayed: impl FnMut(&Violating) -> bool,
     ) -> Option<()> {
+        let mut judge = Judge::new(self.id);
+        let mut failed = false;
+        // Judged: `g`, unless no fence landed between its events (then the
+        // graph itself, consistent). Whether to go on.
+        let mut on = |v: &Violating, g: &Graph, same: bool| match same
+            || judge.consistent(g, true).unwrap_or_else(|_| {
+                failed = true;
+                false
+            }) {
+            _ if failed => false,
+            true => stayed(v),
+            false => true,
+        };
+        // Fences at distinct places add up: each lands its bit on the events
+        // it comes right before, found once per fence (the minimality
+        // proof asks thousands of sets of the same few fences).
+        // (One fence alone is replayed: only the graphs asked.)
+        let distinct = at.len() > 1 && at.windows(2).all(|w| w[0].spot() != w[1].spot());
+        let points: Option<Vec<Arc<Points>>> =
+            if distinct { at.iter().map(|&f| self.points(f)).collect() } else { None };
+        match points {
+            Some(points) => {
+                let mut g = self.graphs.first()?.graph.clone();
+                for (i, v) in self.graphs.iter().enumerate() {
+                    if !ask(v) {
+                        continue;
+                    }
+                    g.copy_from(&v.graph);
+                    let mut same = true;
+                    for (f, p) in at.iter().zip(&points) {
+                        let bit = fence_bit(f.kind);
+                        for &(t, k) in &p[i] {
+                            same = false;
+                            g.threads[t as usize][k as usize].fences |= bit;
+                        }
+                    }
+                    if !on(v, &g, same) {
+                        break;
+                    }
+                }
+            }
+            None => self.replayed(at, |_, v, g, same| on(v, g, same), ask),
+        }
+        (!failed).then_some(())
+    }
+
+    /// Each violating graph that `ask` picks, replayed by the program with
+    /// `at` inserted, handed to `each` (index, graph, replayed, whether no
+    /// fence bit changed) until it says stop.
+    fn replayed(
+        &self,
+        at: &[FencePoint],
+        mut each: impl FnMut(usize, &Violating, &Graph, bool) -> bool,
+        mut ask: impl FnMut(&Violating) -> bool,
+    ) {
         let fenced = litmus_dsl::fence_ir::insert_fences(&self.prog, &insertions(at));
         let sc = Machine::new(&fenced, Model::Sc, self.loop_bound, self.buffer_bound);
         let mut log = Vec::new();
         let init = Graph::new(&sc, &mut log);
         let redo = vec![true; init.threads.len()];
-        let mut judge = Judge::new(self.id);
         let mut g = init.clone();
-        for v in &self.graphs {
+        for (i, v) in self.graphs.iter().enumerate() {
             if !ask(v) {
                 continue;
             }
             g.copy_from(&v.graph);
             g.replay_threads(&sc, &init, &redo, &mut log);
-            // No fence lands between events: the graph itself, consistent.
             let same =
                 g.threads.iter().flatten().zip(v.graph.threads.iter().flatten()).all(|(a, b)| a.fences == b.fences);
-            if (same || judge.consistent(&g, true).ok()?) && !stayed(v) {
+            if !each(i, v, &g, same) {
                 break;
             }
         }
-        Some(())
+    }
+
+    /// Per violating graph, the events fence `f` alone lands its bit on
+    /// (where its kind's bit was not there already).
+    fn points(&self, f: FencePoint) -> Option<Arc<Points>> {
+        if let Some(p) = self.points.lock().expect("no judging panics holding it").get(&f) {
+            return Some(p.clone());
+        }
+        let bit = fence_bit(f.kind);
+        let mut points: Points = vec![Vec::new(); self.graphs.len()];
+        self.replayed(
+            &[f],
+            |i, v, g, _| {
+                for (t, (a, b)) in g.threads.iter().zip(&v.graph.threads).enumerate() {
+                    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                        if x.fences & bit != 0 && y.fences & bit == 0 {
+                            points[i].push((t as u16, k as u32));
+                        }
+                    }
+                }
+                true
+            },
+            |_| true,
+        );
+        let p = Arc::new(points);
+        self.points.lock().expect("no judging panics holding it").insert(f, p.clone());
+        Some(p)
     }
 }
+
+/// Per violating graph, the events (thread, index) a fence lands on.
+type Points = Vec<Vec<(u16, u32)>>;
 
 impl std::fmt::Debug for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
