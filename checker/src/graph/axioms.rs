@@ -51,6 +51,7 @@ pub struct Judge {
     iw: Vec<u8>,
     cell_mask: Vec<Set>,
     groups: Vec<(usize, usize)>,
+    monotone: Option<bool>,
 }
 
 impl Judge {
@@ -65,6 +66,7 @@ impl Judge {
             iw: Vec::new(),
             cell_mask: Vec::new(),
             groups: Vec::new(),
+            monotone: None,
         }
     }
 
@@ -84,6 +86,17 @@ impl Judge {
         self.execution(g)?;
         let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
         if complete { p.allowed(x) } else { p.allowed_partial(x) }.map_err(model_error)
+    }
+
+    /// [`Judge::checks_monotone`], asked once (every graph of a search has
+    /// the same shape: the same sets and relations).
+    pub fn all_monotone(&mut self, g: &Graph) -> Result<bool, JudgeError> {
+        if let Some(m) = self.monotone {
+            return Ok(m);
+        }
+        let m = self.checks_monotone(g)?;
+        self.monotone = Some(m);
+        Ok(m)
     }
 
     /// Is every check deciding the model monotone on graphs such as `g`
