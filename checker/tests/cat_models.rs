@@ -6,8 +6,8 @@
 //! - the 88 herd x86 corpus tests: herd7's own verdicts too (`verdicts.tsv`);
 //! - the native examples that fit the evaluator (at most 64 events per
 //!   graph; the others are counted, and must say why they are unknown);
-//! - generated native programs (`LITMUS_CAT_PROGRAMS`, default 150 per
-//!   seed set; the closing note's run used 1,200). PSO is compared on
+//! - generated native programs (`LITMUS_CAT_PROGRAMS`, default 1,000 per
+//!   set: SC, TSO, and as many PSO-comparable ones). PSO is compared on
 //!   programs without atomics and without `fence ww`: the built-in PSO
 //!   drains every per-cell buffer at an atomic's own cell only, and at
 //!   `fence ww` drains them all, where herd's x86 vocabulary has a locked
@@ -228,7 +228,7 @@ fn generated(n: usize, atomics: bool, seed: u8) -> Vec<String> {
 }
 
 fn count() -> usize {
-    std::env::var("LITMUS_CAT_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(150)
+    std::env::var("LITMUS_CAT_PROGRAMS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000)
 }
 
 #[test]
@@ -249,14 +249,17 @@ fn generated_programs_cat_models_agree_with_builtin() {
     }
     // As many PSO-comparable programs as the other sets have.
     let pso_programs = generated(3 * n, false, 46).into_iter().filter(|s| pso_comparable(&common::compile(s))).take(n);
+    let mut pso_compared = 0;
     for (i, src) in pso_programs.enumerate() {
         let prog = common::compile(&src);
         compared += 1;
+        pso_compared += 1;
         if let Err(e) = compare(&format!("program {i} (PSO)"), &prog, Model::Pso, pso, &opts) {
             bad.push(format!("{e}\n{src}"));
         }
     }
     eprintln!("{n} programs per set, {compared} comparisons, {} differences", bad.len());
+    assert_eq!(pso_compared, n, "too few PSO-comparable programs drawn");
     assert!(
         bad.is_empty(),
         "{} differences:\n{}",
