@@ -9,6 +9,7 @@ use crate::check::read_utf8;
 use crate::{Color, Format};
 use litmus_dsl::diagnostic::{render, Diagnostic};
 use litmus_dsl::span::LineIndex;
+use litmus_history::cat::{check_cat, CatOutcome, CatVerdict, MAX_ORDERS};
 use litmus_history::verdict::{cycle_text, store_order_text};
 use litmus_history::{
     check_within, parse_any, Criterion, ErrorKind, History, HistoryError, Limits, Method, Model, Outcome, Step, Verdict,
@@ -17,12 +18,6 @@ use rayon::prelude::*;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum ModelArg {
-    Sc,
-    Tso,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum MethodArg {
@@ -39,9 +34,15 @@ pub struct HistoryArgs {
     /// History files: the text format (`P0: W(x,1) R(y,0)`) or JSON (docs/history.md).
     #[arg(required = true)]
     pub files: Vec<String>,
-    /// The memory model to check against.
-    #[arg(long, value_enum, default_value = "sc")]
-    pub model: ModelArg,
+    /// The memory model to check against: `sc`, `tso`, or a model given as
+    /// data (a `.cat` file, or herd's stock model by name: `x86tso.cat`),
+    /// whose axioms are asked of each store order in turn.
+    #[arg(long, default_value = "sc")]
+    pub model: String,
+    /// A directory to look for a `.cat` model's `include`s in (repeatable;
+    /// herd's stock files are built in).
+    #[arg(long = "cat-include", value_name = "DIR")]
+    pub cat_include: Vec<std::path::PathBuf>,
     /// How to look for a store order.
     #[arg(long, value_enum, default_value = "ccm-enum")]
     pub method: MethodArg,
@@ -72,12 +73,36 @@ enum Checked {
     Unreadable(String),
     Bad { src: String, error: HistoryError },
     Done { src: String, h: Box<History>, outcome: Outcome },
+    ByCat { h: Box<History>, outcome: CatOutcome },
+}
+
+/// What `--model` names: a built-in criterion or a model given as data.
+#[derive(Clone, Copy)]
+enum Asked {
+    Builtin(Model),
+    Cat(litmus_checker::machine::Model, litmus_checker::catalog::CatId),
+}
+
+fn asked(args: &HistoryArgs) -> Result<Asked, String> {
+    use litmus_checker::machine::Model as M;
+    match M::parse_in(&args.model, &args.cat_include).map_err(|e| e.to_string())? {
+        M::Sc => Ok(Asked::Builtin(Model::Sc)),
+        M::Tso => Ok(Asked::Builtin(Model::Tso)),
+        m @ M::Cat(id) => Ok(Asked::Cat(m, id)),
+        m => Err(format!(
+            "histories are checked under sc, tso or a model given as data (a .cat file), not {}",
+            m.as_str()
+        )),
+    }
 }
 
 pub fn run(args: &HistoryArgs) -> u8 {
-    let model = match args.model {
-        ModelArg::Sc => Model::Sc,
-        ModelArg::Tso => Model::Tso,
+    let asked = match asked(args) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return 2;
+        }
     };
     let method = match args.method {
         MethodArg::CcmEnum => Method::CcmEnum,
@@ -102,8 +127,16 @@ pub fn run(args: &HistoryArgs) -> u8 {
                         deadline: args.timeout.and_then(|t| std::time::Instant::now().checked_add(t)),
                         max_bytes: (args.max_memory * (1u64 << 30) as f64) as u64,
                     };
-                    let outcome = check_within(&h, model, method, &limits);
-                    Checked::Done { src, h: Box::new(h), outcome }
+                    match asked {
+                        Asked::Builtin(model) => {
+                            let outcome = check_within(&h, model, method, &limits);
+                            Checked::Done { src, h: Box::new(h), outcome }
+                        }
+                        Asked::Cat(_, id) => {
+                            let outcome = check_cat(&h, id, MAX_ORDERS, limits.deadline);
+                            Checked::ByCat { h: Box::new(h), outcome }
+                        }
+                    }
                 }
             },
         })
@@ -125,6 +158,19 @@ pub fn run(args: &HistoryArgs) -> u8 {
                 eprint!("{}", render(&[diagnostic(error)], path, src, color && format == Format::Human));
                 let text = if format == Format::Json { line(&error_json(path, error)) } else { String::new() };
                 (text, 2)
+            }
+            (Checked::ByCat { h, outcome }, format) => {
+                let Asked::Cat(m, _) = asked else { unreachable!("checked by a model given as data") };
+                let bad = match outcome.verdict {
+                    CatVerdict::Allowed { .. } => 0,
+                    CatVerdict::Forbidden => 1,
+                    CatVerdict::Unknown(_) => 3,
+                };
+                let text = match format {
+                    Format::Json => line(&cat_json(path, h, m.as_str(), outcome)),
+                    Format::Human => cat_human(path, h, m.as_str(), outcome),
+                };
+                (text, bad)
             }
             (Checked::Done { src, h, outcome }, format) => {
                 let bad = match outcome.verdict {
@@ -241,6 +287,48 @@ fn outcome_json(path: &str, src: &str, h: &History, o: &Outcome) -> Value {
         }
     }
     v
+}
+
+/// Per location, the values of its writes in `order`.
+fn order_json(h: &History, order: &[Vec<usize>]) -> Value {
+    let mut out = serde_json::Map::new();
+    for (l, ws) in order.iter().enumerate() {
+        let vals: Vec<i64> = ws.iter().map(|&w| h.ops[w].kind.written_value().unwrap_or_default()).collect();
+        out.insert(h.locs[l].clone(), json!(vals));
+    }
+    Value::Object(out)
+}
+
+fn cat_json(path: &str, h: &History, model: &str, o: &CatOutcome) -> Value {
+    let mut v = json!({ "file": path, "model": model, "method": "cat", "stats": { "orders": o.orders } });
+    match &o.verdict {
+        CatVerdict::Allowed { store_order } => {
+            v["verdict"] = json!("consistent");
+            v["store_order"] = order_json(h, store_order);
+        }
+        CatVerdict::Forbidden => {
+            v["verdict"] = json!("violation");
+            v["condition"] = json!("the model allows no store order");
+        }
+        CatVerdict::Unknown(why) => {
+            v["verdict"] = json!("unknown");
+            v["unknown_reason"] = json!(why.as_str());
+            v["unknown_note"] = json!(why.describe());
+        }
+    }
+    v
+}
+
+fn cat_human(path: &str, h: &History, model: &str, o: &CatOutcome) -> String {
+    let n = o.orders;
+    let asked = format!("cat: {n} store order{} asked", if n == 1 { "" } else { "s" });
+    match &o.verdict {
+        CatVerdict::Allowed { store_order } => {
+            format!("{path}: {model} consistent ({asked})\n  store order: {}\n", store_order_text(h, store_order))
+        }
+        CatVerdict::Forbidden => format!("{path}: not {model}: the model allows no store order ({asked})\n"),
+        CatVerdict::Unknown(why) => format!("{path}: {model} unknown: {} ({asked})\n", why.describe()),
+    }
 }
 
 fn human(path: &str, src: &str, h: &History, o: &Outcome, color: bool) -> String {

@@ -1724,3 +1724,32 @@ fn a_model_from_a_cat_file() {
     assert_eq!(json_of(&out)["models"]["x86tso"]["observation_certainty"], "unknown");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_history_under_a_model_from_a_cat_file() {
+    let sb = root().join("examples/histories/sb.txt");
+    let models = root().join("tests/corpus/models");
+    // TSO allows store buffering; herd's x86tso.cat, built in, agrees.
+    let out = litmus().args(["history", "--format", "json", "--model", "x86tso.cat"]).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v = json_of(&out);
+    assert_eq!(v["model"], "x86tso");
+    assert_eq!(v["verdict"], "consistent");
+    assert_eq!(v["method"], "cat");
+    // SC forbids it: sc-rmw.cat from a path, its includes found.
+    let out = litmus()
+        .args(["history", "--cat-include"])
+        .arg(models.join("herd"))
+        .arg("--model")
+        .arg(models.join("sc-rmw.cat"))
+        .arg(&sb)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("not sc-rmw: the model allows no store order"), "{text}");
+    // A built-in model histories have no criterion for.
+    let out = litmus().args(["history", "--model", "pso"]).arg(&sb).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("sc, tso or a model given as data"));
+}

@@ -14,6 +14,7 @@
 //!   completions; [`verdict`]: answers and their explanations.
 
 pub mod base;
+pub mod cat;
 mod ccm;
 mod enumerate;
 pub mod execution;
