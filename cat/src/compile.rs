@@ -174,6 +174,9 @@ pub(crate) struct Program {
     pub co_in: Option<N>,
     /// The node of the given `FW`, if any.
     pub fw_in: Option<N>,
+    /// The node of `fr`, as derived from `rf` and `co` (`extend.rs` knows
+    /// what a maximal extension does to it).
+    pub fr_node: Option<N>,
 }
 
 /// The shape of an execution: the names of its sets and of its relations,
@@ -364,6 +367,7 @@ struct C<'m> {
     tags: HashMap<String, String>,
     co_in: Option<N>,
     fw_in: Option<N>,
+    fr_node: Option<N>,
 }
 
 /// Compiles `model` for executions of `shape`. `Err` is a reason to
@@ -383,6 +387,7 @@ pub(crate) fn compile(model: &Model, opts: &Options, shape: &Shape) -> Result<Pr
         tags: HashMap::new(),
         co_in: None,
         fw_in: None,
+        fr_node: None,
     };
     let env = c.base_env();
     let run = |c: &mut C, env: Env| -> R<Env> {
@@ -400,7 +405,7 @@ pub(crate) fn compile(model: &Model, opts: &Options, shape: &Shape) -> Result<Pr
     if c.groups.len() > 64 {
         return Err("more than 64 `let rec` groups".into());
     }
-    Ok(Program { nodes: c.nodes, groups: c.groups, steps: c.steps, co_in: c.co_in, fw_in: c.fw_in })
+    Ok(Program { nodes: c.nodes, groups: c.groups, steps: c.steps, co_in: c.co_in, fw_in: c.fw_in, fr_node: c.fr_node })
 }
 
 impl C<'_> {
@@ -710,6 +715,7 @@ impl C<'_> {
             let irf = self.inv(rf);
             let s = self.seq(irf, co);
             let fr = self.rel_diff(s, id);
+            self.fr_node = Some(fr);
             let fri = self.rel_inter(fr, int);
             let fre = self.rel_inter(fr, ext);
             let coi = self.rel_inter(co, int);

@@ -47,6 +47,7 @@
 pub mod ast;
 mod compile;
 pub mod eval;
+mod extend;
 pub mod lexer;
 pub mod model;
 pub mod monotone;

@@ -345,6 +345,25 @@ impl Prepared {
         self.checks(x).into_iter().filter(|c| c.monotone).map(|c| c.name).collect()
     }
 
+    /// Does a graph explorer's maximal extension of an execution shaped as
+    /// `x` keep every check [`Prepared::allowed_partial`] runs? The new
+    /// event is last in its thread's program order, belongs to the sets
+    /// `member` names (by name), is read by nothing, and if a write is
+    /// coherence-last, if a read reads the coherence-last write of a
+    /// location that old events access ([`crate::extend`]). False where
+    /// not known (a shape that falls back to the evaluator, `let rec`).
+    pub fn extension_kept(&mut self, x: &Execution, member: impl Fn(&str) -> bool) -> bool {
+        let i = self.shape(x);
+        let Compiled { shape, code } = &self.shapes[i];
+        match code {
+            Code::Graph(g) => {
+                let member: Vec<bool> = shape.sets.iter().map(|k| member(k)).collect();
+                crate::extend::kept(&g.prog, shape, &g.monotone, &member)
+            }
+            Code::Fallback(_) => false,
+        }
+    }
+
     /// Whether `x`, a partial execution, passes the checks whose failure
     /// carries over to every extension of it (see [`crate::monotone`]):
     /// `Ok(false)` means no extension of `x` is allowed. The guard on a

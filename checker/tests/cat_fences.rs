@@ -62,8 +62,15 @@ fn checked(prog: &litmus_ir::Program, models: &[Model], opts: &Options, kept: bo
     r
 }
 
+/// Every maximal extension the search takes unasked is checked against the
+/// model's own answer ([`litmus_checker::graph::explore::VERIFY_MAXIMAL`]).
+fn verify_maximal() {
+    litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[test]
 fn kept_graphs_answer_as_the_rechecks_do() {
+    verify_maximal();
     let (tso, pso) = (cat("x86tso.cat"), cat("x86pso.cat"));
     let opts = Options::default();
     let (mut bad, mut compared, mut with_fences) = (Vec::new(), 0, 0);
@@ -90,6 +97,7 @@ fn kept_graphs_answer_as_the_rechecks_do() {
 
 #[test]
 fn x86tso_cat_fences_as_the_builtin_tso() {
+    verify_maximal();
     let models = root().join("tests/corpus/herd-x86");
     let (tso, mixed) = (cat("x86tso.cat"), cat("x86tso-mixed.cat"));
     let opts = Options::default();
@@ -116,6 +124,7 @@ fn x86tso_cat_fences_as_the_builtin_tso() {
 
 #[test]
 fn a_cut_short_check_under_a_cat_model_claims_no_fences_it_has_not_earned() {
+    verify_maximal();
     // Cancelled at the n-th poll, for every n until the check runs to its
     // end: confirmed fences must make the program robust (re-checked
     // whole), and fences claimed the fewest must be as few as the whole

@@ -137,8 +137,15 @@ fn compare(name: &str, prog: &litmus_ir::Program, builtin: Model, given: Model, 
     Ok(())
 }
 
+/// Every maximal extension the search takes unasked is checked against the
+/// model's own answer ([`litmus_checker::graph::explore::VERIFY_MAXIMAL`]).
+fn verify_maximal() {
+    litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 #[test]
 fn corpus_cat_models_agree_with_builtin_and_herd() {
+    verify_maximal();
     let dir = root().join("tests/corpus/herd-x86");
     let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
     let (sc, tso, mixed, pso) = (cat("sc-rmw.cat"), cat("x86tso.cat"), cat("x86tso-mixed.cat"), cat("x86pso.cat"));
@@ -178,6 +185,7 @@ fn corpus_cat_models_agree_with_builtin_and_herd() {
 
 #[test]
 fn examples_cat_models_agree_with_builtin() {
+    verify_maximal();
     let (sc, tso, pso) = (cat("sc-rmw.cat"), cat("x86tso.cat"), cat("x86pso.cat"));
     let opts = Options::default();
     let (mut bad, mut compared, mut too_big) = (Vec::new(), 0, Vec::new());
@@ -233,6 +241,7 @@ fn count() -> usize {
 
 #[test]
 fn generated_programs_cat_models_agree_with_builtin() {
+    verify_maximal();
     let (sc, tso, pso) = (cat("sc-rmw.cat"), cat("x86tso.cat"), cat("x86pso.cat"));
     let opts = Options::default();
     let n = count();
@@ -260,6 +269,9 @@ fn generated_programs_cat_models_agree_with_builtin() {
     }
     eprintln!("{n} programs per set, {compared} comparisons, {} differences", bad.len());
     assert_eq!(pso_compared, n, "too few PSO-comparable programs drawn");
+    let verified = litmus_checker::graph::explore::MAXIMAL_VERIFIED.load(std::sync::atomic::Ordering::Relaxed);
+    eprintln!("{verified} maximal extensions taken unasked, each checked");
+    assert!(verified >= 1000, "the maximal extensions were hardly taken unasked: {verified}");
     assert!(
         bad.is_empty(),
         "{} differences:\n{}",
@@ -277,6 +289,7 @@ fn generated_programs_cat_models_agree_with_builtin() {
 /// it change.
 #[test]
 fn a_model_without_mfence_answers_as_tso_without_fences() {
+    verify_maximal();
     use litmus_ir::FenceKind;
     use litmus_ir::Instr;
     let herd = root().join("tests/corpus/models/herd");
@@ -334,6 +347,7 @@ fn a_model_without_mfence_answers_as_tso_without_fences() {
 /// generated programs.
 #[test]
 fn every_graph_of_the_machines_is_allowed_by_their_cat_files() {
+    verify_maximal();
     use litmus_checker::dpor::Control;
     use litmus_checker::graph::axioms::Judge;
     use litmus_checker::graph::explore::Search;

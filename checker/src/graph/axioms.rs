@@ -52,6 +52,9 @@ pub struct Judge {
     cell_mask: Vec<Set>,
     groups: Vec<(usize, usize)>,
     monotone: Option<bool>,
+    /// Per kind of new event (reads, writes, atomic: bits 0, 1, 2): does a
+    /// maximal extension by it keep the monotone checks?
+    extension: [Option<bool>; 8],
 }
 
 impl Judge {
@@ -67,6 +70,7 @@ impl Judge {
             cell_mask: Vec::new(),
             groups: Vec::new(),
             monotone: None,
+            extension: [None; 8],
         }
     }
 
@@ -86,6 +90,30 @@ impl Judge {
         self.execution(g)?;
         let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
         if complete { p.allowed(x) } else { p.allowed_partial(x) }.map_err(model_error)
+    }
+
+    /// Does TruSt's maximal extension of `g` by its event `id` keep every
+    /// check prefixes are asked ([`litmus_cat::prepared::Prepared::extension_kept`])?
+    /// The caller vouches that `id` is one event, last in its thread, with
+    /// no fence before it, of a cell other events access, co-last if a
+    /// write, reading the co-last write if a read, and read by nothing.
+    pub fn extension_kept(&mut self, g: &Graph, id: Id) -> Result<bool, JudgeError> {
+        let e = g.ev(id);
+        let kind = usize::from(e.reads) | usize::from(e.writes) << 1 | usize::from(e.atomic) << 2;
+        if let Some(k) = self.extension[kind] {
+            return Ok(k);
+        }
+        self.prepared()?;
+        self.execution(g)?;
+        let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
+        let k = p.extension_kept(x, |set| match set {
+            "R" => e.reads,
+            "W" => e.writes,
+            "X" => e.atomic,
+            _ => false,
+        });
+        self.extension[kind] = Some(k);
+        Ok(k)
     }
 
     /// [`Judge::checks_monotone`], asked once (every graph of a search has

@@ -54,19 +54,42 @@ impl Consistency {
     }
 
     /// Is a consistent graph's maximal extension (a read of the co-last
-    /// write, a write placed co-last: TruSt's) always consistent, so that
-    /// it need not be asked? Proved for the machines' timing (the new
-    /// event can run, or commit, after everything); not known of an
-    /// arbitrary model's axioms, which are asked.
+    /// write, a write placed co-last: TruSt's) always consistent, whatever
+    /// the event? Proved for the machines' timing (the new event can run,
+    /// or commit, after everything); a model given as data is asked event
+    /// by event ([`Consistency::maximal_extension_holds`]).
     pub fn maximal_extensions_hold(&self) -> bool {
         matches!(self, Consistency::Timing { .. })
     }
 
+    /// Is `g`, consistent before its newest event `id` came as TruSt's
+    /// maximal extension (a read of the co-last write, a write placed
+    /// co-last), consistent without asking? Always for the machines'
+    /// timing; for a model given as data where its checks are shown kept
+    /// ([`Judge::extension_kept`]) for a single new event (no fence before
+    /// it, not an atomic, of a cell already accessed).
+    pub fn maximal_extension_holds(&mut self, g: &Graph, id: Id) -> bool {
+        match self {
+            Consistency::Timing { .. } => true,
+            Consistency::Axioms(j) => {
+                let e = g.ev(id);
+                let single = e.fences == 0 && !(e.reads && e.writes);
+                let old_cell = || {
+                    g.threads.iter().enumerate().any(|(t, evs)| {
+                        evs.iter()
+                            .enumerate()
+                            .any(|(i, x)| x.cell == e.cell && (t != id.thread as usize || i != id.index as usize))
+                    })
+                };
+                single && old_cell() && j.extension_kept(g, id).unwrap_or(false)
+            }
+        }
+    }
+
     /// A complete graph: what the checks of its prefixes left unasked.
-    /// Nothing, where every check of the model is monotone: the explorer
-    /// asked them all of this very graph when its last event came (a model
-    /// given as data has every extension asked); the empty graph was never
-    /// asked.
+    /// Nothing, where every check of the model is monotone: they held of
+    /// this very graph when its last event came (asked, or shown kept by a
+    /// maximal extension); the empty graph was never asked.
     pub fn complete(&mut self, g: &Graph) -> Result<bool, JudgeError> {
         let asked = g.threads.iter().any(|t| !t.is_empty()) && !self.maximal_extensions_hold();
         match self {
