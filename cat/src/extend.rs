@@ -24,6 +24,10 @@
 //! passes through `e`, so `u(a;b)` also needs `inn(a) ∨ out(b)`; and so on
 //! below. `let rec` is not analysed.
 //!
+//! A fence added last in its thread is such an extension too (it has no
+//! location: only `po` reaches it), so an access with fences before it is
+//! one fence at a time, then the access.
+//!
 //! A check is then kept: `acyclic r` if `out ∧ irr ∧ u` (a new cycle would
 //! leave `e` for an old event, or be `(e, e)`), `irreflexive r` if
 //! `irr ∧ u`, `empty r` if `out ∧ inn ∧ irr ∧ u` (a set: `e` not in it, and
@@ -58,8 +62,9 @@ const ALL: Rel = Rel { out: true, inn: true, irr: true, u: true };
 
 /// Do the monotone checks (`checks[k]`: step `k` is one) all hold after a
 /// maximal extension by an event in exactly the sets `member` says (by
-/// place in `shape.sets`), given they held before?
-pub(crate) fn kept(prog: &Program, shape: &Shape, checks: &[bool], member: &[bool]) -> bool {
+/// place in `shape.sets`), given they held before? `access`: a read or a
+/// write; else a fence (last in its thread, of no location).
+pub(crate) fn kept(prog: &Program, shape: &Shape, checks: &[bool], member: &[bool], access: bool) -> bool {
     let mut v: Vec<V> = Vec::with_capacity(prog.nodes.len());
     let fr = prog.fr_node;
     for (i, node) in prog.nodes.iter().enumerate() {
@@ -73,6 +78,11 @@ pub(crate) fn kept(prog: &Program, shape: &Shape, checks: &[bool], member: &[boo
         };
         let not_in = |x: Set| x.mem == Some(false);
         let out = match node.op {
+            // A fence: no location, no read or write, nothing but program
+            // order (and `int`, `ext`, its own instance).
+            _ if !access && (Some(i as u32) == fr || Some(i as u32) == prog.co_in) => V::R(ALL),
+            Op::Plus(a) if !access && prog.co_in == Some(a) => V::R(ALL),
+            Op::RelIn(k) if !access && matches!(shape.rels[k as usize].as_str(), "loc" | "rf") => V::R(ALL),
             // The facts of a maximal extension (see the module doc).
             _ if Some(i as u32) == fr => {
                 let writes = shape.sets.iter().zip(member).any(|(k, &m)| k == "W" && m);
@@ -221,7 +231,7 @@ mod tests {
         for k in ["co", "int", "loc", "po", "rf", "same-instance"] {
             x.rels.insert(k.into(), Rel(vec![0; 2]));
         }
-        p.extension_kept(&x, |s| s == kind)
+        p.extension_kept(&x, |s| s == kind, kind != "F")
     }
 
     #[test]
@@ -239,6 +249,9 @@ mod tests {
         assert!(!kept("acyclic fr^-1", "W"));
         // A write has edges to every read; a read none out.
         assert!(!kept("acyclic W * R", "W") && kept("acyclic W * R", "R"));
+        // A fence: ordered by po only.
+        assert!(kept("acyclic po | rf | co | fr | loc", "F"));
+        assert!(!kept("acyclic po | po^-1", "F") && !kept("irreflexive int", "F"));
         // Not analysed: let rec.
         assert!(!kept("let rec r = po | r;r\nacyclic r", "R"));
     }

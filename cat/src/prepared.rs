@@ -347,18 +347,19 @@ impl Prepared {
 
     /// Does a graph explorer's maximal extension of an execution shaped as
     /// `x` keep every check [`Prepared::allowed_partial`] runs? The new
-    /// event is last in its thread's program order, belongs to the sets
-    /// `member` names (by name), is read by nothing, and if a write is
-    /// coherence-last, if a read reads the coherence-last write of a
-    /// location that old events access ([`crate::extend`]). False where
+    /// event is last in its thread's program order and belongs to the sets
+    /// `member` names (by name). An `access` is read by nothing, and if a
+    /// write is coherence-last, if a read reads the coherence-last write
+    /// of a location that old events access; else it is a fence
+    /// ([`crate::extend`]). False where
     /// not known (a shape that falls back to the evaluator, `let rec`).
-    pub fn extension_kept(&mut self, x: &Execution, member: impl Fn(&str) -> bool) -> bool {
+    pub fn extension_kept(&mut self, x: &Execution, member: impl Fn(&str) -> bool, access: bool) -> bool {
         let i = self.shape(x);
         let Compiled { shape, code } = &self.shapes[i];
         match code {
             Code::Graph(g) => {
                 let member: Vec<bool> = shape.sets.iter().map(|k| member(k)).collect();
-                crate::extend::kept(&g.prog, shape, &g.monotone, &member)
+                crate::extend::kept(&g.prog, shape, &g.monotone, &member, access)
             }
             Code::Fallback(_) => false,
         }

@@ -52,9 +52,10 @@ pub struct Judge {
     cell_mask: Vec<Set>,
     groups: Vec<(usize, usize)>,
     monotone: Option<bool>,
-    /// Per kind of new event (reads, writes, atomic: bits 0, 1, 2): does a
-    /// maximal extension by it keep the monotone checks?
-    extension: [Option<bool>; 8],
+    /// Per kind of new event (an access: reads, writes, atomic as bits 0,
+    /// 1, 2; a fence: 8 + its bit's place): does a maximal extension by it
+    /// keep the monotone checks?
+    extension: [Option<bool>; 12],
 }
 
 impl Judge {
@@ -70,7 +71,7 @@ impl Judge {
             cell_mask: Vec::new(),
             groups: Vec::new(),
             monotone: None,
-            extension: [None; 8],
+            extension: [None; 12],
         }
     }
 
@@ -94,25 +95,49 @@ impl Judge {
 
     /// Does TruSt's maximal extension of `g` by its event `id` keep every
     /// check prefixes are asked ([`litmus_cat::prepared::Prepared::extension_kept`])?
-    /// The caller vouches that `id` is one event, last in its thread, with
-    /// no fence before it, of a cell other events access, co-last if a
-    /// write, reading the co-last write if a read, and read by nothing.
+    /// The caller vouches that `id` is one access (not an atomic), last in
+    /// its thread, of a cell other events access, co-last if a write,
+    /// reading the co-last write if a read, and read by nothing. The fences
+    /// before it come first, one at a time (each last in its thread).
     pub fn extension_kept(&mut self, g: &Graph, id: Id) -> Result<bool, JudgeError> {
         let e = g.ev(id);
+        // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (as written).
+        const TAGS: [&str; 4] = ["MFENCE", "SFENCE", "MFENCE", "LFENCE"];
+        for (k, tag) in TAGS.iter().enumerate() {
+            if e.fences & (1 << k) != 0 && !self.kept(g, 8 + k, |set| set == "F" || set == *tag, false)? {
+                return Ok(false);
+            }
+        }
         let kind = usize::from(e.reads) | usize::from(e.writes) << 1 | usize::from(e.atomic) << 2;
-        if let Some(k) = self.extension[kind] {
+        self.kept(
+            g,
+            kind,
+            |set| match set {
+                "R" => e.reads,
+                "W" => e.writes,
+                "X" => e.atomic,
+                _ => false,
+            },
+            true,
+        )
+    }
+
+    /// [`Judge::extension_kept`] for one kind of event (`slot`: its cache).
+    fn kept(
+        &mut self,
+        g: &Graph,
+        slot: usize,
+        member: impl Fn(&str) -> bool,
+        access: bool,
+    ) -> Result<bool, JudgeError> {
+        if let Some(k) = self.extension[slot] {
             return Ok(k);
         }
         self.prepared()?;
         self.execution(g)?;
         let (Some(p), Some(x)) = (self.prepared.as_mut(), self.x.as_ref()) else { unreachable!("made above") };
-        let k = p.extension_kept(x, |set| match set {
-            "R" => e.reads,
-            "W" => e.writes,
-            "X" => e.atomic,
-            _ => false,
-        });
-        self.extension[kind] = Some(k);
+        let k = p.extension_kept(x, member, access);
+        self.extension[slot] = Some(k);
         Ok(k)
     }
 

@@ -66,14 +66,14 @@ impl Consistency {
     /// maximal extension (a read of the co-last write, a write placed
     /// co-last), consistent without asking? Always for the machines'
     /// timing; for a model given as data where its checks are shown kept
-    /// ([`Judge::extension_kept`]) for a single new event (no fence before
-    /// it, not an atomic, of a cell already accessed).
+    /// ([`Judge::extension_kept`]) for a single new access (not an atomic,
+    /// of a cell already accessed) and the fences before it.
     pub fn maximal_extension_holds(&mut self, g: &Graph, id: Id) -> bool {
         match self {
             Consistency::Timing { .. } => true,
             Consistency::Axioms(j) => {
                 let e = g.ev(id);
-                let single = e.fences == 0 && !(e.reads && e.writes);
+                let single = !(e.reads && e.writes);
                 let old_cell = || {
                     g.threads.iter().enumerate().any(|(t, evs)| {
                         evs.iter()
