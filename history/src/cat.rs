@@ -11,6 +11,8 @@
 use crate::model::{History, OpId, OpKind};
 use litmus_cat::eval::{Execution, Options as CatOptions, Rel, Set, MAX_EVENTS};
 use litmus_checker::catalog::{self, CatId};
+use litmus_checker::graph::axioms::{fence_tag, RELS, SETS};
+use litmus_ir::FenceKind;
 use std::time::Instant;
 
 /// What the model says of a history.
@@ -137,10 +139,6 @@ fn next_permutation(v: &mut [OpId]) -> bool {
     true
 }
 
-const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"];
-const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
-const CO: usize = 0;
-
 /// `h` as an execution without `co`, and per operation the event that is
 /// its write (`usize::MAX` if it writes nothing). `Err`: its event count,
 /// past [`MAX_EVENTS`].
@@ -162,8 +160,11 @@ fn execution(h: &History) -> Result<(Execution, Vec<usize>), usize> {
     let bit = |e: usize| (1 as Set) << e;
     let mut sets = [0 as Set; SETS.len()];
     let mut rows: [Vec<Set>; RELS.len()] = std::array::from_fn(|_| vec![0; n]);
-    let (f, iw, mfence, r, w, x) = (0, 1, 3, 4, 6, 7);
-    let (int, loc, po, rf, si) = (1, 2, 3, 4, 5);
+    let set = |k: &str| SETS.iter().position(|&n| n == k).expect("one of the sets");
+    let rel = |k: &str| RELS.iter().position(|&n| n == k).expect("one of the relations");
+    // A history's fence is a full one (x86 `mfence`).
+    let (f, iw, mfence, r, w, x) = (set("F"), set("IW"), set(fence_tag(FenceKind::Full)), set("R"), set("W"), set("X"));
+    let (int, loc, po, rf, si) = (rel("int"), rel("loc"), rel("po"), rel("rf"), rel("same-instance"));
     let mut write_event = vec![usize::MAX; h.ops.len()];
     let mut cell: Vec<Set> = vec![0; h.locs.len()];
     for (i, op) in h.ops.iter().enumerate() {
@@ -249,7 +250,7 @@ fn execution(h: &History) -> Result<(Execution, Vec<usize>), usize> {
 /// Write `co` for the store order `orders` (per location, its non-initial
 /// writes; the initial write first).
 fn set_co(x: &mut Execution, h: &History, orders: &[Vec<OpId>], write_event: &[usize]) {
-    let co = &mut x.rels.get_mut(RELS[CO]).expect("made with the execution").0;
+    let co = &mut x.rels.get_mut("co").expect("made with the execution").0;
     co.iter_mut().for_each(|r| *r = 0);
     for (ws, o) in h.writes_of.iter().zip(orders) {
         let mut later: Set = 0;

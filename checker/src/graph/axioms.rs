@@ -101,9 +101,7 @@ impl Judge {
     /// before it come first, one at a time (each last in its thread).
     pub fn extension_kept(&mut self, g: &Graph, id: Id) -> Result<bool, JudgeError> {
         let e = g.ev(id);
-        // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (as written).
-        const TAGS: [&str; 4] = ["MFENCE", "SFENCE", "MFENCE", "LFENCE"];
-        for (k, tag) in TAGS.iter().enumerate() {
+        for (k, tag) in FENCE_TAGS.iter().enumerate() {
             if e.fences & (1 << k) != 0 && !self.kept(g, 8 + k, |set| set == "F" || set == *tag, false)? {
                 return Ok(false);
             }
@@ -201,8 +199,8 @@ impl Judge {
         const W: usize = 6;
         const X: usize = 7;
         const F: usize = 0;
-        // Full, WW, WR, RR: MFENCE, SFENCE, MFENCE, LFENCE (indices in SETS).
-        let fence_set = [3usize, 5, 3, 2];
+        // Per fence bit: its tag's place in SETS.
+        let fence_set = FENCE_TAGS.map(|t| SETS.iter().position(|&k| k == t).expect("a tag among the sets"));
         // The execution's own rows, rewritten in place (no allocation once
         // the judge has seen a graph this big).
         let mut rows: [Vec<Set>; RELS.len()] =
@@ -348,9 +346,20 @@ impl Judge {
     }
 }
 
-/// The names of a graph's execution, sorted (as the execution keeps them).
-const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"];
-const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
+/// The names of a graph's execution, sorted (as the execution keeps them):
+/// every builder of herd executions writes these (the graph's, a log's, a
+/// history's).
+pub const SETS: [&str; 8] = ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"];
+pub const RELS: [&str; 6] = ["co", "int", "loc", "po", "rf", "same-instance"];
+
+/// A fence's tag among [`SETS`], by its bit's place ([`super::graph::fence_bit`]:
+/// full, ww, wr, rr): herd's x86 names.
+pub const FENCE_TAGS: [&str; 4] = ["MFENCE", "SFENCE", "MFENCE", "LFENCE"];
+
+/// The tag of a fence of kind `k` ([`FENCE_TAGS`]).
+pub fn fence_tag(k: FenceKind) -> &'static str {
+    FENCE_TAGS[super::graph::fence_bit(k).trailing_zeros() as usize]
+}
 
 /// The events `a..b` as a set.
 fn range(a: usize, b: usize) -> Set {
@@ -432,11 +441,7 @@ pub fn log_execution(events: &[Event], sc: bool) -> Result<Execution, String> {
             EventKind::Fence(k) => {
                 let f = new_event(None, t, &mut cell_of);
                 fences.push(f);
-                let tag = match k {
-                    FenceKind::Full | FenceKind::WR => "MFENCE",
-                    FenceKind::WW => "SFENCE",
-                    FenceKind::RR => "LFENCE",
-                };
+                let tag = fence_tag(k);
                 tags.entry(tag).or_default().push(f);
                 of[i] = Some((f, f));
                 instrs.entry(e.thread).or_default().push(vec![f]);
