@@ -12,17 +12,8 @@ use litmus_checker::check::{find_violations, judge_and_fence, Report};
 use litmus_checker::machine::Model;
 use litmus_checker::monitor::MonitorKind;
 use litmus_checker::options::Options;
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn cat(name: &str) -> Model {
-    let models = root().join("tests/corpus/models");
-    let p = [models.join(name), models.join("herd").join(name)].into_iter().find(|p| p.exists()).unwrap();
-    Model::parse_in(p.to_str().unwrap(), &[models.join("herd")]).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use common::{cat, root, verify_maximal};
 
 /// The fence answer of each model: fences (statement, place; kinds
 /// optional), confirmation and minimality, and the violations each fence
@@ -62,12 +53,6 @@ fn checked(prog: &litmus_ir::Program, models: &[Model], opts: &Options, kept: bo
     r
 }
 
-/// Every maximal extension the search takes unasked is checked against the
-/// model's own answer ([`litmus_checker::graph::explore::VERIFY_MAXIMAL`]).
-fn verify_maximal() {
-    litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
-}
-
 #[test]
 fn kept_graphs_answer_as_the_rechecks_do() {
     verify_maximal();
@@ -98,7 +83,6 @@ fn kept_graphs_answer_as_the_rechecks_do() {
 #[test]
 fn x86tso_cat_fences_as_the_builtin_tso() {
     verify_maximal();
-    let models = root().join("tests/corpus/herd-x86");
     let (tso, mixed) = (cat("x86tso.cat"), cat("x86tso-mixed.cat"));
     let opts = Options::default();
     let (mut bad, mut compared) = (Vec::new(), 0);
@@ -117,7 +101,6 @@ fn x86tso_cat_fences_as_the_builtin_tso() {
             bad.push(format!("{name}:\n  {}  {fa:?}\n  tso     {fb:?}", given.as_str()));
         }
     }
-    let _ = models;
     eprintln!("{compared} compared");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
 }

@@ -29,17 +29,8 @@ use litmus_checker::violation::Robustness;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, TestRng, TestRunner};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn cat(name: &str) -> Model {
-    let models = root().join("tests/corpus/models");
-    let p = [models.join(name), models.join("herd").join(name)].into_iter().find(|p| p.exists()).unwrap();
-    Model::parse_in(p.to_str().unwrap(), &[models.join("herd")]).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use common::{cat, root, verify_maximal};
 
 /// What is compared of an outcome: states (values, condition), failures,
 /// deadlocks, condition errors and the observation.
@@ -135,12 +126,6 @@ fn compare(name: &str, prog: &litmus_ir::Program, builtin: Model, given: Model, 
         }
     }
     Ok(())
-}
-
-/// Every maximal extension the search takes unasked is checked against the
-/// model's own answer ([`litmus_checker::graph::explore::VERIFY_MAXIMAL`]).
-fn verify_maximal() {
-    litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 #[test]

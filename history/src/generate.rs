@@ -32,6 +32,24 @@ impl Default for Shape {
     }
 }
 
+impl Shape {
+    /// A small shape drawn from `seed`: 2–4 threads, 3–14 operations, 1–3
+    /// locations, every mix of fences, atomics and writes (small enough for
+    /// brute force over store orders to judge most runs).
+    pub fn small(seed: u64) -> Shape {
+        let r = |k: u64, n: u64| ((seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k * 5)) % n) as usize;
+        Shape {
+            threads: 2 + r(1, 3),
+            ops: 3 + r(2, 12),
+            locs: 1 + r(3, 3),
+            fences: [0.0, 0.05, 0.15][r(4, 3)],
+            rmws: [0.0, 0.1, 0.25][r(5, 3)],
+            writes: [0.3, 0.5][r(6, 2)],
+            commit: [0.1, 0.4][r(7, 2)],
+        }
+    }
+}
+
 /// One random run under `model`, as a history.
 pub fn run(shape: &Shape, model: Model, seed: u64) -> History {
     let mut rng = Rng::new(seed);

@@ -233,6 +233,13 @@ impl History {
         self.writes_of.iter().map(|ws| (ws.len() - 1) * ws.len().saturating_sub(2) / 2).sum()
     }
 
+    /// Number of store orders: per location, every order of its
+    /// non-initial writes (saturating).
+    pub fn store_orders(&self) -> u64 {
+        let fact = |n: usize| (1..=n as u64).fold(1u64, |a, k| a.saturating_mul(k));
+        self.writes_of.iter().fold(1u64, |a, ws| a.saturating_mul(fact(ws.len() - 1)))
+    }
+
     /// How an operation is written in the text format: `W(x,1)`.
     pub fn op_text(&self, op: OpId) -> String {
         match self.ops[op].kind {

@@ -62,23 +62,8 @@ fn example_histories_agree() {
     assert!(n >= 14, "{n}");
 }
 
-/// Random shapes small enough to enumerate every store order.
-fn shape(seed: u64) -> generate::Shape {
-    let r = |k: u64, n: u64| ((seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k * 5)) % n) as usize;
-    generate::Shape {
-        threads: 2 + r(1, 3),
-        ops: 3 + r(2, 12),
-        locs: 1 + r(3, 3),
-        fences: [0.0, 0.05, 0.15][r(4, 3)],
-        rmws: [0.0, 0.1, 0.25][r(5, 3)],
-        writes: [0.3, 0.5][r(6, 2)],
-        commit: [0.1, 0.4][r(7, 2)],
-    }
-}
-
 fn few_orders(h: &History) -> bool {
-    let fact = |n: usize| (1..=n).product::<usize>();
-    h.writes_of.iter().map(|ws| fact(ws.len() - 1)).product::<usize>() <= 5_040
+    h.store_orders() <= 5_040
 }
 
 #[test]
@@ -89,7 +74,7 @@ fn random_histories_agree_with_the_criteria() {
         .into_par_iter()
         .map(|seed| {
             let run = if seed % 2 == 0 { Model::Sc } else { Model::Tso };
-            let h = generate::run(&shape(seed), run, seed);
+            let h = generate::run(&generate::Shape::small(seed), run, seed);
             let mut t = [0; 4];
             // The model is asked store order by store order: histories with
             // few enough of them.

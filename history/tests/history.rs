@@ -134,8 +134,7 @@ fn brute_force(h: &History, model: Model) -> bool {
 }
 
 fn small_enough(h: &History) -> bool {
-    let fact = |n: usize| (1..=n).product::<usize>();
-    h.writes_of.iter().map(|ws| fact(ws.len() - 1)).product::<usize>() <= 720
+    h.store_orders() <= 720
 }
 
 #[test]
@@ -288,21 +287,6 @@ fn sb_outcome_is_tso_not_sc() {
     assert!(consistent(both_zero, Model::Tso));
 }
 
-/// Random shapes: few threads, locations and operations, so brute force
-/// can be the oracle on most; all mixes of fences, atomics and writes.
-fn shape(seed: u64) -> generate::Shape {
-    let r = |k: u64, n: u64| ((seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (k * 5)) % n) as usize;
-    generate::Shape {
-        threads: 2 + r(1, 3),
-        ops: 3 + r(2, 12),
-        locs: 1 + r(3, 3),
-        fences: [0.0, 0.05, 0.15][r(4, 3)],
-        rmws: [0.0, 0.1, 0.25][r(5, 3)],
-        writes: [0.3, 0.5][r(6, 2)],
-        commit: [0.1, 0.4][r(7, 2)],
-    }
-}
-
 #[test]
 fn random_histories_all_methods_agree() {
     const RUNS: u64 = 5_600;
@@ -310,7 +294,7 @@ fn random_histories_all_methods_agree() {
         .into_par_iter()
         .map(|seed| {
             let model = if seed % 2 == 0 { Model::Sc } else { Model::Tso };
-            let h = generate::run(&shape(seed), model, seed);
+            let h = generate::run(&generate::Shape::small(seed), model, seed);
             let mut t = [1, 0, 0, 0, 0, 0];
             assert!(consistent(&h, model), "a {} run's history is not {0}\n{}", model.upper(), to_text(&h));
             if model == Model::Sc {
@@ -356,7 +340,7 @@ fn random_histories_all_methods_agree() {
 fn every_criterion_rejects_something() {
     let mut seen = std::collections::BTreeSet::new();
     for seed in 0..3000u64 {
-        let h = generate::run(&shape(seed), Model::Sc, seed);
+        let h = generate::run(&generate::Shape::small(seed), Model::Sc, seed);
         let Some(m) = generate::mutate(&h, seed) else { continue };
         for model in [Model::Sc, Model::Tso] {
             if let Verdict::Violation { criterion, .. } = check(&m, model, Method::CcmEnum).verdict {
@@ -475,8 +459,8 @@ fn independent_parts_are_judged_apart() {
     let mut judged = [0usize; 2];
     for seed in 0..400u64 {
         let model = if seed % 2 == 0 { Model::Sc } else { Model::Tso };
-        let a = generate::run(&shape(seed), Model::Tso, seed);
-        let b = generate::run(&shape(seed + 7), Model::Tso, seed + 7);
+        let a = generate::run(&generate::Shape::small(seed), Model::Tso, seed);
+        let b = generate::run(&generate::Shape::small(seed + 7), Model::Tso, seed + 7);
         let b = generate::mutate(&b, seed).unwrap_or(b);
         let both = text(&(rename(&a, "a") + &rename(&b, "b")));
         let ok = consistent(&both, model);

@@ -397,3 +397,23 @@ pub fn two_loads(prog: &litmus_ir::Program) -> bool {
         })
     })
 }
+
+/// The workspace's root.
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A model given as data from the corpus (`tests/corpus/models/`, herd's
+/// stock files under `herd/`), its includes found there.
+pub fn cat(name: &str) -> litmus_checker::machine::Model {
+    let models = root().join("tests/corpus/models");
+    let p = [models.join(name), models.join("herd").join(name)].into_iter().find(|p| p.exists()).unwrap();
+    litmus_checker::machine::Model::parse_in(p.to_str().unwrap(), &[models.join("herd")])
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Every maximal extension the search takes unasked is checked against the
+/// model's own answer ([`litmus_checker::graph::explore::VERIFY_MAXIMAL`]).
+pub fn verify_maximal() {
+    litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
+}
