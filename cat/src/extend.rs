@@ -89,10 +89,7 @@ pub(crate) fn kept(prog: &Program, shape: &Shape, checks: &[bool], member: &[boo
                 V::R(Rel { out: true, inn: !writes, irr: true, u: true })
             }
             Op::Plus(a) if prog.co_in == Some(a) => V::R(Rel { out: true, inn: false, irr: true, u: true }),
-            Op::RelIn(k) if prog.co_in == Some(i as u32) => {
-                let _ = k;
-                V::R(Rel { out: true, inn: false, irr: true, u: true })
-            }
+            Op::RelIn(_) if prog.co_in == Some(i as u32) => V::R(Rel { out: true, inn: false, irr: true, u: true }),
             Op::RelIn(k) => V::R(match shape.rels[k as usize].as_str() {
                 "po" | "rf" => Rel { out: true, inn: false, irr: true, u: true },
                 // Its own instance only: one new event.

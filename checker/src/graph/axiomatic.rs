@@ -55,11 +55,12 @@ pub fn robustness_kept(prog: &Program, model: Model, opts: &Options) -> (Robustn
         let mut search = Search::new(&sc, model, opts, |g, kind, checker, path| {
             // SC is the interpreter of a model given as data.
             found.graph(prog, &sc, opts, g, kind, checker, path);
-            if checker.consistent(g, Model::Sc) {
-                return Control::Continue;
-            }
             let pairs = if checker.consistent(g, naming) {
-                named.graph(g, checker)
+                // None: SC-consistent, no violation.
+                let Some(pairs) = named.graph(g, checker) else { return Control::Continue };
+                pairs
+            } else if checker.consistent(g, Model::Sc) {
+                return Control::Continue;
             } else if let Some(l) = encode(g, &sc) {
                 // The witness is the whole graph: its state is the end's.
                 namer.execution(opts, &l.events, &l.schedule, |_| (l.state.clone(), l.events.len()))

@@ -80,13 +80,13 @@ impl<'m, 'p> Violations<'m, 'p> {
 
     /// A graph the search reached (of any ending: a cut or failed one's
     /// events happened too).
-    /// Returns the pairs it is named by.
-    pub fn graph(&mut self, g: &Graph, checker: &mut Checker) -> Vec<(StmtId, StmtId)> {
+    /// Returns the pairs it is named by; `None` if it is SC-consistent.
+    pub fn graph(&mut self, g: &Graph, checker: &mut Checker) -> Option<Vec<(StmtId, StmtId)>> {
         self.scratch.prepare(g);
         let cyclic = self.scratch.components();
         debug_assert_eq!(cyclic, !checker.consistent(g, Model::Sc), "SC-consistent iff acyclic");
         if !cyclic {
-            return Vec::new();
+            return None;
         }
         let pairs = self.scratch.of(g, Rules::of(self.model));
         if pairs.is_empty() {
@@ -108,7 +108,7 @@ impl<'m, 'p> Violations<'m, 'p> {
             }
             self.groups.get_mut(&key).expect("just added").v = v;
         }
-        keys
+        Some(keys)
     }
 
     /// The monitor's violation for `pair`: the SC execution of its prefix,
