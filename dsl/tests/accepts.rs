@@ -89,3 +89,27 @@ fn a_condition_that_begins_or_ends_with_a_parenthesised_term_keeps_its_parenthes
         assert_eq!(a.condition.as_ref().map(|c| c.text.as_str()), Some(text), "{cond}");
     }
 }
+
+/// herd7's older x86 syntax, as Dat3M's X86 folder writes it: a `;` after
+/// the initial block, `P0:EAX` for thread 0's register, `final` for
+/// `exists`, a `with` list of expected verdicts, and a `<< … >>` block
+/// (herd's splitter ends the test at `<<`).
+#[test]
+fn herds_older_x86_syntax_is_read_as_herd7_reads_it() {
+    let src = "X86 old\n\"doc\"\n{x = 0; y = 0; P0:EAX = 7};\n\
+         P0 | P1 ;\n mov [x],$1 | mov [y],$1 ;\n mov EAX,[y] | mov EBX,[x] ;\n\n\
+         final (P0:EAX = 0 /\\ P1:EBX = 0);\nwith\ntso: exists;\ncc: ~exists;\n<<\nshow flags false\nreadfrom a/b-rf.dot\n>>\n";
+    let a = litmus_dsl::analyze(src);
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    assert_eq!(a.condition.as_ref().expect("a condition").quantifier.as_str(), "exists");
+    let p = a.program.as_ref().expect("lowers");
+    let cond = p.condition.as_ref().unwrap();
+    assert_eq!(cond.text, "P0:EAX = 0 /\\ P1:EBX = 0");
+    // The initial `P0:EAX = 7` is thread 0's register, not a location.
+    assert_eq!(p.locations.len(), 2);
+    // A bare parenthesised condition is `exists` too.
+    let bare = src.replace("final (", "(");
+    let a = litmus_dsl::analyze(&bare);
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    assert_eq!(a.condition.unwrap().quantifier.as_str(), "exists");
+}

@@ -73,6 +73,10 @@ pub enum Tok<'src> {
     /// `(* ... *)`, nested as in OCaml; `false` when never closed.
     #[token("(*", block_comment)]
     Comment(bool),
+    /// `<<`: herd's splitter ends the test there (what follows, a `show`
+    /// or scope block, is for herd's tools): the rest is lexed as a comment.
+    #[token("<<")]
+    Trailer,
     Error,
 }
 
@@ -112,6 +116,7 @@ impl fmt::Display for Tok<'_> {
             Or => "`\\/`",
             Tilde => "`~`",
             Comment(_) => "comment",
+            Trailer => "`<<`",
             Error => "invalid character",
         };
         f.write_str(s)
@@ -156,6 +161,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             Str(_) => 31,
             Comment(false) => 32,
             Comment(true) => 33,
+            Trailer => 34,
         }
     }
 
@@ -196,6 +202,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             31 => Str(text),
             32 => Comment(false),
             33 => Comment(true),
+            34 => Trailer,
             _ => Error,
         }
     }
@@ -272,6 +279,10 @@ fn lex_each<'s>(src: &'s str, from: usize, mut push: impl FnMut(Tok<'s>, Span)) 
         flush(bad.take(), &mut diags, &mut push);
         match tok {
             Ok(Tok::Comment(true)) => comments.push(span),
+            Ok(Tok::Trailer) => {
+                comments.push(Span::new(span.start, src.len()));
+                break;
+            }
             Ok(Tok::Comment(false)) => {
                 comments.push(Span::new(span.start, src.len()));
                 diags.push(

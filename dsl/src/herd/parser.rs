@@ -141,6 +141,19 @@ where
     select! { Tok::Ident(s) = e => Ident { name: s.to_string(), span: sp(e.span()) } }.labelled("name")
 }
 
+/// A thread's number before `:`: `0`, or `P0` as herd also reads it
+/// (`P1:EAX = 1`).
+fn thread_num<'t, 's: 't, I>() -> impl Parser<'t, I, IntLit, Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
+{
+    select! {
+        Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) },
+        Tok::Ident(s) = e if s.len() > 1 && s.starts_with('P') && s[1..].bytes().all(|b| b.is_ascii_digit()) =>
+            IntLit { value: s[1..].parse().unwrap_or(-1), span: sp(e.span()) },
+    }
+}
+
 fn int_lit<'t, 's: 't, I>() -> impl Parser<'t, I, IntLit, Extra<'t, 's>> + Clone
 where
     I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
@@ -231,7 +244,7 @@ fn cond<'t, 's: 't, I>() -> impl Parser<'t, I, CExpr, Extra<'t, 's>> + Clone
 where
     I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
-    let thread = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
+    let thread = thread_num();
     let loc = choice((
         thread.then_ignore(just(Tok::Colon)).then(ident()).map(|(t, r)| CLoc::Reg(t, r)),
         ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(CLoc::Loc),
@@ -368,7 +381,7 @@ fn body<'t, 's: 't, I>() -> impl Parser<'t, I, HerdFile, Extra<'t, 's>>
 where
     I: ValueInput<'t, Token = Tok<'s>, Span = SimpleSpan, Cursor = usize>,
 {
-    let thread_idx = select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } };
+    let thread_idx = thread_num();
     let target = choice((
         thread_idx.then_ignore(just(Tok::Colon)).then(ident()).map(|(t, r)| InitTarget::Reg(t, r)),
         ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(InitTarget::Loc),
@@ -400,6 +413,8 @@ where
         .collect::<Vec<_>>()
         .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
         .recover_with(via_parser(balanced(Tok::LBrace, |_| Vec::new())))
+        // herd's splitter takes a `;` after the block (`{x = 0};`).
+        .then_ignore(just(Tok::Semi).or_not())
         .labelled("initial state");
 
     let header_row = ident()
@@ -421,7 +436,9 @@ where
         instr,
         span: sp(e.span()),
     });
-    let trailer_start = [Tok::Exists, Tok::Forall, Tok::Tilde, Tok::Locations, Tok::Filter];
+    // `final` and a bare `(…)` are herd's `exists` too.
+    let trailer_start =
+        [Tok::Exists, Tok::Forall, Tok::Tilde, Tok::Locations, Tok::Filter, Tok::Ident("final"), Tok::LParen];
     let row = one_of(trailer_start)
         .not()
         .ignore_then(cell.separated_by(just(Tok::Bar)).at_least(1).collect::<Vec<_>>())
@@ -437,10 +454,7 @@ where
 
     let locations = just(Tok::Locations).ignore_then(
         choice((
-            select! { Tok::Int(s) = e => IntLit { value: parse_int(s).unwrap_or(-1), span: sp(e.span()) } }
-                .then_ignore(just(Tok::Colon))
-                .then(ident())
-                .map(|(t, r)| CLoc::Reg(t, r)),
+            thread_num().then_ignore(just(Tok::Colon)).then(ident()).map(|(t, r)| CLoc::Reg(t, r)),
             ident().delimited_by(just(Tok::LBracket), just(Tok::RBracket)).map(CLoc::Loc),
             ident().map(CLoc::Loc),
         ))
@@ -454,6 +468,8 @@ where
         just(Tok::Exists).to(Quantifier::Exists),
         just(Tok::Tilde).then(just(Tok::Exists)).to(Quantifier::NotExists),
         just(Tok::Forall).to(Quantifier::Forall),
+        just(Tok::Ident("final")).to(Quantifier::Exists),
+        empty().and_is(just(Tok::LParen).rewind()).to(Quantifier::Exists),
     ));
     let final_ = quant.then(cond()).map_with(|(quantifier, cond), e| HFinal { quantifier, cond, span: sp(e.span()) });
 
@@ -462,6 +478,20 @@ where
         .then(filter.or_not())
         .then(final_.or_not())
         .then_ignore(just(Tok::Semi).or_not())
+        // herd's old `with tso: ~exists; cc: exists;`: the verdicts some
+        // models were expected to give, read and set aside as herd7 does.
+        .then_ignore(
+            just(Tok::Ident("with"))
+                .then(
+                    ident()
+                        .then(just(Tok::Colon))
+                        .then(quant)
+                        .separated_by(just(Tok::Semi))
+                        .allow_trailing()
+                        .at_least(1),
+                )
+                .or_not(),
+        )
         .then_ignore(end())
         .validate(|((((init, ((threads, rows), table_span)), locations), filter), final_), _, emitter| {
             let mut code: Vec<Vec<Cell>> = vec![Vec::new(); threads.len()];
