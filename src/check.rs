@@ -128,7 +128,7 @@ pub struct Bounds {
 /// `--model`'s help: every model the checker knows.
 fn model_help() -> String {
     let names: Vec<&str> = Model::ALL.iter().map(|m| m.as_str()).collect();
-    let default = |d| Model::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(",");
+    let default = |d| litmus_checker::catalog::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(",");
     format!(
         "Memory models to check, comma-separated: {}, or a herd model file (FILE.cat; herd's stock files by name, e.g. x86tso.cat) [default: {} for a native program, {} for a herd x86 test]",
         names.join(", "),
@@ -151,6 +151,7 @@ pub enum ExplorerArg {
     Auto,
     Graph,
     Interleaving,
+    Candidates,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -298,7 +299,7 @@ impl Checked {
 /// defaults, by dialect (a herd x86 test: SC and TSO).
 pub fn models_for(asked: &[Model], dialect: litmus_ir::Dialect) -> Vec<Model> {
     if asked.is_empty() {
-        Model::defaults_for(dialect)
+        litmus_checker::catalog::defaults_for(dialect)
     } else {
         asked.to_vec()
     }
@@ -319,6 +320,7 @@ pub fn options(b: &Bounds) -> Options {
             ExplorerArg::Auto => litmus_checker::ExplorerKind::Auto,
             ExplorerArg::Graph => litmus_checker::ExplorerKind::Graph,
             ExplorerArg::Interleaving => litmus_checker::ExplorerKind::Interleaving,
+            ExplorerArg::Candidates => litmus_checker::ExplorerKind::Candidates,
         },
         threads: b.threads.map_or_else(litmus_checker::options::all_cores, |n| n as usize),
         unbounded: (!b.bounded).then(Default::default),

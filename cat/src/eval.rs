@@ -646,7 +646,9 @@ impl Ev<'_> {
                         return Ok(env.bind(var, Value::Rel(r)));
                     }
                 }
-                self.fatal(file, ins.span, format!("the execution's `{var}` is not one of the model's candidates"))
+                let diag =
+                    self.diag(file, ins.span, format!("the execution's `{var}` is not one of the model's candidates"));
+                Err(Fail::Fatal(CatError::NotACandidate(diag)))
             }
             InsKind::IfVariant { cond, then, otherwise } => {
                 if self.variant(cond) {

@@ -45,6 +45,11 @@ pub enum CatError {
     /// Something the evaluator does not do yet.
     #[error("{0}")]
     Unsupported(Diagnostic),
+    /// The execution's own `co` (or other order) is not one of `with x
+    /// from S`'s candidates: herd7 never builds such an execution, so an
+    /// explorer that enumerates every order reads this as "not allowed".
+    #[error("{0}")]
+    NotACandidate(Diagnostic),
     /// The execution given cannot be evaluated (too many events, an event
     /// number past its size).
     #[error("execution: {0}")]
@@ -56,7 +61,11 @@ impl CatError {
     pub fn diagnostic(&self) -> Option<&Diagnostic> {
         match self {
             CatError::Io { .. } | CatError::Execution(_) => None,
-            CatError::Syntax(d) | CatError::Include(d) | CatError::Eval(d) | CatError::Unsupported(d) => Some(d),
+            CatError::Syntax(d)
+            | CatError::Include(d)
+            | CatError::Eval(d)
+            | CatError::Unsupported(d)
+            | CatError::NotACandidate(d) => Some(d),
         }
     }
 }

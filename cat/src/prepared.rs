@@ -843,7 +843,7 @@ impl Graph {
                 Step::Error(e) => return Err(e.error()),
                 Step::CoGuard(c) => {
                     if !self.guard(s, c, n) {
-                        return Err(CatError::Eval(c.diag.clone()));
+                        return Err(CatError::NotACandidate(c.diag.clone()));
                     }
                 }
                 Step::Test(t) => {

@@ -49,12 +49,16 @@ const HERD: &[(&str, &str)] = herd![
     "minimal.cat",
     "naked.cat",
     "mips-tso.cat",
+    "riscv.cat",
+    "riscv-defs.cat",
 ];
 
 /// The corpus's own models, next to herd's directory.
 const LOCAL: &[(&str, &str)] = &[
     ("sc-rmw.cat", include_str!("../../tests/corpus/models/sc-rmw.cat")),
     ("x86pso.cat", include_str!("../../tests/corpus/models/x86pso.cat")),
+    // The project's own models (`models/`), written from the papers.
+    ("rvwmo.cat", include_str!("../../models/rvwmo.cat")),
 ];
 
 fn all() -> impl Iterator<Item = &'static (&'static str, &'static str)> {

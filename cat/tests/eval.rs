@@ -143,7 +143,7 @@ fn a_co_that_is_not_a_candidate_is_an_error_not_a_verdict() {
     let mut x = sb(false, true);
     x = x.rel("co", &[(2, 0), (4, 1)]).set("FW", &[0, 1]);
     match evaluate(&model("sc.cat"), &x, &Options::default()) {
-        Err(CatError::Eval(d)) => assert!(d.message.contains("not one of the model's candidates"), "{d}"),
+        Err(CatError::NotACandidate(d)) => assert!(d.message.contains("not one of the model's candidates"), "{d}"),
         other => panic!("{other:?}"),
     }
     // Without co, herd would enumerate every candidate: refused, at the

@@ -11,8 +11,12 @@ const MODELS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/model
 
 fn disk_path(name: &str) -> PathBuf {
     let local = Path::new(MODELS).join(name);
+    // The project's own models live in `models/` at the root.
+    let own = Path::new(MODELS).join("../../../models").join(name);
     if local.is_file() {
         local
+    } else if own.is_file() {
+        own
     } else {
         Path::new(MODELS).join("herd").join(name)
     }

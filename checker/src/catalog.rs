@@ -16,8 +16,9 @@
 //! it forbids load buffering (a `po ∪ rf` cycle: a revisit keeps the
 //! porf-prefix of the revisiting write), coherence per location (a thread's
 //! next access of a cell goes co-after what it saw), and a write between an
-//! atomic's read and its write. A model that allows one of them is refused
-//! by name (ARM- and Power-like models need the next explorer).
+//! atomic's read and its write. A model that allows one of them (ARM-,
+//! RISC-V- and Power-like models) is answered by the candidate explorer
+//! instead ([`crate::candidates`]), as herd7 answers every model.
 
 pub use crate::model::CatId;
 use crate::model::Model;
@@ -37,6 +38,10 @@ pub struct CatModel {
     /// The built-in machine whose runs name its violations and write its
     /// witnesses, where it can follow a graph ([`naming`]).
     pub naming: Model,
+    /// What it allows that the graph explorer assumes it forbids (a
+    /// `po ∪ rf` cycle, …), if anything: then the candidate explorer
+    /// answers it ([`crate::candidates`]).
+    pub weak: Option<&'static str>,
 }
 
 impl CatModel {
@@ -55,8 +60,6 @@ pub enum CatModelError {
     Cat(#[from] litmus_cat::CatError),
     #[error("{path}: the model is named `{name}`, as another model already is ({other})")]
     NameTaken { path: String, name: String, other: String },
-    #[error("{path}: the model {what}; the graph explorer's revisits assume it does not (models like ARM's and Power's need the next explorer)")]
-    Assumption { path: String, what: &'static str },
     #[error("too many models loaded")]
     Full,
 }
@@ -76,14 +79,56 @@ pub fn load(path: &Path, include_dirs: &[PathBuf]) -> Result<Model, CatModelErro
     register(path, model)
 }
 
+/// The models checked when none are named, for a program written in
+/// `dialect`: a herd test written for an architecture is checked against
+/// SC and that architecture's model (x86: TSO; PSO only when asked, as
+/// herd7 answers it; RISC-V: the project's `riscv`), a native program
+/// against every built-in default.
+pub fn defaults_for(dialect: litmus_ir::Dialect) -> Vec<Model> {
+    use litmus_ir::Dialect;
+    match dialect {
+        Dialect::HerdX86 => std::iter::once(Model::Sc).chain(Model::of_cpu("x86-64")).collect(),
+        Dialect::HerdRiscv => std::iter::once(Model::Sc).chain(architecture("riscv")).collect(),
+        Dialect::Native => Model::defaults(),
+    }
+}
+
+/// The project's own models of architectures, by name, and the embedded
+/// file each is read from ([`litmus_cat::stock`]).
+pub const ARCHITECTURES: &[(&str, &str)] = &[("riscv", "rvwmo.cat")];
+
+/// The model of an architecture named `name` (`riscv`), registered under
+/// that name at its first use.
+pub fn architecture(name: &str) -> Option<Model> {
+    let &(name, file) = ARCHITECTURES.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))?;
+    if let Some(m) = by_name(name) {
+        return Some(m);
+    }
+    let model = litmus_cat::stock::load(file).ok()?;
+    register_as(Path::new(file), model, Some(name)).ok()
+}
+
 /// Register a model read by the caller (e.g. from `litmus_cat::stock`).
 pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModelError> {
+    register_as(path, model, None)
+}
+
+/// [`register`], named `as_name` rather than by the file (an architecture's
+/// own model).
+fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> Result<Model, CatModelError> {
     let shown = path.display().to_string();
-    probe(&model).map_err(|what| CatModelError::Assumption { path: shown.clone(), what })?;
+    // A model that allows what the graph explorer's revisits assume it
+    // forbids is answered by the candidate explorer instead.
+    let weak = probe(&model).err();
     let naming = naming(&model);
     let stem = path.file_stem().map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
-    let builtin = Model::ALL.iter().any(|m| m.as_str().eq_ignore_ascii_case(&stem));
-    let name = if builtin { path.file_name().map_or(stem, |n| n.to_string_lossy().into_owned()) } else { stem };
+    let builtin = Model::ALL.iter().any(|m| m.as_str().eq_ignore_ascii_case(&stem))
+        || ARCHITECTURES.iter().any(|(name, _)| name.eq_ignore_ascii_case(&stem));
+    let name = match as_name {
+        Some(n) => n.to_string(),
+        None if builtin => path.file_name().map_or(stem, |n| n.to_string_lossy().into_owned()),
+        None => stem,
+    };
     let mut reg = REGISTRY.write().unwrap_or_else(|e| e.into_inner());
     let texts = |m: &litmus_cat::Model| m.files.iter().map(|f| f.text.clone()).collect::<Vec<_>>();
     if let Some(other) = reg.iter().find(|m| m.name == name) {
@@ -94,9 +139,12 @@ pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModel
     }
     let name: &'static str = Box::leak(name.into_boxed_str());
     // Registered under the lock: ids and rows stay in step.
-    let Some(Model::Cat(id)) = crate::model::add_cat_row(name) else { return Err(CatModelError::Full) };
+    let Some(Model::Cat(id)) = crate::model::add_cat_row(name, weak.is_none()) else {
+        return Err(CatModelError::Full);
+    };
     debug_assert_eq!(id.0 as usize, reg.len());
-    let entry: &'static CatModel = Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming }));
+    let entry: &'static CatModel =
+        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming, weak }));
     reg.push(entry);
     Ok(Model::Cat(id))
 }
@@ -148,9 +196,10 @@ fn probe(model: &litmus_cat::Model) -> Result<(), &'static str> {
         match allowed(model, &x) {
             Ok(false) => {}
             Ok(true) => return Err(what),
-            // A model that cannot even evaluate a probe fails on graphs
-            // too, with its own diagnostic: let the check say it there.
-            Err(_) => {}
+            // A model that cannot evaluate a probe may still evaluate the
+            // candidates (they bind more names): the candidate explorer
+            // answers it, or says the model's own diagnostic.
+            Err(_) => return Err("could not be probed"),
         }
     }
     Ok(())
@@ -190,7 +239,15 @@ fn allowed(model: &litmus_cat::Model, x: &Execution) -> Result<bool, litmus_cat:
 /// A probe execution with herd's x86 fence sets, all empty (x86 binds them
 /// in every execution).
 fn fences(x: Execution) -> Execution {
-    x.set("MFENCE", &[]).set("SFENCE", &[]).set("LFENCE", &[]).set("F", &[])
+    // Every fence tag and label set too (empty), as the candidate explorer
+    // binds them: a RISC-V model reads `Acq`, `Fence.r.rw`, ….
+    let mut x = x.set("F", &[]);
+    for k in litmus_ir::FenceKind::TAGS.into_iter().chain(litmus_ir::Labels::all_names()) {
+        if !x.sets.contains_key(k) {
+            x = x.set(k, &[]);
+        }
+    }
+    x
 }
 
 /// The probes: (what allowing it means, the execution).

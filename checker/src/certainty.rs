@@ -87,6 +87,9 @@ pub enum Why {
     /// The model (a `.cat` file) failed to evaluate a graph: its
     /// diagnostic is [`crate::catalog::error`]'s.
     ModelError(crate::catalog::CatId),
+    /// Robustness under a model that allows a `po ∪ rf` cycle: its
+    /// candidates are explored for outcomes only, not judged for SC yet.
+    Undecided,
 }
 
 impl Why {
@@ -121,6 +124,7 @@ impl Why {
             Why::ModelError(id) => {
                 format!("the model failed on a graph: {}", crate::catalog::error(id).unwrap_or_default())
             }
+            Why::Undecided => "not decided under a model that allows load buffering: outcomes only, for now".into(),
         }
     }
 
@@ -136,6 +140,7 @@ impl Why {
             Why::Work(_) => "work",
             Why::TooManyEvents(_) => "too-many-events",
             Why::ModelError(_) => "model-error",
+            Why::Undecided => "undecided",
         }
     }
 }

@@ -14,6 +14,9 @@ use std::time::Instant;
 
 /// Explore `prog` under `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    if by_candidates(model, opts) {
+        return crate::candidates::explore(prog, model, opts);
+    }
     if by_graph(prog, model, opts) {
         return crate::graph::explore(prog, model, opts, None);
     }
@@ -24,14 +27,22 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
 pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
     use crate::options::ExplorerKind;
     if model.is_axiomatic() {
-        return true; // its only explorer
+        return !by_candidates(model, opts); // else its only explorer
     }
     let wanted = match opts.explorer {
         ExplorerKind::Graph => true,
         ExplorerKind::Interleaving => false,
+        ExplorerKind::Candidates => !waits(prog),
         ExplorerKind::Auto => !waits(prog),
     };
     wanted && model.buffered() && crate::graph::supports(model, opts)
+}
+
+/// Are this model's outcomes explored as herd7 does, by candidate
+/// executions ([`crate::candidates`]): a model given as data that allows a
+/// `po ∪ rf` cycle, or any model given as data when asked.
+pub fn by_candidates(model: Model, opts: &Options) -> bool {
+    model.is_axiomatic() && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates)
 }
 
 /// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for
@@ -84,6 +95,10 @@ pub fn explore_with(
     opts: &Options,
     observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
+    if by_candidates(model, opts) {
+        // Its witnesses are whole candidates, not runs to follow.
+        return crate::candidates::explore(prog, model, opts);
+    }
     if by_graph(prog, model, opts) {
         // One execution per graph, linearized.
         return crate::graph::explore(prog, model, opts, Some(&mut crate::graph::Every(observer)));

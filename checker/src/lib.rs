@@ -27,6 +27,7 @@
 pub mod ahead;
 pub mod bitset;
 pub mod budget;
+pub mod candidates;
 pub mod catalog;
 pub mod certainty;
 pub mod check;

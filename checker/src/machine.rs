@@ -1179,7 +1179,7 @@ impl<'p> Machine<'p> {
                         step,
                     });
                 }
-                Instr::Store { addr, val, stmt } => {
+                Instr::Store { addr, val, stmt, .. } => {
                     if !self.model.buffered() {
                         return;
                     }
@@ -1663,7 +1663,7 @@ impl<'p> Machine<'p> {
         let pc = st.pc_at(t) as usize;
         let ins = self.prog.threads[t].code[pc];
         match ins {
-            Instr::Load { dst, addr, stmt } => match self.cell_of(st, t, addr) {
+            Instr::Load { dst, addr, stmt, .. } => match self.cell_of(st, t, addr) {
                 Ok(cell) => {
                     let (value, rf) = self.read(st, t, cell);
                     self.set_reg(st, t, dst, value);
@@ -1681,7 +1681,7 @@ impl<'p> Machine<'p> {
                 }
                 Err(k) => return self.fail_step(st, t, stmt, k, log),
             },
-            Instr::Store { addr, val, stmt } => match self.cell_of(st, t, addr) {
+            Instr::Store { addr, val, stmt, .. } => match self.cell_of(st, t, addr) {
                 Ok(cell) => {
                     let value = self.val(st, t, val);
                     self.issue_store(st, t, cell, value, stmt, step, log);

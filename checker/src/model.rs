@@ -15,7 +15,7 @@
 //! server's settings, and must give TSO's answers
 //! (`checker/tests/extra_model.rs`, `scripts/extra-model.sh`).
 
-use litmus_ir::{Dialect, FenceKind, Labels};
+use litmus_ir::{FenceKind, Labels};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Model {
@@ -29,7 +29,8 @@ pub enum Model {
     #[cfg(feature = "extra-model")]
     Xtso,
     /// A model given as data: a herd `.cat` file, loaded into the
-    /// registry ([`crate::catalog`]). Only the graph explorer answers it.
+    /// registry ([`crate::catalog`]). The graph explorer answers it, or the
+    /// candidate explorer when it allows a `po ∪ rf` cycle.
     Cat(CatId),
 }
 
@@ -48,7 +49,7 @@ fn cat_rows() -> std::sync::RwLockReadGuard<'static, Vec<&'static Spec>> {
 
 /// Add the row of a model given as data, named `name` (unique: the
 /// caller checks), that no machine runs; `None` when 127 are loaded.
-pub(crate) fn add_cat_row(name: &'static str) -> Option<Model> {
+pub(crate) fn add_cat_row(name: &'static str, graphs: bool) -> Option<Model> {
     let mut rows = CAT_ROWS.write().unwrap_or_else(|e| e.into_inner());
     let id = CatId(u16::try_from(rows.len()).ok().filter(|&n| n < 127)?);
     let spec = Spec {
@@ -59,7 +60,7 @@ pub(crate) fn add_cat_row(name: &'static str) -> Option<Model> {
         histories: false,
         monitored: false,
         sober: false,
-        graphs: true,
+        graphs,
         attacks: false,
         default: false,
         cpu: None,
@@ -150,17 +151,6 @@ impl Model {
     /// The models checked when none are named, in order.
     pub fn defaults() -> Vec<Model> {
         SPECS.iter().filter(|s| s.default).map(|s| s.model).collect()
-    }
-
-    /// The models checked when none are named, for a program written in
-    /// `dialect`: a herd test written for an architecture is checked against
-    /// SC and that architecture's model (x86: TSO; PSO only when asked, as
-    /// herd7 answers it), a native program against every default.
-    pub fn defaults_for(dialect: Dialect) -> Vec<Model> {
-        match dialect {
-            Dialect::HerdX86 => std::iter::once(Model::Sc).chain(Model::of_cpu("x86-64")).collect(),
-            Dialect::Native => Model::defaults(),
-        }
     }
 
     /// The model of an architecture's CPUs (`x86-64`: TSO), if it has one.
@@ -290,8 +280,8 @@ impl Model {
     pub fn drains(self, kind: FenceKind) -> bool {
         match self.buffers() {
             Buffers::None | Buffers::Axiomatic => false,
-            Buffers::PerThread => matches!(kind, FenceKind::Full | FenceKind::WR),
-            Buffers::PerCell => !matches!(kind, FenceKind::RR),
+            Buffers::PerThread => kind.orders(true, false),
+            Buffers::PerCell => kind.orders(true, false) || kind.orders(true, true),
         }
     }
 
@@ -373,8 +363,9 @@ mod tests {
             assert!(!m.monitored() || (m.buffered() && !m.has_histories()));
         }
         // A herd x86 test's defaults: SC and the x86 CPUs' model.
-        assert_eq!(Model::defaults_for(Dialect::HerdX86), [Model::Sc, Model::Tso]);
-        assert_eq!(Model::defaults_for(Dialect::Native), Model::defaults());
+        use litmus_ir::Dialect;
+        assert_eq!(crate::catalog::defaults_for(Dialect::HerdX86), [Model::Sc, Model::Tso]);
+        assert_eq!(crate::catalog::defaults_for(Dialect::Native), Model::defaults());
     }
 
     /// The weakest fence between a reordered pair is one that orders it.

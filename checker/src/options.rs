@@ -83,15 +83,19 @@ pub enum ExplorerKind {
     /// Source-DPOR over the machine's interleavings (buffer commits are
     /// steps), with the buffer bound.
     Interleaving,
+    /// A model given as data by its candidate executions, as herd7 does
+    /// ([`crate::candidates`]); other models as `Auto`.
+    Candidates,
 }
 
 impl ExplorerKind {
-    /// `auto`, `graph` or `interleaving` (any case).
+    /// `auto`, `graph`, `interleaving` or `candidates` (any case).
     pub fn parse(name: &str) -> Result<ExplorerKind, SettingError> {
         match name.trim().to_ascii_lowercase().as_str() {
             "auto" => Ok(ExplorerKind::Auto),
             "graph" => Ok(ExplorerKind::Graph),
             "interleaving" => Ok(ExplorerKind::Interleaving),
+            "candidates" => Ok(ExplorerKind::Candidates),
             _ => Err(SettingError::UnknownExplorer(name.trim().to_string())),
         }
     }
@@ -101,6 +105,7 @@ impl ExplorerKind {
             ExplorerKind::Auto => "auto",
             ExplorerKind::Graph => "graph",
             ExplorerKind::Interleaving => "interleaving",
+            ExplorerKind::Candidates => "candidates",
         }
     }
 }
@@ -241,7 +246,9 @@ impl Model {
             return Ok(m);
         }
         if !name.ends_with(".cat") {
-            return crate::catalog::by_name(name).ok_or_else(|| SettingError::UnknownModel(name.to_string()));
+            return crate::catalog::architecture(name)
+                .or_else(|| crate::catalog::by_name(name))
+                .ok_or_else(|| SettingError::UnknownModel(name.to_string()));
         }
         let path = std::path::Path::new(name);
         let bad = |e: crate::catalog::CatModelError| SettingError::CatModel(e.to_string());

@@ -515,6 +515,10 @@ pub fn own_executions_kept(
     model: Model,
     opts: &Options,
 ) -> (Robustness, Option<std::sync::Arc<crate::graph::fenced::Kept>>) {
+    if crate::explore::by_candidates(model, opts) {
+        let undecided = Coverage::Stopped(crate::certainty::Why::Undecided);
+        return (Robustness::found(model, MonitorKind::Explicit, Vec::new(), Vec::new(), undecided), None);
+    }
     if model.is_axiomatic() {
         let (r, kept) = crate::graph::axiomatic::robustness_kept(prog, model, opts);
         (r, Some(std::sync::Arc::new(kept)))

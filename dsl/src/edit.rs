@@ -65,6 +65,27 @@ pub fn x86_fence(kind: FenceKind) -> &'static str {
     }
 }
 
+/// The RISC-V instruction for a fence: `fence pred,succ` (an x86 kind as
+/// the sets it orders), or `fence.tso`.
+pub fn riscv_fence(kind: FenceKind) -> String {
+    match kind {
+        FenceKind::Tso => "fence.tso".into(),
+        k => format!("fence {}", riscv_kind(k).as_str()),
+    }
+}
+
+/// A fence kind as RISC-V writes it: its access sets.
+pub fn riscv_kind(kind: FenceKind) -> FenceKind {
+    let (r, w) = (FenceKind::R, FenceKind::W);
+    match kind {
+        FenceKind::Full => FenceKind::Sets { pred: r | w, succ: r | w },
+        FenceKind::WW => FenceKind::Sets { pred: w, succ: w },
+        FenceKind::WR => FenceKind::Sets { pred: w, succ: r },
+        FenceKind::RR => FenceKind::Sets { pred: r, succ: r },
+        k => k,
+    }
+}
+
 /// Edits inserting each fence at its place (a place its statement cannot
 /// take, [`Program::fence_place_ok`], is skipped: the IR insertion skips it too).
 pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<TextEdit> {
@@ -87,7 +108,7 @@ pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<
             edits.sort_by_key(|e| e.start);
             merge_at_same_offset(edits)
         }
-        Dialect::HerdX86 => {
+        Dialect::HerdX86 | Dialect::HerdRiscv => {
             fences.retain(|f| f.place == Place::After);
             herd_fence_edit(src, prog, &fences).into_iter().collect()
         }
@@ -241,6 +262,7 @@ fn herd_fence_edit(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Opti
                 fr[t] = match file.arch {
                     crate::herd::ast::Arch::X86_64 => x86_fence(kind).to_ascii_lowercase(),
                     crate::herd::ast::Arch::X86 => x86_fence(kind).to_string(),
+                    crate::herd::ast::Arch::RiscV => riscv_fence(kind),
                 };
             }
         }

@@ -60,6 +60,7 @@ fn fence_text(dialect: Dialect, kind: FenceKind) -> String {
     match dialect {
         Dialect::Native => native_fence(kind).trim_end_matches(';').to_string(),
         Dialect::HerdX86 => x86_fence(kind).to_string(),
+        Dialect::HerdRiscv => crate::edit::riscv_fence(kind),
     }
 }
 
@@ -68,6 +69,7 @@ fn fence_text(dialect: Dialect, kind: FenceKind) -> String {
 fn written_kind(dialect: Dialect, kind: FenceKind) -> FenceKind {
     match (dialect, kind) {
         (Dialect::HerdX86, FenceKind::WR) => FenceKind::Full,
+        (Dialect::HerdRiscv, k) => crate::edit::riscv_kind(k),
         _ => kind,
     }
 }

@@ -24,7 +24,7 @@
 
 use super::sync::{Backoff, Spot};
 use litmus_checker::machine::{resolve, FailureKind};
-use litmus_ir::{Addr, Cell, FenceKind, Instr, Operand, RmwOp, StmtId, Thread};
+use litmus_ir::{Addr, Cell, Instr, Operand, RmwOp, StmtId, Thread};
 use std::sync::atomic::{compiler_fence, AtomicBool, AtomicI64, Ordering};
 
 #[cfg(target_arch = "x86_64")]
@@ -192,13 +192,13 @@ pub fn run(
     while let Some(ins) = code.get(pc) {
         let mut next = pc + 1;
         match *ins {
-            Instr::Load { dst, addr, stmt } => {
+            Instr::Load { dst, addr, stmt, .. } => {
                 let c = cell!(addr, stmt);
                 let v = mem[c as usize].0.load(LOAD);
                 regs[dst as usize] = v;
                 record!(Op::Read { cell: c, value: v });
             }
-            Instr::Store { addr, val, stmt } => {
+            Instr::Store { addr, val, stmt, .. } => {
                 let c = cell!(addr, stmt);
                 let v = val!(val);
                 mem[c as usize].0.store(v, STORE);
@@ -265,13 +265,15 @@ pub fn run(
                     record!(Op::Rmw { cell: c, read: old, write: new, stmt });
                 }
             }
-            Instr::Fence { kind, .. } => match kind {
-                FenceKind::Full | FenceKind::WR => {
+            // On x86 only a fence ordering a store before a load needs MFENCE.
+            Instr::Fence { kind, .. } => {
+                if kind.orders(true, false) {
                     mfence();
                     record!(Op::Fence);
+                } else {
+                    compiler_fence(Ordering::SeqCst)
                 }
-                FenceKind::WW | FenceKind::RR => compiler_fence(Ordering::SeqCst),
-            },
+            }
             Instr::Mov { dst, src } => regs[dst as usize] = val!(src),
             Instr::Un { dst, op, a } => regs[dst as usize] = op.eval(val!(a)),
             Instr::Bin { dst, op, a, b, stmt } => match op.eval(val!(a), val!(b)) {

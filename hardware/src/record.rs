@@ -51,7 +51,7 @@ pub fn check_program(prog: &Program) -> Result<(), RecordError> {
     for (t, th) in prog.threads.iter().enumerate() {
         let t = t as u16;
         for (pc, ins) in th.code.iter().enumerate() {
-            let Instr::Store { addr, val: Operand::Imm(value), stmt } = *ins else { continue };
+            let Instr::Store { addr, val: Operand::Imm(value), stmt, .. } = *ins else { continue };
             let cell = match addr {
                 Addr::Fixed(c) => c,
                 Addr::Indexed { base, len, index: Operand::Imm(i) } if i >= 0 && i < len as i64 => base + i as Cell,

@@ -18,10 +18,33 @@ impl Labels {
     /// herd's x86 `X`: an event of a locked instruction (a `LOCK`'d one, or
     /// `XCHG` with memory).
     pub const X: Labels = Labels(1 << 0);
+    /// RISC-V `.aq`: herd's `Acq`.
+    pub const ACQ: Labels = Labels(1 << 1);
+    /// RISC-V `.rl`: herd's `Rel`.
+    pub const REL: Labels = Labels(1 << 2);
+    /// RISC-V `.aqrl`: herd's `AcqRel`.
+    pub const ACQ_REL: Labels = Labels(1 << 3);
+    /// A load-reserved or store-conditional: herd's `EX`.
+    pub const EX: Labels = Labels(1 << 4);
+    /// herd's RISC-V `Sc` (its older name for an `.aqrl` AMO's events).
+    pub const SC: Labels = Labels(1 << 5);
 
     /// Every label and herd's name for its set, in bit order. A new label
     /// (an acquire `A`, a release `L`, …) is one constant and one row here.
-    const NAMED: [(Labels, &'static str); 1] = [(Labels::X, "X")];
+    const NAMED: [(Labels, &'static str); 6] = [
+        (Labels::X, "X"),
+        (Labels::ACQ, "Acq"),
+        (Labels::REL, "Rel"),
+        (Labels::ACQ_REL, "AcqRel"),
+        (Labels::EX, "EX"),
+        (Labels::SC, "Sc"),
+    ];
+
+    /// herd's names of every label's set, in bit order: a model reads them
+    /// whether or not an execution has such events.
+    pub fn all_names() -> impl Iterator<Item = &'static str> {
+        Self::NAMED.into_iter().map(|(_, name)| name)
+    }
 
     /// Is every label of `other` in this set?
     pub const fn contains(self, other: Labels) -> bool {

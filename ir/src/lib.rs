@@ -44,6 +44,7 @@ pub fn address_cell(addr: i64, mem_size: usize) -> Option<Cell> {
 pub enum Dialect {
     Native,
     HerdX86,
+    HerdRiscv,
 }
 
 impl Dialect {
@@ -51,27 +52,106 @@ impl Dialect {
         match self {
             Dialect::Native => "native",
             Dialect::HerdX86 => "herd-x86",
+            Dialect::HerdRiscv => "herd-riscv",
         }
+    }
+
+    /// A herd litmus test (its thread table, `P0:` registers).
+    pub fn is_herd(self) -> bool {
+        self != Dialect::Native
     }
 }
 
 /// What a fence orders: everything (`full`), or stores before stores
-/// (`ww`), stores before loads (`wr`), loads before loads (`rr`).
+/// (`ww`), stores before loads (`wr`), loads before loads (`rr`); a RISC-V
+/// `fence pred,succ` (accesses of `pred` before those of `succ`, each a set
+/// of [`FenceKind::R`] and [`FenceKind::W`]) or `fence.tso`. What a kind
+/// orders under a model is the model's to say.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FenceKind {
     Full,
     WW,
     WR,
     RR,
+    Sets { pred: u8, succ: u8 },
+    Tso,
 }
 
 impl FenceKind {
+    /// Reads, in a [`FenceKind::Sets`] side.
+    pub const R: u8 = 1;
+    /// Writes, in a [`FenceKind::Sets`] side.
+    pub const W: u8 = 2;
+
     pub fn as_str(self) -> &'static str {
         match self {
             FenceKind::Full => "full",
             FenceKind::WW => "ww",
             FenceKind::WR => "wr",
             FenceKind::RR => "rr",
+            FenceKind::Tso => "tso",
+            FenceKind::Sets { pred, succ } => match (pred, succ) {
+                (1, 1) => "r,r",
+                (1, 2) => "r,w",
+                (1, _) => "r,rw",
+                (2, 1) => "w,r",
+                (2, 2) => "w,w",
+                (2, _) => "w,rw",
+                (_, 1) => "rw,r",
+                (_, 2) => "rw,w",
+                _ => "rw,rw",
+            },
+        }
+    }
+
+    /// herd's name for the set of fences of this kind (x86 `MFENCE`,
+    /// `SFENCE`, `LFENCE`; RISC-V `Fence.r.rw`, `Fence.tso`, …).
+    pub fn tag(self) -> &'static str {
+        match self {
+            FenceKind::Full | FenceKind::WR => "MFENCE",
+            FenceKind::WW => "SFENCE",
+            FenceKind::RR => "LFENCE",
+            FenceKind::Tso => "Fence.tso",
+            FenceKind::Sets { pred, succ } => {
+                let side = |s: u8| match s {
+                    FenceKind::R => 0,
+                    FenceKind::W => 1,
+                    _ => 2,
+                };
+                FenceKind::TAGS[3 + 3 * side(pred) + side(succ)]
+            }
+        }
+    }
+
+    /// Every fence tag herd's x86 and RISC-V models name.
+    pub const TAGS: [&'static str; 13] = [
+        "MFENCE",
+        "SFENCE",
+        "LFENCE",
+        "Fence.r.r",
+        "Fence.r.w",
+        "Fence.r.rw",
+        "Fence.w.r",
+        "Fence.w.w",
+        "Fence.w.rw",
+        "Fence.rw.r",
+        "Fence.rw.w",
+        "Fence.rw.rw",
+        "Fence.tso",
+    ];
+
+    /// Does it order an earlier access of this kind (`write`) before a
+    /// later one? (A set fence as its sets say; the x86 kinds as named;
+    /// `fence.tso`: every pair but a write before a read.)
+    pub fn orders(self, earlier_write: bool, later_write: bool) -> bool {
+        let bit = |w: bool| if w { FenceKind::W } else { FenceKind::R };
+        match self {
+            FenceKind::Full => true,
+            FenceKind::WW => earlier_write && later_write,
+            FenceKind::WR => earlier_write && !later_write,
+            FenceKind::RR => !earlier_write && !later_write,
+            FenceKind::Tso => !earlier_write || later_write,
+            FenceKind::Sets { pred, succ } => pred & bit(earlier_write) != 0 && succ & bit(later_write) != 0,
         }
     }
 }
@@ -221,14 +301,18 @@ pub enum RmwOp {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Instr {
+    /// `labels`: the access's annotations (a RISC-V `.aq` load is in
+    /// herd's `Acq`); none for x86 and the native dialect.
     Load {
         dst: Reg,
         addr: Addr,
+        labels: Labels,
         stmt: StmtId,
     },
     Store {
         addr: Addr,
         val: Operand,
+        labels: Labels,
         stmt: StmtId,
     },
     /// One atomic event; `dst` gets the old value. `labels`: the event sets

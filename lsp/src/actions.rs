@@ -27,6 +27,7 @@ fn fence_title(p: &Program, f: &FencePoint) -> String {
     let text = match p.dialect {
         Dialect::Native => format!("fence {}", f.kind.as_str()),
         Dialect::HerdX86 => litmus_dsl::edit::x86_fence(f.kind).to_string(),
+        Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(f.kind),
     };
     match f.place {
         Place::After => format!("Insert `{text}` after line {}", s.end_line),

@@ -13,7 +13,7 @@
 
 use litmus_dsl::native::lexer::{lex_with_comments, Token};
 use litmus_dsl::{Analysis, SymbolKind};
-use litmus_ir::{Dialect, Span};
+use litmus_ir::Span;
 
 /// What a completion request answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,7 +113,7 @@ pub fn complete(a: &Analysis, text: &str, offset: usize) -> Completion {
     if text[start..offset].starts_with(|ch: char| ch.is_ascii_digit()) {
         return c;
     }
-    let items = if a.dialect == Dialect::HerdX86 {
+    let items = if a.dialect.is_herd() {
         herd(a, text, start)
     } else {
         let (items, from) = native(a, text, start);

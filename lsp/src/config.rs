@@ -160,7 +160,8 @@ fn shown(v: &Value) -> String {
 
 fn models_shown(m: &[Model]) -> String {
     if m.is_empty() {
-        let names = |d| Model::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
+        let names =
+            |d| litmus_checker::catalog::defaults_for(d).iter().map(|m| m.as_str()).collect::<Vec<_>>().join(", ");
         return format!("[] (each file's defaults: {}; herd x86: {})", names(Dialect::Native), names(Dialect::HerdX86));
     }
     format!("[{}]", m.iter().map(|m| format!("\"{}\"", m.as_str())).collect::<Vec<_>>().join(", "))
@@ -403,7 +404,8 @@ impl Config {
     /// The models to check in a program of `dialect`: those asked for (or
     /// its defaults), and SC always (violations are relative to it), in order.
     pub fn models(&self, dialect: Dialect) -> Vec<Model> {
-        let mut m = if self.models.is_empty() { Model::defaults_for(dialect) } else { self.models.clone() };
+        let mut m =
+            if self.models.is_empty() { litmus_checker::catalog::defaults_for(dialect) } else { self.models.clone() };
         m.push(Model::Sc);
         m.sort();
         m.dedup();

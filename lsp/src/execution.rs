@@ -200,7 +200,9 @@ pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, Which)> {
 /// A herd row holds every thread's instruction: say whose.
 fn whose(p: &Program, s: &litmus_ir::StmtInfo) -> String {
     match p.dialect {
-        litmus_ir::Dialect::HerdX86 => format!("{}: ", p.threads[s.thread as usize].name),
+        litmus_ir::Dialect::HerdX86 | litmus_ir::Dialect::HerdRiscv => {
+            format!("{}: ", p.threads[s.thread as usize].name)
+        }
         litmus_ir::Dialect::Native => String::new(),
     }
 }

@@ -36,7 +36,7 @@ pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> V
         // A herd test's table keeps its columns: its hints go at the end of
         // the row, not between the threads' instructions.
         let at = match prog.dialect {
-            Dialect::HerdX86 => line_end(src, info.span.end),
+            Dialect::HerdX86 | Dialect::HerdRiscv => line_end(src, info.span.end),
             Dialect::Native => after_semicolon(src, info.span.end),
         };
         if at < from || at > to {
@@ -127,7 +127,7 @@ fn after_semicolon(src: &str, end: usize) -> usize {
 /// read.
 fn target(prog: &Program, stmt: StmtId, locations: &[String]) -> String {
     match litmus_checker::reads::register(prog, stmt) {
-        Some(reg) if prog.dialect == Dialect::HerdX86 => format!("{}:{reg}", prog.stmts[stmt as usize].thread),
+        Some(reg) if prog.dialect.is_herd() => format!("{}:{reg}", prog.stmts[stmt as usize].thread),
         Some(reg) => reg,
         None => locations.join(","),
     }

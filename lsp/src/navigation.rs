@@ -33,7 +33,7 @@ use litmus_dsl::native::lexer::KEYWORDS;
 /// The span and text a rename would start from.
 pub fn prepare_rename(a: &Analysis, offset: usize) -> Result<(Span, String), String> {
     let s = symbol_at(a, offset).ok_or("nothing to rename here")?;
-    if a.dialect == Dialect::HerdX86 && matches!(s.kind, SymbolKind::Register | SymbolKind::Thread) {
+    if a.dialect.is_herd() && matches!(s.kind, SymbolKind::Register | SymbolKind::Thread) {
         return Err("x86 registers and thread names are fixed".into());
     }
     let span = std::iter::once(s.def).chain(s.refs.iter().copied()).find(|r| covers(*r, offset)).unwrap_or(s.def);
@@ -120,7 +120,7 @@ pub fn outline(src: &str, a: &Analysis) -> Vec<Outline> {
                     })
                     .map(leaf)
                     .collect();
-                if a.dialect == Dialect::HerdX86 {
+                if a.dialect.is_herd() {
                     let table = shape.as_ref().and_then(|sh| sh.table);
                     o.full = o.children.iter().map(|c| c.full).chain(table).fold(o.full, Span::join);
                 }

@@ -19,7 +19,7 @@ pub struct Signature {
 }
 
 pub fn signature_help(text: &str, dialect: Dialect, offset: usize) -> Option<Signature> {
-    if dialect == Dialect::HerdX86 {
+    if dialect.is_herd() {
         return None;
     }
     let (name, commas, outline) = call_at(text, offset)?;

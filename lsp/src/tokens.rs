@@ -100,7 +100,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                 out.push(Token { span, kind, modifiers: 0 });
             }
         }
-        Dialect::HerdX86 => {
+        Dialect::HerdX86 | Dialect::HerdRiscv => {
             use litmus_dsl::herd::lexer::Tok as T;
             // The preamble: architecture and name.
             let first_line = src.find('\n').unwrap_or(src.len());

@@ -1,4 +1,5 @@
-//! Syntax tree of a herd7 x86 litmus test (`X86` Intel or `X86_64` AT&T syntax).
+//! Syntax tree of a herd7 litmus test: x86 (`X86` Intel or `X86_64` AT&T
+//! syntax) or RISC-V (`RISCV`).
 
 use crate::native::ast::{Ident, IntLit, Quantifier};
 use crate::span::Span;
@@ -7,6 +8,17 @@ use crate::span::Span;
 pub enum Arch {
     X86,
     X86_64,
+    RiscV,
+}
+
+impl Arch {
+    /// The dialect of a test written for it.
+    pub fn dialect(self) -> crate::Dialect {
+        match self {
+            Arch::X86 | Arch::X86_64 => crate::Dialect::HerdX86,
+            Arch::RiscV => crate::Dialect::HerdRiscv,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]

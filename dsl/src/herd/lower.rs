@@ -7,14 +7,23 @@
 
 use super::ast::Operand as HOperand;
 use super::ast::*;
+use super::context::{Ctx, ThreadCtx};
 use crate::diagnostic::Diagnostic;
-use crate::ir::{self, Addr, BinOp, Instr, Labels, Operand, Reg, RegInfo, RegKind, RmwOp, StmtId};
+use crate::ir::{self, Addr, BinOp, Instr, Labels, Operand, Reg, RmwOp, StmtId};
 use crate::native::ast::{FenceKind, Ident};
 use crate::native::lower::StmtTable;
 use crate::span::{LineIndex, Span};
 use crate::symbols::{SymbolKind, Symbols};
-use crate::{Analysis, ConditionSummary, Dialect};
+use crate::{Analysis, ConditionSummary};
 use std::collections::HashMap;
+
+/// The canonical name of a register of `arch`, if `name` is one.
+pub fn family(arch: Arch, name: &str) -> Option<String> {
+    match arch {
+        Arch::RiscV => super::riscv::register(name),
+        Arch::X86 | Arch::X86_64 => register_family(name),
+    }
+}
 
 /// The canonical (64-bit, lowercase) name of an x86 register, if `name` is one.
 pub fn register_family(name: &str) -> Option<String> {
@@ -73,121 +82,11 @@ enum Opnd {
     Label(Ident),
 }
 
-struct Ctx<'a> {
-    src: &'a str,
-    arch: Arch,
-    diags: Vec<Diagnostic>,
-    symbols: Symbols,
-    /// Location name -> (index in `locations`, its symbol).
-    loc_index: HashMap<String, (usize, usize)>,
-    locations: Vec<ir::Location>,
-    init: Vec<i64>,
-}
-
-impl<'a> Ctx<'a> {
-    fn location(&mut self, id: &Ident, len: Option<u32>) -> u32 {
-        if let Some(&(i, s)) = self.loc_index.get(&id.name) {
-            self.symbols.reference(s, id.span);
-            return self.locations[i].base;
-        }
-        let n = len.unwrap_or(1);
-        let base = self.init.len() as u32;
-        self.init.extend(std::iter::repeat_n(0, n as usize));
-        self.locations.push(ir::Location {
-            name: id.name.clone(),
-            span: Some(id.span),
-            base,
-            len: n,
-            is_array: len.is_some(),
-        });
-        let kind = if len.is_some() { SymbolKind::Array } else { SymbolKind::Shared };
-        let sym = self.symbols.add(&id.name, kind, id.span, format!("location {}", id.name), None, id.span);
-        self.loc_index.insert(id.name.clone(), (self.locations.len() - 1, sym));
-        base
-    }
-
-    /// The length of the location named `id` (1 if there is none).
-    fn location_len(&self, id: &Ident) -> u32 {
-        self.loc_index.get(&id.name).map(|&(i, _)| self.locations[i].len).unwrap_or(1)
-    }
-}
-
-struct ThreadCtx {
-    index: u16,
-    name: String,
-    regs: Vec<RegInfo>,
-    init_regs: Vec<i64>,
-    by_family: HashMap<String, Reg>,
-    reg_syms: HashMap<String, usize>,
-    code: Vec<Instr>,
-    flag_a: Option<Reg>,
-    flag_b: Option<Reg>,
-    temps: Vec<Reg>,
-    temp_next: usize,
-    stmt_ranges: Vec<ir::StmtRange>,
-}
-
-impl ThreadCtx {
-    fn family_reg(&mut self, family: &str, spelled: &Ident, symbols: &mut Symbols) -> Reg {
-        if let Some(&s) = self.reg_syms.get(family) {
-            symbols.reference(s, spelled.span);
-        } else {
-            let s = symbols.add(
-                spelled.name.trim_start_matches('%'),
-                SymbolKind::Register,
-                spelled.span,
-                format!("register {} of {}", family, self.name),
-                Some(self.name.clone()),
-                spelled.span,
-            );
-            self.reg_syms.insert(family.to_string(), s);
-        }
-        if let Some(&r) = self.by_family.get(family) {
-            return r;
-        }
-        self.regs.push(RegInfo { name: family.to_string(), kind: RegKind::User });
-        self.init_regs.push(0);
-        let r = (self.regs.len() - 1) as Reg;
-        self.by_family.insert(family.to_string(), r);
-        r
-    }
-
-    fn hidden(&mut self, name: &str) -> Reg {
-        self.regs.push(RegInfo { name: name.to_string(), kind: RegKind::Temp });
-        self.init_regs.push(0);
-        (self.regs.len() - 1) as Reg
-    }
-
-    fn flags(&mut self) -> (Reg, Reg) {
-        if self.flag_a.is_none() {
-            self.flag_a = Some(self.hidden("%flags.a"));
-            self.flag_b = Some(self.hidden("%flags.b"));
-        }
-        (self.flag_a.unwrap(), self.flag_b.unwrap())
-    }
-
-    /// Temporaries live within one instruction.
-    fn temp(&mut self) -> Reg {
-        if self.temp_next == self.temps.len() {
-            let r = self.hidden(&format!("%t{}", self.temps.len()));
-            self.temps.push(r);
-        }
-        self.temp_next += 1;
-        self.temps[self.temp_next - 1]
-    }
-
-    fn set_flags(&mut self, a: Operand, b: Operand) {
-        let (fa, fb) = self.flags();
-        self.code.push(Instr::Mov { dst: fa, src: a });
-        self.code.push(Instr::Mov { dst: fb, src: b });
-    }
-}
-
 pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
     let (file, mut diagnostics, comments) = super::parser::parse_with_comments(src);
     let Some(file) = file else {
         return Analysis {
-            dialect: Dialect::HerdX86,
+            dialect: crate::detect_dialect(src),
             name: None,
             condition: None,
             diagnostics,
@@ -218,7 +117,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
     });
     let ok = parse_ok && !diagnostics.iter().any(Diagnostic::is_error);
     Analysis {
-        dialect: Dialect::HerdX86,
+        dialect: file.arch.dialect(),
         name: Some(file.name.name.clone()).filter(|n| !n.is_empty()),
         condition,
         diagnostics,
@@ -325,8 +224,9 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 ));
                 continue;
             };
-            let Some(fam) = register_family(&r.name) else {
-                cx.diags.push(Diagnostic::error("E0115", r.span, format!("unknown x86 register `{}`", r.name)));
+            let Some(fam) = family(cx.arch, &r.name) else {
+                let arch = if cx.arch == Arch::RiscV { "RISC-V" } else { "x86" };
+                cx.diags.push(Diagnostic::error("E0115", r.span, format!("unknown {arch} register `{}`", r.name)));
                 continue;
             };
             let reg = th.family_reg(&fam, r, &mut cx.symbols);
@@ -378,7 +278,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
     ir::Program {
         name: file.name.name.clone(),
         doc: file.doc.as_ref().map(|d| d.0.clone()),
-        dialect: Dialect::HerdX86,
+        dialect: file.arch.dialect(),
         locations: cx.locations.clone(),
         init: cx.init.clone(),
         threads: threads
@@ -424,9 +324,10 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
                 );
                 return (ir::CondExpr::Const(0), name);
             };
-            let Some(fam) = register_family(&r.name) else {
+            let Some(fam) = family(cx.arch, &r.name) else {
+                let arch = if cx.arch == Arch::RiscV { "RISC-V" } else { "x86" };
                 cx.diags.push(
-                    Diagnostic::error("E0115", r.span, format!("unknown x86 register `{}`", r.name))
+                    Diagnostic::error("E0115", r.span, format!("unknown {arch} register `{}`", r.name))
                         .with_label(format!("not a register of thread {}", t.value)),
                 );
                 return (ir::CondExpr::Const(0), name);
@@ -472,6 +373,10 @@ fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut 
                 obs.add(kind, || name);
             }
             let rhs = match v {
+                // herd's RISC-V values are 32-bit: `0xffffffa5` is -91.
+                CVal::Int(i) if cx.arch == Arch::RiscV && (1i64 << 31..1i64 << 32).contains(&i.value) => {
+                    i.value - (1i64 << 32)
+                }
                 CVal::Int(i) => i.value,
                 CVal::Sym(s) => {
                     let cell = cx.location(s, None);
@@ -510,15 +415,23 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
         }
         if let Some(ins) = &cell.instr {
             let m = ins.mnemonic.name.to_ascii_lowercase();
+            let control = match cx.arch {
+                Arch::RiscV => m == "j" || (m.starts_with('b') && m != "nop"),
+                _ => m.starts_with('j'),
+            };
             let form = match m.as_str() {
-                "ret" => crate::ir::StmtForm::Return,
-                _ if m.starts_with('j') => crate::ir::StmtForm::Control,
+                "ret" if cx.arch != Arch::RiscV => crate::ir::StmtForm::Return,
+                _ if control => crate::ir::StmtForm::Control,
                 _ => crate::ir::StmtForm::Simple,
             };
             let sid = table.id(th.index, ins.span, form);
             th.temp_next = 0;
             let start = th.code.len() as u32;
-            if let Err(d) = lower_instr(cx, th, ins, sid, &mut fixups) {
+            let lowered = match cx.arch {
+                Arch::RiscV => super::riscv::lower_instr(cx, th, ins, sid, &mut fixups),
+                _ => lower_instr(cx, th, ins, sid, &mut fixups),
+            };
+            if let Err(d) = lowered {
                 cx.diags.push(d);
             }
             if form == crate::ir::StmtForm::Simple && (start as usize) < th.code.len() {
@@ -609,7 +522,7 @@ fn lower_instr(
             Opnd::Reg(r) => Ok(Operand::Reg(*r)),
             Opnd::Mem(a) => {
                 let t = th.temp();
-                th.code.push(Instr::Load { dst: t, addr: *a, stmt: sid });
+                th.code.push(Instr::Load { dst: t, addr: *a, labels: Labels::NONE, stmt: sid });
                 Ok(Operand::Reg(t))
             }
             Opnd::Label(l) => Err(Diagnostic::error("E0124", l.span, format!("unknown register `{}`", l.name))),
@@ -645,9 +558,11 @@ fn lower_instr(
                 }
                 (Opnd::Mem(a), src) => {
                     let v = as_value(th, src)?;
-                    th.code.push(Instr::Store { addr: *a, val: v, stmt: sid });
+                    th.code.push(Instr::Store { addr: *a, val: v, labels: Labels::NONE, stmt: sid });
                 }
-                (Opnd::Reg(d), Opnd::Mem(a)) => th.code.push(Instr::Load { dst: *d, addr: *a, stmt: sid }),
+                (Opnd::Reg(d), Opnd::Mem(a)) => {
+                    th.code.push(Instr::Load { dst: *d, addr: *a, labels: Labels::NONE, stmt: sid })
+                }
                 (Opnd::Reg(d), src) => {
                     let v = as_value(th, src)?;
                     th.code.push(Instr::Mov { dst: *d, src: v });
@@ -734,7 +649,7 @@ fn lower_instr(
                             stmt: sid,
                         });
                     } else {
-                        th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
+                        th.code.push(Instr::Load { dst: old, addr: *a, labels: Labels::NONE, stmt: sid });
                         let sum = th.temp();
                         th.code.push(Instr::Bin {
                             dst: sum,
@@ -743,7 +658,12 @@ fn lower_instr(
                             b: Operand::Reg(r),
                             stmt: sid,
                         });
-                        th.code.push(Instr::Store { addr: *a, val: Operand::Reg(sum), stmt: sid });
+                        th.code.push(Instr::Store {
+                            addr: *a,
+                            val: Operand::Reg(sum),
+                            labels: Labels::NONE,
+                            stmt: sid,
+                        });
                     }
                     let res = th.temp();
                     th.code.push(Instr::Bin {
@@ -831,10 +751,15 @@ fn lower_instr(
                         th.code.push(Instr::Bin { dst: res, op, a: Operand::Reg(old), b: src, stmt: sid });
                         th.set_flags(Operand::Reg(res), Operand::Imm(0));
                     } else {
-                        th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
+                        th.code.push(Instr::Load { dst: old, addr: *a, labels: Labels::NONE, stmt: sid });
                         let res = th.temp();
                         th.code.push(Instr::Bin { dst: res, op, a: Operand::Reg(old), b: src, stmt: sid });
-                        th.code.push(Instr::Store { addr: *a, val: Operand::Reg(res), stmt: sid });
+                        th.code.push(Instr::Store {
+                            addr: *a,
+                            val: Operand::Reg(res),
+                            labels: Labels::NONE,
+                            stmt: sid,
+                        });
                         th.set_flags(Operand::Reg(res), Operand::Imm(0));
                     }
                 }
@@ -848,10 +773,10 @@ fn lower_instr(
                 Opnd::Reg(d) => th.code.push(Instr::Un { dst: *d, op, a: Operand::Reg(*d) }),
                 Opnd::Mem(a) => {
                     let old = th.temp();
-                    th.code.push(Instr::Load { dst: old, addr: *a, stmt: sid });
+                    th.code.push(Instr::Load { dst: old, addr: *a, labels: Labels::NONE, stmt: sid });
                     let res = th.temp();
                     th.code.push(Instr::Un { dst: res, op, a: Operand::Reg(old) });
-                    th.code.push(Instr::Store { addr: *a, val: Operand::Reg(res), stmt: sid });
+                    th.code.push(Instr::Store { addr: *a, val: Operand::Reg(res), labels: Labels::NONE, stmt: sid });
                 }
                 _ => return Err(dest_error(span_of(0))),
             }

@@ -50,11 +50,12 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
     let arch = match arch_span.text(src) {
         "X86" => Arch::X86,
         "X86_64" => Arch::X86_64,
+        "RISCV" => Arch::RiscV,
         other => {
             diags.push(
                 Diagnostic::error("E0101", arch_span, format!("architecture `{other}` is not supported"))
-                    .with_label("litmus checks X86 and X86_64 herd tests")
-                    .with_help("write the test for X86/X86_64, or in the native dialect"),
+                    .with_label("litmus checks X86, X86_64 and RISCV herd tests")
+                    .with_help("write the test for X86/X86_64 or RISCV, or in the native dialect"),
             );
             return None;
         }
@@ -269,7 +270,8 @@ where
         let unary = custom(move |inp: &mut Inp<'t, '_, 's, I>| {
             let base = inp.state().depth;
             let mut nots: Vec<Span> = Vec::new();
-            while inp.peek() == Some(Tok::Tilde) {
+            // herd writes negation `~` or `not`.
+            while matches!(inp.peek(), Some(Tok::Tilde | Tok::Ident("not"))) {
                 let s = bump(inp);
                 if base + nots.len() as u32 + 1 > MAX_NESTING {
                     report(inp, s);

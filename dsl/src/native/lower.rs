@@ -206,7 +206,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     self.emit(Instr::Mov { dst: r, src: v });
                 } else {
                     let addr = self.addr(target, sid);
-                    self.emit(Instr::Store { addr, val: v, stmt: sid });
+                    self.emit(Instr::Store { addr, val: v, labels: Labels::NONE, stmt: sid });
                 }
             }
             StmtKind::If { cond, then, els } => {
@@ -322,7 +322,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             StmtKind::Unlock(m) => {
                 let sid = self.sid(s.span);
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Store { addr, val: Operand::Imm(0), stmt: sid });
+                self.emit(Instr::Store { addr, val: Operand::Imm(0), labels: Labels::NONE, stmt: sid });
             }
             StmtKind::Return(e) => {
                 let sid = self.sid_of(s.span, StmtForm::Return);
@@ -382,7 +382,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
 
     fn load(&mut self, addr: Addr, sid: StmtId) -> Operand {
         let dst = self.temp();
-        self.emit(Instr::Load { dst, addr, stmt: sid });
+        self.emit(Instr::Load { dst, addr, labels: Labels::NONE, stmt: sid });
         Operand::Reg(dst)
     }
 

@@ -1,0 +1,743 @@
+//! The candidate explorer: herd7's method, for models given as data that
+//! the graph explorer cannot answer (those that allow a `po ∪ rf` cycle,
+//! load buffering: ARM, RISC-V, Power and herd's weaker library models).
+//!
+//! 1. Each cell's domain: the values some run can write there (with its
+//!    initial value), a least fixpoint over the threads' runs.
+//! 2. Each thread run alone ([`thread`]), each read given every value of
+//!    its cell's domain: its runs, each with its events, the dependencies
+//!    of each event (`addr`, `data`, `ctrl`) and its final registers.
+//! 3. For each choice of one run per thread, each read reads from a write
+//!    of its cell with the value it took (rf), each cell's writes in each
+//!    order (co): a candidate execution, judged by the model's axioms.
+//!    Read values are fixed before rf is chosen, so only value-matching
+//!    writes are tried — no symbolic solving, and nothing enumerated for a
+//!    read whose value no write gives.
+//!
+//! Every allowed candidate is a final state with a witness: the
+//! execution written as a log (each thread's events in program order,
+//! then each plain write's commit, in coherence order; a read names the
+//! commit or atomic it read, which may come later in the log when the
+//! model allows a `po ∪ rf` cycle).
+//!
+//! Work is counted in interpreter steps and candidates; past the work
+//! budget the search stops and says so, as the other explorers do.
+
+pub mod thread;
+
+use crate::catalog::{self, Unjudged};
+use crate::dpor::Stats;
+use crate::machine::{Event, EventKind, Model, ATOMIC_READ, NONE};
+use crate::options::Options;
+use crate::outcome::{CondSite, Keeper, ModelOutcome, Witness};
+use crate::reads::Reads;
+use litmus_cat::eval::{Execution, Options as CatOptions, Rel, Set, MAX_EVENTS};
+use litmus_cat::prepared::Prepared;
+use litmus_ir::Program;
+use std::time::Instant;
+use thread::{End, Kind, Over, Run};
+
+/// Default work budget when the options give none: interpreter steps plus
+/// candidates judged.
+const WORK: u64 = 50_000_000;
+
+/// The most values a cell's domain may hold.
+const MAX_DOMAIN: usize = 256;
+
+/// Explore `prog` under the model given as data `model`.
+pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    let start = Instant::now();
+    let Model::Cat(id) = model else { unreachable!("the candidate explorer answers models given as data") };
+    let max = opts.budget.max_steps.unwrap_or(WORK);
+    let mut stats = Stats::default();
+    let mut keeper = Keeper::default();
+    let mut reads = Reads::default();
+    let cat = &catalog::get(id).model;
+    let mut prepared = match cat.prepare(&CatOptions::default()) {
+        Ok(p) => p,
+        Err(e) => {
+            catalog::note_error(id, &e.to_string());
+            stats.unjudged = Some(Unjudged::ModelError(id));
+            return keeper.finish(prog, model, reads, stats, start);
+        }
+    };
+    let mut steps = 0u64;
+    let runs = match all_runs(prog, opts, &mut steps, max) {
+        Ok(r) => r,
+        Err(over) => {
+            stats.transitions = steps;
+            match over {
+                Over::Work => stats.work_cut = Some(max),
+                Over::Events => stats.unjudged = Some(Unjudged::TooManyEvents(thread::MAX_THREAD_EVENTS as u32 + 1)),
+            }
+            return keeper.finish(prog, model, reads, stats, start);
+        }
+    };
+    let mut c = Combine {
+        prog,
+        prepared: &mut prepared,
+        keeper: &mut keeper,
+        reads: &mut reads,
+        stats: &mut stats,
+        steps,
+        max,
+        id,
+        opts,
+    };
+    c.all(&runs);
+    stats.transitions = stats.transitions.max(steps);
+    keeper.finish(prog, model, reads, stats, start)
+}
+
+/// Every thread's runs under the domains' fixpoint. It starts from each
+/// cell's initial value and the program's constants (a write that only a
+/// cycle of reads justifies, `if (r == 1) x = 1;` in load buffering, needs
+/// its value before any run writes it, as herd7's solver has it).
+fn all_runs(prog: &Program, opts: &Options, steps: &mut u64, max: u64) -> Result<Vec<Vec<Run>>, Over> {
+    let constants = constants(prog);
+    let mut domain: Vec<Vec<i64>> = prog
+        .init
+        .iter()
+        .map(|&v| {
+            let mut d = constants.clone();
+            if let Err(at) = d.binary_search(&v) {
+                d.insert(at, v);
+            }
+            d
+        })
+        .collect();
+    // A value some execution reads was written there from values read
+    // before, down a chain of distinct writes (a cycle of them justifies
+    // only constants, seeded above): no longer than the execution's
+    // writes. Rounds past that only add values no execution reads.
+    let mut round = 0usize;
+    loop {
+        let mut runs = Vec::with_capacity(prog.threads.len());
+        for (t, th) in prog.threads.iter().enumerate() {
+            runs.push(thread::runs(prog, t, &th.init_regs, &domain, opts.loop_bound, steps, max)?);
+        }
+        let writes: usize = runs
+            .iter()
+            .map(|rs| rs.iter().map(|r| r.events.iter().filter(|e| e.writes()).count()).max().unwrap_or(0))
+            .sum();
+        round += 1;
+        if round > writes {
+            return Ok(runs);
+        }
+        let mut grew = false;
+        for e in runs.iter().flatten().flat_map(|r| &r.events).filter(|e| e.writes()) {
+            let d = &mut domain[e.cell as usize];
+            if let Err(at) = d.binary_search(&e.value) {
+                if d.len() >= MAX_DOMAIN {
+                    return Err(Over::Work);
+                }
+                d.insert(at, e.value);
+                grew = true;
+            }
+        }
+        if !grew {
+            return Ok(runs);
+        }
+    }
+}
+
+/// The program's constants, sorted: immediates, initial values, initial
+/// registers.
+fn constants(prog: &Program) -> Vec<i64> {
+    use litmus_ir::{Addr, Instr, Operand, RmwOp};
+    let mut k: Vec<i64> = prog.init.clone();
+    let op = |o: Operand, k: &mut Vec<i64>| {
+        if let Operand::Imm(v) = o {
+            k.push(v);
+        }
+    };
+    for t in &prog.threads {
+        k.extend(&t.init_regs);
+        for ins in &t.code {
+            let addr = |a: Addr| match a {
+                Addr::Indexed { index, .. } => Some(index),
+                _ => None,
+            };
+            match *ins {
+                Instr::Mov { src, .. } => op(src, &mut k),
+                Instr::Un { a, .. } => op(a, &mut k),
+                Instr::Bin { a, b, .. } => {
+                    op(a, &mut k);
+                    op(b, &mut k);
+                }
+                Instr::Store { val, addr: a, .. } => {
+                    op(val, &mut k);
+                    if let Some(i) = addr(a) {
+                        op(i, &mut k);
+                    }
+                }
+                Instr::Rmw { op: r, .. } => match r {
+                    RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => op(o, &mut k),
+                    RmwOp::Cas { expected, new } => {
+                        op(expected, &mut k);
+                        op(new, &mut k);
+                    }
+                    RmwOp::Lock => k.extend([0, 1]),
+                },
+                Instr::Branch { cond, .. } | Instr::Assert { cond, .. } | Instr::Assume { cond, .. } => {
+                    op(cond, &mut k)
+                }
+                Instr::AwaitCheck { cond, .. } => op(cond, &mut k),
+                _ => {}
+            }
+        }
+    }
+    k.sort_unstable();
+    k.dedup();
+    k
+}
+
+/// The cat events of one candidate.
+struct Layout {
+    n: usize,
+    /// Per thread, per event: its cat events (read, write; equal if one).
+    of: Vec<Vec<(usize, usize)>>,
+    /// Per cell: its initial write's event, if the cell is accessed.
+    iw: Vec<Option<usize>>,
+}
+
+struct Combine<'a> {
+    prog: &'a Program,
+    prepared: &'a mut Prepared,
+    keeper: &'a mut Keeper,
+    reads: &'a mut Reads,
+    stats: &'a mut Stats,
+    steps: u64,
+    max: u64,
+    id: catalog::CatId,
+    opts: &'a Options,
+}
+
+impl Combine<'_> {
+    fn over(&mut self) -> bool {
+        if self.stats.work_cut.is_some() || self.stats.unjudged.is_some() || self.stats.timed_out {
+            return true;
+        }
+        if self.steps > self.max {
+            self.stats.work_cut = Some(self.max);
+            return true;
+        }
+        if self.opts.budget.stopped() {
+            self.stats.timed_out = !self.opts.budget.cancelled();
+            self.stats.cancelled = self.opts.budget.cancelled();
+            return true;
+        }
+        false
+    }
+
+    /// Every choice of one run per thread whose reads some write can give.
+    fn all(&mut self, runs: &[Vec<Run>]) {
+        if runs.iter().any(|r| r.is_empty()) {
+            return;
+        }
+        // Per thread: the (cell, value) pairs some run of it writes.
+        let provides: Vec<std::collections::HashSet<(litmus_ir::Cell, i64)>> = runs
+            .iter()
+            .map(|rs| rs.iter().flat_map(|r| &r.events).filter(|e| e.writes()).map(|e| (e.cell, e.value)).collect())
+            .collect();
+        let mut chosen: Vec<&Run> = Vec::with_capacity(runs.len());
+        self.choose(runs, &provides, &mut chosen);
+    }
+
+    fn choose<'r>(
+        &mut self,
+        runs: &'r [Vec<Run>],
+        provides: &[std::collections::HashSet<(litmus_ir::Cell, i64)>],
+        chosen: &mut Vec<&'r Run>,
+    ) {
+        let t = chosen.len();
+        if t == runs.len() {
+            self.runs(chosen);
+            return;
+        }
+        for r in &runs[t] {
+            if r.end == End::Pruned {
+                continue;
+            }
+            chosen.push(r);
+            if self.feasible(chosen, provides) {
+                self.choose(runs, provides, chosen);
+            }
+            chosen.pop();
+            if self.over() {
+                return;
+            }
+        }
+    }
+
+    /// Can every read of the runs chosen so far read its value: from an
+    /// initial value, a write of a chosen run (not its own instruction's),
+    /// or one a thread still to choose may write?
+    fn feasible(&self, chosen: &[&Run], provides: &[std::collections::HashSet<(litmus_ir::Cell, i64)>]) -> bool {
+        let later = &provides[chosen.len()..];
+        chosen.iter().enumerate().all(|(t, r)| {
+            r.events.iter().enumerate().filter(|(_, e)| e.reads()).all(|(i, e)| {
+                let key = (e.cell, e.old);
+                self.prog.init[e.cell as usize] == e.old
+                    || later.iter().any(|p| p.contains(&key))
+                    || chosen.iter().enumerate().any(|(u, ru)| {
+                        ru.events
+                            .iter()
+                            .enumerate()
+                            .any(|(j, w)| w.writes() && w.cell == e.cell && w.value == e.old && !(u == t && j == i))
+                    })
+            })
+        })
+    }
+
+    /// Every rf and co of one choice of runs.
+    fn runs(&mut self, runs: &[&Run]) {
+        let cells = self.prog.init.len();
+        let mut touched = vec![false; cells];
+        for e in runs.iter().flat_map(|r| &r.events) {
+            if !matches!(e.kind, Kind::Fence(_)) {
+                touched[e.cell as usize] = true;
+            }
+        }
+        let mut n = 0usize;
+        let mut iw = vec![None; cells];
+        for (c, _) in touched.iter().enumerate().filter(|(_, &t)| t) {
+            iw[c] = Some(n);
+            n += 1;
+        }
+        let mut of = Vec::with_capacity(runs.len());
+        for r in runs {
+            let mut mine = Vec::with_capacity(r.events.len());
+            for e in &r.events {
+                let k = if e.kind == Kind::Update { 2 } else { 1 };
+                mine.push((n, n + k - 1));
+                n += k;
+            }
+            of.push(mine);
+        }
+        if n > MAX_EVENTS {
+            self.stats.unjudged = Some(Unjudged::TooManyEvents(n as u32));
+            return;
+        }
+        let lay = Layout { n, of, iw };
+        let mut x = self.skeleton(runs, &lay);
+        // Per read (thread, event): the writes it may read from (cat events).
+        let mut readers: Vec<(usize, usize, Vec<usize>)> = Vec::new();
+        for (t, r) in runs.iter().enumerate() {
+            for (i, e) in r.events.iter().enumerate().filter(|(_, e)| e.reads()) {
+                let mut from = Vec::new();
+                if self.prog.init[e.cell as usize] == e.old {
+                    from.push(lay.iw[e.cell as usize].expect("an accessed cell"));
+                }
+                for (u, ru) in runs.iter().enumerate() {
+                    for (j, w) in ru.events.iter().enumerate() {
+                        if w.writes() && w.cell == e.cell && w.value == e.old && !(u == t && j == i) {
+                            from.push(lay.of[u][j].1);
+                        }
+                    }
+                }
+                if from.is_empty() {
+                    return; // no write gives the value it took
+                }
+                readers.push((t, i, from));
+            }
+        }
+        // Per cell: its writes (cat events), the initial one first.
+        let mut writes: Vec<Vec<usize>> = vec![Vec::new(); cells];
+        for (t, r) in runs.iter().enumerate() {
+            for (i, e) in r.events.iter().enumerate().filter(|(_, e)| e.writes()) {
+                writes[e.cell as usize].push(lay.of[t][i].1);
+            }
+        }
+        let mut rf_pick = vec![0usize; readers.len()];
+        loop {
+            let mut rf = Rel::empty(n);
+            for (k, (t, i, from)) in readers.iter().enumerate() {
+                rf.0[from[rf_pick[k]]] |= 1 << lay.of[*t][*i].0;
+            }
+            x.rels.insert("rf".into(), rf);
+            self.orders(runs, &lay, &mut x, &writes, &readers, &rf_pick);
+            if self.over() {
+                return;
+            }
+            let mut k = 0;
+            loop {
+                if k == readers.len() {
+                    return;
+                }
+                rf_pick[k] += 1;
+                if rf_pick[k] < readers[k].2.len() {
+                    break;
+                }
+                rf_pick[k] = 0;
+                k += 1;
+            }
+        }
+    }
+
+    /// Every co (each cell's writes in each order) of one rf.
+    fn orders(
+        &mut self,
+        runs: &[&Run],
+        lay: &Layout,
+        x: &mut Execution,
+        writes: &[Vec<usize>],
+        readers: &[(usize, usize, Vec<usize>)],
+        rf_pick: &[usize],
+    ) {
+        let cells: Vec<usize> = (0..writes.len()).filter(|&c| lay.iw[c].is_some()).collect();
+        let mut perms: Vec<Vec<usize>> = cells.iter().map(|&c| writes[c].clone()).collect();
+        for p in perms.iter_mut() {
+            p.sort_unstable();
+        }
+        loop {
+            let mut co = Rel::empty(lay.n);
+            for (k, &c) in cells.iter().enumerate() {
+                let iw = lay.iw[c].expect("accessed");
+                let mut later: Set = 0;
+                for &w in perms[k].iter().rev() {
+                    co.0[w] |= later;
+                    later |= 1 << w;
+                }
+                co.0[iw] |= later;
+            }
+            x.rels.insert("co".into(), co);
+            self.steps += 1;
+            self.stats.transitions += 1;
+            match self.prepared.allowed(x) {
+                Ok(true) => self.found(runs, lay, &cells, &perms, readers, rf_pick),
+                // Every co is tried here; herd7 builds only the model's own
+                // candidates (`with co from …`): one outside them is no execution.
+                Ok(false) | Err(litmus_cat::CatError::NotACandidate(_)) => {}
+                Err(e) => {
+                    catalog::note_error(self.id, &e.to_string());
+                    self.stats.unjudged = Some(Unjudged::ModelError(self.id));
+                }
+            }
+            if self.over() {
+                return;
+            }
+            // Next co: the next permutation of the first cell that has one.
+            let mut k = 0;
+            loop {
+                if k == perms.len() {
+                    return;
+                }
+                if next_permutation(&mut perms[k]) {
+                    break;
+                }
+                k += 1; // perms[k] wrapped to sorted order
+            }
+        }
+    }
+
+    /// The parts of a candidate that rf and co do not change.
+    fn skeleton(&self, runs: &[&Run], lay: &Layout) -> Execution {
+        let n = lay.n;
+        // Every name a model may read is bound, empty or not: the event
+        // kinds, every label's set and every fence's tag.
+        let mut sets: std::collections::BTreeMap<String, Set> = Default::default();
+        for k in
+            ["F", "IW", "R", "W"].into_iter().chain(litmus_ir::Labels::all_names()).chain(litmus_ir::FenceKind::TAGS)
+        {
+            sets.insert(k.into(), 0);
+        }
+        let mut add = |k: &str, e: usize| *sets.entry(k.into()).or_insert(0) |= 1 << e;
+        let mut loc: Vec<Set> = vec![0; self.prog.init.len()];
+        for (c, e) in lay.iw.iter().enumerate() {
+            if let Some(e) = *e {
+                add("IW", e);
+                add("W", e);
+                loc[c] |= 1 << e;
+            }
+        }
+        let mut rels: std::collections::BTreeMap<&str, Rel> =
+            ["po", "int", "loc", "same-instance", "addr", "data", "ctrl"]
+                .into_iter()
+                .map(|k| (k, Rel::empty(n)))
+                .collect();
+        for (t, r) in runs.iter().enumerate() {
+            let of = &lay.of[t];
+            let mut thread: Set = 0;
+            for (i, e) in r.events.iter().enumerate() {
+                let (a, b) = of[i];
+                for k in a..=b {
+                    thread |= 1 << k;
+                }
+                match e.kind {
+                    Kind::Fence(f) => {
+                        add("F", a);
+                        add(f.tag(), a);
+                    }
+                    Kind::Read => add("R", a),
+                    Kind::AtomicRead => {
+                        add("R", a);
+                        add("X", a);
+                    }
+                    Kind::Write => add("W", a),
+                    Kind::Update => {
+                        add("R", a);
+                        add("W", b);
+                        add("X", a);
+                        add("X", b);
+                        let si = rels.get_mut("same-instance").expect("made");
+                        si.0[a] |= 1 << b;
+                        si.0[b] |= 1 << a;
+                    }
+                }
+                for l in e.labels.names() {
+                    add(l, a);
+                    add(l, b);
+                }
+                if !matches!(e.kind, Kind::Fence(_)) {
+                    loc[e.cell as usize] |= (1 << a) | (1 << b);
+                }
+                // Dependencies: from each read they name to this event.
+                let dep = |mask: u64, rel: &mut Rel, targets: &[usize]| {
+                    let mut m = mask;
+                    while m != 0 {
+                        let j = m.trailing_zeros() as usize;
+                        m &= m - 1;
+                        for &tg in targets {
+                            rel.0[of[j].0] |= 1 << tg;
+                        }
+                    }
+                };
+                let both = if a == b { vec![a] } else { vec![a, b] };
+                dep(e.addr, rels.get_mut("addr").expect("made"), &both);
+                if e.writes() {
+                    dep(e.data, rels.get_mut("data").expect("made"), &[b]);
+                }
+                dep(e.ctrl, rels.get_mut("ctrl").expect("made"), &both);
+            }
+            // po: each instruction's events before every later one's.
+            let po = rels.get_mut("po").expect("made");
+            for i in 0..of.len() {
+                let mut later: Set = 0;
+                for &(a, b) in &of[i + 1..] {
+                    for k in a..=b {
+                        later |= 1 << k;
+                    }
+                }
+                for k in of[i].0..=of[i].1 {
+                    po.0[k] = later;
+                }
+            }
+            let int = rels.get_mut("int").expect("made");
+            let mut m = thread;
+            while m != 0 {
+                let k = m.trailing_zeros() as usize;
+                m &= m - 1;
+                int.0[k] |= thread;
+            }
+        }
+        for m in loc {
+            let mut k = m;
+            while k != 0 {
+                let e = k.trailing_zeros() as usize;
+                k &= k - 1;
+                rels.get_mut("loc").expect("made").0[e] |= m;
+            }
+        }
+        for k in ["same-instance", "int"] {
+            for (e, row) in rels.get_mut(k).expect("made").0.iter_mut().enumerate() {
+                *row |= 1 << e;
+            }
+        }
+        let mut x = Execution::new(n);
+        x.sets = sets;
+        x.rels = rels.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
+        x.rels.insert("rf".into(), Rel::empty(n));
+        x.rels.insert("co".into(), Rel::empty(n));
+        x
+    }
+
+    /// An allowed candidate: its final state, failures, reads.
+    fn found(
+        &mut self,
+        runs: &[&Run],
+        lay: &Layout,
+        cells: &[usize],
+        perms: &[Vec<usize>],
+        readers: &[(usize, usize, Vec<usize>)],
+        rf_pick: &[usize],
+    ) {
+        self.stats.executions += 1;
+        let prog = self.prog;
+        // Final memory: each cell's co-last write.
+        let mut mem = prog.init.clone();
+        let mut value_of = std::collections::HashMap::new();
+        for (t, r) in runs.iter().enumerate() {
+            for (i, e) in r.events.iter().enumerate().filter(|(_, e)| e.writes()) {
+                value_of.insert(lay.of[t][i].1, e.value);
+            }
+        }
+        for (k, &c) in cells.iter().enumerate() {
+            if let Some(last) = perms[k].last() {
+                mem[c] = value_of[last];
+            }
+        }
+        for r in runs {
+            for e in r.events.iter().filter(|e| e.reads()) {
+                self.reads.add(e.stmt, e.cell, e.old);
+            }
+        }
+        let witness = || witness(runs, lay, cells, perms, readers, rf_pick);
+        let failed: Vec<(u16, litmus_ir::StmtId, crate::machine::FailureKind)> = runs
+            .iter()
+            .enumerate()
+            .filter_map(|(t, r)| match r.end {
+                End::Failed(s, k) => Some((t as u16, s, k)),
+                _ => None,
+            })
+            .collect();
+        if !failed.is_empty() {
+            self.stats.failed += 1;
+            let w = witness();
+            self.keeper.failures(&failed, Some(failed.iter().map(|_| w.clone()).collect()));
+            return;
+        }
+        if runs.iter().any(|r| r.end == End::Cut) {
+            self.stats.cut += 1;
+            return;
+        }
+        if runs.iter().any(|r| r.end == End::Stuck) {
+            self.stats.deadlocks += 1;
+            if self.keeper.wants_deadlock() {
+                self.keeper.deadlock(Some(witness()));
+            }
+            return;
+        }
+        self.stats.complete += 1;
+        let reg = |t: u16, r: litmus_ir::Reg| runs[t as usize].regs[r as usize];
+        let memf = |c: litmus_ir::Cell| mem[c as usize];
+        if let Some(f) = &prog.filter {
+            match f.eval(&reg, &memf) {
+                None => {
+                    if self.keeper.wants_site(CondSite::Filter) {
+                        self.keeper.condition_error(CondSite::Filter, Some(witness()));
+                    }
+                    return;
+                }
+                Some(0) => return,
+                Some(_) => {}
+            }
+        }
+        let satisfies = match &prog.condition {
+            None => None,
+            Some(c) => match c.expr.eval(&reg, &memf) {
+                None => {
+                    if self.keeper.wants_site(CondSite::Condition) {
+                        self.keeper.condition_error(CondSite::Condition, Some(witness()));
+                    }
+                    return;
+                }
+                Some(v) => Some(v != 0),
+            },
+        };
+        let values: Vec<i64> = prog
+            .observables
+            .iter()
+            .map(|o| match o.kind {
+                litmus_ir::ObservableKind::Reg { thread, reg: r } => reg(thread, r),
+                litmus_ir::ObservableKind::Mem(c) => memf(c),
+            })
+            .collect();
+        if !self.keeper.has_state(&values) {
+            self.keeper.state(values, satisfies, Some(witness()));
+        }
+    }
+}
+
+/// The candidate as a log (see the module doc).
+fn witness(
+    runs: &[&Run],
+    lay: &Layout,
+    cells: &[usize],
+    perms: &[Vec<usize>],
+    readers: &[(usize, usize, Vec<usize>)],
+    rf_pick: &[usize],
+) -> Witness {
+    let mut events: Vec<Event> = Vec::new();
+    let mut schedule: Vec<u32> = Vec::new();
+    // Per cat write event: the log event a read of it names.
+    let mut named: std::collections::HashMap<usize, u32> = Default::default();
+    let mut store_at: std::collections::HashMap<usize, u32> = Default::default();
+    let mut read_at: Vec<Vec<u32>> = Vec::new();
+    for (t, r) in runs.iter().enumerate() {
+        let mut mine = Vec::new();
+        for (i, e) in r.events.iter().enumerate() {
+            let at = events.len() as u32;
+            mine.push(at);
+            let ev = |kind, value, old, store| Event {
+                thread: t as u16,
+                kind,
+                cell: if matches!(e.kind, Kind::Fence(_)) { NONE } else { e.cell },
+                value,
+                old,
+                stmt: e.stmt,
+                rf: NONE,
+                store,
+                step: at,
+            };
+            events.push(match e.kind {
+                Kind::Fence(f) => ev(EventKind::Fence(f), 0, 0, NONE),
+                Kind::Read => ev(EventKind::Load, e.old, 0, NONE),
+                Kind::AtomicRead => ev(EventKind::Load, e.old, 0, ATOMIC_READ),
+                Kind::Write => {
+                    store_at.insert(lay.of[t][i].1, at);
+                    ev(EventKind::Store, e.value, 0, NONE)
+                }
+                Kind::Update => {
+                    named.insert(lay.of[t][i].1, at);
+                    ev(EventKind::Rmw, e.value, e.old, NONE)
+                }
+            });
+            schedule.push(t as u32);
+        }
+        read_at.push(mine);
+    }
+    // Commits, each cell's in coherence order.
+    for (k, _) in cells.iter().enumerate() {
+        for w in &perms[k] {
+            if let Some(&s) = store_at.get(w) {
+                let at = events.len() as u32;
+                let mut c = events[s as usize];
+                c.kind = EventKind::Commit;
+                c.store = s;
+                c.step = at;
+                events.push(c);
+                schedule.push(c.thread as u32);
+                named.insert(*w, at);
+            }
+        }
+    }
+    for (k, (t, i, from)) in readers.iter().enumerate() {
+        let at = read_at[*t][*i] as usize;
+        events[at].rf = named.get(&from[rf_pick[k]]).copied().unwrap_or(NONE);
+    }
+    Witness { events, schedule }
+}
+
+/// The next permutation in lexicographic order; `false` (and sorted
+/// again) after the last.
+fn next_permutation(v: &mut [usize]) -> bool {
+    if v.len() < 2 {
+        return false;
+    }
+    let mut i = v.len() - 1;
+    while i > 0 && v[i - 1] >= v[i] {
+        i -= 1;
+    }
+    if i == 0 {
+        v.reverse();
+        return false;
+    }
+    let mut j = v.len() - 1;
+    while v[j] <= v[i - 1] {
+        j -= 1;
+    }
+    v.swap(i - 1, j);
+    v[i..].reverse();
+    true
+}
