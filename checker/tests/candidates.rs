@@ -181,3 +181,25 @@ fn load_buffering_and_dependencies() {
     assert_eq!(observed(weak, &addr), "sometimes");
     assert_eq!(observed(deps, &addr), "never", "addr; rfe; ctrl; rfe is a cycle");
 }
+
+/// A native program under a RISC-V model: its fences are read as the
+/// access sets they order (`fence ww` is `Fence.w.w`), so message passing
+/// is allowed bare and forbidden with `fence ww` and `fence rr`, and plain
+/// load buffering is allowed (RVWMO has no order from a load to a later
+/// independent store).
+#[test]
+fn native_programs_under_riscv() {
+    let riscv = Model::parse_in("riscv", &[]).expect("the riscv model");
+    let observed = |name: &str| {
+        let src = std::fs::read_to_string(root().join("examples").join(name)).unwrap();
+        let prog = litmus_dsl::analyze(&src).program.unwrap();
+        let out = &check(&prog, &[riscv], &Options::default())[0];
+        assert!(out.complete(), "{name}");
+        out.known_observation().map(|o| o.as_str()).unwrap_or("-").to_string()
+    };
+    assert_eq!(observed("mp.litmus"), "sometimes");
+    assert_eq!(observed("mp-fence-ww-rr.litmus"), "never");
+    assert_eq!(observed("sb-fences.litmus"), "never");
+    assert_eq!(observed("sb.litmus"), "sometimes");
+    assert_eq!(observed("lb.litmus"), "sometimes");
+}

@@ -76,14 +76,7 @@ pub fn riscv_fence(kind: FenceKind) -> String {
 
 /// A fence kind as RISC-V writes it: its access sets.
 pub fn riscv_kind(kind: FenceKind) -> FenceKind {
-    let (r, w) = (FenceKind::R, FenceKind::W);
-    match kind {
-        FenceKind::Full => FenceKind::Sets { pred: r | w, succ: r | w },
-        FenceKind::WW => FenceKind::Sets { pred: w, succ: w },
-        FenceKind::WR => FenceKind::Sets { pred: w, succ: r },
-        FenceKind::RR => FenceKind::Sets { pred: r, succ: r },
-        k => k,
-    }
+    kind.sets()
 }
 
 /// Edits inserting each fence at its place (a place its statement cannot

@@ -123,6 +123,19 @@ impl FenceKind {
         }
     }
 
+    /// The kind as access sets (`full` is `rw,rw`, `ww` is `w,w`, …):
+    /// what a RISC-V model reads of a fence written for another machine.
+    pub fn sets(self) -> FenceKind {
+        let (r, w) = (FenceKind::R, FenceKind::W);
+        match self {
+            FenceKind::Full => FenceKind::Sets { pred: r | w, succ: r | w },
+            FenceKind::WW => FenceKind::Sets { pred: w, succ: w },
+            FenceKind::WR => FenceKind::Sets { pred: w, succ: r },
+            FenceKind::RR => FenceKind::Sets { pred: r, succ: r },
+            k => k,
+        }
+    }
+
     /// Every fence tag herd's x86 and RISC-V models name.
     pub const TAGS: [&'static str; 13] = [
         "MFENCE",

@@ -336,6 +336,32 @@ async fn a_herd_x86_test_is_checked_under_sc_and_tso_unless_pso_is_asked() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_herd_riscv_test_gets_its_diagnostics_and_the_riscv_model() {
+    // An lr/sc pair is refused by name, at the mnemonic, in UTF-16 columns
+    // past a comment with non-ASCII text.
+    let bad = "RISCV T\n{\n0:x6=x;\n}\n P0 ;\n (* é 🙂 *) lr.w x5,(x6) ;\nexists (0:x5=0)\n";
+    let u = uri("lrsc.litmus");
+    let mut c = Client::default().await;
+    c.open(&u, bad);
+    let diags = c.settled(&u, 1).await;
+    let d = diags.iter().find(|d| d["code"] == "E0139").unwrap_or_else(|| panic!("{diags:#?}"));
+    let line = bad.lines().nth(5).unwrap();
+    let col = line[..line.find("lr.w").unwrap()].encode_utf16().count() as u32;
+    assert_eq!(d["range"]["start"], pos(5, col));
+    // The catalogue's MP with fences: clean under sc and riscv, both named.
+    let mp = "RISCV MP+fences\n{\n0:x5=x; 0:x6=y; 1:x5=y; 1:x6=x;\n}\n P0          | P1          ;\n \
+              ori x7,x0,1 | lw x7,0(x5) ;\n sw x7,0(x5) | fence r,r   ;\n fence w,w   | lw x8,0(x6) ;\n \
+              sw x7,0(x6) |             ;\nexists (1:x7=1 /\\ 1:x8=0)\n";
+    let m = uri("mp-riscv.litmus");
+    c.open(&m, mp);
+    let diags = c.settled(&m, 1).await;
+    assert!(diags.is_empty(), "{diags:#?}");
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": m}})).await.unwrap();
+    let header = lens[0]["command"]["title"].as_str().unwrap();
+    assert!(header.contains("riscv") && header.contains("SC"), "{header}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn non_ascii_text_gets_utf16_columns_and_utf8_when_negotiated() {
     // é is 1 UTF-16 unit (2 bytes), 🙂 is 2 units (4 bytes).
     let text = "litmus Unicode \"é 🙂\"\nshared x = 0;\nthread P0 {\n  /* é 🙂 */ x = 1; /* 🙂 */ let r = zz;\n}\n";

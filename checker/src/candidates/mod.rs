@@ -466,8 +466,11 @@ impl Combine<'_> {
                 }
                 match e.kind {
                     Kind::Fence(f) => {
+                        // Its own tag, and its sets' (a native `fence` is
+                        // `Fence.rw.rw` to a RISC-V model).
                         add("F", a);
                         add(f.tag(), a);
+                        add(f.sets().tag(), a);
                     }
                     Kind::Read => add("R", a),
                     Kind::AtomicRead => {

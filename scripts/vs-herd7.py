@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""litmus against herd7 on a folder of litmus tests, side by side.
+
+    scripts/vs-herd7.py [--litmus-model NAME] [--cat-include DIR] [--chunk N] HERD_MODEL FILE_OR_DIR...
+
+Runs herd7 (`$HERD7`, default /work/peers/herd7/bin/herd7, built by
+scripts/build-herd7.sh, with `-set-libdir tests/corpus/models/herd`) under
+HERD_MODEL (e.g. riscv.cat) and `litmus check --bounded --format json`
+under --litmus-model (default: HERD_MODEL as a file of herd's library), in
+chunks of files, and compares each test's observation and state count.
+Prints the agreement, each difference, the tests litmus refuses (by
+diagnostic code) and the wall/CPU time of both, one run each per chunk.
+"""
+import argparse, glob, json, os, re, resource, subprocess, sys, time
+
+root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ap = argparse.ArgumentParser()
+ap.add_argument("herd_model")
+ap.add_argument("paths", nargs="+")
+ap.add_argument("--litmus-model")
+ap.add_argument("--cat-include", default=os.path.join(root, "tests/corpus/models/herd"))
+ap.add_argument("--chunk", type=int, default=400)
+ap.add_argument("--timeout", default="10", help="per file, seconds: litmus --timeout, herd7 -timeout (CPU)")
+ap.add_argument("--every", type=int, default=1, help="take every k-th file (a sample of a large catalogue)")
+a = ap.parse_args()
+herd7 = os.environ.get("HERD7", "/work/peers/herd7/bin/herd7")
+lib = os.path.join(root, "tests/corpus/models/herd")
+litmus = os.path.join(root, "target/release/litmus")
+files = []
+for p in a.paths:
+    files += sorted(glob.glob(os.path.join(p, "**/*.litmus"), recursive=True)) if os.path.isdir(p) else [p]
+files = files[:: a.every]
+model = a.litmus_model or os.path.join(lib, a.herd_model)
+
+def timed(cmd):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t = time.time()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return out, time.time() - t, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+herd, lit = {}, {}
+hw = hc = lw = lc = 0.0
+for i in range(0, len(files), a.chunk):
+    chunk = files[i : i + a.chunk]
+    out, w, c = timed([herd7, "-set-libdir", lib, "-timeout", a.timeout, "-model", a.herd_model] + chunk)
+    hw, hc = hw + w, hc + c
+    cur = None
+    for line in out.stdout.splitlines():
+        m = re.match(r"Test (\S+) ", line)
+        if m:
+            cur = m.group(1)
+        m = re.match(r"States (\d+)", line)
+        if m and cur:
+            herd.setdefault(cur, {})["states"] = int(m.group(1))
+        m = re.match(r"Observation (\S+) (\w+)", line)
+        if m:
+            herd.setdefault(m.group(1), {})["obs"] = m.group(2).lower()
+    cmd = [litmus, "check", "--bounded", "--format", "json", "--timeout", a.timeout, "--model", model, "--cat-include", a.cat_include]
+    out, w, c = timed(cmd + chunk)
+    lw, lc = lw + w, lc + c
+    for line in out.stdout.splitlines():
+        j = json.loads(line)
+        if "file" in j:
+            lit[j["file"]] = j
+agree, differ, refused, unanswered, unknown = 0, [], {}, 0, []
+for f in files:
+    j = lit.get(f)
+    if not j or not j.get("models"):
+        code = (j or {}).get("diagnostics", [{}])
+        code = code[0].get("code", "?") if code else "?"
+        refused[code] = refused.get(code, 0) + 1
+        continue
+    m = list(j["models"].values())[0]
+    h = herd.get(j.get("test"))
+    if not h or "obs" not in h:
+        unanswered += 1
+        continue
+    if m.get("observation_certainty") != "proved":
+        unknown.append((os.path.relpath(f), m.get("unknown_reason") or m.get("observation_certainty")))
+    elif m.get("observation") == h["obs"] and m.get("states") == h.get("states"):
+        agree += 1
+    else:
+        differ.append((os.path.relpath(f), h, m["observation"], m["states"], m.get("observation_certainty")))
+for d in differ:
+    print("DIFF", *d)
+for u in unknown:
+    print("UNKNOWN", *u)
+print(f"{len(files)} files: {agree} agree, {len(differ)} differ, {len(unknown)} unknown to litmus, litmus refused {sum(refused.values())} {refused}, "
+      f"herd7 gave no answer to {unanswered}")
+print(f"time: litmus {lw:.2f} s wall, {lc:.2f} s CPU; herd7 {hw:.2f} s wall, {hc:.2f} s CPU")
