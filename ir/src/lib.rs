@@ -60,6 +60,13 @@ impl Dialect {
     pub fn is_herd(self) -> bool {
         self != Dialect::Native
     }
+
+    /// Is an atomic read-modify-write one event, in both `R` and `W`, as
+    /// herd's RISC-V semantics makes an AMO (rather than a read and a write
+    /// of one instruction, as herd's x86 makes a locked instruction)?
+    pub fn rmw_is_one_event(self) -> bool {
+        self == Dialect::HerdRiscv
+    }
 }
 
 /// What a fence orders: everything (`full`), or stores before stores

@@ -309,7 +309,7 @@ impl Combine<'_> {
         for r in runs {
             let mut mine = Vec::with_capacity(r.events.len());
             for e in &r.events {
-                let k = if e.kind == Kind::Update { 2 } else { 1 };
+                let k = if e.kind == Kind::Update && !self.prog.dialect.rmw_is_one_event() { 2 } else { 1 };
                 mine.push((n, n + k - 1));
                 n += k;
             }
@@ -478,6 +478,7 @@ impl Combine<'_> {
                         add("X", a);
                     }
                     Kind::Write => add("W", a),
+                    // One event in R and W (a RISC-V AMO), or two of one instruction.
                     Kind::Update => {
                         add("R", a);
                         add("W", b);
