@@ -55,17 +55,7 @@ fn corpus_candidates_agree_with_herd_and_graphs() {
         let tso_cat = if c[2] == "X86_64" { mixed } else { tso };
         for (given, obs_col, states_col) in [(sc, 4, 5), (tso_cat, 6, 7), (pso, 8, 9)] {
             let out = &check(&prog, &[given], &by_candidates)[0];
-            let obs = out.known_observation().map(|o| o.as_str()).unwrap_or("-");
-            if obs != c[obs_col] || out.states.len().to_string() != c[states_col] {
-                bad.push(format!(
-                    "{} {}: {obs} {}, herd {} {}",
-                    c[0],
-                    given.as_str(),
-                    out.states.len(),
-                    c[obs_col],
-                    c[states_col]
-                ));
-            }
+            bad.extend(common::herd_difference(&c, given, out, obs_col, states_col));
             let graphs = &check(&prog, &[given], &by_graphs)[0];
             if summary(out) != summary(graphs) {
                 bad.push(format!(

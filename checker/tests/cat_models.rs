@@ -150,17 +150,7 @@ fn corpus_cat_models_agree_with_builtin_and_herd() {
                 bad.push(e);
             }
             let out = &check(&prog, &[given], &opts)[0];
-            let obs = out.known_observation().map(|o| o.as_str()).unwrap_or("-");
-            if obs != c[obs_col] || out.states.len().to_string() != c[states_col] {
-                bad.push(format!(
-                    "{} {}: {obs} {}, herd {} {}",
-                    c[0],
-                    given.as_str(),
-                    out.states.len(),
-                    c[obs_col],
-                    c[states_col]
-                ));
-            }
+            bad.extend(common::herd_difference(&c, given, out, obs_col, states_col));
         }
         rows += 1;
     }

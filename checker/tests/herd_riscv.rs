@@ -56,17 +56,7 @@ fn riscv_corpus_agrees_with_herd() {
         assert_eq!(litmus_checker::catalog::defaults_for(prog.dialect), [Model::Sc, own], "a RISC-V test's models");
         for (m, obs_col, states_col) in [(own, 4, 5), (stock, 4, 5), (Model::Sc, 6, 7)] {
             let out = &check(&prog, &[m], &opts)[0];
-            let obs = out.known_observation().map(|o| o.as_str()).unwrap_or("-");
-            if obs != c[obs_col] || out.states.len().to_string() != c[states_col] {
-                bad.push(format!(
-                    "{} {}: {obs} {}, herd {} {}",
-                    c[0],
-                    m.as_str(),
-                    out.states.len(),
-                    c[obs_col],
-                    c[states_col]
-                ));
-            }
+            bad.extend(common::herd_difference(&c, m, out, obs_col, states_col));
         }
         checked += 1;
     }

@@ -77,6 +77,7 @@ pub enum Over {
     Work,
 }
 
+#[derive(Clone)]
 struct St {
     pc: usize,
     regs: Vec<i64>,
@@ -239,17 +240,9 @@ pub fn runs(
                     };
                     let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
                     let me = 1u64 << s.events.len().min(63);
-                    // One run per value the read may take; this one takes the first.
+                    // One run per value the read may take, each on the stack.
                     for &v in domain[cell as usize].iter().rev() {
-                        let mut b = St {
-                            pc: next,
-                            regs: s.regs.clone(),
-                            taint: s.taint.clone(),
-                            ctrl: s.ctrl,
-                            loops: s.loops.clone(),
-                            events: s.events.clone(),
-                            end: None,
-                        };
+                        let mut b = St { pc: next, ..s.clone() };
                         b.regs[dst as usize] = v;
                         b.taint[dst as usize] = me;
                         b.events.push(Ev {
@@ -275,15 +268,7 @@ pub fn runs(
                     let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
                     let me = 1u64 << s.events.len().min(63);
                     for &v in domain[cell as usize].iter().rev() {
-                        let mut b = St {
-                            pc: next,
-                            regs: s.regs.clone(),
-                            taint: s.taint.clone(),
-                            ctrl: s.ctrl,
-                            loops: s.loops.clone(),
-                            events: s.events.clone(),
-                            end: None,
-                        };
+                        let mut b = St { pc: next, ..s.clone() };
                         // What it writes, if it writes, and from which registers.
                         let write = match op {
                             RmwOp::Xchg(o) => Some(val(&b, o)),

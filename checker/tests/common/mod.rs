@@ -417,3 +417,19 @@ pub fn cat(name: &str) -> litmus_checker::machine::Model {
 pub fn verify_maximal() {
     litmus_checker::graph::explore::VERIFY_MAXIMAL.store(true, std::sync::atomic::Ordering::Relaxed);
 }
+
+/// How `out`, a check under `model`, differs from herd7's verdict in a
+/// corpus `verdicts.tsv` row (its observation and state-count columns), if
+/// it does.
+pub fn herd_difference(
+    row: &[&str],
+    model: litmus_checker::machine::Model,
+    out: &litmus_checker::outcome::ModelOutcome,
+    obs_col: usize,
+    states_col: usize,
+) -> Option<String> {
+    let obs = out.known_observation().map(|o| o.as_str()).unwrap_or("-");
+    let states = out.states.len();
+    (obs != row[obs_col] || states.to_string() != row[states_col])
+        .then(|| format!("{} {}: {obs} {states}, herd {} {}", row[0], model.as_str(), row[obs_col], row[states_col]))
+}

@@ -57,16 +57,20 @@ const SUPPORTED: &str = "li, mv, add(i), sub, and(i), or(i), xor(i), sll(i), srl
      fence.i, beq/bne/blt/bge/bltu/bgeu, beqz/bnez, j, nop";
 
 /// A register operand's value (`x0` is 0).
+/// The register `name` spells (recorded as a symbol), and whether it is `x0`.
+fn named(cx: &mut Ctx<'_>, th: &mut ThreadCtx, name: &Ident) -> Result<(Reg, bool), Diagnostic> {
+    let Some(r) = register(&name.name) else {
+        return Err(Diagnostic::error("E0124", name.span, format!("unknown RISC-V register `{}`", name.name)));
+    };
+    Ok((th.family_reg(&r, name, &mut cx.symbols), r == "x0"))
+}
+
 fn value(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Operand, Diagnostic> {
     match o {
         HOperand::Imm(i) => Ok(Operand::Imm(i.value)),
-        HOperand::Reg(name, _) => match register(&name.name) {
-            Some(r) if r == "x0" => {
-                th.family_reg(&r, name, &mut cx.symbols);
-                Ok(Operand::Imm(0))
-            }
-            Some(r) => Ok(Operand::Reg(th.family_reg(&r, name, &mut cx.symbols))),
-            None => Err(Diagnostic::error("E0124", name.span, format!("unknown RISC-V register `{}`", name.name))),
+        HOperand::Reg(name, _) => match named(cx, th, name)? {
+            (_, true) => Ok(Operand::Imm(0)),
+            (r, false) => Ok(Operand::Reg(r)),
         },
         other => Err(Diagnostic::error("E0124", other.span(), "expected a register or an immediate")),
     }
@@ -75,13 +79,9 @@ fn value(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Operand, 
 /// A destination register (writes to `x0` go to a scratch register).
 fn dest(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Reg, Diagnostic> {
     match o {
-        HOperand::Reg(name, _) => match register(&name.name) {
-            Some(r) if r == "x0" => {
-                th.family_reg(&r, name, &mut cx.symbols);
-                Ok(th.temp())
-            }
-            Some(r) => Ok(th.family_reg(&r, name, &mut cx.symbols)),
-            None => Err(Diagnostic::error("E0124", name.span, format!("unknown RISC-V register `{}`", name.name))),
+        HOperand::Reg(name, _) => match named(cx, th, name)? {
+            (_, true) => Ok(th.temp()),
+            (r, false) => Ok(r),
         },
         other => Err(Diagnostic::error("E0129", other.span(), "expected a destination register")),
     }
@@ -100,15 +100,8 @@ fn address(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Addr, D
             .with_label("mixed-size accesses are not supported")
             .with_help("litmus checks each location as one whole value, as herd7 does without `-variant mixed`"));
     }
-    let base = dest_reg_of(cx, th, &m.parts[0].name)?;
+    let (base, _) = named(cx, th, &m.parts[0].name)?;
     Ok(Addr::Computed { base: Some(base), index: None, disp: 0 })
-}
-
-fn dest_reg_of(cx: &mut Ctx<'_>, th: &mut ThreadCtx, name: &Ident) -> Result<Reg, Diagnostic> {
-    match register(&name.name) {
-        Some(r) => Ok(th.family_reg(&r, name, &mut cx.symbols)),
-        None => Err(Diagnostic::error("E0124", name.span, format!("unknown RISC-V register `{}`", name.name))),
-    }
 }
 
 /// A mnemonic's base and its annotation (`.aq`, `.rl`, `.aqrl`).
