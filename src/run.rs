@@ -86,6 +86,10 @@ pub fn run(args: &RunArgs) -> u8 {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return 2;
     };
+    if p.has_store_conditionals() {
+        eprintln!("error: {}: `litmus run` does not run store-conditionals (`sc`): whether one fails is not the CPU's to show", l.path);
+        return 2;
+    }
     if let Some(dir) = &args.record {
         if let Err(e) = record::check_program(p) {
             eprintln!("error: {e}");

@@ -108,6 +108,24 @@ pub fn architecture(name: &str) -> Option<Model> {
     register_as(Path::new(file), model, Some(name)).ok()
 }
 
+/// The model given as data that answers for `model`: itself, or a
+/// built-in model's definition ([`Model::definition`]), registered under
+/// its file's name at its first use.
+pub fn definition(model: Model) -> Option<CatId> {
+    if let Model::Cat(id) = model {
+        return Some(id);
+    }
+    let file = model.definition()?;
+    let found = by_name(file).or_else(|| {
+        let m = litmus_cat::stock::load(file).ok()?;
+        register(Path::new(file), m).ok()
+    });
+    match found {
+        Some(Model::Cat(id)) => Some(id),
+        _ => None,
+    }
+}
+
 /// Register a model read by the caller (e.g. from `litmus_cat::stock`).
 pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModelError> {
     register_as(path, model, None)
@@ -165,6 +183,9 @@ pub enum Unjudged {
     TooManyEvents(u32),
     /// The model failed to evaluate it ([`error`] says how).
     ModelError(CatId),
+    /// A built-in model without a definition as data, for a program no
+    /// machine runs (a store-conditional): nothing judged.
+    NoDefinition,
 }
 
 /// The first evaluation error of each model, by id.

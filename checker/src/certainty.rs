@@ -90,6 +90,9 @@ pub enum Why {
     /// Robustness under a model that allows a `po ∪ rf` cycle: its
     /// candidates are explored for outcomes only, not judged for SC yet.
     Undecided,
+    /// The program has a store-conditional, which the model's machine does
+    /// not run, and the model has no definition as data.
+    StoreConditional,
 }
 
 impl Why {
@@ -125,6 +128,9 @@ impl Why {
                 format!("the model failed on a graph: {}", crate::catalog::error(id).unwrap_or_default())
             }
             Why::Undecided => "not decided under a model that allows load buffering: outcomes only, for now".into(),
+            Why::StoreConditional => {
+                "the program has a store-conditional (`sc`), which this model's machine does not run".into()
+            }
         }
     }
 
@@ -141,6 +147,7 @@ impl Why {
             Why::TooManyEvents(_) => "too-many-events",
             Why::ModelError(_) => "model-error",
             Why::Undecided => "undecided",
+            Why::StoreConditional => "unsupported",
         }
     }
 }
@@ -162,6 +169,7 @@ impl Coverage {
             Coverage::Stopped(match u {
                 crate::catalog::Unjudged::TooManyEvents(n) => Why::TooManyEvents(n),
                 crate::catalog::Unjudged::ModelError(id) => Why::ModelError(id),
+                crate::catalog::Unjudged::NoDefinition => Why::StoreConditional,
             })
         } else if s.cancelled {
             Coverage::Stopped(Why::Cancelled)

@@ -120,8 +120,14 @@ fn bounded_violations_observed(
     observer: impl FnMut(&crate::dpor::Execution<'_>),
 ) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let robust::Measured { mut sc, mut robustness, premeasured } =
-        robust::measured_robustness_observed(prog, &relaxed, monitor, opts, observer);
+    let robust::Measured { mut sc, mut robustness, premeasured } = if prog.has_store_conditionals() {
+        // No machine runs it: SC's candidates, each model's own (or none).
+        let sc = explore::explore(prog, Model::Sc, opts);
+        let robustness = relaxed.iter().map(|&m| robust::own_executions(prog, m, opts)).collect();
+        robust::Measured { sc, robustness, premeasured: None }
+    } else {
+        robust::measured_robustness_observed(prog, &relaxed, monitor, opts, observer)
+    };
     if let Some(why) = fallback {
         sc.iterations = Iterations::Fallback(why.clone());
         for rb in robustness.iter_mut() {
@@ -193,8 +199,10 @@ pub fn unbounded_violations(
     monitor: MonitorKind,
     opts: &Options,
 ) -> Result<Report, Fallback> {
-    // `--first` asks for the bounded search's first finding.
-    let Some(limits) = opts.unbounded.as_ref().filter(|_| opts.budget.found.is_none()) else {
+    // `--first` asks for the bounded search's first finding; a
+    // store-conditional is not the machines' to run.
+    let asked = opts.budget.found.is_none() && !prog.has_store_conditionals();
+    let Some(limits) = opts.unbounded.as_ref().filter(|_| asked) else {
         return Err(Fallback::not_asked());
     };
     // Its share of the budget: the bounded engine must have time left.

@@ -14,7 +14,7 @@ use std::time::Instant;
 
 /// Explore `prog` under `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
-    if by_candidates(model, opts) {
+    if by_candidates(prog, model, opts) {
         return crate::candidates::explore(prog, model, opts);
     }
     if by_graph(prog, model, opts) {
@@ -26,8 +26,11 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
 /// Are this model's outcomes explored by execution graph with these options?
 pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
     use crate::options::ExplorerKind;
+    if by_candidates(prog, model, opts) {
+        return false;
+    }
     if model.is_axiomatic() {
-        return !by_candidates(model, opts); // else its only explorer
+        return true; // its only other explorer
     }
     let wanted = match opts.explorer {
         ExplorerKind::Graph => true,
@@ -40,9 +43,12 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
 
 /// Are this model's outcomes explored as herd7 does, by candidate
 /// executions ([`crate::candidates`]): a model given as data that allows a
-/// `po ∪ rf` cycle, or any model given as data when asked.
-pub fn by_candidates(model: Model, opts: &Options) -> bool {
-    model.is_axiomatic() && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates)
+/// `po ∪ rf` cycle, or any model given as data when asked; and every model
+/// for a program with a store-conditional, which no machine runs (a
+/// built-in model by its definition as data, if it has one).
+pub fn by_candidates(prog: &Program, model: Model, opts: &Options) -> bool {
+    prog.has_store_conditionals()
+        || model.is_axiomatic() && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates)
 }
 
 /// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for
@@ -95,7 +101,7 @@ pub fn explore_with(
     opts: &Options,
     observer: impl FnMut(&Execution<'_>),
 ) -> ModelOutcome {
-    if by_candidates(model, opts) {
+    if by_candidates(prog, model, opts) {
         // Its witnesses are whole candidates, not runs to follow.
         return crate::candidates::explore(prog, model, opts);
     }

@@ -42,7 +42,10 @@ pub fn cannot_fail(prog: &Program) -> bool {
     prog.threads.iter().flat_map(|t| &t.code).all(|i| match i {
         Instr::Assert { .. } => false,
         Instr::Bin { op: BinOp::Div | BinOp::Rem, b, .. } => matches!(b, Operand::Imm(v) if *v != 0),
-        Instr::Load { addr, .. } | Instr::Store { addr, .. } | Instr::Rmw { addr, .. } => !checked(addr),
+        Instr::Load { addr, .. }
+        | Instr::Store { addr, .. }
+        | Instr::Rmw { addr, .. }
+        | Instr::StoreCond { addr, .. } => !checked(addr),
         _ => true,
     })
 }

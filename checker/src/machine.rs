@@ -96,6 +96,9 @@ pub enum FailureKind {
     IndexOutOfBounds,
     DivisionByZero,
     BadAddress,
+    /// A store-conditional, which no machine runs (a check routes its
+    /// program to the candidate explorer: [`Program::has_store_conditionals`]).
+    StoreConditional,
 }
 
 impl FailureKind {
@@ -105,6 +108,7 @@ impl FailureKind {
             FailureKind::IndexOutOfBounds => "array index out of bounds",
             FailureKind::DivisionByZero => "division by zero",
             FailureKind::BadAddress => "invalid address",
+            FailureKind::StoreConditional => "a store-conditional, which this engine does not run",
         }
     }
 }
@@ -1195,6 +1199,7 @@ impl<'p> Machine<'p> {
                     self.issue_store(st, t, cell, value, stmt, step, log);
                 }
                 Instr::Load { .. } | Instr::Rmw { .. } => return,
+                Instr::StoreCond { stmt, .. } => return self.fail(st, t, stmt, FailureKind::StoreConditional, log),
             }
             *st.pc_at_mut(t) = next;
         }

@@ -64,6 +64,7 @@ pub(crate) fn add_cat_row(name: &'static str, graphs: bool) -> Option<Model> {
         attacks: false,
         default: false,
         cpu: None,
+        definition: None,
     };
     rows.push(Box::leak(Box::new(spec)));
     Some(Model::Cat(id))
@@ -115,6 +116,10 @@ struct Spec {
     default: bool,
     /// The architecture whose CPUs implement it, as `litmus run` names it.
     cpu: Option<&'static str>,
+    /// Its definition as data (an embedded `.cat` file,
+    /// `litmus_cat::stock`), where it has one: what answers a program no
+    /// machine runs (one with a store-conditional).
+    definition: Option<&'static str>,
 }
 
 // Row i is the model whose discriminant is i ([`Model::spec`] indexes it).
@@ -128,12 +133,12 @@ const _: () = {
 
 #[rustfmt::skip]
 const SPECS: &[Spec] = &[
-    Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true, cpu: None },
-    Spec { model: Model::Tso, name: "tso", upper: "TSO", buffers: Buffers::PerThread, histories: false, monitored: true, sober: true, graphs: true, attacks: true, default: true, cpu: Some("x86-64") },
-    Spec { model: Model::Pso, name: "pso", upper: "PSO", buffers: Buffers::PerCell, histories: false, monitored: true, sober: false, graphs: true, attacks: true, default: true, cpu: None },
-    Spec { model: Model::Pslo, name: "pslo", upper: "PSLO", buffers: Buffers::PerCell, histories: true, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None },
+    Spec { model: Model::Sc, name: "sc", upper: "SC", buffers: Buffers::None, histories: false, monitored: false, sober: false, graphs: true, attacks: false, default: true, cpu: None, definition: Some("sc-rmw.cat") },
+    Spec { model: Model::Tso, name: "tso", upper: "TSO", buffers: Buffers::PerThread, histories: false, monitored: true, sober: true, graphs: true, attacks: true, default: true, cpu: Some("x86-64"), definition: None },
+    Spec { model: Model::Pso, name: "pso", upper: "PSO", buffers: Buffers::PerCell, histories: false, monitored: true, sober: false, graphs: true, attacks: true, default: true, cpu: None, definition: None },
+    Spec { model: Model::Pslo, name: "pslo", upper: "PSLO", buffers: Buffers::PerCell, histories: true, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None, definition: None },
     #[cfg(feature = "extra-model")]
-    Spec { model: Model::Xtso, name: "xtso", upper: "XTSO", buffers: Buffers::PerThread, histories: false, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None },
+    Spec { model: Model::Xtso, name: "xtso", upper: "XTSO", buffers: Buffers::PerThread, histories: false, monitored: false, sober: false, graphs: false, attacks: false, default: false, cpu: None, definition: None },
 ];
 
 impl Model {
@@ -261,6 +266,12 @@ impl Model {
     /// Sober's monitor applies to it (TSO).
     pub fn sober(self) -> bool {
         self.spec().sober
+    }
+
+    /// The embedded `.cat` file that defines a built-in model, if one
+    /// does (SC's is herd's `sc.cat` with atomics indivisible).
+    pub fn definition(self) -> Option<&'static str> {
+        self.spec().definition
     }
 
     /// The execution-graph explorer explores it.

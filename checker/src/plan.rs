@@ -272,6 +272,9 @@ impl Plan {
     /// where it is worth a core ([`crate::ahead::worth`]).
     fn ahead_models(&self, prog: &Program) -> Vec<Model> {
         let opts = self.options(Step::Outcomes);
+        if prog.has_store_conditionals() {
+            return Vec::new(); // (no machine runs it: the outcome step's candidates)
+        }
         self.models.iter().copied().filter(|&m| m.buffered() && crate::ahead::worth(prog, m, opts)).collect()
     }
 
@@ -302,7 +305,8 @@ impl Plan {
                 if exists { explore::explore(prog, Model::Sc, &self.exhaustive).observation } else { None };
         }
         let models = self.active_models(report);
-        if models.is_empty() {
+        // Active testing runs the machines, which do not run a store-conditional.
+        if models.is_empty() || prog.has_store_conditionals() {
             return;
         }
         report.active = Some(relaxer::run(prog, &models, &self.active, &self.opts, report.sc_observation.as_ref()));

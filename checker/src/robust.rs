@@ -515,8 +515,8 @@ pub fn own_executions_kept(
     model: Model,
     opts: &Options,
 ) -> (Robustness, Option<std::sync::Arc<crate::graph::fenced::Kept>>) {
-    if crate::explore::by_candidates(model, opts) {
-        let undecided = Coverage::Stopped(crate::certainty::Why::Undecided);
+    if crate::explore::by_candidates(prog, model, opts) {
+        let undecided = Coverage::Stopped(crate::candidates::undecided(model));
         return (Robustness::found(model, MonitorKind::Explicit, Vec::new(), Vec::new(), undecided), None);
     }
     if model.is_axiomatic() {

@@ -192,6 +192,8 @@ pub fn run(
     while let Some(ins) = code.get(pc) {
         let mut next = pc + 1;
         match *ins {
+            // Its failure is a choice, not a CPU's (`litmus run` refuses it).
+            Instr::StoreCond { stmt, .. } => return End::Failed { stmt, kind: FailureKind::StoreConditional },
             Instr::Load { dst, addr, stmt, .. } => {
                 let c = cell!(addr, stmt);
                 let v = mem[c as usize].0.load(LOAD);

@@ -322,7 +322,9 @@ pub enum RmwOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Instr {
     /// `labels`: the access's annotations (a RISC-V `.aq` load is in
-    /// herd's `Acq`); none for x86 and the native dialect.
+    /// herd's `Acq`); none for x86 and the native dialect. A load in
+    /// [`Labels::EX`] (RISC-V `lr`) also reserves its cell for the
+    /// thread's next [`Instr::StoreCond`].
     Load {
         dst: Reg,
         addr: Addr,
@@ -343,6 +345,20 @@ pub enum Instr {
         dst: Reg,
         addr: Addr,
         op: RmwOp,
+        labels: Labels,
+        stmt: StmtId,
+    },
+    /// A store-conditional (RISC-V `sc`): either it writes `val` to `addr`
+    /// and sets `status` to 0, only where the thread's reservation is that
+    /// cell, or — always possible — it writes nothing and sets `status` to
+    /// 1; both drop the reservation. Whether a write by another thread
+    /// between the `lr` and the `sc` makes it fail is the model's to say
+    /// (herd's atomicity axiom over `lxsx`), as herd7 leaves it: only the
+    /// candidate explorer runs it ([`Program::has_store_conditionals`]).
+    StoreCond {
+        status: Reg,
+        addr: Addr,
+        val: Operand,
         labels: Labels,
         stmt: StmtId,
     },
@@ -430,12 +446,13 @@ impl Instr {
             Instr::Load { stmt, .. }
             | Instr::Store { stmt, .. }
             | Instr::Rmw { stmt, .. }
+            | Instr::StoreCond { stmt, .. }
             | Instr::Fence { stmt, .. } => Some(stmt),
             _ => None,
         }
     }
     pub fn is_memory_access(&self) -> bool {
-        matches!(self, Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. })
+        matches!(self, Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. } | Instr::StoreCond { .. })
     }
 }
 
@@ -682,6 +699,13 @@ pub struct Program {
 }
 
 impl Program {
+    /// Does a thread hold a store-conditional? The machines (interleavings,
+    /// buffers, the unbounded search) do not run one: its failure is a
+    /// choice no interleaving makes, so the candidate explorer answers.
+    pub fn has_store_conditionals(&self) -> bool {
+        self.threads.iter().any(|t| t.code.iter().any(|i| matches!(i, Instr::StoreCond { .. })))
+    }
+
     /// What a check's answers depend on, as a string: the program with its
     /// positions, statement texts and description left out. Two texts that
     /// differ only in comments, layout or spacing have the same key, and a

@@ -47,11 +47,16 @@ const MAX_DOMAIN: usize = 256;
 /// Explore `prog` under the model given as data `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
     let start = Instant::now();
-    let Model::Cat(id) = model else { unreachable!("the candidate explorer answers models given as data") };
     let max = opts.budget.max_steps.unwrap_or(WORK);
     let mut stats = Stats::default();
     let mut keeper = Keeper::default();
     let mut reads = Reads::default();
+    // A built-in model by its definition; one without (TSO's machine) is
+    // not judged here.
+    let Some(id) = catalog::definition(model) else {
+        stats.unjudged = Some(Unjudged::NoDefinition);
+        return keeper.finish(prog, model, reads, stats, start);
+    };
     let cat = &catalog::get(id).model;
     let mut prepared = match cat.prepare(&CatOptions::default()) {
         Ok(p) => p,
@@ -87,6 +92,17 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
     c.all(&runs);
     stats.transitions = stats.transitions.max(steps);
     keeper.finish(prog, model, reads, stats, start)
+}
+
+/// Why robustness under `model` is not decided where the candidate
+/// explorer answers it: the candidates are not judged for SC yet, or there
+/// are none (a built-in model without a definition, for a program with a
+/// store-conditional).
+pub fn undecided(model: Model) -> crate::certainty::Why {
+    match catalog::definition(model) {
+        Some(_) => crate::certainty::Why::Undecided,
+        None => crate::certainty::Why::StoreConditional,
+    }
 }
 
 /// Every thread's runs under the domains' fixpoint. It starts from each
@@ -165,7 +181,7 @@ fn constants(prog: &Program) -> Vec<i64> {
                     op(a, &mut k);
                     op(b, &mut k);
                 }
-                Instr::Store { val, addr: a, .. } => {
+                Instr::Store { val, addr: a, .. } | Instr::StoreCond { val, addr: a, .. } => {
                     op(val, &mut k);
                     if let Some(i) = addr(a) {
                         op(i, &mut k);

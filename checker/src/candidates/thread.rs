@@ -87,6 +87,8 @@ struct St {
     ctrl: u64,
     loops: Vec<u32>,
     events: Vec<Ev>,
+    /// The cell the last load-reserved reserved, until a store-conditional.
+    reserved: Option<Cell>,
     /// Set when the run ended as it forked (a taken lock, a failed update).
     end: Option<End>,
 }
@@ -123,6 +125,7 @@ pub fn runs(
         ctrl: 0,
         loops: vec![0; n_loops],
         events: Vec::new(),
+        reserved: None,
         end: None,
     };
     let cells = prog.init.len();
@@ -240,6 +243,9 @@ pub fn runs(
                     };
                     let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
                     let me = 1u64 << s.events.len().min(63);
+                    if labels.contains(Labels::EX) {
+                        s.reserved = Some(cell);
+                    }
                     // One run per value the read may take, each on the stack.
                     for &v in domain[cell as usize].iter().rev() {
                         let mut b = St { pc: next, ..s.clone() };
@@ -258,6 +264,42 @@ pub fn runs(
                         });
                         stack.push(b);
                     }
+                    break Stop::Forked;
+                }
+                Instr::StoreCond { status, addr, val: v, labels, stmt } => {
+                    let cell = match resolve(&s.regs, addr, cells) {
+                        Ok(c) => c,
+                        Err(k) => break Stop::End(End::Failed(stmt, k)),
+                    };
+                    // herd's two runs: it fails (status 1, no event), or,
+                    // where the reservation is this cell, it writes (status 0).
+                    let reserved = s.reserved.take() == Some(cell);
+                    let mut fail = St { pc: next, ..s.clone() };
+                    fail.regs[status as usize] = 1;
+                    fail.taint[status as usize] = 0;
+                    if reserved {
+                        let (value, data) = val(&s, v);
+                        let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
+                        let mut ok = St { pc: next, ..s.clone() };
+                        // herd's RISC-V: a success's status depends on its
+                        // write and its address (`SwitchDepScWrite`,
+                        // `SwitchDepScResult`, both on by default there).
+                        ok.taint[status as usize] = 1u64 << ok.events.len().min(63) | a;
+                        ok.events.push(Ev {
+                            kind: Kind::Write,
+                            cell,
+                            old: 0,
+                            value,
+                            labels,
+                            stmt,
+                            addr: a,
+                            data,
+                            ctrl,
+                        });
+                        ok.regs[status as usize] = 0;
+                        stack.push(ok);
+                    }
+                    stack.push(fail);
                     break Stop::Forked;
                 }
                 Instr::Rmw { dst, addr, op, labels, stmt } => {

@@ -73,6 +73,7 @@ fn kind_byte(k: FailureKind) -> u8 {
         FailureKind::IndexOutOfBounds => 1,
         FailureKind::DivisionByZero => 2,
         FailureKind::BadAddress => 3,
+        FailureKind::StoreConditional => 4,
     }
 }
 
@@ -81,7 +82,8 @@ fn byte_kind(b: u8) -> FailureKind {
         0 => FailureKind::Assertion,
         1 => FailureKind::IndexOutOfBounds,
         2 => FailureKind::DivisionByZero,
-        _ => FailureKind::BadAddress,
+        3 => FailureKind::BadAddress,
+        _ => FailureKind::StoreConditional,
     }
 }
 

@@ -77,6 +77,9 @@ pub enum Tok<'src> {
     /// or scope block, is for herd's tools): the rest is lexed as a comment.
     #[token("<<")]
     Trailer,
+    /// `&x` in an initial state: x's address (herd's C-style `int *p = &x`).
+    #[token("&")]
+    Amp,
     Error,
 }
 
@@ -117,6 +120,7 @@ impl fmt::Display for Tok<'_> {
             Tilde => "`~`",
             Comment(_) => "comment",
             Trailer => "`<<`",
+            Amp => "`&`",
             Error => "invalid character",
         };
         f.write_str(s)
@@ -162,6 +166,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             Comment(false) => 32,
             Comment(true) => 33,
             Trailer => 34,
+            Amp => 35,
         }
     }
 
@@ -203,6 +208,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             32 => Comment(false),
             33 => Comment(true),
             34 => Trailer,
+            35 => Amp,
             _ => Error,
         }
     }

@@ -394,7 +394,7 @@ where
     ));
     let value = choice((
         int_lit().map(InitValue::Int),
-        just(Tok::Dollar).or_not().ignore_then(ident()).map(InitValue::Addr),
+        just(Tok::Dollar).or(just(Tok::Amp)).or_not().ignore_then(ident()).map(InitValue::Addr),
         int_lit()
             .separated_by(just(Tok::Comma))
             .allow_trailing()
@@ -402,7 +402,9 @@ where
             .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
             .map_with(|v, e| InitValue::Array(v, sp(e.span()))),
     ));
+    // A C-style type, a pointer's too (`int *p = &z`, `int *1:a0`).
     let item = ident()
+        .then_ignore(just(Tok::Star).or_not())
         .then(target.clone())
         .map(|(ty, t)| (Some(ty), t))
         .or(target.map(|t| (None, t)))

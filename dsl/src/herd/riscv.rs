@@ -54,7 +54,7 @@ pub fn register(name: &str) -> Option<String> {
 /// The mnemonics lowered here (without annotations), for the diagnostic.
 const SUPPORTED: &str = "li, mv, add(i), sub, and(i), or(i), xor(i), sll(i), srl(i), sra(i), mul, lb/lbu/lh/lhu/lw/lwu/ld, \
      sb/sh/sw/sd (with .aq/.rl), amoswap/amoadd/amoand/amoor/amoxor (.w/.d, .aq/.rl/.aqrl), fence [pred,succ], fence.tso, \
-     fence.i, beq/bne/blt/bge/bltu/bgeu, beqz/bnez, j, nop";
+     lr.w/lr.d, sc.w/sc.d (.aq/.rl/.aqrl), fence.i, beq/bne/blt/bge/bltu/bgeu, beqz/bnez, j, nop";
 
 /// A register operand's value (`x0` is 0).
 /// The register `name` spells (recorded as a symbol), and whether it is `x0`.
@@ -131,6 +131,15 @@ fn fence_set(o: &HOperand) -> Result<u8, Diagnostic> {
         }
     }
     Ok(bits)
+}
+
+/// The width of `lr.w`/`lr.d` (and `sc.`), from its size letter.
+fn reserved_size(size: &str) -> Option<i64> {
+    match size {
+        "w" => Some(32),
+        "d" => Some(64),
+        _ => None,
+    }
 }
 
 pub(super) fn lower_instr(
@@ -227,11 +236,9 @@ pub(super) fn lower_instr(
         extend(th, d, bits, signed);
         return Ok(());
     }
-    if let Some(bits) = store_size(m) {
-        want(2)?;
-        let v = value(cx, th, &ops[0])?;
-        let addr = address(cx, th, &ops[1])?;
-        let val = match v {
+    // A store's value, cut to its `bits` (herd stores the low bits).
+    let stored = |cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand, bits: i64| -> Result<Operand, Diagnostic> {
+        Ok(match value(cx, th, o)? {
             Operand::Imm(k) if bits < 64 => Operand::Imm(k & ((1i64 << bits) - 1)),
             Operand::Reg(r) if bits < 64 => {
                 let t = th.temp();
@@ -240,8 +247,33 @@ pub(super) fn lower_instr(
                 Operand::Reg(t)
             }
             v => v,
-        };
+        })
+    };
+    if let Some(bits) = store_size(m) {
+        want(2)?;
+        let val = stored(cx, th, &ops[0], bits)?;
+        let addr = address(cx, th, &ops[1])?;
         th.code.push(Instr::Store { addr, val, labels, stmt: sid });
+        return Ok(());
+    }
+    // Load-reserved and store-conditional: both in herd's `EX`; the pair
+    // (`lxsx`) and its atomicity are the model's.
+    if let Some(size) = m.strip_prefix("lr.") {
+        let bits = reserved_size(size).ok_or_else(unsupported)?;
+        want(2)?;
+        let addr = address(cx, th, &ops[1])?;
+        let d = dest(cx, th, &ops[0])?;
+        th.code.push(Instr::Load { dst: d, addr, labels: labels | Labels::EX, stmt: sid });
+        extend(th, d, bits, true);
+        return Ok(());
+    }
+    if let Some(size) = m.strip_prefix("sc.") {
+        let bits = reserved_size(size).ok_or_else(unsupported)?;
+        want(3)?;
+        let val = stored(cx, th, &ops[1], bits)?;
+        let addr = address(cx, th, &ops[2])?;
+        let status = dest(cx, th, &ops[0])?;
+        th.code.push(Instr::StoreCond { status, addr, val, labels: labels | Labels::EX, stmt: sid });
         return Ok(());
     }
     if let Some(rest) = m.strip_prefix("amo") {
@@ -320,11 +352,6 @@ pub(super) fn lower_instr(
             th.code.push(Instr::Bin { dst: t, op, a, b, stmt: sid });
             fixups.push((th.code.len(), l.clone(), sid));
             th.code.push(Instr::Branch { cond: Operand::Reg(t), if_nonzero: true, target: 0 });
-        }
-        "lr.w" | "lr.d" | "sc.w" | "sc.d" => {
-            return Err(Diagnostic::error("E0139", ins.mnemonic.span, format!("`{full}` is not supported yet"))
-                .with_label("load-reserved/store-conditional pairs are not modelled yet")
-                .with_help("an AMO (`amoswap`, `amoadd`, …) is"))
         }
         _ => return Err(unsupported()),
     }
