@@ -63,7 +63,7 @@ use std::ops::Range;
 
 use crate::ast::{TestKind, TestType};
 use crate::compile::{compile, CoGuard, Kind, Op, Program, Shape, Step, Subject, N};
-use crate::eval::{evaluate, CheckResult, Execution, Options, Set, Verdict, MAX_EVENTS};
+use crate::eval::{evaluate, CheckResult, Execution, Options, Rel, Set, Verdict, MAX_EVENTS};
 use crate::model::{CatError, Model};
 use crate::rows::{self, Word};
 
@@ -296,6 +296,29 @@ impl Prepared {
         let mut v = Verdict::default();
         g.run(&g.full, &mut self.scratch, x, Mode::Verdict(&mut v))?;
         Ok(v)
+    }
+
+    /// The order every co must extend where the model builds its co's
+    /// (`with co from generate_cos(b)`: `b`, per location), for `x`'s rf
+    /// and static relations (`x`'s co is not read); `None` where the model
+    /// has no such step or is not compiled. A co that does not extend it
+    /// is no candidate ([`CatError::NotACandidate`]): an explorer need not
+    /// build it. `b` is computed under an empty co and under the total
+    /// relation; where it reads co before binding it (`co0`'s final
+    /// writes, `FW`, are derived from co here) the two must agree, and `b`
+    /// is then taken to bound every co between them (it does where `b` is
+    /// monotone or antitone in co: FW's term holds only "the last write is
+    /// last"); where they differ, `None`.
+    pub fn co_base(&mut self, x: &Execution) -> Option<Rel> {
+        Self::valid(x).ok()?;
+        let i = self.shape(x);
+        let Code::Graph(g) = &self.shapes[i].code else { return None };
+        let mut y = x.clone();
+        y.rels.insert("co".into(), Rel::empty(x.n));
+        let base = g.co_base(&mut self.scratch, &y)?;
+        let every = if x.n >= Set::BITS as usize { Set::MAX } else { (1 << x.n) - 1 };
+        y.rels.insert("co".into(), Rel(vec![every; x.n]));
+        (g.co_base(&mut self.scratch, &y)? == base).then_some(base)
     }
 
     /// `check(x)?.allowed()`, stopping at the first failing check (unless
@@ -783,6 +806,31 @@ impl Graph {
             }
         }
         Ok(())
+    }
+
+    /// The first co guard's base for `x` ([`Prepared::co_base`]).
+    fn co_base(&self, s: &mut Scratch, x: &Execution) -> Option<Rel> {
+        if x.n <= u64::BITS as usize {
+            self.co_base_on(&mut s.narrow, x)
+        } else {
+            self.co_base_on(&mut s.wide, x)
+        }
+    }
+
+    fn co_base_on<W: Word>(&self, s: &mut Arena<W>, x: &Execution) -> Option<Rel> {
+        let (n, plan) = (x.n, &self.full);
+        let all = rows::all::<W>(n);
+        self.load(s, x);
+        for (k, items) in &plan.steps {
+            for &ins in &plan.items[items.clone()] {
+                self.exec(s, ins, n, all).ok()?;
+            }
+            if let Step::CoGuard(c) = &self.prog.steps[*k] {
+                let to_set = |w: W| rows::bits(w).fold(0 as Set, |a, j| a | 1 << j);
+                return Some(Rel(self.rows(s, c.pco, n).iter().map(|&w| to_set(w)).collect()));
+            }
+        }
+        None
     }
 
     fn guard<W: Word>(&self, s: &Arena<W>, c: &CoGuard, n: usize) -> bool {

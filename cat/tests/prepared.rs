@@ -275,3 +275,45 @@ fn many_writes_per_location_are_answered_without_enumerating() {
         assert!(p.allowed(&y).unwrap_err().to_string().contains("not one of the model's candidates"), "{name}");
     }
 }
+
+/// `co_base` is what the co guard asks of a co: a co (each location's
+/// writes in an order, the initial write first) is one of the model's
+/// candidates exactly when it extends the base within each location.
+#[test]
+fn the_co_base_is_what_the_co_guard_asks() {
+    let cos_opt = Options { variants: ["cos-opt".to_string()].into() };
+    for (name, opts) in [("sc-rmw", Options::default()), ("x86tso", Options::default()), ("sc", cos_opt)] {
+        let mut p = stock::load(name).unwrap().prepare(&opts).unwrap();
+        let mut rng = Rng::new(91);
+        let (mut kept, mut dropped) = (0, 0);
+        for case in 0..300 {
+            let (threads, locs) = (1 + rng.below(3), 1 + rng.below(2));
+            let mut g = Graph::random(&mut rng, threads, 4, locs, false);
+            // Half the time, a location's writes in another order.
+            if rng.chance(50) {
+                for ws in g.co.iter_mut().filter(|ws| ws.len() > 1) {
+                    let k = rng.below(ws.len() - 1);
+                    ws.swap(k, k + 1);
+                }
+            }
+            let x = g.to_execution(Style::EXPLORER);
+            let base = p.co_base(&x).unwrap_or_else(|| panic!("{name}: a base"));
+            let (co, loc) = (&x.rels["co"], &x.rels["loc"]);
+            let w = x.sets["W"];
+            let extends =
+                (0..x.n).filter(|&j| w >> j & 1 == 1).all(|j| base.0[j] & loc.0[j] & w & !(1 << j) & !co.0[j] == 0);
+            match p.allowed(&x) {
+                Err(e) if e.to_string().contains("not one of the model's candidates") => {
+                    assert!(!extends, "{name}, case {case}: guard refused an extension of the base");
+                    dropped += 1;
+                }
+                _ => {
+                    assert!(extends, "{name}, case {case}: guard took a co that breaks the base");
+                    kept += 1;
+                }
+            }
+        }
+        eprintln!("{name}: {kept} co's extend the base, {dropped} do not");
+        assert!(kept > 0, "{name}");
+    }
+}

@@ -168,7 +168,11 @@ fn constants(prog: &Program) -> Vec<i64> {
         }
     };
     for t in &prog.threads {
-        k.extend(&t.init_regs);
+        // A register's initial value only where it may flow into a value
+        // (not an address base's: `0:a0=x` would put every cell's address
+        // in every domain, and each read would fork on each of them).
+        let valued = valued_regs(&t.code, t.init_regs.len());
+        k.extend(t.init_regs.iter().zip(&valued).filter(|(_, &v)| v).map(|(&r, _)| r));
         for ins in &t.code {
             let addr = |a: Addr| match a {
                 Addr::Indexed { index, .. } => Some(index),
@@ -206,6 +210,61 @@ fn constants(prog: &Program) -> Vec<i64> {
     k.sort_unstable();
     k.dedup();
     k
+}
+
+/// Per register of a thread: may its value flow into a value a write
+/// writes, or a branch, assertion or `assume` tests (rather than only into
+/// addresses)? A read returns what some write wrote: only such values (and
+/// what the tests compare with, which a cycle of reads may take) can be
+/// read. What a register is computed or copied from is, where it is.
+fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
+    use litmus_ir::{Instr, Operand, RmwOp};
+    let mut value_read = vec![false; n];
+    let mark = |o: Operand, v: &mut Vec<bool>| {
+        if let Operand::Reg(r) = o {
+            v[r as usize] = true;
+        }
+    };
+    // Defined by a computation: dst <- operands (closed backwards below).
+    let mut flows: Vec<(usize, Vec<Operand>)> = Vec::new();
+    for ins in code {
+        match *ins {
+            Instr::Mov { dst, src } | Instr::Un { dst, a: src, .. } => flows.push((dst as usize, vec![src])),
+            Instr::Bin { dst, a, b, .. } => flows.push((dst as usize, vec![a, b])),
+            Instr::Store { val, .. } | Instr::StoreCond { val, .. } => mark(val, &mut value_read),
+            Instr::Rmw { op, .. } => match op {
+                RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => mark(o, &mut value_read),
+                RmwOp::Cas { expected, new } => {
+                    mark(expected, &mut value_read);
+                    mark(new, &mut value_read);
+                }
+                RmwOp::Lock => {}
+            },
+            Instr::Branch { cond, .. }
+            | Instr::Assert { cond, .. }
+            | Instr::Assume { cond, .. }
+            | Instr::AwaitCheck { cond, .. } => mark(cond, &mut value_read),
+            _ => {}
+        }
+    }
+    loop {
+        let mut grew = false;
+        for (d, ops) in &flows {
+            if value_read[*d] {
+                for &o in ops {
+                    if let Operand::Reg(r) = o {
+                        if !value_read[r as usize] {
+                            value_read[r as usize] = true;
+                            grew = true;
+                        }
+                    }
+                }
+            }
+        }
+        if !grew {
+            return value_read;
+        }
+    }
 }
 
 /// The cat events of one candidate.
@@ -402,9 +461,15 @@ impl Combine<'_> {
         rf_pick: &[usize],
     ) {
         let cells: Vec<usize> = (0..writes.len()).filter(|&c| lay.iw[c].is_some()).collect();
+        // herd7 builds only the co's that extend the model's own base
+        // (`with co from generate_cos(b)`, for this rf): any other is no
+        // candidate, so only those are judged.
+        let base = self.prepared.co_base(x);
         let mut perms: Vec<Vec<usize>> = cells.iter().map(|&c| writes[c].clone()).collect();
-        for p in perms.iter_mut() {
-            p.sort_unstable();
+        for (k, p) in perms.iter_mut().enumerate() {
+            if !first_order(p, base.as_ref(), lay.iw[cells[k]]) {
+                return;
+            }
         }
         loop {
             let mut co = Rel::empty(lay.n);
@@ -433,16 +498,18 @@ impl Combine<'_> {
             if self.over() {
                 return;
             }
-            // Next co: the next permutation of the first cell that has one.
+            // Next co: the next order of the first cell that has one.
             let mut k = 0;
             loop {
                 if k == perms.len() {
                     return;
                 }
-                if next_permutation(&mut perms[k]) {
+                let iw = lay.iw[cells[k]];
+                if next_order(&mut perms[k], base.as_ref(), iw) {
                     break;
                 }
-                k += 1; // perms[k] wrapped to sorted order
+                first_order(&mut perms[k], base.as_ref(), iw); // wrapped: its first again
+                k += 1;
             }
         }
     }
@@ -741,6 +808,37 @@ fn witness(
 
 /// The next permutation in lexicographic order; `false` (and sorted
 /// again) after the last.
+/// Puts a cell's writes `p` in their first order after the initial write
+/// `iw` that extends `base` (every order without one); false if none does.
+fn first_order(p: &mut [usize], base: Option<&Rel>, iw: Option<usize>) -> bool {
+    p.sort_unstable();
+    extends(p, base, iw) || next_order(p, base, iw)
+}
+
+/// The next such order of `p`; false (and `p` sorted) past the last.
+fn next_order(p: &mut [usize], base: Option<&Rel>, iw: Option<usize>) -> bool {
+    while next_permutation(p) {
+        if extends(p, base, iw) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Does `iw` then `p` extend `base` (no edge from a write back to one
+/// before it)?
+fn extends(p: &[usize], base: Option<&Rel>, iw: Option<usize>) -> bool {
+    let Some(base) = base else { return true };
+    let mut before: Set = iw.map_or(0, |w| 1 << w);
+    for &w in p {
+        if base.0[w] & before != 0 {
+            return false;
+        }
+        before |= 1 << w;
+    }
+    true
+}
+
 fn next_permutation(v: &mut [usize]) -> bool {
     if v.len() < 2 {
         return false;
