@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """litmus against herd7 on a folder of litmus tests, side by side.
 
-    scripts/vs-herd7.py [--litmus-model NAME] [--cat-include DIR] [--chunk N] HERD_MODEL FILE_OR_DIR...
+    scripts/vs-herd7.py [--litmus-model NAME] [--cat-include DIR] [--chunk N] [--c11] HERD_MODEL FILE_OR_DIR...
 
 Runs herd7 (`$HERD7`, default /work/peers/herd7/bin/herd7, built by
 scripts/build-herd7.sh, with `-set-libdir tests/corpus/models/herd`) under
@@ -22,6 +22,7 @@ ap.add_argument("--cat-include", default=os.path.join(root, "tests/corpus/models
 ap.add_argument("--chunk", type=int, default=400)
 ap.add_argument("--timeout", default="10", help="per file, seconds: litmus --timeout, herd7 -timeout (CPU)")
 ap.add_argument("--every", type=int, default=1, help="take every k-th file (a sample of a large catalogue)")
+ap.add_argument("--c11", action="store_true", help="herd7 with -c11 (C tests: cpp11.cfg from herd7's own libdir)")
 a = ap.parse_args()
 herd7 = os.environ.get("HERD7", "/work/peers/herd7/bin/herd7")
 lib = os.path.join(root, "tests/corpus/models/herd")
@@ -65,7 +66,11 @@ for f in files:
 shared = {f for fs in names.values() if len(fs) > 1 for f in fs}
 herd, lit, by_file = {}, {}, {}
 hw = hc = lw = lc = 0.0
-herd_cmd = [herd7, "-set-libdir", lib, "-timeout", a.timeout, "-model", a.herd_model]
+herd_cmd = [herd7, "-set-libdir", lib, "-timeout", a.timeout]
+if a.c11:
+    # `-c11` is `-conf cpp11.cfg`, which the corpus libdir does not hold.
+    herd_cmd += ["-conf", os.path.join(os.path.dirname(os.path.dirname(herd7)), "libdir", "cpp11.cfg")]
+herd_cmd += ["-model", a.herd_model]
 for f in sorted(shared):
     out, w, c = timed(herd_cmd + [f])
     hw, hc = hw + w, hc + c

@@ -51,6 +51,7 @@ const HERD: &[(&str, &str)] = herd![
     "mips-tso.cat",
     "riscv.cat",
     "riscv-defs.cat",
+    "rc11.cat",
 ];
 
 /// The corpus's own models, next to herd's directory.
@@ -59,6 +60,7 @@ const LOCAL: &[(&str, &str)] = &[
     ("x86pso.cat", include_str!("../../tests/corpus/models/x86pso.cat")),
     // The project's own models (`models/`), written from the papers.
     ("rvwmo.cat", include_str!("../../models/rvwmo.cat")),
+    ("rc11-lahav.cat", include_str!("../../models/rc11-lahav.cat")),
 ];
 
 fn all() -> impl Iterator<Item = &'static (&'static str, &'static str)> {

@@ -89,13 +89,14 @@ pub fn defaults_for(dialect: litmus_ir::Dialect) -> Vec<Model> {
     match dialect {
         Dialect::HerdX86 => std::iter::once(Model::Sc).chain(Model::of_cpu("x86-64")).collect(),
         Dialect::HerdRiscv => std::iter::once(Model::Sc).chain(architecture("riscv")).collect(),
+        Dialect::HerdC => std::iter::once(Model::Sc).chain(architecture("rc11")).collect(),
         Dialect::Native => Model::defaults(),
     }
 }
 
 /// The project's own models of architectures, by name, and the embedded
 /// file each is read from ([`litmus_cat::stock`]).
-pub const ARCHITECTURES: &[(&str, &str)] = &[("riscv", "rvwmo.cat")];
+pub const ARCHITECTURES: &[(&str, &str)] = &[("riscv", "rvwmo.cat"), ("rc11", "rc11-lahav.cat")];
 
 /// The model of an architecture named `name` (`riscv`), registered under
 /// that name at its first use.

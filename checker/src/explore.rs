@@ -45,10 +45,12 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
 /// executions ([`crate::candidates`]): a model given as data that allows a
 /// `po ∪ rf` cycle, or any model given as data when asked; and every model
 /// for a program with a store-conditional, which no machine runs (a
-/// built-in model by its definition as data, if it has one).
+/// built-in model by its definition as data, if it has one); and a model
+/// given as data for a program whose labels the graphs do not carry.
 pub fn by_candidates(prog: &Program, model: Model, opts: &Options) -> bool {
     prog.has_store_conditionals()
-        || model.is_axiomatic() && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates)
+        || model.is_axiomatic()
+            && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates || prog.has_labels())
 }
 
 /// Does [`explore_with`] leave failing `await`/`lock` attempts waiting for

@@ -1713,7 +1713,7 @@ impl<'p> Machine<'p> {
                     let new = match op {
                         RmwOp::Xchg(v) => self.val(st, t, v),
                         RmwOp::Fetch(bop, v) => bop.eval(old, self.val(st, t, v)).unwrap_or(old),
-                        RmwOp::Cas { expected, new } => {
+                        RmwOp::Cas { expected, new, .. } => {
                             if old == self.val(st, t, expected) {
                                 self.val(st, t, new)
                             } else {

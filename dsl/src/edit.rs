@@ -105,6 +105,10 @@ pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<
             fences.retain(|f| f.place == Place::After);
             herd_fence_edit(src, prog, &fences).into_iter().collect()
         }
+        Dialect::HerdC => {
+            fences.retain(|f| f.place == Place::After);
+            fences.iter().map(|f| line_insertion(src, prog, *f, C_FENCE)).collect()
+        }
     }
 }
 
@@ -170,11 +174,19 @@ fn native_loop_head(src: &str, prog: &Program, f: FenceInsertion) -> Vec<TextEdi
 }
 
 fn native_insertion(src: &str, prog: &Program, f: FenceInsertion) -> TextEdit {
+    line_insertion(src, prog, f, &native_fence(f.kind))
+}
+
+/// A C11 fence: the one that orders every pair (what `fence_ir` inserts).
+pub const C_FENCE: &str = "atomic_thread_fence(memory_order_seq_cst);";
+
+/// `fence` (a statement's text) right after statement `f.stmt`: on a line
+/// of its own, indented like it, where nothing follows it on its line.
+fn line_insertion(src: &str, prog: &Program, f: FenceInsertion, fence: &str) -> TextEdit {
     let s = &prog.stmts[f.stmt as usize];
     let end = s.extent.end.min(src.len());
     let line_end = src[end..].find(['\n', '\r']).map(|i| end + i).unwrap_or(src.len());
     let rest = src[end..line_end].trim();
-    let fence = native_fence(f.kind);
     if rest.is_empty() || rest.starts_with("//") {
         // On a line of its own, indented like the statement.
         let line_start = src[..s.span.start].rfind(['\n', '\r']).map(|i| i + 1).unwrap_or(0);
@@ -256,6 +268,7 @@ fn herd_fence_edit(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Opti
                     crate::herd::ast::Arch::X86_64 => x86_fence(kind).to_ascii_lowercase(),
                     crate::herd::ast::Arch::X86 => x86_fence(kind).to_string(),
                     crate::herd::ast::Arch::RiscV => riscv_fence(kind),
+                    crate::herd::ast::Arch::C => C_FENCE.to_string(),
                 };
             }
         }

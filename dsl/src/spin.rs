@@ -502,7 +502,7 @@ fn reads(i: &Instr, out: &mut impl FnMut(Reg)) {
             addr(a, out);
             match rmw {
                 RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v, out),
-                RmwOp::Cas { expected, new } => {
+                RmwOp::Cas { expected, new, .. } => {
                     op(expected, out);
                     op(new, out);
                 }

@@ -161,3 +161,54 @@ fn riscv_registers_sizes_and_refusals() {
     refused(" lw x5,0(x99) ;", "E0124");
     refused(" fence rx,w ;", "E0137");
 }
+
+/// herd's C11 tests: read as herd7 reads them, or refused by name (two
+/// comments never closed, herd's `regions`, a Linux-kernel `atomic_t`).
+#[test]
+fn c11_corpus_tests_lower_or_are_refused_by_name() {
+    let files = litmus_files(&root().join("tests/corpus/herd-c11"));
+    assert_eq!(files.len(), 150);
+    let mut lowered = 0;
+    let mut refused = std::collections::BTreeMap::new();
+    for f in &files {
+        let a = litmus_dsl::analyze(&std::fs::read_to_string(f).unwrap());
+        assert_eq!(a.dialect, litmus_dsl::Dialect::HerdC, "{}", f.display());
+        match &a.program {
+            Some(p) => {
+                lowered += 1;
+                assert!(p.has_labels(), "{}: C accesses carry their orders", f.display());
+            }
+            None => *refused.entry(a.diagnostics[0].code).or_insert(0) += 1,
+        }
+    }
+    assert_eq!(lowered, 146);
+    assert_eq!(refused, [("E0001", 2), ("E0002", 2)].into());
+}
+
+#[test]
+fn c11_accesses_carry_their_orders() {
+    let src = "C T\n{ [x] = 0; [y] = 0; }\n\nP0 (atomic_int* x, int* y) {\n  *y = 1;\n  \
+               atomic_store_explicit(x, 1, memory_order_release);\n  atomic_thread_fence(memory_order_seq_cst);\n}\n\n\
+               P1 (atomic_int* x, int* y) {\n  int r0 = atomic_load_explicit(x, memory_order_acquire);\n  \
+               int r1 = -1;\n  if (r0) { r1 = *y; }\n}\n\nexists (1:r0=1 /\\ 1:r1=0)\n";
+    let a = litmus_dsl::analyze(src);
+    assert!(a.diagnostics.is_empty(), "{:?}", a.diagnostics);
+    let p = a.program.unwrap();
+    use litmus_ir::{FenceKind, Instr, Labels};
+    let t0 = &p.threads[0].code;
+    assert!(t0.iter().any(|i| matches!(i, Instr::Store { labels, .. } if *labels == Labels::NA)));
+    assert!(t0.iter().any(|i| matches!(i, Instr::Store { labels, .. } if *labels == Labels::A | Labels::MO_REL)));
+    assert!(t0.iter().any(|i| matches!(i, Instr::Fence { kind: FenceKind::Order(l), .. } if *l == Labels::MO_SC)));
+    let t1 = &p.threads[1].code;
+    assert!(t1.iter().any(|i| matches!(i, Instr::Load { labels, .. } if *labels == Labels::A | Labels::MO_ACQ)));
+    // Bad input: a name that is no memory order, a pointer the thread lacks.
+    let bad = |body: &str, code: &str| {
+        let src = format!("C T\n{{ [x] = 0; }}\nP0 (atomic_int* x) {{\n{body}\n}}\nexists (x=1)\n");
+        let a = litmus_dsl::analyze(&src);
+        assert!(a.program.is_none() && a.diagnostics.iter().any(|d| d.code == code), "{body}: {:?}", a.diagnostics);
+    };
+    bad("atomic_store_explicit(x, 1, memory_order_fast);", "E0141");
+    bad("atomic_store_explicit(z, 1, memory_order_relaxed);", "E0142");
+    bad("int r = q;", "E0143");
+    bad("atomic_fetch_max_explicit(x, 1, memory_order_relaxed);", "E0140");
+}

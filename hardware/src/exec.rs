@@ -251,7 +251,7 @@ pub fn run(
                         };
                         (old, bop.eval(old, v).unwrap_or(old))
                     }
-                    RmwOp::Cas { expected, new } => {
+                    RmwOp::Cas { expected, new, .. } => {
                         let (e, n) = (val!(expected), val!(new));
                         match m.compare_exchange(e, n, sc, sc) {
                             Ok(o) => (o, n),

@@ -28,17 +28,55 @@ impl Labels {
     pub const EX: Labels = Labels(1 << 4);
     /// herd's RISC-V `Sc` (its older name for an `.aqrl` AMO's events).
     pub const SC: Labels = Labels(1 << 5);
+    /// C11 `memory_order_relaxed`: herd's C `RLX`.
+    pub const RLX: Labels = Labels(1 << 6);
+    /// C11 `memory_order_acquire`: herd's C `ACQ`.
+    pub const MO_ACQ: Labels = Labels(1 << 7);
+    /// C11 `memory_order_release`: herd's C `REL`.
+    pub const MO_REL: Labels = Labels(1 << 8);
+    /// C11 `memory_order_acq_rel`: herd's C `ACQ_REL`.
+    pub const MO_ACQ_REL: Labels = Labels(1 << 9);
+    /// C11 `memory_order_seq_cst`: herd's C `SC`.
+    pub const MO_SC: Labels = Labels(1 << 10);
+    /// A C11 atomic access: herd's C `A`.
+    pub const A: Labels = Labels(1 << 11);
+    /// A C plain (non-atomic) access: herd's C `NA`.
+    pub const NA: Labels = Labels(1 << 12);
+    /// A C11 read-modify-write: herd's C `RMW`.
+    pub const RMW: Labels = Labels(1 << 13);
 
     /// Every label and herd's name for its set, in bit order. A new label
     /// (an acquire `A`, a release `L`, …) is one constant and one row here.
-    const NAMED: [(Labels, &'static str); 6] = [
+    const NAMED: [(Labels, &'static str); 14] = [
         (Labels::X, "X"),
         (Labels::ACQ, "Acq"),
         (Labels::REL, "Rel"),
         (Labels::ACQ_REL, "AcqRel"),
         (Labels::EX, "EX"),
         (Labels::SC, "Sc"),
+        (Labels::RLX, "RLX"),
+        (Labels::MO_ACQ, "ACQ"),
+        (Labels::MO_REL, "REL"),
+        (Labels::MO_ACQ_REL, "ACQ_REL"),
+        (Labels::MO_SC, "SC"),
+        (Labels::A, "A"),
+        (Labels::NA, "NA"),
+        (Labels::RMW, "RMW"),
     ];
+
+    /// The C11 memory order among them, by its C name (`relaxed`, …).
+    pub fn memory_order(self) -> Option<&'static str> {
+        [
+            (Labels::RLX, "relaxed"),
+            (Labels::MO_ACQ, "acquire"),
+            (Labels::MO_REL, "release"),
+            (Labels::MO_ACQ_REL, "acq_rel"),
+            (Labels::MO_SC, "seq_cst"),
+        ]
+        .into_iter()
+        .find(|&(l, _)| self.contains(l))
+        .map(|(_, n)| n)
+    }
 
     /// herd's names of every label's set, in bit order: a model reads them
     /// whether or not an execution has such events.

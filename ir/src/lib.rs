@@ -45,6 +45,8 @@ pub enum Dialect {
     Native,
     HerdX86,
     HerdRiscv,
+    /// herd's C format (C11 atomics), read as herd7 reads it with `-c11`.
+    HerdC,
 }
 
 impl Dialect {
@@ -53,6 +55,7 @@ impl Dialect {
             Dialect::Native => "native",
             Dialect::HerdX86 => "herd-x86",
             Dialect::HerdRiscv => "herd-riscv",
+            Dialect::HerdC => "herd-c",
         }
     }
 
@@ -62,10 +65,11 @@ impl Dialect {
     }
 
     /// Is an atomic read-modify-write one event, in both `R` and `W`, as
-    /// herd's RISC-V semantics makes an AMO (rather than a read and a write
-    /// of one instruction, as herd's x86 makes a locked instruction)?
+    /// herd's RISC-V semantics makes an AMO and its C semantics an RMW
+    /// (rather than a read and a write of one instruction, as herd's x86
+    /// makes a locked instruction)?
     pub fn rmw_is_one_event(self) -> bool {
-        self == Dialect::HerdRiscv
+        matches!(self, Dialect::HerdRiscv | Dialect::HerdC)
     }
 }
 
@@ -80,8 +84,14 @@ pub enum FenceKind {
     WW,
     WR,
     RR,
-    Sets { pred: u8, succ: u8 },
+    Sets {
+        pred: u8,
+        succ: u8,
+    },
     Tso,
+    /// A C11 `atomic_thread_fence`: its memory order's label
+    /// ([`Labels::memory_order`]).
+    Order(Labels),
 }
 
 impl FenceKind {
@@ -97,6 +107,7 @@ impl FenceKind {
             FenceKind::WR => "wr",
             FenceKind::RR => "rr",
             FenceKind::Tso => "tso",
+            FenceKind::Order(l) => l.memory_order().unwrap_or("relaxed"),
             FenceKind::Sets { pred, succ } => match (pred, succ) {
                 (1, 1) => "r,r",
                 (1, 2) => "r,w",
@@ -119,6 +130,7 @@ impl FenceKind {
             FenceKind::WW => "SFENCE",
             FenceKind::RR => "LFENCE",
             FenceKind::Tso => "Fence.tso",
+            FenceKind::Order(_) => "Fence.c11",
             FenceKind::Sets { pred, succ } => {
                 let side = |s: u8| match s {
                     FenceKind::R => 0,
@@ -143,8 +155,17 @@ impl FenceKind {
         }
     }
 
-    /// Every fence tag herd's x86 and RISC-V models name.
-    pub const TAGS: [&'static str; 13] = [
+    /// The labels a fence's event carries (a C11 fence's order).
+    pub fn labels(self) -> Labels {
+        match self {
+            FenceKind::Order(l) => l,
+            _ => Labels::NONE,
+        }
+    }
+
+    /// Every fence tag herd's x86 and RISC-V models name (and the C11
+    /// fences', which herd's C models read by their orders' sets).
+    pub const TAGS: [&'static str; 14] = [
         "MFENCE",
         "SFENCE",
         "LFENCE",
@@ -158,6 +179,7 @@ impl FenceKind {
         "Fence.rw.w",
         "Fence.rw.rw",
         "Fence.tso",
+        "Fence.c11",
     ];
 
     /// Does it order an earlier access of this kind (`write`) before a
@@ -171,6 +193,23 @@ impl FenceKind {
             FenceKind::WR => earlier_write && !later_write,
             FenceKind::RR => !earlier_write && !later_write,
             FenceKind::Tso => !earlier_write || later_write,
+            // What a machine without C11's orders keeps of a C fence: a
+            // seq_cst one orders everything, acq_rel all but a store
+            // before a load, acquire a load before anything, release
+            // anything before a store.
+            FenceKind::Order(l) => {
+                if l.contains(Labels::MO_SC) {
+                    true
+                } else if l.contains(Labels::MO_ACQ_REL) {
+                    !earlier_write || later_write
+                } else if l.contains(Labels::MO_ACQ) {
+                    !earlier_write
+                } else if l.contains(Labels::MO_REL) {
+                    later_write
+                } else {
+                    false
+                }
+            }
             FenceKind::Sets { pred, succ } => pred & bit(earlier_write) != 0 && succ & bit(later_write) != 0,
         }
     }
@@ -311,9 +350,12 @@ pub enum RmwOp {
     /// `old op v` (fetch_add, LOCK ADD/INC/DEC/AND/OR/XOR/XADD).
     Fetch(BinOp, Operand),
     /// Writes `new` when the old value equals `expected` (else writes it back).
+    /// `fail`: the labels of a failing one's read, where they differ from
+    /// the update's (a C11 failure order).
     Cas {
         expected: Operand,
         new: Operand,
+        fail: Option<Labels>,
     },
     /// `lock(m)`: enabled only while `m == 0`; writes 1.
     Lock,
@@ -699,6 +741,22 @@ pub struct Program {
 }
 
 impl Program {
+    /// Do accesses or fences carry labels beyond x86's `X` (RISC-V's
+    /// `.aq`, C11's memory orders)? The graph explorer's executions bind
+    /// only x86's sets: a model given as data is then answered by the
+    /// candidate explorer, whose executions bind every label.
+    pub fn has_labels(&self) -> bool {
+        let beyond = |l: Labels| !(l.is_empty() || l == Labels::X);
+        self.threads.iter().flat_map(|t| &t.code).any(|i| match *i {
+            Instr::Load { labels, .. }
+            | Instr::Store { labels, .. }
+            | Instr::Rmw { labels, .. }
+            | Instr::StoreCond { labels, .. } => beyond(labels),
+            Instr::Fence { kind, .. } => !kind.labels().is_empty(),
+            _ => false,
+        })
+    }
+
     /// Does a thread hold a store-conditional? The machines (interleavings,
     /// buffers, the unbounded search) do not run one: its failure is a
     /// choice no interleaving makes, so the candidate explorer answers.

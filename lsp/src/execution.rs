@@ -203,6 +203,7 @@ fn whose(p: &Program, s: &litmus_ir::StmtInfo) -> String {
         litmus_ir::Dialect::HerdX86 | litmus_ir::Dialect::HerdRiscv => {
             format!("{}: ", p.threads[s.thread as usize].name)
         }
-        litmus_ir::Dialect::Native => String::new(),
+        // (A C test's threads are functions of their own.)
+        litmus_ir::Dialect::Native | litmus_ir::Dialect::HerdC => String::new(),
     }
 }

@@ -37,7 +37,7 @@ pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> V
         // the row, not between the threads' instructions.
         let at = match prog.dialect {
             Dialect::HerdX86 | Dialect::HerdRiscv => line_end(src, info.span.end),
-            Dialect::Native => after_semicolon(src, info.span.end),
+            Dialect::Native | Dialect::HerdC => after_semicolon(src, info.span.end),
         };
         if at < from || at > to {
             continue;

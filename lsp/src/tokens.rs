@@ -100,6 +100,32 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                 out.push(Token { span, kind, modifiers: 0 });
             }
         }
+        Dialect::HerdC => {
+            use litmus_dsl::herd::c::Class;
+            let first_line = src.find('\n').unwrap_or(src.len());
+            let arch_start = src.len() - src.trim_start().len();
+            let arch_end = src[..first_line].find(char::is_whitespace).unwrap_or(first_line);
+            if arch_start < arch_end {
+                out.push(Token { span: Span::new(arch_start, arch_end), kind: KEYWORD, modifiers: 0 });
+            }
+            let body = src.find('{').unwrap_or(src.len());
+            for (class, span) in litmus_dsl::herd::c::classify(src, body) {
+                let kind = match class {
+                    Class::Word(w) => match names.get(&span).copied() {
+                        Some((k, m)) => {
+                            out.push(Token { span, kind: k, modifiers: m });
+                            continue;
+                        }
+                        None if litmus_dsl::herd::c::is_keyword(w) => KEYWORD,
+                        None => VARIABLE,
+                    },
+                    Class::Number => NUMBER,
+                    Class::Operator => OPERATOR,
+                    Class::Punctuation => continue,
+                };
+                out.push(Token { span, kind, modifiers: 0 });
+            }
+        }
         Dialect::HerdX86 | Dialect::HerdRiscv => {
             use litmus_dsl::herd::lexer::Tok as T;
             // The preamble: architecture and name.

@@ -157,12 +157,14 @@ pub fn state(p: &litmus_ir::Program, values: &[i64]) -> String {
 }
 
 /// A fence as the file's dialect writes it: `fence wr;` natively, the x86
-/// instruction (`MFENCE`) or RISC-V's (`fence rw,rw`) in a herd file.
+/// instruction (`MFENCE`) or RISC-V's (`fence rw,rw`) in a herd file, a
+/// seq_cst `atomic_thread_fence` in a C one.
 pub fn fence_text(p: &litmus_ir::Program, kind: litmus_ir::FenceKind) -> String {
     match p.dialect {
         litmus_ir::Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
         litmus_ir::Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(kind),
         litmus_ir::Dialect::Native => litmus_dsl::edit::native_fence(kind),
+        litmus_ir::Dialect::HerdC => litmus_dsl::edit::C_FENCE.trim_end_matches(';').to_string(),
     }
 }
 

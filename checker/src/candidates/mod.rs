@@ -193,7 +193,7 @@ fn constants(prog: &Program) -> Vec<i64> {
                 }
                 Instr::Rmw { op: r, .. } => match r {
                     RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => op(o, &mut k),
-                    RmwOp::Cas { expected, new } => {
+                    RmwOp::Cas { expected, new, .. } => {
                         op(expected, &mut k);
                         op(new, &mut k);
                     }
@@ -234,7 +234,7 @@ fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
             Instr::Store { val, .. } | Instr::StoreCond { val, .. } => mark(val, &mut value_read),
             Instr::Rmw { op, .. } => match op {
                 RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => mark(o, &mut value_read),
-                RmwOp::Cas { expected, new } => {
+                RmwOp::Cas { expected, new, .. } => {
                     mark(expected, &mut value_read);
                     mark(new, &mut value_read);
                 }

@@ -220,7 +220,7 @@ pub fn runs(
                         cell: 0,
                         old: 0,
                         value: 0,
-                        labels: Labels::NONE,
+                        labels: kind.labels(),
                         stmt,
                         addr: 0,
                         data: 0,
@@ -327,7 +327,7 @@ pub fn runs(
                                     }
                                 }
                             }
-                            RmwOp::Cas { expected, new } => {
+                            RmwOp::Cas { expected, new, .. } => {
                                 let (e, _) = val(&b, expected);
                                 (v == e).then(|| val(&b, new))
                             }
@@ -335,9 +335,11 @@ pub fn runs(
                         };
                         b.regs[dst as usize] = v;
                         b.taint[dst as usize] = me;
-                        let (kind, value, data) = match write {
-                            Some((w, d)) => (Kind::Update, w, d),
-                            None => (Kind::AtomicRead, 0, 0),
+                        let (kind, value, data, labels) = match (write, op) {
+                            (Some((w, d)), _) => (Kind::Update, w, d, labels),
+                            // A C11 cas that fails only reads, with its failure order.
+                            (None, RmwOp::Cas { fail: Some(f), .. }) => (Kind::Read, 0, 0, f),
+                            (None, _) => (Kind::AtomicRead, 0, 0, labels),
                         };
                         b.events.push(Ev { kind, cell, old: v, value, labels, stmt, addr: a, data, ctrl });
                         if matches!(op, RmwOp::Lock) && write.is_none() {

@@ -86,7 +86,7 @@ fn uses(ins: &Instr, out: &mut Vec<Reg>) {
             addr(a, &mut op);
             match rmw {
                 RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v),
-                RmwOp::Cas { expected, new } => {
+                RmwOp::Cas { expected, new, .. } => {
                     op(expected);
                     op(new);
                 }
@@ -330,7 +330,7 @@ fn max_constant(prog: &Program) -> i64 {
                 consts(b);
             }
             Instr::Rmw { op: RmwOp::Xchg(v) | RmwOp::Fetch(_, v), .. } => consts(v),
-            Instr::Rmw { op: RmwOp::Cas { expected, new }, .. } => {
+            Instr::Rmw { op: RmwOp::Cas { expected, new, .. }, .. } => {
                 consts(expected);
                 consts(new);
             }

@@ -1,5 +1,5 @@
 //! Syntax tree of a herd7 litmus test: x86 (`X86` Intel or `X86_64` AT&T
-//! syntax) or RISC-V (`RISCV`).
+//! syntax), RISC-V (`RISCV`) or C (`C`: its threads' statements below).
 
 use crate::native::ast::{Ident, IntLit, Quantifier};
 use crate::span::Span;
@@ -9,6 +9,8 @@ pub enum Arch {
     X86,
     X86_64,
     RiscV,
+    /// herd's C format (`C name`): C11 atomics.
+    C,
 }
 
 impl Arch {
@@ -17,6 +19,7 @@ impl Arch {
         match self {
             Arch::X86 | Arch::X86_64 => crate::Dialect::HerdX86,
             Arch::RiscV => crate::Dialect::HerdRiscv,
+            Arch::C => crate::Dialect::HerdC,
         }
     }
 }
@@ -33,6 +36,8 @@ pub struct HerdFile {
     pub threads: Vec<Ident>,
     /// `code[t]`: the cells of thread `t`, top to bottom.
     pub code: Vec<Vec<Cell>>,
+    /// A C test's threads (its `code` is empty).
+    pub c_threads: Vec<CThread>,
     pub locations: Vec<CLoc>,
     pub filter: Option<CExpr>,
     pub final_: Option<HFinal>,
@@ -164,4 +169,101 @@ impl CLoc {
 pub enum CVal {
     Int(IntLit),
     Sym(Ident),
+}
+
+/// A thread: `P0 (atomic_int* x, int* y) { … }`.
+#[derive(Clone, Debug)]
+pub struct CThread {
+    pub name: Ident,
+    /// The locations it reaches, each through a pointer of that name.
+    pub params: Vec<Ident>,
+    pub body: Vec<Stmt>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum Stmt {
+    /// `int r = e;`, `int r;`.
+    Decl {
+        name: Ident,
+        init: Option<Expr>,
+        span: Span,
+    },
+    /// `r = e;`
+    Assign {
+        name: Ident,
+        value: Expr,
+        span: Span,
+    },
+    /// `*x = e;`: a plain store.
+    Store {
+        target: Ident,
+        value: Expr,
+        span: Span,
+    },
+    /// A call, or any expression, for its effects.
+    Expr(Expr, Span),
+    If {
+        cond: Expr,
+        then: Vec<Stmt>,
+        els: Vec<Stmt>,
+        span: Span,
+    },
+    While {
+        cond: Expr,
+        body: Vec<Stmt>,
+        span: Span,
+    },
+}
+
+impl Stmt {
+    pub fn span(&self) -> Span {
+        match self {
+            Stmt::Decl { span, .. }
+            | Stmt::Assign { span, .. }
+            | Stmt::Store { span, .. }
+            | Stmt::Expr(_, span)
+            | Stmt::If { span, .. }
+            | Stmt::While { span, .. } => *span,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Expr {
+    pub kind: ExprKind,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug)]
+pub enum ExprKind {
+    Int(i64),
+    Var(Ident),
+    /// `*x`: a plain load through pointer `x`.
+    Deref(Ident),
+    Call(Ident, Vec<Expr>),
+    Not(Box<Expr>),
+    Neg(Box<Expr>),
+    BitNot(Box<Expr>),
+    Bin(BinOp, Box<Expr>, Box<Expr>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    And,
+    Or,
+    BitAnd,
+    BitOr,
+    BitXor,
 }

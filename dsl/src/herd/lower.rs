@@ -22,6 +22,12 @@ pub fn family(arch: Arch, name: &str) -> Option<String> {
     match arch {
         Arch::RiscV => super::riscv::register(name),
         Arch::X86 | Arch::X86_64 => register_family(name),
+        // A C test's registers are its threads' locals.
+        Arch::C => {
+            let ok = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            ok.then(|| name.to_string())
+        }
     }
 }
 
@@ -250,7 +256,10 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
     let mut loops = vec![0u16; threads.len()];
     for (ti, cells) in file.code.iter().enumerate() {
         let th = &mut threads[ti];
-        lower_thread(cx, th, cells, &mut table, &mut loops[ti]);
+        match file.c_threads.get(ti) {
+            Some(t) => super::c_lower::lower_thread(cx, th, t, &mut table, &mut loops[ti]),
+            None => lower_thread(cx, th, cells, &mut table, &mut loops[ti]),
+        }
     }
 
     let mut observables = ir::ObservableSet::default();
@@ -713,7 +722,7 @@ fn lower_instr(
             th.code.push(Instr::Rmw {
                 dst: old,
                 addr: a,
-                op: RmwOp::Cas { expected: Operand::Reg(rax), new: Operand::Reg(r) },
+                op: RmwOp::Cas { expected: Operand::Reg(rax), new: Operand::Reg(r), fail: None },
                 labels: Labels::X,
                 stmt: sid,
             });

@@ -51,11 +51,12 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         "X86" => Arch::X86,
         "X86_64" => Arch::X86_64,
         "RISCV" => Arch::RiscV,
+        "C" => Arch::C,
         other => {
             diags.push(
                 Diagnostic::error("E0101", arch_span, format!("architecture `{other}` is not supported"))
-                    .with_label("litmus checks X86, X86_64 and RISCV herd tests")
-                    .with_help("write the test for X86/X86_64 or RISCV, or in the native dialect"),
+                    .with_label("litmus checks X86, X86_64, RISCV and C herd tests")
+                    .with_help("write the test for X86/X86_64, RISCV or C, or in the native dialect"),
             );
             return None;
         }
@@ -527,6 +528,7 @@ where
                 init,
                 threads,
                 code,
+                c_threads: Vec::new(),
                 locations: locations.unwrap_or_default(),
                 filter,
                 final_,
@@ -549,6 +551,28 @@ pub fn parse_with_comments(src: &str) -> (Option<HerdFile>, Vec<Diagnostic>, Vec
     };
     if src.len() > crate::packed::MAX_LEN {
         return (None, vec![crate::packed::too_long(src)], Vec::new());
+    }
+    if pre.arch == Arch::C {
+        let (parsed, mut c_diags, body_comments) = super::c::parse(src, pre.body);
+        diags.append(&mut c_diags);
+        let mut comments = pre.comments;
+        comments.extend(body_comments);
+        let file = parsed.map(|p| HerdFile {
+            arch: Arch::C,
+            arch_span: pre.arch_span,
+            name: pre.name,
+            doc: pre.doc,
+            meta: pre.meta,
+            init: p.init,
+            threads: p.threads.iter().map(|t| t.name.clone()).collect(),
+            code: vec![Vec::new(); p.threads.len()],
+            table_span: p.threads.first().map_or(Span::default(), |f| f.span.join(p.threads.last().expect("one").span)),
+            c_threads: p.threads,
+            locations: p.locations,
+            filter: p.filter,
+            final_: p.final_,
+        });
+        return (file, diags, comments);
     }
     let (tokens, lex_diags, body_comments) = super::lexer::lex_packed(src, pre.body);
     diags.extend(lex_diags);

@@ -461,7 +461,7 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let expected = self.expr(a, sid);
                 let new = self.expr(b, sid);
                 let dst = self.temp();
-                let op = ir::RmwOp::Cas { expected, new };
+                let op = ir::RmwOp::Cas { expected, new, fail: None };
                 self.emit(Instr::Rmw { dst, addr, op, labels: Labels::NONE, stmt: sid });
                 Operand::Reg(dst)
             }

@@ -1,0 +1,71 @@
+//! herd's C11 corpus (`tests/corpus/herd-c11/`, herd7's verdicts at
+//! 5feffe4e with `-c11`): every test litmus reads gets herd7's
+//! observation and state count under the project's own `rc11` model
+//! (`models/rc11-lahav.cat`), under herd's stock `rc11.cat`, and under the
+//! built-in SC (herd's `sc.cat` column). The tests litmus refuses are
+//! named, each with its reason.
+
+mod common;
+
+use litmus_checker::check::check;
+use litmus_checker::machine::Model;
+use litmus_checker::options::Options;
+
+use common::{cat, root};
+
+/// Refused by name: (file, the diagnostic code, why).
+const REFUSED: &[(&str, &str, &str)] = &[
+    (
+        "herdtools7__catalogue__c11popl15__tests__illustrative__arfna.litmus",
+        "E0001",
+        "a comment `(*` that is never closed (herd7 reads it up to the next `*)`)",
+    ),
+    (
+        "herdtools7__catalogue__c11popl15__tests__illustrative__arfna2.litmus",
+        "E0001",
+        "a comment `(*` that is never closed (herd7 reads it up to the next `*)`)",
+    ),
+    ("herdtools7__herd__tests__instructions__C__C12.litmus", "E0002", "herd's `regions` (memory regions)"),
+    (
+        "herdtools7__herd__tests__instructions__C__C17.litmus",
+        "E0002",
+        "Linux-kernel `atomic_t` and `__atomic_add_unless{mb}`",
+    ),
+];
+
+#[test]
+fn c11_corpus_agrees_with_herd() {
+    let dir = root().join("tests/corpus/herd-c11");
+    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
+    let own = Model::parse_in("rc11", &[]).expect("the rc11 model");
+    assert_eq!(own.as_str(), "rc11");
+    let stock = cat("rc11.cat");
+    assert_eq!(stock.as_str(), "rc11.cat", "herd's file is named apart from the project's `rc11`");
+    let opts = Options::default();
+    let (mut checked, mut named) = (0, 0);
+    let mut bad = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let Some(prog) = a.program else {
+            let codes: Vec<&str> = a.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
+            if REFUSED.iter().any(|(f, code, _)| *f == c[0] && codes.contains(code)) {
+                named += 1;
+            } else {
+                bad.push(format!("{}: refused ({codes:?})", c[0]));
+            }
+            continue;
+        };
+        assert_eq!(prog.dialect, litmus_ir::Dialect::HerdC);
+        assert_eq!(litmus_checker::catalog::defaults_for(prog.dialect), [Model::Sc, own], "a C test's models");
+        for (m, obs_col, states_col) in [(own, 4, 5), (stock, 4, 5), (Model::Sc, 6, 7)] {
+            let out = &check(&prog, &[m], &opts)[0];
+            bad.extend(common::herd_difference(&c, m, out, obs_col, states_col));
+        }
+        checked += 1;
+    }
+    eprintln!("{checked} C tests checked under rc11, rc11.cat and sc");
+    assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
+    assert_eq!((checked + named, named), (150, REFUSED.len()));
+}
