@@ -151,6 +151,9 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
     if !o.condition_errors.is_empty() {
         s.push_str("  the condition divides by zero");
     }
+    if !o.flags.is_empty() {
+        let _ = write!(s, "  flagged: {} (some allowed execution)", o.flags.join(", "));
+    }
     if let Some(r) = rob {
         let _ = write!(s, "  {}", words::robustness(r));
     }

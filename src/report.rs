@@ -119,6 +119,11 @@ pub struct ModelJson {
     /// when no explored execution loads anything.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub reads: Vec<crate::reads_json::ReadJson>,
+    /// What the model (one given as data) flags of an execution it allows:
+    /// a failing `undefined_unless` (a C model's data race: undefined
+    /// behaviour) or a `flag` that holds, by the check's name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
     /// `final condition` / `filter` when it divides by zero in some final state.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub condition_errors: Vec<Word>,

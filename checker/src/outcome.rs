@@ -176,6 +176,10 @@ pub struct ModelOutcome {
     /// Whether the answers hold for every iteration (the unbounded
     /// procedure proved them) or how far the bounded engine went.
     pub iterations: crate::certainty::Iterations,
+    /// What a model given as data flags of some execution it allows, by
+    /// name: an `undefined_unless` that fails (herd's C models: a data
+    /// race, undefined behaviour) or a `flag` that holds. Sorted, each once.
+    pub flags: Vec<String>,
 }
 
 impl ModelOutcome {
@@ -207,6 +211,7 @@ impl ModelOutcome {
             stats,
             elapsed: start.elapsed(),
             iterations: Default::default(),
+            flags: Vec::new(),
         }
     }
 

@@ -88,10 +88,14 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         max,
         id,
         opts,
+        flags: Default::default(),
     };
     c.all(&runs);
+    let flags = std::mem::take(&mut c.flags);
     stats.transitions = stats.transitions.max(steps);
-    keeper.finish(prog, model, reads, stats, start)
+    let mut o = keeper.finish(prog, model, reads, stats, start);
+    o.flags = flags.into_iter().collect();
+    o
 }
 
 /// Why robustness under `model` is not decided where the candidate
@@ -286,6 +290,8 @@ struct Combine<'a> {
     max: u64,
     id: catalog::CatId,
     opts: &'a Options,
+    /// The model's flags raised by the allowed candidates so far.
+    flags: std::collections::BTreeSet<String>,
 }
 
 impl Combine<'_> {
@@ -363,6 +369,18 @@ impl Combine<'_> {
                     })
             })
         })
+    }
+
+    /// Keep what the model flags of the allowed candidate `x` (a data
+    /// race under a C model: herd7's `undefined_unless`; its `flag`s).
+    fn flag(&mut self, x: &Execution) {
+        let Ok(v) = self.prepared.check(x) else { return };
+        for c in &v.checks {
+            if c.ty == litmus_cat::ast::TestType::UndefinedUnless && !c.holds {
+                self.flags.insert(c.name.clone());
+            }
+        }
+        self.flags.extend(v.flags);
     }
 
     /// Every rf and co of one choice of runs.
@@ -486,7 +504,10 @@ impl Combine<'_> {
             self.steps += 1;
             self.stats.transitions += 1;
             match self.prepared.allowed(x) {
-                Ok(true) => self.found(runs, lay, &cells, &perms, readers, rf_pick),
+                Ok(true) => {
+                    self.flag(x);
+                    self.found(runs, lay, &cells, &perms, readers, rf_pick)
+                }
                 // Every co is tried here; herd7 builds only the model's own
                 // candidates (`with co from …`): one outside them is no execution.
                 Ok(false) | Err(litmus_cat::CatError::NotACandidate(_)) => {}
