@@ -49,6 +49,14 @@ MNEMONICS = [
 ]
 REGISTERS = r"(?:r(?:[abcd]x|[sd]i|[sb]p|\d+[dwb]?)|e(?:[abcd]x|[sd]i|[sb]p)|[abcd][xlh]|[sd]il?|[sb]pl?|[cdefgs]s)"
 
+# RISC-V: loads, stores, AMOs, lr/sc (with .aq/.rl/.aqrl), fences, arithmetic, branches.
+RISCV_MNEMONICS = [
+    r"l[bhwd]u?", r"s[bhwd]", r"amo(?:swap|add|and|or|xor|max|min)u?\.[wd]", r"lr\.[wd]", r"sc\.[wd]",
+    r"fence(?:\.tso|\.i)?", r"li", r"mv", r"addi?w?", r"subw?", r"andi?", r"ori?", r"xori?", r"s[lr][la]i?w?",
+    r"mul", r"slti?u?", r"beqz?", r"bnez?", r"bltu?", r"bgeu?", r"j", r"nop",
+]
+RISCV_REGISTERS = r"(?:x(?:[12]?\d|3[01])|zero|ra|sp|gp|tp|t[0-6]|s(?:[0-9]|1[01])|a[0-7])"
+
 herd_body = [
     {"include": "#herd-comments"},
     {"include": "#strings"},
@@ -62,6 +70,9 @@ herd_body = [
     {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
     {"match": r"(?i)\b(?:true|false)\b", "name": "constant.language.boolean.litmus"},
     {"match": r"(?i)\b(?:" + "|".join(MNEMONICS) + r")\b", "name": "keyword.other.instruction.litmus"},
+    {"match": r"\b(?:" + "|".join(RISCV_MNEMONICS) + r")(?:\.(?:aqrl|aq|rl))?(?![\w.])",
+     "name": "keyword.other.instruction.litmus"},
+    {"match": r"\b" + RISCV_REGISTERS + r"\b", "name": "variable.language.register.litmus"},
     {"match": r"(?i)(%)?\b(" + REGISTERS + r")\b", "captures": {"1": {"name": "punctuation.definition.register.litmus"},
                                                              "2": {"name": "variable.language.register.litmus"}}},
     {"match": r"(\$)(-?(?:0x[0-9A-Fa-f]+|\d+))", "captures": {"1": {"name": "keyword.operator.immediate.litmus"},
@@ -76,6 +87,28 @@ herd_body = [
     {"match": r"\b[A-Za-z_][A-Za-z0-9_.]*\b", "name": "variable.other.location.litmus"},
 ]
 
+# herd's C format: threads as C functions, C11 atomics with memory orders.
+c_body = [
+    {"include": "#herd-comments"},
+    {"include": "#comments"},
+    {"include": "#strings"},
+    {"match": r"\bP\d+\b", "name": "entity.name.type.thread.litmus"},
+    {"match": r"\b(?:_Atomic|atomic_\w+_t|atomic_int|volatile|const|unsigned|signed|u?int(?:8|16|32|64|128)?_t|int|long|char|short)\b",
+     "name": "storage.type.litmus"},
+    kw(["if", "else", "while", "for"], "keyword.control.litmus"),
+    {"match": r"\b(atomic_\w+)\s*(?=\()", "name": "keyword.other.atomic.litmus"},
+    {"match": r"\bmemory_order_(?:relaxed|consume|acquire|release|acq_rel|seq_cst)\b",
+     "name": "constant.language.memory-order.litmus"},
+    {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
+    {"match": r"(?i)\b(?:true|false|not)\b", "name": "constant.language.boolean.litmus"},
+    {"match": r"\b(\d+)(:)", "captures": {"1": {"name": "constant.numeric.thread.litmus"},
+                                          "2": {"name": "punctuation.separator.thread.litmus"}}},
+    {"include": "#numbers"},
+    {"match": r"/\\|\\/|==|!=|<=|>=|&&|\|\||[-+*/%<>!=~&^|]", "name": "keyword.operator.litmus"},
+    {"match": r"[;,]", "name": "punctuation.separator.litmus"},
+    {"match": r"\b[A-Za-z_][A-Za-z0-9_]*\b", "name": "variable.other.litmus"},
+]
+
 grammar = {
     "$schema": "https://raw.githubusercontent.com/martinring/tmlanguage/master/tmlanguage.json",
     "name": "litmus",
@@ -84,7 +117,12 @@ grammar = {
     "patterns": [
         {"include": "#comments"},
         # A herd test: the architecture line starts it; it runs to the end of the file.
-        {"begin": r"^\s*(X86(?:_64)?)\b[ \t]*(\S*)", "end": r"(?!)",
+        # (Only a line that is `C NAME` alone: a native `C = 1;` is no header.)
+        {"begin": r"^\s*(C)[ \t]+([^\s;=(){}]+)[ \t]*$", "end": r"(?!)",
+         "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
+                           "2": {"name": "entity.name.section.test.litmus"}},
+         "name": "meta.test.herd-c.litmus", "patterns": c_body},
+        {"begin": r"^\s*(X86(?:_64)?|RISCV)\b[ \t]*(\S*)", "end": r"(?!)",
          "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
                            "2": {"name": "entity.name.section.test.litmus"}},
          "name": "meta.test.herd.litmus", "patterns": herd_body},
