@@ -136,6 +136,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                 out.push(Token { span: Span::new(arch_start, arch_end), kind: KEYWORD, modifiers: 0 });
             }
             let body = src.find('{').unwrap_or(src.len());
+            let riscv = a.dialect == Dialect::HerdRiscv;
             let (toks, _) = litmus_dsl::herd::lexer::lex(src, body);
             for (t, span) in toks {
                 let kind = match t {
@@ -144,7 +145,8 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                             out.push(Token { span, kind: k, modifiers: m });
                             continue;
                         }
-                        None if litmus_dsl::herd::lower::register_family(name).is_some() => PARAMETER,
+                        None if riscv && litmus_dsl::herd::riscv::register(name).is_some() => PARAMETER,
+                        None if !riscv && litmus_dsl::herd::lower::register_family(name).is_some() => PARAMETER,
                         None => KEYWORD,
                     },
                     T::Int(_) => NUMBER,

@@ -70,6 +70,10 @@ herd_body = [
     {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
     {"match": r"(?i)\b(?:true|false)\b", "name": "constant.language.boolean.litmus"},
     {"match": r"(?i)\b(?:" + "|".join(MNEMONICS) + r")\b", "name": "keyword.other.instruction.litmus"},
+    # A RISC-V fence's access sets (`fence rw,rw`; `i`/`o` device sets).
+    {"match": r"\b(fence)[ \t]+([iorw]+)[ \t]*(,)[ \t]*([iorw]+)\b", "captures": {
+        "1": {"name": "keyword.other.instruction.litmus"}, "2": {"name": "keyword.other.fence-kind.litmus"},
+        "3": {"name": "punctuation.separator.litmus"}, "4": {"name": "keyword.other.fence-kind.litmus"}}},
     {"match": r"\b(?:" + "|".join(RISCV_MNEMONICS) + r")(?:\.(?:aqrl|aq|rl))?(?![\w.])",
      "name": "keyword.other.instruction.litmus"},
     {"match": r"\b" + RISCV_REGISTERS + r"\b", "name": "variable.language.register.litmus"},
@@ -93,7 +97,7 @@ c_body = [
     {"include": "#comments"},
     {"include": "#strings"},
     {"match": r"\bP\d+\b", "name": "entity.name.type.thread.litmus"},
-    {"match": r"\b(?:_Atomic|atomic_\w+_t|atomic_int|volatile|const|unsigned|signed|u?int(?:8|16|32|64|128)?_t|int|long|char|short)\b",
+    {"match": r"\b(?:_Atomic|[A-Za-z_]\w*_t|atomic_int|volatile|const|unsigned|signed|int|long|char|short)\b",
      "name": "storage.type.litmus"},
     kw(["if", "else", "while", "for"], "keyword.control.litmus"),
     {"match": r"\b(atomic_\w+)\s*(?=\()", "name": "keyword.other.atomic.litmus"},
