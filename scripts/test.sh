@@ -12,6 +12,11 @@ cargo clippy --workspace --all-targets -- -D warnings
 # Layers: no module of any crate imports one that imports it back.
 python3 scripts/import-circles.py
 
+# Property tests draw from one fixed seed (unless the caller sets another):
+# a run's outcome is a function of the commit, and a drawn program that a
+# search takes minutes over (seen once in the DPOR and once in the unbounded
+# suites, on random seeds) cannot turn CI red at random.
+export PROPTEST_RNG_SEED=${PROPTEST_RNG_SEED:-20261202}
 # Also builds target/release/litmus (the CLI tests need it), which the editor tests use.
 cargo test --workspace --release
 # A model is one module: the test-only fifth model (declared in
