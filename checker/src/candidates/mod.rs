@@ -89,6 +89,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         id,
         opts,
         flags: Default::default(),
+        flagging: None,
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
@@ -292,6 +293,8 @@ struct Combine<'a> {
     opts: &'a Options,
     /// The model's flags raised by the allowed candidates so far.
     flags: std::collections::BTreeSet<String>,
+    /// Has the model a check that can flag (`undefined_unless`, `flag`)?
+    flagging: Option<bool>,
 }
 
 impl Combine<'_> {
@@ -374,9 +377,18 @@ impl Combine<'_> {
     /// Keep what the model flags of the allowed candidate `x` (a data
     /// race under a C model: herd7's `undefined_unless`; its `flag`s).
     fn flag(&mut self, x: &Execution) {
+        // Evaluated again in full only for a model that has such checks
+        // (asked once): the others (riscv, sc) pay nothing per candidate.
+        use litmus_cat::ast::TestType;
+        let flagging = *self.flagging.get_or_insert_with(|| {
+            self.prepared.checks(x).iter().any(|c| matches!(c.ty, TestType::UndefinedUnless | TestType::Flag))
+        });
+        if !flagging {
+            return;
+        }
         let Ok(v) = self.prepared.check(x) else { return };
         for c in &v.checks {
-            if c.ty == litmus_cat::ast::TestType::UndefinedUnless && !c.holds {
+            if c.ty == TestType::UndefinedUnless && !c.holds {
                 self.flags.insert(c.name.clone());
             }
         }
