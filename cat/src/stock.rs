@@ -61,6 +61,7 @@ const LOCAL: &[(&str, &str)] = &[
     // The project's own models (`models/`), written from the papers.
     ("rvwmo.cat", include_str!("../../models/rvwmo.cat")),
     ("rc11-lahav.cat", include_str!("../../models/rc11-lahav.cat")),
+    ("armv8.cat", include_str!("../../models/armv8.cat")),
 ];
 
 fn all() -> impl Iterator<Item = &'static (&'static str, &'static str)> {

@@ -1120,6 +1120,10 @@ impl<'p> Machine<'p> {
                     Some(v) => self.set_reg(st, t, dst, v),
                     None => return self.fail(st, t, stmt, FailureKind::DivisionByZero, log),
                 },
+                Instr::Select { dst, cond, a, b } => {
+                    let v = self.val(st, t, if self.val(st, t, cond) != 0 { a } else { b });
+                    self.set_reg(st, t, dst, v);
+                }
                 Instr::Jump { target } => next = target,
                 Instr::Branch { cond, if_nonzero, target } => {
                     if (self.val(st, t, cond) != 0) == if_nonzero {

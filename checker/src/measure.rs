@@ -236,7 +236,9 @@ impl VirtualFences {
         // store (loads before it are its operands), or its one load.
         let last_event = |code: &[Instr], a: usize, b: usize| -> Option<EventKind> {
             let body = code.get(a..b)?;
-            let local = |i: &Instr| matches!(i, Instr::Mov { .. } | Instr::Un { .. } | Instr::Bin { .. });
+            let local = |i: &Instr| {
+                matches!(i, Instr::Mov { .. } | Instr::Un { .. } | Instr::Bin { .. } | Instr::Select { .. })
+            };
             if !body.iter().all(|i| local(i) || matches!(i, Instr::Load { .. } | Instr::Store { .. })) {
                 return None;
             }

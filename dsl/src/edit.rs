@@ -74,6 +74,26 @@ pub fn riscv_fence(kind: FenceKind) -> String {
     }
 }
 
+/// The AArch64 barrier for a fence: `DMB ST` orders stores, `DMB LD` a
+/// load before anything, `DMB SY` everything.
+pub fn arm_fence(kind: FenceKind) -> String {
+    arm_kind(kind).as_str().replacen('.', " ", 1)
+}
+
+/// A fence kind as AArch64 writes it: the weakest `DMB` that orders what
+/// it orders.
+pub fn arm_kind(kind: FenceKind) -> FenceKind {
+    let k = match kind {
+        FenceKind::Arm(_) => return kind,
+        FenceKind::WW => "DMB.ST",
+        FenceKind::RR => "DMB.LD",
+        FenceKind::Sets { pred: FenceKind::R, .. } => "DMB.LD",
+        FenceKind::Sets { pred: FenceKind::W, succ: FenceKind::W } => "DMB.ST",
+        _ => "DMB.SY",
+    };
+    FenceKind::arm(k).expect("a barrier")
+}
+
 /// A fence kind as RISC-V writes it: its access sets.
 pub fn riscv_kind(kind: FenceKind) -> FenceKind {
     kind.sets()
@@ -101,7 +121,7 @@ pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<
             edits.sort_by_key(|e| e.start);
             merge_at_same_offset(edits)
         }
-        Dialect::HerdX86 | Dialect::HerdRiscv => {
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => {
             fences.retain(|f| f.place == Place::After);
             herd_fence_edit(src, prog, &fences).into_iter().collect()
         }
@@ -268,6 +288,7 @@ fn herd_fence_edit(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Opti
                     crate::herd::ast::Arch::X86_64 => x86_fence(kind).to_ascii_lowercase(),
                     crate::herd::ast::Arch::X86 => x86_fence(kind).to_string(),
                     crate::herd::ast::Arch::RiscV => riscv_fence(kind),
+                    crate::herd::ast::Arch::AArch64 => arm_fence(kind),
                     crate::herd::ast::Arch::C => C_FENCE.to_string(),
                 };
             }

@@ -61,6 +61,7 @@ fn fence_text(dialect: Dialect, kind: FenceKind) -> String {
         Dialect::Native => native_fence(kind).trim_end_matches(';').to_string(),
         Dialect::HerdX86 => x86_fence(kind).to_string(),
         Dialect::HerdRiscv => crate::edit::riscv_fence(kind),
+        Dialect::HerdAArch64 => crate::edit::arm_fence(kind),
         Dialect::HerdC => crate::edit::C_FENCE.trim_end_matches(';').to_string(),
     }
 }
@@ -71,6 +72,7 @@ fn written_kind(dialect: Dialect, kind: FenceKind) -> FenceKind {
     match (dialect, kind) {
         (Dialect::HerdX86, FenceKind::WR) => FenceKind::Full,
         (Dialect::HerdRiscv, k) => crate::edit::riscv_kind(k),
+        (Dialect::HerdAArch64, k) => crate::edit::arm_kind(k),
         (Dialect::HerdC, _) => FenceKind::Order(crate::ir::Labels::MO_SC),
         _ => kind,
     }

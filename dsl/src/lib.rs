@@ -47,6 +47,8 @@ pub fn detect_dialect(src: &str) -> Dialect {
     let word: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
     if word == "RISCV" {
         Dialect::HerdRiscv
+    } else if word == "AArch64" {
+        Dialect::HerdAArch64
     } else if word == "C" {
         Dialect::HerdC
     } else if herd::parser::HERD_ARCHS.contains(&word.as_str()) {
@@ -99,7 +101,7 @@ pub fn format(src: &str) -> Option<String> {
         Dialect::Native => native::format::format(src),
         // A C test is laid out as written.
         Dialect::HerdC => analyze(src).program.map(|_| src.to_string()),
-        Dialect::HerdX86 | Dialect::HerdRiscv => {
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => {
             analyze(src).program.as_ref()?;
             let edits: Vec<edit::TextEdit> = edit::align_herd_table(src).into_iter().collect();
             Some(edit::apply(src, &edits))
@@ -114,7 +116,9 @@ pub fn analyze_with(src: &str, opts: LowerOptions) -> Analysis {
     let dialect = detect_dialect(src);
     let mut a = match dialect {
         Dialect::Native => analyze_native(src, &lines, opts),
-        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdC => herd::lower::analyze(src, &lines),
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdC | Dialect::HerdAArch64 => {
+            herd::lower::analyze(src, &lines)
+        }
     };
     a.diagnostics.sort_by_key(|d| (d.span.start, d.span.end, d.severity));
     a

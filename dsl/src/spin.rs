@@ -400,7 +400,11 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
         let first = range.start;
         for pc in range {
             let target = match code[pc] {
-                Instr::Load { .. } | Instr::Mov { .. } | Instr::Un { .. } | Instr::Bin { .. } => None,
+                Instr::Load { .. }
+                | Instr::Mov { .. }
+                | Instr::Un { .. }
+                | Instr::Bin { .. }
+                | Instr::Select { .. } => None,
                 Instr::Jump { target } | Instr::Branch { target, .. }
                     if (target as usize) > pc && target as usize <= end =>
                 {
@@ -465,6 +469,7 @@ fn writes(i: &Instr) -> Option<Reg> {
         | Instr::Mov { dst, .. }
         | Instr::Un { dst, .. }
         | Instr::Bin { dst, .. }
+        | Instr::Select { dst, .. }
         | Instr::Rmw { dst, .. } => Some(dst),
         _ => None,
     }
@@ -512,6 +517,11 @@ fn reads(i: &Instr, out: &mut impl FnMut(Reg)) {
         Instr::Mov { src, .. } => op(src, out),
         Instr::Un { a, .. } => op(a, out),
         Instr::Bin { a, b, .. } => {
+            op(a, out);
+            op(b, out);
+        }
+        Instr::Select { cond, a, b, .. } => {
+            op(cond, out);
             op(a, out);
             op(b, out);
         }

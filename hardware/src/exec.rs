@@ -277,6 +277,7 @@ pub fn run(
                 }
             }
             Instr::Mov { dst, src } => regs[dst as usize] = val!(src),
+            Instr::Select { dst, cond, a, b } => regs[dst as usize] = if val!(cond) != 0 { val!(a) } else { val!(b) },
             Instr::Un { dst, op, a } => regs[dst as usize] = op.eval(val!(a)),
             Instr::Bin { dst, op, a, b, stmt } => match op.eval(val!(a), val!(b)) {
                 Some(v) => regs[dst as usize] = v,

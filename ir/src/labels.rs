@@ -10,7 +10,7 @@ use std::ops::{BitOr, BitOrAssign};
 
 /// A set of labels: a bitset with one named constant per label.
 #[derive(Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Labels(u16);
+pub struct Labels(u32);
 
 impl Labels {
     /// No label (an atomic of the native dialect).
@@ -44,10 +44,18 @@ impl Labels {
     pub const NA: Labels = Labels(1 << 12);
     /// A C11 read-modify-write: herd's C `RMW`.
     pub const RMW: Labels = Labels(1 << 13);
+    /// AArch64 release (`STLR`, `SWPL`, …): herd's `L`. (An acquire
+    /// `LDAR` is herd's AArch64 `A`, the set C calls its atomics.)
+    pub const L: Labels = Labels(1 << 14);
+    /// AArch64 acquire-PC (`LDAPR`): herd's `Q`.
+    pub const Q: Labels = Labels(1 << 15);
+    /// An AArch64 atomic whose old value is not kept (`STADD`, or `LDADD`
+    /// into `XZR`): herd's `NoRet`.
+    pub const NORET: Labels = Labels(1 << 16);
 
     /// Every label and herd's name for its set, in bit order. A new label
     /// (an acquire `A`, a release `L`, …) is one constant and one row here.
-    const NAMED: [(Labels, &'static str); 14] = [
+    const NAMED: [(Labels, &'static str); 17] = [
         (Labels::X, "X"),
         (Labels::ACQ, "Acq"),
         (Labels::REL, "Rel"),
@@ -62,6 +70,9 @@ impl Labels {
         (Labels::A, "A"),
         (Labels::NA, "NA"),
         (Labels::RMW, "RMW"),
+        (Labels::L, "L"),
+        (Labels::Q, "Q"),
+        (Labels::NORET, "NoRet"),
     ];
 
     /// The C11 memory order among them, by its C name (`relaxed`, …).

@@ -47,6 +47,7 @@ pub enum Dialect {
     HerdRiscv,
     /// herd's C format (C11 atomics), read as herd7 reads it with `-c11`.
     HerdC,
+    HerdAArch64,
 }
 
 impl Dialect {
@@ -56,6 +57,7 @@ impl Dialect {
             Dialect::HerdX86 => "herd-x86",
             Dialect::HerdRiscv => "herd-riscv",
             Dialect::HerdC => "herd-c",
+            Dialect::HerdAArch64 => "herd-aarch64",
         }
     }
 
@@ -70,6 +72,29 @@ impl Dialect {
     /// makes a locked instruction)?
     pub fn rmw_is_one_event(self) -> bool {
         matches!(self, Dialect::HerdRiscv | Dialect::HerdC)
+    }
+
+    /// Does a value carry its dependencies through memory: does a load
+    /// depend on what the last earlier store of its thread to that
+    /// location depended on, whatever it reads from (herd's AArch64
+    /// `dtrm`, through `lmrs`)?
+    pub fn deps_through_memory(self) -> bool {
+        self == Dialect::HerdAArch64
+    }
+
+    /// Does a store-conditional's status register depend on its address
+    /// and its write (herd's `SwitchDepScResult`/`SwitchDepScWrite`: on for
+    /// RISC-V, off for AArch64)?
+    pub fn status_carries_deps(self) -> bool {
+        self != Dialect::HerdAArch64
+    }
+
+    /// Does a compare-and-swap run as herd's AArch64 `CAS` does: a failing
+    /// one may write back the value it read (or not write), and the
+    /// register taking the old value of a succeeding one may depend on the
+    /// expected value's register instead of on the read?
+    pub fn cas_as_arm(self) -> bool {
+        self == Dialect::HerdAArch64
     }
 }
 
@@ -92,6 +117,9 @@ pub enum FenceKind {
     /// A C11 `atomic_thread_fence`: its memory order's label
     /// ([`Labels::memory_order`]).
     Order(Labels),
+    /// An AArch64 barrier, by its index in [`FenceKind::ARM`]
+    /// (`DMB.ISH`, `DSB.ST`, `ISB`, …).
+    Arm(u8),
 }
 
 impl FenceKind {
@@ -108,6 +136,7 @@ impl FenceKind {
             FenceKind::RR => "rr",
             FenceKind::Tso => "tso",
             FenceKind::Order(l) => l.memory_order().unwrap_or("relaxed"),
+            FenceKind::Arm(i) => FenceKind::ARM[i as usize],
             FenceKind::Sets { pred, succ } => match (pred, succ) {
                 (1, 1) => "r,r",
                 (1, 2) => "r,w",
@@ -131,6 +160,7 @@ impl FenceKind {
             FenceKind::RR => "LFENCE",
             FenceKind::Tso => "Fence.tso",
             FenceKind::Order(_) => "Fence.c11",
+            FenceKind::Arm(i) => FenceKind::ARM[i as usize],
             FenceKind::Sets { pred, succ } => {
                 let side = |s: u8| match s {
                     FenceKind::R => 0,
@@ -151,6 +181,9 @@ impl FenceKind {
             FenceKind::WW => FenceKind::Sets { pred: w, succ: w },
             FenceKind::WR => FenceKind::Sets { pred: w, succ: r },
             FenceKind::RR => FenceKind::Sets { pred: r, succ: r },
+            FenceKind::Arm(_) if self.arm_orders() == (r, r | w) => FenceKind::Sets { pred: r, succ: r | w },
+            FenceKind::Arm(_) if self.arm_orders() == (w, w) => FenceKind::Sets { pred: w, succ: w },
+            FenceKind::Arm(_) if self.arm_orders() == (r | w, r | w) => FenceKind::Sets { pred: r | w, succ: r | w },
             k => k,
         }
     }
@@ -161,6 +194,62 @@ impl FenceKind {
             FenceKind::Order(l) => l,
             _ => Labels::NONE,
         }
+    }
+
+    /// herd's AArch64 barriers: `DMB`/`DSB` with each domain and kind
+    /// (full, `LD`, `ST`), then `ISB`.
+    pub const ARM: [&'static str; 25] = [
+        "DMB.SY",
+        "DMB.ISH",
+        "DMB.OSH",
+        "DMB.NSH",
+        "DMB.LD",
+        "DMB.ISHLD",
+        "DMB.OSHLD",
+        "DMB.NSHLD",
+        "DMB.ST",
+        "DMB.ISHST",
+        "DMB.OSHST",
+        "DMB.NSHST",
+        "DSB.SY",
+        "DSB.ISH",
+        "DSB.OSH",
+        "DSB.NSH",
+        "DSB.LD",
+        "DSB.ISHLD",
+        "DSB.OSHLD",
+        "DSB.NSHLD",
+        "DSB.ST",
+        "DSB.ISHST",
+        "DSB.OSHST",
+        "DSB.NSHST",
+        "ISB",
+    ];
+
+    /// The AArch64 barrier named `name` (`DMB.ISH`, `ISB`), if it is one.
+    pub fn arm(name: &str) -> Option<FenceKind> {
+        FenceKind::ARM.iter().position(|n| n.eq_ignore_ascii_case(name)).map(|i| FenceKind::Arm(i as u8))
+    }
+
+    /// What an AArch64 barrier orders, as access sets (pred, succ): a
+    /// full one everything, an `LD` one reads before anything, an `ST`
+    /// one writes before writes; `ISB` no access by itself (0, 0).
+    fn arm_orders(self) -> (u8, u8) {
+        let (r, w) = (FenceKind::R, FenceKind::W);
+        match self {
+            FenceKind::Arm(24) => (0, 0),
+            FenceKind::Arm(i) => match (i % 12) / 4 {
+                0 => (r | w, r | w),
+                1 => (r, r | w),
+                _ => (w, w),
+            },
+            _ => (0, 0),
+        }
+    }
+
+    /// Every tag, [`FenceKind::TAGS`] then [`FenceKind::ARM`]'s.
+    pub fn all_tags() -> impl Iterator<Item = &'static str> {
+        FenceKind::TAGS.into_iter().chain(FenceKind::ARM)
     }
 
     /// Every fence tag herd's x86 and RISC-V models name (and the C11
@@ -211,6 +300,10 @@ impl FenceKind {
                 }
             }
             FenceKind::Sets { pred, succ } => pred & bit(earlier_write) != 0 && succ & bit(later_write) != 0,
+            FenceKind::Arm(_) => {
+                let (pred, succ) = self.arm_orders();
+                pred & bit(earlier_write) != 0 && succ & bit(later_write) != 0
+            }
         }
     }
 }
@@ -423,6 +516,16 @@ pub enum Instr {
         a: Operand,
         b: Operand,
         stmt: StmtId,
+    },
+    /// `dst = if cond != 0 { a } else { b }` without a branch (AArch64
+    /// `CSEL`): `dst` depends on the operand chosen, and on `cond` only as
+    /// herd's "pick" dependencies do (not an address, data or control
+    /// dependency of its own).
+    Select {
+        dst: Reg,
+        cond: Operand,
+        a: Operand,
+        b: Operand,
     },
     Jump {
         target: u32,

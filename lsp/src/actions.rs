@@ -28,6 +28,7 @@ fn fence_title(p: &Program, f: &FencePoint) -> String {
         Dialect::Native => format!("fence {}", f.kind.as_str()),
         Dialect::HerdX86 => litmus_dsl::edit::x86_fence(f.kind).to_string(),
         Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(f.kind),
+        Dialect::HerdAArch64 => litmus_dsl::edit::arm_fence(f.kind),
         Dialect::HerdC => litmus_dsl::edit::C_FENCE.trim_end_matches(';').to_string(),
     };
     match f.place {

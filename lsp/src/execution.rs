@@ -200,7 +200,7 @@ pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, Which)> {
 /// A herd row holds every thread's instruction: say whose.
 fn whose(p: &Program, s: &litmus_ir::StmtInfo) -> String {
     match p.dialect {
-        litmus_ir::Dialect::HerdX86 | litmus_ir::Dialect::HerdRiscv => {
+        litmus_ir::Dialect::HerdX86 | litmus_ir::Dialect::HerdRiscv | litmus_ir::Dialect::HerdAArch64 => {
             format!("{}: ", p.threads[s.thread as usize].name)
         }
         // (A C test's threads are functions of their own.)

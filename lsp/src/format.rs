@@ -9,7 +9,9 @@ use litmus_ir::Dialect;
 
 pub fn format(src: &str, dialect: Dialect) -> Vec<TextEdit> {
     match dialect {
-        Dialect::HerdX86 | Dialect::HerdRiscv => litmus_dsl::edit::align_herd_table(src).into_iter().collect(),
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => {
+            litmus_dsl::edit::align_herd_table(src).into_iter().collect()
+        }
         // A C test has no table: laid out as written.
         Dialect::HerdC => Vec::new(),
         Dialect::Native => {

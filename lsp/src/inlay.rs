@@ -36,7 +36,7 @@ pub fn hints(src: &str, prog: &Program, r: &Report, from: usize, to: usize) -> V
         // A herd test's table keeps its columns: its hints go at the end of
         // the row, not between the threads' instructions.
         let at = match prog.dialect {
-            Dialect::HerdX86 | Dialect::HerdRiscv => line_end(src, info.span.end),
+            Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => line_end(src, info.span.end),
             Dialect::Native | Dialect::HerdC => after_semicolon(src, info.span.end),
         };
         if at < from || at > to {

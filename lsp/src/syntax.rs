@@ -33,7 +33,7 @@ pub struct Shape {
 pub fn shape(src: &str, dialect: Dialect) -> Option<Shape> {
     match dialect {
         Dialect::Native => Some(native(src)),
-        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdC => {
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdC | Dialect::HerdAArch64 => {
             let (file, _, comments) = litmus_dsl::herd::parser::parse_with_comments(src);
             file.map(|f| herd_shape(src, &f, &comments))
         }

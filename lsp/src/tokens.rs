@@ -126,7 +126,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                 out.push(Token { span, kind, modifiers: 0 });
             }
         }
-        Dialect::HerdX86 | Dialect::HerdRiscv => {
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => {
             use litmus_dsl::herd::lexer::Tok as T;
             // The preamble: architecture and name.
             let first_line = src.find('\n').unwrap_or(src.len());
@@ -136,7 +136,11 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                 out.push(Token { span: Span::new(arch_start, arch_end), kind: KEYWORD, modifiers: 0 });
             }
             let body = src.find('{').unwrap_or(src.len());
-            let riscv = a.dialect == Dialect::HerdRiscv;
+            let register = |name: &str| match a.dialect {
+                Dialect::HerdRiscv => litmus_dsl::herd::riscv::register(name).is_some(),
+                Dialect::HerdAArch64 => litmus_dsl::herd::aarch64::register(name).is_some(),
+                _ => litmus_dsl::herd::lower::register_family(name).is_some(),
+            };
             let (toks, _) = litmus_dsl::herd::lexer::lex(src, body);
             for (t, span) in toks {
                 let kind = match t {
@@ -145,14 +149,15 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                             out.push(Token { span, kind: k, modifiers: m });
                             continue;
                         }
-                        None if riscv && litmus_dsl::herd::riscv::register(name).is_some() => PARAMETER,
-                        None if !riscv && litmus_dsl::herd::lower::register_family(name).is_some() => PARAMETER,
+                        None if register(name) => PARAMETER,
                         None => KEYWORD,
                     },
                     T::Int(_) => NUMBER,
                     T::Str(_) => STRING,
                     T::Exists | T::Forall | T::Locations | T::Filter | T::True | T::False => KEYWORD,
-                    T::And | T::Or | T::Tilde | T::Eq | T::EqEq | T::Ne | T::Ne2 | T::Dollar | T::Percent => OPERATOR,
+                    T::And | T::Or | T::Tilde | T::Eq | T::EqEq | T::Ne | T::Ne2 | T::Dollar | T::Percent | T::Hash => {
+                        OPERATOR
+                    }
                     _ => continue,
                 };
                 out.push(Token { span, kind, modifiers: 0 });

@@ -163,6 +163,7 @@ pub fn fence_text(p: &litmus_ir::Program, kind: litmus_ir::FenceKind) -> String 
     match p.dialect {
         litmus_ir::Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
         litmus_ir::Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(kind),
+        litmus_ir::Dialect::HerdAArch64 => litmus_dsl::edit::arm_fence(kind),
         litmus_ir::Dialect::Native => litmus_dsl::edit::native_fence(kind),
         litmus_ir::Dialect::HerdC => litmus_dsl::edit::C_FENCE.trim_end_matches(';').to_string(),
     }

@@ -190,6 +190,11 @@ fn constants(prog: &Program) -> Vec<i64> {
                     op(a, &mut k);
                     op(b, &mut k);
                 }
+                Instr::Select { cond, a, b, .. } => {
+                    op(cond, &mut k);
+                    op(a, &mut k);
+                    op(b, &mut k);
+                }
                 Instr::Store { val, addr: a, .. } | Instr::StoreCond { val, addr: a, .. } => {
                     op(val, &mut k);
                     if let Some(i) = addr(a) {
@@ -236,6 +241,7 @@ fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
         match *ins {
             Instr::Mov { dst, src } | Instr::Un { dst, a: src, .. } => flows.push((dst as usize, vec![src])),
             Instr::Bin { dst, a, b, .. } => flows.push((dst as usize, vec![a, b])),
+            Instr::Select { dst, a, b, .. } => flows.push((dst as usize, vec![a, b])),
             Instr::Store { val, .. } | Instr::StoreCond { val, .. } => mark(val, &mut value_read),
             Instr::Rmw { op, .. } => match op {
                 RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => mark(o, &mut value_read),
@@ -553,8 +559,10 @@ impl Combine<'_> {
         // Every name a model may read is bound, empty or not: the event
         // kinds, every label's set and every fence's tag.
         let mut sets: std::collections::BTreeMap<String, Set> = Default::default();
-        for k in
-            ["F", "IW", "R", "W"].into_iter().chain(litmus_ir::Labels::all_names()).chain(litmus_ir::FenceKind::TAGS)
+        for k in ["F", "IW", "R", "W"]
+            .into_iter()
+            .chain(litmus_ir::Labels::all_names())
+            .chain(litmus_ir::FenceKind::all_tags())
         {
             sets.insert(k.into(), 0);
         }
@@ -568,7 +576,7 @@ impl Combine<'_> {
             }
         }
         let mut rels: std::collections::BTreeMap<&str, Rel> =
-            ["po", "int", "loc", "same-instance", "addr", "data", "ctrl"]
+            ["po", "int", "loc", "same-instance", "addr", "data", "ctrl", "pick-addr", "pick-data", "pick-ctrl"]
                 .into_iter()
                 .map(|k| (k, Rel::empty(n)))
                 .collect();
@@ -629,6 +637,11 @@ impl Combine<'_> {
                     dep(e.data, rels.get_mut("data").expect("made"), &[b]);
                 }
                 dep(e.ctrl, rels.get_mut("ctrl").expect("made"), &both);
+                dep(e.pick[0], rels.get_mut("pick-addr").expect("made"), &both);
+                if e.writes() {
+                    dep(e.pick[1], rels.get_mut("pick-data").expect("made"), &[b]);
+                }
+                dep(e.pick[2], rels.get_mut("pick-ctrl").expect("made"), &both);
             }
             // po: each instruction's events before every later one's.
             let po = rels.get_mut("po").expect("made");

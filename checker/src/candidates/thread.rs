@@ -5,7 +5,7 @@
 //! each event the reads its branches tested (herd's `addr`, `data`, `ctrl`).
 
 use crate::machine::{resolve, FailureKind};
-use litmus_ir::{Addr, Cell, FenceKind, Instr, Labels, Operand, Program, RmwOp, StmtId};
+use litmus_ir::{Addr, Cell, FenceKind, Instr, Labels, Operand, Program, Reg, RmwOp, StmtId};
 
 /// The most events a thread may have here (dependencies are 64-bit masks).
 pub const MAX_THREAD_EVENTS: usize = 63;
@@ -37,6 +37,10 @@ pub struct Ev {
     pub data: u64,
     /// … a branch before it tested.
     pub ctrl: u64,
+    /// The same three through "pick" dependencies too (herd's AArch64
+    /// `pick-*-dep`: through the condition of a `CSEL`); each holds its
+    /// plain counterpart.
+    pub pick: [u64; 3],
 }
 
 impl Ev {
@@ -83,14 +87,70 @@ struct St {
     regs: Vec<i64>,
     /// Per register: the reads its value came from.
     taint: Vec<u64>,
-    /// The reads every branch taken so far tested.
+    /// … and the reads it was picked by (a `CSEL`'s condition), with `taint`'s.
+    pick: Vec<u64>,
+    /// The reads every branch taken so far tested (plain, and with picks).
     ctrl: u64,
+    pctrl: u64,
+    /// Where values carry dependencies through memory: per cell, what the
+    /// thread's last write to it depended on (plain, with picks).
+    stored: Vec<(u64, u64)>,
     loops: Vec<u32>,
     events: Vec<Ev>,
     /// The cell the last load-reserved reserved, until a store-conditional.
     reserved: Option<Cell>,
     /// Set when the run ended as it forked (a taken lock, a failed update).
     end: Option<End>,
+}
+
+/// One way an atomic read-modify-write may run (see `runs`).
+struct RmwWay {
+    /// The value written, and the reads it depends on (plain, with picks).
+    write: Option<(i64, u64, u64)>,
+    /// What the write depends on beyond that, through memory only (its
+    /// own read: herd's `iico` inside the instruction is no `data`).
+    through: (u64, u64),
+    /// What the register taking the old value depends on.
+    old: (u64, u64),
+}
+
+/// What an event depends on (see [`Ev`]).
+#[derive(Clone, Copy)]
+struct Deps {
+    addr: u64,
+    data: u64,
+    ctrl: u64,
+    pick: [u64; 3],
+}
+
+impl St {
+    /// Register `r` holds `v`, depending on reads `d` (`p` with picks).
+    fn set(&mut self, r: Reg, v: i64, d: u64, p: u64) {
+        self.regs[r as usize] = v;
+        self.taint[r as usize] = d;
+        self.pick[r as usize] = p | d;
+    }
+
+    /// A new event; a write is remembered as its cell's last.
+    #[allow(clippy::too_many_arguments)]
+    fn push(&mut self, kind: Kind, cell: Cell, old: i64, value: i64, labels: Labels, stmt: StmtId, dp: Deps) {
+        if matches!(kind, Kind::Write | Kind::Update) {
+            self.stored[cell as usize] = (dp.addr | dp.data, dp.pick[0] | dp.pick[1] | dp.addr | dp.data);
+        }
+        let pick = [dp.pick[0] | dp.addr, dp.pick[1] | dp.data, dp.pick[2] | dp.ctrl];
+        self.events.push(Ev {
+            kind,
+            cell,
+            old,
+            value,
+            labels,
+            stmt,
+            addr: dp.addr,
+            data: dp.data,
+            ctrl: dp.ctrl,
+            pick,
+        });
+    }
 }
 
 /// How the interpretation of one path stopped.
@@ -122,13 +182,19 @@ pub fn runs(
         pc: 0,
         regs: init_regs.to_vec(),
         taint: vec![0; init_regs.len()],
+        pick: vec![0; init_regs.len()],
         ctrl: 0,
+        pctrl: 0,
+        stored: vec![(0, 0); prog.init.len()],
         loops: vec![0; n_loops],
         events: Vec::new(),
         reserved: None,
         end: None,
     };
     let cells = prog.init.len();
+    let through_memory = prog.dialect.deps_through_memory();
+    let status_deps = prog.dialect.status_carries_deps();
+    let arm_cas = prog.dialect.cas_as_arm();
     let mut out = Vec::new();
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
@@ -146,42 +212,63 @@ pub fn runs(
             }
             let Some(&ins) = code.get(s.pc) else { break Stop::End(End::Done) };
             let mut next = s.pc + 1;
+            // A value, the reads it depends on, and those with picks.
             let val = |s: &St, o: Operand| match o {
-                Operand::Imm(v) => (v, 0),
-                Operand::Reg(r) => (s.regs[r as usize], s.taint[r as usize]),
+                Operand::Imm(v) => (v, 0, 0),
+                Operand::Reg(r) => (s.regs[r as usize], s.taint[r as usize], s.pick[r as usize]),
             };
             let addr_taint = |s: &St, a: Addr| match a {
-                Addr::Fixed(_) => 0,
-                Addr::Indexed { index, .. } => val(s, index).1,
-                Addr::Computed { base, index, .. } => {
-                    base.map_or(0, |r| s.taint[r as usize]) | index.map_or(0, |(r, _)| s.taint[r as usize])
+                Addr::Fixed(_) => (0, 0),
+                Addr::Indexed { index, .. } => {
+                    let (_, d, p) = val(s, index);
+                    (d, p)
                 }
+                Addr::Computed { base, index, .. } => {
+                    let of = |r: Option<Reg>| r.map_or((0, 0), |r| (s.taint[r as usize], s.pick[r as usize]));
+                    let (b, i) = (of(base), of(index.map(|(r, _)| r)));
+                    (b.0 | i.0, b.1 | i.1)
+                }
+            };
+            // What a new event depends on: its address, its data, the branches.
+            let deps = |s: &St, (a, pa): (u64, u64), (d, pd): (u64, u64)| Deps {
+                addr: a,
+                data: d,
+                ctrl: s.ctrl,
+                pick: [pa, pd, s.pctrl],
+            };
+            // A read's value: itself, and what the last write of its thread to
+            // that cell depended on where dependencies go through memory.
+            let read_taint = |s: &St, cell: Cell, me: u64| {
+                let (d, p) = if through_memory { s.stored[cell as usize] } else { (0, 0) };
+                (me | d, me | p)
             };
             match ins {
                 Instr::Mov { dst, src } => {
-                    let (v, d) = val(&s, src);
-                    s.regs[dst as usize] = v;
-                    s.taint[dst as usize] = d;
+                    let (v, d, p) = val(&s, src);
+                    s.set(dst, v, d, p);
                 }
                 Instr::Un { dst, op, a } => {
-                    let (v, d) = val(&s, a);
-                    s.regs[dst as usize] = op.eval(v);
-                    s.taint[dst as usize] = d;
+                    let (v, d, p) = val(&s, a);
+                    s.set(dst, op.eval(v), d, p);
                 }
                 Instr::Bin { dst, op, a, b, stmt } => {
-                    let ((va, da), (vb, db)) = (val(&s, a), val(&s, b));
+                    let ((va, da, pa), (vb, db, pb)) = (val(&s, a), val(&s, b));
                     match op.eval(va, vb) {
-                        Some(v) => {
-                            s.regs[dst as usize] = v;
-                            s.taint[dst as usize] = da | db;
-                        }
+                        Some(v) => s.set(dst, v, da | db, pa | pb),
                         None => break Stop::End(End::Failed(stmt, FailureKind::DivisionByZero)),
                     }
                 }
+                // The chosen operand's dependencies; the condition's only as picks.
+                Instr::Select { dst, cond, a, b } => {
+                    let (c, dc, pc) = val(&s, cond);
+                    let (v, d, p) = val(&s, if c != 0 { a } else { b });
+                    s.set(dst, v, d, p | dc | pc);
+                }
                 Instr::Jump { target } => next = target as usize,
                 Instr::Branch { cond, if_nonzero, target } => {
-                    let (v, d) = val(&s, cond);
+                    let (v, d, p) = val(&s, cond);
                     s.ctrl |= d;
+                    s.pctrl |= p;
                     if (v != 0) == if_nonzero {
                         next = target as usize;
                     }
@@ -206,62 +293,43 @@ pub fn runs(
                 }
                 Instr::AwaitStart { .. } => {}
                 Instr::AwaitCheck { cond, .. } => {
-                    let (v, d) = val(&s, cond);
+                    let (v, d, p) = val(&s, cond);
                     s.ctrl |= d;
+                    s.pctrl |= p;
                     if v == 0 {
                         break Stop::End(End::Stuck);
                     }
                 }
                 Instr::Halt => break Stop::End(End::Done),
                 Instr::Fence { kind, stmt } => {
-                    let ctrl = s.ctrl;
-                    s.events.push(Ev {
-                        kind: Kind::Fence(kind),
-                        cell: 0,
-                        old: 0,
-                        value: 0,
-                        labels: kind.labels(),
-                        stmt,
-                        addr: 0,
-                        data: 0,
-                        ctrl,
-                    });
+                    let dp = deps(&s, (0, 0), (0, 0));
+                    s.push(Kind::Fence(kind), 0, 0, 0, kind.labels(), stmt, dp);
                 }
                 Instr::Store { addr, val: v, labels, stmt } => {
                     let cell = match resolve(&s.regs, addr, cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
-                    let (value, data) = val(&s, v);
-                    let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
-                    s.events.push(Ev { kind: Kind::Write, cell, old: 0, value, labels, stmt, addr: a, data, ctrl });
+                    let (value, d, p) = val(&s, v);
+                    let dp = deps(&s, addr_taint(&s, addr), (d, p));
+                    s.push(Kind::Write, cell, 0, value, labels, stmt, dp);
                 }
                 Instr::Load { dst, addr, labels, stmt, .. } => {
                     let cell = match resolve(&s.regs, addr, cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
-                    let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
+                    let dp = deps(&s, addr_taint(&s, addr), (0, 0));
                     let me = 1u64 << s.events.len().min(63);
+                    let (d, p) = read_taint(&s, cell, me);
                     if labels.contains(Labels::EX) {
                         s.reserved = Some(cell);
                     }
                     // One run per value the read may take, each on the stack.
                     for &v in domain[cell as usize].iter().rev() {
                         let mut b = St { pc: next, ..s.clone() };
-                        b.regs[dst as usize] = v;
-                        b.taint[dst as usize] = me;
-                        b.events.push(Ev {
-                            kind: Kind::Read,
-                            cell,
-                            old: v,
-                            value: 0,
-                            labels,
-                            stmt,
-                            addr: a,
-                            data: 0,
-                            ctrl,
-                        });
+                        b.set(dst, v, d, p);
+                        b.push(Kind::Read, cell, v, 0, labels, stmt, dp);
                         stack.push(b);
                     }
                     break Stop::Forked;
@@ -275,28 +343,19 @@ pub fn runs(
                     // where the reservation is this cell, it writes (status 0).
                     let reserved = s.reserved.take() == Some(cell);
                     let mut fail = St { pc: next, ..s.clone() };
-                    fail.regs[status as usize] = 1;
-                    fail.taint[status as usize] = 0;
+                    fail.set(status, 1, 0, 0);
                     if reserved {
-                        let (value, data) = val(&s, v);
-                        let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
+                        let (value, d, p) = val(&s, v);
+                        let at = addr_taint(&s, addr);
+                        let dp = deps(&s, at, (d, p));
                         let mut ok = St { pc: next, ..s.clone() };
                         // herd's RISC-V: a success's status depends on its
                         // write and its address (`SwitchDepScWrite`,
-                        // `SwitchDepScResult`, both on by default there).
-                        ok.taint[status as usize] = 1u64 << ok.events.len().min(63) | a;
-                        ok.events.push(Ev {
-                            kind: Kind::Write,
-                            cell,
-                            old: 0,
-                            value,
-                            labels,
-                            stmt,
-                            addr: a,
-                            data,
-                            ctrl,
-                        });
-                        ok.regs[status as usize] = 0;
+                        // `SwitchDepScResult`, both on there, off on AArch64).
+                        let me = 1u64 << ok.events.len().min(63);
+                        let (sd, sp) = if status_deps { (me | at.0, me | at.1) } else { (0, 0) };
+                        ok.push(Kind::Write, cell, 0, value, labels, stmt, dp);
+                        ok.set(status, 0, sd, sp);
                         stack.push(ok);
                     }
                     stack.push(fail);
@@ -307,17 +366,27 @@ pub fn runs(
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
-                    let (a, ctrl) = (addr_taint(&s, addr), s.ctrl);
+                    let at = addr_taint(&s, addr);
                     let me = 1u64 << s.events.len().min(63);
+                    let (rd, rp) = read_taint(&s, cell, me);
                     for &v in domain[cell as usize].iter().rev() {
-                        let mut b = St { pc: next, ..s.clone() };
-                        // What it writes, if it writes, and from which registers.
-                        let write = match op {
-                            RmwOp::Xchg(o) => Some(val(&b, o)),
+                        let b = St { pc: next, ..s.clone() };
+                        // Each way the instruction may run: what it writes (if
+                        // anything) and that value's dependencies, what it
+                        // adds to them through memory (its own read), and
+                        // what the old value's register depends on.
+                        let mut ways: Vec<RmwWay> = Vec::with_capacity(2);
+                        let old = (rd, rp);
+                        match op {
+                            RmwOp::Xchg(o) => {
+                                let (w, d, p) = val(&b, o);
+                                ways.push(RmwWay { write: Some((w, d, p)), through: (0, 0), old });
+                            }
                             RmwOp::Fetch(f, o) => {
-                                let (x, d) = val(&b, o);
+                                let (x, d, p) = val(&b, o);
                                 match f.eval(v, x) {
-                                    Some(w) => Some((w, d)),
+                                    // The value written comes from the read too.
+                                    Some(w) => ways.push(RmwWay { write: Some((w, d, p)), through: (rd, rp), old }),
                                     None => {
                                         stack.push(St {
                                             end: Some(End::Failed(stmt, FailureKind::DivisionByZero)),
@@ -328,25 +397,56 @@ pub fn runs(
                                 }
                             }
                             RmwOp::Cas { expected, new, .. } => {
-                                let (e, _) = val(&b, expected);
-                                (v == e).then(|| val(&b, new))
+                                let (e, ed, ep) = val(&b, expected);
+                                let (w, d, p) = val(&b, new);
+                                // The comparison (of the read with `expected`)
+                                // decides the write: a pick dependency.
+                                let cmp = ep | rp;
+                                if v == e {
+                                    ways.push(RmwWay { write: Some((w, d, p | cmp)), through: (0, cmp), old });
+                                    if arm_cas {
+                                        // herd's AArch64: the old value's register
+                                        // may take its value from `expected`.
+                                        ways.push(RmwWay {
+                                            write: Some((w, d, p | cmp)),
+                                            through: (0, cmp),
+                                            old: (ed, ep | rp),
+                                        });
+                                    }
+                                } else {
+                                    ways.push(RmwWay { write: None, through: (0, 0), old });
+                                    if arm_cas {
+                                        // … and a failing one may write back what it read.
+                                        ways.push(RmwWay { write: Some((v, 0, cmp)), through: (rd, rp | cmp), old });
+                                    }
+                                }
                             }
-                            RmwOp::Lock => (v == 0).then_some((1, 0)),
-                        };
-                        b.regs[dst as usize] = v;
-                        b.taint[dst as usize] = me;
-                        let (kind, value, data, labels) = match (write, op) {
-                            (Some((w, d)), _) => (Kind::Update, w, d, labels),
-                            // A C11 cas that fails only reads, with its failure order.
-                            (None, RmwOp::Cas { fail: Some(f), .. }) => (Kind::Read, 0, 0, f),
-                            (None, _) => (Kind::AtomicRead, 0, 0, labels),
-                        };
-                        b.events.push(Ev { kind, cell, old: v, value, labels, stmt, addr: a, data, ctrl });
-                        if matches!(op, RmwOp::Lock) && write.is_none() {
-                            // A taken lock: the thread waits forever here.
-                            b.end = Some(End::Stuck);
+                            RmwOp::Lock => {
+                                ways.push(RmwWay { write: (v == 0).then_some((1, 0, 0)), through: (0, 0), old })
+                            }
                         }
-                        stack.push(b);
+                        for way in ways {
+                            let mut b = b.clone();
+                            b.set(dst, v, way.old.0, way.old.1);
+                            let (kind, value, data, labels) = match (way.write, op) {
+                                (Some((w, d, p)), _) => (Kind::Update, w, (d, p), labels),
+                                // A cas that fails only reads, with its failure order.
+                                (None, RmwOp::Cas { fail: Some(f), .. }) => (Kind::Read, 0, (0, 0), f),
+                                (None, _) => (Kind::AtomicRead, 0, (0, 0), labels),
+                            };
+                            let dp = deps(&b, at, data);
+                            b.push(kind, cell, v, value, labels, stmt, dp);
+                            if kind == Kind::Update {
+                                let st = &mut b.stored[cell as usize];
+                                st.0 |= way.through.0;
+                                st.1 |= way.through.0 | way.through.1;
+                            }
+                            if matches!(op, RmwOp::Lock) && way.write.is_none() {
+                                // A taken lock: the thread waits forever here.
+                                b.end = Some(End::Stuck);
+                            }
+                            stack.push(b);
+                        }
                     }
                     break Stop::Forked;
                 }

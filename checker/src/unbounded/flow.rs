@@ -99,6 +99,11 @@ fn uses(ins: &Instr, out: &mut Vec<Reg>) {
             op(a);
             op(b);
         }
+        Instr::Select { cond, a, b, .. } => {
+            op(cond);
+            op(a);
+            op(b);
+        }
         Instr::Branch { cond, .. } | Instr::Assert { cond, .. } | Instr::Assume { cond, .. } => op(cond),
         Instr::AwaitCheck { cond, .. } => op(cond),
         _ => {}
@@ -109,7 +114,7 @@ fn uses(ins: &Instr, out: &mut Vec<Reg>) {
 fn def(ins: &Instr) -> Option<Reg> {
     match *ins {
         Instr::Load { dst, .. } | Instr::Rmw { dst, .. } | Instr::Mov { dst, .. } | Instr::Un { dst, .. } => Some(dst),
-        Instr::Bin { dst, .. } => Some(dst),
+        Instr::Bin { dst, .. } | Instr::Select { dst, .. } => Some(dst),
         _ => None,
     }
 }

@@ -1,5 +1,5 @@
 //! Syntax tree of a herd7 litmus test: x86 (`X86` Intel or `X86_64` AT&T
-//! syntax), RISC-V (`RISCV`) or C (`C`: its threads' statements below).
+//! syntax), RISC-V (`RISCV`), AArch64 (`AArch64`) or C (`C`: its threads' statements below).
 
 use crate::native::ast::{Ident, IntLit, Quantifier};
 use crate::span::Span;
@@ -11,6 +11,8 @@ pub enum Arch {
     RiscV,
     /// herd's C format (`C name`): C11 atomics.
     C,
+    /// herd's AArch64 (`AArch64 name`).
+    AArch64,
 }
 
 impl Arch {
@@ -20,6 +22,7 @@ impl Arch {
             Arch::X86 | Arch::X86_64 => crate::Dialect::HerdX86,
             Arch::RiscV => crate::Dialect::HerdRiscv,
             Arch::C => crate::Dialect::HerdC,
+            Arch::AArch64 => crate::Dialect::HerdAArch64,
         }
     }
 }
@@ -63,6 +66,9 @@ pub enum InitTarget {
 #[derive(Clone, Debug)]
 pub enum InitValue {
     Int(IntLit),
+    /// Code as data: a label's address (`P0:L0`) or an instruction
+    /// (`instr:"B .+4"`), which litmus refuses (instruction fetch).
+    Code(Span),
     /// The address of a location (`0:rax=t`).
     Addr(Ident),
     Array(Vec<IntLit>, Span),

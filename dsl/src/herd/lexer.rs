@@ -80,6 +80,9 @@ pub enum Tok<'src> {
     /// `&x` in an initial state: x's address (herd's C-style `int *p = &x`).
     #[token("&")]
     Amp,
+    /// `#`: an AArch64 immediate (`MOV W0,#1`).
+    #[token("#")]
+    Hash,
     Error,
 }
 
@@ -121,6 +124,7 @@ impl fmt::Display for Tok<'_> {
             Comment(_) => "comment",
             Trailer => "`<<`",
             Amp => "`&`",
+            Hash => "`#`",
             Error => "invalid character",
         };
         f.write_str(s)
@@ -167,6 +171,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             Comment(true) => 33,
             Trailer => 34,
             Amp => 35,
+            Hash => 36,
         }
     }
 
@@ -209,6 +214,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             33 => Comment(true),
             34 => Trailer,
             35 => Amp,
+            36 => Hash,
             _ => Error,
         }
     }

@@ -21,6 +21,7 @@ use std::collections::HashMap;
 pub fn family(arch: Arch, name: &str) -> Option<String> {
     match arch {
         Arch::RiscV => super::riscv::register(name),
+        Arch::AArch64 => super::aarch64::register(name).filter(|r| r != "ZR"),
         Arch::X86 | Arch::X86_64 => register_family(name),
         // A C test's registers are its threads' locals.
         Arch::C => {
@@ -28,6 +29,31 @@ pub fn family(arch: Arch, name: &str) -> Option<String> {
                 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             ok.then(|| name.to_string())
         }
+    }
+}
+
+/// Are an array's elements narrower than the 64-bit cells litmus lays
+/// arrays out in, so that the byte offsets a test computes would land on
+/// other elements than herd's (AArch64, RISC-V: `int` is 32 bits)?
+fn narrow_elements(arch: Arch, ty: Option<&Ident>) -> bool {
+    let wide = ["int64_t", "uint64_t", "long", "intptr_t", "uintptr_t", "int64", "uint64"];
+    matches!(arch, Arch::AArch64 | Arch::RiscV) && !ty.is_some_and(|t| wide.contains(&t.name.as_str()))
+}
+
+/// Code as data (a label's address, an instruction as a value): herd's
+/// instruction-fetch tests, out of scope.
+fn code_as_data(span: Span) -> Diagnostic {
+    Diagnostic::error("E0146", span, "code as data (a label's address or an instruction) is not supported")
+        .with_label("instruction fetch and self-modifying code are out of scope")
+}
+
+/// The architecture's name in diagnostics.
+fn arch_name(arch: Arch) -> &'static str {
+    match arch {
+        Arch::RiscV => "RISC-V",
+        Arch::AArch64 => "AArch64",
+        Arch::C => "C",
+        Arch::X86 | Arch::X86_64 => "x86",
     }
 }
 
@@ -172,12 +198,25 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                         let c = cx.location(a, None);
                         cx.init[cell as usize] = ir::cell_address(c);
                     }
+                    Some(InitValue::Code(span)) => cx.diags.push(code_as_data(*span)),
                     Some(InitValue::Array(_, span)) => cx.diags.push(
                         Diagnostic::error("E0111", *span, format!("`{}` is a scalar", id.name))
                             .with_help(format!("declare an array as `{}[N]={{...}}`", id.name)),
                     ),
                     None => {}
                 }
+            }
+            InitTarget::Array(id, n) if narrow_elements(cx.arch, item.ty.as_ref()) => {
+                let ty = item.ty.as_ref().map_or("int", |t| t.name.as_str());
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0145",
+                        item.span,
+                        format!("`{}` is an array of `{ty}`, narrower than 64 bits", id.name),
+                    )
+                    .with_label("arrays of 32-bit (or narrower) elements are not supported")
+                    .with_help("litmus lays an array out in 64-bit elements: declare it `int64_t` or `uint64_t`"),
+                );
             }
             InitTarget::Array(id, n) => {
                 if n.value < 1 || n.value > 1 << 16 {
@@ -212,6 +251,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                         a.span,
                         "an array cannot be initialised with an address",
                     )),
+                    Some(InitValue::Code(span)) => cx.diags.push(code_as_data(*span)),
                     None => {}
                 }
             }
@@ -231,7 +271,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 continue;
             };
             let Some(fam) = family(cx.arch, &r.name) else {
-                let arch = if cx.arch == Arch::RiscV { "RISC-V" } else { "x86" };
+                let arch = arch_name(cx.arch);
                 cx.diags.push(Diagnostic::error("E0115", r.span, format!("unknown {arch} register `{}`", r.name)));
                 continue;
             };
@@ -244,6 +284,10 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 }
                 Some(InitValue::Array(_, span)) => {
                     cx.diags.push(Diagnostic::error("E0111", *span, "a register holds one value"));
+                    0
+                }
+                Some(InitValue::Code(span)) => {
+                    cx.diags.push(code_as_data(*span));
                     0
                 }
                 None => 0,
@@ -334,7 +378,7 @@ fn cond_loc(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], l: &CLoc) -> (ir::CondE
                 return (ir::CondExpr::Const(0), name);
             };
             let Some(fam) = family(cx.arch, &r.name) else {
-                let arch = if cx.arch == Arch::RiscV { "RISC-V" } else { "x86" };
+                let arch = arch_name(cx.arch);
                 cx.diags.push(
                     Diagnostic::error("E0115", r.span, format!("unknown {arch} register `{}`", r.name))
                         .with_label(format!("not a register of thread {}", t.value)),
@@ -387,6 +431,10 @@ fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut 
                     i.value - (1i64 << 32)
                 }
                 CVal::Int(i) => i.value,
+                CVal::Sym(s) if s.name.ends_with(':') => {
+                    cx.diags.push(code_as_data(s.span));
+                    0
+                }
                 CVal::Sym(s) => {
                     let cell = cx.location(s, None);
                     ir::cell_address(cell)
@@ -426,10 +474,11 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
             let m = ins.mnemonic.name.to_ascii_lowercase();
             let control = match cx.arch {
                 Arch::RiscV => m == "j" || (m.starts_with('b') && m != "nop"),
+                Arch::AArch64 => m == "b" || m.starts_with("b.") || m == "cbz" || m == "cbnz",
                 _ => m.starts_with('j'),
             };
             let form = match m.as_str() {
-                "ret" if cx.arch != Arch::RiscV => crate::ir::StmtForm::Return,
+                "ret" if matches!(cx.arch, Arch::X86 | Arch::X86_64) => crate::ir::StmtForm::Return,
                 _ if control => crate::ir::StmtForm::Control,
                 _ => crate::ir::StmtForm::Simple,
             };
@@ -438,6 +487,7 @@ fn lower_thread(cx: &mut Ctx<'_>, th: &mut ThreadCtx, cells: &[Cell], table: &mu
             let start = th.code.len() as u32;
             let lowered = match cx.arch {
                 Arch::RiscV => super::riscv::lower_instr(cx, th, ins, sid, &mut fixups),
+                Arch::AArch64 => super::aarch64::lower_instr(cx, th, ins, sid, &mut fixups),
                 _ => lower_instr(cx, th, ins, sid, &mut fixups),
             };
             if let Err(d) = lowered {

@@ -1,5 +1,6 @@
-//! herd7's litmus format (x86, RISC-V and C): lexer, syntax tree, parser,
-//! lowering (`riscv.rs`: RISC-V's instructions).
+//! herd7's litmus format (x86, AArch64, RISC-V and C): lexer, syntax tree, parser,
+//! lowering (`riscv.rs`, `aarch64.rs`: those architectures' instructions).
+pub mod aarch64;
 pub mod ast;
 pub mod c;
 mod c_lower;

@@ -51,12 +51,13 @@ fn preamble(src: &str, diags: &mut Vec<Diagnostic>) -> Option<Preamble> {
         "X86" => Arch::X86,
         "X86_64" => Arch::X86_64,
         "RISCV" => Arch::RiscV,
+        "AArch64" => Arch::AArch64,
         "C" => Arch::C,
         other => {
             diags.push(
                 Diagnostic::error("E0101", arch_span, format!("architecture `{other}` is not supported"))
-                    .with_label("litmus checks X86, X86_64, RISCV and C herd tests")
-                    .with_help("write the test for X86/X86_64, RISCV or C, or in the native dialect"),
+                    .with_label("litmus checks X86, X86_64, AArch64, RISCV and C herd tests")
+                    .with_help("write the test for X86/X86_64, AArch64, RISCV or C, or in the native dialect"),
             );
             return None;
         }
@@ -254,7 +255,12 @@ where
         ident().map(CLoc::Loc),
     ))
     .labelled("location or `T:register`");
-    let val = int_lit().map(CVal::Int).or(ident().map(CVal::Sym)).labelled("value");
+    // Code as data (`instr:"B .+4"`) reads as a symbol, refused when lowered.
+    let code = ident()
+        .then_ignore(just(Tok::Colon))
+        .then_ignore(ident().ignored().or(select! { Tok::Str(_) => () }))
+        .map_with(|i, e| CVal::Sym(Ident { name: format!("{}:", i.name), span: sp(e.span()) }));
+    let val = int_lit().map(CVal::Int).or(code).or(ident().map(CVal::Sym)).labelled("value");
     let op =
         choice((just(Tok::Eq).to(true), just(Tok::EqEq).to(true), just(Tok::Ne).to(false), just(Tok::Ne2).to(false)));
     let atom = loc.then(op).then(val).map(|((l, eq), v)| CExprKind::Eq(l, v, eq));
@@ -367,7 +373,30 @@ where
                 m
             })
     };
+    // AArch64: [X1], [X1,X2], [X4,W2,SXTW], [X1,#8], [X1,X2,LSL #3]:
+    // the base, then an index and its extension, or an offset.
+    let arm_item = choice((
+        just(Tok::Hash).ignore_then(int_lit()).map(|i| (None, i.value)),
+        ident().then(just(Tok::Hash).ignore_then(int_lit()).or_not()).map(|(n, s)| (Some(n), s.map_or(0, |s| s.value))),
+    ));
+    let arm_mem = ident()
+        .then(just(Tok::Comma).ignore_then(arm_item).repeated().at_least(1).collect::<Vec<_>>())
+        .delimited_by(just(Tok::LBracket), just(Tok::RBracket))
+        .map_with(|(base, rest), e| {
+            let mut m = MemRef { span: sp(e.span()), ..MemRef::default() };
+            m.parts.push(MemPart { name: base, scale: 1, percent: false });
+            for (name, k) in rest {
+                match name {
+                    // An extension or shift (`SXTW`, `LSL #3`): its amount as the scale.
+                    Some(name) => m.parts.push(MemPart { name, scale: k, percent: false }),
+                    None => m.disp += k,
+                }
+            }
+            m
+        });
     choice((
+        just(Tok::Hash).ignore_then(int_lit()).map(Operand::Imm),
+        arm_mem.map(Operand::Mem),
         seg_mem.map(Operand::Mem),
         att_mem.map(Operand::Mem),
         intel_terms.map(Operand::Mem),
@@ -395,6 +424,10 @@ where
     ));
     let value = choice((
         int_lit().map(InitValue::Int),
+        ident()
+            .then(just(Tok::Colon))
+            .then(ident().ignored().or(select! { Tok::Str(_) => () }))
+            .map_with(|_, e| InitValue::Code(sp(e.span()))),
         just(Tok::Dollar).or(just(Tok::Amp)).or_not().ignore_then(ident()).map(InitValue::Addr),
         int_lit()
             .separated_by(just(Tok::Comma))

@@ -1,0 +1,389 @@
+//! Lowering of herd's AArch64 instructions to the IR. `Wn` and `Xn` name one
+//! register (`X0`–`X30`); `WZR`/`XZR` read as 0 and drop what is written.
+//! A location is accessed through a register holding its address (`0:X1=x`,
+//! then `LDR W0,[X1]`, or `[X4,W2,SXTW]` with an index), so address
+//! dependencies arise as in hardware; `CMP` sets the flags that `B.cond`
+//! and `CSEL` read. Sizes are herd's without mixed-size accesses: every
+//! access reads or writes its location's whole value.
+//!
+//! The event sets are herd's: `A` (`LDAR`, the acquire of an atomic), `Q`
+//! (`LDAPR`), `L` (`STLR`, the release of an atomic), `EX` (the exclusives
+//! `LDXR`/`STXR`), `X` (both events of an LSE atomic), `NoRet` (an atomic
+//! whose old value is dropped: `STADD`, or `XZR` as destination); barriers
+//! are tagged by name (`DMB.ISH`, `DSB.ST`, `ISB`).
+
+// A diagnostic is the error path only, taken once per file; boxing it buys nothing.
+#![allow(clippy::result_large_err)]
+
+use super::ast::{Instr as HInstr, Operand as HOperand};
+use super::context::{Ctx, ThreadCtx};
+use crate::diagnostic::Diagnostic;
+use crate::ir::{Addr, BinOp, FenceKind, Instr, Labels, Operand, Reg, RmwOp, StmtId, UnOp};
+use crate::native::ast::Ident;
+
+/// The canonical name (`X0`–`X30`, `SP`, `ZR`) of an AArch64 register.
+pub fn register(name: &str) -> Option<String> {
+    let n = name.to_ascii_uppercase();
+    match n.as_str() {
+        "XZR" | "WZR" => return Some("ZR".into()),
+        "SP" | "WSP" => return Some("SP".into()),
+        _ => {}
+    }
+    let d = n.strip_prefix('X').or_else(|| n.strip_prefix('W'))?;
+    let k: u32 = d.parse().ok()?;
+    (k <= 30 && (d == "0" || !d.starts_with('0')) && !d.starts_with('+')).then(|| format!("X{k}"))
+}
+
+/// The mnemonics lowered here, for the diagnostic.
+const SUPPORTED: &str = "MOV, ADD, SUB, EOR, AND, ORR, CMP, CSEL, CSINC, CSINV, CSNEG, LDR, LDAR, LDAPR, STR, STLR, \
+     LDXR, LDAXR, STXR, STLXR, SWP, CAS, LDADD/LDCLR/LDEOR/LDSET, STADD/STCLR/STEOR/STSET (with A/L/AL), \
+     DMB, DSB, ISB, B, B.cond, CBZ, CBNZ, NOP";
+
+/// The register `name` spells, or `None` for the zero register.
+fn named(cx: &mut Ctx<'_>, th: &mut ThreadCtx, name: &Ident) -> Result<Option<Reg>, Diagnostic> {
+    let Some(r) = register(&name.name) else {
+        return Err(Diagnostic::error("E0124", name.span, format!("unknown AArch64 register `{}`", name.name)));
+    };
+    if r == "ZR" {
+        return Ok(None);
+    }
+    Ok(Some(th.family_reg(&r, name, &mut cx.symbols)))
+}
+
+fn value(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Operand, Diagnostic> {
+    match o {
+        HOperand::Imm(i) => Ok(Operand::Imm(i.value)),
+        HOperand::Reg(name, _) => Ok(named(cx, th, name)?.map_or(Operand::Imm(0), Operand::Reg)),
+        other => Err(Diagnostic::error("E0124", other.span(), "expected a register or an immediate (`#1`)")),
+    }
+}
+
+/// A destination register (writes to the zero register go to a scratch one).
+fn dest(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Reg, Diagnostic> {
+    match o {
+        HOperand::Reg(name, _) => Ok(match named(cx, th, name)? {
+            Some(r) => r,
+            None => th.temp(),
+        }),
+        other => Err(Diagnostic::error("E0129", other.span(), "expected a destination register")),
+    }
+}
+
+fn is_zero(o: &HOperand) -> bool {
+    matches!(o, HOperand::Reg(n, _) if register(&n.name).as_deref() == Some("ZR"))
+}
+
+/// A memory operand: `[Xn]`, `[Xn,Xm]`, `[Xn,Wm,SXTW]`, `[Xn,Xm,LSL #k]`.
+fn address(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Addr, Diagnostic> {
+    let HOperand::Mem(m) = o else {
+        return Err(Diagnostic::error("E0135", o.span(), "expected a memory operand such as `[X1]`"));
+    };
+    if m.disp != 0 {
+        return Err(Diagnostic::error("E0136", m.span, "an access at a non-zero offset is a mixed-size access")
+            .with_label("mixed-size accesses are not supported")
+            .with_help("litmus checks each location as one whole value, as herd7 does without `-variant mixed`"));
+    }
+    let bad = || Diagnostic::error("E0135", m.span, "an AArch64 address is `[Xn]`, `[Xn,Xm]` or `[Xn,Wm,SXTW]`");
+    let Some(base) = m.parts.first() else { return Err(bad()) };
+    let base = named(cx, th, &base.name)?;
+    let index = match m.parts.get(1) {
+        None => None,
+        Some(ix) => {
+            let shift = match m.parts.get(2) {
+                None => 0,
+                Some(ext) => match ext.name.name.to_ascii_uppercase().as_str() {
+                    "SXTW" | "UXTW" | "SXTX" | "UXTX" | "LSL" if (0..=3).contains(&ext.scale) => ext.scale,
+                    _ => return Err(bad()),
+                },
+            };
+            if m.parts.len() > 3 {
+                return Err(bad());
+            }
+            named(cx, th, &ix.name)?.map(|r| (r, 1i64 << shift))
+        }
+    };
+    Ok(Addr::Computed { base, index, disp: 0 })
+}
+
+/// A mnemonic's acquire/release suffix (`A`, `L`, `AL`) after `base`.
+fn ordering(m: &str, base: &str) -> Option<(bool, bool)> {
+    match m.strip_prefix(base)? {
+        "" => Some((false, false)),
+        "A" => Some((true, false)),
+        "L" => Some((false, true)),
+        "AL" => Some((true, true)),
+        _ => None,
+    }
+}
+
+/// The comparison a condition code makes of the flags `CMP a,b` set.
+fn condition(name: &str) -> Option<BinOp> {
+    Some(match name.to_ascii_uppercase().as_str() {
+        "EQ" => BinOp::Eq,
+        "NE" => BinOp::Ne,
+        "GE" => BinOp::Ge,
+        "LT" => BinOp::Lt,
+        "GT" => BinOp::Gt,
+        "LE" => BinOp::Le,
+        "HS" | "CS" => BinOp::GeU,
+        "LO" | "CC" => BinOp::LtU,
+        "HI" => BinOp::GtU,
+        "LS" => BinOp::LeU,
+        _ => return None,
+    })
+}
+
+pub(super) fn lower_instr(
+    cx: &mut Ctx<'_>,
+    th: &mut ThreadCtx,
+    ins: &HInstr,
+    sid: StmtId,
+    fixups: &mut Vec<(usize, Ident, StmtId)>,
+) -> Result<(), Diagnostic> {
+    let m = ins.mnemonic.name.to_ascii_uppercase();
+    let ops = &ins.operands;
+    let want = |n: usize| -> Result<(), Diagnostic> {
+        if ops.len() == n {
+            Ok(())
+        } else {
+            Err(Diagnostic::error("E0122", ins.span, format!("`{}` takes {n} operand(s), found {}", m, ops.len())))
+        }
+    };
+    let unsupported = || {
+        Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
+            .with_label("litmus does not model this instruction")
+            .with_help(format!("supported: {SUPPORTED}"))
+    };
+    let label = |o: &HOperand| match o {
+        HOperand::Reg(l, _) => Ok(l.clone()),
+        other => Err(Diagnostic::error("E0138", other.span(), "expected a label")),
+    };
+    let flags_test = |th: &mut ThreadCtx, code: &HOperand| -> Result<Reg, Diagnostic> {
+        let HOperand::Reg(c, _) = code else {
+            return Err(Diagnostic::error("E0144", code.span(), "expected a condition code such as `EQ`"));
+        };
+        let op = condition(&c.name).ok_or_else(|| {
+            Diagnostic::error("E0144", c.span, format!("`{}` is not a condition code", c.name))
+                .with_help("EQ, NE, GE, LT, GT, LE, HS/CS, LO/CC, HI, LS")
+        })?;
+        let (fa, fb) = th.flags();
+        let t = th.temp();
+        th.code.push(Instr::Bin { dst: t, op, a: Operand::Reg(fa), b: Operand::Reg(fb), stmt: sid });
+        Ok(t)
+    };
+    let arith = |m: &str| -> Option<BinOp> {
+        Some(match m {
+            "ADD" => BinOp::Add,
+            "SUB" => BinOp::Sub,
+            "EOR" => BinOp::BitXor,
+            "AND" => BinOp::BitAnd,
+            "ORR" => BinOp::BitOr,
+            "MUL" => BinOp::Mul,
+            "LSL" => BinOp::Shl,
+            "LSR" => BinOp::Shr,
+            "ASR" => BinOp::Sar,
+            _ => return None,
+        })
+    };
+    if let Some(op) = arith(&m) {
+        // A register operand extended (`ADD X8,X7,W5,SXTW`): the values
+        // litmus tests compute fit in 32 bits, so extending changes nothing.
+        let extended = ops.len() == 4
+            && matches!(&ops[3], HOperand::Reg(e, _) if ["SXTW", "UXTW"].contains(&e.name.to_ascii_uppercase().as_str()));
+        if !extended {
+            want(3)?;
+        }
+        let (a, b) = (value(cx, th, &ops[1])?, value(cx, th, &ops[2])?);
+        let d = dest(cx, th, &ops[0])?;
+        th.code.push(Instr::Bin { dst: d, op, a, b, stmt: sid });
+        return Ok(());
+    }
+    // Loads and stores, with their orderings.
+    let load = match m.as_str() {
+        "LDR" => Some(Labels::NONE),
+        "LDAR" => Some(Labels::A),
+        "LDAPR" => Some(Labels::Q),
+        "LDXR" => Some(Labels::EX),
+        "LDAXR" => Some(Labels::EX | Labels::A),
+        _ => None,
+    };
+    // A post-indexed access (`STR W2,[X3],#4`) adds its offset to the
+    // base register after the access.
+    let post_index = |cx: &mut Ctx<'_>, th: &mut ThreadCtx| -> Result<(), Diagnostic> {
+        if let (Some(HOperand::Mem(mem)), Some(HOperand::Imm(k))) = (ops.get(1), ops.get(2)) {
+            if let Some(Some(base)) = mem.parts.first().map(|b| named(cx, th, &b.name)).transpose()? {
+                let (a, b) = (Operand::Reg(base), Operand::Imm(k.value));
+                th.code.push(Instr::Bin { dst: base, op: BinOp::Add, a, b, stmt: sid });
+            }
+        }
+        Ok(())
+    };
+    let post_indexed = ops.len() == 3 && matches!(ops[2], HOperand::Imm(_));
+    if let Some(labels) = load {
+        if !(post_indexed && m == "LDR") {
+            want(2)?;
+        }
+        let addr = address(cx, th, &ops[1])?;
+        let d = dest(cx, th, &ops[0])?;
+        th.code.push(Instr::Load { dst: d, addr, labels, stmt: sid });
+        return post_index(cx, th);
+    }
+    if let Some(labels) = match m.as_str() {
+        "STR" => Some(Labels::NONE),
+        "STLR" => Some(Labels::L),
+        _ => None,
+    } {
+        if !(post_indexed && m == "STR") {
+            want(2)?;
+        }
+        let val = value(cx, th, &ops[0])?;
+        let addr = address(cx, th, &ops[1])?;
+        th.code.push(Instr::Store { addr, val, labels, stmt: sid });
+        return post_index(cx, th);
+    }
+    if let Some(labels) = match m.as_str() {
+        "STXR" => Some(Labels::EX),
+        "STLXR" => Some(Labels::EX | Labels::L),
+        _ => None,
+    } {
+        want(3)?;
+        let val = value(cx, th, &ops[1])?;
+        let addr = address(cx, th, &ops[2])?;
+        let status = dest(cx, th, &ops[0])?;
+        th.code.push(Instr::StoreCond { status, addr, val, labels, stmt: sid });
+        return Ok(());
+    }
+    // LSE atomics: SWP, CAS, LD<op> (old value into a register), ST<op>.
+    let atomic = |acq: bool, rel: bool, noret: bool| {
+        let mut l = Labels::X;
+        if acq && !noret {
+            l |= Labels::A;
+        }
+        if rel {
+            l |= Labels::L;
+        }
+        if noret {
+            l |= Labels::NORET;
+        }
+        l
+    };
+    if let Some((acq, rel)) = ordering(&m, "SWP") {
+        want(3)?;
+        let noret = is_zero(&ops[1]);
+        let v = value(cx, th, &ops[0])?;
+        let addr = address(cx, th, &ops[2])?;
+        let d = dest(cx, th, &ops[1])?;
+        let labels = atomic(acq, rel, noret);
+        th.code.push(Instr::Rmw { dst: d, addr, op: RmwOp::Xchg(v), labels, stmt: sid });
+        return Ok(());
+    }
+    if let Some((acq, rel)) = ordering(&m, "CAS") {
+        want(3)?;
+        let noret = is_zero(&ops[0]);
+        let expected = value(cx, th, &ops[0])?;
+        let new = value(cx, th, &ops[1])?;
+        let addr = address(cx, th, &ops[2])?;
+        let d = dest(cx, th, &ops[0])?;
+        let labels = atomic(acq, rel, noret);
+        // A CAS that fails only reads, an acquire still (not a release).
+        let mut fail = if acq && !noret { Labels::A } else { Labels::NONE };
+        if noret {
+            fail |= Labels::NORET;
+        }
+        th.code.push(Instr::Rmw {
+            dst: d,
+            addr,
+            op: RmwOp::Cas { expected, new, fail: Some(fail | Labels::X) },
+            labels,
+            stmt: sid,
+        });
+        return Ok(());
+    }
+    let fetch_ops = [("ADD", BinOp::Add), ("CLR", BinOp::BitAnd), ("EOR", BinOp::BitXor), ("SET", BinOp::BitOr)];
+    for (name, op) in fetch_ops {
+        let (ld, st) = (ordering(&m, &format!("LD{name}")), ordering(&m, &format!("ST{name}")));
+        let Some((acq, rel)) = ld.or(st) else { continue };
+        let ret = ld.is_some();
+        want(if ret { 3 } else { 2 })?;
+        let noret = !ret || is_zero(&ops[1]);
+        let mut v = value(cx, th, &ops[0])?;
+        if name == "CLR" {
+            // LDCLR clears the bits set in its operand.
+            let t = th.temp();
+            th.code.push(Instr::Un { dst: t, op: UnOp::BitNot, a: v });
+            v = Operand::Reg(t);
+        }
+        let addr = address(cx, th, &ops[ops.len() - 1])?;
+        let d = if ret { dest(cx, th, &ops[1])? } else { th.temp() };
+        let labels = atomic(acq, rel, noret);
+        th.code.push(Instr::Rmw { dst: d, addr, op: RmwOp::Fetch(op, v), labels, stmt: sid });
+        return Ok(());
+    }
+    match m.as_str() {
+        "NOP" => want(0)?,
+        "MOV" => {
+            want(2)?;
+            let v = value(cx, th, &ops[1])?;
+            let d = dest(cx, th, &ops[0])?;
+            th.code.push(Instr::Mov { dst: d, src: v });
+        }
+        "CMP" => {
+            want(2)?;
+            let (a, b) = (value(cx, th, &ops[0])?, value(cx, th, &ops[1])?);
+            th.set_flags(a, b);
+        }
+        "CSEL" | "CSINC" | "CSINV" | "CSNEG" => {
+            want(4)?;
+            let a = value(cx, th, &ops[1])?;
+            let mut b = value(cx, th, &ops[2])?;
+            let t = flags_test(th, &ops[3])?;
+            // The second operand, incremented, inverted or negated.
+            if m != "CSEL" {
+                let u = th.temp();
+                th.code.push(match m.as_str() {
+                    "CSINC" => Instr::Bin { dst: u, op: BinOp::Add, a: b, b: Operand::Imm(1), stmt: sid },
+                    "CSINV" => Instr::Un { dst: u, op: UnOp::BitNot, a: b },
+                    _ => Instr::Un { dst: u, op: UnOp::Neg, a: b },
+                });
+                b = Operand::Reg(u);
+            }
+            let d = dest(cx, th, &ops[0])?;
+            th.code.push(Instr::Select { dst: d, cond: Operand::Reg(t), a, b });
+        }
+        "DMB" | "DSB" => {
+            want(1)?;
+            let HOperand::Reg(opt, _) = &ops[0] else {
+                return Err(Diagnostic::error("E0137", ops[0].span(), "expected a barrier option such as `SY`"));
+            };
+            let kind = FenceKind::arm(&format!("{m}.{}", opt.name)).ok_or_else(|| {
+                Diagnostic::error("E0137", opt.span, format!("`{}` is not a barrier option", opt.name))
+                    .with_help("SY, ST, LD, ISH, ISHST, ISHLD, OSH, OSHST, OSHLD, NSH, NSHST, NSHLD")
+            })?;
+            th.code.push(Instr::Fence { kind, stmt: sid });
+        }
+        "ISB" => {
+            want(0)?;
+            th.code.push(Instr::Fence { kind: FenceKind::arm("ISB").expect("a barrier"), stmt: sid });
+        }
+        "B" => {
+            want(1)?;
+            fixups.push((th.code.len(), label(&ops[0])?, sid));
+            th.code.push(Instr::Jump { target: 0 });
+        }
+        "CBZ" | "CBNZ" => {
+            want(2)?;
+            let v = value(cx, th, &ops[0])?;
+            fixups.push((th.code.len(), label(&ops[1])?, sid));
+            th.code.push(Instr::Branch { cond: v, if_nonzero: m == "CBNZ", target: 0 });
+        }
+        _ => {
+            let Some(code) = m.strip_prefix("B.") else { return Err(unsupported()) };
+            want(1)?;
+            let code = HOperand::Reg(Ident { name: code.to_string(), span: ins.mnemonic.span }, false);
+            let t = flags_test(th, &code)?;
+            fixups.push((th.code.len(), label(&ops[0])?, sid));
+            th.code.push(Instr::Branch { cond: Operand::Reg(t), if_nonzero: true, target: 0 });
+        }
+    }
+    Ok(())
+}
