@@ -23,6 +23,9 @@ ap.add_argument("--chunk", type=int, default=400)
 ap.add_argument("--timeout", default="10", help="per file, seconds: litmus --timeout, herd7 -timeout (CPU)")
 ap.add_argument("--every", type=int, default=1, help="take every k-th file (a sample of a large catalogue)")
 ap.add_argument("--c11", action="store_true", help="herd7 with -c11 (C tests: cpp11.cfg from herd7's own libdir)")
+ap.add_argument("--per-test", type=int, default=0, metavar="K",
+                help="also run each test alone with both tools: how many litmus answers slower (wall), "
+                     "and the K with the most herd7 candidates, with both times, herd7's candidates and litmus's steps")
 a = ap.parse_args()
 herd7 = os.environ.get("HERD7", "/work/peers/herd7/bin/herd7")
 lib = os.path.join(root, "tests/corpus/models/herd")
@@ -44,6 +47,30 @@ def test_name(f):
     with open(f, errors="replace") as fh:
         parts = fh.readline().split()
     return parts[1] if len(parts) > 1 else None
+
+def per_test(files, herd_cmd, lit_cmd, k):
+    rows = []
+    for f in files:
+        # Best of three runs each: one process's start is noise at this size.
+        ho, hw, _ = timed(herd_cmd[:1] + ["-candidates", "true"] + herd_cmd[1:] + [f])
+        hw = min([hw] + [timed(herd_cmd + [f])[1] for _ in range(2)])
+        m = re.search(r"^Candidates \S+ (\d+)", ho.stdout, re.M)
+        if not m or "Observation" not in ho.stdout:
+            continue  # herd7 gave no answer
+        lo, lw, _ = timed(lit_cmd + [f])
+        lw = min([lw] + [timed(lit_cmd + [f])[1] for _ in range(2)])
+        try:
+            j = json.loads(lo.stdout.splitlines()[0])
+            steps = list(j["models"].values())[0].get("steps")
+        except (IndexError, KeyError, ValueError):
+            continue  # refused by litmus
+        rows.append((os.path.relpath(f), hw, lw, int(m.group(1)), steps))
+    slower = [r for r in rows if r[2] > r[1]]
+    print(f"per test: {len(rows)} answered by both; litmus slower (wall) on {len(slower)}"
+          + (f": {[(r[0], round(r[1], 3), round(r[2], 3)) for r in slower]}" if slower else ""))
+    print("largest (most herd7 candidates): file, herd7 wall s, litmus wall s, herd7 candidates, litmus steps")
+    for r in sorted(rows, key=lambda r: -r[3])[:k]:
+        print(f"  {r[0]}\t{r[1]:.3f}\t{r[2]:.3f}\t{r[3]}\t{r[4]}")
 
 def parse_herd(stdout, into):
     cur = None
@@ -121,3 +148,6 @@ for u in unknown:
 print(f"{len(files)} files: {agree} agree, {len(differ)} differ, {len(unknown)} unknown to litmus, litmus refused {sum(refused.values())} {refused}, "
       f"herd7 gave no answer to {unanswered}")
 print(f"time: litmus {lw:.2f} s wall, {lc:.2f} s CPU; herd7 {hw:.2f} s wall, {hc:.2f} s CPU")
+if a.per_test:
+    lit_cmd = [litmus, "check", "--bounded", "--format", "json", "--timeout", a.timeout, "--model", model, "--cat-include", a.cat_include]
+    per_test(files, herd_cmd, lit_cmd, a.per_test)

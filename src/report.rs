@@ -151,6 +151,10 @@ pub struct ModelJson {
     pub executions: u64,
     /// Executions cut by the loop bound (extension).
     pub cut: u64,
+    /// The steps the search took (extension): transitions of the
+    /// interleaving explorer, nodes of the graph explorer, candidate
+    /// executions judged by the candidate explorer.
+    pub steps: u64,
     pub timed_out: bool,
     /// How far the answers reach through loops (extension): `every` — the
     /// unbounded procedure proved them for every iteration; `fallback` — it
