@@ -1,4 +1,4 @@
-" Basic highlighting for .litmus files (native, herd X86, RISCV and C); the language
+" Basic highlighting for .litmus files (native, herd X86, AArch64, RISCV and C); the language
 " server's semantic tokens refine it where the client supports them.
 if exists('b:current_syntax')
   finish
@@ -12,9 +12,9 @@ syntax keyword litmusFence fence ww wr rr full
 syntax keyword litmusAtomic cas xchg fetch_add lock unlock
 syntax keyword litmusQuant exists forall locations filter
 syntax keyword litmusBool true false
-syntax match litmusArch /^\s*\(X86\(_64\)\?\|RISCV\)\>/
+syntax match litmusArch /^\s*\(X86\(_64\)\?\|RISCV\|AArch64\)\>/
 " The herd formats' own words, only in a file written in that format.
-let s:arch = matchstr(getline(1), '^\s*\zs\(RISCV\|C\)\ze\s')
+let s:arch = matchstr(getline(1), '^\s*\zs\(RISCV\|AArch64\|C\)\ze\s')
 if s:arch ==# 'C'
   syntax match litmusArch /^\s*C\>/
   " herd's C format: C11 atomics and their memory orders.
@@ -30,6 +30,15 @@ if s:arch ==# 'RISCV'
 " RISC-V: mnemonics (with .aq/.rl/.aqrl), x and ABI registers.
 syntax match litmusInstr /\<\(l[bhwd]u\?\|s[bhwd]\|amo\(swap\|add\|and\|or\|xor\|max\|min\)u\?\.[wd]\|lr\.[wd]\|sc\.[wd]\|fence\(\.tso\|\.i\)\?\|li\|mv\|addi\?w\?\|ori\?\|xori\?\|andi\?\|beqz\?\|bnez\?\|bltu\?\|bgeu\?\|j\)\(\.\(aqrl\|aq\|rl\)\)\?\>/
 syntax match litmusRegister /\<\(x\([12]\?\d\|3[01]\)\|zero\|ra\|sp\|gp\|tp\|t[0-6]\|s\([0-9]\|1[01]\)\|a[0-7]\)\>/
+endif
+if s:arch ==# 'AArch64'
+" AArch64: mnemonics (with acquire/release forms), W/X registers, barrier
+" options and condition codes, `#` immediates.
+syntax case ignore
+syntax match litmusInstr /\<\(ldr\|ldar\|ldapr\|ldxr\|ldaxr\|str\|stlr\|stxr\|stlxr\|swpa\?l\?\|casa\?l\?\|ld\(add\|clr\|eor\|set\)a\?l\?\|st\(add\|clr\|eor\|set\)l\?\|eor\|orr\|csel\|csinc\|csinv\|csneg\|cbn\?z\|b\(\.\a\a\)\?\|dmb\|dsb\|isb\)\>/
+syntax match litmusRegister /\<\([wx]\([12]\?\d\|30\)\|[wx]zr\|w\?sp\)\>/
+syntax keyword litmusFence sy ld st ish ishld ishst osh oshld oshst nsh nshld nshst
+syntax match litmusNumber /#-\?\d\+/
 endif
 syntax case match
 syntax match litmusNumber /\<\d\+\>/

@@ -1,6 +1,7 @@
 -- Headless Neovim: the plugin's syntax file highlights each format's own
 -- words (without the language server): a C test's atomics and memory
--- orders, a RISC-V test's mnemonics (lr/sc with .aq) and registers, and
+-- orders, a RISC-V test's mnemonics (lr/sc with .aq) and registers, an
+-- AArch64 test's mnemonics, registers and barrier options, and
 -- neither in a native file whose names look like them.
 local root = assert(os.getenv('LITMUS_ROOT'), 'LITMUS_ROOT')
 vim.opt.runtimepath:prepend(root .. '/editors/nvim')
@@ -44,6 +45,17 @@ local rv = {
 }
 check(group('rv.litmus', rv, 'lr.w.aq') == 'litmusInstr', 'RISC-V: lr.w.aq is an instruction')
 check(group('rv2.litmus', rv, 'x6') == 'litmusRegister', 'RISC-V: x6 is a register')
+local arm = {
+  'AArch64 MP',
+  '{ 0:X1=x; }',
+  ' P0           ;',
+  ' LDAR W0,[X1] ;',
+  ' DMB ISHLD    ;',
+  'exists (0:X0=0)',
+}
+check(group('a.litmus', arm, 'LDAR') == 'litmusInstr', 'AArch64: LDAR is an instruction')
+check(group('a2.litmus', arm, 'W0') == 'litmusRegister', 'AArch64: W0 is a register')
+check(group('a3.litmus', arm, 'ISHLD') == 'litmusFence', 'AArch64: ISHLD is a barrier option')
 local native = {
   'litmus N',
   'shared sd = 0;',

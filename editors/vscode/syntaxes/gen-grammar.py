@@ -68,7 +68,7 @@ herd_body = [
     # C types in init blocks: `int64_t x = 0;`.
     {"match": r"\b(?:u?int(?:8|16|32|64|128)?_t|int|long|char|short)\b", "name": "storage.type.litmus"},
     {"match": r"(?i)\b(?:exists|forall|locations|filter)\b", "name": "keyword.other.quantifier.litmus"},
-    {"match": r"(?i)\b(?:true|false)\b", "name": "constant.language.boolean.litmus"},
+    {"match": r"(?i)\b(?:true|false|not)\b", "name": "constant.language.boolean.litmus"},
     {"match": r"(?i)\b(?:" + "|".join(MNEMONICS) + r")\b", "name": "keyword.other.instruction.litmus"},
     # A RISC-V fence's access sets (`fence rw,rw`; `i`/`o` device sets).
     {"match": r"\b(fence)[ \t]+([iorw]+)[ \t]*(,)[ \t]*([iorw]+)\b", "captures": {
@@ -85,6 +85,34 @@ herd_body = [
                                           "2": {"name": "punctuation.separator.thread.litmus"}}},
     {"match": r"\b([A-Za-z_][A-Za-z0-9_]*)(:)", "captures": {"1": {"name": "entity.name.label.litmus"},
                                                             "2": {"name": "punctuation.separator.label.litmus"}}},
+    {"include": "#numbers"},
+    {"match": r"/\\|\\/|~|==|!=|=", "name": "keyword.operator.litmus"},
+    {"match": r"[|;,]", "name": "punctuation.separator.litmus"},
+    {"match": r"\b[A-Za-z_][A-Za-z0-9_.]*\b", "name": "variable.other.location.litmus"},
+]
+
+# AArch64: the catalogue's mnemonics (with acquire/release and size forms),
+# W/X registers, `#` immediates, barrier options and condition codes.
+ARM_MNEMONICS = [
+    r"ldr[bh]?", r"ldar[bh]?", r"ldapr[bh]?", r"ldx[rp]", r"ldax[rp]", r"str[bh]?", r"stlr[bh]?", r"stx[rp]",
+    r"stlx[rp]", r"ld[pn]p", r"st[pn]p", r"stilp", r"ldiapp",
+    r"swpa?l?[bh]?", r"casp?a?l?[bh]?", r"ld(?:add|clr|eor|set|smax|smin|umax|umin)a?l?[bh]?",
+    r"st(?:add|clr|eor|set|smax|smin|umax|umin)l?[bh]?",
+    r"mov[zkn]?", r"add", r"sub", r"eor", r"and", r"orr", r"mul", r"ls[lr]", r"asr", r"cmp", r"csel", r"csinc",
+    r"csinv", r"csneg", r"cbn?z", r"b(?:\.(?:eq|ne|ge|lt|gt|le|hs|cs|lo|cc|hi|ls|mi|pl))?", r"bl?r?", r"ret",
+    r"adr", r"dmb", r"dsb", r"isb", r"nop",
+]
+ARM_REGISTERS = r"(?:[wx](?:[12]?\d|30)|[wx]zr|w?sp)"
+ARM_OPTIONS = r"(?:sy|ld|st|(?:ish|osh|nsh)(?:ld|st)?|eq|ne|ge|lt|gt|le|hs|cs|lo|cc|hi|ls|sxtw|uxtw|lsl)"
+
+aarch64_body = [p for p in herd_body[:6]] + [
+    {"match": r"(?i)\b(?:true|false|not)\b", "name": "constant.language.boolean.litmus"},
+    {"match": r"(?i)\b(?:" + "|".join(ARM_MNEMONICS) + r")(?![\w.])", "name": "keyword.other.instruction.litmus"},
+    {"match": r"(?i)\b" + ARM_REGISTERS + r"\b", "name": "variable.language.register.litmus"},
+    {"match": r"(?i)\b" + ARM_OPTIONS + r"\b", "name": "keyword.other.fence-kind.litmus"},
+    {"match": r"(#)(-?(?:0x[0-9A-Fa-f]+|\d+))", "captures": {"1": {"name": "keyword.operator.immediate.litmus"},
+                                                              "2": {"name": "constant.numeric.integer.litmus"}}},
+] + [p for p in herd_body if p.get("match", "").startswith((r"\b(\d+)(:)", r"\b([A-Za-z_]"))] + [
     {"include": "#numbers"},
     {"match": r"/\\|\\/|~|==|!=|=", "name": "keyword.operator.litmus"},
     {"match": r"[|;,]", "name": "punctuation.separator.litmus"},
@@ -126,6 +154,10 @@ grammar = {
          "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
                            "2": {"name": "entity.name.section.test.litmus"}},
          "name": "meta.test.herd-c.litmus", "patterns": c_body},
+        {"begin": r"^\s*(AArch64)\b[ \t]*(\S*)", "end": r"(?!)",
+         "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
+                           "2": {"name": "entity.name.section.test.litmus"}},
+         "name": "meta.test.herd-aarch64.litmus", "patterns": aarch64_body},
         {"begin": r"^\s*(X86(?:_64)?|RISCV)\b[ \t]*(\S*)", "end": r"(?!)",
          "beginCaptures": {"1": {"name": "keyword.other.architecture.litmus"},
                            "2": {"name": "entity.name.section.test.litmus"}},

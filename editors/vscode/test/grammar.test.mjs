@@ -57,7 +57,7 @@ const legend = c.init.capabilities.semanticTokensProvider.legend.tokenTypes;
 
 function files() {
   const ex = fs.readdirSync(examples).filter((f) => f.endsWith(".litmus")).map((f) => path.join(examples, f));
-  const herd = ["herd-x86", "herd-riscv", "herd-c11"].flatMap((d) => {
+  const herd = ["herd-x86", "herd-riscv", "herd-c11", "herd-aarch64"].flatMap((d) => {
     const corpus = path.join(root, "tests/corpus", d);
     return fs.readdirSync(corpus).filter((f) => f.endsWith(".litmus")).map((f) => path.join(corpus, f));
   });
@@ -74,6 +74,9 @@ test("the grammar scopes what the lexers see, on every example and corpus file",
     // (Two C tests open a `(*` comment they never close: the grammar rightly
     // ends inside it; the server refuses them.)
     if (/arfna2?\.litmus$/.test(file)) continue;
+    // (The AArch64 tests litmus refuses, REFUSED in checker/tests/herd_aarch64.rs:
+    // without a lowered test the server cannot tell their names from mnemonics.)
+    if (/AArch64__(A24[2-8]|A251|AK00\d|L0(09|10|24|3[12]|5[678]|62|8[0-4])|L105|S\+rel\+STP-data)\.|STILP|LDIAPP/.test(file)) continue;
     const uri = fileUri(`g${n}.litmus`);
     c.open(uri, text);
     const toks = (await c.request("textDocument/semanticTokens/full", { textDocument: { uri } })).data;
@@ -82,7 +85,7 @@ test("the grammar scopes what the lexers see, on every example and corpus file",
     const lines = text.split(/\r\n|\r|\n/);
     // Nothing left open at the end: native files end at the top level, herd
     // files inside their test region.
-    const herd = /^\s*(X86|RISCV\b|C[ \t]+\S+[ \t]*$)/m.test(text.split("\n")[0]);
+    const herd = /^\s*(X86|RISCV\b|AArch64\b|C[ \t]+\S+[ \t]*$)/m.test(text.split("\n")[0]);
     if (scopes.depth !== (herd ? 2 : 1)) problems.push(`${path.basename(file)}: ends at rule depth ${scopes.depth}`);
     let line = 0, col = 0;
     for (let i = 0; i < toks.length; i += 5) {
@@ -130,6 +133,18 @@ test("native: names, comments and the final condition", () => {
   assert.ok(s[4][12].includes("variable.other.register.litmus"));
   assert.equal(s.depth, 1);
   assert.equal(scopesOf("shared x; /* never closed").depth, 2, "the depth check can see an open rule");
+});
+
+test("AArch64 files: instructions, W/X registers, immediates, barrier options", () => {
+  const a = scopesOf("AArch64 T\n{ 0:X1=x; }\n P0 ;\n LDAR W0,[X1] ;\n DMB ISHLD ;\n MOV W2,#1 ;\n B.NE L0 ;\nexists (0:X0=0)\n");
+  assert.ok(a[3][1].includes("keyword.other.instruction.litmus"), "LDAR");
+  assert.ok(a[3][6].includes("variable.language.register.litmus"), "W0");
+  assert.ok(a[4][5].includes("keyword.other.fence-kind.litmus"), "ISHLD");
+  assert.ok(a[5][8].includes("keyword.operator.immediate.litmus"), "#");
+  assert.ok(a[6][1].includes("keyword.other.instruction.litmus"), "B.NE");
+  assert.ok(a[7][0].includes("meta.test.herd-aarch64.litmus"));
+  // Another architecture's mnemonics are no instructions here.
+  assert.ok(!scopesOf("AArch64 T\n mfence ;\n")[1][1].includes("keyword.other.instruction.litmus"));
 });
 
 test("RISC-V and C files: their instructions, fence sets, atomics and memory orders are scoped", () => {
