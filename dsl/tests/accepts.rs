@@ -162,6 +162,64 @@ fn riscv_registers_sizes_and_refusals() {
     refused(" fence rx,w ;", "E0137");
 }
 
+#[test]
+fn aarch64_registers_operands_and_refusals() {
+    let test = |body: &str| format!("AArch64 T\n{{\n0:X1=x; 0:X4=y;\n}}\n P0 ;\n{body}\nexists (0:X0=1)\n");
+    use litmus_ir::{Addr, FenceKind, Instr, Labels, RmwOp};
+    let lowered = |body: &str| {
+        let a = litmus_dsl::analyze(&test(body));
+        assert!(a.diagnostics.is_empty(), "{body}: {:?}", a.diagnostics);
+        let p = a.program.unwrap();
+        assert_eq!(p.dialect, litmus_ir::Dialect::HerdAArch64);
+        p
+    };
+    // W and X name one register; WZR reads 0; an index with its extension.
+    let p = lowered(" MOV W0,#1 ;\n EOR W2,W0,W0 ;\n LDAR X0,[X4,W2,SXTW] ;\n STLR WZR,[X1] ;");
+    let t = &p.threads[0];
+    assert_eq!(t.regs.iter().filter(|r| r.name == "X0").count(), 1, "W0 is X0");
+    assert!(t.code.iter().any(
+        |i| matches!(i, Instr::Load { addr: Addr::Computed { index: Some(_), .. }, labels, .. } if *labels == Labels::A)
+    ));
+    assert!(t
+        .code
+        .iter()
+        .any(|i| matches!(i, Instr::Store { val: litmus_ir::Operand::Imm(0), labels, .. } if *labels == Labels::L)));
+    // Barriers by name; CSEL is a select; exclusives and atomics carry their sets.
+    let p = lowered(
+        " DMB ISHLD ;\n ISB ;\n CMP W0,#1 ;\n CSEL W3,W0,W1,EQ ;\n LDAXR W5,[X1] ;\n STLXR W6,W5,[X1] ;\n SWPAL W0,W7,[X4] ;\n STADD W0,[X4] ;\n CASA W0,W3,[X1] ;",
+    );
+    let code = &p.threads[0].code;
+    assert!(code
+        .iter()
+        .any(|i| matches!(i, Instr::Fence { kind, .. } if *kind == FenceKind::arm("DMB.ISHLD").unwrap())));
+    assert!(code.iter().any(|i| matches!(i, Instr::Fence { kind, .. } if kind.tag() == "ISB")));
+    assert!(code.iter().any(|i| matches!(i, Instr::Select { .. })));
+    assert!(code.iter().any(|i| matches!(i, Instr::Load { labels, .. } if *labels == Labels::EX | Labels::A)));
+    assert!(code.iter().any(|i| matches!(i, Instr::StoreCond { labels, .. } if *labels == Labels::EX | Labels::L)));
+    assert!(code.iter().any(
+        |i| matches!(i, Instr::Rmw { op: RmwOp::Xchg(_), labels, .. } if *labels == Labels::X | Labels::A | Labels::L)
+    ));
+    assert!(code.iter().any(|i| matches!(i, Instr::Rmw { op: RmwOp::Fetch(..), labels, .. } if labels.contains(Labels::NORET) && !labels.contains(Labels::A))));
+    assert!(code.iter().any(|i| matches!(i, Instr::Rmw { op: RmwOp::Cas { .. }, .. })));
+    // Post-indexed: the base register moves after the access.
+    lowered(" STR W0,[X1],#4 ;");
+    let refused = |body: &str, code: &str| {
+        let a = litmus_dsl::analyze(&test(body));
+        assert!(a.program.is_none(), "{body}");
+        assert!(a.diagnostics.iter().any(|d| d.code == code), "{body}: {:?}", a.diagnostics);
+    };
+    refused(" LDR W0,[X1,#8] ;", "E0136"); // an offset: mixed-size
+    refused(" LDP W0,W1,[X1] ;", "E0120");
+    refused(" LDR W0,[X31] ;", "E0124");
+    refused(" DMB XY ;", "E0137");
+    refused(" B.QQ L0 ;\nL0: ;", "E0144");
+    refused(" B L9 ;", "E0118");
+    let a = litmus_dsl::analyze("AArch64 T\n{ int v[2]; 0:X1=v; }\n P0 ;\n LDR W0,[X1] ;\nexists (0:X0=1)\n");
+    assert!(a.diagnostics.iter().any(|d| d.code == "E0145"), "{:?}", a.diagnostics);
+    let a = litmus_dsl::analyze("AArch64 T\n{ 0:X1=P0:L0; }\n P0 ;\n L0: ;\nexists (0:X0=1)\n");
+    assert!(a.diagnostics.iter().any(|d| d.code == "E0146"), "{:?}", a.diagnostics);
+}
+
 /// herd's C11 tests: read as herd7 reads them, or refused by name (two
 /// comments never closed, herd's `regions`, a Linux-kernel `atomic_t`).
 #[test]

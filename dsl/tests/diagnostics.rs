@@ -167,6 +167,12 @@ fn herd_errors_point_at_their_cells() {
 }
 
 #[test]
+fn aarch64_errors_point_at_their_cells() {
+    let src = "AArch64 BAD\n{ 0:X1=x; 1:X1=y; }\n P0            | P1            ;\n LDR W0,[X1,#4] | FROB W0       ;\n DMB XY        | B.QQ L0       ;\n LDR W0,[X31]  | L0:           ;\nexists (0:X0=1 /\\ 1:Q9=0)\n";
+    assert_snapshot!(compact(src));
+}
+
+#[test]
 fn herd_unsupported_architecture() {
     assert_snapshot!(compact("PPC MP\n{ }\n P0 ;\n li r1,1 ;\nexists (0:r1=1)\n"));
 }
