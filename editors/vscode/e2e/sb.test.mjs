@@ -676,6 +676,27 @@ step("Insert all fences from the palette: the server edits the file, the status 
   });
 });
 
+step("herd AArch64, RISC-V and C tests: highlighted, checked under their architecture's model beside SC", async () => {
+  // Message passing without order on one side: aarch64 and riscv allow it,
+  // SC does not; with release/acquire in C, rc11 forbids it too.
+  const tests = [
+    ["herd-aarch64", "Dat3M__litmus__AARCH64__Fence2__MP+dmb.ld+po.litmus", "MP-arm.litmus", /^SC never \(proved\) · aarch64 sometimes/i],
+    ["herd-riscv", "litmus-tests-riscv__tests__non-mixed-size__RELAX__PodRR__MP+fence.rw.rw+po.litmus", "MP-rv.litmus", /^SC never \(proved\) · riscv sometimes/i],
+    ["herd-c11", "Dat3M__litmus__C11__manual__mp_relacq.litmus", "MP-c11.litmus", /^SC never \(proved\) · rc11 never/i],
+  ];
+  for (const [dir, file, name, lens] of tests) {
+    copyFileSync(join(root, "tests", "corpus", dir, file), join(workspace, name));
+    await open(name);
+    try {
+      await wb.waitFor(`${name} checked under its models`, () => wb.codeLenses(page), (l) => l.length > 0 && lens.test(l[0]), {
+        timeoutMs: 60000,
+      });
+    } finally {
+      await screenshot(name.replace(".litmus", ""));
+    }
+  }
+});
+
 step("a missing server: one message, not cut off, whose button opens the setting", async () => {
   const m = expect.missingServer;
   // As a user whose server is not installed meets it: the window opens on a
