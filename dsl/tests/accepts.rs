@@ -220,6 +220,23 @@ fn aarch64_registers_operands_and_refusals() {
     assert!(a.diagnostics.iter().any(|d| d.code == "E0146"), "{:?}", a.diagnostics);
 }
 
+/// herd's `int` is 32 bits and tests step through arrays by bytes: an
+/// array of `int` would put herd's `a+8` (a[2]) on litmus's a[1], so it is
+/// refused in every herd assembly format; 64-bit elements are read.
+#[test]
+fn arrays_of_narrow_elements_are_refused_in_assembly_formats() {
+    for src in [
+        "X86_64 T\n{ int a[3] = {1,2,3}; 0:rbx=a; }\n P0 ;\n movl 8(%rbx),%eax ;\nexists (0:rax=3)\n",
+        "RISCV T\n{ int a[3]; 0:x6=a; }\n P0 ;\n lw x5,0(x6) ;\nexists (0:x5=3)\n",
+        "AArch64 T\n{ int a[3]; 0:X1=a; }\n P0 ;\n LDR W0,[X1] ;\nexists (0:X0=3)\n",
+    ] {
+        let a = litmus_dsl::analyze(src);
+        assert!(a.program.is_none() && a.diagnostics.iter().any(|d| d.code == "E0145"), "{src}: {:?}", a.diagnostics);
+    }
+    let wide = "X86_64 T\n{ int64_t a[3] = {1,2,3}; 0:rbx=a; }\n P0 ;\n movq 16(%rbx),%rax ;\nexists (0:rax=3)\n";
+    assert!(litmus_dsl::analyze(wide).program.is_some());
+}
+
 /// herd's C11 tests: read as herd7 reads them, or refused by name (two
 /// comments never closed, herd's `regions`, a Linux-kernel `atomic_t`).
 #[test]

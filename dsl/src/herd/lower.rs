@@ -34,10 +34,11 @@ pub fn family(arch: Arch, name: &str) -> Option<String> {
 
 /// Are an array's elements narrower than the 64-bit cells litmus lays
 /// arrays out in, so that the byte offsets a test computes would land on
-/// other elements than herd's (AArch64, RISC-V: `int` is 32 bits)?
+/// other elements than herd's (`int` is 32 bits; a C test indexes
+/// elements, not bytes)?
 fn narrow_elements(arch: Arch, ty: Option<&Ident>) -> bool {
     let wide = ["int64_t", "uint64_t", "long", "intptr_t", "uintptr_t", "int64", "uint64"];
-    matches!(arch, Arch::AArch64 | Arch::RiscV) && !ty.is_some_and(|t| wide.contains(&t.name.as_str()))
+    arch != Arch::C && !ty.is_some_and(|t| wide.contains(&t.name.as_str()))
 }
 
 /// Code as data (a label's address, an instruction as a value): herd's
