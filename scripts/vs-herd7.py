@@ -116,7 +116,7 @@ for i in range(0, len(files), a.chunk):
         j = json.loads(line)
         if "file" in j:
             lit[j["file"]] = j
-agree, differ, refused, unanswered, unknown = 0, [], {}, 0, []
+agree, differ, refused, unanswered, unknown, noanswer = 0, [], {}, 0, [], []
 for f in files:
     j = lit.get(f)
     if not j or not j.get("models"):
@@ -128,6 +128,7 @@ for f in files:
     h = by_file[f] if f in shared else herd.get(j.get("test"))
     if not h or "obs" not in h:
         unanswered += 1
+        noanswer.append(os.path.relpath(f))
         continue
     if not j.get("condition") and m.get("certainty") == "proved":
         # No final condition (herd7 says `forall true`): the states alone.
@@ -145,6 +146,8 @@ for d in differ:
     print("DIFF", *d)
 for u in unknown:
     print("UNKNOWN", *u)
+for f in noanswer:
+    print("NOANSWER", f)
 print(f"{len(files)} files: {agree} agree, {len(differ)} differ, {len(unknown)} unknown to litmus, litmus refused {sum(refused.values())} {refused}, "
       f"herd7 gave no answer to {unanswered}")
 print(f"time: litmus {lw:.2f} s wall, {lc:.2f} s CPU; herd7 {hw:.2f} s wall, {hc:.2f} s CPU")

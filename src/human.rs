@@ -308,7 +308,8 @@ fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
 fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
     let path = &c.loaded.path;
     let witness = |out: &mut String, o: &ModelOutcome, events: &[Event]| {
-        let _ = writeln!(out, "  witness under {}:", o.model.upper());
+        let how = if narrate::told_as_execution(o.model) { " (each thread in program order)" } else { "" };
+        let _ = writeln!(out, "  witness under {}{how}:", o.model.upper());
         for line in narrate::lines(p, o.model, events) {
             let _ = writeln!(out, "      {line}");
         }

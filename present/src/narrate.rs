@@ -2,6 +2,7 @@
 //! editor hovers). Plain text only: no protocol or terminal types here.
 
 use litmus_checker::machine::{Event, EventKind, Model, NONE};
+use litmus_checker::model::Buffers;
 use litmus_ir::Program;
 
 /// One numbered step of a witness.
@@ -36,17 +37,28 @@ fn stale(events: &[Event], i: usize) -> bool {
     })
 }
 
+/// A model the candidate explorer answers (one that lets a read take a
+/// write not yet made, ARM's or RISC-V's) has executions, not runs: its
+/// witness is each thread's events in program order, told without buffers
+/// or commits.
+pub fn told_as_execution(model: Model) -> bool {
+    model.buffers() == Buffers::Axiomatic && !model.by_graphs()
+}
+
 pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
+    let graph = told_as_execution(model);
     events
         .iter()
         .enumerate()
+        .filter(|(_, e)| !(graph && e.kind == EventKind::Commit))
         .map(|(i, e)| {
             let s = &prog.stmts[e.stmt as usize];
             let cell = if e.cell == NONE { String::new() } else { prog.cell_name(e.cell) };
             let v = |x: i64| prog.show_value(x);
             let action = match e.kind {
                 EventKind::Load => {
-                    let forwarded = e.rf != NONE
+                    let forwarded = !graph
+                        && e.rf != NONE
                         && events[e.rf as usize].kind == EventKind::Store
                         && events[e.rf as usize].thread == e.thread
                         && model.buffered();
@@ -65,7 +77,7 @@ pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
                         format!("load {cell} = {} ({})", v(e.value), source_of(prog, events, e.rf))
                     }
                 }
-                EventKind::Store if !model.buffered() => format!("store {cell} = {}", v(e.value)),
+                EventKind::Store if !model.buffered() || graph => format!("store {cell} = {}", v(e.value)),
                 EventKind::Store => {
                     format!("store {cell} = {} into {}'s buffer", v(e.value), prog.threads[e.thread as usize].name)
                 }
