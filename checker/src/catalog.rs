@@ -64,6 +64,13 @@ pub enum CatModelError {
     NameTaken { path: String, name: String, other: String },
     #[error("too many models loaded")]
     Full,
+    /// herd's `catdep`: the model derives `addr`, `data` and `ctrl` from
+    /// register events, which litmus's executions do not have.
+    #[error(
+        "{path}: the model computes its own dependencies from register events (`catdep`), which litmus's \
+         executions do not have yet{hint}"
+    )]
+    Catdep { path: String, hint: &'static str },
 }
 
 /// Load the model in `path` (includes searched next to it, then in
@@ -140,6 +147,11 @@ pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModel
 /// own model).
 fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> Result<Model, CatModelError> {
     let shown = path.display().to_string();
+    if model.files.iter().any(|f| f.program.catdep) {
+        let aarch = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("aarch64"));
+        let hint = if aarch { "; for AArch64, `--model aarch64` is the project's Armv8 model" } else { "" };
+        return Err(CatModelError::Catdep { path: shown, hint });
+    }
     // A model that allows what the graph explorer's revisits assume it
     // forbids is answered by the candidate explorer instead.
     let weak = probe(&model).err();

@@ -90,3 +90,14 @@ fn aarch64_corpus_agrees_with_herd() {
     assert_eq!((checked + named, named), (296, REFUSED.len()));
     assert_eq!(checked, 268);
 }
+
+/// herd's stock `aarch64.cat` derives its dependencies from register
+/// events (`catdep`), which litmus's executions do not have: it is refused
+/// when loaded, naming the project's own model, never answered wrongly.
+#[test]
+fn herd_aarch64_cat_is_refused_by_name() {
+    let dir = root().join("tests/corpus/models/herd");
+    let err =
+        Model::parse_in(dir.join("aarch64.cat").to_str().unwrap(), std::slice::from_ref(&dir)).unwrap_err().to_string();
+    assert!(err.contains("catdep") && err.contains("--model aarch64"), "{err}");
+}
