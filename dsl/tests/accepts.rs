@@ -214,6 +214,13 @@ fn aarch64_registers_operands_and_refusals() {
     refused(" DMB XY ;", "E0137");
     refused(" B.QQ L0 ;\nL0: ;", "E0144");
     refused(" B L9 ;", "E0118");
+    // One location read as 32 bits and written as 64: a mixed-size test.
+    let a = litmus_dsl::analyze(
+        "AArch64 T\n{ 0:X1=x; 1:X1=x; }\n P0 | P1 ;\n LDR W0,[X1] | STR X2,[X1] ;\nexists (0:X0=1)\n",
+    );
+    assert!(a.diagnostics.iter().any(|d| d.code == "E0147"), "{:?}", a.diagnostics);
+    // One width per location: read.
+    lowered(" LDR X0,[X1] ;\n STR X0,[X1] ;\n LDR W2,[X4] ;");
     let a = litmus_dsl::analyze("AArch64 T\n{ int v[2]; 0:X1=v; }\n P0 ;\n LDR W0,[X1] ;\nexists (0:X0=1)\n");
     assert!(a.diagnostics.iter().any(|d| d.code == "E0145"), "{:?}", a.diagnostics);
     let a = litmus_dsl::analyze("AArch64 T\n{ 0:X1=P0:L0; }\n P0 ;\n L0: ;\nexists (0:X0=1)\n");

@@ -61,6 +61,9 @@ pub(super) struct ThreadCtx {
     pub(super) temps: Vec<Reg>,
     pub(super) temp_next: usize,
     pub(super) stmt_ranges: Vec<ir::StmtRange>,
+    /// AArch64: each access's base register and width in bits, and where it
+    /// is (mixed-size accesses are found once every thread is lowered).
+    pub(super) widths: Vec<(Reg, u8, crate::span::Span)>,
 }
 
 impl ThreadCtx {

@@ -185,6 +185,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
             temps: Vec::new(),
             temp_next: 0,
             stmt_ranges: Vec::new(),
+            widths: Vec::new(),
         });
     }
 
@@ -307,6 +308,9 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         }
     }
 
+    if cx.arch == Arch::AArch64 {
+        super::aarch64::check_widths(cx, &threads);
+    }
     let mut observables = ir::ObservableSet::default();
     for l in &file.locations {
         let (expr, name) = cond_loc(cx, &mut threads, l);
