@@ -214,6 +214,10 @@ fn aarch64_registers_operands_and_refusals() {
     refused(" DMB XY ;", "E0137");
     refused(" B.QQ L0 ;\nL0: ;", "E0144");
     refused(" B L9 ;", "E0118");
+    // herd's implication, below `\/`: `p => q \/ r` is `~p \/ (q \/ r)`.
+    let a = litmus_dsl::analyze("AArch64 T\n{ 0:X1=x; }\n P0 ;\n LDR W0,[X1] ;\nforall (0:X0=0 => x=1 \\/ x=0)\n");
+    let c = format!("{:?}", a.program.expect("lowers").condition.unwrap().expr);
+    assert!(c.starts_with("Bin(Or, Un(Not,"), "{c}");
     // One location read as 32 bits and written as 64: a mixed-size test.
     let a = litmus_dsl::analyze(
         "AArch64 T\n{ 0:X1=x; 1:X1=x; }\n P0 | P1 ;\n LDR W0,[X1] | STR X2,[X1] ;\nexists (0:X0=1)\n",

@@ -155,9 +155,17 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                     T::Int(_) => NUMBER,
                     T::Str(_) => STRING,
                     T::Exists | T::Forall | T::Locations | T::Filter | T::True | T::False => KEYWORD,
-                    T::And | T::Or | T::Tilde | T::Eq | T::EqEq | T::Ne | T::Ne2 | T::Dollar | T::Percent | T::Hash => {
-                        OPERATOR
-                    }
+                    T::And
+                    | T::Or
+                    | T::Implies
+                    | T::Tilde
+                    | T::Eq
+                    | T::EqEq
+                    | T::Ne
+                    | T::Ne2
+                    | T::Dollar
+                    | T::Percent
+                    | T::Hash => OPERATOR,
                     _ => continue,
                 };
                 out.push(Token { span, kind, modifiers: 0 });

@@ -50,6 +50,9 @@ pub enum Tok<'src> {
     Eq,
     #[token("==")]
     EqEq,
+    /// `=>`: implication in a final condition.
+    #[token("=>")]
+    Implies,
     #[token("!=")]
     Ne,
     #[token("<>")]
@@ -111,6 +114,7 @@ impl fmt::Display for Tok<'_> {
             Colon => "`:`",
             Eq => "`=`",
             EqEq => "`==`",
+            Implies => "`=>`",
             Ne => "`!=`",
             Ne2 => "`<>`",
             Dollar => "`$`",
@@ -172,6 +176,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             Trailer => 34,
             Amp => 35,
             Hash => 36,
+            Implies => 37,
         }
     }
 
@@ -215,6 +220,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             34 => Trailer,
             35 => Amp,
             36 => Hash,
+            37 => Implies,
             _ => Error,
         }
     }

@@ -208,7 +208,8 @@ where
     Some((CExpr { kind: CExprKind::False, span: sp(span) }, OVER))
 }
 
-/// `/\` binds tighter than `\/`; both are left-associative. Each operator of
+/// `/\` binds tighter than `\/`, and `\/` than `=>` (herd's implication:
+/// `p => q` is `~p \/ q`); all are left-associative. Each operator of
 /// a chain nests its left operand one level deeper.
 fn climb_cond<'t, 's: 't, I, P>(inp: &mut Inp<'t, '_, 's, I>, operand: &P, min: u8) -> Result<Hc, Rich<'t, Tok<'s>>>
 where
@@ -217,9 +218,10 @@ where
 {
     let (mut lhs, mut h) = inp.parse(operand)?;
     loop {
-        let (is_and, prec) = match inp.peek() {
-            Some(Tok::And) => (true, 2),
-            Some(Tok::Or) => (false, 1),
+        let (op, prec) = match inp.peek() {
+            Some(Tok::And) => (Tok::And, 2),
+            Some(Tok::Or) => (Tok::Or, 1),
+            Some(Tok::Implies) => (Tok::Implies, 0),
             _ => break,
         };
         if prec < min {
@@ -236,7 +238,14 @@ where
             (lhs, h) = (CExpr { kind: CExprKind::False, span }, OVER);
         } else {
             let (a, b) = (Box::new(lhs), Box::new(rhs));
-            let kind = if is_and { CExprKind::And(a, b) } else { CExprKind::Or(a, b) };
+            let kind = match op {
+                Tok::And => CExprKind::And(a, b),
+                Tok::Or => CExprKind::Or(a, b),
+                _ => {
+                    let not_a = CExpr { span: a.span, kind: CExprKind::Not(a) };
+                    CExprKind::Or(Box::new(not_a), b)
+                }
+            };
             (lhs, h) = (CExpr { kind, span }, hn);
         }
     }
