@@ -358,7 +358,7 @@ fn liveness(code: &[Instr], nregs: usize, users: &[Reg]) -> Vec<Regs> {
             if matches!(ins, Instr::Halt) {
                 out = at_end.clone();
             }
-            if let Some(d) = writes(&ins) {
+            if let Some(d) = ins.written_reg() {
                 out.remove(d);
             }
             reads(&ins, &mut |r| out.insert(r));
@@ -432,7 +432,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
         if let Some(t) = target {
             out.union(&exposed[t]);
         }
-        if let Some(d) = writes(&ins) {
+        if let Some(d) = ins.written_reg() {
             out.remove(d);
             may.insert(d);
         }
@@ -442,7 +442,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
     for k in 0..n {
         let (ins, target) = unit[k];
         let Some(mut m) = must[k].clone() else { continue };
-        if let Some(d) = writes(&ins) {
+        if let Some(d) = ins.written_reg() {
             m.insert(d);
         }
         let mut meet = |to: usize, m: &Regs| match &mut must[to] {
@@ -461,18 +461,6 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
         partly.0.iter_mut().zip(&m.0).for_each(|(a, b)| *a &= !b);
     }
     !checked || (!exposed[0].meets(&may) && !live_after.meets(&partly))
-}
-
-fn writes(i: &Instr) -> Option<Reg> {
-    match *i {
-        Instr::Load { dst, .. }
-        | Instr::Mov { dst, .. }
-        | Instr::Un { dst, .. }
-        | Instr::Bin { dst, .. }
-        | Instr::Select { dst, .. }
-        | Instr::Rmw { dst, .. } => Some(dst),
-        _ => None,
-    }
 }
 
 fn reads(i: &Instr, out: &mut impl FnMut(Reg)) {

@@ -181,9 +181,11 @@ impl FenceKind {
             FenceKind::WW => FenceKind::Sets { pred: w, succ: w },
             FenceKind::WR => FenceKind::Sets { pred: w, succ: r },
             FenceKind::RR => FenceKind::Sets { pred: r, succ: r },
-            FenceKind::Arm(_) if self.arm_orders() == (r, r | w) => FenceKind::Sets { pred: r, succ: r | w },
-            FenceKind::Arm(_) if self.arm_orders() == (w, w) => FenceKind::Sets { pred: w, succ: w },
-            FenceKind::Arm(_) if self.arm_orders() == (r | w, r | w) => FenceKind::Sets { pred: r | w, succ: r | w },
+            // A barrier as what it orders (ISB orders no access: itself).
+            FenceKind::Arm(_) => match self.arm_orders() {
+                (0, _) => self,
+                (pred, succ) => FenceKind::Sets { pred, succ },
+            },
             k => k,
         }
     }
@@ -572,6 +574,20 @@ pub enum Instr {
 }
 
 impl Instr {
+    /// The register it writes, if any (a store-conditional: its status).
+    pub fn written_reg(&self) -> Option<Reg> {
+        match *self {
+            Instr::Load { dst, .. }
+            | Instr::Rmw { dst, .. }
+            | Instr::Mov { dst, .. }
+            | Instr::Un { dst, .. }
+            | Instr::Bin { dst, .. }
+            | Instr::Select { dst, .. } => Some(dst),
+            Instr::StoreCond { status, .. } => Some(status),
+            _ => None,
+        }
+    }
+
     /// Where control may go after this instruction at `pc` (`pc + 1` may be
     /// the thread's end): a failed `await` retries from its start.
     pub fn successors(&self, pc: usize) -> impl Iterator<Item = usize> {

@@ -110,15 +110,6 @@ fn uses(ins: &Instr, out: &mut Vec<Reg>) {
     }
 }
 
-/// The register an instruction writes.
-fn def(ins: &Instr) -> Option<Reg> {
-    match *ins {
-        Instr::Load { dst, .. } | Instr::Rmw { dst, .. } | Instr::Mov { dst, .. } | Instr::Un { dst, .. } => Some(dst),
-        Instr::Bin { dst, .. } | Instr::Select { dst, .. } => Some(dst),
-        _ => None,
-    }
-}
-
 fn cond_regs(e: &CondExpr, thread: u16, out: &mut Vec<Reg>) {
     match e {
         CondExpr::Reg { thread: t, reg } if *t == thread => out.push(*reg),
@@ -250,7 +241,7 @@ fn liveness(prog: &Program, t: usize) -> Vec<Bits> {
             for q in successors(code, pc) {
                 s.union(&lv[q.min(n)]);
             }
-            if let Some(d) = def(&code[pc]) {
+            if let Some(d) = code[pc].written_reg() {
                 s.0[d as usize / 64] &= !(1 << (d as usize % 64));
             }
             buf.clear();

@@ -158,7 +158,7 @@ fn condition(name: &str) -> Option<BinOp> {
 pub(super) fn check_widths(cx: &mut Ctx<'_>, threads: &[ThreadCtx]) {
     let mut seen: std::collections::HashMap<u32, (u8, crate::span::Span)> = Default::default();
     for th in threads {
-        let written: std::collections::HashSet<Reg> = th.code.iter().filter_map(written_reg).collect();
+        let written: std::collections::HashSet<Reg> = th.code.iter().filter_map(Instr::written_reg).collect();
         for &(r, w, span) in &th.widths {
             if written.contains(&r) {
                 continue;
@@ -192,20 +192,6 @@ pub(super) fn check_widths(cx: &mut Ctx<'_>, threads: &[ThreadCtx]) {
     }
 }
 
-/// The register an instruction writes, if any.
-fn written_reg(i: &Instr) -> Option<Reg> {
-    match *i {
-        Instr::Load { dst, .. }
-        | Instr::Rmw { dst, .. }
-        | Instr::Mov { dst, .. }
-        | Instr::Un { dst, .. }
-        | Instr::Bin { dst, .. }
-        | Instr::Select { dst, .. } => Some(dst),
-        Instr::StoreCond { status, .. } => Some(status),
-        _ => None,
-    }
-}
-
 pub(super) fn lower_instr(
     cx: &mut Ctx<'_>,
     th: &mut ThreadCtx,
@@ -215,18 +201,8 @@ pub(super) fn lower_instr(
 ) -> Result<(), Diagnostic> {
     let m = ins.mnemonic.name.to_ascii_uppercase();
     let ops = &ins.operands;
-    let want = |n: usize| -> Result<(), Diagnostic> {
-        if ops.len() == n {
-            Ok(())
-        } else {
-            Err(Diagnostic::error("E0122", ins.span, format!("`{}` takes {n} operand(s), found {}", m, ops.len())))
-        }
-    };
-    let unsupported = || {
-        Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
-            .with_label("litmus does not model this instruction")
-            .with_help(format!("supported: {SUPPORTED}"))
-    };
+    let want = |n: usize| super::context::arity(ins, &m, n);
+    let unsupported = || super::context::unsupported(ins, SUPPORTED);
     let label = |o: &HOperand| match o {
         HOperand::Reg(l, _) => Ok(l.clone()),
         other => Err(Diagnostic::error("E0138", other.span(), "expected a label")),
