@@ -121,3 +121,21 @@ impl ThreadCtx {
         self.code.push(Instr::Mov { dst: fb, src: b });
     }
 }
+
+/// `ins` (its mnemonic shown as `shown`) has `n` operands, else E0122.
+// A diagnostic is the error path only, taken once per file; boxing it buys nothing.
+#[allow(clippy::result_large_err)]
+pub(super) fn arity(ins: &super::ast::Instr, shown: &str, n: usize) -> Result<(), Diagnostic> {
+    if ins.operands.len() == n {
+        return Ok(());
+    }
+    let found = ins.operands.len();
+    Err(Diagnostic::error("E0122", ins.span, format!("`{shown}` takes {n} operand(s), found {found}")))
+}
+
+/// E0120: an instruction litmus does not model, with the ones it does.
+pub(super) fn unsupported(ins: &super::ast::Instr, supported: &str) -> Diagnostic {
+    Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
+        .with_label("litmus does not model this instruction")
+        .with_help(format!("supported: {supported}"))
+}

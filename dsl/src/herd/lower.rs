@@ -543,9 +543,11 @@ fn lower_instr(
     fixups: &mut Vec<(usize, Ident, StmtId)>,
 ) -> Result<(), Diagnostic> {
     let Some(m) = normalize_mnemonic(&ins.mnemonic.name) else {
-        return Err(Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
-            .with_label("litmus does not model this instruction")
-            .with_help("supported: MOV, XCHG, XADD, CMPXCHG, ADD, SUB, INC, DEC, AND, OR, XOR, NEG, NOT, shifts, CMP, TEST, Jcc, JMP, MFENCE, SFENCE, LFENCE, NOP, RET, LEA"));
+        return Err(super::context::unsupported(
+            ins,
+            "MOV, XCHG, XADD, CMPXCHG, ADD, SUB, INC, DEC, AND, OR, XOR, NEG, NOT, shifts, CMP, TEST, Jcc, JMP, \
+             MFENCE, SFENCE, LFENCE, NOP, RET, LEA",
+        ));
     };
     let locked = match &ins.prefix {
         Some(p) if p.name.eq_ignore_ascii_case("lock") => true,

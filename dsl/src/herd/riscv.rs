@@ -152,18 +152,8 @@ pub(super) fn lower_instr(
     let full = ins.mnemonic.name.to_ascii_lowercase();
     let (m, labels) = annotation(&full);
     let ops = &ins.operands;
-    let want = |n: usize| -> Result<(), Diagnostic> {
-        if ops.len() == n {
-            Ok(())
-        } else {
-            Err(Diagnostic::error("E0122", ins.span, format!("`{}` takes {n} operand(s), found {}", full, ops.len())))
-        }
-    };
-    let unsupported = || {
-        Diagnostic::error("E0120", ins.mnemonic.span, format!("unsupported instruction `{}`", ins.mnemonic.name))
-            .with_label("litmus does not model this instruction")
-            .with_help(format!("supported: {SUPPORTED}"))
-    };
+    let want = |n: usize| super::context::arity(ins, &full, n);
+    let unsupported = || super::context::unsupported(ins, SUPPORTED);
     if !(labels.is_empty() || m.starts_with("amo") || m.starts_with('l') || m.starts_with('s')) {
         return Err(unsupported());
     }
