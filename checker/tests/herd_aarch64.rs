@@ -50,41 +50,23 @@ const REFUSED: &[(&str, &str, &str)] = &[
 
 #[test]
 fn aarch64_corpus_agrees_with_herd() {
-    let dir = root().join("tests/corpus/herd-aarch64");
-    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
     let own = Model::parse_in("aarch64", &[]).expect("the aarch64 model");
     assert_eq!(own.as_str(), "aarch64");
     let (sc_cat, sc_rmw) = (cat("sc.cat"), cat("sc-rmw.cat"));
     let opts = Options::default();
-    let (mut checked, mut named) = (0, 0);
-    let mut bad = Vec::new();
-    for line in tsv.lines().skip(1) {
-        let c: Vec<&str> = line.split('\t').collect();
-        let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let Some(prog) = a.program else {
-            let errs: Vec<String> =
-                a.diagnostics.iter().filter(|d| d.is_error()).map(|d| format!("{} {}", d.code, d.message)).collect();
-            if REFUSED.iter().any(|(f, code, _)| *f == c[0] && errs.iter().any(|e| e.starts_with(code))) {
-                named += 1;
-            } else {
-                bad.push(format!("{}: refused ({errs:?})", c[0]));
-            }
-            continue;
-        };
+    let (checked, named, bad) = common::herd_corpus("herd-aarch64", REFUSED, |c, prog, bad| {
         assert_eq!(prog.dialect, litmus_ir::Dialect::HerdAArch64);
         assert_eq!(litmus_checker::catalog::defaults_for(prog.dialect), [Model::Sc, own], "an AArch64 test's models");
         for (m, obs_col, states_col) in [(own, 4, 5), (sc_cat, 6, 7)] {
             let out = &check(&prog, &[m], &opts)[0];
-            bad.extend(common::herd_difference(&c, m, out, obs_col, states_col));
+            bad.extend(common::herd_difference(c, m, out, obs_col, states_col));
         }
         let (sc, atomic) = (&check(&prog, &[Model::Sc], &opts)[0], &check(&prog, &[sc_rmw], &opts)[0]);
         let answer = |o: &litmus_checker::outcome::ModelOutcome| (o.known_observation(), o.states.len());
         if answer(sc) != answer(atomic) {
             bad.push(format!("{}: sc {:?}, sc-rmw.cat {:?}", c[0], answer(sc), answer(atomic)));
         }
-        checked += 1;
-    }
+    });
     eprintln!("{checked} AArch64 tests checked under aarch64, sc.cat, sc and sc-rmw.cat");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
     assert_eq!((checked + named, named), (296, REFUSED.len()));

@@ -11,7 +11,7 @@ use litmus_checker::check::check;
 use litmus_checker::machine::Model;
 use litmus_checker::options::Options;
 
-use common::{cat, root};
+use common::cat;
 
 /// Refused by name: (file, the diagnostic code, why).
 const REFUSED: &[(&str, &str, &str)] = &[
@@ -35,33 +35,18 @@ const REFUSED: &[(&str, &str, &str)] = &[
 
 #[test]
 fn c11_corpus_agrees_with_herd() {
-    let dir = root().join("tests/corpus/herd-c11");
-    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
     let own = Model::parse_in("rc11", &[]).expect("the rc11 model");
     assert_eq!(own.as_str(), "rc11");
     let stock = cat("rc11.cat");
     assert_eq!(stock.as_str(), "rc11.cat", "herd's file is named apart from the project's `rc11`");
     let opts = Options::default();
-    let (mut checked, mut named, mut flagged) = (0, 0, 0);
-    let mut bad = Vec::new();
-    for line in tsv.lines().skip(1) {
-        let c: Vec<&str> = line.split('\t').collect();
-        let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let Some(prog) = a.program else {
-            let codes: Vec<&str> = a.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
-            if REFUSED.iter().any(|(f, code, _)| *f == c[0] && codes.contains(code)) {
-                named += 1;
-            } else {
-                bad.push(format!("{}: refused ({codes:?})", c[0]));
-            }
-            continue;
-        };
+    let mut flagged = 0;
+    let (checked, named, bad) = common::herd_corpus("herd-c11", REFUSED, |c, prog, bad| {
         assert_eq!(prog.dialect, litmus_ir::Dialect::HerdC);
         assert_eq!(litmus_checker::catalog::defaults_for(prog.dialect), [Model::Sc, own], "a C test's models");
         for (m, obs_col, states_col) in [(own, 4, 5), (stock, 4, 5), (Model::Sc, 6, 7)] {
             let out = &check(&prog, &[m], &opts)[0];
-            bad.extend(common::herd_difference(&c, m, out, obs_col, states_col));
+            bad.extend(common::herd_difference(c, m, out, obs_col, states_col));
             // herd7 flags a data race (`*undef*`) where some execution
             // RC11 allows has one; SC flags nothing.
             let raced = c[9].contains("undef") && m != Model::Sc;
@@ -70,8 +55,7 @@ fn c11_corpus_agrees_with_herd() {
             }
             flagged += usize::from(!out.flags.is_empty());
         }
-        checked += 1;
-    }
+    });
     eprintln!("{checked} C tests checked under rc11, rc11.cat and sc; {flagged} flagged (a data race)");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
     assert_eq!((checked + named, named), (150, REFUSED.len()));

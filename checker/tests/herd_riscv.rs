@@ -12,7 +12,7 @@ use litmus_checker::check::check;
 use litmus_checker::machine::Model;
 use litmus_checker::options::Options;
 
-use common::{cat, root};
+use common::cat;
 
 /// Refused by name: (file, the diagnostic code, why).
 const REFUSED: &[(&str, &str, &str)] = &[(
@@ -23,37 +23,21 @@ const REFUSED: &[(&str, &str, &str)] = &[(
 
 #[test]
 fn riscv_corpus_agrees_with_herd() {
-    let dir = root().join("tests/corpus/herd-riscv");
-    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
     let own = Model::parse("riscv").or_else(|_| Model::parse_in("riscv", &[])).expect("the riscv model");
     assert_eq!(own.as_str(), "riscv");
     let stock = cat("riscv.cat");
     assert_eq!(stock.as_str(), "riscv.cat", "herd's file is named apart from the project's `riscv`");
     let opts = Options::default();
-    let (mut checked, mut lrsc, mut named) = (0, 0, 0);
-    let mut bad = Vec::new();
-    for line in tsv.lines().skip(1) {
-        let c: Vec<&str> = line.split('\t').collect();
-        let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
-        let a = litmus_dsl::analyze(&src);
-        let Some(prog) = a.program else {
-            let codes: Vec<&str> = a.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.code).collect();
-            if REFUSED.iter().any(|(f, code, _)| *f == c[0] && codes.contains(code)) {
-                named += 1;
-            } else {
-                bad.push(format!("{}: refused ({codes:?})", c[0]));
-            }
-            continue;
-        };
+    let mut lrsc = 0;
+    let (checked, named, bad) = common::herd_corpus("herd-riscv", REFUSED, |c, prog, bad| {
         assert_eq!(prog.dialect, litmus_ir::Dialect::HerdRiscv);
         assert_eq!(litmus_checker::catalog::defaults_for(prog.dialect), [Model::Sc, own], "a RISC-V test's models");
         lrsc += usize::from(prog.has_store_conditionals());
         for (m, obs_col, states_col) in [(own, 4, 5), (stock, 4, 5), (Model::Sc, 6, 7)] {
             let out = &check(&prog, &[m], &opts)[0];
-            bad.extend(common::herd_difference(&c, m, out, obs_col, states_col));
+            bad.extend(common::herd_difference(c, m, out, obs_col, states_col));
         }
-        checked += 1;
-    }
+    });
     eprintln!("{checked} RISC-V tests checked under riscv, riscv.cat and sc; {lrsc} of them with lr/sc");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));
     assert_eq!((checked + named, named), (200, REFUSED.len()));

@@ -433,3 +433,38 @@ pub fn herd_difference(
     (obs != row[obs_col] || states.to_string() != row[states_col])
         .then(|| format!("{} {}: {obs} {states}, herd {} {}", row[0], model.as_str(), row[obs_col], row[states_col]))
 }
+
+/// A herd corpus folder (`tests/corpus/<folder>/`) against its
+/// `verdicts.tsv`: each test litmus reads is handed to `each` with its row,
+/// its program and the differences found so far; each test it refuses must
+/// be named in `refused` (file, one of its error codes, why). Returns the
+/// tests read, the tests refused by name, and every difference.
+pub fn herd_corpus(
+    folder: &str,
+    refused: &[(&str, &str, &str)],
+    mut each: impl FnMut(&[&str], litmus_ir::Program, &mut Vec<String>),
+) -> (usize, usize, Vec<String>) {
+    let dir = root().join("tests/corpus").join(folder);
+    let tsv = std::fs::read_to_string(dir.join("verdicts.tsv")).unwrap();
+    let (mut checked, mut named) = (0, 0);
+    let mut bad = Vec::new();
+    for line in tsv.lines().skip(1) {
+        let c: Vec<&str> = line.split('\t').collect();
+        let src = std::fs::read_to_string(dir.join(c[0])).unwrap();
+        let a = litmus_dsl::analyze(&src);
+        let Some(prog) = a.program else {
+            let errs: Vec<&litmus_dsl::diagnostic::Diagnostic> =
+                a.diagnostics.iter().filter(|d| d.is_error()).collect();
+            if refused.iter().any(|(f, code, _)| *f == c[0] && errs.iter().any(|d| d.code == *code)) {
+                named += 1;
+            } else {
+                let shown: Vec<String> = errs.iter().map(|d| format!("{} {}", d.code, d.message)).collect();
+                bad.push(format!("{}: refused ({shown:?})", c[0]));
+            }
+            continue;
+        };
+        each(&c, prog, &mut bad);
+        checked += 1;
+    }
+    (checked, named, bad)
+}
