@@ -2,8 +2,9 @@
 # Generated tests beyond the corpus (issue 46): diy7, built from the herd7
 # tree scripts/build-herd7.sh unpacked (same commit), generates RISC-V, C
 # and AArch64 cycles; scripts/vs-herd7.py compares litmus with herd7 on
-# each set (AArch64 under sc.cat as data: herd's sc.cat splits an
-# atomic's read and write, see docs/models.md).
+# each set (AArch64 under the project's aarch64, under herd's own
+# aarch64.cat read by litmus too, and under sc.cat as data: herd's sc.cat
+# splits an atomic's read and write, see docs/models.md).
 # Usage: scripts/diy-vs-herd7.sh [OUT]   (default OUT=/tmp/diy-gen)
 # Needs scripts/build-herd7.sh first (PREFIX, default /work/peers/herd7).
 set -euo pipefail
@@ -35,4 +36,5 @@ python3 "$vs" sc.cat --litmus-model sc "$out/riscv" | tail -2
 python3 "$vs" --c11 rc11.cat --litmus-model rc11 "$out/c" | tail -2
 python3 "$vs" --c11 sc.cat --litmus-model sc "$out/c" | tail -2
 python3 "$vs" aarch64.cat --litmus-model aarch64 "$out/aarch64" | tail -2
+python3 "$vs" aarch64.cat "$out/aarch64" | tail -2   # herd's own aarch64.cat, read by litmus too
 python3 "$vs" sc.cat "$out/aarch64" | tail -2

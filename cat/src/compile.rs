@@ -185,6 +185,8 @@ pub(crate) struct Program {
 pub(crate) struct Shape {
     pub sets: Vec<String>,
     pub rels: Vec<String>,
+    /// The execution's [`absent`](crate::eval::Execution::absent) sets.
+    pub absent: Vec<String>,
 }
 
 // ---------------------------------------------------------------- values
@@ -743,6 +745,11 @@ impl C<'_> {
                 env = env.bind(k, V::Rel(*r));
             }
         }
+        for k in &shape.absent {
+            if !set_in.contains_key(k.as_str()) && !sets.contains_key(k.as_str()) {
+                env = env.bind(k, V::Empty);
+            }
+        }
         env
     }
 
@@ -856,13 +863,28 @@ impl C<'_> {
     /// `with co from generate_cos(pco)`, herd's `cross.cat` unchanged,
     /// with the execution's own `co`: no enumeration, a guard instead.
     fn with_from(&mut self, var: &str, set: &Expr, file: usize, env: Env, span: Span) -> R<Env> {
-        let ExprKind::App(f, a) = &set.kind else {
-            return cannot("`with … from` other than generate_cos");
+        let gen = match &set.kind {
+            ExprKind::App(f, _) => match self.expr(f, file, &env)? {
+                V::Clo(c) if c.name == "generate_cos" => Some(c),
+                _ => None,
+            },
+            _ => None,
         };
-        let vf = self.expr(f, file, &env)?;
-        let V::Clo(gen) = &vf else {
-            return cannot("`with … from` other than generate_cos");
+        let Some(gen) = gen else {
+            // A set of one candidate binds it (herd's AArch64 model
+            // enumerates orders of TLB and cache maintenance, none here).
+            return match self.expr(set, file, &env)? {
+                V::ValSet(vs) if vs.len() == 1 => {
+                    let v = vs.into_iter().next().expect("one");
+                    Ok(env.bind(var, v))
+                }
+                V::ValSet(vs) if vs.len() > 1 => {
+                    cannot(format!("enumerating the {} candidates of `with {var} from …`", vs.len()))
+                }
+                _ => cannot(format!("`with {var} from …` of no candidate")),
+            };
         };
+        let ExprKind::App(_, a) = &set.kind else { unreachable!("a generate_cos application") };
         let stock_cross = crate::stock::text("cross.cat");
         if gen.name != "generate_cos" || Some(self.m.files[gen.file].text.as_str()) != stock_cross {
             return cannot("`with … from` other than herd's generate_cos");
@@ -1245,6 +1267,11 @@ impl C<'_> {
             }
             ExprKind::Op2(op, a, b) => {
                 let va = self.expr(a, file, env)?;
+                // herd stops a sequence at an empty prefix, unevaluated
+                // past it (names bound only for page tables, in AArch64's).
+                if *op == Op2::Seq && matches!(va, V::Empty) {
+                    return Ok(V::Empty);
+                }
                 let vb = self.expr(b, file, env)?;
                 self.op2(*op, va, vb, file, sp, a.span, b.span)?
             }
@@ -1377,6 +1404,7 @@ impl C<'_> {
         let is_set = |v: &V| matches!(v, Set(_));
         let is_rel = |v: &V| matches!(v, Rel(_));
         Ok(match op {
+            Op2::Cartesian if matches!(a, Empty) || matches!(b, Empty) => Empty,
             Op2::Cartesian => {
                 let x = self.as_set(&a, file, sa)?;
                 let y = self.as_set(&b, file, sb)?;
@@ -1488,6 +1516,9 @@ impl C<'_> {
 
     fn prim(&mut self, p: &'static str, arg: V, file: usize, sp: Span) -> R<V> {
         match p {
+            // Of nothing, nothing (herd's `emptyset` is `domain 0`): kept
+            // static, so a sequence after it stops as herd's does.
+            "domain" | "range" if matches!(arg, V::Empty) => Ok(V::Empty),
             "domain" => {
                 let r = self.as_rel(&arg, file, sp)?;
                 Ok(V::Set(self.domain(r)))
@@ -1497,6 +1528,13 @@ impl C<'_> {
                 Ok(V::Set(self.range(r)))
             }
             "fail" => self.error(file, sp, "fail"),
+            // The pairs of `r` whose values are page-table entries with one
+            // output address (`same-oa`), one of them writable
+            // (`at-least-one-writable`): litmus's values are integers, so none.
+            "same-oa" | "at-least-one-writable" => {
+                self.as_rel(&arg, file, sp)?;
+                Ok(V::Empty)
+            }
             "classes-loc" | "classes" | "linearisations" => cannot(format!("herd's primitive `{p}` on data")),
             other => self.unsupported(file, sp, format!("herd's primitive `{other}`")),
         }

@@ -184,6 +184,7 @@ impl Model {
         let x86 = Shape {
             sets: ["F", "IW", "LFENCE", "MFENCE", "R", "SFENCE", "W", "X"].map(String::from).to_vec(),
             rels: ["co", "int", "loc", "po", "rf", "same-instance"].map(String::from).to_vec(),
+            absent: Vec::new(),
         };
         p.add(x86);
         Ok(p)
@@ -191,7 +192,11 @@ impl Model {
 }
 
 fn shape_of(x: &Execution) -> Shape {
-    Shape { sets: x.sets.keys().cloned().collect(), rels: x.rels.keys().cloned().collect() }
+    Shape {
+        sets: x.sets.keys().cloned().collect(),
+        rels: x.rels.keys().cloned().collect(),
+        absent: x.absent.iter().cloned().collect(),
+    }
 }
 
 fn same_shape(s: &Shape, x: &Execution) -> bool {
@@ -199,6 +204,8 @@ fn same_shape(s: &Shape, x: &Execution) -> bool {
         && s.rels.len() == x.rels.len()
         && s.sets.iter().zip(x.sets.keys()).all(|(a, b)| a == b)
         && s.rels.iter().zip(x.rels.keys()).all(|(a, b)| a == b)
+        && s.absent.len() == x.absent.len()
+        && s.absent.iter().zip(&x.absent).all(|(a, b)| a == b)
 }
 
 impl Prepared {

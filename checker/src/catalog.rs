@@ -44,6 +44,10 @@ pub struct CatModel {
     /// `po ∪ rf` cycle, …), if anything: then the candidate explorer
     /// answers it ([`crate::candidates`]).
     pub weak: Option<&'static str>,
+    /// herd's `catdep`: the model computes `addr`, `data` and `ctrl` from
+    /// register events, which only the candidate explorer's executions
+    /// have ([`crate::candidates`]).
+    pub catdep: bool,
 }
 
 impl CatModel {
@@ -64,13 +68,6 @@ pub enum CatModelError {
     NameTaken { path: String, name: String, other: String },
     #[error("too many models loaded")]
     Full,
-    /// herd's `catdep`: the model derives `addr`, `data` and `ctrl` from
-    /// register events, which litmus's executions do not have.
-    #[error(
-        "{path}: the model computes its own dependencies from register events (`catdep`), which litmus's \
-         executions do not have yet{hint}"
-    )]
-    Catdep { path: String, hint: &'static str },
 }
 
 /// Load the model in `path` (includes searched next to it, then in
@@ -147,14 +144,12 @@ pub fn register(path: &Path, model: litmus_cat::Model) -> Result<Model, CatModel
 /// own model).
 fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> Result<Model, CatModelError> {
     let shown = path.display().to_string();
-    if model.files.iter().any(|f| f.program.catdep) {
-        let aarch = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with("aarch64"));
-        let hint = if aarch { "; for AArch64, `--model aarch64` is the project's Armv8 model" } else { "" };
-        return Err(CatModelError::Catdep { path: shown, hint });
-    }
+    let catdep = model.files.iter().any(|f| f.program.catdep);
     // A model that allows what the graph explorer's revisits assume it
-    // forbids is answered by the candidate explorer instead.
-    let weak = probe(&model).err();
+    // forbids is answered by the candidate explorer instead; so is one
+    // that needs register events.
+    let weak =
+        if catdep { Some("computes its dependencies from register events (catdep)") } else { probe(&model).err() };
     let naming = naming(&model);
     let stem = path.file_stem().map_or_else(|| shown.clone(), |s| s.to_string_lossy().into_owned());
     let builtin = Model::ALL.iter().any(|m| m.as_str().eq_ignore_ascii_case(&stem))
@@ -179,7 +174,7 @@ fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> 
     };
     debug_assert_eq!(id.0 as usize, reg.len());
     let entry: &'static CatModel =
-        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming, weak }));
+        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming, weak, catdep }));
     reg.push(entry);
     Ok(Model::Cat(id))
 }

@@ -96,6 +96,48 @@ impl Dialect {
     pub fn cas_as_arm(self) -> bool {
         self == Dialect::HerdAArch64
     }
+
+    /// The event sets herd7 binds for this architecture's tests that no
+    /// event of litmus's belongs to (system features: TLB and cache
+    /// maintenance, tags, faults, exceptions): a model that names them
+    /// reads them empty.
+    pub fn system_sets(self) -> &'static [&'static str] {
+        match self {
+            Dialect::HerdAArch64 => &[
+                "TLBI",
+                "TLBIIS",
+                "TLBInXS",
+                "DC.CVAU",
+                "DC.CIVAC",
+                "DC.CVAC",
+                "DC.IVAC",
+                "DC.ZVA",
+                "IC.IALLU",
+                "IC.IALLUIS",
+                "IC.IVAU",
+                "T",
+                "GCS",
+                "AF",
+                "DB",
+                "FAULT",
+                "FAULT-RD",
+                "FAULT-WR",
+                "EXC-ENTRY",
+                "EXC-RET",
+                "Translation",
+                "AccessFlag",
+                "Permission",
+                "Exclusive",
+                "TagCheck",
+                "PacCheck",
+                "UndefinedInstruction",
+                "SVC",
+                "GCSCheck",
+                "CutOff",
+            ],
+            _ => &[],
+        }
+    }
 }
 
 /// What a fence orders: everything (`full`), or stores before stores

@@ -23,6 +23,7 @@
 //! Work is counted in interpreter steps and candidates; past the work
 //! budget the search stops and says so, as the other explorers do.
 
+pub mod regs;
 pub mod thread;
 
 use crate::catalog::{self, Unjudged};
@@ -67,7 +68,8 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         }
     };
     let mut steps = 0u64;
-    let runs = match all_runs(prog, opts, &mut steps, max) {
+    let catdep = catalog::get(id).catdep;
+    let runs = match all_runs(prog, opts, catdep, &mut steps, max) {
         Ok(r) => r,
         Err(over) => {
             stats.transitions = steps;
@@ -90,6 +92,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         opts,
         flags: Default::default(),
         flagging: None,
+        catdep,
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
@@ -114,7 +117,7 @@ pub fn undecided(model: Model) -> crate::certainty::Why {
 /// cell's initial value and the program's constants (a write that only a
 /// cycle of reads justifies, `if (r == 1) x = 1;` in load buffering, needs
 /// its value before any run writes it, as herd7's solver has it).
-fn all_runs(prog: &Program, opts: &Options, steps: &mut u64, max: u64) -> Result<Vec<Vec<Run>>, Over> {
+fn all_runs(prog: &Program, opts: &Options, trace: bool, steps: &mut u64, max: u64) -> Result<Vec<Vec<Run>>, Over> {
     let constants = constants(prog);
     let mut domain: Vec<Vec<i64>> = prog
         .init
@@ -135,7 +138,7 @@ fn all_runs(prog: &Program, opts: &Options, steps: &mut u64, max: u64) -> Result
     loop {
         let mut runs = Vec::with_capacity(prog.threads.len());
         for (t, th) in prog.threads.iter().enumerate() {
-            runs.push(thread::runs(prog, t, &th.init_regs, &domain, opts.loop_bound, steps, max)?);
+            runs.push(thread::runs(prog, t, &th.init_regs, &domain, opts.loop_bound, trace, steps, max)?);
         }
         let writes: usize = runs
             .iter()
@@ -285,6 +288,10 @@ struct Layout {
     of: Vec<Vec<(usize, usize)>>,
     /// Per cell: its initial write's event, if the cell is accessed.
     iw: Vec<Option<usize>>,
+    /// Per thread, for a model that computes its dependencies: its run's
+    /// register events (numbered from `reg_base`).
+    micro: Vec<regs::Micro>,
+    reg_base: Vec<usize>,
 }
 
 struct Combine<'a> {
@@ -301,6 +308,8 @@ struct Combine<'a> {
     flags: std::collections::BTreeSet<String>,
     /// Has the model a check that can flag (`undefined_unless`, `flag`)?
     flagging: Option<bool>,
+    /// Does the model compute its dependencies from register events?
+    catdep: bool,
 }
 
 impl Combine<'_> {
@@ -426,11 +435,21 @@ impl Combine<'_> {
             }
             of.push(mine);
         }
+        let mut micro = Vec::new();
+        let mut reg_base = Vec::new();
+        if self.catdep {
+            for (t, r) in runs.iter().enumerate() {
+                let m = regs::micro(self.prog, t, r);
+                reg_base.push(n);
+                n += m.evs.len();
+                micro.push(m);
+            }
+        }
         if n > MAX_EVENTS {
             self.stats.unjudged = Some(Unjudged::TooManyEvents(n as u32));
             return;
         }
-        let lay = Layout { n, of, iw };
+        let lay = Layout { n, of, iw, micro, reg_base };
         let mut x = self.skeleton(runs, &lay);
         // Per read (thread, event): the writes it may read from (cat events).
         let mut readers: Vec<(usize, usize, Vec<usize>)> = Vec::new();
@@ -575,11 +594,25 @@ impl Combine<'_> {
                 loc[c] |= 1 << e;
             }
         }
-        let mut rels: std::collections::BTreeMap<&str, Rel> =
-            ["po", "int", "loc", "same-instance", "addr", "data", "ctrl", "pick-addr", "pick-data", "pick-ctrl"]
-                .into_iter()
-                .map(|k| (k, Rel::empty(n)))
-                .collect();
+        let mut rels: std::collections::BTreeMap<&str, Rel> = [
+            "po",
+            "int",
+            "loc",
+            "same-instance",
+            "addr",
+            "data",
+            "ctrl",
+            "pick-addr",
+            "pick-data",
+            "pick-ctrl",
+            "iico_data",
+            "iico_ctrl",
+            "iico_order",
+            "rf-reg",
+        ]
+        .into_iter()
+        .map(|k| (k, Rel::empty(n)))
+        .collect();
         for (t, r) in runs.iter().enumerate() {
             let of = &lay.of[t];
             let mut thread: Set = 0;
@@ -664,6 +697,9 @@ impl Combine<'_> {
                 int.0[k] |= thread;
             }
         }
+        if self.catdep {
+            self.registers(lay, &mut sets, &mut rels);
+        }
         for m in loc {
             let mut k = m;
             while k != 0 {
@@ -677,12 +713,112 @@ impl Combine<'_> {
                 *row |= 1 << e;
             }
         }
-        let mut x = Execution::new(n);
+        let mut x = Execution::new(n).absent(self.prog.dialect.system_sets().iter().copied());
         x.sets = sets;
         x.rels = rels.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
         x.rels.insert("rf".into(), Rel::empty(n));
         x.rels.insert("co".into(), Rel::empty(n));
         x
+    }
+
+    /// The register events of a model that computes its dependencies
+    /// ([`regs`]): their sets, `iico`, `rf-reg`, each register a location
+    /// of its thread, and `po`, `int`, `same-instance` over every event by
+    /// the instruction it belongs to.
+    fn registers(
+        &self,
+        lay: &Layout,
+        sets: &mut std::collections::BTreeMap<String, Set>,
+        rels: &mut std::collections::BTreeMap<&str, Rel>,
+    ) {
+        use regs::{Node, RegKind};
+        for k in ["Rreg", "Wreg", "ADDR", "DATA", "B", "BCC", "PRED"] {
+            sets.entry(k.into()).or_insert(0);
+        }
+        for (t, m) in lay.micro.iter().enumerate() {
+            let base = lay.reg_base[t];
+            let of = &lay.of[t];
+            let cat = |n: Node| match n {
+                Node::Mem { event, write } => {
+                    let (a, b) = of[event as usize];
+                    if write {
+                        b
+                    } else {
+                        a
+                    }
+                }
+                Node::Reg(i) => base + i as usize,
+            };
+            // Every event of the thread with its instruction.
+            let mut all: Vec<(usize, u32)> = Vec::new();
+            for (j, &(a, b)) in of.iter().enumerate() {
+                all.push((a, m.mem_step[j]));
+                if b != a {
+                    all.push((b, m.mem_step[j]));
+                }
+            }
+            let mut by_reg: std::collections::BTreeMap<regs::RegId, Vec<usize>> = Default::default();
+            // The last write of each register so far (events are in program order).
+            let mut last: std::collections::HashMap<regs::RegId, usize> = Default::default();
+            for (i, e) in m.evs.iter().enumerate() {
+                let c = base + i;
+                all.push((c, e.step));
+                let mut add = |k: &str| *sets.get_mut(k).expect("made") |= 1 << c;
+                match e.kind {
+                    RegKind::Read(r) => {
+                        add("Rreg");
+                        by_reg.entry(r).or_default().push(c);
+                        if let Some(&w) = last.get(&r) {
+                            rels.get_mut("rf-reg").expect("made").0[w] |= 1 << c;
+                        }
+                    }
+                    RegKind::Write(r) => {
+                        add("Wreg");
+                        by_reg.entry(r).or_default().push(c);
+                        last.insert(r, c);
+                    }
+                    RegKind::Commit { branch } => {
+                        add("B");
+                        add(if branch { "BCC" } else { "PRED" });
+                    }
+                    RegKind::Nothing => {}
+                }
+                if e.addr {
+                    add("ADDR");
+                }
+                if e.data {
+                    add("DATA");
+                }
+            }
+            for (k, edges) in [("iico_data", &m.iico_data), ("iico_ctrl", &m.iico_ctrl), ("iico_order", &m.iico_order)]
+            {
+                let r = rels.get_mut(k).expect("made");
+                for &(a, b) in edges {
+                    r.0[cat(a)] |= 1 << cat(b);
+                }
+            }
+            let loc = rels.get_mut("loc").expect("made");
+            for evs in by_reg.values() {
+                let mask: Set = evs.iter().fold(0, |m, &e| m | 1 << e);
+                for &e in evs {
+                    loc.0[e] |= mask;
+                }
+            }
+            let thread: Set = all.iter().fold(0, |m, &(e, _)| m | 1 << e);
+            for &(a, sa) in &all {
+                let (mut later, mut same): (Set, Set) = (0, 0);
+                for &(b, sb) in &all {
+                    if sb > sa {
+                        later |= 1 << b;
+                    } else if sb == sa {
+                        same |= 1 << b;
+                    }
+                }
+                rels.get_mut("po").expect("made").0[a] = later;
+                rels.get_mut("same-instance").expect("made").0[a] |= same;
+                rels.get_mut("int").expect("made").0[a] |= thread;
+            }
+        }
     }
 
     /// An allowed candidate: its final state, failures, reads.

@@ -70,7 +70,31 @@ pub struct Run {
     pub events: Vec<Ev>,
     pub regs: Vec<i64>,
     pub end: End,
+    /// The instructions it ran, in order, when asked for (register events
+    /// are made from them: [`super::regs`]).
+    pub trace: Vec<Step>,
 }
+
+/// One instruction a run ran: where, and its first event's index in the
+/// run's events (its events run to the next step's first).
+#[derive(Clone, Copy, Debug)]
+pub struct Step {
+    pub pc: u32,
+    pub first: u32,
+    /// Which way it went where that is no event's: the operand a select
+    /// chose ([`ALT_SECOND`]), the way an atomic ran ([`RmwWay::alt`]).
+    pub alt: u8,
+}
+
+/// A select chose its second operand.
+pub const ALT_SECOND: u8 = 1;
+/// An AArch64 CAS: succeeded with its old value's register written from
+/// the read (herd's `DataFromRx`), from the expected value's register
+/// (`DataFromRRs`); failed without writing, failed writing back.
+pub const CAS_FROM_READ: u8 = 0;
+pub const CAS_FROM_EXPECTED: u8 = 1;
+pub const CAS_FAIL: u8 = 2;
+pub const CAS_FAIL_WRITE_BACK: u8 = 3;
 
 /// Why a thread's runs could not be listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,6 +121,7 @@ struct St {
     stored: Vec<(u64, u64)>,
     loops: Vec<u32>,
     events: Vec<Ev>,
+    trace: Vec<Step>,
     /// The cell the last load-reserved reserved, until a store-conditional.
     reserved: Option<Cell>,
     /// Set when the run ended as it forked (a taken lock, a failed update).
@@ -112,6 +137,8 @@ struct RmwWay {
     through: (u64, u64),
     /// What the register taking the old value depends on.
     old: (u64, u64),
+    /// Which way it is, for the register events ([`Step::alt`]).
+    alt: u8,
 }
 
 /// What an event depends on (see [`Ev`]).
@@ -161,13 +188,16 @@ enum Stop {
 }
 
 /// Every run of thread `t` of `prog` whose reads take values in `domain`
-/// (per cell). `steps` counts the instructions interpreted, up to `max_steps`.
+/// (per cell). `steps` counts the instructions interpreted, up to `max_steps`;
+/// `trace` keeps each run's instructions.
+#[allow(clippy::too_many_arguments)]
 pub fn runs(
     prog: &Program,
     t: usize,
     init_regs: &[i64],
     domain: &[Vec<i64>],
     loop_bound: u32,
+    trace: bool,
     steps: &mut u64,
     max_steps: u64,
 ) -> Result<Vec<Run>, Over> {
@@ -188,6 +218,7 @@ pub fn runs(
         stored: vec![(0, 0); prog.init.len()],
         loops: vec![0; n_loops],
         events: Vec::new(),
+        trace: Vec::new(),
         reserved: None,
         end: None,
     };
@@ -199,7 +230,7 @@ pub fn runs(
     let mut stack = vec![start];
     while let Some(mut s) = stack.pop() {
         if let Some(end) = s.end {
-            out.push(Run { events: s.events, regs: s.regs, end });
+            out.push(Run { events: s.events, regs: s.regs, end, trace: s.trace });
             continue;
         }
         let stop = loop {
@@ -211,6 +242,9 @@ pub fn runs(
                 return Err(Over::Events);
             }
             let Some(&ins) = code.get(s.pc) else { break Stop::End(End::Done) };
+            if trace {
+                s.trace.push(Step { pc: s.pc as u32, first: s.events.len() as u32, alt: 0 });
+            }
             let mut next = s.pc + 1;
             // A value, the reads it depends on, and those with picks.
             let val = |s: &St, o: Operand| match o {
@@ -262,6 +296,9 @@ pub fn runs(
                 Instr::Select { dst, cond, a, b } => {
                     let (c, dc, pc) = val(&s, cond);
                     let (v, d, p) = val(&s, if c != 0 { a } else { b });
+                    if let (Some(step), true) = (s.trace.last_mut(), c == 0) {
+                        step.alt = ALT_SECOND;
+                    }
                     s.set(dst, v, d, p | dc | pc);
                 }
                 Instr::Jump { target } => next = target as usize,
@@ -380,13 +417,15 @@ pub fn runs(
                         match op {
                             RmwOp::Xchg(o) => {
                                 let (w, d, p) = val(&b, o);
-                                ways.push(RmwWay { write: Some((w, d, p)), through: (0, 0), old });
+                                ways.push(RmwWay { write: Some((w, d, p)), through: (0, 0), old, alt: 0 });
                             }
                             RmwOp::Fetch(f, o) => {
                                 let (x, d, p) = val(&b, o);
                                 match f.eval(v, x) {
                                     // The value written comes from the read too.
-                                    Some(w) => ways.push(RmwWay { write: Some((w, d, p)), through: (rd, rp), old }),
+                                    Some(w) => {
+                                        ways.push(RmwWay { write: Some((w, d, p)), through: (rd, rp), old, alt: 0 })
+                                    }
                                     None => {
                                         stack.push(St {
                                             end: Some(End::Failed(stmt, FailureKind::DivisionByZero)),
@@ -403,7 +442,12 @@ pub fn runs(
                                 // decides the write: a pick dependency.
                                 let cmp = ep | rp;
                                 if v == e {
-                                    ways.push(RmwWay { write: Some((w, d, p | cmp)), through: (0, cmp), old });
+                                    ways.push(RmwWay {
+                                        write: Some((w, d, p | cmp)),
+                                        through: (0, cmp),
+                                        old,
+                                        alt: CAS_FROM_READ,
+                                    });
                                     if arm_cas {
                                         // herd's AArch64: the old value's register
                                         // may take its value from `expected`.
@@ -411,22 +455,31 @@ pub fn runs(
                                             write: Some((w, d, p | cmp)),
                                             through: (0, cmp),
                                             old: (ed, ep | rp),
+                                            alt: CAS_FROM_EXPECTED,
                                         });
                                     }
                                 } else {
-                                    ways.push(RmwWay { write: None, through: (0, 0), old });
+                                    ways.push(RmwWay { write: None, through: (0, 0), old, alt: CAS_FAIL });
                                     if arm_cas {
                                         // … and a failing one may write back what it read.
-                                        ways.push(RmwWay { write: Some((v, 0, cmp)), through: (rd, rp | cmp), old });
+                                        ways.push(RmwWay {
+                                            write: Some((v, 0, cmp)),
+                                            through: (rd, rp | cmp),
+                                            old,
+                                            alt: CAS_FAIL_WRITE_BACK,
+                                        });
                                     }
                                 }
                             }
                             RmwOp::Lock => {
-                                ways.push(RmwWay { write: (v == 0).then_some((1, 0, 0)), through: (0, 0), old })
+                                ways.push(RmwWay { write: (v == 0).then_some((1, 0, 0)), through: (0, 0), old, alt: 0 })
                             }
                         }
                         for way in ways {
                             let mut b = b.clone();
+                            if let Some(step) = b.trace.last_mut() {
+                                step.alt = way.alt;
+                            }
                             b.set(dst, v, way.old.0, way.old.1);
                             let (kind, value, data, labels) = match (way.write, op) {
                                 (Some((w, d, p)), _) => (Kind::Update, w, (d, p), labels),
@@ -454,7 +507,7 @@ pub fn runs(
             s.pc = next;
         };
         if let Stop::End(end) = stop {
-            out.push(Run { events: s.events, regs: s.regs, end });
+            out.push(Run { events: s.events, regs: s.regs, end, trace: s.trace });
         }
     }
     Ok(out)
