@@ -48,6 +48,9 @@ pub struct CatModel {
     /// register events, which only the candidate explorer's executions
     /// have ([`crate::candidates`]).
     pub catdep: bool,
+    /// The model prepared with every shape built so far, for the next
+    /// search to start from ([`prepared`]).
+    prepared: std::sync::Mutex<Option<litmus_cat::Prepared>>,
 }
 
 impl CatModel {
@@ -173,8 +176,16 @@ fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> 
         return Err(CatModelError::Full);
     };
     debug_assert_eq!(id.0 as usize, reg.len());
-    let entry: &'static CatModel =
-        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming, weak, catdep }));
+    let entry: &'static CatModel = Box::leak(Box::new(CatModel {
+        id,
+        path: path.to_path_buf(),
+        model,
+        name,
+        naming,
+        weak,
+        catdep,
+        prepared: Default::default(),
+    }));
     reg.push(entry);
     Ok(Model::Cat(id))
 }
@@ -186,6 +197,25 @@ fn find(pred: impl Fn(&CatModel) -> bool) -> Option<&'static CatModel> {
 /// The loaded model of `id` (registered: ids are only made by [`register`]).
 pub fn get(id: CatId) -> &'static CatModel {
     REGISTRY.read().unwrap_or_else(|e| e.into_inner())[id.0 as usize]
+}
+
+/// The model of `id` prepared, with the graphs earlier searches built
+/// (compiling a large model, herd's `aarch64.cat`, costs more than
+/// judging a small test's candidates).
+pub fn prepared(id: CatId) -> Result<litmus_cat::Prepared, litmus_cat::CatError> {
+    let m = get(id);
+    if let Some(p) = m.prepared.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
+        return Ok(p.clone());
+    }
+    m.model.prepare(&CatOptions::default())
+}
+
+/// Keep `p`'s graphs for the next search, if it built more than are kept.
+pub fn keep_prepared(id: CatId, p: &litmus_cat::Prepared) {
+    let mut kept = get(id).prepared.lock().unwrap_or_else(|e| e.into_inner());
+    if kept.as_ref().is_none_or(|k| k.shapes_built() < p.shapes_built()) {
+        *kept = Some(p.clone());
+    }
 }
 
 /// Why a search under a model given as data stopped at a graph.

@@ -32,7 +32,7 @@ use crate::machine::{Event, EventKind, Model, ATOMIC_READ, NONE};
 use crate::options::Options;
 use crate::outcome::{CondSite, Keeper, ModelOutcome, Witness};
 use crate::reads::Reads;
-use litmus_cat::eval::{Execution, Options as CatOptions, Rel, Set, MAX_EVENTS};
+use litmus_cat::eval::{Execution, Rel, Set, MAX_EVENTS};
 use litmus_cat::prepared::Prepared;
 use litmus_ir::Program;
 use std::time::Instant;
@@ -58,8 +58,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         stats.unjudged = Some(Unjudged::NoDefinition);
         return keeper.finish(prog, model, reads, stats, start);
     };
-    let cat = &catalog::get(id).model;
-    let mut prepared = match cat.prepare(&CatOptions::default()) {
+    let mut prepared = match catalog::prepared(id) {
         Ok(p) => p,
         Err(e) => {
             catalog::note_error(id, &e.to_string());
@@ -95,6 +94,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         catdep,
     };
     c.all(&runs);
+    catalog::keep_prepared(id, c.prepared);
     let flags = std::mem::take(&mut c.flags);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
