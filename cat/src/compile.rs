@@ -864,15 +864,19 @@ impl C<'_> {
     /// with the execution's own `co`: no enumeration, a guard instead.
     fn with_from(&mut self, var: &str, set: &Expr, file: usize, env: Env, span: Span) -> R<Env> {
         let gen = match &set.kind {
-            ExprKind::App(f, _) => match self.expr(f, file, &env)? {
-                V::Clo(c) if c.name == "generate_cos" => Some(c),
+            ExprKind::App(f, a) => match self.expr(f, file, &env)? {
+                V::Clo(c) if c.name == "generate_cos" => Some((c, a)),
                 _ => None,
             },
             _ => None,
         };
-        let Some(gen) = gen else {
+        let Some((gen, a)) = gen else {
             // A set of one candidate binds it (herd's AArch64 model
-            // enumerates orders of TLB and cache maintenance, none here).
+            // enumerates orders of TLB and cache maintenance, none here);
+            // one the execution gives is checked by the evaluator.
+            if self.shape.rels.iter().any(|k| k == var) {
+                return cannot(format!("`with {var} from …` of a relation the execution gives"));
+            }
             return match self.expr(set, file, &env)? {
                 V::ValSet(vs) if vs.len() == 1 => {
                     let v = vs.into_iter().next().expect("one");
@@ -884,9 +888,8 @@ impl C<'_> {
                 _ => cannot(format!("`with {var} from …` of no candidate")),
             };
         };
-        let ExprKind::App(_, a) = &set.kind else { unreachable!("a generate_cos application") };
         let stock_cross = crate::stock::text("cross.cat");
-        if gen.name != "generate_cos" || Some(self.m.files[gen.file].text.as_str()) != stock_cross {
+        if Some(self.m.files[gen.file].text.as_str()) != stock_cross {
             return cannot("`with … from` other than herd's generate_cos");
         }
         let Some(pos) = self.shape.rels.iter().position(|k| k == var) else {

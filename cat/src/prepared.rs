@@ -71,24 +71,9 @@ use crate::rows::{self, Word};
 pub struct Prepared {
     model: Model,
     opts: Options,
-    /// Shared by clones: a graph, once built, is read only.
-    shapes: Vec<std::sync::Arc<Compiled>>,
+    shapes: Vec<Compiled>,
     last: usize,
     scratch: Scratch,
-}
-
-/// A copy with the graphs built so far (shared) and fresh buffers: one
-/// model prepared once answers many programs' searches.
-impl Clone for Prepared {
-    fn clone(&self) -> Prepared {
-        Prepared {
-            model: self.model.clone(),
-            opts: self.opts.clone(),
-            shapes: self.shapes.clone(),
-            last: self.last,
-            scratch: Scratch::default(),
-        }
-    }
 }
 
 /// What the prepared model knows of one of its checks, for one shape.
@@ -224,11 +209,6 @@ fn same_shape(s: &Shape, x: &Execution) -> bool {
 }
 
 impl Prepared {
-    /// How many shapes of execution it has a graph (or a fallback) for.
-    pub fn shapes_built(&self) -> usize {
-        self.shapes.len()
-    }
-
     /// The model prepared.
     pub fn model(&self) -> &Model {
         &self.model
@@ -239,7 +219,7 @@ impl Prepared {
             Ok(g) => Code::Graph(Box::new(g)),
             Err(why) => Code::Fallback(why),
         };
-        self.shapes.push(std::sync::Arc::new(Compiled { shape, code }));
+        self.shapes.push(Compiled { shape, code });
         self.shapes.len() - 1
     }
 
@@ -405,7 +385,7 @@ impl Prepared {
     /// not known (a shape that falls back to the evaluator, `let rec`).
     pub fn extension_kept(&mut self, x: &Execution, member: impl Fn(&str) -> bool, access: bool) -> bool {
         let i = self.shape(x);
-        let Compiled { shape, code } = &*self.shapes[i];
+        let Compiled { shape, code } = &self.shapes[i];
         match code {
             Code::Graph(g) => {
                 let member: Vec<bool> = shape.sets.iter().map(|k| member(k)).collect();

@@ -48,9 +48,6 @@ pub struct CatModel {
     /// register events, which only the candidate explorer's executions
     /// have ([`crate::candidates`]).
     pub catdep: bool,
-    /// The model prepared with every shape built so far, for the next
-    /// search to start from ([`prepared`]).
-    prepared: std::sync::Mutex<Option<litmus_cat::Prepared>>,
 }
 
 impl CatModel {
@@ -176,16 +173,8 @@ fn register_as(path: &Path, model: litmus_cat::Model, as_name: Option<&str>) -> 
         return Err(CatModelError::Full);
     };
     debug_assert_eq!(id.0 as usize, reg.len());
-    let entry: &'static CatModel = Box::leak(Box::new(CatModel {
-        id,
-        path: path.to_path_buf(),
-        model,
-        name,
-        naming,
-        weak,
-        catdep,
-        prepared: Default::default(),
-    }));
+    let entry: &'static CatModel =
+        Box::leak(Box::new(CatModel { id, path: path.to_path_buf(), model, name, naming, weak, catdep }));
     reg.push(entry);
     Ok(Model::Cat(id))
 }
@@ -199,23 +188,28 @@ pub fn get(id: CatId) -> &'static CatModel {
     REGISTRY.read().unwrap_or_else(|e| e.into_inner())[id.0 as usize]
 }
 
-/// The model of `id` prepared, with the graphs earlier searches built
-/// (compiling a large model, herd's `aarch64.cat`, costs more than
-/// judging a small test's candidates).
-pub fn prepared(id: CatId) -> Result<litmus_cat::Prepared, litmus_cat::CatError> {
-    let m = get(id);
-    if let Some(p) = m.prepared.lock().unwrap_or_else(|e| e.into_inner()).as_ref() {
-        return Ok(p.clone());
-    }
-    m.model.prepare(&CatOptions::default())
+thread_local! {
+    /// Each thread's prepared models, with the graphs its searches built
+    /// (one per thread and model, lent to each search: compiling a model,
+    /// herd's `aarch64.cat`, costs more than judging a small test).
+    static PREPARED: std::cell::RefCell<std::collections::HashMap<CatId, litmus_cat::Prepared>> = Default::default();
 }
 
-/// Keep `p`'s graphs for the next search, if it built more than are kept.
-pub fn keep_prepared(id: CatId, p: &litmus_cat::Prepared) {
-    let mut kept = get(id).prepared.lock().unwrap_or_else(|e| e.into_inner());
-    if kept.as_ref().is_none_or(|k| k.shapes_built() < p.shapes_built()) {
-        *kept = Some(p.clone());
-    }
+/// This thread's prepared model of `id`, if it has one: lent until
+/// [`give_back_prepared`].
+pub fn lend_prepared(id: CatId) -> Option<litmus_cat::Prepared> {
+    PREPARED.with(|p| p.borrow_mut().remove(&id))
+}
+
+/// The model of `id` prepared: lent by this thread, or made.
+pub fn prepared(id: CatId) -> Result<litmus_cat::Prepared, litmus_cat::CatError> {
+    lend_prepared(id).map_or_else(|| get(id).model.prepare(&CatOptions::default()), Ok)
+}
+
+/// Give `p` back for this thread's next search.
+pub fn give_back_prepared(id: CatId, p: litmus_cat::Prepared) {
+    // A thread being torn down has no cache left to return it to.
+    let _ = PREPARED.try_with(|c| c.borrow_mut().insert(id, p));
 }
 
 /// Why a search under a model given as data stopped at a graph.

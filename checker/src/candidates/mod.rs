@@ -72,12 +72,22 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         Ok(r) => r,
         Err(over) => {
             stats.transitions = steps;
+            catalog::give_back_prepared(id, prepared);
             match over {
                 Over::Work => stats.work_cut = Some(max),
                 Over::Events => stats.unjudged = Some(Unjudged::TooManyEvents(thread::MAX_THREAD_EVENTS as u32 + 1)),
             }
             return keeper.finish(prog, model, reads, stats, start);
         }
+    };
+    // Each run's register events, made once (a run is in many candidates).
+    let micros: Vec<Vec<std::rc::Rc<regs::Micro>>> = match catdep {
+        true => runs
+            .iter()
+            .enumerate()
+            .map(|(t, rs)| rs.iter().map(|r| std::rc::Rc::new(regs::micro(prog, t, r))).collect())
+            .collect(),
+        false => Vec::new(),
     };
     let mut c = Combine {
         prog,
@@ -92,10 +102,11 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         flags: Default::default(),
         flagging: None,
         catdep,
+        micros,
     };
     c.all(&runs);
-    catalog::keep_prepared(id, c.prepared);
     let flags = std::mem::take(&mut c.flags);
+    catalog::give_back_prepared(id, prepared);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
     o.flags = flags.into_iter().collect();
@@ -290,7 +301,7 @@ struct Layout {
     iw: Vec<Option<usize>>,
     /// Per thread, for a model that computes its dependencies: its run's
     /// register events (numbered from `reg_base`).
-    micro: Vec<regs::Micro>,
+    micro: Vec<std::rc::Rc<regs::Micro>>,
     reg_base: Vec<usize>,
 }
 
@@ -310,6 +321,8 @@ struct Combine<'a> {
     flagging: Option<bool>,
     /// Does the model compute its dependencies from register events?
     catdep: bool,
+    /// Per thread, per run: its register events, if `catdep`.
+    micros: Vec<Vec<std::rc::Rc<regs::Micro>>>,
 }
 
 impl Combine<'_> {
@@ -340,7 +353,8 @@ impl Combine<'_> {
             .map(|rs| rs.iter().flat_map(|r| &r.events).filter(|e| e.writes()).map(|e| (e.cell, e.value)).collect())
             .collect();
         let mut chosen: Vec<&Run> = Vec::with_capacity(runs.len());
-        self.choose(runs, &provides, &mut chosen);
+        let mut picked: Vec<usize> = Vec::with_capacity(runs.len());
+        self.choose(runs, &provides, &mut chosen, &mut picked);
     }
 
     fn choose<'r>(
@@ -348,21 +362,24 @@ impl Combine<'_> {
         runs: &'r [Vec<Run>],
         provides: &[std::collections::HashSet<(litmus_ir::Cell, i64)>],
         chosen: &mut Vec<&'r Run>,
+        picked: &mut Vec<usize>,
     ) {
         let t = chosen.len();
         if t == runs.len() {
-            self.runs(chosen);
+            self.runs(chosen, picked);
             return;
         }
-        for r in &runs[t] {
+        for (i, r) in runs[t].iter().enumerate() {
             if r.end == End::Pruned {
                 continue;
             }
             chosen.push(r);
+            picked.push(i);
             if self.feasible(chosen, provides) {
-                self.choose(runs, provides, chosen);
+                self.choose(runs, provides, chosen, picked);
             }
             chosen.pop();
+            picked.pop();
             if self.over() {
                 return;
             }
@@ -410,8 +427,9 @@ impl Combine<'_> {
         self.flags.extend(v.flags);
     }
 
-    /// Every rf and co of one choice of runs.
-    fn runs(&mut self, runs: &[&Run]) {
+    /// Every rf and co of one choice of runs (`picked`: each one's index
+    /// among its thread's).
+    fn runs(&mut self, runs: &[&Run], picked: &[usize]) {
         let cells = self.prog.init.len();
         let mut touched = vec![false; cells];
         for e in runs.iter().flat_map(|r| &r.events) {
@@ -437,13 +455,11 @@ impl Combine<'_> {
         }
         let mut micro = Vec::new();
         let mut reg_base = Vec::new();
-        if self.catdep {
-            for (t, r) in runs.iter().enumerate() {
-                let m = regs::micro(self.prog, t, r);
-                reg_base.push(n);
-                n += m.evs.len();
-                micro.push(m);
-            }
+        for (t, &i) in picked.iter().enumerate().filter(|_| self.catdep) {
+            let m = self.micros[t][i].clone();
+            reg_base.push(n);
+            n += m.evs.len();
+            micro.push(m);
         }
         if n > MAX_EVENTS {
             self.stats.unjudged = Some(Unjudged::TooManyEvents(n as u32));
@@ -675,6 +691,9 @@ impl Combine<'_> {
                     dep(e.pick[1], rels.get_mut("pick-data").expect("made"), &[b]);
                 }
                 dep(e.pick[2], rels.get_mut("pick-ctrl").expect("made"), &both);
+            }
+            if self.catdep {
+                continue; // po and int over every event: `registers`
             }
             // po: each instruction's events before every later one's.
             let po = rels.get_mut("po").expect("made");

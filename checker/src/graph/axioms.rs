@@ -33,12 +33,6 @@ pub enum JudgeError {
     Model(String),
 }
 
-thread_local! {
-    /// Each thread's prepared models (a [`Prepared`] is neither `Send` nor
-    /// cheap to make: one per thread and model, lent to each judge).
-    static PREPARED: std::cell::RefCell<std::collections::HashMap<CatId, Prepared>> = Default::default();
-}
-
 /// One worker's judge: the prepared model and the conversion's buffers.
 pub struct Judge {
     pub id: CatId,
@@ -60,7 +54,7 @@ pub struct Judge {
 
 impl Judge {
     pub fn new(id: CatId) -> Judge {
-        let prepared = PREPARED.with(|p| p.borrow_mut().remove(&id));
+        let prepared = catalog::lend_prepared(id);
         Judge {
             id,
             prepared,
@@ -567,8 +561,7 @@ pub fn allows(id: CatId, events: &[Event], sc: bool) -> Result<bool, String> {
 impl Drop for Judge {
     fn drop(&mut self) {
         if let Some(p) = self.prepared.take() {
-            // A thread being torn down has no cache left to return it to.
-            let _ = PREPARED.try_with(|c| c.borrow_mut().insert(self.id, p));
+            catalog::give_back_prepared(self.id, p);
         }
     }
 }
