@@ -117,12 +117,16 @@ for i in range(0, len(files), a.chunk):
         if "file" in j:
             lit[j["file"]] = j
 agree, differ, refused, unanswered, unknown, noanswer = 0, [], {}, 0, [], []
+refused_answered = []
 for f in files:
     j = lit.get(f)
     if not j or not j.get("models"):
         code = (j or {}).get("diagnostics", [{}])
         code = code[0].get("code", "?") if code else "?"
         refused[code] = refused.get(code, 0) + 1
+        h = by_file[f] if f in shared else herd.get(test_name(f))
+        if h and "obs" in h:
+            refused_answered.append((os.path.relpath(f), code))
         continue
     m = list(j["models"].values())[0]
     h = by_file[f] if f in shared else herd.get(j.get("test"))
@@ -148,8 +152,10 @@ for u in unknown:
     print("UNKNOWN", *u)
 for f in noanswer:
     print("NOANSWER", f)
-print(f"{len(files)} files: {agree} agree, {len(differ)} differ, {len(unknown)} unknown to litmus, litmus refused {sum(refused.values())} {refused}, "
-      f"herd7 gave no answer to {unanswered}")
+for f, code in refused_answered:
+    print("REFUSED-HERD-ANSWERS", code, f)
+print(f"{len(files)} files: {agree} agree, {len(differ)} differ, {len(unknown)} unknown to litmus, litmus refused {sum(refused.values())} {refused}"
+      f" (herd7 answers {len(refused_answered)} of them), herd7 gave no answer to {unanswered}")
 print(f"time: litmus {lw:.2f} s wall, {lc:.2f} s CPU; herd7 {hw:.2f} s wall, {hc:.2f} s CPU")
 if a.per_test:
     lit_cmd = [litmus, "check", "--bounded", "--format", "json", "--timeout", a.timeout, "--model", model, "--cat-include", a.cat_include]

@@ -86,8 +86,8 @@ pub fn run(args: &RunArgs) -> u8 {
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return 2;
     };
-    if p.has_store_conditionals() {
-        eprintln!("error: {}: `litmus run` does not run store-conditionals (`sc`): whether one fails is not the CPU's to show", l.path);
+    if p.candidates_only() {
+        eprintln!("error: {}: `litmus run` does not run store-conditionals (`sc`, whether one fails is not the CPU's to show) nor pair instructions", l.path);
         return 2;
     }
     if let Some(dir) = &args.record {

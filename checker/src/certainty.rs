@@ -129,7 +129,7 @@ impl Why {
             }
             Why::Undecided => "not decided under a model that allows load buffering: outcomes only, for now".into(),
             Why::StoreConditional => {
-                "the program has a store-conditional (`sc`), which this model's machine does not run".into()
+                "the program has a store-conditional (`sc`) or a pair instruction, which this model's machine does not run".into()
             }
         }
     }

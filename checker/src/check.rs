@@ -120,7 +120,7 @@ fn bounded_violations_observed(
     observer: impl FnMut(&crate::dpor::Execution<'_>),
 ) -> Report {
     let relaxed: Vec<Model> = models.iter().copied().filter(|m| m.buffered()).collect();
-    let robust::Measured { mut sc, mut robustness, premeasured } = if prog.has_store_conditionals() {
+    let robust::Measured { mut sc, mut robustness, premeasured } = if prog.candidates_only() {
         // No machine runs it: SC's candidates, each model's own (or none).
         let sc = explore::explore(prog, Model::Sc, opts);
         let robustness = relaxed.iter().map(|&m| robust::own_executions(prog, m, opts)).collect();
@@ -201,7 +201,7 @@ pub fn unbounded_violations(
 ) -> Result<Report, Fallback> {
     // `--first` asks for the bounded search's first finding; a
     // store-conditional is not the machines' to run.
-    let asked = opts.budget.found.is_none() && !prog.has_store_conditionals();
+    let asked = opts.budget.found.is_none() && !prog.candidates_only();
     let Some(limits) = opts.unbounded.as_ref().filter(|_| asked) else {
         return Err(Fallback::not_asked());
     };

@@ -48,7 +48,7 @@ pub fn by_graph(prog: &Program, model: Model, opts: &Options) -> bool {
 /// built-in model by its definition as data, if it has one); and a model
 /// given as data for a program whose labels the graphs do not carry.
 pub fn by_candidates(prog: &Program, model: Model, opts: &Options) -> bool {
-    prog.has_store_conditionals()
+    prog.candidates_only()
         || model.is_axiomatic()
             && (!model.by_graphs() || opts.explorer == crate::options::ExplorerKind::Candidates || prog.has_labels())
 }

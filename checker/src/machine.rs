@@ -96,8 +96,9 @@ pub enum FailureKind {
     IndexOutOfBounds,
     DivisionByZero,
     BadAddress,
-    /// A store-conditional, which no machine runs (a check routes its
-    /// program to the candidate explorer: [`Program::has_store_conditionals`]).
+    /// A store-conditional or a pair instruction, which no machine runs (a
+    /// check routes its program to the candidate explorer:
+    /// [`Program::candidates_only`]).
     StoreConditional,
 }
 
@@ -108,7 +109,9 @@ impl FailureKind {
             FailureKind::IndexOutOfBounds => "array index out of bounds",
             FailureKind::DivisionByZero => "division by zero",
             FailureKind::BadAddress => "invalid address",
-            FailureKind::StoreConditional => "a store-conditional, which this engine does not run",
+            FailureKind::StoreConditional => {
+                "a store-conditional or a pair instruction, which this engine does not run"
+            }
         }
     }
 }
@@ -472,6 +475,8 @@ pub struct Machine<'p> {
     pub unbounded_loops: bool,
     pub threads: usize,
     pub cells: usize,
+    /// Where each cell is in bytes, for computed addresses.
+    layout: ir::Layout,
     reg_base: Vec<usize>,
     loop_base: Vec<usize>,
     /// Per thread, per pc: the await region containing it.
@@ -605,6 +610,7 @@ impl<'p> Machine<'p> {
             unbounded_loops: false,
             threads: prog.threads.len(),
             cells: prog.mem_size(),
+            layout: prog.layout(),
             reg_base,
             loop_base,
             awaits,
@@ -977,7 +983,7 @@ impl<'p> Machine<'p> {
 
     /// The same, given the thread's registers.
     fn cell_in(&self, regs: &[i64], a: Addr) -> Result<Cell, FailureKind> {
-        resolve(regs, a, self.cells)
+        resolve(regs, a, &self.layout)
     }
 
     fn fail(&self, st: &mut State, t: usize, stmt: StmtId, kind: FailureKind, log: &[Event]) {
@@ -1203,7 +1209,9 @@ impl<'p> Machine<'p> {
                     self.issue_store(st, t, cell, value, stmt, step, log);
                 }
                 Instr::Load { .. } | Instr::Rmw { .. } => return,
-                Instr::StoreCond { stmt, .. } => return self.fail(st, t, stmt, FailureKind::StoreConditional, log),
+                Instr::StoreCond { stmt, .. } | Instr::Pair { stmt, .. } => {
+                    return self.fail(st, t, stmt, FailureKind::StoreConditional, log)
+                }
             }
             *st.pc_at_mut(t) = next;
         }
@@ -1797,7 +1805,7 @@ impl<'p> Machine<'p> {
 /// it causes (an index out of bounds, a byte address that is no cell of the
 /// `cells` there are). One definition for the explorer and the hardware
 /// runner, so both fail on the same accesses.
-pub fn resolve(regs: &[i64], a: Addr, cells: usize) -> Result<Cell, FailureKind> {
+pub fn resolve(regs: &[i64], a: Addr, layout: &ir::Layout) -> Result<Cell, FailureKind> {
     let val = |o: Operand| match o {
         Operand::Imm(v) => v,
         Operand::Reg(r) => regs[r as usize],
@@ -1820,7 +1828,7 @@ pub fn resolve(regs: &[i64], a: Addr, cells: usize) -> Result<Cell, FailureKind>
             if let Some((r, s)) = index {
                 a = a.wrapping_add(regs[r as usize].wrapping_mul(s));
             }
-            ir::address_cell(a, cells).ok_or(FailureKind::BadAddress)
+            layout.cell(a).ok_or(FailureKind::BadAddress)
         }
     }
 }

@@ -272,7 +272,7 @@ impl Plan {
     /// where it is worth a core ([`crate::ahead::worth`]).
     fn ahead_models(&self, prog: &Program) -> Vec<Model> {
         let opts = self.options(Step::Outcomes);
-        if prog.has_store_conditionals() {
+        if prog.candidates_only() {
             return Vec::new(); // (no machine runs it: the outcome step's candidates)
         }
         self.models.iter().copied().filter(|&m| m.buffered() && crate::ahead::worth(prog, m, opts)).collect()
@@ -306,7 +306,7 @@ impl Plan {
         }
         let models = self.active_models(report);
         // Active testing runs the machines, which do not run a store-conditional.
-        if models.is_empty() || prog.has_store_conditionals() {
+        if models.is_empty() || prog.candidates_only() {
             return;
         }
         report.active = Some(relaxer::run(prog, &models, &self.active, &self.opts, report.sc_observation.as_ref()));

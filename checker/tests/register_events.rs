@@ -87,3 +87,24 @@ fn exclusives_and_atomics() {
         "AArch64 T\n{ 0:X1=x; 0:X2=y; }\n P0 ;\n LDXR W0,[X1] ;\n STXR W3,W0,[X1] ;\n SWP W3,W4,[X2] ;\n LDADD W4,W5,[X2] ;\n CAS W5,W0,[X2] ;\nexists (0:X0=0)\n"
     ));
 }
+
+#[test]
+fn pair_instructions() {
+    // LDXP's address feeds both reads and the reservation; STXP reads its
+    // values only where it succeeds (no `DATA`); STP's values each feed
+    // their own write (`DATA`). The order inside LDIAPP/STILP is the
+    // candidate's (`iico_order` between memory events), not a register's.
+    insta::assert_snapshot!(events(
+        "AArch64 T\n{ int x[2]; int y[2]; 0:X1=x; 0:X2=y; }\n P0 ;\n LDXP W3,W4,[X1] ;\n STXP W5,W3,W4,[X1] ;\n STP W3,W6,[X2] ;\nexists (0:X3=0)\n"
+    ));
+}
+
+#[test]
+fn compare_and_swap_pair() {
+    // herd's CASP: the four ways of CAS, every edge between two pieces
+    // cartesian (each old-value register from both reads, each write
+    // from both new values).
+    insta::assert_snapshot!(events(
+        "AArch64 T\n{ int x[2]; 0:X1=x; 0:X2=1; }\n P0 ;\n CASP W2,W3,W4,W5,[X1] ;\nexists (0:X2=0)\n"
+    ));
+}

@@ -22,7 +22,7 @@
 //! bound. Final states and failures are those of the unreduced loop under
 //! any loop bound ≥ 1 (checked by the reference explorer on the examples).
 
-use crate::ir::{Addr, BinOp, Instr, Operand, Reg, RegInfo, RegKind, RmwOp, StmtId, UnOp};
+use crate::ir::{Addr, BinOp, Instr, Operand, Reg, RegInfo, RegKind, StmtId, UnOp};
 
 /// Where a `while` lies in its thread's code: `LoopEnter` at `enter`, the
 /// condition's code up to the exit branch at `exit` (its operand `cond`),
@@ -358,7 +358,7 @@ fn liveness(code: &[Instr], nregs: usize, users: &[Reg]) -> Vec<Regs> {
             if matches!(ins, Instr::Halt) {
                 out = at_end.clone();
             }
-            if let Some(d) = ins.written_reg() {
+            for d in ins.written_regs() {
                 out.remove(d);
             }
             reads(&ins, &mut |r| out.insert(r));
@@ -432,7 +432,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
         if let Some(t) = target {
             out.union(&exposed[t]);
         }
-        if let Some(d) = ins.written_reg() {
+        for d in ins.written_regs() {
             out.remove(d);
             may.insert(d);
         }
@@ -442,7 +442,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
     for k in 0..n {
         let (ins, target) = unit[k];
         let Some(mut m) = must[k].clone() else { continue };
-        if let Some(d) = ins.written_reg() {
+        for d in ins.written_regs() {
             m.insert(d);
         }
         let mut meet = |to: usize, m: &Regs| match &mut must[to] {
@@ -464,61 +464,7 @@ fn is_spin(code: &[Instr], l: LoopShape, live_after: &Regs, checked: bool) -> bo
 }
 
 fn reads(i: &Instr, out: &mut impl FnMut(Reg)) {
-    let op = |o: Operand, out: &mut dyn FnMut(Reg)| {
-        if let Operand::Reg(r) = o {
-            out(r);
-        }
-    };
-    let addr = |a: Addr, out: &mut dyn FnMut(Reg)| match a {
-        Addr::Fixed(_) => {}
-        Addr::Indexed { index, .. } => {
-            if let Operand::Reg(r) = index {
-                out(r);
-            }
-        }
-        Addr::Computed { base, index, .. } => {
-            if let Some(b) = base {
-                out(b);
-            }
-            if let Some((r, _)) = index {
-                out(r);
-            }
-        }
-    };
-    match *i {
-        Instr::Load { addr: a, .. } => addr(a, out),
-        Instr::Store { addr: a, val, .. } => {
-            addr(a, out);
-            op(val, out);
-        }
-        Instr::Rmw { addr: a, op: rmw, .. } => {
-            addr(a, out);
-            match rmw {
-                RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v, out),
-                RmwOp::Cas { expected, new, .. } => {
-                    op(expected, out);
-                    op(new, out);
-                }
-                RmwOp::Lock => {}
-            }
-        }
-        Instr::Mov { src, .. } => op(src, out),
-        Instr::Un { a, .. } => op(a, out),
-        Instr::Bin { a, b, .. } => {
-            op(a, out);
-            op(b, out);
-        }
-        Instr::Select { cond, a, b, .. } => {
-            op(cond, out);
-            op(a, out);
-            op(b, out);
-        }
-        Instr::Branch { cond, .. }
-        | Instr::Assert { cond, .. }
-        | Instr::Assume { cond, .. }
-        | Instr::AwaitCheck { cond, .. } => op(cond, out),
-        _ => {}
-    }
+    i.read_regs(out)
 }
 
 #[cfg(test)]

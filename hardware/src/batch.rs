@@ -157,6 +157,7 @@ fn one_batch(
     // released thread getting a core, can take seconds, which is not the
     // program spinning (nor should it be reported as waiting at the start).
     let started = AtomicUsize::new(0);
+    let layout = prog.layout();
     std::thread::scope(|s| {
         let handles: Vec<_> = prog
             .threads
@@ -170,6 +171,7 @@ fn one_batch(
                 let ctx = Worker {
                     thread,
                     cells: prog.mem_size(),
+                    layout: &layout,
                     mem,
                     n,
                     barrier: &barrier,
@@ -222,6 +224,7 @@ fn one_batch(
 struct Worker<'a> {
     thread: &'a Thread,
     cells: usize,
+    layout: &'a litmus_ir::Layout,
     mem: &'a [Slot],
     n: usize,
     barrier: &'a SpinBarrier,
@@ -285,7 +288,7 @@ impl Worker<'_> {
             }
             wait_until(start + rng.below(SKEW as usize) as u64);
             let rec = self.record.then_some(&mut trace);
-            let end = exec::run(self.thread, cells, mem, &mut regs, &mut loops, rec, &self.lim);
+            let end = exec::run(self.thread, self.layout, mem, &mut regs, &mut loops, rec, &self.lim);
             if end == End::Aborted {
                 return out;
             }

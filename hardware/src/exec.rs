@@ -128,7 +128,7 @@ pub struct Limits<'a> {
 #[inline(never)]
 pub fn run(
     thread: &Thread,
-    cells: usize,
+    layout: &litmus_ir::Layout,
     mem: &[Slot],
     regs: &mut [i64],
     loops: &mut [u32],
@@ -157,7 +157,7 @@ pub fn run(
                 // The common case, without a call: every cycle between a
                 // store and the next load narrows the window the test is for.
                 Addr::Fixed(c) => c,
-                a => match resolve(regs, a, cells) {
+                a => match resolve(regs, a, layout) {
                     Ok(c) => c,
                     Err(kind) => return End::Failed { stmt: $stmt, kind },
                 },
@@ -193,7 +193,9 @@ pub fn run(
         let mut next = pc + 1;
         match *ins {
             // Its failure is a choice, not a CPU's (`litmus run` refuses it).
-            Instr::StoreCond { stmt, .. } => return End::Failed { stmt, kind: FailureKind::StoreConditional },
+            Instr::StoreCond { stmt, .. } | Instr::Pair { stmt, .. } => {
+                return End::Failed { stmt, kind: FailureKind::StoreConditional }
+            }
             Instr::Load { dst, addr, stmt, .. } => {
                 let c = cell!(addr, stmt);
                 let v = mem[c as usize].0.load(LOAD);

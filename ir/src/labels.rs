@@ -52,10 +52,13 @@ impl Labels {
     /// An AArch64 atomic whose old value is not kept (`STADD`, or `LDADD`
     /// into `XZR`): herd's `NoRet`.
     pub const NORET: Labels = Labels(1 << 16);
+    /// An AArch64 non-temporal pair access (`LDNP`, `STNP`): herd's `NT`,
+    /// a hint no stock model orders by.
+    pub const NT: Labels = Labels(1 << 17);
 
     /// Every label and herd's name for its set, in bit order. A new label
     /// (an acquire `A`, a release `L`, …) is one constant and one row here.
-    const NAMED: [(Labels, &'static str); 17] = [
+    const NAMED: [(Labels, &'static str); 18] = [
         (Labels::X, "X"),
         (Labels::ACQ, "Acq"),
         (Labels::REL, "Rel"),
@@ -73,6 +76,7 @@ impl Labels {
         (Labels::L, "L"),
         (Labels::Q, "Q"),
         (Labels::NORET, "NoRet"),
+        (Labels::NT, "NT"),
     ];
 
     /// The C11 memory order among them, by its C name (`relaxed`, …).

@@ -26,18 +26,64 @@ pub type LoopId = u16;
 /// and the largest `--loop-bound`: every iteration is explored.
 pub const MAX_LOOP_BOUND: u32 = 1_000;
 
-/// Pointers (herd `0:rax=t`) are byte addresses: cell `c` lives at
-/// `ADDR_BASE + 8 * c`, far from any value a test writes.
+/// Pointers (herd `0:rax=t`) are byte addresses from here ([`Layout`]),
+/// far from any value a test writes.
 pub const ADDR_BASE: i64 = 1 << 48;
 
-pub fn cell_address(cell: Cell) -> i64 {
-    ADDR_BASE + 8 * cell as i64
+/// Where each cell lives in bytes. A location's first cell is at
+/// `ADDR_BASE + 8 * base`, its element `i` `i * elem_bytes` further: with
+/// 8-byte elements every cell `c` is at `ADDR_BASE + 8 * c`; narrower
+/// elements (herd's `int x[2]`, 4 bytes each) pack inside the location's
+/// own 8-byte slots, so no location moves when another's elements narrow.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// Per cell: its location's first cell and element size in bytes.
+    cells: Vec<(Cell, u8)>,
 }
 
-/// The cell at a byte address, if it is one.
-pub fn address_cell(addr: i64, mem_size: usize) -> Option<Cell> {
-    let off = addr.checked_sub(ADDR_BASE)?;
-    (off >= 0 && off % 8 == 0 && ((off / 8) as usize) < mem_size).then_some((off / 8) as Cell)
+impl Layout {
+    /// `cells` cells of 8 bytes each.
+    pub fn uniform(cells: usize) -> Layout {
+        Layout { cells: (0..cells as Cell).map(|c| (c, 8)).collect() }
+    }
+
+    pub fn of(locations: &[Location], cells: usize) -> Layout {
+        let mut l = Layout::uniform(cells);
+        for loc in locations {
+            for c in loc.base..(loc.base + loc.len).min(cells as Cell) {
+                l.cells[c as usize] = (loc.base, loc.elem_bytes);
+            }
+        }
+        l
+    }
+
+    pub fn len(&self) -> usize {
+        self.cells.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cells.is_empty()
+    }
+
+    pub fn address(&self, cell: Cell) -> i64 {
+        let (base, size) = self.cells.get(cell as usize).copied().unwrap_or((cell, 8));
+        ADDR_BASE + 8 * base as i64 + (cell - base) as i64 * size as i64
+    }
+
+    /// The cell at a byte address, if one starts there.
+    pub fn cell(&self, addr: i64) -> Option<Cell> {
+        let off = addr.checked_sub(ADDR_BASE)?;
+        if off < 0 {
+            return None;
+        }
+        let &(base, size) = self.cells.get((off / 8) as usize)?;
+        let rel = off - 8 * base as i64;
+        if rel % size as i64 != 0 {
+            return None;
+        }
+        let c = base as i64 + rel / size as i64;
+        (self.cells.get(c as usize)?.0 == base).then_some(c as Cell)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -541,6 +587,19 @@ pub enum Instr {
         labels: Labels,
         stmt: StmtId,
     },
+    /// Two accesses of one instruction (AArch64's `LDP`, `STP`, `LDXP`,
+    /// `STXP`, `CASP`, `LDIAPP`, `STILP`): at `addr` and `second` bytes
+    /// further, two events of one instance that `po` does not order (only
+    /// `order` does, herd's `iico_order`). Only the candidate explorer
+    /// runs it ([`Program::candidates_only`]).
+    Pair {
+        op: PairOp,
+        addr: Addr,
+        second: i64,
+        labels: Labels,
+        order: PairOrder,
+        stmt: StmtId,
+    },
     Fence {
         kind: FenceKind,
         stmt: StmtId,
@@ -615,18 +674,121 @@ pub enum Instr {
     Halt,
 }
 
+/// What a [`Instr::Pair`] does with its two halves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PairOp {
+    /// `LDP`, `LDIAPP`; `LDXP` in [`Labels::EX`]: it reserves `addr`, and
+    /// its two reads are one single-copy-atomic access (herd's `sm`).
+    Load { dst: [Reg; 2] },
+    /// `STP`, `STILP`.
+    Store { val: [Operand; 2] },
+    /// `STXP`: both writes (one single-copy-atomic access, status 0) where
+    /// the reservation is `addr`, or none (status 1).
+    StoreCond { status: Reg, val: [Operand; 2] },
+    /// `CASP`: `old` holds the expected values and takes the values read;
+    /// both halves are written with `new` when both equal what was expected.
+    /// `fail`: the labels of a failed comparison's reads.
+    Cas { old: [Reg; 2], new: [Operand; 2], fail: Labels },
+}
+
+/// The order inside one pair instruction (herd's `iico_order`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum PairOrder {
+    Unordered,
+    /// The lower address's access first (`LDIAPP`, `STILP [Xn]`).
+    LowFirst,
+    /// The higher address's first (a pre-indexed `STILP`).
+    HighFirst,
+}
+
 impl Instr {
-    /// The register it writes, if any (a store-conditional: its status).
-    pub fn written_reg(&self) -> Option<Reg> {
-        match *self {
+    /// The registers it writes (a store-conditional: its status).
+    pub fn written_regs(&self) -> impl Iterator<Item = Reg> {
+        let (a, b) = match *self {
             Instr::Load { dst, .. }
             | Instr::Rmw { dst, .. }
             | Instr::Mov { dst, .. }
             | Instr::Un { dst, .. }
             | Instr::Bin { dst, .. }
-            | Instr::Select { dst, .. } => Some(dst),
-            Instr::StoreCond { status, .. } => Some(status),
-            _ => None,
+            | Instr::Select { dst, .. } => (Some(dst), None),
+            Instr::StoreCond { status, .. } => (Some(status), None),
+            Instr::Pair { op: PairOp::Load { dst: [a, b] } | PairOp::Cas { old: [a, b], .. }, .. } => {
+                (Some(a), Some(b))
+            }
+            Instr::Pair { op: PairOp::StoreCond { status, .. }, .. } => (Some(status), None),
+            _ => (None, None),
+        };
+        a.into_iter().chain(b)
+    }
+
+    /// Every register operand it reads (addresses' registers too), in
+    /// operand order; immediates are left out.
+    pub fn read_regs(&self, out: &mut impl FnMut(Reg)) {
+        let mut op = |o: Operand| {
+            if let Operand::Reg(r) = o {
+                out(r)
+            }
+        };
+        let addr = |a: Addr, op: &mut dyn FnMut(Operand)| match a {
+            Addr::Fixed(_) => {}
+            Addr::Indexed { index, .. } => op(index),
+            Addr::Computed { base, index, .. } => {
+                if let Some(b) = base {
+                    op(Operand::Reg(b));
+                }
+                if let Some((r, _)) = index {
+                    op(Operand::Reg(r));
+                }
+            }
+        };
+        match *self {
+            Instr::Load { addr: a, .. } => addr(a, &mut op),
+            Instr::Store { addr: a, val, .. } | Instr::StoreCond { addr: a, val, .. } => {
+                addr(a, &mut op);
+                op(val);
+            }
+            Instr::Rmw { addr: a, op: rmw, .. } => {
+                addr(a, &mut op);
+                match rmw {
+                    RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v),
+                    RmwOp::Cas { expected, new, .. } => {
+                        op(expected);
+                        op(new);
+                    }
+                    RmwOp::Lock => {}
+                }
+            }
+            Instr::Pair { addr: a, op: p, .. } => {
+                addr(a, &mut op);
+                match p {
+                    PairOp::Load { .. } => {}
+                    PairOp::Store { val } | PairOp::StoreCond { val, .. } => val.into_iter().for_each(op),
+                    PairOp::Cas { old, new, .. } => {
+                        old.into_iter().for_each(|r| op(Operand::Reg(r)));
+                        new.into_iter().for_each(op);
+                    }
+                }
+            }
+            Instr::Mov { src: a, .. } | Instr::Un { a, .. } => op(a),
+            Instr::Bin { a, b, .. } => {
+                op(a);
+                op(b);
+            }
+            Instr::Select { cond, a, b, .. } => {
+                op(cond);
+                op(a);
+                op(b);
+            }
+            Instr::Branch { cond, .. }
+            | Instr::Assert { cond, .. }
+            | Instr::Assume { cond, .. }
+            | Instr::AwaitCheck { cond, .. } => op(cond),
+            Instr::Fence { .. }
+            | Instr::Jump { .. }
+            | Instr::LoopEnter { .. }
+            | Instr::LoopIter { .. }
+            | Instr::AwaitStart { .. }
+            | Instr::Halt => {}
         }
     }
 
@@ -650,12 +812,16 @@ impl Instr {
             | Instr::Store { stmt, .. }
             | Instr::Rmw { stmt, .. }
             | Instr::StoreCond { stmt, .. }
+            | Instr::Pair { stmt, .. }
             | Instr::Fence { stmt, .. } => Some(stmt),
             _ => None,
         }
     }
     pub fn is_memory_access(&self) -> bool {
-        matches!(self, Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. } | Instr::StoreCond { .. })
+        matches!(
+            self,
+            Instr::Load { .. } | Instr::Store { .. } | Instr::Rmw { .. } | Instr::StoreCond { .. } | Instr::Pair { .. }
+        )
     }
 }
 
@@ -788,6 +954,9 @@ pub struct Location {
     pub base: Cell,
     pub len: u32,
     pub is_array: bool,
+    /// The size of each element in bytes (8 but in herd's AArch64 arrays
+    /// of narrower types): what address arithmetic steps by ([`Layout`]).
+    pub elem_bytes: u8,
 }
 
 /// What kind of statement a [`StmtInfo`] is, as far as the checker cares:
@@ -912,7 +1081,8 @@ impl Program {
             Instr::Load { labels, .. }
             | Instr::Store { labels, .. }
             | Instr::Rmw { labels, .. }
-            | Instr::StoreCond { labels, .. } => beyond(labels),
+            | Instr::StoreCond { labels, .. }
+            | Instr::Pair { labels, .. } => beyond(labels),
             Instr::Fence { kind, .. } => !kind.labels().is_empty(),
             _ => false,
         })
@@ -923,6 +1093,13 @@ impl Program {
     /// choice no interleaving makes, so the candidate explorer answers.
     pub fn has_store_conditionals(&self) -> bool {
         self.threads.iter().any(|t| t.code.iter().any(|i| matches!(i, Instr::StoreCond { .. })))
+    }
+
+    /// Is it only the candidate explorer's to run: a store-conditional
+    /// (above), or an instruction of two accesses that no machine steps
+    /// through as one ([`Instr::Pair`])?
+    pub fn candidates_only(&self) -> bool {
+        self.threads.iter().any(|t| t.code.iter().any(|i| matches!(i, Instr::StoreCond { .. } | Instr::Pair { .. })))
     }
 
     /// What a check's answers depend on, as a string: the program with its
@@ -1022,6 +1199,11 @@ impl Program {
         self.init.len()
     }
 
+    /// Where each cell is in bytes (pointers are addresses).
+    pub fn layout(&self) -> Layout {
+        Layout::of(&self.locations, self.mem_size())
+    }
+
     /// Display name of a cell: `x` or `a[2]`.
     pub fn cell_name(&self, cell: Cell) -> String {
         for l in &self.locations {
@@ -1043,7 +1225,7 @@ impl Program {
 
     /// Render a value: pointers as the location they point to.
     pub fn show_value(&self, v: i64) -> String {
-        match address_cell(v, self.mem_size()) {
+        match self.layout().cell(v) {
             Some(c) => self.cell_name(c),
             None => v.to_string(),
         }

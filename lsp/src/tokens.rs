@@ -164,6 +164,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                     | T::Ne
                     | T::Ne2
                     | T::Dollar
+                    | T::Bang
                     | T::Percent
                     | T::Hash => OPERATOR,
                     _ => continue,

@@ -36,7 +36,7 @@ use litmus_cat::eval::{Execution, Rel, Set, MAX_EVENTS};
 use litmus_cat::prepared::Prepared;
 use litmus_ir::Program;
 use std::time::Instant;
-use thread::{End, Kind, Over, Run};
+use thread::{End, Joint, Kind, Over, Run};
 
 /// Default work budget when the options give none: interpreter steps plus
 /// candidates judged.
@@ -179,7 +179,7 @@ fn all_runs(prog: &Program, opts: &Options, trace: bool, steps: &mut u64, max: u
 /// The program's constants, sorted: immediates, initial values, initial
 /// registers.
 fn constants(prog: &Program) -> Vec<i64> {
-    use litmus_ir::{Addr, Instr, Operand, RmwOp};
+    use litmus_ir::{Addr, Instr, Operand, PairOp, RmwOp};
     let mut k: Vec<i64> = prog.init.clone();
     let op = |o: Operand, k: &mut Vec<i64>| {
         if let Operand::Imm(v) = o {
@@ -215,6 +215,12 @@ fn constants(prog: &Program) -> Vec<i64> {
                         op(i, &mut k);
                     }
                 }
+                Instr::Pair { op: p, .. } => match p {
+                    PairOp::Store { val } | PairOp::StoreCond { val, .. } | PairOp::Cas { new: val, .. } => {
+                        val.into_iter().for_each(|o| op(o, &mut k))
+                    }
+                    PairOp::Load { .. } => {}
+                },
                 Instr::Rmw { op: r, .. } => match r {
                     RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => op(o, &mut k),
                     RmwOp::Cas { expected, new, .. } => {
@@ -242,7 +248,7 @@ fn constants(prog: &Program) -> Vec<i64> {
 /// what the tests compare with, which a cycle of reads may take) can be
 /// read. What a register is computed or copied from is, where it is.
 fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
-    use litmus_ir::{Instr, Operand, RmwOp};
+    use litmus_ir::{Instr, Operand, PairOp, RmwOp};
     let mut value_read = vec![false; n];
     let mark = |o: Operand, v: &mut Vec<bool>| {
         if let Operand::Reg(r) = o {
@@ -257,6 +263,16 @@ fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
             Instr::Bin { dst, a, b, .. } => flows.push((dst as usize, vec![a, b])),
             Instr::Select { dst, a, b, .. } => flows.push((dst as usize, vec![a, b])),
             Instr::Store { val, .. } | Instr::StoreCond { val, .. } => mark(val, &mut value_read),
+            Instr::Pair { op, .. } => match op {
+                PairOp::Store { val } | PairOp::StoreCond { val, .. } => {
+                    val.into_iter().for_each(|o| mark(o, &mut value_read))
+                }
+                PairOp::Cas { old, new, .. } => {
+                    old.into_iter().for_each(|r| mark(Operand::Reg(r), &mut value_read));
+                    new.into_iter().for_each(|o| mark(o, &mut value_read));
+                }
+                PairOp::Load { .. } => {}
+            },
             Instr::Rmw { op, .. } => match op {
                 RmwOp::Xchg(o) | RmwOp::Fetch(_, o) => mark(o, &mut value_read),
                 RmwOp::Cas { expected, new, .. } => {
@@ -629,6 +645,7 @@ impl Combine<'_> {
         .into_iter()
         .map(|k| (k, Rel::empty(n)))
         .collect();
+        let mut sm_classes: Vec<Set> = Vec::new();
         for (t, r) in runs.iter().enumerate() {
             let of = &lay.of[t];
             let mut thread: Set = 0;
@@ -692,6 +709,36 @@ impl Combine<'_> {
                 }
                 dep(e.pick[2], rels.get_mut("pick-ctrl").expect("made"), &both);
             }
+            // A pair instruction's two accesses: one instance, ordered
+            // inside it only as the instruction says (`iico_order`), and
+            // one single-copy-atomic access where exclusive (herd's `sm`).
+            let cat_events = |i: usize| of[i].0..=of[i].1;
+            let mut instance = vec![0usize; of.len()];
+            for (i, e) in r.events.iter().enumerate().skip(1) {
+                instance[i] = if e.joint == Joint::No { i } else { instance[i - 1] };
+                if e.joint == Joint::No {
+                    continue;
+                }
+                let (prev, me) = (cat_events(i - 1), cat_events(i));
+                let mine: Set = me.clone().fold(0, |m, k| m | 1 << k);
+                let theirs: Set = prev.clone().fold(0, |m, k| m | 1 << k);
+                let si = rels.get_mut("same-instance").expect("made");
+                for k in prev.clone() {
+                    si.0[k] |= mine;
+                }
+                for k in me.clone() {
+                    si.0[k] |= theirs;
+                }
+                let order = rels.get_mut("iico_order").expect("made");
+                match e.joint {
+                    Joint::After => order.0[of[i - 1].1] |= 1 << of[i].0,
+                    Joint::Before => order.0[of[i].1] |= 1 << of[i - 1].0,
+                    _ => {}
+                }
+                if e.labels.contains(litmus_ir::Labels::EX) {
+                    sm_classes.push(theirs | mine);
+                }
+            }
             if self.catdep {
                 continue; // po and int over every event: `registers`
             }
@@ -699,7 +746,10 @@ impl Combine<'_> {
             let po = rels.get_mut("po").expect("made");
             for i in 0..of.len() {
                 let mut later: Set = 0;
-                for &(a, b) in &of[i + 1..] {
+                for (j, &(a, b)) in of.iter().enumerate().skip(i + 1) {
+                    if instance[j] == instance[i] {
+                        continue;
+                    }
                     for k in a..=b {
                         later |= 1 << k;
                     }
@@ -731,6 +781,27 @@ impl Combine<'_> {
             for (e, row) in rels.get_mut(k).expect("made").0.iter_mut().enumerate() {
                 *row |= 1 << e;
             }
+        }
+        if !sm_classes.is_empty() {
+            // herd's `sm` (and `si`): the identity on memory events, and
+            // each exclusive pair's two accesses.
+            let mem = sets["R"] | sets["W"];
+            let mut sm = Rel::empty(n);
+            for (e, row) in sm.0.iter_mut().enumerate() {
+                if mem >> e & 1 == 1 {
+                    *row |= 1 << e;
+                }
+            }
+            for class in sm_classes {
+                let mut k = class;
+                while k != 0 {
+                    let e = k.trailing_zeros() as usize;
+                    k &= k - 1;
+                    sm.0[e] |= class;
+                }
+            }
+            rels.insert("si", sm.clone());
+            rels.insert("sm", sm);
         }
         let mut x = Execution::new(n).absent(self.prog.dialect.system_sets().iter().copied());
         x.sets = sets;

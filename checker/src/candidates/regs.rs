@@ -16,7 +16,7 @@
 //! access in a later one goes through either alike.
 
 use super::thread::{Run, ALT_SECOND, CAS_FAIL, CAS_FAIL_WRITE_BACK, CAS_FROM_EXPECTED};
-use litmus_ir::{Addr, BinOp, Instr, Labels, Operand, Program, RmwOp};
+use litmus_ir::{Addr, BinOp, Instr, Labels, Operand, PairOp, Program, RmwOp};
 
 /// A register: the IR's, or the exclusive monitor's reservation (herd's
 /// `ResAddr`, written by a load-exclusive, read by a store-exclusive).
@@ -261,6 +261,52 @@ pub fn micro(prog: &Program, t: usize, run: &Run) -> Micro {
                     m.data([r], d);
                 }
             }
+            Instr::Pair { op, addr, .. } => {
+                let (first, second) = (st.first, st.first + 1);
+                let mem = |write: bool| [Node::Mem { event: first, write }, Node::Mem { event: second, write }];
+                let here = st.first < end;
+                let a = m.address(addr, step);
+                match op {
+                    // herd's LDP: the address feeds both reads, each its register.
+                    PairOp::Load { dst } => {
+                        if labels_ex(code, st.pc) {
+                            let res = m.write(RES_ADDR, step);
+                            m.data(a.iter().copied(), res);
+                        }
+                        if here {
+                            for (r, d) in mem(false).into_iter().zip(dst) {
+                                m.data(a.iter().copied(), r);
+                                let w = m.write(d as RegId, step);
+                                m.data([r], w);
+                            }
+                        }
+                    }
+                    PairOp::Store { val } => {
+                        for (w, v) in mem(true).into_iter().zip(val) {
+                            let v = m.value(v, step, true);
+                            if here {
+                                m.data(a.iter().copied().chain(v), w);
+                            }
+                        }
+                    }
+                    // herd's STXP: as STXR, but the values (not in `DATA`)
+                    // are read only by a success.
+                    PairOp::StoreCond { status, val } => {
+                        let res = m.ev(RegKind::Read(RES_ADDR), step);
+                        let cleared = m.write(RES_ADDR, step);
+                        m.ctrl([res], cleared);
+                        m.write(status as RegId, step);
+                        if here {
+                            for (w, v) in mem(true).into_iter().zip(val) {
+                                let v = m.value(v, step, false);
+                                m.data(a.iter().copied().chain(v), w);
+                                m.ctrl([res].into_iter().chain(a.iter().copied()), w);
+                            }
+                        }
+                    }
+                    PairOp::Cas { old, new, .. } => casp(&mut m, step, st.alt, (old, new), &a, (mem(false), mem(true))),
+                }
+            }
             Instr::Fence { .. }
             | Instr::LoopEnter { .. }
             | Instr::LoopIter { .. }
@@ -310,5 +356,54 @@ fn cas(
         } else {
             m.data([r], old);
         }
+    }
+}
+
+/// Is the pair instruction at `pc` an exclusive (`LDXP`)?
+fn labels_ex(code: &[Instr], pc: u32) -> bool {
+    matches!(code.get(pc as usize), Some(Instr::Pair { labels, .. }) if labels.contains(Labels::EX))
+}
+
+/// A `CASP`'s events after its address's reads, as herd's `aarch64_cas`
+/// makes them from pairs: every edge between two pieces goes from each of
+/// the one's events to each of the other's (cartesian).
+fn casp(
+    m: &mut Micro,
+    step: u32,
+    alt: u8,
+    (old, new): ([litmus_ir::Reg; 2], [Operand; 2]),
+    a: &[Node],
+    (reads, writes): ([Node; 2], [Node; 2]),
+) {
+    let rs: Vec<Node> = old.iter().filter_map(|&r| m.value(Operand::Reg(r), step, true)).collect();
+    let succeeded = !matches!(alt, CAS_FAIL | CAS_FAIL_WRITE_BACK);
+    let rt: Vec<Node> = if succeeded { new.iter().filter_map(|&o| m.value(o, step, true)).collect() } else { vec![] };
+    let p = m.ev(RegKind::Commit { branch: false }, step);
+    for r in reads {
+        m.data(a.iter().copied(), r);
+    }
+    m.data(rs.iter().copied().chain(reads), p);
+    let wrs = [m.write(old[0] as RegId, step), m.write(old[1] as RegId, step)];
+    for w in wrs {
+        if alt == CAS_FROM_EXPECTED {
+            m.data(rs.iter().copied(), w);
+            m.ctrl([p], w);
+        } else {
+            m.data(reads, w);
+        }
+    }
+    if alt == CAS_FAIL {
+        let nothing = m.ev(RegKind::Nothing, step);
+        m.ctrl([p], nothing);
+        return;
+    }
+    for w in writes {
+        m.data(a.iter().copied(), w);
+        if succeeded {
+            m.data(rt.iter().copied(), w);
+        } else {
+            m.data(reads, w);
+        }
+        m.ctrl([p], w);
     }
 }

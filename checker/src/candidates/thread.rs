@@ -5,7 +5,7 @@
 //! each event the reads its branches tested (herd's `addr`, `data`, `ctrl`).
 
 use crate::machine::{resolve, FailureKind};
-use litmus_ir::{Addr, Cell, FenceKind, Instr, Labels, Operand, Program, Reg, RmwOp, StmtId};
+use litmus_ir::{Addr, Cell, FenceKind, Instr, Labels, Operand, PairOp, PairOrder, Program, Reg, RmwOp, StmtId};
 
 /// The most events a thread may have here (dependencies are 64-bit masks).
 pub const MAX_THREAD_EVENTS: usize = 63;
@@ -41,6 +41,22 @@ pub struct Ev {
     /// `pick-*-dep`: through the condition of a `CSEL`); each holds its
     /// plain counterpart.
     pub pick: [u64; 3],
+    /// Is it of the previous event's instruction (a pair instruction's
+    /// second access), and how the two are ordered inside it?
+    pub joint: Joint,
+}
+
+/// How an event stands to the previous one of its run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Joint {
+    /// Of a later instruction (or the first event).
+    No,
+    /// Of the same instruction, unordered with it.
+    Same,
+    /// Of the same instruction, after it (herd's `iico_order` from it).
+    After,
+    /// Of the same instruction, before it.
+    Before,
 }
 
 impl Ev {
@@ -122,8 +138,9 @@ struct St {
     loops: Vec<u32>,
     events: Vec<Ev>,
     trace: Vec<Step>,
-    /// The cell the last load-reserved reserved, until a store-conditional.
-    reserved: Option<Cell>,
+    /// The cell the last load-reserved reserved (and whether by a pair),
+    /// until a store-conditional.
+    reserved: Option<(Cell, bool)>,
     /// Set when the run ended as it forked (a taken lock, a failed update).
     end: Option<End>,
 }
@@ -138,6 +155,17 @@ struct RmwWay {
     /// What the register taking the old value depends on.
     old: (u64, u64),
     /// Which way it is, for the register events ([`Step::alt`]).
+    alt: u8,
+}
+
+/// One way a `CASP` may run: what it writes (if anything), that value's
+/// dependencies (plain, with picks), what it adds to them through memory,
+/// what the old values' registers depend on, and which way it is.
+struct PairWay {
+    written: Option<[i64; 2]>,
+    data: (u64, u64),
+    through: (u64, u64),
+    regs: (u64, u64),
     alt: u8,
 }
 
@@ -176,7 +204,18 @@ impl St {
             data: dp.data,
             ctrl: dp.ctrl,
             pick,
+            joint: Joint::No,
         });
+    }
+
+    /// The last event is the second access of its instruction.
+    fn join(&mut self, order: PairOrder) {
+        let e = self.events.last_mut().expect("two accesses");
+        e.joint = match order {
+            PairOrder::Unordered => Joint::Same,
+            PairOrder::LowFirst => Joint::After,
+            PairOrder::HighFirst => Joint::Before,
+        };
     }
 }
 
@@ -222,7 +261,7 @@ pub fn runs(
         reserved: None,
         end: None,
     };
-    let cells = prog.init.len();
+    let cells = prog.layout();
     let through_memory = prog.dialect.deps_through_memory();
     let status_deps = prog.dialect.status_carries_deps();
     let arm_cas = prog.dialect.cas_as_arm();
@@ -343,7 +382,7 @@ pub fn runs(
                     s.push(Kind::Fence(kind), 0, 0, 0, kind.labels(), stmt, dp);
                 }
                 Instr::Store { addr, val: v, labels, stmt } => {
-                    let cell = match resolve(&s.regs, addr, cells) {
+                    let cell = match resolve(&s.regs, addr, &cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
@@ -352,7 +391,7 @@ pub fn runs(
                     s.push(Kind::Write, cell, 0, value, labels, stmt, dp);
                 }
                 Instr::Load { dst, addr, labels, stmt, .. } => {
-                    let cell = match resolve(&s.regs, addr, cells) {
+                    let cell = match resolve(&s.regs, addr, &cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
@@ -360,7 +399,7 @@ pub fn runs(
                     let me = 1u64 << s.events.len().min(63);
                     let (d, p) = read_taint(&s, cell, me);
                     if labels.contains(Labels::EX) {
-                        s.reserved = Some(cell);
+                        s.reserved = Some((cell, false));
                     }
                     // One run per value the read may take, each on the stack.
                     for &v in domain[cell as usize].iter().rev() {
@@ -372,13 +411,13 @@ pub fn runs(
                     break Stop::Forked;
                 }
                 Instr::StoreCond { status, addr, val: v, labels, stmt } => {
-                    let cell = match resolve(&s.regs, addr, cells) {
+                    let cell = match resolve(&s.regs, addr, &cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };
                     // herd's two runs: it fails (status 1, no event), or,
                     // where the reservation is this cell, it writes (status 0).
-                    let reserved = s.reserved.take() == Some(cell);
+                    let reserved = s.reserved.take() == Some((cell, false));
                     let mut fail = St { pc: next, ..s.clone() };
                     fail.set(status, 1, 0, 0);
                     if reserved {
@@ -398,8 +437,130 @@ pub fn runs(
                     stack.push(fail);
                     break Stop::Forked;
                 }
+                Instr::Pair { op, addr, second, labels, order, stmt } => {
+                    let c1 = match resolve(&s.regs, addr, &cells) {
+                        Ok(c) => c,
+                        Err(k) => break Stop::End(End::Failed(stmt, k)),
+                    };
+                    let Some(c2) = cells.cell(cells.address(c1).wrapping_add(second)) else {
+                        break Stop::End(End::Failed(stmt, FailureKind::BadAddress));
+                    };
+                    let at = addr_taint(&s, addr);
+                    let n = s.events.len();
+                    let me = [1u64 << n.min(63), 1u64 << (n + 1).min(63)];
+                    let (t1, t2) = (read_taint(&s, c1, me[0]), read_taint(&s, c2, me[1]));
+                    match op {
+                        PairOp::Store { val: vals } => {
+                            for (c, v) in [(c1, vals[0]), (c2, vals[1])] {
+                                let (value, d, p) = val(&s, v);
+                                let dp = deps(&s, at, (d, p));
+                                s.push(Kind::Write, c, 0, value, labels, stmt, dp);
+                            }
+                            s.join(order);
+                        }
+                        PairOp::Load { dst } => {
+                            if labels.contains(Labels::EX) {
+                                s.reserved = Some((c1, true));
+                            }
+                            let dp = deps(&s, at, (0, 0));
+                            for &v1 in domain[c1 as usize].iter().rev() {
+                                for &v2 in domain[c2 as usize].iter().rev() {
+                                    let mut b = St { pc: next, ..s.clone() };
+                                    b.set(dst[0], v1, t1.0, t1.1);
+                                    b.set(dst[1], v2, t2.0, t2.1);
+                                    b.push(Kind::Read, c1, v1, 0, labels, stmt, dp);
+                                    b.push(Kind::Read, c2, v2, 0, labels, stmt, dp);
+                                    b.join(order);
+                                    stack.push(b);
+                                }
+                            }
+                            break Stop::Forked;
+                        }
+                        // herd's: both writes or none, as one store-exclusive.
+                        PairOp::StoreCond { status, val: vals } => {
+                            let reserved = s.reserved.take() == Some((c1, true));
+                            let mut fail = St { pc: next, ..s.clone() };
+                            fail.set(status, 1, 0, 0);
+                            if reserved {
+                                let mut ok = St { pc: next, ..s.clone() };
+                                for (c, v) in [(c1, vals[0]), (c2, vals[1])] {
+                                    let (value, d, p) = val(&s, v);
+                                    let dp = deps(&s, at, (d, p));
+                                    ok.push(Kind::Write, c, 0, value, labels, stmt, dp);
+                                }
+                                ok.join(order);
+                                ok.set(status, 0, 0, 0);
+                                stack.push(ok);
+                            }
+                            stack.push(fail);
+                            break Stop::Forked;
+                        }
+                        PairOp::Cas { old, new, fail } => {
+                            let e = [val(&s, Operand::Reg(old[0])), val(&s, Operand::Reg(old[1]))];
+                            let w = [val(&s, new[0]), val(&s, new[1])];
+                            // herd's pair pieces feed one another crosswise:
+                            // each half's value and register depend on both.
+                            let (rd, rp) = (t1.0 | t2.0, t1.1 | t2.1);
+                            let (ed, ep) = (e[0].1 | e[1].1, e[0].2 | e[1].2);
+                            let (wd, wp) = (w[0].1 | w[1].1, w[0].2 | w[1].2);
+                            let cmp = ep | rp;
+                            for &v1 in domain[c1 as usize].iter().rev() {
+                                for &v2 in domain[c2 as usize].iter().rev() {
+                                    let b = St { pc: next, ..s.clone() };
+                                    let mut ways: Vec<PairWay> = Vec::with_capacity(2);
+                                    if v1 == e[0].0 && v2 == e[1].0 {
+                                        let written = Some([w[0].0, w[1].0]);
+                                        let data = (wd, wp | cmp);
+                                        let (through, alt) = ((0, cmp), CAS_FROM_READ);
+                                        ways.push(PairWay { written, data, through, regs: (rd, rp), alt });
+                                        let (regs, alt) = ((ed, ep | rp), CAS_FROM_EXPECTED);
+                                        ways.push(PairWay { written, data, through, regs, alt });
+                                    } else {
+                                        let (data, through) = ((0, 0), (0, 0));
+                                        ways.push(PairWay {
+                                            written: None,
+                                            data,
+                                            through,
+                                            regs: (rd, rp),
+                                            alt: CAS_FAIL,
+                                        });
+                                        let written = Some([v1, v2]);
+                                        let (data, through, alt) = ((0, cmp), (rd, rp | cmp), CAS_FAIL_WRITE_BACK);
+                                        ways.push(PairWay { written, data, through, regs: (rd, rp), alt });
+                                    }
+                                    for PairWay { written, data, through, regs, alt } in ways {
+                                        let mut b = b.clone();
+                                        if let Some(step) = b.trace.last_mut() {
+                                            step.alt = alt;
+                                        }
+                                        b.set(old[0], v1, regs.0, regs.1);
+                                        b.set(old[1], v2, regs.0, regs.1);
+                                        for (k, (c, v)) in [(c1, v1), (c2, v2)].into_iter().enumerate() {
+                                            match written {
+                                                Some(x) => {
+                                                    let dp = deps(&b, at, data);
+                                                    b.push(Kind::Update, c, v, x[k], labels, stmt, dp);
+                                                    let st = &mut b.stored[c as usize];
+                                                    st.0 |= through.0;
+                                                    st.1 |= through.0 | through.1;
+                                                }
+                                                None => {
+                                                    let dp = deps(&b, at, (0, 0));
+                                                    b.push(Kind::Read, c, v, 0, fail, stmt, dp);
+                                                }
+                                            }
+                                        }
+                                        b.join(order);
+                                        stack.push(b);
+                                    }
+                                }
+                            }
+                            break Stop::Forked;
+                        }
+                    }
+                }
                 Instr::Rmw { dst, addr, op, labels, stmt } => {
-                    let cell = match resolve(&s.regs, addr, cells) {
+                    let cell = match resolve(&s.regs, addr, &cells) {
                         Ok(c) => c,
                         Err(k) => break Stop::End(End::Failed(stmt, k)),
                     };

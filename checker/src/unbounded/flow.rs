@@ -59,55 +59,7 @@ pub fn successors(code: &[Instr], pc: usize) -> impl Iterator<Item = usize> {
 
 /// The registers an instruction reads.
 fn uses(ins: &Instr, out: &mut Vec<Reg>) {
-    let mut op = |o: Operand| {
-        if let Operand::Reg(r) = o {
-            out.push(r)
-        }
-    };
-    let addr = |a: Addr, op: &mut dyn FnMut(Operand)| match a {
-        Addr::Fixed(_) => {}
-        Addr::Indexed { index, .. } => op(index),
-        Addr::Computed { base, index, .. } => {
-            if let Some(b) = base {
-                op(Operand::Reg(b));
-            }
-            if let Some((r, _)) = index {
-                op(Operand::Reg(r));
-            }
-        }
-    };
-    match *ins {
-        Instr::Load { addr: a, .. } => addr(a, &mut op),
-        Instr::Store { addr: a, val, .. } => {
-            addr(a, &mut op);
-            op(val);
-        }
-        Instr::Rmw { addr: a, op: rmw, .. } => {
-            addr(a, &mut op);
-            match rmw {
-                RmwOp::Xchg(v) | RmwOp::Fetch(_, v) => op(v),
-                RmwOp::Cas { expected, new, .. } => {
-                    op(expected);
-                    op(new);
-                }
-                RmwOp::Lock => {}
-            }
-        }
-        Instr::Mov { src, .. } => op(src),
-        Instr::Un { a, .. } => op(a),
-        Instr::Bin { a, b, .. } => {
-            op(a);
-            op(b);
-        }
-        Instr::Select { cond, a, b, .. } => {
-            op(cond);
-            op(a);
-            op(b);
-        }
-        Instr::Branch { cond, .. } | Instr::Assert { cond, .. } | Instr::Assume { cond, .. } => op(cond),
-        Instr::AwaitCheck { cond, .. } => op(cond),
-        _ => {}
-    }
+    ins.read_regs(&mut |r| out.push(r))
 }
 
 fn cond_regs(e: &CondExpr, thread: u16, out: &mut Vec<Reg>) {
@@ -241,7 +193,7 @@ fn liveness(prog: &Program, t: usize) -> Vec<Bits> {
             for q in successors(code, pc) {
                 s.union(&lv[q.min(n)]);
             }
-            if let Some(d) = code[pc].written_reg() {
+            for d in code[pc].written_regs() {
                 s.0[d as usize / 64] &= !(1 << (d as usize % 64));
             }
             buf.clear();
@@ -336,9 +288,10 @@ fn max_constant(prog: &Program) -> i64 {
     for &v in prog.threads.iter().flat_map(|th| &th.init_regs) {
         max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
     }
+    let layout = prog.layout();
     for &v in &prog.init {
         // Pointers (herd) are addresses, not counts.
-        if litmus_ir::address_cell(v, prog.mem_size()).is_none() {
+        if layout.cell(v).is_none() {
             max_constant = max_constant.max(v.checked_abs().unwrap_or(i64::MAX));
         }
     }

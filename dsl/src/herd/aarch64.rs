@@ -18,7 +18,7 @@
 use super::ast::{Instr as HInstr, Operand as HOperand};
 use super::context::{Ctx, ThreadCtx};
 use crate::diagnostic::Diagnostic;
-use crate::ir::{Addr, BinOp, FenceKind, Instr, Labels, Operand, Reg, RmwOp, StmtId, UnOp};
+use crate::ir::{Addr, BinOp, FenceKind, Instr, Labels, Operand, PairOp, PairOrder, Reg, RmwOp, StmtId, UnOp};
 use crate::native::ast::Ident;
 
 /// The canonical name (`X0`–`X30`, `SP`, `ZR`) of an AArch64 register.
@@ -37,6 +37,7 @@ pub fn register(name: &str) -> Option<String> {
 /// The mnemonics lowered here, for the diagnostic.
 const SUPPORTED: &str = "MOV, ADD, SUB, EOR, AND, ORR, CMP, CSEL, CSINC, CSINV, CSNEG, LDR, LDAR, LDAPR, STR, STLR, \
      LDXR, LDAXR, STXR, STLXR, SWP, CAS, LDADD/LDCLR/LDEOR/LDSET, STADD/STCLR/STEOR/STSET (with A/L/AL), \
+     LDP, LDNP, LDIAPP, LDXP, LDAXP, STP, STNP, STILP, STXP, STLXP, CASP (with A/L/AL), \
      DMB, DSB, ISB, B, B.cond, CBZ, CBNZ, NOP";
 
 /// The register `name` spells, or `None` for the zero register.
@@ -79,11 +80,12 @@ fn width(o: &HOperand) -> Option<u8> {
     }
 }
 
-/// Note the access's width against its base register, for the mixed-size
-/// check once every thread is lowered.
+/// Note the access's width and offset against its base register, for the
+/// mixed-size check once every thread is lowered.
 fn note_width(th: &mut ThreadCtx, addr: Addr, data: &HOperand, span: crate::span::Span) {
-    if let (Addr::Computed { base: Some(r), .. }, Some(w)) = (addr, width(data)) {
-        th.widths.push((r, w, span));
+    // (With an index register, its base's location: each element has its size.)
+    if let (Addr::Computed { base: Some(r), disp, .. }, Some(w)) = (addr, width(data)) {
+        th.widths.push((r, disp, w, span));
     }
 }
 
@@ -91,17 +93,16 @@ fn is_zero(o: &HOperand) -> bool {
     matches!(o, HOperand::Reg(n, _) if register(&n.name).as_deref() == Some("ZR"))
 }
 
-/// A memory operand: `[Xn]`, `[Xn,Xm]`, `[Xn,Wm,SXTW]`, `[Xn,Xm,LSL #k]`.
-fn address(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Addr, Diagnostic> {
+/// A memory operand: `[Xn]`, `[Xn,#k]`, `[Xn,Xm]`, `[Xn,Wm,SXTW]`,
+/// `[Xn,Xm,LSL #k]`. A pre-indexed one (`[Xn,#k]!`) first adds `k` to
+/// `Xn`, as the instruction does before its access: the code for that is
+/// emitted here.
+fn address(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand, sid: StmtId) -> Result<Addr, Diagnostic> {
     let HOperand::Mem(m) = o else {
         return Err(Diagnostic::error("E0135", o.span(), "expected a memory operand such as `[X1]`"));
     };
-    if m.disp != 0 {
-        return Err(Diagnostic::error("E0136", m.span, "an access at a non-zero offset is a mixed-size access")
-            .with_label("mixed-size accesses are not supported")
-            .with_help("litmus checks each location as one whole value, as herd7 does without `-variant mixed`"));
-    }
-    let bad = || Diagnostic::error("E0135", m.span, "an AArch64 address is `[Xn]`, `[Xn,Xm]` or `[Xn,Wm,SXTW]`");
+    let bad =
+        || Diagnostic::error("E0135", m.span, "an AArch64 address is `[Xn]`, `[Xn,#k]`, `[Xn,Xm]` or `[Xn,Wm,SXTW]`");
     let Some(base) = m.parts.first() else { return Err(bad()) };
     let base = named(cx, th, &base.name)?;
     let index = match m.parts.get(1) {
@@ -120,7 +121,34 @@ fn address(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand) -> Result<Addr, D
             named(cx, th, &ix.name)?.map(|r| (r, 1i64 << shift))
         }
     };
-    Ok(Addr::Computed { base, index, disp: 0 })
+    if m.pre_index {
+        let (Some(b), None) = (base, index) else {
+            return Err(Diagnostic::error("E0135", m.span, "a pre-indexed address is `[Xn,#k]!`"));
+        };
+        let (a, k) = (Operand::Reg(b), Operand::Imm(m.disp));
+        th.code.push(Instr::Bin { dst: b, op: BinOp::Add, a, b: k, stmt: sid });
+        return Ok(Addr::Computed { base, index, disp: 0 });
+    }
+    Ok(Addr::Computed { base, index, disp: m.disp })
+}
+
+/// A post-indexed access (`STR W2,[X3],#4`, `LDP X4,X5,[X1],#16`) adds
+/// its offset to the base register after the access: the memory operand
+/// `ops[at]` followed by an immediate.
+fn post_index(
+    cx: &mut Ctx<'_>,
+    th: &mut ThreadCtx,
+    ops: &[HOperand],
+    at: usize,
+    sid: StmtId,
+) -> Result<(), Diagnostic> {
+    if let (Some(HOperand::Mem(mem)), Some(HOperand::Imm(k))) = (ops.get(at), ops.get(at + 1)) {
+        if let Some(Some(base)) = mem.parts.first().map(|b| named(cx, th, &b.name)).transpose()? {
+            let (a, b) = (Operand::Reg(base), Operand::Imm(k.value));
+            th.code.push(Instr::Bin { dst: base, op: BinOp::Add, a, b, stmt: sid });
+        }
+    }
+    Ok(())
 }
 
 /// A mnemonic's acquire/release suffix (`A`, `L`, `AL`) after `base`.
@@ -151,26 +179,63 @@ fn condition(name: &str) -> Option<BinOp> {
     })
 }
 
-/// herd7 refuses a test that accesses one location with two sizes (a
-/// mixed-size test): so does litmus, where the location is known — the
-/// base register holds a location's address from the initial state and
-/// its thread never writes it.
+/// herd7 refuses a test that accesses one location with two sizes, or
+/// with a size other than its array's elements', or at an offset where no
+/// element starts (a mixed-size test): so does litmus, where the location
+/// is known — the base register holds a location's address from the
+/// initial state and its thread never writes it.
 pub(super) fn check_widths(cx: &mut Ctx<'_>, threads: &[ThreadCtx]) {
     let mut seen: std::collections::HashMap<u32, (u8, crate::span::Span)> = Default::default();
+    let layout = crate::ir::Layout::of(&cx.locations, cx.init.len());
+    let location_of = |cell: u32| cx.locations.iter().find(|l| l.base <= cell && cell < l.base + l.len);
     for th in threads {
-        let written: std::collections::HashSet<Reg> = th.code.iter().filter_map(Instr::written_reg).collect();
-        for &(r, w, span) in &th.widths {
+        let written: std::collections::HashSet<Reg> = th.code.iter().flat_map(Instr::written_regs).collect();
+        for &(r, disp, w, span) in &th.widths {
             if written.contains(&r) {
                 continue;
             }
-            let Some(cell) = crate::ir::address_cell(th.init_regs[r as usize], cx.init.len()) else { continue };
+            let start = th.init_regs[r as usize];
+            let Some(base) = layout.cell(start) else { continue };
+            let same = |c: u32| location_of(c).map(|l| l.base) == location_of(base).map(|l| l.base);
+            let Some(cell) = layout.cell(start.wrapping_add(disp)).filter(|&c| same(c)) else {
+                let name = location_of(base).map(|l| l.name.clone()).unwrap_or_default();
+                cx.diags.push(
+                    Diagnostic::error(
+                        "E0136",
+                        span,
+                        format!("an access at byte {disp} of `{name}`, where no element starts"),
+                    )
+                    .with_label("a mixed-size access: not supported")
+                    .with_help("herd7 refuses it too, without `-variant mixed`"),
+                );
+                return;
+            };
+            let loc = location_of(cell);
+            // herd's size of the location: its elements', its declared
+            // type's, else `int`'s.
+            let size = |l: &crate::ir::Location| match l.is_array {
+                true => l.elem_bytes as u32 * 8,
+                false => cx.declared.get(&l.name).map_or(32, |&b| b as u32),
+            };
+            if let Some(l) = loc.filter(|l| size(l) != w as u32) {
+                let what = match (l.is_array, cx.declared.contains_key(&l.name)) {
+                    (true, _) => format!("an array of {}-bit elements", size(l)),
+                    (false, true) => format!("a {}-bit location", size(l)),
+                    (false, false) => "a 32-bit location (untyped is herd's `int`)".to_string(),
+                };
+                cx.diags.push(
+                    Diagnostic::error("E0147", span, format!("a {w}-bit access to `{}`, {what}", l.name))
+                        .with_label("a mixed-size test: not supported")
+                        .with_help("herd7 refuses it too, without `-variant mixed`"),
+                );
+                return;
+            }
             match seen.get(&cell) {
                 None => {
                     seen.insert(cell, (w, span));
                 }
                 Some(&(w0, first)) if w0 != w => {
-                    let name =
-                        cx.locations.iter().find(|l| l.base <= cell && cell < l.base + l.len).map(|l| l.name.clone());
+                    let name = loc.map(|l| l.name.clone());
                     cx.diags.push(
                         Diagnostic::error(
                             "E0147",
@@ -256,27 +321,16 @@ pub(super) fn lower_instr(
         "LDAXR" => Some(Labels::EX | Labels::A),
         _ => None,
     };
-    // A post-indexed access (`STR W2,[X3],#4`) adds its offset to the
-    // base register after the access.
-    let post_index = |cx: &mut Ctx<'_>, th: &mut ThreadCtx| -> Result<(), Diagnostic> {
-        if let (Some(HOperand::Mem(mem)), Some(HOperand::Imm(k))) = (ops.get(1), ops.get(2)) {
-            if let Some(Some(base)) = mem.parts.first().map(|b| named(cx, th, &b.name)).transpose()? {
-                let (a, b) = (Operand::Reg(base), Operand::Imm(k.value));
-                th.code.push(Instr::Bin { dst: base, op: BinOp::Add, a, b, stmt: sid });
-            }
-        }
-        Ok(())
-    };
     let post_indexed = ops.len() == 3 && matches!(ops[2], HOperand::Imm(_));
     if let Some(labels) = load {
         if !(post_indexed && m == "LDR") {
             want(2)?;
         }
-        let addr = address(cx, th, &ops[1])?;
+        let addr = address(cx, th, &ops[1], sid)?;
         note_width(th, addr, &ops[0], ins.span);
         let d = dest(cx, th, &ops[0])?;
         th.code.push(Instr::Load { dst: d, addr, labels, stmt: sid });
-        return post_index(cx, th);
+        return post_index(cx, th, ops, 1, sid);
     }
     if let Some(labels) = match m.as_str() {
         "STR" => Some(Labels::NONE),
@@ -287,10 +341,13 @@ pub(super) fn lower_instr(
             want(2)?;
         }
         let val = value(cx, th, &ops[0])?;
-        let addr = address(cx, th, &ops[1])?;
+        let addr = address(cx, th, &ops[1], sid)?;
         note_width(th, addr, &ops[0], ins.span);
         th.code.push(Instr::Store { addr, val, labels, stmt: sid });
-        return post_index(cx, th);
+        return post_index(cx, th, ops, 1, sid);
+    }
+    if let Some(p) = pair(&m) {
+        return lower_pair(cx, th, ins, p, sid);
     }
     if let Some(labels) = match m.as_str() {
         "STXR" => Some(Labels::EX),
@@ -299,7 +356,7 @@ pub(super) fn lower_instr(
     } {
         want(3)?;
         let val = value(cx, th, &ops[1])?;
-        let addr = address(cx, th, &ops[2])?;
+        let addr = address(cx, th, &ops[2], sid)?;
         note_width(th, addr, &ops[1], ins.span);
         let status = dest(cx, th, &ops[0])?;
         th.code.push(Instr::StoreCond { status, addr, val, labels, stmt: sid });
@@ -323,7 +380,7 @@ pub(super) fn lower_instr(
         want(3)?;
         let noret = is_zero(&ops[1]);
         let v = value(cx, th, &ops[0])?;
-        let addr = address(cx, th, &ops[2])?;
+        let addr = address(cx, th, &ops[2], sid)?;
         note_width(th, addr, &ops[0], ins.span);
         let d = dest(cx, th, &ops[1])?;
         let labels = atomic(acq, rel, noret);
@@ -335,7 +392,7 @@ pub(super) fn lower_instr(
         let noret = is_zero(&ops[0]);
         let expected = value(cx, th, &ops[0])?;
         let new = value(cx, th, &ops[1])?;
-        let addr = address(cx, th, &ops[2])?;
+        let addr = address(cx, th, &ops[2], sid)?;
         note_width(th, addr, &ops[0], ins.span);
         let d = dest(cx, th, &ops[0])?;
         let labels = atomic(acq, rel, noret);
@@ -367,7 +424,7 @@ pub(super) fn lower_instr(
             th.code.push(Instr::Un { dst: t, op: UnOp::BitNot, a: v });
             v = Operand::Reg(t);
         }
-        let addr = address(cx, th, &ops[ops.len() - 1])?;
+        let addr = address(cx, th, &ops[ops.len() - 1], sid)?;
         note_width(th, addr, &ops[0], ins.span);
         let d = if ret { dest(cx, th, &ops[1])? } else { th.temp() };
         let labels = atomic(acq, rel, noret);
@@ -441,4 +498,113 @@ pub(super) fn lower_instr(
         }
     }
     Ok(())
+}
+
+/// What a pair instruction is: what it does and its events' labels.
+#[derive(Clone, Copy)]
+enum PairKind {
+    Load(Labels),
+    Store(Labels),
+    StoreCond(Labels),
+    /// `CASP`: acquire, release.
+    Cas(bool, bool),
+}
+
+fn pair(m: &str) -> Option<PairKind> {
+    Some(match m {
+        "LDP" => PairKind::Load(Labels::NONE),
+        "LDNP" => PairKind::Load(Labels::NT),
+        "LDIAPP" => PairKind::Load(Labels::Q),
+        "LDXP" => PairKind::Load(Labels::EX),
+        "LDAXP" => PairKind::Load(Labels::EX | Labels::A),
+        "STP" => PairKind::Store(Labels::NONE),
+        "STNP" => PairKind::Store(Labels::NT),
+        "STILP" => PairKind::Store(Labels::L),
+        "STXP" => PairKind::StoreCond(Labels::EX),
+        "STLXP" => PairKind::StoreCond(Labels::EX | Labels::L),
+        _ => {
+            let (acq, rel) = ordering(m, "CASP")?;
+            PairKind::Cas(acq, rel)
+        }
+    })
+}
+
+/// A pair instruction: two accesses of one instance ([`Instr::Pair`]),
+/// the second at the first's address plus its registers' width (herd's
+/// semantics: `docs/design/herd-aarch64-pairs.md`). `LDIAPP` and `STILP`
+/// order their halves, lower address first — a pre-indexed `STILP` the
+/// higher.
+fn lower_pair(cx: &mut Ctx<'_>, th: &mut ThreadCtx, ins: &HInstr, p: PairKind, sid: StmtId) -> Result<(), Diagnostic> {
+    let m = ins.mnemonic.name.to_ascii_uppercase();
+    let ops = &ins.operands;
+    // The data registers' place, the memory operand's.
+    let (data, at) = match p {
+        PairKind::Load(_) | PairKind::Store(_) => (0, 2),
+        PairKind::StoreCond(_) => (1, 3),
+        PairKind::Cas(..) => (2, 4),
+    };
+    let post = ops.len() == at + 2 && matches!(ops[at + 1], HOperand::Imm(_));
+    super::context::arity(ins, &m, if post { at + 2 } else { at + 1 })?;
+    // The write-back forms herd reads: LDP/STP both, LDIAPP post-, STILP pre-index.
+    if post && !["LDP", "STP", "LDIAPP"].contains(&m.as_str()) {
+        return Err(Diagnostic::error("E0135", ops[at + 1].span(), format!("`{m}` takes no post-index offset")));
+    }
+    if let HOperand::Mem(mm) = &ops[at] {
+        if mm.pre_index && !["LDP", "STP", "STILP"].contains(&m.as_str()) {
+            return Err(Diagnostic::error("E0135", mm.span, format!("`{m}` takes no pre-indexed address")));
+        }
+    }
+    let regs = if let PairKind::Cas(..) = p { [0, 1, 2, 3] } else { [data, data + 1, data, data + 1] };
+    let widths: Vec<Option<u8>> = regs.iter().map(|&k| width(&ops[k])).collect();
+    let (Some(w), true) = (widths[0], widths.iter().all(|&x| x == widths[0])) else {
+        return Err(Diagnostic::error(
+            "E0124",
+            ins.span,
+            format!("`{m}` takes registers of one width: all `W` or all `X`"),
+        ));
+    };
+    let second = if w == 32 { 4 } else { 8 };
+    let pre = matches!(&ops[at], HOperand::Mem(mm) if mm.pre_index);
+    let addr = address(cx, th, &ops[at], sid)?;
+    if let Addr::Computed { base, index, disp } = addr {
+        note_width(th, addr, &ops[data], ins.span);
+        note_width(th, Addr::Computed { base, index, disp: disp + second }, &ops[data + 1], ins.span);
+    }
+    let (op, labels, order) = match p {
+        PairKind::Load(l) => {
+            let dst = [dest(cx, th, &ops[0])?, dest(cx, th, &ops[1])?];
+            let order = if l == Labels::Q { PairOrder::LowFirst } else { PairOrder::Unordered };
+            (PairOp::Load { dst }, l, order)
+        }
+        PairKind::Store(l) => {
+            let val = [value(cx, th, &ops[0])?, value(cx, th, &ops[1])?];
+            let order = match (l == Labels::L, pre) {
+                (false, _) => PairOrder::Unordered,
+                (true, false) => PairOrder::LowFirst,
+                (true, true) => PairOrder::HighFirst,
+            };
+            (PairOp::Store { val }, l, order)
+        }
+        PairKind::StoreCond(l) => {
+            let val = [value(cx, th, &ops[1])?, value(cx, th, &ops[2])?];
+            let status = dest(cx, th, &ops[0])?;
+            (PairOp::StoreCond { status, val }, l, PairOrder::Unordered)
+        }
+        PairKind::Cas(acq, rel) => {
+            let new = [value(cx, th, &ops[2])?, value(cx, th, &ops[3])?];
+            let old = [dest(cx, th, &ops[0])?, dest(cx, th, &ops[1])?];
+            let mut l = Labels::X;
+            if acq {
+                l |= Labels::A;
+            }
+            if rel {
+                l |= Labels::L;
+            }
+            // A failed comparison's reads: an acquire's still acquire, not in X.
+            let fail = if acq { Labels::A } else { Labels::NONE };
+            (PairOp::Cas { old, new, fail }, l, PairOrder::Unordered)
+        }
+    };
+    th.code.push(Instr::Pair { op, addr, second, labels, order, stmt: sid });
+    post_index(cx, th, ops, at, sid)
 }

@@ -121,6 +121,8 @@ pub struct MemRef {
     pub disp: i64,
     pub parts: Vec<MemPart>,
     pub span: Span,
+    /// AArch64 pre-index (`[X0,#-16]!`): the base register is written back.
+    pub pre_index: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -175,6 +177,8 @@ impl CLoc {
 pub enum CVal {
     Int(IntLit),
     Sym(Ident),
+    /// A whole array's value, `x={1,0}`: each element in turn.
+    Array(Vec<IntLit>, Span),
 }
 
 /// A thread: `P0 (atomic_int* x, int* y) { … }`.

@@ -111,6 +111,34 @@ struct P<'s> {
 
 type R<T> = Result<T, Diagnostic>;
 
+/// Where the lexer is among the body's brace blocks: the first at the top
+/// is the initial state (herd's litmus syntax, `(* … *)` comments), the
+/// later ones are threads' code (C: `(*` is a parenthesis and a star).
+#[derive(Default)]
+struct Blocks {
+    depth: u32,
+    closed: u32,
+}
+
+impl Blocks {
+    fn see(&mut self, t: Result<Tok<'_>, ()>) {
+        match t {
+            Ok(Tok::LBrace) => self.depth += 1,
+            Ok(Tok::RBrace) if self.depth > 0 => {
+                self.depth -= 1;
+                if self.depth == 0 {
+                    self.closed += 1;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn in_code(&self) -> bool {
+        self.depth > 0 && self.closed > 0
+    }
+}
+
 /// Parse the body of a C test from byte `start` (after its preamble).
 /// Returns the comments' spans too.
 pub fn parse(src: &str, start: usize) -> (Option<Parsed>, Vec<Diagnostic>, Vec<Span>) {
@@ -118,10 +146,17 @@ pub fn parse(src: &str, start: usize) -> (Option<Parsed>, Vec<Diagnostic>, Vec<S
     let mut comments = Vec::new();
     let mut diags = Vec::new();
     let mut lex = Tok::lexer(&src[start..]);
+    let mut depth = Blocks::default();
     while let Some(t) = lex.next() {
         let r = lex.span();
         let span = Span::new(start + r.start, start + r.end);
+        depth.see(t);
         match t {
+            // herd's C lexer reads thread code as C: `if (*b)` opens no comment.
+            Ok(Tok::OcamlComment) if depth.in_code() => {
+                toks.push((Tok::LParen, Span::new(span.start, span.start + 1)));
+                toks.push((Tok::Star, Span::new(span.start + 1, span.end)));
+            }
             Ok(Tok::OcamlComment) | Ok(Tok::CComment) => {
                 let close = if t == Ok(Tok::OcamlComment) { "*)" } else { "*/" };
                 let rest = &src[span.end..];
@@ -251,6 +286,25 @@ impl<'s> P<'s> {
                     self.bump();
                     filter = Some(self.cond()?);
                 }
+                // herd's memory regions (`regions: x:PROP, y:A B`): sets of
+                // a Bell model's; a cat model has none, so they change nothing.
+                Some(Tok::Ident("regions")) => {
+                    self.bump();
+                    self.expect(Tok::Colon, "`:`")?;
+                    loop {
+                        self.ident()?;
+                        self.expect(Tok::Colon, "`:`")?;
+                        self.ident()?;
+                        while matches!(self.peek(), Some(Tok::Ident(w)) if !is_keyword(w))
+                            && self.peek_at(1) != Some(Tok::Colon)
+                        {
+                            self.bump();
+                        }
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
                 Some(Tok::Ident("exists" | "forall")) | Some(Tok::Tilde) => {
                     let start = self.span();
                     let q = match self.bump().0 {
@@ -326,6 +380,11 @@ impl<'s> P<'s> {
                     Some(Tok::Amp) => {
                         self.bump();
                         InitValue::Addr(self.ident()?)
+                    }
+                    Some(Tok::Ident(_)) if self.peek_at(1) == Some(Tok::LParen) => {
+                        let f = self.ident()?;
+                        return Err(Diagnostic::error("E0140", f.span, format!("`{}` is not supported", f.name))
+                            .with_label("a macro of the Linux kernel's (`atomic_t`), not C11"));
                     }
                     Some(Tok::Ident(_)) => InitValue::Addr(self.ident()?),
                     _ => InitValue::Int(self.int()?),
@@ -649,10 +708,17 @@ pub enum Class<'s> {
 pub fn classify(src: &str, start: usize) -> Vec<(Class<'_>, Span)> {
     let mut out = Vec::new();
     let mut lex = Tok::lexer(&src[start..]);
+    let mut depth = Blocks::default();
     while let Some(t) = lex.next() {
         let r = lex.span();
         let span = Span::new(start + r.start, start + r.end);
+        depth.see(t);
         let class = match t {
+            Ok(Tok::OcamlComment) if depth.in_code() => {
+                out.push((Class::Punctuation, Span::new(span.start, span.start + 1)));
+                out.push((Class::Operator, Span::new(span.start + 1, span.end)));
+                continue;
+            }
             Ok(Tok::OcamlComment) | Ok(Tok::CComment) => {
                 let close = if t == Ok(Tok::OcamlComment) { "*)" } else { "*/" };
                 match src[span.end..].find(close) {

@@ -18,10 +18,20 @@ pub(super) struct Ctx<'a> {
     pub(super) loc_index: HashMap<String, (usize, usize)>,
     pub(super) locations: Vec<ir::Location>,
     pub(super) init: Vec<i64>,
+    /// AArch64: the width in bits of each scalar declared with a type
+    /// (`uint64_t x;`) or holding an address (a pointer: 64); any other
+    /// is herd's `int`, 32 bits.
+    pub(super) declared: HashMap<String, u8>,
 }
 
 impl<'a> Ctx<'a> {
     pub(super) fn location(&mut self, id: &Ident, len: Option<u32>) -> u32 {
+        self.location_of(id, len, 8)
+    }
+
+    /// A location whose elements are `elem_bytes` wide (herd's AArch64
+    /// `int x[2]`: 4), found or made.
+    pub(super) fn location_of(&mut self, id: &Ident, len: Option<u32>, elem_bytes: u8) -> u32 {
         if let Some(&(i, s)) = self.loc_index.get(&id.name) {
             self.symbols.reference(s, id.span);
             return self.locations[i].base;
@@ -35,11 +45,22 @@ impl<'a> Ctx<'a> {
             base,
             len: n,
             is_array: len.is_some(),
+            elem_bytes,
         });
         let kind = if len.is_some() { SymbolKind::Array } else { SymbolKind::Shared };
         let sym = self.symbols.add(&id.name, kind, id.span, format!("location {}", id.name), None, id.span);
         self.loc_index.insert(id.name.clone(), (self.locations.len() - 1, sym));
         base
+    }
+
+    /// The byte address of a cell (see [`ir::Layout`]).
+    pub(super) fn address(&self, cell: u32) -> i64 {
+        ir::Layout::of(&self.locations, self.init.len()).address(cell)
+    }
+
+    /// Is the location named `id` an array?
+    pub(super) fn is_array(&self, id: &Ident) -> bool {
+        self.loc_index.get(&id.name).is_some_and(|&(i, _)| self.locations[i].is_array)
     }
 
     /// The length of the location named `id` (1 if there is none).
@@ -61,9 +82,9 @@ pub(super) struct ThreadCtx {
     pub(super) temps: Vec<Reg>,
     pub(super) temp_next: usize,
     pub(super) stmt_ranges: Vec<ir::StmtRange>,
-    /// AArch64: each access's base register and width in bits, and where it
-    /// is (mixed-size accesses are found once every thread is lowered).
-    pub(super) widths: Vec<(Reg, u8, crate::span::Span)>,
+    /// AArch64: each access's base register, offset, width in bits, and
+    /// where it is (mixed-size accesses are found once every thread is lowered).
+    pub(super) widths: Vec<(Reg, i64, u8, crate::span::Span)>,
 }
 
 impl ThreadCtx {

@@ -59,6 +59,9 @@ pub enum Tok<'src> {
     Ne2,
     #[token("$")]
     Dollar,
+    /// AArch64's pre-index write-back: `[X0,#-16]!`.
+    #[token("!")]
+    Bang,
     #[token("%")]
     Percent,
     #[token("+")]
@@ -118,6 +121,7 @@ impl fmt::Display for Tok<'_> {
             Ne => "`!=`",
             Ne2 => "`<>`",
             Dollar => "`$`",
+            Bang => "`!`",
             Percent => "`%`",
             Plus => "`+`",
             Minus => "`-`",
@@ -177,6 +181,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             Amp => 35,
             Hash => 36,
             Implies => 37,
+            Bang => 38,
         }
     }
 
@@ -221,6 +226,7 @@ impl<'s> crate::packed::Packable<'s> for Tok<'s> {
             35 => Amp,
             36 => Hash,
             37 => Implies,
+            38 => Bang,
             _ => Error,
         }
     }

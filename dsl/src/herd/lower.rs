@@ -38,7 +38,24 @@ pub fn family(arch: Arch, name: &str) -> Option<String> {
 /// elements, not bytes)?
 fn narrow_elements(arch: Arch, ty: Option<&Ident>) -> bool {
     let wide = ["int64_t", "uint64_t", "long", "intptr_t", "uintptr_t", "int64", "uint64"];
-    arch != Arch::C && !ty.is_some_and(|t| wide.contains(&t.name.as_str()))
+    !matches!(arch, Arch::C | Arch::AArch64) && !ty.is_some_and(|t| wide.contains(&t.name.as_str()))
+}
+
+/// The size in bytes of an element of herd's type `ty` (its
+/// `TestType.size_of`, without mixed sizes: untyped is `int`), where
+/// addresses step by elements' bytes (AArch64); `None` for a type whose
+/// size litmus does not know.
+fn elem_bytes(arch: Arch, ty: Option<&Ident>) -> Option<u8> {
+    if arch != Arch::AArch64 {
+        return Some(8);
+    }
+    Some(match ty.map_or("int", |t| t.name.as_str()) {
+        "char" | "int8_t" | "uint8_t" => 1,
+        "short" | "int16_t" | "uint16_t" => 2,
+        "int" | "long" | "int32_t" | "uint32_t" | "atomic_t" => 4,
+        "int64_t" | "uint64_t" | "intptr_t" | "uintptr_t" => 8,
+        _ => return None,
+    })
 }
 
 /// Code as data (a label's address, an instruction as a value): herd's
@@ -136,6 +153,7 @@ pub fn analyze(src: &str, lines: &LineIndex) -> Analysis {
         diags: Vec::new(),
         symbols: Symbols::default(),
         loc_index: HashMap::new(),
+        declared: HashMap::new(),
         locations: Vec::new(),
         init: Vec::new(),
     };
@@ -194,11 +212,21 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
         match &item.target {
             InitTarget::Loc(id) => {
                 let cell = cx.location(id, None);
+                if cx.arch == Arch::AArch64 {
+                    let bytes = match (&item.value, &item.ty) {
+                        (Some(InitValue::Addr(_)), _) => Some(8),
+                        (_, Some(_)) => elem_bytes(cx.arch, item.ty.as_ref()),
+                        _ => None,
+                    };
+                    if let Some(b) = bytes {
+                        cx.declared.insert(id.name.clone(), b * 8);
+                    }
+                }
                 match &item.value {
                     Some(InitValue::Int(v)) => cx.init[cell as usize] = v.value,
                     Some(InitValue::Addr(a)) => {
                         let c = cx.location(a, None);
-                        cx.init[cell as usize] = ir::cell_address(c);
+                        cx.init[cell as usize] = cx.address(c);
                     }
                     Some(InitValue::Code(span)) => cx.diags.push(code_as_data(*span)),
                     Some(InitValue::Array(_, span)) => cx.diags.push(
@@ -229,7 +257,15 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                     ));
                     continue;
                 }
-                let base = cx.location(id, Some(n.value as u32));
+                let Some(size) = elem_bytes(cx.arch, item.ty.as_ref()) else {
+                    let ty = item.ty.as_ref().expect("untyped is int");
+                    cx.diags.push(
+                        Diagnostic::error("E0145", ty.span, format!("arrays of `{}` are not supported", ty.name))
+                            .with_help("elements of 8, 16, 32 or 64 bits: `char`, `short`, `int`, `int64_t` …"),
+                    );
+                    continue;
+                };
+                let base = cx.location_of(id, Some(n.value as u32), size);
                 match &item.value {
                     Some(InitValue::Array(vals, span)) => {
                         if vals.len() as i64 > n.value {
@@ -282,7 +318,7 @@ fn lower(cx: &mut Ctx<'_>, file: &HerdFile, lines: &LineIndex) -> ir::Program {
                 Some(InitValue::Int(v)) => v.value,
                 Some(InitValue::Addr(a)) => {
                     let c = cx.location(a, None);
-                    ir::cell_address(c)
+                    cx.address(c)
                 }
                 Some(InitValue::Array(_, span)) => {
                     cx.diags.push(Diagnostic::error("E0111", *span, "a register holds one value"));
@@ -425,6 +461,35 @@ fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut 
         CExprKind::Or(a, b) => {
             C::Bin(BinOp::Or, Box::new(lower_cond(cx, threads, a, obs)), Box::new(lower_cond(cx, threads, b, obs)))
         }
+        // A whole array: every element equal (`=`), or not all (`<>`).
+        CExprKind::Eq(l, CVal::Array(vals, span), eq) => {
+            let (CLoc::Loc(id) | CLoc::Elem(id, _)) = l else {
+                cx.diags.push(Diagnostic::error("E0111", *span, "a register holds one value"));
+                return C::Const(0);
+            };
+            let len = cx.location_len(id);
+            if !matches!(l, CLoc::Loc(_)) || vals.len() != len as usize || !cx.is_array(id) {
+                cx.diags.push(Diagnostic::error(
+                    "E0113",
+                    *span,
+                    format!("{} values for `{}`, which is no array of that length", vals.len(), id.name),
+                ));
+                return C::Const(0);
+            }
+            let base = cx.location(id, None);
+            let mut all = C::Const(1);
+            for (k, v) in vals.iter().enumerate() {
+                let cell = base + k as u32;
+                obs.add(ir::ObservableKind::Mem(cell), || format!("{}[{k}]", id.name));
+                let one = C::Bin(BinOp::Eq, Box::new(C::Mem(cell)), Box::new(C::Const(v.value)));
+                all = if k == 0 { one } else { C::Bin(BinOp::And, Box::new(all), Box::new(one)) };
+            }
+            if *eq {
+                all
+            } else {
+                C::Un(ir::UnOp::Not, Box::new(all))
+            }
+        }
         CExprKind::Eq(l, v, eq) => {
             let (lhs, name) = cond_loc(cx, threads, l);
             if let Some(kind) = observable_kind(&lhs) {
@@ -442,8 +507,9 @@ fn lower_cond(cx: &mut Ctx<'_>, threads: &mut [ThreadCtx], c: &CExpr, obs: &mut 
                 }
                 CVal::Sym(s) => {
                     let cell = cx.location(s, None);
-                    ir::cell_address(cell)
+                    cx.address(cell)
                 }
+                CVal::Array(..) => unreachable!("lowered above"),
             };
             C::Bin(if *eq { BinOp::Eq } else { BinOp::Ne }, Box::new(lhs), Box::new(C::Const(rhs)))
         }
@@ -642,7 +708,7 @@ fn lower_instr(
                 return Err(Diagnostic::error("E0126", ins.span, "`LEA` takes a register and a memory operand"));
             };
             match *a {
-                Addr::Fixed(c) => th.code.push(Instr::Mov { dst: *d, src: Operand::Imm(ir::cell_address(c)) }),
+                Addr::Fixed(c) => th.code.push(Instr::Mov { dst: *d, src: Operand::Imm(cx.address(c)) }),
                 Addr::Computed { base, index, disp } => {
                     let mut acc = Operand::Imm(disp);
                     if let Some(b) = base {
@@ -930,7 +996,7 @@ fn resolve(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand, jump: bool) -> Re
         HOperand::Imm(i) => Ok(Opnd::Imm(i.value)),
         HOperand::ImmSym(s) => {
             let c = cx.location(s, None);
-            Ok(Opnd::Imm(ir::cell_address(c)))
+            Ok(Opnd::Imm(cx.address(c)))
         }
         HOperand::Reg(name, percent) => match register_family(&name.name) {
             Some(fam) => Ok(Opnd::Reg(th.family_reg(&fam, name, &mut cx.symbols))),
@@ -984,7 +1050,7 @@ fn resolve(cx: &mut Ctx<'_>, th: &mut ThreadCtx, o: &HOperand, jump: bool) -> Re
             if regs.len() > 2 {
                 return Err(Diagnostic::error("E0134", m.span, "too many registers in one address"));
             }
-            let disp = m.disp + base_addr.map(ir::cell_address).unwrap_or(0);
+            let disp = m.disp + base_addr.map(|c| cx.address(c)).unwrap_or(0);
             let (base, index) = if regs.len() == 2 {
                 (Some(regs[0].0), Some(regs[1]))
             } else if regs[0].1 == 1 {

@@ -269,7 +269,13 @@ where
         .then_ignore(just(Tok::Colon))
         .then_ignore(ident().ignored().or(select! { Tok::Str(_) => () }))
         .map_with(|i, e| CVal::Sym(Ident { name: format!("{}:", i.name), span: sp(e.span()) }));
-    let val = int_lit().map(CVal::Int).or(code).or(ident().map(CVal::Sym)).labelled("value");
+    let array = int_lit()
+        .separated_by(just(Tok::Comma))
+        .at_least(1)
+        .collect::<Vec<_>>()
+        .delimited_by(just(Tok::LBrace), just(Tok::RBrace))
+        .map_with(|v, e| CVal::Array(v, sp(e.span())));
+    let val = int_lit().map(CVal::Int).or(code).or(array).or(ident().map(CVal::Sym)).labelled("value");
     let op =
         choice((just(Tok::Eq).to(true), just(Tok::EqEq).to(true), just(Tok::Ne).to(false), just(Tok::Ne2).to(false)));
     let atom = loc.then(op).then(val).map(|((l, eq), v)| CExprKind::Eq(l, v, eq));
@@ -391,8 +397,9 @@ where
     let arm_mem = ident()
         .then(just(Tok::Comma).ignore_then(arm_item).repeated().at_least(1).collect::<Vec<_>>())
         .delimited_by(just(Tok::LBracket), just(Tok::RBracket))
-        .map_with(|(base, rest), e| {
-            let mut m = MemRef { span: sp(e.span()), ..MemRef::default() };
+        .then(just(Tok::Bang).or_not())
+        .map_with(|((base, rest), bang), e| {
+            let mut m = MemRef { span: sp(e.span()), pre_index: bang.is_some(), ..MemRef::default() };
             m.parts.push(MemPart { name: base, scale: 1, percent: false });
             for (name, k) in rest {
                 match name {

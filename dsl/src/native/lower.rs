@@ -575,6 +575,7 @@ fn layout(file: &File) -> Shared {
                     base,
                     len,
                     is_array: v.len.is_some(),
+                    elem_bytes: 8,
                 });
             }
         }

@@ -32,10 +32,10 @@ syntax match litmusInstr /\<\(l[bhwd]u\?\|s[bhwd]\|amo\(swap\|add\|and\|or\|xor\
 syntax match litmusRegister /\<\(x\([12]\?\d\|3[01]\)\|zero\|ra\|sp\|gp\|tp\|t[0-6]\|s\([0-9]\|1[01]\)\|a[0-7]\)\>/
 endif
 if s:arch ==# 'AArch64'
-" AArch64: mnemonics (with acquire/release forms), W/X registers, barrier
+" AArch64: mnemonics (with acquire/release and pair forms), W/X registers, barrier
 " options and condition codes, `#` immediates.
 syntax case ignore
-syntax match litmusInstr /\<\(ldr\|ldar\|ldapr\|ldxr\|ldaxr\|str\|stlr\|stxr\|stlxr\|swpa\?l\?\|casa\?l\?\|ld\(add\|clr\|eor\|set\)a\?l\?\|st\(add\|clr\|eor\|set\)l\?\|eor\|orr\|csel\|csinc\|csinv\|csneg\|cbn\?z\|b\(\.\a\a\)\?\|dmb\|dsb\|isb\)\>/
+syntax match litmusInstr /\<\(ldr\|ldar\|ldapr\|ldxr\|ldaxr\|str\|stlr\|stxr\|stlxr\|ldn\?p\|ldiapp\|lda\?xp\|stn\?p\|stilp\|stl\?xp\|caspa\?l\?\|swpa\?l\?\|casa\?l\?\|ld\(add\|clr\|eor\|set\)a\?l\?\|st\(add\|clr\|eor\|set\)l\?\|eor\|orr\|csel\|csinc\|csinv\|csneg\|cbn\?z\|b\(\.\a\a\)\?\|dmb\|dsb\|isb\)\>/
 syntax match litmusRegister /\<\([wx]\([12]\?\d\|30\)\|[wx]zr\|w\?sp\)\>/
 syntax keyword litmusFence sy ld st ish ishld ishst osh oshld oshst nsh nshld nshst
 syntax match litmusNumber /#-\?\d\+/

@@ -51,9 +51,11 @@ local arm = {
   ' P0           ;',
   ' LDAR W0,[X1] ;',
   ' DMB ISHLD    ;',
+  ' LDXP W2,W3,[X1] ;',
   'exists (0:X0=0)',
 }
 check(group('a.litmus', arm, 'LDAR') == 'litmusInstr', 'AArch64: LDAR is an instruction')
+check(group('a4.litmus', arm, 'LDXP') == 'litmusInstr', 'AArch64: LDXP (a pair) is an instruction')
 check(group('a2.litmus', arm, 'W0') == 'litmusRegister', 'AArch64: W0 is a register')
 check(group('a3.litmus', arm, 'ISHLD') == 'litmusFence', 'AArch64: ISHLD is a barrier option')
 local native = {
