@@ -516,8 +516,7 @@ pub fn own_executions_kept(
     opts: &Options,
 ) -> (Robustness, Option<std::sync::Arc<crate::graph::fenced::Kept>>) {
     if crate::explore::by_candidates(prog, model, opts) {
-        let undecided = Coverage::Stopped(crate::candidates::undecided(model));
-        return (Robustness::found(model, MonitorKind::Explicit, Vec::new(), Vec::new(), undecided), None);
+        return (crate::candidates::robustness(prog, model, opts), None);
     }
     if model.is_axiomatic() {
         let (r, kept) = crate::graph::axiomatic::robustness_kept(prog, model, opts);

@@ -74,6 +74,10 @@ fn aarch64_corpus_agrees_with_herd() {
             let out = &check(&prog, &[m], &opts)[0];
             bad.extend(common::herd_difference(c, m, out, obs_col, states_col));
         }
+        // Robustness against SC (herd's column: the model plus `~acyclic po | rf | co | fr`).
+        for m in [own, stock] {
+            bad.extend(common::herd_robust_difference(c, m, &prog, 8));
+        }
         let (sc, atomic) = (&check(&prog, &[Model::Sc], &opts)[0], &check(&prog, &[sc_rmw], &opts)[0]);
         let answer = |o: &litmus_checker::outcome::ModelOutcome| (o.known_observation(), o.states.len());
         if answer(sc) != answer(atomic) {

@@ -42,6 +42,10 @@ fn c11_corpus_agrees_with_herd() {
             }
             flagged += usize::from(!out.flags.is_empty());
         }
+        // Robustness against SC (herd's column: the model plus `~acyclic po | rf | co | fr`).
+        for m in [own, stock] {
+            bad.extend(common::herd_robust_difference(c, m, &prog, 8));
+        }
     });
     eprintln!("{checked} C tests checked under rc11, rc11.cat and sc; {flagged} flagged (a data race)");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));

@@ -37,6 +37,10 @@ fn riscv_corpus_agrees_with_herd() {
             let out = &check(&prog, &[m], &opts)[0];
             bad.extend(common::herd_difference(c, m, out, obs_col, states_col));
         }
+        // Robustness against SC (herd's column: the model plus `~acyclic po | rf | co | fr`).
+        for m in [own, stock] {
+            bad.extend(common::herd_robust_difference(c, m, &prog, 8));
+        }
     });
     eprintln!("{checked} RISC-V tests checked under riscv, riscv.cat and sc; {lrsc} of them with lr/sc");
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.join("\n"));

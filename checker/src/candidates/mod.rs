@@ -47,6 +47,58 @@ const MAX_DOMAIN: usize = 256;
 
 /// Explore `prog` under the model given as data `model`.
 pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
+    let key = memo_key(prog, model, opts);
+    if let Some(o) = LAST.with(|l| l.borrow_mut().take().filter(|(k, _)| *k == key)) {
+        return o.1;
+    }
+    search(prog, model, opts, false).0
+}
+
+thread_local! {
+    /// The outcome of this thread's last robustness search, which judged
+    /// every candidate an outcome search would judge again: taken by the
+    /// next [`explore`] of the same program, model and bounds (a check
+    /// asks robustness first), so a check searches the candidates once.
+    static LAST: std::cell::RefCell<Option<(u64, ModelOutcome)>> = const { std::cell::RefCell::new(None) };
+}
+
+/// What an outcome search depends on: the program (all of it), the model,
+/// the bounds.
+fn memo_key(prog: &Program, model: Model, opts: &Options) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    format!("{prog:?}").hash(&mut h);
+    (model.as_str(), opts.loop_bound, opts.budget.max_steps).hash(&mut h);
+    h.finish()
+}
+
+/// Robustness against SC under `model`: is every candidate the model
+/// allows SC-consistent (`po | rf | co | fr` acyclic over memory events,
+/// herd7's robustness: the model plus `~acyclic po | rf | co | fr`)? Robust
+/// is claimed only when none has a cycle and every candidate was judged.
+/// A cycle is kept as the statement pair of one of its `po` edges: it
+/// makes robustness unknown, never "robust", until the candidate is named
+/// as a violation with a replayable witness (not done here yet).
+pub fn robustness(prog: &Program, model: Model, opts: &Options) -> crate::violation::Robustness {
+    let (o, cycles) = search(prog, model, opts, true);
+    let coverage = if catalog::definition(model).is_none() {
+        crate::certainty::Coverage::Stopped(undecided(model))
+    } else {
+        crate::certainty::Coverage::of_stats(&o.stats)
+    };
+    LAST.with(|l| *l.borrow_mut() = Some((memo_key(prog, model, opts), o)));
+    let unconfirmed = cycles.into_iter().flatten().collect();
+    crate::violation::Robustness::found(model, crate::monitor::MonitorKind::Explicit, Vec::new(), unconfirmed, coverage)
+}
+
+/// [`explore`], and with `cycles` the statement pairs that name the SC
+/// cycles of the allowed candidates ([`robustness`]).
+fn search(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+    cycles: bool,
+) -> (ModelOutcome, Option<std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>>) {
     let start = Instant::now();
     let max = opts.budget.max_steps.unwrap_or(WORK);
     let mut stats = Stats::default();
@@ -56,14 +108,14 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
     // not judged here.
     let Some(id) = catalog::definition(model) else {
         stats.unjudged = Some(Unjudged::NoDefinition);
-        return keeper.finish(prog, model, reads, stats, start);
+        return (keeper.finish(prog, model, reads, stats, start), None);
     };
     let mut prepared = match catalog::prepared(id) {
         Ok(p) => p,
         Err(e) => {
             catalog::note_error(id, &e.to_string());
             stats.unjudged = Some(Unjudged::ModelError(id));
-            return keeper.finish(prog, model, reads, stats, start);
+            return (keeper.finish(prog, model, reads, stats, start), None);
         }
     };
     let mut steps = 0u64;
@@ -77,7 +129,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
                 Over::Work => stats.work_cut = Some(max),
                 Over::Events => stats.unjudged = Some(Unjudged::TooManyEvents(thread::MAX_THREAD_EVENTS as u32 + 1)),
             }
-            return keeper.finish(prog, model, reads, stats, start);
+            return (keeper.finish(prog, model, reads, stats, start), None);
         }
     };
     // Each run's register events, made once (a run is in many candidates).
@@ -103,14 +155,16 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
         flagging: None,
         catdep,
         micros,
+        cycles: cycles.then(Default::default),
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
+    let cycles = c.cycles.take();
     catalog::give_back_prepared(id, prepared);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
     o.flags = flags.into_iter().collect();
-    o
+    (o, cycles)
 }
 
 /// Why robustness under `model` is not decided where the candidate
@@ -339,6 +393,9 @@ struct Combine<'a> {
     catdep: bool,
     /// Per thread, per run: its register events, if `catdep`.
     micros: Vec<Vec<std::rc::Rc<regs::Micro>>>,
+    /// When robustness is asked: a statement pair per SC cycle found in an
+    /// allowed candidate ([`robustness`]).
+    cycles: Option<std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>>,
 }
 
 impl Combine<'_> {
@@ -575,6 +632,7 @@ impl Combine<'_> {
             match self.prepared.allowed(x) {
                 Ok(true) => {
                     self.flag(x);
+                    self.sc_cycle(runs, lay, x);
                     self.found(runs, lay, &cells, &perms, readers, rf_pick)
                 }
                 // Every co is tried here; herd7 builds only the model's own
@@ -909,6 +967,67 @@ impl Combine<'_> {
                 rels.get_mut("int").expect("made").0[a] |= thread;
             }
         }
+    }
+
+    /// Robustness: if the allowed candidate `x` is not SC — `po | rf | co |
+    /// fr` has a cycle over its memory events — the statement pair of a
+    /// `po` edge on one such cycle.
+    fn sc_cycle(&mut self, runs: &[&Run], lay: &Layout, x: &Execution) {
+        let Some(keys) = self.cycles.as_mut() else { return };
+        let n = lay.n;
+        let set = |k: &str| x.sets.get(k).copied().unwrap_or(0);
+        let mem: Set = set("R") | set("W");
+        let empty = Rel::empty(n);
+        let rel = |k: &str| x.rels.get(k).unwrap_or(&empty);
+        let (po, rf, co) = (rel("po"), rel("rf"), rel("co"));
+        let mut h = Rel::empty(n);
+        for e in (0..n).filter(|&e| mem >> e & 1 == 1) {
+            h.0[e] = (po.0[e] | rf.0[e] | co.0[e]) & mem;
+        }
+        // fr: each read to the writes co-after the one it read from, but
+        // itself (an update that is one event: herd's `make_fr`).
+        for w in 0..n {
+            let mut readers = rf.0[w];
+            while readers != 0 {
+                let r = readers.trailing_zeros() as usize;
+                readers &= readers - 1;
+                h.0[r] |= co.0[w] & mem & !(1 << r);
+            }
+        }
+        let reach = h.closure();
+        let Some(start) = (0..n).find(|&e| reach.0[e] >> e & 1 == 1) else { return };
+        // Walk the cycle back to `start`: each step to a successor that reaches it.
+        let mut cycle = vec![start];
+        let mut cur = start;
+        loop {
+            let succ = h.0[cur];
+            let next = if succ >> start & 1 == 1 {
+                start
+            } else {
+                (0..n).find(|&s| succ >> s & 1 == 1 && reach.0[s] >> start & 1 == 1).unwrap_or(start)
+            };
+            if next == start || cycle.len() > n {
+                break;
+            }
+            cycle.push(next);
+            cur = next;
+        }
+        // The statement of each cat event, through its run's event.
+        let mut stmt = vec![None; n];
+        for (t, r) in runs.iter().enumerate() {
+            for (i, e) in r.events.iter().enumerate() {
+                let (a, b) = lay.of[t][i];
+                stmt[a..=b].fill(Some(e.stmt));
+            }
+        }
+        let k = cycle.len();
+        let edge = (0..k)
+            .map(|j| (cycle[j], cycle[(j + 1) % k]))
+            .find(|&(a, b)| po.0[a] >> b & 1 == 1)
+            .unwrap_or((start, start));
+        // (Every event of a cycle has a statement: initial writes start none.)
+        let of = |e: usize| stmt[e].or(stmt[start]).unwrap_or_default();
+        keys.insert((of(edge.0), of(edge.1)));
     }
 
     /// An allowed candidate: its final state, failures, reads.

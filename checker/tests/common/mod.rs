@@ -468,3 +468,23 @@ pub fn herd_corpus(
     }
     (checked, named, bad)
 }
+
+/// herd7's robustness column (`yes`: no execution the model allows has a
+/// `po | rf | co | fr` cycle) against litmus's answer under `model`: a
+/// `yes` must be proved robust, a `no` must have its cycle found (unknown,
+/// unconfirmed, until the candidate is named as a violation), never robust.
+pub fn herd_robust_difference(
+    row: &[&str],
+    model: litmus_checker::machine::Model,
+    prog: &litmus_ir::Program,
+    col: usize,
+) -> Option<String> {
+    use litmus_checker::certainty::{Answer, Why};
+    let opts = litmus_checker::options::Options::default();
+    let a = litmus_checker::robust::own_executions(prog, model, &opts).robust();
+    let ok = match row[col] {
+        "yes" => a == Answer::Proved(true),
+        _ => matches!(a, Answer::Unknown(Why::Unconfirmed(n)) if n > 0),
+    };
+    (!ok).then(|| format!("{} {}: robust {a:?}, herd {}", row[0], model.as_str(), row[col]))
+}
