@@ -102,3 +102,21 @@ fn a_whole_check_routes_store_conditionals_past_the_machines() {
     let rb = litmus_checker::robust::own_executions(&sb, riscv, &Options::default());
     assert!(matches!(rb.robust(), Answer::Unknown(Why::Unconfirmed(1))), "{:?}", rb.robust());
 }
+
+/// "Robust" is a claim: a candidate search cut short by its work budget
+/// never makes it (the same program is proved robust with the budget).
+#[test]
+fn a_cut_short_search_claims_no_robustness() {
+    let body =
+        " P0               | P1          ;\n lr.w x5,0(x6)    | sw x7,0(x6) ;\n sc.w x9,x7,0(x6) |             ;";
+    let p = program(body, "exists (0:x9=0 /\\ 0:x5=0 /\\ x=1)");
+    let riscv = Model::parse_in("riscv", &[]).unwrap();
+    let full = litmus_checker::robust::own_executions(&p, riscv, &Options::default());
+    assert_eq!(full.robust(), Answer::Proved(true));
+    for max in [1, 5, 20] {
+        let mut opts = Options::default();
+        opts.budget.max_steps = Some(max);
+        let cut = litmus_checker::robust::own_executions(&p, riscv, &opts);
+        assert!(matches!(cut.robust(), Answer::Unknown(Why::Work(_))), "budget {max}: {:?}", cut.robust());
+    }
+}
