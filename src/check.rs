@@ -362,6 +362,35 @@ pub fn fence_json(p: &litmus_ir::Program, f: &FencePoint) -> FenceJson {
         before,
         loop_head,
         kind: f.kind.as_str().into(),
+        what: "barrier".into(),
+        ..Default::default()
+    }
+}
+
+/// A repair's entry: a barrier as a fence's, or a changed access.
+pub fn repair_json(p: &litmus_ir::Program, r: &litmus_checker::violation::Repair) -> FenceJson {
+    use litmus_checker::violation::Change;
+    match r.change {
+        Change::Fence { place, kind } => FenceJson {
+            cost: Some(r.cost),
+            ..fence_json(p, &FencePoint { thread: r.thread, stmt: r.stmt, kind, place })
+        },
+        Change::Labels { to, .. } => {
+            let s = &p.stmts[r.stmt as usize];
+            let (word, text) = litmus_dsl::edit::relabel(p.dialect, &s.text, to)
+                .unwrap_or_else(|| (to.names().collect::<Vec<_>>().join(","), s.text.clone()));
+            FenceJson {
+                thread: p.threads[r.thread as usize].name.clone(),
+                place: "at".into(),
+                kind: word.into(),
+                what: if p.dialect == litmus_ir::Dialect::HerdC { "order" } else { "instruction" }.into(),
+                statement: Some(Position { line: s.line, column: s.col }),
+                from: Some(s.text.clone()),
+                text: Some(text),
+                cost: Some(r.cost),
+                ..Default::default()
+            }
+        }
     }
 }
 
@@ -442,7 +471,9 @@ fn model_json(
         violations: rob.map(|r| {
             r.violations.iter().map(|v| violation_json(p, v, r.missed_by_monitor.contains(&v.key()))).collect()
         }),
-        fences: rob.map(|r| r.fences.iter().map(|f| fence_json(p, f)).collect()),
+        fences: rob.map(|r| {
+            r.fences.iter().map(|f| fence_json(p, f)).chain(r.repairs.iter().map(|x| repair_json(p, x))).collect()
+        }),
         fences_confirmed: rob.and_then(|r| r.fences_confirmed.value().copied()),
         fences_certainty,
         fences_note: fences_note.flatten(),

@@ -99,8 +99,10 @@ pub fn run(args: &ExplainArgs) -> u8 {
     // the cycle whose later statement took effect first; the others by the
     // delayed store and the access it is delayed past.
     let explicit = v.model.has_histories();
+    // A whole candidate (no machine ran it): its events, then coherence.
+    let candidate = v.witness.state_after_access.is_none();
     let mut out = String::new();
-    if explicit {
+    if explicit || candidate {
         let _ = writeln!(
             out,
             "violation {} under {}: `{}` ({} line {}) takes effect before `{}` (line {}), which precedes it",
@@ -139,13 +141,20 @@ pub fn run(args: &ExplainArgs) -> u8 {
     let later = v.witness.cycle.get(1).map(|c| c.0 as usize);
     let _ = writeln!(
         out,
-        "witness under {} ({} steps; {}):",
+        "witness under {} ({}):",
         v.model.upper(),
-        v.witness.events.len(),
-        if explicit { "an execution whose trace has the cycle" } else { "the delayed store commits last" }
+        if candidate {
+            "an execution the model allows: each thread's events in program order; a read may take a write its thread has not reached".to_string()
+        } else if explicit {
+            format!("{} steps; an execution whose trace has the cycle", v.witness.events.len())
+        } else {
+            format!("{} steps; the delayed store commits last", v.witness.events.len())
+        }
     );
     for (i, line) in narrate::lines(p, v.model, &v.witness.events).iter().enumerate() {
-        let mark = if explicit {
+        let mark = if candidate {
+            String::new()
+        } else if explicit {
             if Some(i) == later {
                 format!("   ← takes effect before `{}`", store.text)
             } else {
@@ -157,6 +166,11 @@ pub fn run(args: &ExplainArgs) -> u8 {
             String::new()
         };
         let _ = writeln!(out, "    {line}{mark}");
+    }
+    if candidate {
+        for line in narrate::coherence(p, &v.witness.events) {
+            let _ = writeln!(out, "    {line}");
+        }
     }
     let trace_cycle: Vec<String> = v
         .witness

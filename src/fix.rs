@@ -57,6 +57,12 @@ pub fn run(args: &FixArgs) -> u8 {
         return 2;
     }
     let opts = options(&args.bounds);
+    let relaxed: Vec<litmus_checker::Model> = models.iter().copied().filter(|m| m.buffered()).collect();
+    if relaxed.iter().all(|&m| litmus_checker::explore::by_candidates(prog, m, &opts))
+        && litmus_checker::repair::menu::repairable(prog.dialect)
+    {
+        return by_repairs(args, &l, prog, &relaxed, &opts);
+    }
     let (before, fix) = joint_fences(prog, &models, args.bounds.monitor.kind(), &opts);
     let names: Vec<&str> = models.iter().filter(|m| m.buffered()).map(|m| m.upper()).collect();
     let names = names.join(", ");
@@ -106,6 +112,67 @@ pub fn run(args: &FixArgs) -> u8 {
         return code;
     }
     let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fix.fences)));
+    if args.write {
+        if let Err(e) = std::fs::write(&args.file, &fixed) {
+            eprintln!("error: cannot write `{}`: {e}", args.file);
+            return 2;
+        }
+    } else {
+        print!("{fixed}");
+    }
+    0
+}
+
+/// `fix` under models decided on whole candidates (ARM, RISC-V, C11): the
+/// cheapest repair of the architecture's menu, re-checked under every model.
+fn by_repairs(
+    args: &FixArgs,
+    l: &crate::check::Loaded,
+    prog: &litmus_ir::Program,
+    models: &[litmus_checker::Model],
+    opts: &litmus_checker::options::Options,
+) -> u8 {
+    use litmus_checker::repair;
+    let rbs: Vec<_> = models.iter().map(|&m| litmus_checker::robust::own_executions(prog, m, opts)).collect();
+    let before = litmus_checker::violation::all_robust(&rbs);
+    let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
+    let names = names.join(", ");
+    let all: Vec<_> = rbs.iter().flat_map(|r| r.violations.iter().cloned()).collect();
+    let fix = if all.is_empty() {
+        repair::RepairFix { repairs: Vec::new(), confirmed: before.clone(), minimal: true, tried: 0 }
+    } else {
+        repair::repair_all(prog, models, &all, opts)
+    };
+    if fix.repairs.is_empty() {
+        let (words, code) = nothing_to_insert(&before, &fix.confirmed, &names);
+        eprintln!("{}: {words}", l.path);
+        if code == 0 {
+            print!("{}", l.src);
+        }
+        return code;
+    }
+    for r in &fix.repairs {
+        eprintln!("{}: {} (cost {})", l.path, words::repair(prog, r), r.cost);
+    }
+    let n = fix.repairs.len();
+    let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
+    eprintln!(
+        "{}: {n} change{} of cost {cost} — {} under {names}{}",
+        l.path,
+        if n == 1 { "" } else { "s" },
+        words::confirmation(&fix.confirmed),
+        if fix.minimal { " (the cheapest at its violations)" } else { " (not proved the cheapest)" }
+    );
+    let code = match fix.confirmed {
+        Answer::Proved(true) | Answer::WithinBounds(true, _) => 0,
+        Answer::Unknown(_) => 3,
+        _ => 1,
+    };
+    if code != 0 {
+        eprintln!("{}: the file is left as it is", l.path);
+        return code;
+    }
+    let fixed = apply(&l.src, &litmus_dsl::edit::repair_edits(&l.src, prog, &repair::edits(&fix.repairs)));
     if args.write {
         if let Err(e) = std::fs::write(&args.file, &fixed) {
             eprintln!("error: cannot write `{}`: {e}", args.file);

@@ -408,7 +408,27 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
             list.join(", ")
         );
     }
-    if c.robustness.iter().any(|r| !r.violations.is_empty()) {
+    for r in c.robustness.iter().filter(|r| !r.repairs.is_empty()) {
+        let n = r.repairs.len();
+        let cost: u32 = r.repairs.iter().map(|x| x.cost).sum();
+        let claim = if r.fences_confirmed.is(&true) { "make it robust under" } else { "chosen for" };
+        let list: Vec<String> = r.repairs.iter().map(|x| words::repair(p, x)).collect();
+        let _ = writeln!(
+            out,
+            "\n  {n} change{} {claim} {} (cost {cost}; {}{}): {}",
+            if n == 1 { "" } else { "s" },
+            r.model.upper(),
+            words::confirmation(&r.fences_confirmed),
+            if r.fences_minimal { "; the cheapest at its violations" } else { "; not proved the cheapest" },
+            list.join(", ")
+        );
+    }
+    for r in c.robustness.iter().filter(|r| !r.violations.is_empty() && r.fences.is_empty() && r.repairs.is_empty()) {
+        if let litmus_checker::certainty::Answer::Unknown(why) = &r.fences_confirmed {
+            let _ = writeln!(out, "  no repair under {}: {}", r.model.upper(), why.describe());
+        }
+    }
+    if c.robustness.iter().any(|r| !r.fences.is_empty()) {
         let _ = writeln!(out, "  `litmus fix {}` inserts them", c.loaded.path);
     }
 }

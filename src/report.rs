@@ -338,7 +338,22 @@ pub struct FenceJson {
     /// At the head of the loop starting here: before it and last in its body.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub loop_head: Option<Position>,
+    /// A barrier's kind (`DMB.ISH`, `r,rw`); for a changed access, what it
+    /// becomes (`LDAR`, `acquire`).
     pub kind: Word,
+    /// `barrier`, `instruction` (an access made another instruction:
+    /// LDR → LDAR) or `order` (a C11 memory order raised).
+    pub what: Word,
+    /// A changed access: its statement, its text before and after.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub statement: Option<Position>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A repair's cost, from the architecture's table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<u32>,
 }
 
 #[derive(Serialize, Deserialize, Default)]

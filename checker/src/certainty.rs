@@ -93,6 +93,9 @@ pub enum Why {
     /// The program has a store-conditional, which the model's machine does
     /// not run, and the model has no definition as data.
     StoreConditional,
+    /// Repairs under this model are not searched yet (a model its whole
+    /// candidate executions decide).
+    NoRepairs,
 }
 
 impl Why {
@@ -131,6 +134,7 @@ impl Why {
             Why::StoreConditional => {
                 "the program has a store-conditional (`sc`) or a pair instruction, which this model's machine does not run".into()
             }
+            Why::NoRepairs => "no repair is searched under this model yet".into(),
         }
     }
 
@@ -148,6 +152,7 @@ impl Why {
             Why::ModelError(_) => "model-error",
             Why::Undecided => "undecided",
             Why::StoreConditional => "unsupported",
+            Why::NoRepairs => "no-repairs",
         }
     }
 }

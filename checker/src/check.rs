@@ -375,7 +375,9 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_ir::Program, monitor: 
     for rb in report.robustness.iter_mut() {
         for v in rb.violations.iter_mut() {
             progress::enter(&opts.budget.progress, Phase::Harm, Some(v.model));
-            if harmless {
+            if let Some(f) = &v.finals {
+                v.harm = f.harm(prog.condition.is_some(), report.sc_observation.as_ref());
+            } else if harmless {
                 v.harm = Answer::Proved(violation::Harm::Benign);
             } else if let Some(h) = harm::quick_harm(prog, v, report.sc_observation.as_ref(), opts) {
                 v.harm = h;
@@ -393,12 +395,26 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_ir::Program, monitor: 
     let rechecks = fences::Rechecks::new(prog, monitor, opts).premeasured(report.premeasured.clone());
     let robust = violation::all_robust(&report.robustness);
     let relaxed: Vec<Model> = report.robustness.iter().map(|rb| rb.model).collect();
+    // Fences are the machines' repairs: a model decided on whole candidates
+    // (ARM, RISC-V, C11) is not repaired by them.
+    let unrepaired = |rb: &Robustness| explore::by_candidates(prog, rb.model, opts) && !rb.violations.is_empty();
+    let none = || FenceFix { fences: Vec::new(), confirmed: Answer::Unknown(Why::NoRepairs), minimal: false };
     let joint = (relaxed.len() > 1).then(|| {
+        if report.robustness.iter().any(unrepaired) {
+            return none();
+        }
         let mut all: Vec<Violation> = report.robustness.iter().flat_map(|rb| rb.violations.iter().cloned()).collect();
         fences::minimal_fences(&rechecks, &relaxed, &mut all, robust.clone())
     });
     for rb in report.robustness.iter_mut() {
         progress::enter(&opts.budget.progress, Phase::Fences, Some(rb.model));
+        if unrepaired(rb) {
+            // Changes from the architecture's menu, each set re-checked.
+            let fix = crate::repair::repair(prog, rb.model, &rb.violations, opts);
+            rb.repairs = fix.repairs;
+            take_fix(rb, FenceFix { fences: Vec::new(), confirmed: fix.confirmed, minimal: fix.minimal });
+            continue;
+        }
         let robust = rb.robust();
         let fix = fences::minimal_fences(&rechecks, &[rb.model], &mut rb.violations, robust);
         take_fix(rb, fix);

@@ -266,7 +266,7 @@ impl<'p> Namer<'p> {
                     schedule: schedule.to_vec(),
                     events: log.to_vec(),
                     before_drain,
-                    state_after_access,
+                    state_after_access: Some(state_after_access),
                     cycle: rotated,
                 },
                 sc_events: log[..=b as usize].to_vec(),
@@ -275,6 +275,7 @@ impl<'p> Namer<'p> {
                 candidates: candidates(prog, model, log, a, b),
                 fence: Vec::new(),
                 attack: None,
+                finals: None,
             });
         }
         if !named {

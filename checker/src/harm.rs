@@ -228,17 +228,17 @@ fn continue_witness(
     opts: &Options,
     mut visit: impl FnMut(&Judge<'_, '_>, &Execution<'_>) -> Control,
 ) {
+    // A whole candidate: no state to continue from (its harm is its
+    // candidates', [`crate::violation::Finals`]).
+    let Some(state) = &v.witness.state_after_access else { return };
     if v.model.is_axiomatic() {
         // No machine to continue it on: its witness is a whole graph
         // already, judged as such (and by the full search).
         let m = Machine::new(prog, Model::Sc, opts.loop_bound, opts.buffer_bound);
         let judge = Judge { prog, machine: &m, sc };
         let w = &v.witness;
-        let kind = ExecKind::of(&m, &w.state_after_access);
-        visit(
-            &judge,
-            &Execution { kind, events: &w.events, state: &w.state_after_access, schedule: &w.schedule, fresh: 0 },
-        );
+        let kind = ExecKind::of(&m, state);
+        visit(&judge, &Execution { kind, events: &w.events, state, schedule: &w.schedule, fresh: 0 });
         return;
     }
     let m = Machine::new(prog, v.model, opts.loop_bound, opts.buffer_bound);
@@ -248,7 +248,7 @@ fn continue_witness(
     let mut seen = 0u64;
     // With `--first` the search still judges the one finding.
     let limits = Limits { budget: opts.budget.without_first(), preemption_bound: None, waits_block: false };
-    ex.run_from(v.witness.state_after_access.clone(), prefix, limits, |e| {
+    ex.run_from(state.clone(), prefix, limits, |e| {
         seen += 1;
         match visit(&judge, e) {
             Control::Continue if seen < QUICK_EXECUTIONS => Control::Continue,
@@ -380,6 +380,8 @@ impl<'a, 'p> HarmSearch<'a, 'p> {
         let seen = violations
             .iter()
             .map(|v| match &v.harm {
+                // Judged on its own candidates: no execution here shows it.
+                h if v.finals.is_some() => Seen::Harm(h.clone()),
                 // Proved answers (harmful, or benign outright) are settled.
                 h if harmful(h) || matches!(h, Answer::Proved(_)) => Seen::Harm(h.clone()),
                 _ => Seen::Nothing,

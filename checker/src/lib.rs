@@ -50,6 +50,7 @@ pub mod progress;
 pub mod reads;
 pub mod reference;
 pub mod relaxer;
+pub mod repair;
 pub mod robust;
 pub mod signalled;
 pub mod thread_cells;

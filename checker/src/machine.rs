@@ -66,7 +66,8 @@ pub struct Event {
     /// Loads and Rmw: the event whose value was read (a store, commit or
     /// rmw; for a forwarded load, the buffered store); `NONE` = initial value.
     pub rf: u32,
-    /// Commits: the store event being committed.
+    /// Commits: the store event being committed (in a whole candidate's
+    /// log, [`crate::candidates`], also an atomic: its coherence position).
     pub store: u32,
     /// The exploration transition this event belongs to.
     pub step: u32,

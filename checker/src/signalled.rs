@@ -54,6 +54,7 @@ pub fn violation(
         candidates,
         fence: Vec::new(),
         attack: None,
+        finals: None,
     })
 }
 

@@ -44,14 +44,16 @@ impl Trace {
         // The write that defines each store's coherence position: itself
         // (SC store, atomic) or its commit.
         let mut committed = vec![false; log.len()];
+        // An atomic takes its place in coherence where it runs, unless a
+        // commit places it (a whole candidate's log: `crate::candidates`).
+        for e in log.iter().filter(|e| e.kind == EventKind::Commit) {
+            committed[e.store as usize] = true;
+        }
         let mut co: std::collections::BTreeMap<u32, Vec<u32>> = Default::default();
         for (i, e) in log.iter().enumerate() {
             match e.kind {
-                EventKind::Commit => {
-                    committed[e.store as usize] = true;
-                    co.entry(e.cell).or_default().push(e.store);
-                }
-                EventKind::Rmw => co.entry(e.cell).or_default().push(i as u32),
+                EventKind::Commit => co.entry(e.cell).or_default().push(e.store),
+                EventKind::Rmw if !committed[i] => co.entry(e.cell).or_default().push(i as u32),
                 _ => {}
             }
         }

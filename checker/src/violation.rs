@@ -119,6 +119,46 @@ pub struct Violation {
     pub fence: Vec<FencePoint>,
     /// The attack behind it, when the unbounded procedure found it.
     pub attack: Option<AttackId>,
+    /// Named from whole candidate executions ([`crate::candidates`]): what
+    /// the violating candidates came to, from which its harm is judged (no
+    /// machine continues its witness).
+    pub finals: Option<std::sync::Arc<Finals>>,
+}
+
+/// What the candidates exhibiting one violation came to: the first that
+/// failed (its statement), the first whose final state satisfies the
+/// condition, the first that does not (each with its witness log), and
+/// how far the search for them went.
+#[derive(Clone, Debug)]
+pub struct Finals {
+    pub fails: Option<(StmtId, Vec<Event>)>,
+    pub holds: Option<Vec<Event>>,
+    pub fails_condition: Option<Vec<Event>>,
+    pub coverage: Coverage,
+}
+
+impl Finals {
+    /// The harm, given SC's answer to the condition: a failure is harm; a
+    /// final state is harm when it changes SC's answer (SC never / always
+    /// satisfies the condition); benign when no candidate did either and
+    /// every candidate was judged (worth that search and SC's answer).
+    pub fn harm(&self, has_condition: bool, sc: Option<&Answer<crate::outcome::Observation>>) -> Answer<Harm> {
+        if let Some((stmt, events)) = &self.fails {
+            return Answer::Proved(Harm::Fails { stmt: *stmt, events: events.clone() });
+        }
+        if !has_condition {
+            return self.coverage.answer(Harm::Benign);
+        }
+        let Some(sc) = sc else { return Answer::Unknown(Why::Pending) };
+        let Some(obs) = sc.value() else { return Answer::Unknown(Why::Pending) };
+        for (holds, w) in [(true, &self.holds), (false, &self.fails_condition)] {
+            if let Some(events) = w.as_ref().filter(|_| obs.changed_by(holds)) {
+                // Worth SC's answer: proved if SC's was, within its bounds if not.
+                return sc.coverage().answer(Harm::ChangesCondition { events: events.clone() });
+            }
+        }
+        self.coverage.and(sc.coverage()).answer(Harm::Benign)
+    }
 }
 
 impl Violation {
@@ -145,6 +185,10 @@ pub struct Robustness {
     pub unconfirmed: Vec<(StmtId, StmtId)>,
     /// A minimal set of fences making the program robust (empty if robust).
     pub fences: Vec<FencePoint>,
+    /// Under a model its whole candidates decide: a cheapest set of
+    /// changes making it robust ([`crate::repair`]); `fences_confirmed` and
+    /// `fences_minimal` say what its re-check and search earned.
+    pub repairs: Vec<Repair>,
     /// Whether the fenced program was re-checked robust (`Pending` until
     /// the fences are chosen).
     pub fences_confirmed: Answer<bool>,
@@ -179,6 +223,7 @@ impl Robustness {
             violations,
             unconfirmed,
             fences: Vec::new(),
+            repairs: Vec::new(),
             fences_confirmed: Answer::Unknown(Why::Pending),
             fences_minimal: true,
             missed_by_monitor: Vec::new(),
@@ -227,6 +272,24 @@ impl Harm {
     pub fn is_harmful(&self) -> bool {
         matches!(self, Harm::Fails { .. } | Harm::ChangesCondition { .. })
     }
+}
+
+/// One change of a repair: a barrier at a place of a statement, or the
+/// statement's access given other labels (LDR → LDAR, relaxed → acquire).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Change {
+    Fence { place: litmus_ir::Place, kind: FenceKind },
+    Labels { from: litmus_ir::Labels, to: litmus_ir::Labels },
+}
+
+/// A change at a statement of a thread, with its cost
+/// ([`crate::repair::menu`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Repair {
+    pub thread: u16,
+    pub stmt: StmtId,
+    pub change: Change,
+    pub cost: u32,
 }
 
 /// Fences chosen for a program, and what their re-check earned.

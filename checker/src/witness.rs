@@ -24,8 +24,9 @@ pub struct RelaxedWitness {
     pub events: Vec<Event>,
     /// How many of `events` precede the final drain (the access included).
     pub before_drain: usize,
-    /// The state right after the access, before draining (to continue from).
-    pub state_after_access: State,
+    /// The state right after the access, before draining (to continue
+    /// from); none for a whole candidate execution, which no machine runs.
+    pub state_after_access: Option<State>,
     /// A happens-before cycle of the replayed trace: (event, edge leaving it).
     pub cycle: Vec<(u32, Edge)>,
 }
@@ -285,7 +286,13 @@ pub fn build(
         return None;
     }
     let cycle = Trace::of(&r.log).cycle()?;
-    Some(RelaxedWitness { schedule: r.schedule, events: r.log, before_drain, state_after_access, cycle })
+    Some(RelaxedWitness {
+        schedule: r.schedule,
+        events: r.log,
+        before_drain,
+        state_after_access: Some(state_after_access),
+        cycle,
+    })
 }
 
 /// What an event of the target trace must be: its kind, address and, for a
@@ -496,5 +503,5 @@ pub fn build_borderline(
         *done.entry(cell).or_insert(0) += 1;
     }
     let cycle = Trace::of(&log).cycle()?;
-    Some(RelaxedWitness { schedule, events: log, before_drain, state_after_access, cycle })
+    Some(RelaxedWitness { schedule, events: log, before_drain, state_after_access: Some(state_after_access), cycle })
 }

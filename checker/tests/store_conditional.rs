@@ -92,15 +92,25 @@ fn a_whole_check_routes_store_conditionals_past_the_machines() {
     let rb = report.robustness.iter().find(|r| r.model == riscv).expect("riscv's robustness");
     assert_eq!(rb.robust(), Answer::Proved(true));
     // Store buffering with an lr as one load (so the candidates answer):
-    // riscv allows both loads to read 0, a `po | rf | co | fr` cycle,
-    // found and (not named as a violation yet) left unconfirmed.
+    // riscv allows both loads to read 0, a `po | rf | co | fr` cycle:
+    // each thread's store overtaken by its load, two violations, each
+    // harmful (SC never reaches the condition) and each replayed.
     let src = "RISCV SB\n{\n0:x6=x; 0:x8=y; 0:x7=1; 1:x6=y; 1:x8=x; 1:x7=1;\n}\n \
                P0            | P1          ;\n sw x7,0(x6)   | sw x7,0(x6) ;\n lr.w x5,0(x8) | lw x5,0(x8) ;\n\
                exists (0:x5=0 /\\ 1:x5=0)\n";
     let sb = litmus_dsl::analyze(src).program.expect("lowers");
     assert!(sb.candidates_only() || sb.has_labels());
     let rb = litmus_checker::robust::own_executions(&sb, riscv, &Options::default());
-    assert!(matches!(rb.robust(), Answer::Unknown(Why::Unconfirmed(1))), "{:?}", rb.robust());
+    assert_eq!(rb.robust(), Answer::Proved(false));
+    let keys: Vec<_> = rb.violations.iter().map(|v| v.key()).collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    common::replayed_violations(&sb, &rb).unwrap();
+    let sc = litmus_checker::explore::explore(&sb, Model::Sc, &Options::default());
+    for v in &rb.violations {
+        let f = v.finals.as_ref().expect("named from candidates");
+        let harm = f.harm(true, sc.observation.as_ref());
+        assert!(matches!(harm, Answer::Proved(litmus_checker::violation::Harm::ChangesCondition { .. })), "{harm:?}");
+    }
 }
 
 /// "Robust" is a claim: a candidate search cut short by its work budget

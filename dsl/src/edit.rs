@@ -99,6 +99,111 @@ pub fn riscv_kind(kind: FenceKind) -> FenceKind {
     kind.sets()
 }
 
+/// A statement's access given the labels `to`, as its dialect writes it:
+/// the word for what it becomes (`LDAR`, `amoswap.w.aq`, `acquire`) and
+/// the statement's new text. `None` where the text does not show how.
+pub fn relabel(dialect: Dialect, text: &str, to: crate::ir::Labels) -> Option<(String, String)> {
+    use crate::ir::Labels;
+    let text = text.trim();
+    match dialect {
+        Dialect::HerdAArch64 => {
+            let (mnemonic, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
+            let upper = mnemonic.to_ascii_uppercase();
+            // LDR/LDAPR/STR with their size suffixes (B, H).
+            let (stem, size) = ["LDAPR", "LDR", "STR"]
+                .iter()
+                .find_map(|s| upper.strip_prefix(s).filter(|z| matches!(*z, "" | "B" | "H")).map(|z| (*s, z)))?;
+            let new = match (stem, to) {
+                ("LDR" | "LDAPR", l) if l == Labels::A => "LDAR",
+                ("LDR", l) if l == Labels::Q => "LDAPR",
+                ("STR", l) if l == Labels::L => "STLR",
+                _ => return None,
+            };
+            let word = format!("{new}{size}");
+            Some((word.clone(), format!("{word} {}", rest.trim_start())))
+        }
+        Dialect::HerdRiscv => {
+            let (mnemonic, rest) = text.split_once(char::is_whitespace)?;
+            let suffix = if to.contains(Labels::ACQ_REL) {
+                ".aqrl"
+            } else if to.contains(Labels::ACQ) {
+                ".aq"
+            } else if to.contains(Labels::REL) {
+                ".rl"
+            } else {
+                return None;
+            };
+            let word = format!("{mnemonic}{suffix}");
+            Some((word.clone(), format!("{word} {}", rest.trim_start())))
+        }
+        Dialect::HerdC => {
+            let order = to.memory_order()?;
+            let at = text.find("memory_order_")?;
+            let end =
+                at + text[at..].find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(text.len() - at);
+            Some((order.to_string(), format!("{}memory_order_{order}{}", &text[..at], &text[end..])))
+        }
+        _ => None,
+    }
+}
+
+/// A barrier as its dialect writes it (`DMB ISH`, `fence r,rw`,
+/// `atomic_thread_fence(memory_order_release);`, `fence;`).
+pub fn barrier_text(dialect: Dialect, kind: FenceKind) -> String {
+    match (dialect, kind) {
+        (Dialect::HerdC, FenceKind::Order(l)) => {
+            format!("atomic_thread_fence(memory_order_{});", l.memory_order().unwrap_or("seq_cst"))
+        }
+        (Dialect::HerdC, _) => C_FENCE.into(),
+        (Dialect::HerdAArch64, k) => arm_fence(k),
+        (Dialect::HerdRiscv, k) => riscv_fence(k),
+        (Dialect::HerdX86, k) => x86_fence(k).into(),
+        (Dialect::Native, k) => native_fence(k),
+    }
+}
+
+/// One change of a repair, as the source takes it: a barrier inserted, or
+/// a statement's access given other labels ([`relabel`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RepairEdit {
+    Fence(FenceInsertion),
+    Relabel { stmt: StmtId, to: crate::ir::Labels },
+}
+
+/// Edits making each change of a repair: a herd table rewritten once
+/// (cells relabelled, barrier rows inserted, columns re-aligned); in C and
+/// the native dialect, each access's text replaced and each barrier
+/// inserted on its own. A relabel whose text cannot say it is skipped.
+pub fn repair_edits(src: &str, prog: &Program, changes: &[RepairEdit]) -> Vec<TextEdit> {
+    let fences: Vec<FenceInsertion> =
+        changes.iter().filter_map(|c| if let RepairEdit::Fence(f) = c { Some(*f) } else { None }).collect();
+    let relabels: Vec<(StmtId, crate::ir::Labels)> = changes
+        .iter()
+        .filter_map(|c| if let RepairEdit::Relabel { stmt, to } = c { Some((*stmt, *to)) } else { None })
+        .collect();
+    match prog.dialect {
+        Dialect::HerdX86 | Dialect::HerdRiscv | Dialect::HerdAArch64 => {
+            let mut fences = fences;
+            fences.sort_by_key(|f| (f.stmt, f.place, f.kind));
+            fences.dedup_by_key(|f| (f.stmt, f.place));
+            fences.retain(|f| f.place == Place::After);
+            herd_table_edit(src, prog, &fences, &relabels).into_iter().collect()
+        }
+        Dialect::HerdC | Dialect::Native => {
+            let mut edits = fence_edits(src, prog, &fences);
+            for (stmt, to) in relabels {
+                let Some(s) = prog.stmts.get(stmt as usize) else { continue };
+                let (start, end) = (s.span.start.min(src.len()), s.span.end.min(src.len()));
+                if let Some((_, text)) = relabel(prog.dialect, &src[start..end], to) {
+                    edits.push(TextEdit { start, end, text });
+                }
+            }
+            edits.sort_by_key(|e| (e.start, e.end));
+            edits
+        }
+    }
+}
+
 /// Edits inserting each fence at its place (a place its statement cannot
 /// take, [`Program::fence_place_ok`], is skipped: the IR insertion skips it too).
 pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<TextEdit> {
@@ -127,7 +232,7 @@ pub fn fence_edits(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Vec<
         }
         Dialect::HerdC => {
             fences.retain(|f| f.place == Place::After);
-            fences.iter().map(|f| line_insertion(src, prog, *f, C_FENCE)).collect()
+            fences.iter().map(|f| line_insertion(src, prog, *f, &barrier_text(Dialect::HerdC, f.kind))).collect()
         }
     }
 }
@@ -264,10 +369,30 @@ pub fn render_table(rows: &[Vec<String>]) -> String {
 /// The herd table re-aligned, with an `MFENCE`/`SFENCE` row after each
 /// fenced instruction's row. One edit replacing the table.
 fn herd_fence_edit(src: &str, prog: &Program, fences: &[FenceInsertion]) -> Option<TextEdit> {
+    herd_table_edit(src, prog, fences, &[])
+}
+
+/// A herd table with `fences` inserted as rows and each of `relabels`'
+/// statements rewritten in its cell.
+fn herd_table_edit(
+    src: &str,
+    prog: &Program,
+    fences: &[FenceInsertion],
+    relabels: &[(StmtId, crate::ir::Labels)],
+) -> Option<TextEdit> {
     let (file, _) = crate::herd::parser::parse(src);
     let file = file?;
-    let (start, end, rows) = table_rows(src, &file)?;
+    let (start, end, mut rows) = table_rows(src, &file)?;
     let threads = file.threads.len();
+    for &(stmt, to) in relabels {
+        let s = &prog.stmts[stmt as usize];
+        let t = s.thread as usize;
+        let row = file.code.get(t)?.iter().position(|c| c.span.start <= s.span.start && s.span.end <= c.span.end)?;
+        let cell = rows.get_mut(row + 1)?.get_mut(t)?;
+        if let Some((_, text)) = relabel(prog.dialect, cell, to) {
+            *cell = text;
+        }
+    }
     // The row (0 = header) holding each fenced statement.
     let mut after: Vec<(usize, usize, FenceKind)> = Vec::new();
     for f in fences {

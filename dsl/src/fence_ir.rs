@@ -62,7 +62,7 @@ fn fence_text(dialect: Dialect, kind: FenceKind) -> String {
         Dialect::HerdX86 => x86_fence(kind).to_string(),
         Dialect::HerdRiscv => crate::edit::riscv_fence(kind),
         Dialect::HerdAArch64 => crate::edit::arm_fence(kind),
-        Dialect::HerdC => crate::edit::C_FENCE.trim_end_matches(';').to_string(),
+        Dialect::HerdC => crate::edit::barrier_text(dialect, kind).trim_end_matches(';').to_string(),
     }
 }
 
@@ -73,6 +73,7 @@ fn written_kind(dialect: Dialect, kind: FenceKind) -> FenceKind {
         (Dialect::HerdX86, FenceKind::WR) => FenceKind::Full,
         (Dialect::HerdRiscv, k) => crate::edit::riscv_kind(k),
         (Dialect::HerdAArch64, k) => crate::edit::arm_kind(k),
+        (Dialect::HerdC, FenceKind::Order(l)) => FenceKind::Order(l),
         (Dialect::HerdC, _) => FenceKind::Order(crate::ir::Labels::MO_SC),
         _ => kind,
     }

@@ -117,6 +117,15 @@ impl Labels {
         Labels(self.0 | other.0)
     }
 
+    /// Its labels but those of `other`.
+    pub const fn without(self, other: Labels) -> Labels {
+        Labels(self.0 & !other.0)
+    }
+
+    /// C11's memory orders (one of them at most on an access or fence).
+    pub const ORDERS: Labels =
+        Labels::RLX.union(Labels::MO_ACQ).union(Labels::MO_REL).union(Labels::MO_ACQ_REL).union(Labels::MO_SC);
+
     /// herd's names of its sets, in bit order (`X`).
     pub fn names(self) -> impl Iterator<Item = &'static str> {
         Self::NAMED.into_iter().filter(move |&(l, _)| self.contains(l)).map(|(_, name)| name)

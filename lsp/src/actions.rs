@@ -1,8 +1,11 @@
 //! Code actions: a quick fix per violation inserting its fence, and a
 //! source action inserting every fence of the minimal set. The fences were
 //! confirmed by re-checking the fenced program before they are offered.
+//! Under a model decided on whole candidates (ARM, RISC-V, C11) the same
+//! two actions make the changes of the cheapest repair instead: barriers,
+//! stronger instructions, stronger memory orders, re-checked likewise.
 
-use litmus_checker::violation::FencePoint;
+use litmus_checker::violation::{Change, FencePoint, Repair};
 use litmus_checker::{Answer, Report};
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
 use litmus_ir::{Dialect, Program};
@@ -21,17 +24,26 @@ pub struct Action {
     pub violation: Option<(usize, usize)>,
 }
 
-fn fence_title(p: &Program, f: &FencePoint) -> String {
-    use litmus_ir::Place;
-    let s = &p.stmts[f.stmt as usize];
-    let text = match p.dialect {
-        Dialect::Native => format!("fence {}", f.kind.as_str()),
-        Dialect::HerdX86 => litmus_dsl::edit::x86_fence(f.kind).to_string(),
-        Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(f.kind),
-        Dialect::HerdAArch64 => litmus_dsl::edit::arm_fence(f.kind),
+/// A fence as its title shows it.
+fn fence_text(p: &Program, kind: litmus_ir::FenceKind) -> String {
+    match p.dialect {
+        Dialect::Native => format!("fence {}", kind.as_str()),
+        Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
+        Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(kind),
+        Dialect::HerdAArch64 => litmus_dsl::edit::arm_fence(kind),
         Dialect::HerdC => litmus_dsl::edit::C_FENCE.trim_end_matches(';').to_string(),
-    };
-    match f.place {
+    }
+}
+
+fn fence_title(p: &Program, f: &FencePoint) -> String {
+    insert_title(p, f.stmt, f.place, &fence_text(p, f.kind))
+}
+
+/// "Insert `text` after line 4" (before, at a loop's head).
+fn insert_title(p: &Program, stmt: litmus_ir::StmtId, place: litmus_ir::Place, text: &str) -> String {
+    use litmus_ir::Place;
+    let s = &p.stmts[stmt as usize];
+    match place {
         Place::After => format!("Insert `{text}` after line {}", s.end_line),
         Place::Before => format!("Insert `{text}` before line {}", s.line),
         Place::LoopHead => format!("Insert `{text}` at the head of the loop at line {}", s.line),
@@ -62,10 +74,49 @@ fn bounded(confirmed: &Answer<bool>) -> &'static str {
     }
 }
 
+/// A change of a repair as a title: "Change `LDR W1,[X10]` to `LDAPR
+/// W1,[X10]`", "Insert `DMB ISHLD` after line 4".
+fn repair_title(p: &Program, r: &Repair) -> String {
+    match r.change {
+        Change::Fence { place, kind } => {
+            insert_title(p, r.stmt, place, litmus_dsl::edit::barrier_text(p.dialect, kind).trim_end_matches(';'))
+        }
+        Change::Labels { to, .. } => {
+            let s = &p.stmts[r.stmt as usize];
+            match litmus_dsl::edit::relabel(p.dialect, &s.text, to) {
+                Some((_, text)) => format!("Change `{}` to `{text}`", s.text),
+                None => format!("Strengthen `{}`", s.text),
+            }
+        }
+    }
+}
+
 /// The quick fix for one violation (`mi`: relaxed model index, `vi`: violation).
 pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Option<Action> {
     let rb = r.robustness.get(mi)?;
     let v = rb.violations.get(vi)?;
+    if !rb.repairs.is_empty() {
+        // The repair's changes at this violation's edge.
+        if !rb.fences_confirmed.is(&true) {
+            return None;
+        }
+        let mine: Vec<Repair> =
+            rb.repairs.iter().copied().filter(|x| x.stmt == v.store_stmt || x.stmt == v.access_stmt).collect();
+        let first = mine.first()?;
+        let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();
+        return Some(Action {
+            title: format!(
+                "{}{} (of the cheapest repair under {}, cost {cost}){}",
+                repair_title(p, first),
+                more(mine.len()),
+                rb.model.upper(),
+                bounded(&rb.fences_confirmed)
+            ),
+            quick_fix: true,
+            edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&mine)),
+            violation: Some((mi, vi)),
+        });
+    }
     // Only fences whose re-check finished robust are offered.
     if !rb.fences_confirmed.is(&true) || v.fence.is_empty() {
         return None;
@@ -78,8 +129,25 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
     })
 }
 
-/// Every fence of the minimal set for all checked relaxed models.
+/// Every fence of the minimal set for all checked relaxed models; or,
+/// under one model decided on whole candidates, its cheapest repair.
 pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
+    if let Some(rb) = r.robustness.iter().find(|rb| !rb.repairs.is_empty() && rb.fences_confirmed.is(&true)) {
+        let n = rb.repairs.len();
+        let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();
+        return Some(Action {
+            title: format!(
+                "Apply the {}repair under {} ({n} change{}, cost {cost}){}",
+                if rb.fences_minimal { "cheapest " } else { "" },
+                rb.model.upper(),
+                if n == 1 { "" } else { "s" },
+                bounded(&rb.fences_confirmed)
+            ),
+            quick_fix: false,
+            edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&rb.repairs)),
+            violation: None,
+        });
+    }
     if r.joint.fences.is_empty() || !r.joint.confirmed.is(&true) {
         return None;
     }

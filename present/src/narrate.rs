@@ -45,6 +45,28 @@ pub fn told_as_execution(model: Model) -> bool {
     model.buffers() == Buffers::Axiomatic && !model.by_graphs()
 }
 
+/// A whole candidate's coherence, from its commits (each cell's writes in
+/// order): `coherence of x: 0 (initial), 1 (P0 `STR W0,[X1]`, line 15)`,
+/// for each cell with two writes or more, the initial one counted.
+pub fn coherence(prog: &Program, events: &[Event]) -> Vec<String> {
+    let mut by_cell: std::collections::BTreeMap<u32, Vec<&Event>> = Default::default();
+    for e in events.iter().filter(|e| e.kind == EventKind::Commit && e.store != NONE) {
+        by_cell.entry(e.cell).or_default().push(&events[e.store as usize]);
+    }
+    by_cell
+        .into_iter()
+        .map(|(cell, ws)| {
+            let mut order = vec![format!("{} (initial)", prog.show_value(prog.init[cell as usize]))];
+            for w in ws {
+                let s = &prog.stmts[w.stmt as usize];
+                let t = &prog.threads[w.thread as usize].name;
+                order.push(format!("{} ({t} `{}`, line {})", prog.show_value(w.value), s.text, s.line));
+            }
+            format!("coherence of {}: {}", prog.cell_name(cell), order.join(" → "))
+        })
+        .collect()
+}
+
 pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
     let graph = told_as_execution(model);
     events

@@ -169,6 +169,27 @@ pub fn fence_text(p: &litmus_ir::Program, kind: litmus_ir::FenceKind) -> String 
     }
 }
 
+/// A repair's change in words: "`DMB ISH` after 15:13 (P0)", "`LDR
+/// W0,[X1]` → `LDAR W0,[X1]` (P1)".
+pub fn repair(p: &Program, r: &litmus_checker::violation::Repair) -> String {
+    use litmus_checker::violation::{Change, FencePoint};
+    let thread = &p.threads[r.thread as usize].name;
+    match r.change {
+        Change::Fence { place, kind } => {
+            let f = FencePoint { thread: r.thread, stmt: r.stmt, kind, place };
+            let text = litmus_dsl::edit::barrier_text(p.dialect, kind);
+            format!("`{}` {} ({thread})", text.trim_end_matches(';'), fence_place_short(p, &f))
+        }
+        Change::Labels { to, .. } => {
+            let s = &p.stmts[r.stmt as usize];
+            match litmus_dsl::edit::relabel(p.dialect, &s.text, to) {
+                Some((_, text)) => format!("`{}` → `{text}` ({thread})", s.text),
+                None => format!("`{}` made {} ({thread})", s.text, to.names().collect::<Vec<_>>().join(",")),
+            }
+        }
+    }
+}
+
 /// Models as a finding names them: "TSO, PSO", each once, in order met.
 pub fn models(models: impl IntoIterator<Item = litmus_checker::Model>) -> String {
     let mut names: Vec<&str> = Vec::new();

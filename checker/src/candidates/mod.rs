@@ -23,20 +23,27 @@
 //! Work is counted in interpreter steps and candidates; past the work
 //! budget the search stops and says so, as the other explorers do.
 
+mod build;
+mod named;
+pub mod oracle;
 pub mod regs;
+mod replay;
 pub mod thread;
+
+pub use replay::{replay, Replayed};
 
 use crate::catalog::{self, Unjudged};
 use crate::dpor::Stats;
-use crate::machine::{Event, EventKind, Model, ATOMIC_READ, NONE};
+use crate::machine::Model;
 use crate::options::Options;
-use crate::outcome::{CondSite, Keeper, ModelOutcome, Witness};
+use crate::outcome::{CondSite, Keeper, ModelOutcome};
 use crate::reads::Reads;
-use litmus_cat::eval::{Execution, Rel, Set, MAX_EVENTS};
+use build::{co_of, next_permutation, witness, Layout};
+use litmus_cat::eval::{Execution, Rel, Set};
 use litmus_cat::prepared::Prepared;
 use litmus_ir::Program;
 use std::time::Instant;
-use thread::{End, Joint, Kind, Over, Run};
+use thread::{End, Over, Run};
 
 /// Default work budget when the options give none: interpreter steps plus
 /// candidates judged.
@@ -76,29 +83,60 @@ fn memo_key(prog: &Program, model: Model, opts: &Options) -> u64 {
 /// allows SC-consistent (`po | rf | co | fr` acyclic over memory events,
 /// herd7's robustness: the model plus `~acyclic po | rf | co | fr`)? Robust
 /// is claimed only when none has a cycle and every candidate was judged.
-/// A cycle is kept as the statement pair of one of its `po` edges: it
-/// makes robustness unknown, never "robust", until the candidate is named
-/// as a violation with a replayable witness (not done here yet).
+/// Each one with a cycle names its violations ([`named`]): the answer is
+/// then "not robust", each violation with a witness and its harm's evidence.
 pub fn robustness(prog: &Program, model: Model, opts: &Options) -> crate::violation::Robustness {
-    let (o, cycles) = search(prog, model, opts, true);
+    robustness_memo(prog, model, opts, true)
+}
+
+/// [`robustness`], leaving nothing for a later outcome search (a re-check
+/// of a changed program: [`crate::repair`]).
+pub fn robustness_unkept(prog: &Program, model: Model, opts: &Options) -> crate::violation::Robustness {
+    robustness_memo(prog, model, opts, false)
+}
+
+fn robustness_memo(prog: &Program, model: Model, opts: &Options, memo: bool) -> crate::violation::Robustness {
+    let (o, found) = search(prog, model, opts, true);
     let coverage = if catalog::definition(model).is_none() {
         crate::certainty::Coverage::Stopped(undecided(model))
     } else {
         crate::certainty::Coverage::of_stats(&o.stats)
     };
-    LAST.with(|l| *l.borrow_mut() = Some((memo_key(prog, model, opts), o)));
-    let unconfirmed = cycles.into_iter().flatten().collect();
-    crate::violation::Robustness::found(model, crate::monitor::MonitorKind::Explicit, Vec::new(), unconfirmed, coverage)
+    if memo {
+        LAST.with(|l| *l.borrow_mut() = Some((memo_key(prog, model, opts), o)));
+    }
+    let (named, unnamed) = found.unwrap_or_default();
+    let violations = named
+        .into_values()
+        .map(|n| {
+            let mut v = n.v;
+            v.occurrences = n.occurrences;
+            v.finals = Some(std::sync::Arc::new(crate::violation::Finals {
+                fails: n.fails,
+                holds: n.holds,
+                fails_condition: n.fails_condition,
+                coverage: if n.unjudged {
+                    crate::certainty::Coverage::Stopped(crate::certainty::Why::Pending)
+                } else {
+                    coverage
+                },
+            }));
+            v
+        })
+        .collect();
+    let unconfirmed = unnamed.into_iter().collect();
+    crate::violation::Robustness::found(model, crate::monitor::MonitorKind::Explicit, violations, unconfirmed, coverage)
 }
 
-/// [`explore`], and with `cycles` the statement pairs that name the SC
-/// cycles of the allowed candidates ([`robustness`]).
-fn search(
-    prog: &Program,
-    model: Model,
-    opts: &Options,
-    cycles: bool,
-) -> (ModelOutcome, Option<std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>>) {
+/// Violations named so far, and statement pairs of cycles none names.
+type Found = (
+    std::collections::BTreeMap<(litmus_ir::StmtId, litmus_ir::StmtId), named::Named>,
+    std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>,
+);
+
+/// [`explore`], and with `cycles` the violations of the allowed
+/// candidates that are not SC ([`robustness`]).
+fn search(prog: &Program, model: Model, opts: &Options, cycles: bool) -> (ModelOutcome, Option<Found>) {
     let start = Instant::now();
     let max = opts.budget.max_steps.unwrap_or(WORK);
     let mut stats = Stats::default();
@@ -155,11 +193,12 @@ fn search(
         flagging: None,
         catdep,
         micros,
-        cycles: cycles.then(Default::default),
+        violations: cycles.then(Default::default),
+        model,
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
-    let cycles = c.cycles.take();
+    let cycles = c.violations.take();
     catalog::give_back_prepared(id, prepared);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
@@ -362,19 +401,6 @@ fn valued_regs(code: &[litmus_ir::Instr], n: usize) -> Vec<bool> {
     }
 }
 
-/// The cat events of one candidate.
-struct Layout {
-    n: usize,
-    /// Per thread, per event: its cat events (read, write; equal if one).
-    of: Vec<Vec<(usize, usize)>>,
-    /// Per cell: its initial write's event, if the cell is accessed.
-    iw: Vec<Option<usize>>,
-    /// Per thread, for a model that computes its dependencies: its run's
-    /// register events (numbered from `reg_base`).
-    micro: Vec<std::rc::Rc<regs::Micro>>,
-    reg_base: Vec<usize>,
-}
-
 struct Combine<'a> {
     prog: &'a Program,
     prepared: &'a mut Prepared,
@@ -393,9 +419,10 @@ struct Combine<'a> {
     catdep: bool,
     /// Per thread, per run: its register events, if `catdep`.
     micros: Vec<Vec<std::rc::Rc<regs::Micro>>>,
-    /// When robustness is asked: a statement pair per SC cycle found in an
-    /// allowed candidate ([`robustness`]).
-    cycles: Option<std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>>,
+    /// When robustness is asked: the violations of the allowed candidates
+    /// that are not SC ([`robustness`]).
+    violations: Option<Found>,
+    model: Model,
 }
 
 impl Combine<'_> {
@@ -500,46 +527,27 @@ impl Combine<'_> {
         self.flags.extend(v.flags);
     }
 
+    /// [`build::layout`] of one choice of runs (`picked`: each one's index
+    /// among its thread's); `None` (and the search stopped) past the events
+    /// a model is evaluated on.
+    fn layout(&mut self, runs: &[&Run], picked: &[usize]) -> Option<Layout> {
+        let micro =
+            picked.iter().enumerate().filter(|_| self.catdep).map(|(t, &i)| self.micros[t][i].clone()).collect();
+        match build::layout(self.prog, runs, micro) {
+            Ok(lay) => Some(lay),
+            Err(n) => {
+                self.stats.unjudged = Some(Unjudged::TooManyEvents(n as u32));
+                None
+            }
+        }
+    }
+
     /// Every rf and co of one choice of runs (`picked`: each one's index
     /// among its thread's).
     fn runs(&mut self, runs: &[&Run], picked: &[usize]) {
         let cells = self.prog.init.len();
-        let mut touched = vec![false; cells];
-        for e in runs.iter().flat_map(|r| &r.events) {
-            if !matches!(e.kind, Kind::Fence(_)) {
-                touched[e.cell as usize] = true;
-            }
-        }
-        let mut n = 0usize;
-        let mut iw = vec![None; cells];
-        for (c, _) in touched.iter().enumerate().filter(|(_, &t)| t) {
-            iw[c] = Some(n);
-            n += 1;
-        }
-        let mut of = Vec::with_capacity(runs.len());
-        for r in runs {
-            let mut mine = Vec::with_capacity(r.events.len());
-            for e in &r.events {
-                let k = if e.kind == Kind::Update && !self.prog.dialect.rmw_is_one_event() { 2 } else { 1 };
-                mine.push((n, n + k - 1));
-                n += k;
-            }
-            of.push(mine);
-        }
-        let mut micro = Vec::new();
-        let mut reg_base = Vec::new();
-        for (t, &i) in picked.iter().enumerate().filter(|_| self.catdep) {
-            let m = self.micros[t][i].clone();
-            reg_base.push(n);
-            n += m.evs.len();
-            micro.push(m);
-        }
-        if n > MAX_EVENTS {
-            self.stats.unjudged = Some(Unjudged::TooManyEvents(n as u32));
-            return;
-        }
-        let lay = Layout { n, of, iw, micro, reg_base };
-        let mut x = self.skeleton(runs, &lay);
+        let Some(lay) = self.layout(runs, picked) else { return };
+        let mut x = build::skeleton(self.prog, self.catdep, runs, &lay);
         // Per read (thread, event): the writes it may read from (cat events).
         let mut readers: Vec<(usize, usize, Vec<usize>)> = Vec::new();
         for (t, r) in runs.iter().enumerate() {
@@ -570,7 +578,7 @@ impl Combine<'_> {
         }
         let mut rf_pick = vec![0usize; readers.len()];
         loop {
-            let mut rf = Rel::empty(n);
+            let mut rf = Rel::empty(lay.n);
             for (k, (t, i, from)) in readers.iter().enumerate() {
                 rf.0[from[rf_pick[k]]] |= 1 << lay.of[*t][*i].0;
             }
@@ -616,24 +624,20 @@ impl Combine<'_> {
             }
         }
         loop {
-            let mut co = Rel::empty(lay.n);
-            for (k, &c) in cells.iter().enumerate() {
-                let iw = lay.iw[c].expect("accessed");
-                let mut later: Set = 0;
-                for &w in perms[k].iter().rev() {
-                    co.0[w] |= later;
-                    later |= 1 << w;
-                }
-                co.0[iw] |= later;
-            }
-            x.rels.insert("co".into(), co);
+            x.rels.insert("co".into(), co_of(lay, &cells, &perms));
             self.steps += 1;
             self.stats.transitions += 1;
             match self.prepared.allowed(x) {
                 Ok(true) => {
                     self.flag(x);
-                    self.sc_cycle(runs, lay, x);
-                    self.found(runs, lay, &cells, &perms, readers, rf_pick)
+                    let fate = self.found(runs, lay, &cells, &perms, readers, rf_pick);
+                    if let Some((named, unnamed)) = self.violations.as_mut() {
+                        let sc = named::Sc::of(lay.n, x);
+                        if sc.cyclic() {
+                            let w = || witness(runs, lay, &cells, &perms, readers, rf_pick);
+                            named::record(named, unnamed, self.model, runs, lay, &sc, fate, w);
+                        }
+                    }
                 }
                 // Every co is tried here; herd7 builds only the model's own
                 // candidates (`with co from …`): one outside them is no execution.
@@ -662,374 +666,6 @@ impl Combine<'_> {
         }
     }
 
-    /// The parts of a candidate that rf and co do not change.
-    fn skeleton(&self, runs: &[&Run], lay: &Layout) -> Execution {
-        let n = lay.n;
-        // Every name a model may read is bound, empty or not: the event
-        // kinds, every label's set and every fence's tag.
-        let mut sets: std::collections::BTreeMap<String, Set> = Default::default();
-        for k in ["F", "IW", "R", "W"]
-            .into_iter()
-            .chain(litmus_ir::Labels::all_names())
-            .chain(litmus_ir::FenceKind::all_tags())
-        {
-            sets.insert(k.into(), 0);
-        }
-        let mut add = |k: &str, e: usize| *sets.entry(k.into()).or_insert(0) |= 1 << e;
-        let mut loc: Vec<Set> = vec![0; self.prog.init.len()];
-        for (c, e) in lay.iw.iter().enumerate() {
-            if let Some(e) = *e {
-                add("IW", e);
-                add("W", e);
-                loc[c] |= 1 << e;
-            }
-        }
-        let mut rels: std::collections::BTreeMap<&str, Rel> = [
-            "po",
-            "int",
-            "loc",
-            "same-instance",
-            "addr",
-            "data",
-            "ctrl",
-            "pick-addr",
-            "pick-data",
-            "pick-ctrl",
-            "iico_data",
-            "iico_ctrl",
-            "iico_order",
-            "rf-reg",
-        ]
-        .into_iter()
-        .map(|k| (k, Rel::empty(n)))
-        .collect();
-        let mut sm_classes: Vec<Set> = Vec::new();
-        for (t, r) in runs.iter().enumerate() {
-            let of = &lay.of[t];
-            let mut thread: Set = 0;
-            for (i, e) in r.events.iter().enumerate() {
-                let (a, b) = of[i];
-                for k in a..=b {
-                    thread |= 1 << k;
-                }
-                match e.kind {
-                    Kind::Fence(f) => {
-                        // Its own tag, and its sets' (a native `fence` is
-                        // `Fence.rw.rw` to a RISC-V model).
-                        add("F", a);
-                        add(f.tag(), a);
-                        add(f.sets().tag(), a);
-                    }
-                    Kind::Read => add("R", a),
-                    Kind::AtomicRead => {
-                        add("R", a);
-                        add("X", a);
-                    }
-                    Kind::Write => add("W", a),
-                    // One event in R and W (a RISC-V AMO), or two of one instruction.
-                    Kind::Update => {
-                        add("R", a);
-                        add("W", b);
-                        add("X", a);
-                        add("X", b);
-                        let si = rels.get_mut("same-instance").expect("made");
-                        si.0[a] |= 1 << b;
-                        si.0[b] |= 1 << a;
-                    }
-                }
-                for l in e.labels.names() {
-                    add(l, a);
-                    add(l, b);
-                }
-                if !matches!(e.kind, Kind::Fence(_)) {
-                    loc[e.cell as usize] |= (1 << a) | (1 << b);
-                }
-                // Dependencies: from each read they name to this event.
-                let dep = |mask: u64, rel: &mut Rel, targets: &[usize]| {
-                    let mut m = mask;
-                    while m != 0 {
-                        let j = m.trailing_zeros() as usize;
-                        m &= m - 1;
-                        for &tg in targets {
-                            rel.0[of[j].0] |= 1 << tg;
-                        }
-                    }
-                };
-                let both = if a == b { vec![a] } else { vec![a, b] };
-                dep(e.addr, rels.get_mut("addr").expect("made"), &both);
-                if e.writes() {
-                    dep(e.data, rels.get_mut("data").expect("made"), &[b]);
-                }
-                dep(e.ctrl, rels.get_mut("ctrl").expect("made"), &both);
-                dep(e.pick[0], rels.get_mut("pick-addr").expect("made"), &both);
-                if e.writes() {
-                    dep(e.pick[1], rels.get_mut("pick-data").expect("made"), &[b]);
-                }
-                dep(e.pick[2], rels.get_mut("pick-ctrl").expect("made"), &both);
-            }
-            // A pair instruction's two accesses: one instance, ordered
-            // inside it only as the instruction says (`iico_order`), and
-            // one single-copy-atomic access where exclusive (herd's `sm`).
-            let cat_events = |i: usize| of[i].0..=of[i].1;
-            let mut instance = vec![0usize; of.len()];
-            for (i, e) in r.events.iter().enumerate().skip(1) {
-                instance[i] = if e.joint == Joint::No { i } else { instance[i - 1] };
-                if e.joint == Joint::No {
-                    continue;
-                }
-                let (prev, me) = (cat_events(i - 1), cat_events(i));
-                let mine: Set = me.clone().fold(0, |m, k| m | 1 << k);
-                let theirs: Set = prev.clone().fold(0, |m, k| m | 1 << k);
-                let si = rels.get_mut("same-instance").expect("made");
-                for k in prev.clone() {
-                    si.0[k] |= mine;
-                }
-                for k in me.clone() {
-                    si.0[k] |= theirs;
-                }
-                let order = rels.get_mut("iico_order").expect("made");
-                match e.joint {
-                    Joint::After => order.0[of[i - 1].1] |= 1 << of[i].0,
-                    Joint::Before => order.0[of[i].1] |= 1 << of[i - 1].0,
-                    _ => {}
-                }
-                if e.labels.contains(litmus_ir::Labels::EX) {
-                    sm_classes.push(theirs | mine);
-                }
-            }
-            if self.catdep {
-                continue; // po and int over every event: `registers`
-            }
-            // po: each instruction's events before every later one's.
-            let po = rels.get_mut("po").expect("made");
-            for i in 0..of.len() {
-                let mut later: Set = 0;
-                for (j, &(a, b)) in of.iter().enumerate().skip(i + 1) {
-                    if instance[j] == instance[i] {
-                        continue;
-                    }
-                    for k in a..=b {
-                        later |= 1 << k;
-                    }
-                }
-                for k in of[i].0..=of[i].1 {
-                    po.0[k] = later;
-                }
-            }
-            let int = rels.get_mut("int").expect("made");
-            let mut m = thread;
-            while m != 0 {
-                let k = m.trailing_zeros() as usize;
-                m &= m - 1;
-                int.0[k] |= thread;
-            }
-        }
-        if self.catdep {
-            self.registers(lay, &mut sets, &mut rels);
-        }
-        for m in loc {
-            let mut k = m;
-            while k != 0 {
-                let e = k.trailing_zeros() as usize;
-                k &= k - 1;
-                rels.get_mut("loc").expect("made").0[e] |= m;
-            }
-        }
-        for k in ["same-instance", "int"] {
-            for (e, row) in rels.get_mut(k).expect("made").0.iter_mut().enumerate() {
-                *row |= 1 << e;
-            }
-        }
-        if !sm_classes.is_empty() {
-            // herd's `sm` (and `si`): the identity on memory events, and
-            // each exclusive pair's two accesses.
-            let mem = sets["R"] | sets["W"];
-            let mut sm = Rel::empty(n);
-            for (e, row) in sm.0.iter_mut().enumerate() {
-                if mem >> e & 1 == 1 {
-                    *row |= 1 << e;
-                }
-            }
-            for class in sm_classes {
-                let mut k = class;
-                while k != 0 {
-                    let e = k.trailing_zeros() as usize;
-                    k &= k - 1;
-                    sm.0[e] |= class;
-                }
-            }
-            rels.insert("si", sm.clone());
-            rels.insert("sm", sm);
-        }
-        let mut x = Execution::new(n).absent(self.prog.dialect.system_sets().iter().copied());
-        x.sets = sets;
-        x.rels = rels.into_iter().map(|(k, r)| (k.to_string(), r)).collect();
-        x.rels.insert("rf".into(), Rel::empty(n));
-        x.rels.insert("co".into(), Rel::empty(n));
-        x
-    }
-
-    /// The register events of a model that computes its dependencies
-    /// ([`regs`]): their sets, `iico`, `rf-reg`, each register a location
-    /// of its thread, and `po`, `int`, `same-instance` over every event by
-    /// the instruction it belongs to.
-    fn registers(
-        &self,
-        lay: &Layout,
-        sets: &mut std::collections::BTreeMap<String, Set>,
-        rels: &mut std::collections::BTreeMap<&str, Rel>,
-    ) {
-        use regs::{Node, RegKind};
-        for k in ["Rreg", "Wreg", "ADDR", "DATA", "B", "BCC", "PRED"] {
-            sets.entry(k.into()).or_insert(0);
-        }
-        for (t, m) in lay.micro.iter().enumerate() {
-            let base = lay.reg_base[t];
-            let of = &lay.of[t];
-            let cat = |n: Node| match n {
-                Node::Mem { event, write } => {
-                    let (a, b) = of[event as usize];
-                    if write {
-                        b
-                    } else {
-                        a
-                    }
-                }
-                Node::Reg(i) => base + i as usize,
-            };
-            // Every event of the thread with its instruction.
-            let mut all: Vec<(usize, u32)> = Vec::new();
-            for (j, &(a, b)) in of.iter().enumerate() {
-                all.push((a, m.mem_step[j]));
-                if b != a {
-                    all.push((b, m.mem_step[j]));
-                }
-            }
-            let mut by_reg: std::collections::BTreeMap<regs::RegId, Vec<usize>> = Default::default();
-            // The last write of each register so far (events are in program order).
-            let mut last: std::collections::HashMap<regs::RegId, usize> = Default::default();
-            for (i, e) in m.evs.iter().enumerate() {
-                let c = base + i;
-                all.push((c, e.step));
-                let mut add = |k: &str| *sets.get_mut(k).expect("made") |= 1 << c;
-                match e.kind {
-                    RegKind::Read(r) => {
-                        add("Rreg");
-                        by_reg.entry(r).or_default().push(c);
-                        if let Some(&w) = last.get(&r) {
-                            rels.get_mut("rf-reg").expect("made").0[w] |= 1 << c;
-                        }
-                    }
-                    RegKind::Write(r) => {
-                        add("Wreg");
-                        by_reg.entry(r).or_default().push(c);
-                        last.insert(r, c);
-                    }
-                    RegKind::Commit { branch } => {
-                        add("B");
-                        add(if branch { "BCC" } else { "PRED" });
-                    }
-                    RegKind::Nothing => {}
-                }
-                if e.addr {
-                    add("ADDR");
-                }
-                if e.data {
-                    add("DATA");
-                }
-            }
-            for (k, edges) in [("iico_data", &m.iico_data), ("iico_ctrl", &m.iico_ctrl), ("iico_order", &m.iico_order)]
-            {
-                let r = rels.get_mut(k).expect("made");
-                for &(a, b) in edges {
-                    r.0[cat(a)] |= 1 << cat(b);
-                }
-            }
-            let loc = rels.get_mut("loc").expect("made");
-            for evs in by_reg.values() {
-                let mask: Set = evs.iter().fold(0, |m, &e| m | 1 << e);
-                for &e in evs {
-                    loc.0[e] |= mask;
-                }
-            }
-            let thread: Set = all.iter().fold(0, |m, &(e, _)| m | 1 << e);
-            for &(a, sa) in &all {
-                let (mut later, mut same): (Set, Set) = (0, 0);
-                for &(b, sb) in &all {
-                    if sb > sa {
-                        later |= 1 << b;
-                    } else if sb == sa {
-                        same |= 1 << b;
-                    }
-                }
-                rels.get_mut("po").expect("made").0[a] = later;
-                rels.get_mut("same-instance").expect("made").0[a] |= same;
-                rels.get_mut("int").expect("made").0[a] |= thread;
-            }
-        }
-    }
-
-    /// Robustness: if the allowed candidate `x` is not SC — `po | rf | co |
-    /// fr` has a cycle over its memory events — the statement pair of a
-    /// `po` edge on one such cycle.
-    fn sc_cycle(&mut self, runs: &[&Run], lay: &Layout, x: &Execution) {
-        let Some(keys) = self.cycles.as_mut() else { return };
-        let n = lay.n;
-        let set = |k: &str| x.sets.get(k).copied().unwrap_or(0);
-        let mem: Set = set("R") | set("W");
-        let empty = Rel::empty(n);
-        let rel = |k: &str| x.rels.get(k).unwrap_or(&empty);
-        let (po, rf, co) = (rel("po"), rel("rf"), rel("co"));
-        let mut h = Rel::empty(n);
-        for e in (0..n).filter(|&e| mem >> e & 1 == 1) {
-            h.0[e] = (po.0[e] | rf.0[e] | co.0[e]) & mem;
-        }
-        // fr: each read to the writes co-after the one it read from, but
-        // itself (an update that is one event: herd's `make_fr`).
-        for w in 0..n {
-            let mut readers = rf.0[w];
-            while readers != 0 {
-                let r = readers.trailing_zeros() as usize;
-                readers &= readers - 1;
-                h.0[r] |= co.0[w] & mem & !(1 << r);
-            }
-        }
-        let reach = h.closure();
-        let Some(start) = (0..n).find(|&e| reach.0[e] >> e & 1 == 1) else { return };
-        // Walk the cycle back to `start`: each step to a successor that reaches it.
-        let mut cycle = vec![start];
-        let mut cur = start;
-        loop {
-            let succ = h.0[cur];
-            let next = if succ >> start & 1 == 1 {
-                start
-            } else {
-                (0..n).find(|&s| succ >> s & 1 == 1 && reach.0[s] >> start & 1 == 1).unwrap_or(start)
-            };
-            if next == start || cycle.len() > n {
-                break;
-            }
-            cycle.push(next);
-            cur = next;
-        }
-        // The statement of each cat event, through its run's event.
-        let mut stmt = vec![None; n];
-        for (t, r) in runs.iter().enumerate() {
-            for (i, e) in r.events.iter().enumerate() {
-                let (a, b) = lay.of[t][i];
-                stmt[a..=b].fill(Some(e.stmt));
-            }
-        }
-        let k = cycle.len();
-        let edge = (0..k)
-            .map(|j| (cycle[j], cycle[(j + 1) % k]))
-            .find(|&(a, b)| po.0[a] >> b & 1 == 1)
-            .unwrap_or((start, start));
-        // (Every event of a cycle has a statement: initial writes start none.)
-        let of = |e: usize| stmt[e].or(stmt[start]).unwrap_or_default();
-        keys.insert((of(edge.0), of(edge.1)));
-    }
-
     /// An allowed candidate: its final state, failures, reads.
     fn found(
         &mut self,
@@ -1039,7 +675,7 @@ impl Combine<'_> {
         perms: &[Vec<usize>],
         readers: &[(usize, usize, Vec<usize>)],
         rf_pick: &[usize],
-    ) {
+    ) -> named::Fate {
         self.stats.executions += 1;
         let prog = self.prog;
         // Final memory: each cell's co-last write.
@@ -1073,18 +709,18 @@ impl Combine<'_> {
             self.stats.failed += 1;
             let w = witness();
             self.keeper.failures(&failed, Some(failed.iter().map(|_| w.clone()).collect()));
-            return;
+            return named::Fate::Failed(failed[0].1);
         }
         if runs.iter().any(|r| r.end == End::Cut) {
             self.stats.cut += 1;
-            return;
+            return named::Fate::Other;
         }
         if runs.iter().any(|r| r.end == End::Stuck) {
             self.stats.deadlocks += 1;
             if self.keeper.wants_deadlock() {
                 self.keeper.deadlock(Some(witness()));
             }
-            return;
+            return named::Fate::Other;
         }
         self.stats.complete += 1;
         let reg = |t: u16, r: litmus_ir::Reg| runs[t as usize].regs[r as usize];
@@ -1095,9 +731,9 @@ impl Combine<'_> {
                     if self.keeper.wants_site(CondSite::Filter) {
                         self.keeper.condition_error(CondSite::Filter, Some(witness()));
                     }
-                    return;
+                    return named::Fate::Unjudged;
                 }
-                Some(0) => return,
+                Some(0) => return named::Fate::Other,
                 Some(_) => {}
             }
         }
@@ -1108,7 +744,7 @@ impl Combine<'_> {
                     if self.keeper.wants_site(CondSite::Condition) {
                         self.keeper.condition_error(CondSite::Condition, Some(witness()));
                     }
-                    return;
+                    return named::Fate::Unjudged;
                 }
                 Some(v) => Some(v != 0),
             },
@@ -1124,81 +760,10 @@ impl Combine<'_> {
         if !self.keeper.has_state(&values) {
             self.keeper.state(values, satisfies, Some(witness()));
         }
+        named::Fate::Final(satisfies)
     }
 }
 
-/// The candidate as a log (see the module doc).
-fn witness(
-    runs: &[&Run],
-    lay: &Layout,
-    cells: &[usize],
-    perms: &[Vec<usize>],
-    readers: &[(usize, usize, Vec<usize>)],
-    rf_pick: &[usize],
-) -> Witness {
-    let mut events: Vec<Event> = Vec::new();
-    let mut schedule: Vec<u32> = Vec::new();
-    // Per cat write event: the log event a read of it names.
-    let mut named: std::collections::HashMap<usize, u32> = Default::default();
-    let mut store_at: std::collections::HashMap<usize, u32> = Default::default();
-    let mut read_at: Vec<Vec<u32>> = Vec::new();
-    for (t, r) in runs.iter().enumerate() {
-        let mut mine = Vec::new();
-        for (i, e) in r.events.iter().enumerate() {
-            let at = events.len() as u32;
-            mine.push(at);
-            let ev = |kind, value, old, store| Event {
-                thread: t as u16,
-                kind,
-                cell: if matches!(e.kind, Kind::Fence(_)) { NONE } else { e.cell },
-                value,
-                old,
-                stmt: e.stmt,
-                rf: NONE,
-                store,
-                step: at,
-            };
-            events.push(match e.kind {
-                Kind::Fence(f) => ev(EventKind::Fence(f), 0, 0, NONE),
-                Kind::Read => ev(EventKind::Load, e.old, 0, NONE),
-                Kind::AtomicRead => ev(EventKind::Load, e.old, 0, ATOMIC_READ),
-                Kind::Write => {
-                    store_at.insert(lay.of[t][i].1, at);
-                    ev(EventKind::Store, e.value, 0, NONE)
-                }
-                Kind::Update => {
-                    named.insert(lay.of[t][i].1, at);
-                    ev(EventKind::Rmw, e.value, e.old, NONE)
-                }
-            });
-            schedule.push(t as u32);
-        }
-        read_at.push(mine);
-    }
-    // Commits, each cell's in coherence order.
-    for (k, _) in cells.iter().enumerate() {
-        for w in &perms[k] {
-            if let Some(&s) = store_at.get(w) {
-                let at = events.len() as u32;
-                let mut c = events[s as usize];
-                c.kind = EventKind::Commit;
-                c.store = s;
-                c.step = at;
-                events.push(c);
-                schedule.push(c.thread as u32);
-                named.insert(*w, at);
-            }
-        }
-    }
-    for (k, (t, i, from)) in readers.iter().enumerate() {
-        let at = read_at[*t][*i] as usize;
-        events[at].rf = named.get(&from[rf_pick[k]]).copied().unwrap_or(NONE);
-    }
-    Witness { events, schedule }
-}
-
-/// The next permutation in lexicographic order; `false` (and sorted
-/// again) after the last.
 /// Puts a cell's writes `p` in their first order after the initial write
 /// `iw` that extends `base` (every order without one); false if none does.
 fn first_order(p: &mut [usize], base: Option<&Rel>, iw: Option<usize>) -> bool {
@@ -1227,26 +792,5 @@ fn extends(p: &[usize], base: Option<&Rel>, iw: Option<usize>) -> bool {
         }
         before |= 1 << w;
     }
-    true
-}
-
-fn next_permutation(v: &mut [usize]) -> bool {
-    if v.len() < 2 {
-        return false;
-    }
-    let mut i = v.len() - 1;
-    while i > 0 && v[i - 1] >= v[i] {
-        i -= 1;
-    }
-    if i == 0 {
-        v.reverse();
-        return false;
-    }
-    let mut j = v.len() - 1;
-    while v[j] <= v[i - 1] {
-        j -= 1;
-    }
-    v.swap(i - 1, j);
-    v[i..].reverse();
     true
 }

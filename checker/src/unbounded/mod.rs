@@ -546,5 +546,6 @@ fn violation(sys: &System<'_>, model: Model, path: &[Move], f: &Found) -> Option
         candidates,
         fence: Vec::new(),
         attack: Some(f.attack),
+        finals: None,
     })
 }

@@ -235,7 +235,13 @@ pub fn attack(sys: &System<'_>, model: Model, path: &[Move]) -> Option<Replayed>
     let trace = Trace::of(&d.log);
     let cycle = trace.path(&d.log, store, store)?;
     Some(Replayed {
-        witness: RelaxedWitness { schedule: d.schedule, events: d.log, before_drain, state_after_access, cycle },
+        witness: RelaxedWitness {
+            schedule: d.schedule,
+            events: d.log,
+            before_drain,
+            state_after_access: Some(state_after_access),
+            cycle,
+        },
         store,
         access,
         closing,

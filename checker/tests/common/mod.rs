@@ -471,20 +471,60 @@ pub fn herd_corpus(
 
 /// herd7's robustness column (`yes`: no execution the model allows has a
 /// `po | rf | co | fr` cycle) against litmus's answer under `model`: a
-/// `yes` must be proved robust, a `no` must have its cycle found (unknown,
-/// unconfirmed, until the candidate is named as a violation), never robust.
+/// `yes` must be proved robust, a `no` proved not robust, with every
+/// violation's witness replayed ([`replayed_violations`]).
 pub fn herd_robust_difference(
     row: &[&str],
     model: litmus_checker::machine::Model,
     prog: &litmus_ir::Program,
     col: usize,
 ) -> Option<String> {
-    use litmus_checker::certainty::{Answer, Why};
+    use litmus_checker::certainty::Answer;
     let opts = litmus_checker::options::Options::default();
-    let a = litmus_checker::robust::own_executions(prog, model, &opts).robust();
+    let rb = litmus_checker::robust::own_executions(prog, model, &opts);
+    let a = rb.robust();
     let ok = match row[col] {
         "yes" => a == Answer::Proved(true),
-        _ => matches!(a, Answer::Unknown(Why::Unconfirmed(n)) if n > 0),
+        _ => a == Answer::Proved(false),
     };
-    (!ok).then(|| format!("{} {}: robust {a:?}, herd {}", row[0], model.as_str(), row[col]))
+    if !ok {
+        return Some(format!("{} {}: robust {a:?}, herd {}", row[0], model.as_str(), row[col]));
+    }
+    replayed_violations(prog, &rb).err().map(|e| format!("{} {}: {e}", row[0], model.as_str()))
+}
+
+/// Every violation of a robustness decided on whole candidates, replayed:
+/// its witness run again and allowed by the model, not SC, and its cycle's
+/// every edge present in it; its cycle's statements those of its events.
+pub fn replayed_violations(
+    prog: &litmus_ir::Program,
+    rb: &litmus_checker::violation::Robustness,
+) -> Result<(), String> {
+    let opts = litmus_checker::options::Options::default();
+    for v in &rb.violations {
+        let w = &v.witness;
+        let r = litmus_checker::candidates::replay(prog, v.model, &opts, &w.events)
+            .map_err(|e| format!("violation {:?}: witness does not replay: {e}", v.key()))?;
+        if !r.allowed {
+            return Err(format!("violation {:?}: witness not allowed by the model", v.key()));
+        }
+        if !r.cyclic() || w.cycle.len() < 2 || w.cycle.len() != v.cycle.len() {
+            return Err(format!("violation {:?}: no cycle", v.key()));
+        }
+        for (k, &(a, edge)) in w.cycle.iter().enumerate() {
+            let b = w.cycle[(k + 1) % w.cycle.len()].0;
+            if !r.has(a, b, edge) {
+                return Err(format!("violation {:?}: edge {a} -{}-> {b} not in its replay", v.key(), edge.as_str()));
+            }
+            let step = &v.cycle[k];
+            if (step.stmt, step.thread, step.edge) != (w.events[a as usize].stmt, w.events[a as usize].thread, edge) {
+                return Err(format!("violation {:?}: cycle step {k} is not its witness's", v.key()));
+            }
+        }
+        let first = (w.events[w.cycle[0].0 as usize].stmt, w.events[w.cycle[1].0 as usize].stmt);
+        if first != v.key() || w.cycle[0].1 != litmus_checker::trace::Edge::Po {
+            return Err(format!("violation {:?}: its cycle does not start with its po edge", v.key()));
+        }
+    }
+    Ok(())
 }

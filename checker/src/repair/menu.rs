@@ -1,0 +1,160 @@
+//! What can be changed to order a violation's po edge, per architecture
+//! (the program's dialect: its instructions are what can be written), and
+//! what each change costs. Costs are a default table, cheapest first: a
+//! rough rank of what each costs on common cores, not a measurement.
+//!
+//! - AArch64: `LDAPR` 1, `LDAR` 2, `STLR` 2 (a plain `LDR`/`STR` made
+//!   acquire-PC, acquire, release); `DMB ISHLD` 3, `DMB ISHST` 3, `DMB ISH` 5.
+//! - RISC-V: `.aq` 1, `.rl` 1, `.aqrl` 2 on an AMO; `fence r,r` 2, `fence
+//!   r,w` 2, `fence w,w` 2, `fence r,rw` 3, `fence rw,w` 3, `fence.tso` 3, `fence rw,rw` 4.
+//! - C11: a memory order raised on an atomic access (each order's rank:
+//!   relaxed 0, acquire and release 1, acq_rel 2, seq_cst 3; the change
+//!   costs the difference); `atomic_thread_fence` acquire 2, release 2,
+//!   acq_rel 3, seq_cst 4.
+//!
+//! Other dialects have no menu here (x86 and the native dialect are
+//! repaired with fences by [`crate::fences`]).
+
+use crate::violation::{Change, Repair};
+use litmus_ir::{Dialect, FenceKind, Instr, Labels, Place, Program, StmtId};
+
+/// A barrier index in [`FenceKind::ARM`].
+fn arm(name: &str) -> FenceKind {
+    FenceKind::Arm(FenceKind::ARM.iter().position(|&n| n == name).expect("a known barrier") as u8)
+}
+
+/// The barriers of a dialect with their costs, cheapest first.
+fn barriers(d: Dialect) -> Vec<(FenceKind, u32)> {
+    use FenceKind as F;
+    let (r, w) = (F::R, F::W);
+    match d {
+        Dialect::HerdAArch64 => vec![(arm("DMB.ISHLD"), 3), (arm("DMB.ISHST"), 3), (arm("DMB.ISH"), 5)],
+        Dialect::HerdRiscv => vec![
+            (F::Sets { pred: r, succ: r }, 2),
+            (F::Sets { pred: r, succ: w }, 2),
+            (F::Sets { pred: w, succ: w }, 2),
+            (F::Sets { pred: r, succ: r | w }, 3),
+            (F::Sets { pred: r | w, succ: w }, 3),
+            (F::Tso, 3),
+            (F::Sets { pred: r | w, succ: r | w }, 4),
+        ],
+        Dialect::HerdC => vec![
+            (F::Order(Labels::MO_ACQ), 2),
+            (F::Order(Labels::MO_REL), 2),
+            (F::Order(Labels::MO_ACQ_REL), 3),
+            (F::Order(Labels::MO_SC), 4),
+        ],
+        _ => Vec::new(),
+    }
+}
+
+/// Does this dialect have a menu?
+pub fn repairable(d: Dialect) -> bool {
+    !barriers(d).is_empty()
+}
+
+/// How an access reads and writes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Access {
+    Load,
+    Store,
+    Update,
+}
+
+/// The access statement `s` of thread `t` makes, and its labels.
+fn access(prog: &Program, t: u16, s: StmtId) -> Option<(Access, Labels)> {
+    prog.threads.get(t as usize)?.code.iter().find_map(|i| match *i {
+        Instr::Load { labels, stmt, .. } if stmt == s => Some((Access::Load, labels)),
+        Instr::Store { labels, stmt, .. } if stmt == s => Some((Access::Store, labels)),
+        Instr::Rmw { labels, stmt, .. } if stmt == s => Some((Access::Update, labels)),
+        _ => None,
+    })
+}
+
+/// A C11 memory order's rank (what raising it costs).
+fn rank(l: Labels) -> u32 {
+    if l.contains(Labels::MO_SC) {
+        3
+    } else if l.contains(Labels::MO_ACQ_REL) {
+        2
+    } else if l.contains(Labels::MO_ACQ) || l.contains(Labels::MO_REL) {
+        1
+    } else {
+        0
+    }
+}
+
+/// The stronger labels an access may take, with their costs.
+fn stronger(d: Dialect, a: Access, l: Labels) -> Vec<(Labels, u32)> {
+    match (d, a) {
+        (Dialect::HerdAArch64, Access::Load) if l == Labels::NONE => vec![(Labels::Q, 1), (Labels::A, 2)],
+        (Dialect::HerdAArch64, Access::Load) if l == Labels::Q => vec![(Labels::A, 1)],
+        (Dialect::HerdAArch64, Access::Store) if l == Labels::NONE => vec![(Labels::L, 2)],
+        (Dialect::HerdRiscv, Access::Update) => {
+            if l.intersects(Labels::ACQ.union(Labels::REL).union(Labels::ACQ_REL)) {
+                return Vec::new();
+            }
+            vec![(l | Labels::ACQ, 1), (l | Labels::REL, 1), (l | Labels::ACQ_REL, 2)]
+        }
+        (Dialect::HerdC, _) if l.contains(Labels::A) => {
+            let base = l.without(Labels::ORDERS);
+            let targets: &[Labels] = match a {
+                Access::Load => &[Labels::MO_ACQ, Labels::MO_SC],
+                Access::Store => &[Labels::MO_REL, Labels::MO_SC],
+                Access::Update => &[Labels::MO_ACQ, Labels::MO_REL, Labels::MO_ACQ_REL, Labels::MO_SC],
+            };
+            targets.iter().filter(|&&o| rank(o) > rank(l)).map(|&o| (base | o, rank(o) - rank(l))).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The changes that may order thread `t`'s po edge from statement `a` to
+/// statement `b`: each barrier between them (right after `a`, or right
+/// before `b` where nothing can follow `a`), and each stronger form of
+/// either access.
+pub fn actions(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Repair> {
+    let mut out = barriers_between(prog, t, a, b);
+    out.extend(upgrades(prog, t, a));
+    out.extend(upgrades(prog, t, b));
+    out
+}
+
+/// Each barrier of the dialect between statements `a` and `b` of thread
+/// `t`: right after `a`, or right before `b` where nothing can follow `a`.
+pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Repair> {
+    let spot = if prog.fence_place_ok(a, Place::After) {
+        Some((a, Place::After))
+    } else if prog.fence_place_ok(b, Place::Before) {
+        Some((b, Place::Before))
+    } else {
+        None
+    };
+    let Some((stmt, place)) = spot else { return Vec::new() };
+    barriers(prog.dialect)
+        .into_iter()
+        .map(|(kind, cost)| Repair { thread: t, stmt, change: Change::Fence { place, kind }, cost })
+        .collect()
+}
+
+/// Each stronger form of statement `s`'s access (none if it makes none).
+pub fn upgrades(prog: &Program, t: u16, s: StmtId) -> Vec<Repair> {
+    let Some((acc, from)) = access(prog, t, s) else { return Vec::new() };
+    stronger(prog.dialect, acc, from)
+        .into_iter()
+        .map(|(to, cost)| Repair { thread: t, stmt: s, change: Change::Labels { from, to }, cost })
+        .collect()
+}
+
+/// The statements of thread `t`'s accesses, in program order, each once.
+pub fn accesses(prog: &Program, t: u16) -> Vec<StmtId> {
+    let mut out: Vec<StmtId> = Vec::new();
+    for i in prog.threads.get(t as usize).map_or(&[][..], |th| &th.code[..]) {
+        if let Instr::Load { stmt, .. } | Instr::Store { stmt, .. } | Instr::Rmw { stmt, .. } = *i {
+            if !out.contains(&stmt) {
+                out.push(stmt);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,171 @@
+//! Repairs under the models whole candidates decide: the classic shapes
+//! (`tests/shapes/<arch>/`) in AArch64, RISC-V and C11, each repaired to
+//! robustness with the known cheapest changes, and the cost of each beside
+//! the brute-force minimum: every choice, at every access of every thread,
+//! of its stronger forms, and at every place between two accesses, of the
+//! dialect's barriers, re-checked.
+
+mod common;
+
+use litmus_checker::certainty::Answer;
+use litmus_checker::machine::Model;
+use litmus_checker::options::Options;
+use litmus_checker::repair::{self, menu};
+use litmus_checker::violation::{Change, Repair};
+use litmus_ir::Program;
+
+fn load(arch: &str, shape: &str) -> Program {
+    let path = common::root().join("tests/shapes").join(arch).join(format!("{shape}.litmus"));
+    let src = std::fs::read_to_string(&path).unwrap();
+    let a = litmus_dsl::analyze(&src);
+    a.program.unwrap_or_else(|| panic!("{}: {:?}", path.display(), a.diagnostics))
+}
+
+fn model(arch: &str) -> Model {
+    Model::parse_in(if arch == "c11" { "rc11" } else { arch }, &[]).unwrap()
+}
+
+fn robust(prog: &Program, m: Model) -> Answer<bool> {
+    litmus_checker::candidates::robustness_unkept(prog, m, &Options::default()).robust()
+}
+
+/// The cheapest robust choice of every access's form and every barrier
+/// between two accesses of a thread, by trying them all (cheaper-than-best
+/// choices only).
+fn brute_force(prog: &Program, m: Model) -> Option<u32> {
+    // Per site: its options (the first: no change).
+    let mut sites: Vec<Vec<Option<Repair>>> = Vec::new();
+    for t in 0..prog.threads.len() as u16 {
+        let acc = menu::accesses(prog, t);
+        for (k, &s) in acc.iter().enumerate() {
+            sites.push(std::iter::once(None).chain(menu::upgrades(prog, t, s).into_iter().map(Some)).collect());
+            if let Some(&next) = acc.get(k + 1) {
+                let between = menu::barriers_between(prog, t, s, next);
+                sites.push(std::iter::once(None).chain(between.into_iter().map(Some)).collect());
+            }
+        }
+    }
+    let mut best: Option<u32> = None;
+    let mut pick = vec![0usize; sites.len()];
+    loop {
+        let chosen: Vec<Repair> = pick.iter().zip(&sites).filter_map(|(&i, s)| s[i]).collect();
+        let cost: u32 = chosen.iter().map(|r| r.cost).sum();
+        if best.is_none_or(|b| cost < b) && robust(&repair::apply(prog, &chosen), m).is(&true) {
+            best = Some(cost);
+        }
+        let mut k = 0;
+        loop {
+            if k == sites.len() {
+                return best;
+            }
+            pick[k] += 1;
+            if pick[k] < sites[k].len() {
+                break;
+            }
+            pick[k] = 0;
+            k += 1;
+        }
+    }
+}
+
+/// A repair as the table shows it: `P1 LDR→LDAPR`, `P0 DMB.ISH`.
+fn show(prog: &Program, r: &Repair) -> String {
+    let t = &prog.threads[r.thread as usize].name;
+    match r.change {
+        Change::Fence { kind, .. } => {
+            format!("{t} {}", litmus_dsl::edit::barrier_text(prog.dialect, kind).trim_end_matches(';'))
+        }
+        Change::Labels { to, .. } => {
+            let s = &prog.stmts[r.stmt as usize];
+            let word = litmus_dsl::edit::relabel(prog.dialect, &s.text, to).map(|w| w.0).unwrap_or_default();
+            format!("{t} {word}")
+        }
+    }
+}
+
+const SHAPES: [&str; 7] = ["MP", "SB", "LB", "IRIW", "WRC", "ISA2", "2+2W"];
+
+/// One row: the repair found (with its cost), whether it is proved the
+/// cheapest, and the repaired program's robustness re-checked here.
+fn row(arch: &str, shape: &str) -> (Program, Option<repair::RepairFix>) {
+    let prog = load(arch, shape);
+    let m = model(arch);
+    let rb = litmus_checker::robust::own_executions(&prog, m, &Options::default());
+    if rb.robust().is(&true) {
+        return (prog, None);
+    }
+    assert_eq!(rb.robust(), Answer::Proved(false), "{arch} {shape}");
+    common::replayed_violations(&prog, &rb).unwrap();
+    let fix = repair::repair(&prog, m, &rb.violations, &Options::default());
+    assert_eq!(fix.confirmed, Answer::Proved(true), "{arch} {shape}: {fix:?}");
+    assert!(fix.minimal, "{arch} {shape}");
+    assert_eq!(robust(&repair::apply(&prog, &fix.repairs), m), Answer::Proved(true), "{arch} {shape}");
+    (prog, Some(fix))
+}
+
+/// The repairs the literature gives for message passing, and store
+/// buffering's cheapest; every shape repaired, proved the cheapest among
+/// the changes at its violations.
+#[test]
+fn the_classic_shapes_are_repaired_with_the_known_cheapest_changes() {
+    let mut table = Vec::new();
+    for arch in ["aarch64", "riscv", "c11"] {
+        for shape in SHAPES {
+            let (prog, fix) = row(arch, shape);
+            let words = match &fix {
+                None => "robust already".to_string(),
+                Some(f) => {
+                    let cost: u32 = f.repairs.iter().map(|r| r.cost).sum();
+                    let mut w: Vec<String> = f.repairs.iter().map(|r| show(&prog, r)).collect();
+                    w.sort();
+                    format!("{} (cost {cost})", w.join(" + "))
+                }
+            };
+            table.push(format!("{arch:8} {shape:5} {words}"));
+        }
+    }
+    let text = table.join("\n");
+    println!("{text}");
+    for expected in [
+        "aarch64  MP    P0 STLR + P1 LDAPR (cost 3)",
+        "aarch64  SB    P0 LDAR + P0 STLR + P1 LDAR + P1 STLR (cost 8)",
+        "aarch64  LB    P0 LDAPR + P1 LDAPR (cost 2)",
+        "riscv    MP    P0 fence w,w + P1 fence r,r (cost 4)",
+        "riscv    SB    P0 fence rw,rw + P1 fence rw,rw (cost 8)",
+        "c11      MP    P0 release + P1 acquire (cost 2)",
+        "c11      SB    P0 atomic_thread_fence(memory_order_seq_cst) + P1 atomic_thread_fence(memory_order_seq_cst) (cost 8)",
+        "c11      LB    robust already",
+    ] {
+        assert!(text.contains(expected), "{expected}\n{text}");
+    }
+}
+
+/// Each shape's repair costs what the cheapest of every choice costs.
+#[test]
+fn repairs_cost_the_brute_force_minimum() {
+    for arch in ["aarch64", "riscv", "c11"] {
+        for shape in ["MP", "SB", "LB", "2+2W"] {
+            let (prog, fix) = row(arch, shape);
+            let Some(fix) = fix else { continue };
+            let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
+            assert_eq!(Some(cost), brute_force(&prog, model(arch)), "{arch} {shape}");
+        }
+    }
+}
+
+/// The three- and four-thread shapes against the brute force: minutes,
+/// not for every run (`cargo test --release -- --ignored`).
+#[test]
+#[ignore]
+fn larger_shapes_cost_the_brute_force_minimum() {
+    for arch in ["aarch64", "riscv", "c11"] {
+        for shape in ["IRIW", "WRC", "ISA2"] {
+            let (prog, fix) = row(arch, shape);
+            let Some(fix) = fix else { continue };
+            let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
+            let brute = brute_force(&prog, model(arch));
+            println!("{arch} {shape}: {cost} (brute force {brute:?})");
+            assert_eq!(Some(cost), brute, "{arch} {shape}");
+        }
+    }
+}
