@@ -361,10 +361,30 @@ struct Ev<'m> {
     /// The execution's transitive `co`, if given.
     co: Option<Rel>,
     tags: HashMap<String, String>,
+    /// When asked ([`acyclic_relations`]): each `acyclic` check's relation
+    /// (closed), and each `irreflexive` one's.
+    keep: Option<Vec<(String, Rel)>>,
 }
 
 /// Evaluates `model` on `exec`.
 pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdict, CatError> {
+    evaluate_keeping(model, exec, opts, false).map(|(v, _)| v)
+}
+
+/// The orders the axioms of `model` impose on `exec`, by the check's name,
+/// in order: each `acyclic` check's relation, transitively closed, and each
+/// `irreflexive` one's as it is (ARM's `ob`, RISC-V's `ppo` with
+/// communication), for explanations.
+pub fn acyclic_relations(model: &Model, exec: &Execution, opts: &Options) -> Result<Vec<(String, Rel)>, CatError> {
+    evaluate_keeping(model, exec, opts, true).map(|(_, k)| k)
+}
+
+fn evaluate_keeping(
+    model: &Model,
+    exec: &Execution,
+    opts: &Options,
+    keep: bool,
+) -> Result<(Verdict, Vec<(String, Rel)>), CatError> {
     if let Some(e) = exec.bad_event {
         return Err(CatError::Execution(format!(
             "event {e} does not fit an execution of {} events (at most {MAX_EVENTS})",
@@ -381,6 +401,7 @@ pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdi
         all,
         co: exec.rels.get("co").map(Rel::closure),
         tags: HashMap::new(),
+        keep: keep.then(Vec::new),
     };
     let env = ev.base_env();
     let run = |ev: &mut Ev, env: Env| -> R<Env> {
@@ -391,7 +412,7 @@ pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdi
         ev.run(&model.files[model.root].program.body, model.root, env)
     };
     match run(&mut ev, env) {
-        Ok(_) => Ok(ev.verdict),
+        Ok(_) => Ok((ev.verdict, ev.keep.unwrap_or_default())),
         Err(Fail::Catchable(e)) | Err(Fail::Fatal(e)) => Err(e),
     }
 }
@@ -727,6 +748,11 @@ impl Ev<'_> {
             TestType::Assert if !holds => return self.fatal(file, t.span, format!("assertion {name} failed")),
             TestType::Flag if holds => self.verdict.flags.push(name.clone()),
             TestType::UndefinedUnless if !holds => self.verdict.undefined = true,
+            _ => {}
+        }
+        match (self.keep.as_mut(), &t.kind, &v) {
+            (Some(keep), TestKind::Acyclic, Value::Rel(r)) => keep.push((name.clone(), r.closure())),
+            (Some(keep), TestKind::Irreflexive, Value::Rel(r)) => keep.push((name.clone(), r.clone())),
             _ => {}
         }
         self.verdict.checks.push(CheckResult { name, ty: t.ty, holds });

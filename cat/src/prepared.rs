@@ -305,6 +305,11 @@ impl Prepared {
         Ok(v)
     }
 
+    /// The orders the model's axioms impose on `x` ([`crate::eval::acyclic_relations`]).
+    pub fn acyclic_relations(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
+        crate::eval::acyclic_relations(&self.model, x, &self.opts)
+    }
+
     /// The order every co must extend where the model builds its co's
     /// (`with co from generate_cos(b)`: `b`, per location), for `x`'s rf
     /// and static relations (`x`'s co is not read); `None` where the model

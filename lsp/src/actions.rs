@@ -22,6 +22,8 @@ pub struct Action {
     pub edits: Vec<TextEdit>,
     /// The violation it fixes, as in the diagnostic's data.
     pub violation: Option<(usize, usize)>,
+    /// How many fences or changes it makes.
+    pub changes: usize,
 }
 
 /// A fence as its title shows it.
@@ -115,6 +117,7 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
             quick_fix: true,
             edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&mine)),
             violation: Some((mi, vi)),
+            changes: mine.len(),
         });
     }
     // Only fences whose re-check finished robust are offered.
@@ -126,6 +129,7 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
         quick_fix: true,
         edits: edits(src, p, &v.fence),
         violation: Some((mi, vi)),
+        changes: v.fence.len(),
     })
 }
 
@@ -146,6 +150,7 @@ pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
             quick_fix: false,
             edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&rb.repairs)),
             violation: None,
+            changes: n,
         });
     }
     if r.joint.fences.is_empty() || !r.joint.confirmed.is(&true) {
@@ -162,5 +167,6 @@ pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
         quick_fix: false,
         edits: edits(src, p, &r.joint.fences),
         violation: None,
+        changes: n,
     })
 }

@@ -110,19 +110,28 @@ async fn insert_all_fences(b: &Backend, uri: lsp::Uri) -> Result<Option<Value>> 
             let Some(a) = actions::all_fences(&snap.analyzed.text, p, r) else {
                 return Ok(None);
             };
-            let fences = r.joint.fences.len();
+            // A repair (barriers, stronger accesses) counts its changes.
+            let repair = r.joint.fences.is_empty();
+            let fences = if repair { a.changes } else { r.joint.fences.len() };
             let edits = convert::text_edits(&snap.analyzed.rope, &a.edits, snap.enc);
-            Ok(Some((convert::workspace_edit(&snap.uri, edits), fences)))
+            Ok(Some((convert::workspace_edit(&snap.uri, edits), fences, repair)))
         })
         .await??;
-    let Some((edit, fences)) = edit else {
+    let Some((edit, fences, repair)) = edit else {
         return Ok(Some(json!({ "applied": false, "fences": 0, "why": "no confirmed fences to insert" })));
     };
+    // `repair` only where it is one: the fence answer keeps its shape.
+    let answer = |mut v: Value| {
+        if repair {
+            v["repair"] = json!(true);
+        }
+        Ok(Some(v))
+    };
     if !b.lock().apply_edit {
-        return Ok(Some(json!({ "applied": false, "fences": fences, "why": "the client applies no edits" })));
+        return answer(json!({ "applied": false, "fences": fences, "why": "the client applies no edits" }));
     }
     let applied = b.client.apply_edit(edit).await.map(|r| r.applied).unwrap_or(false);
-    Ok(Some(json!({ "applied": applied, "fences": fences })))
+    answer(json!({ "applied": applied, "fences": fences }))
 }
 
 /// A file name for a picture of `which`.

@@ -163,6 +163,23 @@ fn violation_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> 
                     st.edge.as_str()
                 );
             }
+            if !rb.repairs.is_empty() {
+                let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();
+                let list: Vec<String> = rb.repairs.iter().map(|x| words::repair(p, x)).collect();
+                let _ = writeln!(
+                    md,
+                    "\n**Fix**: the {}repair under {} (cost {cost}): {} — {}{}.",
+                    if rb.fences_minimal { "cheapest " } else { "" },
+                    rb.model.upper(),
+                    list.join(", "),
+                    words::confirmation(&rb.fences_confirmed),
+                    if rb.fences_confirmed.is(&true) { " (quick fix available)" } else { "" }
+                );
+            } else if !rb.violations.is_empty() && v.fence.is_empty() {
+                if let litmus_checker::Answer::Unknown(why) = &rb.fences_confirmed {
+                    let _ = writeln!(md, "\n**Fix**: none yet: {}.", why.describe());
+                }
+            }
             for f in &v.fence {
                 let _ = writeln!(
                     md,

@@ -634,8 +634,14 @@ impl Combine<'_> {
                     if let Some((named, unnamed)) = self.violations.as_mut() {
                         let sc = named::Sc::of(lay.n, x);
                         if sc.cyclic() {
+                            // The model's own orders on it: the edges they keep name nothing.
+                            let orders: Vec<Rel> = self
+                                .prepared
+                                .acyclic_relations(x)
+                                .map(|rs| rs.into_iter().map(|(_, r)| r).collect())
+                                .unwrap_or_default();
                             let w = || witness(runs, lay, &cells, &perms, readers, rf_pick);
-                            named::record(named, unnamed, self.model, runs, lay, &sc, fate, w);
+                            named::record(named, unnamed, self.model, runs, lay, &sc, &orders, fate, w);
                         }
                     }
                 }

@@ -1,8 +1,9 @@
 //! Violations named from whole candidates: an allowed candidate whose
 //! `po | rf | co | fr` (over memory events) has a cycle is not SC. Each po
 //! edge between consecutive events of one thread inside a cyclic strongly
-//! connected component is a violation the candidate exhibits: the model let
-//! the later access be seen before the earlier one. It is named by that
+//! connected component that none of the model's orders keeps (the
+//! relations its `acyclic` axioms test) is a violation the candidate
+//! exhibits: the model let the later access be seen before the earlier one. It is named by that
 //! statement pair, as the monitors name a delayed store and the access that
 //! overtakes it; its cycle runs through that edge, and its witness is the
 //! first candidate that exhibits it, written as a log ([`super::build::witness`]).
@@ -106,8 +107,23 @@ impl Sc {
 
     /// The po edges a violation is named by: per thread, each event of a
     /// cyclic component to its thread's next event in that component (not
-    /// of the same instruction: those `po` does not order).
-    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout) -> Vec<(usize, usize)> {
+    /// of the same instruction: those `po` does not order), but those one
+    /// of the model's orders keeps (`orders`: its `acyclic` checks'
+    /// relations closed, its `irreflexive` ones'): the model let the others go. Where
+    /// the orders keep every one (a model whose acyclic axioms hold `po`
+    /// whole, as C11's `sb | rf`), every one.
+    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout, orders: &[Rel]) -> Vec<(usize, usize)> {
+        let all = self.po_edges(runs, lay);
+        let kept = |&(a, b): &(usize, usize)| orders.iter().any(|o| o.0[a] >> b & 1 == 1);
+        let relaxed: Vec<(usize, usize)> = all.iter().copied().filter(|e| !kept(e)).collect();
+        if relaxed.is_empty() {
+            all
+        } else {
+            relaxed
+        }
+    }
+
+    fn po_edges(&self, runs: &[&Run], lay: &Layout) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
         for (t, r) in runs.iter().enumerate() {
             // This thread's memory events on some cycle, in program order,
@@ -217,6 +233,7 @@ pub(super) fn record(
     runs: &[&Run],
     lay: &Layout,
     sc: &Sc,
+    orders: &[Rel],
     fate: Fate,
     witness: impl Fn() -> Witness,
 ) {
@@ -228,7 +245,7 @@ pub(super) fn record(
             stmt[a..=b].fill(e.stmt);
         }
     }
-    let edges = sc.relaxed_edges(runs, lay);
+    let edges = sc.relaxed_edges(runs, lay, orders);
     if edges.is_empty() {
         // A cycle with no po edge to name it by cannot be (rf, co and fr
         // alone stay on one cell, in coherence order); were it to, the

@@ -12,5 +12,7 @@ timeout 300 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/te
 echo
 timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/spinlock_test.lua" 2>&1
 echo
+timeout 180 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/repairs_test.lua" 2>&1
+echo
 timeout 60 nvim --headless -u NONE -i NONE -n -c "luafile $root/editors/nvim/test/syntax_test.lua" 2>&1
 echo

@@ -299,9 +299,14 @@ async function insertAllFences(uri?: string): Promise<void> {
     void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
     return;
   }
-  const r = await serverCommand<{ applied: boolean; fences: number }>("litmus.server.insertAllFences", [target.toString()]);
+  const r = await serverCommand<{ applied: boolean; fences: number; repair?: boolean }>("litmus.server.insertAllFences", [target.toString()]);
   if (!r) return;
-  if (r.fences === 0) {
+  if (r.repair && r.fences > 0) {
+    // A repair under ARM, RISC-V or C11: barriers and stronger accesses.
+    const n = r.fences === 1 ? "1 change" : `${r.fences} changes`;
+    if (r.applied) void vscode.window.setStatusBarMessage(`litmus: applied the repair (${n})`, 5000);
+    else void vscode.window.showWarningMessage(`litmus: the repair (${n}) was not applied (the edit was refused).`);
+  } else if (r.fences === 0) {
     void vscode.window.showInformationMessage("litmus: no fences to insert (no violation with a confirmed fix).");
   } else if (!r.applied) {
     void vscode.window.showWarningMessage(`litmus: the ${r.fences === 1 ? "fence was" : `${r.fences} fences were`} not inserted (the edit was refused).`);
