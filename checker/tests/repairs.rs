@@ -26,7 +26,7 @@ fn model(arch: &str) -> Model {
 }
 
 fn robust(prog: &Program, m: Model) -> Answer<bool> {
-    litmus_checker::candidates::robustness_unkept(prog, m, &Options::default()).robust()
+    litmus_checker::candidates::robust(prog, m, &Options::default())
 }
 
 /// The cheapest robust choice of every access's form and every barrier

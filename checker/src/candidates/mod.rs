@@ -58,7 +58,7 @@ pub fn explore(prog: &Program, model: Model, opts: &Options) -> ModelOutcome {
     if let Some(o) = LAST.with(|l| l.borrow_mut().take().filter(|(k, _)| *k == key)) {
         return o.1;
     }
-    search(prog, model, opts, false).0
+    search(prog, model, opts, Ask::Outcomes).0
 }
 
 thread_local! {
@@ -95,13 +95,27 @@ pub fn robustness_unkept(prog: &Program, model: Model, opts: &Options) -> crate:
     robustness_memo(prog, model, opts, false)
 }
 
-fn robustness_memo(prog: &Program, model: Model, opts: &Options, memo: bool) -> crate::violation::Robustness {
-    let (o, found) = search(prog, model, opts, true);
-    let coverage = if catalog::definition(model).is_none() {
+/// Robustness alone, as a re-check wants it: the search stops at the first
+/// allowed candidate that is not SC (not robust: nothing is named).
+pub fn robust(prog: &Program, model: Model, opts: &Options) -> crate::certainty::Answer<bool> {
+    let (o, _, cyclic) = search(prog, model, opts, Ask::Decide);
+    if cyclic {
+        return crate::certainty::Answer::Proved(false);
+    }
+    coverage_of(model, &o).answer(true)
+}
+
+fn coverage_of(model: Model, o: &ModelOutcome) -> crate::certainty::Coverage {
+    if catalog::definition(model).is_none() {
         crate::certainty::Coverage::Stopped(undecided(model))
     } else {
         crate::certainty::Coverage::of_stats(&o.stats)
-    };
+    }
+}
+
+fn robustness_memo(prog: &Program, model: Model, opts: &Options, memo: bool) -> crate::violation::Robustness {
+    let (o, found, _) = search(prog, model, opts, Ask::Violations);
+    let coverage = coverage_of(model, &o);
     if memo {
         LAST.with(|l| *l.borrow_mut() = Some((memo_key(prog, model, opts), o)));
     }
@@ -134,9 +148,20 @@ type Found = (
     std::collections::BTreeSet<(litmus_ir::StmtId, litmus_ir::StmtId)>,
 );
 
-/// [`explore`], and with `cycles` the violations of the allowed
-/// candidates that are not SC ([`robustness`]).
-fn search(prog: &Program, model: Model, opts: &Options, cycles: bool) -> (ModelOutcome, Option<Found>) {
+/// What a search is asked besides the outcome.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Ask {
+    Outcomes,
+    /// The violations of the allowed candidates that are not SC.
+    Violations,
+    /// Only whether one is not SC: the search stops at the first.
+    Decide,
+}
+
+/// [`explore`], with the violations ([`robustness`]) where asked, and
+/// whether an allowed candidate was not SC ([`Ask::Decide`]).
+fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutcome, Option<Found>, bool) {
+    let cycles = ask == Ask::Violations;
     let start = Instant::now();
     let max = opts.budget.max_steps.unwrap_or(WORK);
     let mut stats = Stats::default();
@@ -146,14 +171,14 @@ fn search(prog: &Program, model: Model, opts: &Options, cycles: bool) -> (ModelO
     // not judged here.
     let Some(id) = catalog::definition(model) else {
         stats.unjudged = Some(Unjudged::NoDefinition);
-        return (keeper.finish(prog, model, reads, stats, start), None);
+        return (keeper.finish(prog, model, reads, stats, start), None, false);
     };
     let mut prepared = match catalog::prepared(id) {
         Ok(p) => p,
         Err(e) => {
             catalog::note_error(id, &e.to_string());
             stats.unjudged = Some(Unjudged::ModelError(id));
-            return (keeper.finish(prog, model, reads, stats, start), None);
+            return (keeper.finish(prog, model, reads, stats, start), None, false);
         }
     };
     let mut steps = 0u64;
@@ -167,7 +192,7 @@ fn search(prog: &Program, model: Model, opts: &Options, cycles: bool) -> (ModelO
                 Over::Work => stats.work_cut = Some(max),
                 Over::Events => stats.unjudged = Some(Unjudged::TooManyEvents(thread::MAX_THREAD_EVENTS as u32 + 1)),
             }
-            return (keeper.finish(prog, model, reads, stats, start), None);
+            return (keeper.finish(prog, model, reads, stats, start), None, false);
         }
     };
     // Each run's register events, made once (a run is in many candidates).
@@ -195,15 +220,18 @@ fn search(prog: &Program, model: Model, opts: &Options, cycles: bool) -> (ModelO
         micros,
         violations: cycles.then(Default::default),
         model,
+        decide: ask == Ask::Decide,
+        cyclic: false,
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
     let cycles = c.violations.take();
+    let cyclic = c.cyclic;
     catalog::give_back_prepared(id, prepared);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
     o.flags = flags.into_iter().collect();
-    (o, cycles)
+    (o, cycles, cyclic)
 }
 
 /// Why robustness under `model` is not decided where the candidate
@@ -423,10 +451,17 @@ struct Combine<'a> {
     /// that are not SC ([`robustness`]).
     violations: Option<Found>,
     model: Model,
+    /// Stop at the first allowed candidate that is not SC ([`Ask::Decide`]),
+    /// and whether one was found.
+    decide: bool,
+    cyclic: bool,
 }
 
 impl Combine<'_> {
     fn over(&mut self) -> bool {
+        if self.cyclic {
+            return true;
+        }
         if self.stats.work_cut.is_some() || self.stats.unjudged.is_some() || self.stats.timed_out {
             return true;
         }
@@ -630,6 +665,10 @@ impl Combine<'_> {
             match self.prepared.allowed(x) {
                 Ok(true) => {
                     self.flag(x);
+                    if self.decide && named::Sc::of(lay.n, x).cyclic() {
+                        self.cyclic = true;
+                        return;
+                    }
                     let fate = self.found(runs, lay, &cells, &perms, readers, rf_pick);
                     if let Some((named, unnamed)) = self.violations.as_mut() {
                         let sc = named::Sc::of(lay.n, x);

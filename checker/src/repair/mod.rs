@@ -1,6 +1,6 @@
 //! Repairs of a program not robust under a model its whole candidates
 //! decide (ARM, RISC-V, C11): barriers and stronger accesses at the po
-//! edges its violations are named by ([`menu`]), each with a cost. The
+//! edges of its violations' cycles ([`menu`]), each with a cost. The
 //! cheapest set is found by re-checking: sets of the menu's changes in
 //! order of total cost (then of size), each applied to the IR and its
 //! robustness decided again, until one is robust. Nothing is assumed of
@@ -74,12 +74,21 @@ pub fn apply(prog: &Program, set: &[Repair]) -> Program {
     }
 }
 
-/// The changes the violations' edges offer, each once, in a fixed order.
+/// The changes the violations' cycles offer at their po edges (the edges
+/// that name them, and the others, which the model may keep only in part),
+/// each once, in a fixed order.
 pub fn pool(prog: &Program, violations: &[Violation]) -> Vec<Repair> {
     let mut all = BTreeSet::new();
     for v in violations {
         let t = v.cycle.first().map_or(0, |s| s.thread);
         all.extend(menu::actions(prog, t, v.store_stmt, v.access_stmt));
+        let k = v.cycle.len();
+        for (i, step) in v.cycle.iter().enumerate() {
+            let next = &v.cycle[(i + 1) % k];
+            if step.edge == crate::trace::Edge::Po && next.thread == step.thread {
+                all.extend(menu::actions(prog, step.thread, step.stmt, next.stmt));
+            }
+        }
     }
     let mut out: Vec<Repair> = all.into_iter().collect();
     out.sort_by_key(|r| (r.cost, r.stmt, r.change));
@@ -259,8 +268,12 @@ pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], op
         })
         .collect();
     cheapest(prog, &pool, &groups, opts, |p| {
-        let rbs: Vec<_> = models.iter().map(|&m| crate::candidates::robustness_unkept(p, m, opts)).collect();
-        crate::violation::all_robust(&rbs)
+        // Each model's answer alone (a witnessed cycle under any says no).
+        let answers: Vec<Answer<bool>> = models.iter().map(|&m| crate::candidates::robust(p, m, opts)).collect();
+        if answers.iter().any(|a| a.is(&false)) {
+            return Answer::Proved(false);
+        }
+        answers.iter().fold(crate::certainty::Coverage::Complete, |c, a| c.and(a.coverage())).answer(true)
     })
 }
 
