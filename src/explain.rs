@@ -138,6 +138,13 @@ pub fn run(args: &ExplainArgs) -> u8 {
             st.edge.as_str()
         );
     }
+    let axioms = words::axioms(p, v);
+    if !axioms.is_empty() {
+        let _ = writeln!(out, "the model's axioms on this cycle (the orders they test):");
+        for line in axioms {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
     let later = v.witness.cycle.get(1).map(|c| c.0 as usize);
     let _ = writeln!(
         out,

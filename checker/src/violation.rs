@@ -134,6 +134,12 @@ pub struct Finals {
     pub fails: Option<(StmtId, Vec<Event>)>,
     pub holds: Option<Vec<Event>>,
     pub fails_condition: Option<Vec<Event>>,
+    /// The model's own orders on the witness's cycle, by the name of the
+    /// axiom that tests each (`external`: ARM's `ob`): per step of
+    /// `witness.cycle`, whether that order keeps the edge leaving it. An
+    /// order keeping every edge but some would forbid the execution once
+    /// those are ordered too: what a repair adds.
+    pub axioms: Vec<(String, Vec<bool>)>,
     pub coverage: Coverage,
 }
 

@@ -189,4 +189,8 @@ fn an_edge_the_model_orders_names_no_violation() {
         .collect();
     assert_eq!(named, [("STR W0,[X1]".to_string(), "STR W2,[X3]".to_string())]);
     common::replayed_violations(&prog, &rb).unwrap();
+    // The model's own axiom: its order (`ob`) keeps every edge of the cycle
+    // but the stores' po edge, where the repair goes.
+    let f = rb.violations[0].finals.as_ref().expect("named from candidates");
+    assert!(f.axioms.contains(&("external".to_string(), vec![false, true, true, true])), "{:?}", f.axioms);
 }

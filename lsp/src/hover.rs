@@ -163,6 +163,9 @@ fn violation_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> 
                     st.edge.as_str()
                 );
             }
+            for line in words::axioms(p, v) {
+                let _ = writeln!(md, "\n**Axiom** {line}.");
+            }
             if !rb.repairs.is_empty() {
                 let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();
                 let list: Vec<String> = rb.repairs.iter().map(|x| words::repair(p, x)).collect();

@@ -60,6 +60,16 @@ async fn repair(name: &str, model: &str, text: &str, quick: &str, all: &str) -> 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_aarch64_test_is_repaired_with_stlr_and_ldapr() {
     let mp = "AArch64 MP\n\"message passing — drapeau ≠ données\"\n{\n0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x;\n}\n P0          | P1          ;\n MOV W0,#1   | LDR W0,[X1] ;\n STR W0,[X1] | LDR W2,[X3] ;\n MOV W2,#1   |             ;\n STR W2,[X3] |             ;\nexists (1:X0=1 /\\ 1:X2=0)\n";
+    let (mut c, u) = (Client::default().await, uri("axiom.aarch64.litmus"));
+    c.open(&u, mp);
+    let diags = c.settled(&u, 1).await;
+    let store = diags.iter().find(|d| d["message"].as_str().unwrap().starts_with("aarch64: `STR W0,[X1]`")).unwrap();
+    let h = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": store["range"]["start"]}))
+        .await
+        .unwrap();
+    let md = hover_text(&h);
+    assert!(md.contains("**Axiom** `external` keeps"), "the hover names the model's axiom: {md}");
     let fixed = repair(
         "mp.aarch64.litmus",
         "aarch64",

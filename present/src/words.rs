@@ -190,6 +190,43 @@ pub fn repair(p: &Program, r: &litmus_checker::violation::Repair) -> String {
     }
 }
 
+/// A candidate violation's cycle as the model's axioms see it, a line per
+/// axiom whose order keeps some of its edges: "`external` keeps ② ③ ④, not
+/// ① `STR W0,[X1]` —po→ `STR W2,[X3]`: ordering it forbids this execution".
+pub fn axioms(p: &Program, v: &litmus_checker::Violation) -> Vec<String> {
+    let Some(f) = &v.finals else { return Vec::new() };
+    let cycle = &v.witness.cycle;
+    let k = cycle.len();
+    let step = |j: usize| {
+        let (a, b) = (&v.witness.events[cycle[j].0 as usize], &v.witness.events[cycle[(j + 1) % k].0 as usize]);
+        format!(
+            "{} `{}` —{}→ `{}`",
+            CIRCLED[j.min(19)],
+            p.stmts[a.stmt as usize].text,
+            cycle[j].1.as_str(),
+            p.stmts[b.stmt as usize].text
+        )
+    };
+    use litmus_checker::trace::Edge;
+    // An axiom is worth telling where what it misses can be added: a po
+    // edge (a barrier, a stronger access) or an rf (made synchronizing).
+    let addable = |j: usize| matches!(cycle[j].1, Edge::Po | Edge::Rf);
+    f.axioms
+        .iter()
+        .filter(|(_, kept)| kept.len() == k && (0..k).any(|j| !kept[j] && addable(j)))
+        .map(|(name, kept)| {
+            let yes: Vec<&str> = (0..k).filter(|&j| kept[j]).map(|j| CIRCLED[j.min(19)]).collect();
+            let missing: Vec<usize> = (0..k).filter(|&j| !kept[j]).collect();
+            let no: Vec<String> = missing.iter().map(|&j| step(j)).collect();
+            let close = match missing[..] {
+                [j] if cycle[j].1 == Edge::Po => ": ordering it forbids this execution",
+                _ => "",
+            };
+            format!("`{name}` keeps {}, not {}{close}", yes.join(" "), no.join(", "))
+        })
+        .collect()
+}
+
 /// Models as a finding names them: "TSO, PSO", each once, in order met.
 pub fn models(models: impl IntoIterator<Item = litmus_checker::Model>) -> String {
     let mut names: Vec<&str> = Vec::new();

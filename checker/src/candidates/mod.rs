@@ -129,6 +129,7 @@ fn robustness_memo(prog: &Program, model: Model, opts: &Options, memo: bool) -> 
                 fails: n.fails,
                 holds: n.holds,
                 fails_condition: n.fails_condition,
+                axioms: n.axioms,
                 coverage: if n.unjudged {
                     crate::certainty::Coverage::Stopped(crate::certainty::Why::Pending)
                 } else {
@@ -674,11 +675,7 @@ impl Combine<'_> {
                         let sc = named::Sc::of(lay.n, x);
                         if sc.cyclic() {
                             // The model's own orders on it: the edges they keep name nothing.
-                            let orders: Vec<Rel> = self
-                                .prepared
-                                .acyclic_relations(x)
-                                .map(|rs| rs.into_iter().map(|(_, r)| r).collect())
-                                .unwrap_or_default();
+                            let orders: Vec<(String, Rel)> = self.prepared.acyclic_relations(x).unwrap_or_default();
                             let w = || witness(runs, lay, &cells, &perms, readers, rf_pick);
                             named::record(named, unnamed, self.model, runs, lay, &sc, &orders, fate, w);
                         }

@@ -42,6 +42,29 @@ pub(super) struct Named {
     pub holds: Option<Vec<Event>>,
     pub fails_condition: Option<Vec<Event>>,
     pub unjudged: bool,
+    /// The model's orders on the witness's cycle ([`axioms`]).
+    pub axioms: Vec<(String, Vec<bool>)>,
+}
+
+/// Per order of the model that keeps some step of `cycle` (log events),
+/// which steps it keeps: an edge `a → b` is kept when the order relates
+/// some cat event of `a` to some of `b`.
+fn axioms(cycle: &[(u32, Edge)], at: &[u32], orders: &[(String, Rel)]) -> Vec<(String, Vec<bool>)> {
+    let k = cycle.len();
+    let of = |i: u32| (0..at.len()).filter(move |&e| at[e] == i);
+    orders
+        .iter()
+        .map(|(name, r)| {
+            let kept: Vec<bool> = (0..k)
+                .map(|j| {
+                    let (a, b) = (cycle[j].0, cycle[(j + 1) % k].0);
+                    of(a).any(|x| of(b).any(|y| r.0[x] >> y & 1 == 1))
+                })
+                .collect();
+            (name.clone(), kept)
+        })
+        .filter(|(_, kept)| kept.iter().any(|&b| b))
+        .collect()
 }
 
 /// A candidate's SC relations over its memory events.
@@ -112,9 +135,9 @@ impl Sc {
     /// relations closed, its `irreflexive` ones'): the model let the others go. Where
     /// the orders keep every one (a model whose acyclic axioms hold `po`
     /// whole, as C11's `sb | rf`), every one.
-    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout, orders: &[Rel]) -> Vec<(usize, usize)> {
+    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout, orders: &[(String, Rel)]) -> Vec<(usize, usize)> {
         let all = self.po_edges(runs, lay);
-        let kept = |&(a, b): &(usize, usize)| orders.iter().any(|o| o.0[a] >> b & 1 == 1);
+        let kept = |&(a, b): &(usize, usize)| orders.iter().any(|(_, o)| o.0[a] >> b & 1 == 1);
         let relaxed: Vec<(usize, usize)> = all.iter().copied().filter(|e| !kept(e)).collect();
         if relaxed.is_empty() {
             all
@@ -233,7 +256,7 @@ pub(super) fn record(
     runs: &[&Run],
     lay: &Layout,
     sc: &Sc,
-    orders: &[Rel],
+    orders: &[(String, Rel)],
     fate: Fate,
     witness: impl Fn() -> Witness,
 ) {
@@ -291,7 +314,16 @@ pub(super) fn record(
                 attack: None,
                 finals: None,
             };
-            slot.insert(Named { v, occurrences: 0, fails: None, holds: None, fails_condition: None, unjudged: false });
+            let axioms = axioms(&v.witness.cycle, &at, orders);
+            slot.insert(Named {
+                v,
+                occurrences: 0,
+                fails: None,
+                holds: None,
+                fails_condition: None,
+                unjudged: false,
+                axioms,
+            });
         }
         let n = named.get_mut(&key).expect("just added");
         n.occurrences += 1;
