@@ -16,9 +16,10 @@
 //!
 //! Every allowed candidate is a final state with a witness: the
 //! execution written as a log (each thread's events in program order,
-//! then each plain write's commit, in coherence order; a read names the
-//! commit or atomic it read, which may come later in the log when the
-//! model allows a `po ∪ rf` cycle).
+//! then each write's commit, an atomic's too, in coherence order; a read
+//! names the commit or atomic it read, which may come later in the log
+//! when the model allows a `po ∪ rf` cycle). With robustness asked, each
+//! one that is not SC is named as violations ([`named`]).
 //!
 //! Work is counted in interpreter steps and candidates; past the work
 //! budget the search stops and says so, as the other explorers do.
