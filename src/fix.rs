@@ -101,8 +101,18 @@ pub fn run(args: &FixArgs) -> u8 {
     if let Answer::WithinBounds(true, cuts) = &fix.confirmed {
         eprintln!("{}: within bounds: {}", l.path, cuts.describe());
     }
-    // Only a confirmed fix is printed or written.
-    let code = match fix.confirmed {
+    confirmed_out(args, &l, &fix.confirmed, || apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fix.fences))))
+}
+
+/// Only a confirmed fix is printed or written (`fixed`: the file with
+/// it); the exit status says what the re-check earned.
+fn confirmed_out(
+    args: &FixArgs,
+    l: &crate::check::Loaded,
+    confirmed: &Answer<bool>,
+    fixed: impl FnOnce() -> String,
+) -> u8 {
+    let code = match confirmed {
         Answer::Proved(true) | Answer::WithinBounds(true, _) => 0,
         Answer::Unknown(_) => 3,
         _ => 1,
@@ -111,7 +121,7 @@ pub fn run(args: &FixArgs) -> u8 {
         eprintln!("{}: the file is left as it is", l.path);
         return code;
     }
-    let fixed = apply(&l.src, &fence_edits(&l.src, prog, &insertions(&fix.fences)));
+    let fixed = fixed();
     if args.write {
         if let Err(e) = std::fs::write(&args.file, &fixed) {
             eprintln!("error: cannot write `{}`: {e}", args.file);
@@ -163,25 +173,9 @@ fn by_repairs(
         words::confirmation(&fix.confirmed),
         if fix.minimal { " (the cheapest at its violations)" } else { " (not proved the cheapest)" }
     );
-    let code = match fix.confirmed {
-        Answer::Proved(true) | Answer::WithinBounds(true, _) => 0,
-        Answer::Unknown(_) => 3,
-        _ => 1,
-    };
-    if code != 0 {
-        eprintln!("{}: the file is left as it is", l.path);
-        return code;
-    }
-    let fixed = apply(&l.src, &litmus_dsl::edit::repair_edits(&l.src, prog, &repair::edits(&fix.repairs)));
-    if args.write {
-        if let Err(e) = std::fs::write(&args.file, &fixed) {
-            eprintln!("error: cannot write `{}`: {e}", args.file);
-            return 2;
-        }
-    } else {
-        print!("{fixed}");
-    }
-    0
+    confirmed_out(args, l, &fix.confirmed, || {
+        apply(&l.src, &litmus_dsl::edit::repair_edits(&l.src, prog, &repair::edits(&fix.repairs)))
+    })
 }
 
 #[cfg(test)]

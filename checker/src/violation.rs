@@ -255,7 +255,11 @@ impl Robustness {
 /// Robust under every model at once: a witnessed violation anywhere says no;
 /// otherwise any unknown answer makes the whole unknown; else the weakest.
 pub fn all_robust(rbs: &[Robustness]) -> Answer<bool> {
-    let answers: Vec<Answer<bool>> = rbs.iter().map(|r| r.robust()).collect();
+    all_robust_answers(rbs.iter().map(|r| r.robust()).collect())
+}
+
+/// [`all_robust`], from each model's answer.
+pub fn all_robust_answers(answers: Vec<Answer<bool>>) -> Answer<bool> {
     if answers.iter().any(|a| a.is(&false)) {
         return Answer::Proved(false);
     }

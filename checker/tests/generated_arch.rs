@@ -13,8 +13,6 @@ use litmus_checker::certainty::Answer;
 use litmus_checker::machine::Model;
 use litmus_checker::options::Options;
 use litmus_checker::repair::{self, menu};
-use litmus_checker::violation::Repair;
-use litmus_ir::Program;
 
 /// Programs per architecture.
 const PROGRAMS: usize = 1000;
@@ -159,46 +157,6 @@ fn c11(th: &[Vec<Op>]) -> String {
     out + "exists (x=1)\n"
 }
 
-/// The cheapest robust choice of every access's stronger forms and every
-/// barrier between two accesses of a thread, by the oracle.
-fn brute_force(prog: &Program, m: Model) -> Option<u32> {
-    let mut sites: Vec<Vec<Option<Repair>>> = Vec::new();
-    for t in 0..prog.threads.len() as u16 {
-        let acc = menu::accesses(prog, t);
-        for (k, &s) in acc.iter().enumerate() {
-            sites.push(std::iter::once(None).chain(menu::upgrades(prog, t, s).into_iter().map(Some)).collect());
-            if let Some(&next) = acc.get(k + 1) {
-                sites.push(
-                    std::iter::once(None)
-                        .chain(menu::barriers_between(prog, t, s, next).into_iter().map(Some))
-                        .collect(),
-                );
-            }
-        }
-    }
-    let mut best: Option<u32> = None;
-    let mut pick = vec![0usize; sites.len()];
-    loop {
-        let chosen: Vec<Repair> = pick.iter().zip(&sites).filter_map(|(&i, s)| s[i]).collect();
-        let cost: u32 = chosen.iter().map(|r| r.cost).sum();
-        if best.is_none_or(|b| cost < b) && oracle::robust(&repair::apply(prog, &chosen), m) == Some(true) {
-            best = Some(cost);
-        }
-        let mut k = 0;
-        loop {
-            if k == sites.len() {
-                return best;
-            }
-            pick[k] += 1;
-            if pick[k] < sites[k].len() {
-                break;
-            }
-            pick[k] = 0;
-            k += 1;
-        }
-    }
-}
-
 /// (robust, not robust, repairs held to the brute force)
 fn run(arch: &str, model: &str, seed: u64, write: fn(&[Vec<Op>]) -> String, forms: (usize, usize), barriers: usize) {
     let m = Model::parse_in(model, &[]).unwrap();
@@ -229,7 +187,11 @@ fn run(arch: &str, model: &str, seed: u64, write: fn(&[Vec<Op>]) -> String, form
         if fix.minimal && not % BRUTE_EVERY == 1 && menu::accesses(&prog, 0).len() + menu::accesses(&prog, 1).len() <= 5
         {
             let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
-            assert_eq!(Some(cost), brute_force(&prog, m), "{arch} {k}: {fix:?}\n{src}");
+            assert_eq!(
+                Some(cost),
+                common::brute_force_repair(&prog, |p| oracle::robust(p, m) == Some(true)),
+                "{arch} {k}: {fix:?}\n{src}"
+            );
             brute += 1;
         }
     }

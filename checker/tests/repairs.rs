@@ -10,7 +10,7 @@ mod common;
 use litmus_checker::certainty::Answer;
 use litmus_checker::machine::Model;
 use litmus_checker::options::Options;
-use litmus_checker::repair::{self, menu};
+use litmus_checker::repair;
 use litmus_checker::violation::{Change, Repair};
 use litmus_ir::Program;
 
@@ -27,45 +27,6 @@ fn model(arch: &str) -> Model {
 
 fn robust(prog: &Program, m: Model) -> Answer<bool> {
     litmus_checker::candidates::robust(prog, m, &Options::default())
-}
-
-/// The cheapest robust choice of every access's form and every barrier
-/// between two accesses of a thread, by trying them all (cheaper-than-best
-/// choices only).
-fn brute_force(prog: &Program, m: Model) -> Option<u32> {
-    // Per site: its options (the first: no change).
-    let mut sites: Vec<Vec<Option<Repair>>> = Vec::new();
-    for t in 0..prog.threads.len() as u16 {
-        let acc = menu::accesses(prog, t);
-        for (k, &s) in acc.iter().enumerate() {
-            sites.push(std::iter::once(None).chain(menu::upgrades(prog, t, s).into_iter().map(Some)).collect());
-            if let Some(&next) = acc.get(k + 1) {
-                let between = menu::barriers_between(prog, t, s, next);
-                sites.push(std::iter::once(None).chain(between.into_iter().map(Some)).collect());
-            }
-        }
-    }
-    let mut best: Option<u32> = None;
-    let mut pick = vec![0usize; sites.len()];
-    loop {
-        let chosen: Vec<Repair> = pick.iter().zip(&sites).filter_map(|(&i, s)| s[i]).collect();
-        let cost: u32 = chosen.iter().map(|r| r.cost).sum();
-        if best.is_none_or(|b| cost < b) && robust(&repair::apply(prog, &chosen), m).is(&true) {
-            best = Some(cost);
-        }
-        let mut k = 0;
-        loop {
-            if k == sites.len() {
-                return best;
-            }
-            pick[k] += 1;
-            if pick[k] < sites[k].len() {
-                break;
-            }
-            pick[k] = 0;
-            k += 1;
-        }
-    }
 }
 
 /// A repair as the table shows it: `P1 LDR→LDAPR`, `P0 DMB.ISH`.
@@ -148,7 +109,11 @@ fn repairs_cost_the_brute_force_minimum() {
             let (prog, fix) = row(arch, shape);
             let Some(fix) = fix else { continue };
             let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
-            assert_eq!(Some(cost), brute_force(&prog, model(arch)), "{arch} {shape}");
+            assert_eq!(
+                Some(cost),
+                common::brute_force_repair(&prog, |p| robust(p, model(arch)).is(&true)),
+                "{arch} {shape}"
+            );
         }
     }
 }
@@ -163,7 +128,7 @@ fn larger_shapes_cost_the_brute_force_minimum() {
             let (prog, fix) = row(arch, shape);
             let Some(fix) = fix else { continue };
             let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
-            let brute = brute_force(&prog, model(arch));
+            let brute = common::brute_force_repair(&prog, |p| robust(p, model(arch)).is(&true));
             println!("{arch} {shape}: {cost} (brute force {brute:?})");
             assert_eq!(Some(cost), brute, "{arch} {shape}");
         }

@@ -5,7 +5,7 @@
 //! mapping back. A test holds both paths to the same instructions and the
 //! same behaviour on every example and corpus file.
 
-use crate::edit::{native_fence, x86_fence, FenceInsertion};
+use crate::edit::FenceInsertion;
 use crate::ir::{Instr, Place, Program, StmtForm, StmtId, StmtInfo, StmtRange};
 use crate::span::Span;
 use crate::{Dialect, FenceKind};
@@ -57,13 +57,7 @@ fn encloses(outer: &StmtRange, inner: &StmtRange) -> bool {
 /// The text of a fence statement, as the source edit writes it (without
 /// its `;`, like every statement's text).
 fn fence_text(dialect: Dialect, kind: FenceKind) -> String {
-    match dialect {
-        Dialect::Native => native_fence(kind).trim_end_matches(';').to_string(),
-        Dialect::HerdX86 => x86_fence(kind).to_string(),
-        Dialect::HerdRiscv => crate::edit::riscv_fence(kind),
-        Dialect::HerdAArch64 => crate::edit::arm_fence(kind),
-        Dialect::HerdC => crate::edit::barrier_text(dialect, kind).trim_end_matches(';').to_string(),
-    }
+    crate::edit::barrier_text(dialect, kind).trim_end_matches(';').to_string()
 }
 
 /// The kind the fence the text gets lowers to: x86 has no `wr` fence, the

@@ -481,3 +481,16 @@ pub(super) fn next_permutation(v: &mut [usize]) -> bool {
     v[i..].reverse();
     true
 }
+
+/// The next choice of an odometer: `pick[k]` counts below `size(k)`, the
+/// first digit fastest; `false` (all zero again) past the last.
+pub(super) fn next_pick(pick: &mut [usize], size: impl Fn(usize) -> usize) -> bool {
+    for (k, p) in pick.iter_mut().enumerate() {
+        *p += 1;
+        if *p < size(k) {
+            return true;
+        }
+        *p = 0;
+    }
+    false
+}

@@ -621,20 +621,8 @@ impl Combine<'_> {
             }
             x.rels.insert("rf".into(), rf);
             self.orders(runs, &lay, &mut x, &writes, &readers, &rf_pick);
-            if self.over() {
+            if self.over() || !build::next_pick(&mut rf_pick, |k| readers[k].2.len()) {
                 return;
-            }
-            let mut k = 0;
-            loop {
-                if k == readers.len() {
-                    return;
-                }
-                rf_pick[k] += 1;
-                if rf_pick[k] < readers[k].2.len() {
-                    break;
-                }
-                rf_pick[k] = 0;
-                k += 1;
             }
         }
     }

@@ -109,17 +109,8 @@ pub fn robust(prog: &Program, model: Model) -> Option<bool> {
             }
             break;
         }
-        let mut k = 0;
-        loop {
-            if k == readers.len() {
-                break 'rf;
-            }
-            pick[k] += 1;
-            if pick[k] < readers[k].1.len() {
-                break;
-            }
-            pick[k] = 0;
-            k += 1;
+        if !build::next_pick(&mut pick, |k| readers[k].1.len()) {
+            break;
         }
     }
     catalog::give_back_prepared(id, prepared);

@@ -268,12 +268,7 @@ pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], op
         })
         .collect();
     cheapest(prog, &pool, &groups, opts, |p| {
-        // Each model's answer alone (a witnessed cycle under any says no).
-        let answers: Vec<Answer<bool>> = models.iter().map(|&m| crate::candidates::robust(p, m, opts)).collect();
-        if answers.iter().any(|a| a.is(&false)) {
-            return Answer::Proved(false);
-        }
-        answers.iter().fold(crate::certainty::Coverage::Complete, |c, a| c.and(a.coverage())).answer(true)
+        crate::violation::all_robust_answers(models.iter().map(|&m| crate::candidates::robust(p, m, opts)).collect())
     })
 }
 

@@ -528,3 +528,45 @@ pub fn replayed_violations(
     }
     Ok(())
 }
+
+/// The cheapest choice, by brute force, of every access's stronger forms
+/// and every barrier between two accesses of a thread
+/// (`litmus_checker::repair::menu`) that `robust` accepts: each cheaper
+/// than the best so far is applied and re-checked.
+pub fn brute_force_repair(prog: &litmus_ir::Program, robust: impl Fn(&litmus_ir::Program) -> bool) -> Option<u32> {
+    use litmus_checker::repair::{apply, menu};
+    use litmus_checker::violation::Repair;
+    // Per site: its options (the first: no change).
+    let mut sites: Vec<Vec<Option<Repair>>> = Vec::new();
+    for t in 0..prog.threads.len() as u16 {
+        let acc = menu::accesses(prog, t);
+        for (k, &s) in acc.iter().enumerate() {
+            sites.push(std::iter::once(None).chain(menu::upgrades(prog, t, s).into_iter().map(Some)).collect());
+            if let Some(&next) = acc.get(k + 1) {
+                let between = menu::barriers_between(prog, t, s, next);
+                sites.push(std::iter::once(None).chain(between.into_iter().map(Some)).collect());
+            }
+        }
+    }
+    let mut best: Option<u32> = None;
+    let mut pick = vec![0usize; sites.len()];
+    loop {
+        let chosen: Vec<Repair> = pick.iter().zip(&sites).filter_map(|(&i, s)| s[i]).collect();
+        let cost: u32 = chosen.iter().map(|r| r.cost).sum();
+        if best.is_none_or(|b| cost < b) && robust(&apply(prog, &chosen)) {
+            best = Some(cost);
+        }
+        let mut k = 0;
+        loop {
+            if k == sites.len() {
+                return best;
+            }
+            pick[k] += 1;
+            if pick[k] < sites[k].len() {
+                break;
+            }
+            pick[k] = 0;
+            k += 1;
+        }
+    }
+}
