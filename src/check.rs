@@ -193,7 +193,7 @@ pub fn load_one(model_names: &[String], bounds: &Bounds, path: &str) -> Result<(
         eprint!("{}", litmus_dsl::diagnostic::render(&l.analysis.diagnostics, &l.path, &l.src, false));
         return Err(2);
     };
-    Ok((models_for(&asked, p.dialect), l))
+    Ok((models_for(&asked, p.dialect, Some(p)), l))
 }
 
 pub fn load(path: &str) -> Result<Loaded, String> {
@@ -296,12 +296,13 @@ impl Checked {
 }
 
 /// The models a file is checked under: those named, or (none named) its
-/// defaults, by dialect (a herd x86 test: SC and TSO).
-pub fn models_for(asked: &[Model], dialect: litmus_ir::Dialect) -> Vec<Model> {
-    if asked.is_empty() {
-        litmus_checker::catalog::defaults_for(dialect)
-    } else {
-        asked.to_vec()
+/// defaults, by dialect (a herd x86 test: SC and TSO; a native program
+/// with memory orders: SC and RC11).
+pub fn models_for(asked: &[Model], dialect: litmus_ir::Dialect, prog: Option<&litmus_ir::Program>) -> Vec<Model> {
+    match prog {
+        _ if !asked.is_empty() => asked.to_vec(),
+        Some(p) => litmus_checker::catalog::defaults_of(p),
+        None => litmus_checker::catalog::defaults_for(dialect),
     }
 }
 
@@ -377,13 +378,13 @@ pub fn repair_json(p: &litmus_ir::Program, r: &litmus_checker::violation::Repair
         },
         Change::Labels { to, .. } => {
             let s = &p.stmts[r.stmt as usize];
-            let (word, text) = litmus_dsl::edit::relabel(p.dialect, &s.text, to)
+            let (word, text) = litmus_dsl::edit::relabel_stmt(p, r.stmt, &s.text, to)
                 .unwrap_or_else(|| (to.names().collect::<Vec<_>>().join(","), s.text.clone()));
             FenceJson {
                 thread: p.threads[r.thread as usize].name.clone(),
                 place: "at".into(),
                 kind: word.into(),
-                what: if p.dialect == litmus_ir::Dialect::HerdC { "order" } else { "instruction" }.into(),
+                what: if p.is_c11() { "order" } else { "instruction" }.into(),
                 statement: Some(Position { line: s.line, column: s.col }),
                 from: Some(s.text.clone()),
                 text: Some(text),
@@ -482,6 +483,26 @@ fn model_json(
         reads: crate::reads_json::reads_json(p, o),
         condition_errors: o.condition_errors.iter().map(|c| c.site.as_str().into()).collect(),
         flags: o.flags.clone(),
+        races: o
+            .races
+            .iter()
+            .map(|r| crate::report::RaceJson {
+                flag: r.flag.clone(),
+                accesses: r
+                    .accesses
+                    .iter()
+                    .map(|&(t, s)| {
+                        let s = &p.stmts[s as usize];
+                        crate::report::AccessJson {
+                            thread: p.threads[t as usize].name.clone(),
+                            line: s.line,
+                            column: s.col,
+                            text: s.text.clone(),
+                        }
+                    })
+                    .collect(),
+            })
+            .collect(),
         unconfirmed: rob.map(|r| r.unconfirmed.len() as u64).filter(|&n| n > 0),
         deadlocks: o.deadlocks.len(),
         executions: o.stats.executions,
@@ -528,6 +549,7 @@ fn active_only_json(p: &litmus_ir::Program, act: Option<(&ActiveRun, &litmus_che
         bounds_hit: None,
         unknown_reason: Some("not-explored".into()),
         flags: Vec::new(),
+        races: Vec::new(),
         robust: robust.as_ref().and_then(|a| a.value().copied()),
         robust_certainty,
         robust_note: robust_note.flatten(),

@@ -59,7 +59,7 @@ pub fn run(args: &FixArgs) -> u8 {
     let opts = options(&args.bounds);
     let relaxed: Vec<litmus_checker::Model> = models.iter().copied().filter(|m| m.buffered()).collect();
     if relaxed.iter().all(|&m| litmus_checker::explore::by_candidates(prog, m, &opts))
-        && litmus_checker::repair::menu::repairable(prog.dialect)
+        && litmus_checker::repair::menu::repairable(prog)
     {
         return by_repairs(args, &l, prog, &relaxed, &opts);
     }

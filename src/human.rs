@@ -299,6 +299,11 @@ fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
         About::ConditionFails { .. } => "broken by an interleaving of the program as written".into(),
         About::ConditionUndefined => "undefined in a reachable final state: an error, not a 0".into(),
         About::Deadlock { .. } => "every unfinished thread can wait forever".into(),
+        About::Race { model, index } => {
+            let race = &c.outcomes[*model].races[*index];
+            let [_, (t, s)] = race.accesses;
+            format!("races with {} `{}`", p.threads[t as usize].name, p.stmts[s as usize].text)
+        }
         About::Replay(_) => return None,
     })
 }
@@ -308,7 +313,7 @@ fn label(c: &Checked, p: &Program, about: &About) -> Option<String> {
 fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
     let path = &c.loaded.path;
     let witness = |out: &mut String, o: &ModelOutcome, events: &[Event]| {
-        let how = if narrate::told_as_execution(o.model) { " (each thread in program order)" } else { "" };
+        let how = if narrate::told_as_execution(p, o.model) { " (each thread in program order)" } else { "" };
         let _ = writeln!(out, "  witness under {}{how}:", o.model.upper());
         for line in narrate::lines(p, o.model, events) {
             let _ = writeln!(out, "      {line}");
@@ -373,6 +378,10 @@ fn below(out: &mut String, c: &Checked, p: &Program, about: &About) {
                 witness(out, o, &w.events);
             }
         }
+        About::Race { model, index } => {
+            let o = &c.outcomes[*model];
+            witness(out, o, &o.races[*index].witness.events);
+        }
     }
 }
 
@@ -411,7 +420,11 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
     for r in c.robustness.iter().filter(|r| !r.repairs.is_empty()) {
         let n = r.repairs.len();
         let cost: u32 = r.repairs.iter().map(|x| x.cost).sum();
-        let claim = if r.fences_confirmed.is(&true) { "make it robust under" } else { "chosen for" };
+        let claim = match (r.fences_confirmed.is(&true), n == 1) {
+            (true, true) => "makes it robust under",
+            (true, false) => "make it robust under",
+            (false, _) => "chosen for",
+        };
         let list: Vec<String> = r.repairs.iter().map(|x| words::repair(p, x)).collect();
         let _ = writeln!(
             out,

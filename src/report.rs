@@ -124,6 +124,10 @@ pub struct ModelJson {
     /// behaviour) or a `flag` that holds, by the check's name.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub flags: Vec<String>,
+    /// The accesses of each data race found (extension): the flag's name
+    /// and the two statements.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub races: Vec<RaceJson>,
     /// `final condition` / `filter` when it divides by zero in some final state.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub condition_errors: Vec<Word>,
@@ -354,6 +358,22 @@ pub struct FenceJson {
     /// A repair's cost, from the architecture's table.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cost: Option<u32>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(default)]
+pub struct RaceJson {
+    pub flag: String,
+    pub accesses: Vec<AccessJson>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(default)]
+pub struct AccessJson {
+    pub thread: String,
+    pub line: u32,
+    pub column: u32,
+    pub text: String,
 }
 
 #[derive(Serialize, Deserialize, Default)]

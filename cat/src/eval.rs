@@ -193,6 +193,10 @@ pub struct Verdict {
     pub flags: Vec<String>,
     /// Whether some `undefined_unless` failed.
     pub undefined: bool,
+    /// Each `undefined_unless` that failed, by name, with what it found
+    /// (`empty race`: the racing pairs; a set's events as `(e, e)`), so
+    /// a report can point at the accesses.
+    pub undefined_by: Vec<(String, Vec<(usize, usize)>)>,
 }
 
 impl Verdict {
@@ -747,7 +751,15 @@ impl Ev<'_> {
         match t.ty {
             TestType::Assert if !holds => return self.fatal(file, t.span, format!("assertion {name} failed")),
             TestType::Flag if holds => self.verdict.flags.push(name.clone()),
-            TestType::UndefinedUnless if !holds => self.verdict.undefined = true,
+            TestType::UndefinedUnless if !holds => {
+                self.verdict.undefined = true;
+                let found = match &v {
+                    Value::Rel(r) => r.pairs(),
+                    Value::Set(s) => (0..n).filter(|e| s >> e & 1 == 1).map(|e| (e, e)).collect(),
+                    _ => Vec::new(),
+                };
+                self.verdict.undefined_by.push((name.clone(), found));
+            }
             _ => {}
         }
         match (self.keep.as_mut(), &t.kind, &v) {

@@ -939,7 +939,23 @@ impl Graph {
                     if let Mode::Verdict(v) = &mut mode {
                         match t.ty {
                             TestType::Flag if holds => v.flags.push(t.name.clone()),
-                            TestType::UndefinedUnless if !holds => v.undefined = true,
+                            TestType::UndefinedUnless if !holds => {
+                                v.undefined = true;
+                                // What it found, for a report to point at (as `eval` keeps it).
+                                let found: Vec<(usize, usize)> = match t.subject {
+                                    Subject::Node(y) if self.prog.nodes[y as usize].kind == Kind::Set => {
+                                        rows::bits(s.sets[y as usize]).map(|e| (e, e)).collect()
+                                    }
+                                    Subject::Node(y) => self
+                                        .rows(s, y, n)
+                                        .iter()
+                                        .enumerate()
+                                        .flat_map(|(a, &row)| rows::bits(row).map(move |b| (a, b)))
+                                        .collect(),
+                                    _ => Vec::new(),
+                                };
+                                v.undefined_by.push((t.name.clone(), found));
+                            }
                             _ => {}
                         }
                         v.checks.push(CheckResult { name: t.name.clone(), ty: t.ty, holds });

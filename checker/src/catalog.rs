@@ -101,6 +101,16 @@ pub fn defaults_for(dialect: litmus_ir::Dialect) -> Vec<Model> {
     }
 }
 
+/// The models checked when none are named, for this program: those of
+/// its dialect ([`defaults_for`]), but a native program written with
+/// memory orders is C11's: SC and `rc11`, as a herd C test.
+pub fn defaults_of(prog: &litmus_ir::Program) -> Vec<Model> {
+    if prog.dialect == litmus_ir::Dialect::Native && prog.is_c11() {
+        return defaults_for(litmus_ir::Dialect::HerdC);
+    }
+    defaults_for(prog.dialect)
+}
+
 /// The project's own models of architectures, by name, and the embedded
 /// file each is read from ([`litmus_cat::stock`]).
 pub const ARCHITECTURES: &[(&str, &str)] =

@@ -24,7 +24,12 @@ use std::sync::Mutex;
 /// A smallest set of positions hitting every violation's candidates, and
 /// whether the search for it was exhaustive (if its budget ran out, the set
 /// is a greedy one: it hits every set but may not be the smallest).
+/// A violation with no candidate (no fence of the program's dialect can
+/// reach it) cannot be hit: it is left out here, and the re-check of the
+/// fenced program still finds it.
 pub fn min_hitting_set<T: Copy + PartialEq>(sets: &[Vec<T>]) -> (Vec<T>, bool) {
+    let sets: Vec<Vec<T>> = sets.iter().filter(|s| !s.is_empty()).cloned().collect();
+    let sets = &sets[..];
     let mut best: Option<Vec<T>> = None;
     fn go<T: Copy + PartialEq>(sets: &[Vec<T>], chosen: &mut Vec<T>, best: &mut Option<Vec<T>>, budget: &mut u32) {
         if *budget == 0 {

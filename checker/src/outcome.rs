@@ -180,6 +180,23 @@ pub struct ModelOutcome {
     /// name: an `undefined_unless` that fails (herd's C models: a data
     /// race, undefined behaviour) or a `flag` that holds. Sorted, each once.
     pub flags: Vec<String>,
+    /// The accesses behind the flags that point at some (a data race:
+    /// two accesses an allowed execution leaves unordered), each pair
+    /// once, with an execution that shows it.
+    pub races: Vec<Race>,
+}
+
+/// Two accesses that a model given as data finds in some allowed
+/// execution where it says the behaviour is undefined (herd's
+/// `undefined_unless empty race`: a data race under C11).
+#[derive(Clone, Debug)]
+pub struct Race {
+    /// The check's name (`data-race`).
+    pub flag: String,
+    /// The two accesses, as (thread, statement), in order.
+    pub accesses: [(u16, litmus_ir::StmtId); 2],
+    /// The execution that has them, as a log (its values replay it).
+    pub witness: Witness,
 }
 
 impl ModelOutcome {
@@ -212,6 +229,7 @@ impl ModelOutcome {
             elapsed: start.elapsed(),
             iterations: Default::default(),
             flags: Vec::new(),
+            races: Vec::new(),
         }
     }
 

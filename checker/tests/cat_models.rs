@@ -170,6 +170,11 @@ fn examples_cat_models_agree_with_builtin() {
             if builtin == Model::Pso && !pso_comparable(&prog) {
                 continue;
             }
+            // herd's x86 models read C's `A` (an atomic access) as x86's
+            // locked one; the machines read no order on an access.
+            if builtin != Model::Sc && prog.is_c11() {
+                continue;
+            }
             let o = &check(&prog, &[given], &opts)[0];
             if let litmus_checker::certainty::Coverage::Stopped(w) = o.coverage {
                 // Too big for the evaluator: unknown, and saying why.

@@ -29,7 +29,8 @@ fn parse(line: &str) -> Vec<(Model, Expect, bool)> {
                 "TSO" => Model::Tso,
                 "PSO" => Model::Pso,
                 "PSLO" => Model::Pslo,
-                m => panic!("unknown model {m} in {line}"),
+                m => Model::parse_in(&m.to_ascii_lowercase(), &[])
+                    .unwrap_or_else(|e| panic!("unknown model {m} in {line}: {e}")),
             };
             let rest = rest.trim();
             let (rest, bounded) = match rest.strip_suffix("(within bounds)") {

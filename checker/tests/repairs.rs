@@ -21,8 +21,9 @@ fn load(arch: &str, shape: &str) -> Program {
     a.program.unwrap_or_else(|| panic!("{}: {:?}", path.display(), a.diagnostics))
 }
 
+/// `native`: the C11 shapes written in the native dialect with `@relaxed`.
 fn model(arch: &str) -> Model {
-    Model::parse_in(if arch == "c11" { "rc11" } else { arch }, &[]).unwrap()
+    Model::parse_in(if matches!(arch, "c11" | "native") { "rc11" } else { arch }, &[]).unwrap()
 }
 
 fn robust(prog: &Program, m: Model) -> Answer<bool> {
@@ -38,7 +39,7 @@ fn show(prog: &Program, r: &Repair) -> String {
         }
         Change::Labels { to, .. } => {
             let s = &prog.stmts[r.stmt as usize];
-            let word = litmus_dsl::edit::relabel(prog.dialect, &s.text, to).map(|w| w.0).unwrap_or_default();
+            let word = litmus_dsl::edit::relabel_stmt(prog, r.stmt, &s.text, to).map(|w| w.0).unwrap_or_default();
             format!("{t} {word}")
         }
     }
@@ -70,9 +71,11 @@ fn row(arch: &str, shape: &str) -> (Program, Option<repair::RepairFix>) {
 #[test]
 fn the_classic_shapes_are_repaired_with_the_known_cheapest_changes() {
     let mut table = Vec::new();
-    for arch in ["aarch64", "riscv", "c11"] {
+    let mut costs = std::collections::BTreeMap::new();
+    for arch in ["aarch64", "riscv", "c11", "native"] {
         for shape in SHAPES {
             let (prog, fix) = row(arch, shape);
+            costs.insert((arch, shape), fix.as_ref().map(|f| f.repairs.iter().map(|r| r.cost).sum::<u32>()));
             let words = match &fix {
                 None => "robust already".to_string(),
                 Some(f) => {
@@ -96,15 +99,22 @@ fn the_classic_shapes_are_repaired_with_the_known_cheapest_changes() {
         "c11      MP    P0 release + P1 acquire (cost 2)",
         "c11      SB    P0 atomic_thread_fence(memory_order_seq_cst) + P1 atomic_thread_fence(memory_order_seq_cst) (cost 8)",
         "c11      LB    robust already",
+        "native   MP    P0 release + P1 acquire (cost 2)",
+        "native   SB    P0 fence seq_cst + P1 fence seq_cst (cost 8)",
+        "native   LB    robust already",
     ] {
         assert!(text.contains(expected), "{expected}\n{text}");
+    }
+    // The same program in either language costs the same to repair.
+    for shape in SHAPES {
+        assert_eq!(costs[&("native", shape)], costs[&("c11", shape)], "{shape}");
     }
 }
 
 /// Each shape's repair costs what the cheapest of every choice costs.
 #[test]
 fn repairs_cost_the_brute_force_minimum() {
-    for arch in ["aarch64", "riscv", "c11"] {
+    for arch in ["aarch64", "riscv", "c11", "native"] {
         for shape in ["MP", "SB", "LB", "2+2W"] {
             let (prog, fix) = row(arch, shape);
             let Some(fix) = fix else { continue };

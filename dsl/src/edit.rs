@@ -147,6 +147,69 @@ pub fn relabel(dialect: Dialect, text: &str, to: crate::ir::Labels) -> Option<(S
     }
 }
 
+/// A statement's access given the labels `to`, as the program's text
+/// says it: [`relabel`], or in the native dialect the access's `@order`
+/// (`flag = 1` → `flag@release = 1`), its location found in the IR.
+pub fn relabel_stmt(prog: &Program, stmt: StmtId, text: &str, to: crate::ir::Labels) -> Option<(String, String)> {
+    if prog.dialect != Dialect::Native {
+        return relabel(prog.dialect, text, to);
+    }
+    let cell = prog.threads.iter().flat_map(|t| &t.code).find_map(|i| match *i {
+        crate::ir::Instr::Load { addr, stmt: s, .. }
+        | crate::ir::Instr::Store { addr, stmt: s, .. }
+        | crate::ir::Instr::Rmw { addr, stmt: s, .. }
+            if s == stmt =>
+        {
+            match addr {
+                crate::ir::Addr::Fixed(c) => Some(c),
+                crate::ir::Addr::Indexed { base, .. } => Some(base),
+                _ => None,
+            }
+        }
+        _ => None,
+    })?;
+    let loc = prog.locations.iter().find(|l| l.base <= cell && cell < l.base + l.len.max(1))?;
+    relabel_native(text, &loc.name, to)
+}
+
+/// `text` with the one access of `loc` given the order of `to`: its
+/// `@order` replaced, or one added after the location (and its index).
+fn relabel_native(text: &str, loc: &str, to: crate::ir::Labels) -> Option<(String, String)> {
+    use crate::native::lexer::Token;
+    let order = to.memory_order()?;
+    let (tokens, _) = crate::native::lexer::lex(text);
+    let mut at = tokens.iter().enumerate().filter(|(_, (t, _))| *t == Token::Ident(loc)).map(|(i, _)| i);
+    let i = at.next()?;
+    if at.next().is_some() {
+        return None;
+    }
+    let mut j = i + 1;
+    if matches!(tokens.get(j), Some((Token::LBracket, _))) {
+        let mut depth = 0;
+        while let Some((t, _)) = tokens.get(j) {
+            depth += match t {
+                Token::LBracket => 1,
+                Token::RBracket => -1,
+                _ => 0,
+            };
+            j += 1;
+            if depth == 0 {
+                break;
+            }
+        }
+    }
+    let out = match (tokens.get(j), tokens.get(j + 1)) {
+        (Some((Token::At, _)), Some((Token::Ident(_), old))) => {
+            format!("{}{order}{}", &text[..old.start], &text[old.end..])
+        }
+        _ => {
+            let end = tokens[j - 1].1.end;
+            format!("{}@{order}{}", &text[..end], &text[end..])
+        }
+    };
+    Some((order.to_string(), out.trim().to_string()))
+}
+
 /// A barrier as its dialect writes it (`DMB ISH`, `fence r,rw`,
 /// `atomic_thread_fence(memory_order_release);`, `fence;`).
 pub fn barrier_text(dialect: Dialect, kind: FenceKind) -> String {
@@ -194,7 +257,7 @@ pub fn repair_edits(src: &str, prog: &Program, changes: &[RepairEdit]) -> Vec<Te
             for (stmt, to) in relabels {
                 let Some(s) = prog.stmts.get(stmt as usize) else { continue };
                 let (start, end) = (s.span.start.min(src.len()), s.span.end.min(src.len()));
-                if let Some((_, text)) = relabel(prog.dialect, &src[start..end], to) {
+                if let Some((_, text)) = relabel_stmt(prog, stmt, &src[start..end], to) {
                     edits.push(TextEdit { start, end, text });
                 }
             }

@@ -152,7 +152,7 @@ fn syntax_errors_recover_per_statement() {
 
 #[test]
 fn lexical_errors() {
-    assert_snapshot!(compact("litmus L\nshared x = 0;\nthread P0 { x = 1 @ 2; x = 0xZZ; }\n/* never closed"));
+    assert_snapshot!(compact("litmus L\nshared x = 0;\nthread P0 { x = 1 $ 2; x = 0xZZ; }\n/* never closed"));
 }
 
 #[test]

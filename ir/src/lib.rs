@@ -1088,6 +1088,20 @@ impl Program {
         })
     }
 
+    /// Is it written with C11's memory model: an access atomic or not
+    /// (herd's `A`, `NA`), or a fence with a memory order? (herd's C
+    /// tests; native programs that write orders.)
+    pub fn is_c11(&self) -> bool {
+        let c11 = Labels::ORDERS.union(Labels::A).union(Labels::NA);
+        self.threads.iter().flat_map(|t| &t.code).any(|i| match *i {
+            Instr::Load { labels, .. } | Instr::Store { labels, .. } | Instr::Rmw { labels, .. } => {
+                labels.intersects(c11)
+            }
+            Instr::Fence { kind: FenceKind::Order(_), .. } => true,
+            _ => false,
+        })
+    }
+
     /// Does a thread hold a store-conditional? The machines (interleavings,
     /// buffers, the unbounded search) do not run one: its failure is a
     /// choice no interleaving makes, so the candidate explorer answers.

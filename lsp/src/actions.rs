@@ -85,7 +85,7 @@ fn repair_title(p: &Program, r: &Repair) -> String {
         }
         Change::Labels { to, .. } => {
             let s = &p.stmts[r.stmt as usize];
-            match litmus_dsl::edit::relabel(p.dialect, &s.text, to) {
+            match litmus_dsl::edit::relabel_stmt(p, r.stmt, &s.text, to) {
                 Some((_, text)) => format!("Change `{}` to `{text}`", s.text),
                 None => format!("Strengthen `{}`", s.text),
             }

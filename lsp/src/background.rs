@@ -29,7 +29,7 @@ fn check_text(text: &str, b: &Backend, cancel: Arc<AtomicBool>) -> Option<Vec<Fi
         let mut o = c.options().with_timeout(Some(c.workspace_timeout));
         o.threads = 1;
         o.budget.cancel = Some(cancel.clone());
-        (c.models(prog.dialect), c.monitor(), o, c.cycle_members, c.workspace_timeout)
+        (c.models_of(prog), c.monitor(), o, c.cycle_members, c.workspace_timeout)
     };
     let report = litmus_checker::check_all(prog, &models, monitor, &opts);
     if report.cancelled || cancel.load(Ordering::Relaxed) {

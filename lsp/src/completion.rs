@@ -566,6 +566,8 @@ pub(crate) fn call_at(text: &str, offset: usize) -> Option<(String, usize, Outli
 enum Ctx {
     /// Nothing to offer: naming something, a number, after an operand.
     Nothing,
+    /// An access's memory order, after its `@`.
+    Order,
     /// An item's start. `tilde`: after a `~`.
     TopLevel { tilde: bool },
     /// A statement's start; `after_if`: an `else` may go here; `after_else`:
@@ -584,6 +586,9 @@ enum Ctx {
 fn context(text: &str, st: &State<'_>, start: usize, outline: &Outline) -> Ctx {
     use Token as T;
     let prev = st.prev.map(|p| p.0);
+    if prev == Some(T::At) {
+        return Ctx::Order;
+    }
     if prev == Some(T::Colon) {
         let thread = match st.prev2 {
             Some(T::Ident(name)) => outline.threads.iter().position(|t| t.name == name),
@@ -654,6 +659,11 @@ fn native(a: &Analysis, text: &str, start: usize) -> (Vec<Item>, usize) {
     let owner = st.owner;
     match ctx {
         Ctx::Nothing => {}
+        Ctx::Order => {
+            for (k, d) in ORDERS {
+                out.push(item(k, ItemKind::Keyword, *d));
+            }
+        }
         Ctx::TopLevel { tilde: true } => {
             // Replace the `~` too, so the item's `~exists` is not doubled;
             // only across blanks, so the edit stays on the cursor's line.
@@ -712,7 +722,7 @@ fn native(a: &Analysis, text: &str, start: usize) -> (Vec<Item>, usize) {
             out.push(item("false", ItemKind::Constant, "0"));
         }
         Ctx::FenceKind => {
-            for (k, d) in FENCES {
+            for (k, d) in FENCES.iter().chain(&ORDERS[1..]) {
                 out.push(item(k, ItemKind::Keyword, *d));
             }
         }
@@ -741,6 +751,15 @@ fn native(a: &Analysis, text: &str, start: usize) -> (Vec<Item>, usize) {
     }
     (out, start)
 }
+
+/// C11's memory orders, weakest first: what `x@…` and `fence …;` take.
+const ORDERS: &[(&str, &str)] = &[
+    ("relaxed", "atomic, no order (C11 `memory_order_relaxed`)"),
+    ("acquire", "later accesses stay after it (C11 `memory_order_acquire`)"),
+    ("release", "earlier accesses stay before it (C11 `memory_order_release`)"),
+    ("acq_rel", "acquire and release (C11 `memory_order_acq_rel`)"),
+    ("seq_cst", "one total order of seq_cst accesses and fences (C11 `memory_order_seq_cst`)"),
+];
 
 const FENCES: &[(&str, &str)] = &[
     ("wr", "orders a store before a later load"),
@@ -1177,7 +1196,10 @@ mod tests {
     #[test]
     fn fence_kinds_else_and_tilde() {
         let (_, c) = at("litmus T\nthread P0 {\n  fence |\n}\n");
-        assert_eq!(labels(&c), ["wr", "ww", "rr", "full"]);
+        assert_eq!(labels(&c), ["wr", "ww", "rr", "full", "acquire", "release", "acq_rel", "seq_cst"]);
+        // An access's order, after its `@`.
+        let (_, c) = at("litmus T\natomic x;\nthread P0 {\n  let r = x@|\n}\n");
+        assert_eq!(labels(&c), ["relaxed", "acquire", "release", "acq_rel", "seq_cst"]);
         let (_, c) = at("litmus T\nthread P0 {\n  if (1) {\n  }\n  e|\n}\n");
         assert_eq!(labels(&c)[0], "else");
         let (text, c) = at("litmus T\nshared x;\nthread P0 {\n}\n~ex|");

@@ -404,8 +404,17 @@ impl Config {
     /// The models to check in a program of `dialect`: those asked for (or
     /// its defaults), and SC always (violations are relative to it), in order.
     pub fn models(&self, dialect: Dialect) -> Vec<Model> {
-        let mut m =
-            if self.models.is_empty() { litmus_checker::catalog::defaults_for(dialect) } else { self.models.clone() };
+        self.models_with(litmus_checker::catalog::defaults_for(dialect))
+    }
+
+    /// [`Config::models`] for this program (a native one with memory
+    /// orders defaults to C11's models).
+    pub fn models_of(&self, prog: &litmus_ir::Program) -> Vec<Model> {
+        self.models_with(litmus_checker::catalog::defaults_of(prog))
+    }
+
+    fn models_with(&self, defaults: Vec<Model>) -> Vec<Model> {
+        let mut m = if self.models.is_empty() { defaults } else { self.models.clone() };
         m.push(Model::Sc);
         m.sort();
         m.dedup();

@@ -372,7 +372,9 @@ fn about(a: &About) -> Option<serde_json::Value> {
         // What `litmus.server.showExecution` takes to draw its witness.
         About::ConditionFails { .. } => serde_json::json!({ "execution": "condition" }),
         About::Failure { stmt } => serde_json::json!({ "execution": format!("failure:{stmt}") }),
-        About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } => return None,
+        About::ConditionDiffers { .. } | About::ConditionUndefined | About::Deadlock { .. } | About::Race { .. } => {
+            return None
+        }
     })
 }
 

@@ -86,7 +86,6 @@ pub async fn run(b: Backend, job: Job) {
         return;
     }
     let findings = analysis_findings(&analyzed.analysis);
-    let dialect = analyzed.analysis.dialect;
     let key =
         analyzed.analysis.program.as_ref().and_then(|p| Some(format!("{}\n{}", settings_key(&b)?, p.semantic_key())));
     // The program did not change, only comments or layout: the last check
@@ -115,7 +114,8 @@ pub async fn run(b: Backend, job: Job) {
     }
     tokio::time::sleep(Duration::from_millis(debounce)).await;
     let key = key.expect("lowered");
-    let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job, dialect) else { return };
+    let prog = analyzed.analysis.program.as_ref().expect("lowered");
+    let Some((models, monitor, mut opts, budget)) = current_settings(&b, &job, prog) else { return };
     opts.budget.cancel = Some(job.cancel.clone());
     let checking = format!("checking {}", models.iter().map(|m| m.upper()).collect::<Vec<_>>().join(", "));
     let c = Counts { headline: format!("{checking}…"), ..Counts::of(&findings) };
@@ -384,12 +384,12 @@ async fn status_of(b: &Backend, job: &Job, state: &str, message: String, incompl
 fn current_settings(
     b: &Backend,
     job: &Job,
-    dialect: litmus_ir::Dialect,
+    prog: &litmus_ir::Program,
 ) -> Option<(Vec<litmus_checker::Model>, litmus_checker::MonitorKind, litmus_checker::Options, Option<Duration>)> {
     let s = b.lock();
     let doc = s.docs.get(&job.key)?;
     let c = &s.config;
-    (doc.generation == job.generation).then(|| (c.models(dialect), c.monitor(), c.options(), c.budget))
+    (doc.generation == job.generation).then(|| (c.models_of(prog), c.monitor(), c.options(), c.budget))
 }
 
 pub async fn internal_failure(b: &Backend, job: &Job, message: String) {

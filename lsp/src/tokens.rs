@@ -68,6 +68,8 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                             continue;
                         }
                         None if matches!(name, "ww" | "wr" | "rr" | "full") => KEYWORD,
+                        // A memory order (`x@acquire`, `fence seq_cst;`).
+                        None if litmus_dsl::native::ast::MemOrder::by_name(name).is_some() => KEYWORD,
                         None => VARIABLE,
                     },
                     T::Int(_) => NUMBER,
@@ -94,6 +96,7 @@ pub fn tokens(src: &str, a: &Analysis) -> Vec<Token> {
                     | T::AndAnd
                     | T::OrOr
                     | T::Tilde
+                    | T::At
                     | T::DotDot => OPERATOR,
                     _ => KEYWORD,
                 };

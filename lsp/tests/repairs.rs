@@ -93,3 +93,30 @@ async fn a_c11_test_is_repaired_with_release_and_acquire() {
         "{fixed}"
     );
 }
+
+/// The native dialect with memory orders: checked under RC11 by default,
+/// its race on the plain location a diagnostic on both statements, the
+/// repair written as `@order`s (the UTF-16 columns after `é`, `→`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_native_program_with_orders_is_repaired_and_its_race_shown() {
+    let mp = "litmus MP \"drapeau → données\"\n\nshared données = 0;\natomic drapeau = 0;\n\nthread P0 {\n  données = 1; /* é */ drapeau@relaxed = 1;\n}\n\nthread P1 {\n  let r0 = drapeau@relaxed; /* → */ let r1 = données;\n}\n\nexists (P1:r0 == 1 && P1:r1 == 0);\n";
+    let (mut c, u) = (Client::default().await, uri("race.litmus"));
+    c.open(&u, mp);
+    let diags = c.settled(&u, 1).await;
+    let race = diags.iter().find(|d| d["code"] == "E0306").unwrap_or_else(|| panic!("{diags:#?}"));
+    assert!(race["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("rc11: `données = 1` (P0) races with `let r1 = données` (P1)"));
+    // On the store, and the load as related, at its UTF-16 column (after `→`).
+    assert_eq!(race["range"]["start"], json!({"line": 6, "character": 2}));
+    let other = &race["relatedInformation"][0]["location"]["range"]["start"];
+    assert_eq!(*other, json!({"line": 10, "character": 36}), "{race:#?}");
+    let fixed =
+        repair("mp.native.litmus", "rc11", mp, "Change `", "Apply the cheapest repair under rc11 (2 changes, cost 2)")
+            .await;
+    assert!(
+        fixed.contains("/* é */ drapeau@release = 1;") && fixed.contains("let r0 = drapeau@acquire; /* → */"),
+        "{fixed}"
+    );
+}

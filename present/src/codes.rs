@@ -38,6 +38,11 @@ pub const CONDITION_FAILS: Code = Code {
     name: "condition-fails",
     title: "the final condition (`forall`, `~exists`) fails under SC: the program's own bug",
 };
+pub const DATA_RACE: Code = Code {
+    code: "E0306",
+    name: "data-race",
+    title: "two accesses race in an execution the model allows: the behaviour is undefined",
+};
 pub const DEADLOCK: Code = Code { code: "W0303", name: "deadlock", title: "some execution deadlocks" };
 pub const INCOMPLETE: Code =
     Code { code: "W0304", name: "incomplete", title: "the check did not finish in its time: some answers are unknown" };
@@ -50,13 +55,14 @@ pub const ACTIVE_VIOLATION: Code = Code {
 };
 
 /// Every checker finding, in the order of `docs/codes.md`.
-pub const CHECKER: [Code; 8] = [
+pub const CHECKER: [Code; 9] = [
     FAILURE,
     CONDITION_UNDEFINED,
     CONDITION_DIFFERS,
     DEADLOCK,
     INCOMPLETE,
     CONDITION_FAILS,
+    DATA_RACE,
     VIOLATION,
     ACTIVE_VIOLATION,
 ];

@@ -59,6 +59,8 @@ pub enum About {
     ConditionUndefined,
     /// The `model`-th outcome's deadlocks.
     Deadlock { model: usize },
+    /// The `index`-th race of the `model`-th outcome.
+    Race { model: usize, index: usize },
 }
 
 /// The parts of a check that findings come from (a [`Report`], or the
@@ -241,7 +243,48 @@ pub fn check_findings(p: &Program, r: Found<'_>, members: Members) -> Vec<Findin
     failures(p, r, &mut out);
     conditions(p, r, &mut out);
     deadlocks(p, r, &mut out);
+    races(p, r, &mut out);
     out
+}
+
+/// Each pair of racing accesses, once, on its first statement (and the
+/// other as related), naming every model that finds it.
+fn races(p: &Program, r: Found<'_>, out: &mut Vec<Finding>) {
+    type Accesses = [(u16, u32); 2];
+    let mut each: Vec<(Accesses, (usize, usize))> = Vec::new();
+    for (mi, o) in r.outcomes.iter().enumerate() {
+        for (ri, race) in o.races.iter().enumerate() {
+            each.push((race.accesses, (mi, ri)));
+        }
+    }
+    for (pair, at) in grouped(each) {
+        let (mi, ri) = at[0];
+        let names = words::models(at.iter().map(|&(m, _)| r.outcomes[m].model));
+        let [(ta, a), (tb, b)] = pair;
+        let (sa, sb) = (&p.stmts[a as usize], &p.stmts[b as usize]);
+        let (na, nb) = (&p.threads[ta as usize].name, &p.threads[tb as usize].name);
+        let flag = &r.outcomes[mi].races[ri].flag;
+        let same = a == b;
+        out.push(Finding {
+            span: sa.span,
+            severity: Severity::Error,
+            code: codes::DATA_RACE.code,
+            message: if same {
+                format!(
+                    "{names}: `{}` races with itself in another instance ({flag}): the behaviour is undefined",
+                    sa.text
+                )
+            } else {
+                format!(
+                    "{names}: `{}` ({na}) races with `{}` ({nb}) ({flag}): the behaviour is undefined",
+                    sa.text, sb.text
+                )
+            },
+            related: if same { Vec::new() } else { vec![(sb.span, format!("the other access ({nb})"))] },
+            help: Some(words::race_fix(p).into()),
+            about: Some(About::Race { model: mi, index: ri }),
+        });
+    }
 }
 
 /// One finding per delayed store and statement it is delayed past, naming

@@ -38,11 +38,12 @@ fn stale(events: &[Event], i: usize) -> bool {
 }
 
 /// A model the candidate explorer answers (one that lets a read take a
-/// write not yet made, ARM's or RISC-V's) has executions, not runs: its
+/// write not yet made, ARM's or RISC-V's; any model given as data for a
+/// program with labels, C11's orders) has executions, not runs: its
 /// witness is each thread's events in program order, told without buffers
 /// or commits.
-pub fn told_as_execution(model: Model) -> bool {
-    model.buffers() == Buffers::Axiomatic && !model.by_graphs()
+pub fn told_as_execution(prog: &Program, model: Model) -> bool {
+    prog.candidates_only() || model.buffers() == Buffers::Axiomatic && (!model.by_graphs() || prog.has_labels())
 }
 
 /// A whole candidate's coherence, from its commits (each cell's writes in
@@ -68,7 +69,7 @@ pub fn coherence(prog: &Program, events: &[Event]) -> Vec<String> {
 }
 
 pub fn steps(prog: &Program, model: Model, events: &[Event]) -> Vec<Step> {
-    let graph = told_as_execution(model);
+    let graph = told_as_execution(prog, model);
     events
         .iter()
         .enumerate()

@@ -182,7 +182,7 @@ pub fn repair(p: &Program, r: &litmus_checker::violation::Repair) -> String {
         }
         Change::Labels { to, .. } => {
             let s = &p.stmts[r.stmt as usize];
-            match litmus_dsl::edit::relabel(p.dialect, &s.text, to) {
+            match litmus_dsl::edit::relabel_stmt(p, r.stmt, &s.text, to) {
                 Some((_, text)) => format!("`{}` → `{text}` ({thread})", s.text),
                 None => format!("`{}` made {} ({thread})", s.text, to.names().collect::<Vec<_>>().join(",")),
             }
@@ -423,6 +423,17 @@ pub fn values_long(v: Option<&litmus_checker::reads::ValueSet>, c: &Coverage) ->
 /// The numbers of a cycle's statements, in order.
 pub const CIRCLED: [&str; 20] =
     ["①", "②", "③", "④", "⑤", "⑥", "⑦", "⑧", "⑨", "⑩", "⑪", "⑫", "⑬", "⑭", "⑮", "⑯", "⑰", "⑱", "⑲", "⑳"];
+
+/// How a data race is removed, as the program's dialect writes it.
+pub fn race_fix(p: &Program) -> &'static str {
+    if p.dialect == litmus_ir::Dialect::Native {
+        "fix: make both accesses atomic (`x@relaxed` or stronger, or declare the location `atomic`), \
+         or order them by happens-before (a release store and an acquire load that reads it, between them)"
+    } else {
+        "fix: make both accesses atomic (`atomic_load_explicit`/`atomic_store_explicit`), \
+         or order them by happens-before (a release store and an acquire load that reads it, between them)"
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -92,7 +92,7 @@ impl Checking<'_> {
         let mut opts = if args.first { options(&self.bounds).stop_at_first() } else { options(&self.bounds) };
         let _shown = self.bar.watch(&mut opts, path);
         let checked = load(path).map(|l| {
-            let models = super::super::check::models_for(self.models, l.analysis.dialect);
+            let models = super::super::check::models_for(self.models, l.analysis.dialect, l.analysis.program.as_ref());
             check_file(l, &models, self.bounds.monitor.kind(), &opts, &args.active)
         });
         let ms = round_ms(t0.elapsed().as_secs_f64() * 1e3);

@@ -37,12 +37,15 @@ use crate::catalog::{self, Unjudged};
 use crate::dpor::Stats;
 use crate::machine::Model;
 use crate::options::Options;
-use crate::outcome::{CondSite, Keeper, ModelOutcome};
+use crate::outcome::{CondSite, Keeper, ModelOutcome, Witness};
 use crate::reads::Reads;
 use build::{co_of, next_permutation, witness, Layout};
 use litmus_cat::eval::{Execution, Rel, Set};
 use litmus_cat::prepared::Prepared;
-use litmus_ir::Program;
+use litmus_ir::{Program, StmtId};
+
+/// Racing pairs kept per check: enough to point at each in a small program.
+const MAX_RACES: usize = 64;
 use std::time::Instant;
 use thread::{End, Over, Run};
 
@@ -217,6 +220,7 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
         id,
         opts,
         flags: Default::default(),
+        races: Default::default(),
         flagging: None,
         catdep,
         micros,
@@ -227,12 +231,15 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
     };
     c.all(&runs);
     let flags = std::mem::take(&mut c.flags);
+    let races = std::mem::take(&mut c.races);
     let cycles = c.violations.take();
     let cyclic = c.cyclic;
     catalog::give_back_prepared(id, prepared);
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
     o.flags = flags.into_iter().collect();
+    o.races =
+        races.into_iter().map(|((flag, accesses), witness)| crate::outcome::Race { flag, accesses, witness }).collect();
     (o, cycles, cyclic)
 }
 
@@ -443,6 +450,9 @@ struct Combine<'a> {
     opts: &'a Options,
     /// The model's flags raised by the allowed candidates so far.
     flags: std::collections::BTreeSet<String>,
+    /// The accesses of each failing `undefined_unless` (a data race),
+    /// by its name and the pair, with the first execution that has them.
+    races: std::collections::BTreeMap<(String, [(u16, StmtId); 2]), Witness>,
     /// Has the model a check that can flag (`undefined_unless`, `flag`)?
     flagging: Option<bool>,
     /// Does the model compute its dependencies from register events?
@@ -544,8 +554,9 @@ impl Combine<'_> {
     }
 
     /// Keep what the model flags of the allowed candidate `x` (a data
-    /// race under a C model: herd7's `undefined_unless`; its `flag`s).
-    fn flag(&mut self, x: &Execution) {
+    /// race under a C model: herd7's `undefined_unless`; its `flag`s), and
+    /// the accesses a failing `undefined_unless` names, with `x` as a log.
+    fn flag(&mut self, x: &Execution, runs: &[&Run], lay: &Layout, log: impl Fn() -> Witness) {
         // Evaluated again in full only for a model that has such checks
         // (asked once): the others (riscv, sc) pay nothing per candidate.
         use litmus_cat::ast::TestType;
@@ -562,6 +573,22 @@ impl Combine<'_> {
             }
         }
         self.flags.extend(v.flags);
+        // Each cat event's access, as (thread, statement); initial writes have none.
+        let access = |e: usize| {
+            lay.of.iter().enumerate().find_map(|(t, evs)| {
+                evs.iter().position(|&(r, w)| r == e || w == e).map(|i| (t as u16, runs[t].events[i].stmt))
+            })
+        };
+        for (name, pairs) in &v.undefined_by {
+            for &(a, b) in pairs {
+                let (Some(a), Some(b)) = (access(a), access(b)) else { continue };
+                let key = (name.clone(), if a <= b { [a, b] } else { [b, a] });
+                // A few per program are plenty to point at; the log is built once each.
+                if self.races.len() < MAX_RACES && !self.races.contains_key(&key) {
+                    self.races.insert(key, log());
+                }
+            }
+        }
     }
 
     /// [`build::layout`] of one choice of runs (`picked`: each one's index
@@ -654,7 +681,7 @@ impl Combine<'_> {
             self.stats.transitions += 1;
             match self.prepared.allowed(x) {
                 Ok(true) => {
-                    self.flag(x);
+                    self.flag(x, runs, lay, || witness(runs, lay, &cells, &perms, readers, rf_pick));
                     if self.decide && named::Sc::of(lay.n, x).cyclic() {
                         self.cyclic = true;
                         return;

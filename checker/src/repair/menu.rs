@@ -12,8 +12,10 @@
 //!   costs the difference); `atomic_thread_fence` acquire 2, release 2,
 //!   acq_rel 3, seq_cst 4.
 //!
-//! Other dialects have no menu here (x86 and the native dialect are
-//! repaired with fences by [`crate::fences`]).
+//! A native program written with memory orders takes C11's menu, its
+//! non-atomic accesses included (`x@release` makes that access atomic).
+//! Other programs have no menu here (x86 and the native dialect without
+//! orders are repaired with fences by [`crate::fences`]).
 
 use crate::violation::{Change, Repair};
 use litmus_ir::{Dialect, FenceKind, Instr, Labels, Place, Program, StmtId};
@@ -48,9 +50,19 @@ fn barriers(d: Dialect) -> Vec<(FenceKind, u32)> {
     }
 }
 
-/// Does this dialect have a menu?
-pub fn repairable(d: Dialect) -> bool {
-    !barriers(d).is_empty()
+/// Whose menu a program takes: its dialect's, but C11's for a native
+/// program written with memory orders.
+fn flavour(prog: &Program) -> Dialect {
+    if prog.dialect == Dialect::Native && prog.is_c11() {
+        Dialect::HerdC
+    } else {
+        prog.dialect
+    }
+}
+
+/// Has this program a menu?
+pub fn repairable(prog: &Program) -> bool {
+    !barriers(flavour(prog)).is_empty()
 }
 
 /// How an access reads and writes.
@@ -61,14 +73,21 @@ enum Access {
     Update,
 }
 
-/// The access statement `s` of thread `t` makes, and its labels.
+/// The access statement `s` of thread `t` makes, and its labels. A
+/// native statement with several (`let r = x + y;`) has none to change:
+/// its text has no one access to relabel.
 fn access(prog: &Program, t: u16, s: StmtId) -> Option<(Access, Labels)> {
-    prog.threads.get(t as usize)?.code.iter().find_map(|i| match *i {
+    let mut all = prog.threads.get(t as usize)?.code.iter().filter_map(|i| match *i {
         Instr::Load { labels, stmt, .. } if stmt == s => Some((Access::Load, labels)),
         Instr::Store { labels, stmt, .. } if stmt == s => Some((Access::Store, labels)),
         Instr::Rmw { labels, stmt, .. } if stmt == s => Some((Access::Update, labels)),
         _ => None,
-    })
+    });
+    let first = all.next();
+    if prog.dialect == Dialect::Native && all.next().is_some() {
+        return None;
+    }
+    first
 }
 
 /// A C11 memory order's rank (what raising it costs).
@@ -85,7 +104,7 @@ fn rank(l: Labels) -> u32 {
 }
 
 /// The stronger labels an access may take, with their costs.
-fn stronger(d: Dialect, a: Access, l: Labels) -> Vec<(Labels, u32)> {
+fn stronger(d: Dialect, native: bool, a: Access, l: Labels) -> Vec<(Labels, u32)> {
     match (d, a) {
         (Dialect::HerdAArch64, Access::Load) if l == Labels::NONE => vec![(Labels::Q, 1), (Labels::A, 2)],
         (Dialect::HerdAArch64, Access::Load) if l == Labels::Q => vec![(Labels::A, 1)],
@@ -96,8 +115,8 @@ fn stronger(d: Dialect, a: Access, l: Labels) -> Vec<(Labels, u32)> {
             }
             vec![(l | Labels::ACQ, 1), (l | Labels::REL, 1), (l | Labels::ACQ_REL, 2)]
         }
-        (Dialect::HerdC, _) if l.contains(Labels::A) => {
-            let base = l.without(Labels::ORDERS);
+        (Dialect::HerdC, _) if l.contains(Labels::A) || native && l.contains(Labels::NA) => {
+            let base = l.without(Labels::ORDERS.union(Labels::NA)) | Labels::A;
             let targets: &[Labels] = match a {
                 Access::Load => &[Labels::MO_ACQ, Labels::MO_SC],
                 Access::Store => &[Labels::MO_REL, Labels::MO_SC],
@@ -131,7 +150,7 @@ pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Rep
         None
     };
     let Some((stmt, place)) = spot else { return Vec::new() };
-    barriers(prog.dialect)
+    barriers(flavour(prog))
         .into_iter()
         .map(|(kind, cost)| Repair { thread: t, stmt, change: Change::Fence { place, kind }, cost })
         .collect()
@@ -140,7 +159,7 @@ pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Rep
 /// Each stronger form of statement `s`'s access (none if it makes none).
 pub fn upgrades(prog: &Program, t: u16, s: StmtId) -> Vec<Repair> {
     let Some((acc, from)) = access(prog, t, s) else { return Vec::new() };
-    stronger(prog.dialect, acc, from)
+    stronger(flavour(prog), prog.dialect == Dialect::Native, acc, from)
         .into_iter()
         .map(|(to, cost)| Repair { thread: t, stmt: s, change: Change::Labels { from, to }, cost })
         .collect()

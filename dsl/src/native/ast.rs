@@ -2,7 +2,7 @@
 
 use crate::span::Span;
 /// The fence kinds and quantifiers the IR keeps as written.
-pub use litmus_ir::{FenceKind, Quantifier};
+pub use litmus_ir::{FenceKind, Labels, Quantifier};
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
@@ -34,7 +34,34 @@ pub enum Item {
 #[derive(Clone, Debug)]
 pub struct SharedDecl {
     pub vars: Vec<VarDecl>,
+    /// Declared `atomic`: every access is atomic, `seq_cst` unless it
+    /// says otherwise (`x@relaxed`), as C's `_Atomic` objects are.
+    pub atomic: bool,
     pub span: Span,
+}
+
+/// An access's memory order as written (`@acquire`): C11's, as the
+/// label herd's C names it ([`Labels::memory_order`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemOrder {
+    pub labels: Labels,
+    /// The order's name (without the `@`).
+    pub span: Span,
+}
+
+impl MemOrder {
+    /// The orders by their C names, weakest first.
+    pub const NAMES: [(&'static str, Labels); 5] = [
+        ("relaxed", Labels::RLX),
+        ("acquire", Labels::MO_ACQ),
+        ("release", Labels::MO_REL),
+        ("acq_rel", Labels::MO_ACQ_REL),
+        ("seq_cst", Labels::MO_SC),
+    ];
+
+    pub fn by_name(name: &str) -> Option<Labels> {
+        Self::NAMES.iter().find(|(n, _)| *n == name).map(|&(_, l)| l)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -138,6 +165,8 @@ pub enum Else {
 pub struct LValue {
     pub name: Ident,
     pub index: Option<Box<Expr>>,
+    /// `x@release = 1`, `cas(x@acq_rel, 0, 1)`.
+    pub order: Option<MemOrder>,
     pub span: Span,
 }
 
@@ -206,6 +235,10 @@ pub enum ExprKind {
     Cas(LValue, Box<Expr>, Box<Expr>),
     Xchg(LValue, Box<Expr>),
     FetchAdd(LValue, Box<Expr>),
+    /// A load with its memory order: `x@acquire`, `a[i]@relaxed` (the
+    /// inner expression a `Var` or an `Index`; sema checks that it names
+    /// a shared location).
+    Ordered(Box<Expr>, MemOrder),
     Error,
 }
 
@@ -249,7 +282,7 @@ impl Expr {
         f(self);
         match &self.kind {
             ExprKind::Index(_, i) => i.walk(f),
-            ExprKind::Unary(_, a) => a.walk(f),
+            ExprKind::Unary(_, a) | ExprKind::Ordered(a, _) => a.walk(f),
             ExprKind::Binary(_, a, b) => {
                 a.walk(f);
                 b.walk(f);

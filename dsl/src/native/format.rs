@@ -72,7 +72,7 @@ fn item_of(t: Token) -> Option<Item> {
     use Token::*;
     match t {
         Litmus => Some(Item::Header),
-        Shared => Some(Item::Shared),
+        Shared | Atomic => Some(Item::Shared),
         Thread | Fn => Some(Item::Code),
         Exists | Forall | Tilde => Some(Item::Final),
         _ => None,
@@ -299,7 +299,9 @@ fn space_between(prev: Option<Token>, prev_unary: bool, list: bool, t: Token) ->
         return false;
     }
     match t {
-        RParen | RBracket | Comma | Semi | Colon | DotDot => false,
+        // `x@acquire` is one access.
+        _ if p == At => false,
+        RParen | RBracket | Comma | Semi | Colon | DotDot | At => false,
         // Calls and atomics hug their arguments; keywords take a space.
         LParen => !matches!(p, Ident(_) | Cas | Xchg | FetchAdd | Lock | Unlock | LParen | LBracket),
         LBracket => !matches!(p, Ident(_)),

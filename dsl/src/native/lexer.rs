@@ -14,6 +14,9 @@ pub enum Token<'src> {
     Litmus,
     #[token("shared")]
     Shared,
+    /// `atomic x = 0;`: a shared location whose accesses are atomic.
+    #[token("atomic")]
+    Atomic,
     #[token("thread")]
     Thread,
     #[token("fn")]
@@ -124,6 +127,9 @@ pub enum Token<'src> {
     OrOr,
     #[token("~")]
     Tilde,
+    /// `x@acquire`: an access's memory order.
+    #[token("@")]
+    At,
     /// `/* ... */`; `false` when never closed.
     #[token("/*", block_comment)]
     Comment(bool),
@@ -140,6 +146,7 @@ impl fmt::Display for Token<'_> {
         let s = match self {
             Litmus => "`litmus`",
             Shared => "`shared`",
+            Atomic => "`atomic`",
             Thread => "`thread`",
             Fn => "`fn`",
             Let => "`let`",
@@ -193,6 +200,7 @@ impl fmt::Display for Token<'_> {
             AndAnd => "`&&`",
             OrOr => "`||`",
             Tilde => "`~`",
+            At => "`@`",
             Comment(_) | LineComment => "comment",
             Error => "invalid character",
         };
@@ -263,6 +271,8 @@ impl<'s> crate::packed::Packable<'s> for Token<'s> {
             For => 56,
             In => 57,
             DotDot => 58,
+            Atomic => 59,
+            At => 60,
         }
     }
 
@@ -328,6 +338,8 @@ impl<'s> crate::packed::Packable<'s> for Token<'s> {
             56 => For,
             57 => In,
             58 => DotDot,
+            59 => Atomic,
+            60 => At,
             _ => Error,
         }
     }
@@ -348,6 +360,7 @@ fn block_comment<'s>(lex: &mut logos::Lexer<'s, Token<'s>>) -> bool {
 pub const KEYWORDS: &[&str] = &[
     "litmus",
     "shared",
+    "atomic",
     "thread",
     "fn",
     "let",

@@ -71,6 +71,11 @@ struct ThreadLowerer<'l, 'a> {
     chained: bool,
     /// Every `while` lowered, for the spin-loop pass.
     shapes: Vec<LoopShape>,
+    /// The program writes memory orders (an `atomic` location, an
+    /// `@order`, a fence with an order): its accesses carry C11's labels.
+    ordered: bool,
+    /// The order of the load being lowered (`x@acquire`).
+    pending_order: Option<MemOrder>,
 }
 
 impl<'l, 'a> ThreadLowerer<'l, 'a> {
@@ -206,7 +211,8 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     self.emit(Instr::Mov { dst: r, src: v });
                 } else {
                     let addr = self.addr(target, sid);
-                    self.emit(Instr::Store { addr, val: v, labels: Labels::NONE, stmt: sid });
+                    let labels = self.access_labels(&target.name.name, target.order);
+                    self.emit(Instr::Store { addr, val: v, labels, stmt: sid });
                 }
             }
             StmtKind::If { cond, then, els } => {
@@ -317,12 +323,16 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let sid = self.sid(s.span);
                 let dst = self.temp();
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Rmw { dst, addr, op: ir::RmwOp::Lock, labels: Labels::NONE, stmt: sid });
+                // A mutex's acquisition: an acquire test-and-set.
+                let labels = self.rmw_labels(Some(MemOrder { labels: Labels::MO_ACQ, span: m.span })).0;
+                self.emit(Instr::Rmw { dst, addr, op: ir::RmwOp::Lock, labels, stmt: sid });
             }
             StmtKind::Unlock(m) => {
                 let sid = self.sid(s.span);
                 let addr = Addr::Fixed(self.cell(&m.name));
-                self.emit(Instr::Store { addr, val: Operand::Imm(0), labels: Labels::NONE, stmt: sid });
+                // A mutex's release: a release store.
+                let labels = self.access_labels(&m.name, Some(MemOrder { labels: Labels::MO_REL, span: m.span }));
+                self.emit(Instr::Store { addr, val: Operand::Imm(0), labels, stmt: sid });
             }
             StmtKind::Return(e) => {
                 let sid = self.sid_of(s.span, StmtForm::Return);
@@ -380,10 +390,42 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
         }
     }
 
-    fn load(&mut self, addr: Addr, sid: StmtId) -> Operand {
+    fn load(&mut self, addr: Addr, labels: Labels, sid: StmtId) -> Operand {
         let dst = self.temp();
-        self.emit(Instr::Load { dst, addr, labels: Labels::NONE, stmt: sid });
+        self.emit(Instr::Load { dst, addr, labels, stmt: sid });
         Operand::Reg(dst)
+    }
+
+    /// The labels of a load or store of `name`: none in a program without
+    /// memory orders; else C11's, as herd's C gives them: atomic with its
+    /// order (`seq_cst` on an `atomic` location by default), or non-atomic.
+    fn access_labels(&self, name: &str, order: Option<MemOrder>) -> Labels {
+        if !self.ordered {
+            return Labels::NONE;
+        }
+        let atomic = self.sema.shared.get(name).is_some_and(|i| i.atomic);
+        match order {
+            Some(o) => Labels::A | o.labels,
+            None if atomic => Labels::A | Labels::MO_SC,
+            None => Labels::NA,
+        }
+    }
+
+    /// A read-modify-write's labels and, for a `cas`, its failing read's
+    /// (C11's default failure order: no release in a read).
+    fn rmw_labels(&self, order: Option<MemOrder>) -> (Labels, Option<Labels>) {
+        if !self.ordered {
+            return (Labels::NONE, None);
+        }
+        let o = order.map_or(Labels::MO_SC, |o| o.labels);
+        let fail = if o == Labels::MO_ACQ_REL {
+            Labels::MO_ACQ
+        } else if o == Labels::MO_REL {
+            Labels::RLX
+        } else {
+            o
+        };
+        (Labels::A | Labels::RMW | o, Some(Labels::A | fail))
     }
 
     fn bin(&mut self, op: ir::BinOp, a: Operand, b: Operand, sid: StmtId) -> Operand {
@@ -402,20 +444,33 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
             ExprKind::Int(v) => Operand::Imm(*v),
             ExprKind::Bool(b) => Operand::Imm(*b as i64),
             ExprKind::Error | ExprKind::ThreadReg(..) => Operand::Imm(0),
-            ExprKind::Var(name) => match self.lookup(&name.name) {
-                Some(r) => Operand::Reg(r),
-                None => {
-                    let c = self.cell(&name.name);
-                    self.load(Addr::Fixed(c), sid)
+            ExprKind::Var(name) => {
+                let order = self.pending_order.take();
+                match self.lookup(&name.name) {
+                    Some(r) => Operand::Reg(r),
+                    None => {
+                        let c = self.cell(&name.name);
+                        let labels = self.access_labels(&name.name, order);
+                        self.load(Addr::Fixed(c), labels, sid)
+                    }
                 }
-            },
+            }
             ExprKind::Index(name, i) => {
+                // Taken before the index is lowered: the order is this load's only.
+                let order = self.pending_order.take();
                 let (base, len, _) = self.mem.get(name.name.as_str()).copied().unwrap_or((0, 1, false));
                 let addr = match self.expr(i, sid) {
                     Operand::Imm(v) if v >= 0 && v < len as i64 => Addr::Fixed(base + v as u32),
                     index => Addr::Indexed { base, len, index },
                 };
-                self.load(addr, sid)
+                let labels = self.access_labels(&name.name, order);
+                self.load(addr, labels, sid)
+            }
+            ExprKind::Ordered(inner, o) => {
+                self.pending_order = Some(*o);
+                let v = self.expr(inner, sid);
+                self.pending_order = None;
+                v
             }
             ExprKind::Unary(op, a) => {
                 let v = self.expr(a, sid);
@@ -461,8 +516,9 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                 let expected = self.expr(a, sid);
                 let new = self.expr(b, sid);
                 let dst = self.temp();
-                let op = ir::RmwOp::Cas { expected, new, fail: None };
-                self.emit(Instr::Rmw { dst, addr, op, labels: Labels::NONE, stmt: sid });
+                let (labels, fail) = self.rmw_labels(lv.order);
+                let op = ir::RmwOp::Cas { expected, new, fail };
+                self.emit(Instr::Rmw { dst, addr, op, labels, stmt: sid });
                 Operand::Reg(dst)
             }
             ExprKind::Xchg(lv, a) | ExprKind::FetchAdd(lv, a) => {
@@ -474,7 +530,8 @@ impl<'l, 'a> ThreadLowerer<'l, 'a> {
                     ir::RmwOp::Fetch(ir::BinOp::Add, v)
                 };
                 let dst = self.temp();
-                self.emit(Instr::Rmw { dst, addr, op, labels: Labels::NONE, stmt: sid });
+                let labels = self.rmw_labels(lv.order).0;
+                self.emit(Instr::Rmw { dst, addr, op, labels, stmt: sid });
                 Operand::Reg(dst)
             }
         }
@@ -623,6 +680,7 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
     let mut table = StmtTable::new(src, lines);
     let mut threads = Vec::new();
     let mut spins = Vec::new();
+    let ordered = uses_memory_orders(file);
     for (ti, (def, _)) in sema.threads.iter().enumerate() {
         let mut tl = ThreadLowerer {
             thread: ti as u16,
@@ -642,6 +700,8 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
             loop_heads: Vec::new(),
             chained: false,
             shapes: Vec::new(),
+            ordered,
+            pending_order: None,
         };
         tl.block(&def.body);
         if opts.reduce_spins {
@@ -686,6 +746,43 @@ pub fn lower(src: &str, file: &File, sema: &Sema<'_>, lines: &LineIndex, opts: L
         observables: observables.list,
         spins,
     }
+}
+
+/// Does the file write a memory order: an `atomic` location, an access's
+/// `@order`, or a fence with an order? Then every access is C11's
+/// (atomic or not); else none carries a label, as before orders existed.
+fn uses_memory_orders(file: &File) -> bool {
+    let found = std::cell::Cell::new(false);
+    let expr = |e: &Expr| {
+        e.walk(&mut |x| {
+            let ordered = match &x.kind {
+                ExprKind::Ordered(..) => true,
+                ExprKind::Cas(lv, ..) | ExprKind::Xchg(lv, _) | ExprKind::FetchAdd(lv, _) => lv.order.is_some(),
+                _ => false,
+            };
+            found.set(found.get() || ordered);
+        })
+    };
+    let body = |b: &Block| {
+        b.walk(&mut |s| {
+            super::sema::stmt_exprs(s, &mut |e| expr(e));
+            let ordered = match &s.kind {
+                StmtKind::Assign { target, .. } => target.order.is_some(),
+                StmtKind::Fence(k) => matches!(k, ir::FenceKind::Order(_)),
+                _ => false,
+            };
+            found.set(found.get() || ordered);
+        })
+    };
+    for item in &file.items {
+        match item {
+            Item::Shared(d) if d.atomic => return true,
+            Item::Thread(t) => body(&t.body),
+            Item::Fn(f) => body(&f.body),
+            _ => {}
+        }
+    }
+    found.get()
 }
 
 /// The predicate's text on one line, without enclosing parentheses.

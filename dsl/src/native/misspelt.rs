@@ -24,7 +24,7 @@ use std::collections::HashMap;
 pub const CODE: &str = "E0004";
 
 /// Keywords that start an item, and those that start a statement.
-const ITEM: &[&str] = &["thread", "shared", "fn", "exists", "forall"];
+const ITEM: &[&str] = &["thread", "shared", "atomic", "fn", "exists", "forall"];
 const STMT: &[&str] =
     &["let", "if", "else", "while", "for", "await", "assert", "assume", "fence", "lock", "unlock", "return"];
 
@@ -36,6 +36,7 @@ fn keyword(word: &str) -> Token<'static> {
     match word {
         "thread" => Token::Thread,
         "shared" => Token::Shared,
+        "atomic" => Token::Atomic,
         "fn" => Token::Fn,
         "exists" => Token::Exists,
         "forall" => Token::Forall,

@@ -113,6 +113,7 @@ fn ends_expression(t: &Token<'_>) -> bool {
             | Thread
             | Fn
             | Shared
+            | Atomic
             | Exists
             | Forall
             | Litmus
@@ -272,10 +273,11 @@ where
 
         let lvalue = ident()
             .then(sub.clone().delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
-            .map_with(|(name, index), e| {
+            .then(mem_order().or_not())
+            .map_with(|((name, index), order), e| {
                 // The height of the index: the node holding the location is one more.
                 let h = index.as_ref().map_or(0, |i: &Hx| i.1);
-                (LValue { name, index: index.map(|i| Box::new(i.0)), span: sp(e.span()) }, h)
+                (LValue { name, index: index.map(|i| Box::new(i.0)), order, span: sp(e.span()) }, h)
             })
             .labelled("location");
 
@@ -353,6 +355,13 @@ where
                 }
                 Some((_, Some((index, h)))) => node(ExprKind::Index(name, Box::new(index)), &[h]),
                 _ => (ExprKind::Var(name), 0),
+            })
+            .map_with(|(kind, h), e| (Expr { kind, span: sp(e.span()) }, h))
+            // A load's memory order: the access is the node inside.
+            .then(mem_order().or_not())
+            .map(|((inner, h), order)| match order {
+                Some(o) => node(ExprKind::Ordered(Box::new(inner), o), &[h]),
+                None => (inner.kind, h),
             });
 
         let atom = choice((
@@ -422,8 +431,29 @@ where
 }
 
 /// Tokens that can only start a top-level item: statement recovery stops there.
-fn item_start<'s>() -> [Token<'s>; 6] {
-    [Token::Thread, Token::Fn, Token::Shared, Token::Exists, Token::Forall, Token::Litmus]
+fn item_start<'s>() -> [Token<'s>; 7] {
+    [Token::Thread, Token::Fn, Token::Shared, Token::Atomic, Token::Exists, Token::Forall, Token::Litmus]
+}
+
+/// `@order`: an access's memory order, by its C name.
+fn mem_order<'t, 's: 't, I>() -> impl Parser<'t, I, MemOrder, Extra<'t, 's>> + Clone
+where
+    I: ValueInput<'t, Token = Token<'s>, Span = SimpleSpan, Cursor = usize>,
+{
+    just(Token::At).ignore_then(select! { Token::Ident(s) = e => (s, e.span()) }.labelled("memory order").validate(
+        |(s, span), _, emitter| {
+            let labels = MemOrder::by_name(s).unwrap_or_else(|| {
+                emitter.emit(Rich::custom(
+                    span,
+                    format!(
+                        "unknown memory order `{s}`: expected `relaxed`, `acquire`, `release`, `acq_rel` or `seq_cst`"
+                    ),
+                ));
+                Labels::MO_SC
+            });
+            MemOrder { labels, span: sp(span) }
+        },
+    ))
 }
 
 /// A block one nesting level below its context.
@@ -477,7 +507,13 @@ where
 
         let lvalue = ident()
             .then(sub.delimited_by(just(Token::LBracket), just(Token::RBracket)).or_not())
-            .map_with(|(name, index), e| LValue { name, index: index.map(|i| Box::new(i.0)), span: sp(e.span()) });
+            .then(mem_order().or_not())
+            .map_with(|((name, index), order), e| LValue {
+                name,
+                index: index.map(|i| Box::new(i.0)),
+                order,
+                span: sp(e.span()),
+            });
         let assign = lvalue
             .then_ignore(just(Token::Assign))
             .then(expr.clone())
@@ -523,13 +559,20 @@ where
                         "ww" => FenceKind::WW,
                         "wr" => FenceKind::WR,
                         "rr" => FenceKind::RR,
-                        other => {
-                            emitter.emit(Rich::custom(
-                                span,
-                                format!("unknown fence kind `{other}`: expected `ww`, `wr`, `rr` or `full`"),
-                            ));
-                            FenceKind::Full
-                        }
+                        other => match MemOrder::by_name(other) {
+                            // C11's `atomic_thread_fence(order)`.
+                            Some(l) => FenceKind::Order(l),
+                            None => {
+                                emitter.emit(Rich::custom(
+                                    span,
+                                    format!(
+                                        "unknown fence kind `{other}`: expected `ww`, `wr`, `rr`, `full`, \
+                                         or a memory order (`acquire`, `release`, `acq_rel`, `seq_cst`)"
+                                    ),
+                                ));
+                                FenceKind::Full
+                            }
+                        },
                     })
                     .or_not(),
             )
@@ -649,9 +692,11 @@ where
         )
         .map_with(|((name, len), init), e| VarDecl { name, len, init, span: sp(e.span()) });
     let shared = just(Token::Shared)
-        .ignore_then(var_decl.separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
+        .to(false)
+        .or(just(Token::Atomic).to(true))
+        .then(var_decl.separated_by(just(Token::Comma)).at_least(1).collect::<Vec<_>>())
         .then_ignore(just(Token::Semi))
-        .map_with(|vars, e| Item::Shared(SharedDecl { vars, span: sp(e.span()) }));
+        .map_with(|(atomic, vars), e| Item::Shared(SharedDecl { vars, atomic, span: sp(e.span()) }));
 
     let fn_ = just(Token::Fn)
         .ignore_then(ident())

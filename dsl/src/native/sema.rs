@@ -23,6 +23,8 @@ use std::collections::{HashMap, HashSet};
 pub struct SharedInfo {
     pub sym: usize,
     pub len: Option<i64>,
+    /// Declared `atomic`.
+    pub atomic: bool,
 }
 
 pub struct FnInfo<'a> {
@@ -166,14 +168,16 @@ impl<'a> Sema<'a> {
                                 .with_label("the locations declared up to here exceed the limit"),
                             );
                         }
+                        let word = if d.atomic { "atomic" } else { "shared" };
                         let (kind, detail) = match &v.len {
                             Some(n) => {
-                                (SymbolKind::Array, format!("shared {}[{}]{}", v.name.name, n.value, init_text(v)))
+                                (SymbolKind::Array, format!("{word} {}[{}]{}", v.name.name, n.value, init_text(v)))
                             }
-                            None => (SymbolKind::Shared, format!("shared {}{}", v.name.name, init_text(v))),
+                            None => (SymbolKind::Shared, format!("{word} {}{}", v.name.name, init_text(v))),
                         };
                         let sym = self.symbols.add(&v.name.name, kind, v.name.span, detail, None, v.span);
-                        self.shared.insert(&v.name.name, SharedInfo { sym, len: v.len.map(|n| n.value) });
+                        let info = SharedInfo { sym, len: v.len.map(|n| n.value), atomic: d.atomic };
+                        self.shared.insert(&v.name.name, info);
                     }
                 }
                 Item::Fn(f) => {
@@ -574,6 +578,7 @@ impl<'a> Sema<'a> {
             StmtKind::Assign { target, value } => {
                 self.expr(body, value, true);
                 self.lvalue(body, target, true);
+                self.check_order(target.order, false, true);
             }
             StmtKind::If { cond, then, els } => {
                 self.expr(body, cond, true);
@@ -681,12 +686,47 @@ impl<'a> Sema<'a> {
     }
 
     /// Resolve an assignment target or an atomic's location.
+    /// An access's memory order: one C11 allows on a load (`reads`), a
+    /// store (`writes`) or a read-modify-write (both).
+    fn check_order(&mut self, order: Option<MemOrder>, reads: bool, writes: bool) {
+        let Some(o) = order else { return };
+        let bad = match (reads, writes) {
+            (true, false) => o.labels.intersects(Labels::MO_REL.union(Labels::MO_ACQ_REL)).then_some("a load"),
+            (false, true) => o.labels.intersects(Labels::MO_ACQ.union(Labels::MO_ACQ_REL)).then_some("a store"),
+            _ => None,
+        };
+        if let Some(what) = bad {
+            let name = o.labels.memory_order().unwrap_or("?");
+            let (fix, orders) = if reads {
+                ("acquire", "`relaxed`, `acquire` or `seq_cst`")
+            } else {
+                ("release", "`relaxed`, `release` or `seq_cst`")
+            };
+            self.diags.push(
+                Diagnostic::error("E0235", o.span, format!("{what} cannot be `{name}`"))
+                    .with_label(format!("{what} takes {orders}, as in C11"))
+                    .with_suggestion(o.span, fix),
+            );
+        }
+    }
+
+    /// `@order` on something that is no access to shared memory.
+    fn not_an_access(&mut self, o: MemOrder, what: &str) {
+        self.diags.push(
+            Diagnostic::error("E0234", o.span, format!("{what} has no memory order"))
+                .with_label("only an access to a shared location takes `@order`"),
+        );
+    }
+
     fn lvalue(&mut self, body: &mut Body, lv: &'a LValue, assign: bool) {
         if let Some(i) = &lv.index {
             self.expr(body, i, true);
         }
         let name = &lv.name;
         if let Some(sym) = body.lookup(&name.name) {
+            if let (Some(o), true) = (lv.order, assign) {
+                self.not_an_access(o, &format!("register `{}`", name.name));
+            }
             self.symbols.reference(sym, name.span);
             if assign && body.counters.contains(&sym) {
                 let def = self.symbols.list[sym].def;
@@ -905,6 +945,16 @@ impl<'a> Sema<'a> {
                 self.lvalue(body, lv, false);
                 self.expr(body, a, true);
             }
+            ExprKind::Ordered(inner, o) => {
+                self.expr(body, inner, true);
+                match &inner.kind {
+                    ExprKind::Var(n) | ExprKind::Index(n, _) if body.lookup(&n.name).is_some() => {
+                        self.not_an_access(*o, &format!("register `{}`", n.name))
+                    }
+                    ExprKind::Var(_) | ExprKind::Index(..) => self.check_order(Some(*o), true, false),
+                    _ => self.not_an_access(*o, "this expression"),
+                }
+            }
         }
         let _ = value_used;
     }
@@ -997,6 +1047,7 @@ impl<'a> Sema<'a> {
                     "the final condition can only read the final state (no calls or atomics)",
                 ))
             }
+            ExprKind::Ordered(_, o) => self.not_an_access(*o, "the final condition's state"),
             _ => {}
         });
     }
