@@ -7,6 +7,7 @@ mod fix;
 mod fmt;
 mod history;
 mod human;
+mod port;
 mod progress;
 mod reads_json;
 mod report;
@@ -48,6 +49,10 @@ enum Command {
     History(history::HistoryArgs),
     /// Show a violation's witness execution step by step (or as a graph).
     Explain(explain::ExplainArgs),
+    /// Moving a program from one model to another (x86's TSO to AArch64,
+    /// SC to RC11): its executions the new model allows and the old one
+    /// forbids, and the final states each allows that the other does not.
+    Port(port::PortArgs),
     /// Run the program on this machine's CPU (litmus7-style) and compare
     /// the final states it shows with what SC, TSO and PSO allow.
     Run(run::RunArgs),
@@ -73,6 +78,7 @@ fn main() -> ExitCode {
         Command::Fix(args) => fix::run(&args),
         Command::Fmt(args) => fmt::run(&args),
         Command::Explain(args) => explain::run(&args),
+        Command::Port(args) => port::run(&args),
         Command::History(args) => history::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Merge(args) => suite::merge::run(&args),

@@ -1793,3 +1793,42 @@ fn repairs_are_reported_and_fixed_text_is_robust() {
         }
     }
 }
+
+/// `litmus port`: message passing moved from x86 to ARM is not robust
+/// against TSO (exit 1, the state only ARM reaches), store buffering is
+/// (exit 0); a machine with no definition as data leaves the executions
+/// unknown (exit 3) and says which file answers.
+#[test]
+fn port_compares_a_program_under_two_models() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let shape = |s: &str| root.join("tests/shapes/aarch64").join(format!("{s}.litmus"));
+    let port = |file: &std::path::Path, from: &str| {
+        litmus().args(["port", "--format", "json", "--from", from, "--to", "aarch64"]).arg(file).output().unwrap()
+    };
+    let out = port(&shape("MP"), "x86tso.cat");
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = json_of(&out);
+    assert_eq!(
+        (j["robust"].clone(), j["robust_certainty"].clone()),
+        (serde_json::json!(false), serde_json::json!("proved")),
+        "{j}"
+    );
+    assert_eq!(j["gained"][0]["state"], "1:X1 = 1, 1:X3 = 0", "{j}");
+    assert!(j["witness"].as_array().is_some_and(|w| w.len() == 4), "{j}");
+    let out = port(&shape("SB"), "x86tso.cat");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(json_of(&out)["robust"], true);
+    let out = port(&shape("SB"), "tso");
+    assert_eq!(out.status.code(), Some(3));
+    let j = json_of(&out);
+    assert!(j["robust_note"].as_str().unwrap().contains("x86tso.cat"), "{j}");
+    // Both outcome sets are known: nothing gained, nothing lost.
+    assert_eq!(
+        (j["gained"].clone(), j["lost"].clone(), j["outcomes_complete"].clone()),
+        (serde_json::json!([]), serde_json::json!([]), serde_json::json!(true))
+    );
+    let human = litmus().args(["port", "--from", "x86tso.cat", "--to", "aarch64"]).arg(shape("MP")).output().unwrap();
+    let text = String::from_utf8_lossy(&human.stdout);
+    assert!(text.contains("executions: not robust against x86tso under aarch64 (proved)"), "{text}");
+    assert!(text.contains("final states under aarch64, not under x86tso:\n    * 1:X1 = 1, 1:X3 = 0"), "{text}");
+}

@@ -96,6 +96,9 @@ pub enum Why {
     /// Repairs under this model are not searched yet (a model its whole
     /// candidate executions decide).
     NoRepairs,
+    /// Executions compared across two models, one of which is a machine
+    /// with no definition as data (TSO, PSO): its `.cat` file answers.
+    NoDefinition,
 }
 
 impl Why {
@@ -135,6 +138,10 @@ impl Why {
                 "the program has a store-conditional (`sc`) or a pair instruction, which this model's machine does not run".into()
             }
             Why::NoRepairs => "no repair is searched under this model yet".into(),
+            Why::NoDefinition => {
+                "executions are compared by models given as data, and a machine has none (for TSO give x86tso.cat)"
+                    .into()
+            }
         }
     }
 
@@ -153,6 +160,7 @@ impl Why {
             Why::Undecided => "undecided",
             Why::StoreConditional => "unsupported",
             Why::NoRepairs => "no-repairs",
+            Why::NoDefinition => "no-definition",
         }
     }
 }

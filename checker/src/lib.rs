@@ -46,6 +46,7 @@ pub mod monitor;
 pub mod options;
 pub mod outcome;
 pub mod plan;
+pub mod port;
 pub mod progress;
 pub mod reads;
 pub mod reference;

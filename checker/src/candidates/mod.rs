@@ -161,6 +161,40 @@ enum Ask {
     Violations,
     /// Only whether one is not SC: the search stops at the first.
     Decide,
+    /// Only whether one is not allowed by the reference model given as
+    /// data ([`against`]): the search stops at the first.
+    Against(catalog::CatId),
+}
+
+/// Is every candidate `target` allows also allowed by `reference` (both
+/// models given as data, or built-in ones by their definitions)? Robustness
+/// of the program under `target` against `reference` instead of SC: the
+/// question of porting code written for `reference` to `target`.
+/// `Proved(false)` comes with the first such candidate, as a log (each
+/// thread's events in program order, with rf and co); an answer cut short
+/// by the work bound, or a model without a definition, is unknown.
+pub fn against(
+    prog: &Program,
+    target: Model,
+    reference: Model,
+    opts: &Options,
+) -> (crate::certainty::Answer<bool>, Option<Witness>, ModelOutcome) {
+    let Some(rid) = catalog::definition(reference) else {
+        let (o, _, _) = search(prog, target, opts, Ask::Outcomes);
+        return (crate::certainty::Answer::Unknown(undecided(reference)), None, o);
+    };
+    let (o, _, _) = search(prog, target, opts, Ask::Against(rid));
+    let beyond = BEYOND.with(|b| b.borrow_mut().take());
+    if let Some(w) = beyond {
+        return (crate::certainty::Answer::Proved(false), Some(w), o);
+    }
+    // A work bound, a timeout or either model's error: unknown, saying which.
+    (coverage_of(target, &o).answer(true), None, o)
+}
+
+thread_local! {
+    /// The candidate [`against`] found, handed from the search.
+    static BEYOND: std::cell::RefCell<Option<Witness>> = const { std::cell::RefCell::new(None) };
 }
 
 /// [`explore`], with the violations ([`robustness`]) where asked, and
@@ -187,12 +221,29 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
         }
     };
     let mut steps = 0u64;
-    let catdep = catalog::get(id).catdep;
+    // The reference model of [`against`], judged on the same candidates
+    // (with register events where either model computes dependencies).
+    let mut reference = match ask {
+        Ask::Against(rid) => match catalog::prepared(rid) {
+            Ok(p) => Some((rid, p)),
+            Err(e) => {
+                catalog::note_error(rid, &e.to_string());
+                stats.unjudged = Some(Unjudged::ModelError(rid));
+                catalog::give_back_prepared(id, prepared);
+                return (keeper.finish(prog, model, reads, stats, start), None, false);
+            }
+        },
+        _ => None,
+    };
+    let catdep = catalog::get(id).catdep || reference.as_ref().is_some_and(|(r, _)| catalog::get(*r).catdep);
     let runs = match all_runs(prog, opts, catdep, &mut steps, max) {
         Ok(r) => r,
         Err(over) => {
             stats.transitions = steps;
             catalog::give_back_prepared(id, prepared);
+            if let Some((rid, p)) = reference.take() {
+                catalog::give_back_prepared(rid, p);
+            }
             match over {
                 Over::Work => stats.work_cut = Some(max),
                 Over::Events => stats.unjudged = Some(Unjudged::TooManyEvents(thread::MAX_THREAD_EVENTS as u32 + 1)),
@@ -228,13 +279,21 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
         model,
         decide: ask == Ask::Decide,
         cyclic: false,
+        reference: reference.as_mut().map(|(rid, p)| (*rid, p)),
+        beyond: None,
     };
     c.all(&runs);
+    if let Some(w) = c.beyond.take() {
+        BEYOND.with(|b| *b.borrow_mut() = Some(w));
+    }
     let flags = std::mem::take(&mut c.flags);
     let races = std::mem::take(&mut c.races);
     let cycles = c.violations.take();
     let cyclic = c.cyclic;
     catalog::give_back_prepared(id, prepared);
+    if let Some((rid, p)) = reference {
+        catalog::give_back_prepared(rid, p);
+    }
     stats.transitions = stats.transitions.max(steps);
     let mut o = keeper.finish(prog, model, reads, stats, start);
     o.flags = flags.into_iter().collect();
@@ -467,6 +526,9 @@ struct Combine<'a> {
     /// and whether one was found.
     decide: bool,
     cyclic: bool,
+    /// [`against`]'s reference model, and the first candidate it forbids.
+    reference: Option<(catalog::CatId, &'a mut Prepared)>,
+    beyond: Option<Witness>,
 }
 
 impl Combine<'_> {
@@ -681,6 +743,24 @@ impl Combine<'_> {
             self.stats.transitions += 1;
             match self.prepared.allowed(x) {
                 Ok(true) => {
+                    if let Some((rid, reference)) = self.reference.as_mut() {
+                        // herd7's `with co from …` builds only its own co's: a co
+                        // outside them is no execution of the reference either.
+                        let forbidden = match reference.allowed(x) {
+                            Ok(allowed) => !allowed,
+                            Err(litmus_cat::CatError::NotACandidate(_)) => true,
+                            Err(e) => {
+                                catalog::note_error(*rid, &e.to_string());
+                                self.stats.unjudged = Some(Unjudged::ModelError(*rid));
+                                return;
+                            }
+                        };
+                        if forbidden {
+                            self.beyond = Some(witness(runs, lay, &cells, &perms, readers, rf_pick));
+                            self.cyclic = true;
+                            return;
+                        }
+                    }
                     self.flag(x, runs, lay, || witness(runs, lay, &cells, &perms, readers, rf_pick));
                     if self.decide && named::Sc::of(lay.n, x).cyclic() {
                         self.cyclic = true;
