@@ -368,6 +368,41 @@ pub fn fence_json(p: &litmus_ir::Program, f: &FencePoint) -> FenceJson {
     }
 }
 
+/// Why a model forbids the condition's outcome, per axiom.
+fn forbidden_json(p: &litmus_ir::Program, f: &litmus_checker::outcome::Forbidden) -> Vec<crate::report::AxiomJson> {
+    use litmus_checker::outcome::Who;
+    let texts = litmus_present::words::forbidden(p, f);
+    f.axioms
+        .iter()
+        .zip(texts)
+        .map(|(a, text)| crate::report::AxiomJson {
+            axiom: a.name.clone(),
+            kind: a.kind.into(),
+            expr: a.expr.clone(),
+            text,
+            steps: a
+                .steps
+                .iter()
+                .map(|(w, edge)| crate::report::AxiomStepJson {
+                    access: match *w {
+                        Who::Access { thread, stmt } => {
+                            let s = &p.stmts[stmt as usize];
+                            Some(crate::report::AccessJson {
+                                thread: p.threads[thread as usize].name.clone(),
+                                line: s.line,
+                                column: s.col,
+                                text: s.text.clone(),
+                            })
+                        }
+                        _ => None,
+                    },
+                    edge: edge.clone(),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
 /// A repair's entry: a barrier as a fence's, or a changed access.
 pub fn repair_json(p: &litmus_ir::Program, r: &litmus_checker::violation::Repair) -> FenceJson {
     use litmus_checker::violation::Change;
@@ -503,6 +538,7 @@ fn model_json(
                     .collect(),
             })
             .collect(),
+        forbidden_by: o.forbidden.as_ref().map_or_else(Vec::new, |f| forbidden_json(p, f)),
         unconfirmed: rob.map(|r| r.unconfirmed.len() as u64).filter(|&n| n > 0),
         deadlocks: o.deadlocks.len(),
         executions: o.stats.executions,
@@ -550,6 +586,7 @@ fn active_only_json(p: &litmus_ir::Program, act: Option<(&ActiveRun, &litmus_che
         unknown_reason: Some("not-explored".into()),
         flags: Vec::new(),
         races: Vec::new(),
+        forbidden_by: Vec::new(),
         robust: robust.as_ref().and_then(|a| a.value().copied()),
         robust_certainty,
         robust_note: robust_note.flatten(),

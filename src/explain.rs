@@ -209,6 +209,10 @@ fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_ir::Progr
         Some(About::ConditionFails { model, state }) => Some((f.message, model, state)),
         _ => None,
     });
+    let forbidden = c.outcomes.iter().find(|o| o.forbidden.is_some());
+    if let (None, Some(o)) = (&at, forbidden) {
+        return explain_forbidden(args, p, o);
+    }
     let Some((message, model, state)) = at else {
         let why = match &p.condition {
             None => "the test has no final condition".to_string(),
@@ -249,6 +253,38 @@ fn condition(args: &ExplainArgs, c: &crate::check::Checked, p: &litmus_ir::Progr
         let _ = writeln!(out, "    {line}");
     }
     let _ = writeln!(out, "final state: {}", words::state(p, &o.states[state].values));
+    print!("{out}");
+    0
+}
+
+/// `--condition` on an outcome a model given as data forbids: a candidate
+/// that reaches it, each axiom it fails with its cycle in the model's
+/// relations; drawn, the first axiom's cycle over the candidate.
+fn explain_forbidden(args: &ExplainArgs, p: &litmus_ir::Program, o: &litmus_checker::ModelOutcome) -> u8 {
+    let f = o.forbidden.as_ref().expect("a forbidden outcome");
+    let events = &f.witness.events;
+    if args.dot || args.svg {
+        let title = format!("{}: the final condition's outcome, forbidden under {}", p.name, o.model.upper());
+        let mut pic = picture::of_forbidden(p, f, 0, title);
+        pic.model = o.model.upper().into();
+        print!("{}", if args.svg { picture::svg(&pic) } else { picture::dot(&pic) });
+        return 0;
+    }
+    let mut out = format!(
+        "{} forbids the final condition's outcome: a candidate execution that reaches it fails
+",
+        o.model.upper()
+    );
+    for line in words::forbidden(p, f) {
+        let _ = writeln!(out, "  {line}");
+    }
+    let _ = writeln!(out, "the candidate (each thread in program order):");
+    for line in narrate::lines(p, o.model, events) {
+        let _ = writeln!(out, "    {line}");
+    }
+    for line in narrate::coherence(p, events) {
+        let _ = writeln!(out, "    {line}");
+    }
     print!("{out}");
     0
 }

@@ -82,6 +82,7 @@ pub fn render(c: &Checked, color: bool, timing: bool) -> Rendered {
     }
     if p.condition.is_some() || !p.observables.is_empty() {
         states_table(&mut out, p, &c.outcomes);
+        forbidden(&mut out, p, &c.outcomes);
     }
     findings(&mut out, c, p, color);
     fences(&mut out, c, p);
@@ -196,6 +197,19 @@ fn model_line(o: &ModelOutcome, sc: Option<&ModelOutcome>, rob: Option<&Robustne
         }
     }
     s
+}
+
+/// Why each model given as data forbids the condition's outcome: the
+/// axioms a candidate that reaches it fails, each with its cycle.
+fn forbidden(out: &mut String, p: &Program, outcomes: &[ModelOutcome]) {
+    for o in outcomes {
+        let Some(f) = &o.forbidden else { continue };
+        let _ =
+            writeln!(out, "  {} forbids the condition's outcome; a candidate that reaches it fails:", o.model.upper());
+        for line in words::forbidden(p, f) {
+            let _ = writeln!(out, "    {line}");
+        }
+    }
 }
 
 fn states_table(out: &mut String, p: &Program, outcomes: &[ModelOutcome]) {

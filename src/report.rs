@@ -128,6 +128,10 @@ pub struct ModelJson {
     /// and the two statements.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub races: Vec<RaceJson>,
+    /// Why the model never lets the final condition's outcome happen
+    /// (extension): each axiom a candidate reaching it fails.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forbidden_by: Vec<AxiomJson>,
     /// `final condition` / `filter` when it divides by zero in some final state.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub condition_errors: Vec<Word>,
@@ -365,6 +369,28 @@ pub struct FenceJson {
 pub struct RaceJson {
     pub flag: String,
     pub accesses: Vec<AccessJson>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(default)]
+pub struct AxiomJson {
+    pub axiom: String,
+    /// `acyclic`, `irreflexive` or `empty`.
+    pub kind: String,
+    pub expr: String,
+    /// The cycle, in words (as the terminal and the hover say it).
+    pub text: String,
+    /// Its steps: each access and the relation to the next.
+    pub steps: Vec<AxiomStepJson>,
+}
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default)]
+#[serde(default)]
+pub struct AxiomStepJson {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub access: Option<AccessJson>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edge: Option<String>,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default)]

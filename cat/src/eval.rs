@@ -368,6 +368,24 @@ struct Ev<'m> {
     /// When asked ([`acyclic_relations`]): each `acyclic` check's relation
     /// (closed), and each `irreflexive` one's.
     keep: Option<Vec<(String, Rel)>>,
+    /// When asked ([`explain`]): each failing check, explained.
+    explain: Option<Vec<Failed>>,
+}
+
+/// A check an execution fails, as [`explain`] tells it: its name, kind
+/// and expression, and a cycle (or, for `empty`, a pair) in its relation,
+/// each step an event and the name of the edge to the next: the smallest
+/// relation the model names (`bob`, `rfe`, `psc-base`) that holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failed {
+    pub name: String,
+    /// `acyclic`, `irreflexive` or `empty`.
+    pub kind: &'static str,
+    /// The tested expression as written (`ob`, `hb; eco?`).
+    pub expr: String,
+    /// The events and each one's edge to the next (the last one's back to
+    /// the first, for a cycle; none after the second of an `empty` pair).
+    pub steps: Vec<(usize, Option<String>)>,
 }
 
 /// Evaluates `model` on `exec`.
@@ -383,12 +401,28 @@ pub fn acyclic_relations(model: &Model, exec: &Execution, opts: &Options) -> Res
     evaluate_keeping(model, exec, opts, true).map(|(_, k)| k)
 }
 
+/// Why `model` forbids `exec`: each check it fails, with a cycle (or an
+/// offending pair) of the check's relation in the model's own named
+/// relations, for explanations. Empty if it allows it.
+pub fn explain(model: &Model, exec: &Execution, opts: &Options) -> Result<Vec<Failed>, CatError> {
+    let mut ev = new_ev(model, exec, opts, false)?;
+    ev.explain = Some(Vec::new());
+    run_model(model, &mut ev)?;
+    Ok(ev.explain.unwrap_or_default())
+}
+
 fn evaluate_keeping(
     model: &Model,
     exec: &Execution,
     opts: &Options,
     keep: bool,
 ) -> Result<(Verdict, Vec<(String, Rel)>), CatError> {
+    let mut ev = new_ev(model, exec, opts, keep)?;
+    run_model(model, &mut ev)?;
+    Ok((ev.verdict, ev.keep.unwrap_or_default()))
+}
+
+fn new_ev<'m>(model: &'m Model, exec: &'m Execution, opts: &'m Options, keep: bool) -> Result<Ev<'m>, CatError> {
     if let Some(e) = exec.bad_event {
         return Err(CatError::Execution(format!(
             "event {e} does not fit an execution of {} events (at most {MAX_EVENTS})",
@@ -397,7 +431,7 @@ fn evaluate_keeping(
     }
     let n = exec.n;
     let all: Set = if n >= MAX_EVENTS { Set::MAX } else { (1 << n) - 1 };
-    let mut ev = Ev {
+    Ok(Ev {
         m: model,
         x: exec,
         opts,
@@ -406,7 +440,11 @@ fn evaluate_keeping(
         co: exec.rels.get("co").map(Rel::closure),
         tags: HashMap::new(),
         keep: keep.then(Vec::new),
-    };
+        explain: None,
+    })
+}
+
+fn run_model(model: &Model, ev: &mut Ev<'_>) -> Result<(), CatError> {
     let env = ev.base_env();
     let run = |ev: &mut Ev, env: Env| -> R<Env> {
         let env = match model.prelude {
@@ -415,10 +453,59 @@ fn evaluate_keeping(
         };
         ev.run(&model.files[model.root].program.body, model.root, env)
     };
-    match run(&mut ev, env) {
-        Ok(_) => Ok((ev.verdict, ev.keep.unwrap_or_default())),
+    match run(ev, env) {
+        Ok(_) => Ok(()),
         Err(Fail::Catchable(e)) | Err(Fail::Fatal(e)) => Err(e),
     }
+}
+
+/// Does `r; r` stay inside `r`?
+fn is_transitive(r: &Rel, n: usize) -> bool {
+    let rr = r.seq(r);
+    (0..n).all(|a| rr.0[a] & !r.0[a] == 0)
+}
+
+/// The shortest cycle of `r` (its events in order), if any.
+fn shortest_cycle(r: &Rel, n: usize) -> Option<Vec<usize>> {
+    let mut best: Option<Vec<usize>> = None;
+    for s in 0..n {
+        // BFS from s's successors back to s.
+        let mut prev = vec![usize::MAX; n];
+        let mut queue = std::collections::VecDeque::new();
+        for b in (0..n).filter(|&b| r.contains(s, b)) {
+            if prev[b] == usize::MAX {
+                prev[b] = s;
+                queue.push_back(b);
+            }
+        }
+        while let Some(a) = queue.pop_front() {
+            if a == s {
+                break;
+            }
+            for b in (0..n).filter(|&b| r.contains(a, b)) {
+                if prev[b] == usize::MAX {
+                    prev[b] = a;
+                    queue.push_back(b);
+                }
+            }
+        }
+        if prev[s] == usize::MAX {
+            continue;
+        }
+        let mut cycle = vec![s];
+        let mut at = prev[s];
+        while at != s && cycle.len() <= n {
+            cycle.push(at);
+            at = prev[at];
+        }
+        cycle.reverse();
+        // Rotated to start at s.
+        cycle.rotate_right(1);
+        if best.as_ref().is_none_or(|b| cycle.len() < b.len()) {
+            best = Some(cycle);
+        }
+    }
+    best
 }
 
 pub(crate) const PRIMS: &[&str] = &[
@@ -762,6 +849,11 @@ impl Ev<'_> {
             }
             _ => {}
         }
+        if self.explain.is_some() && t.ty == TestType::Check && !holds && !t.negated {
+            let expr = self.m.files[file].text.get(t.expr.span.start as usize..t.expr.span.end as usize);
+            let failed = self.explained(&name, &t.kind, expr.unwrap_or_default(), &v, env);
+            self.explain.get_or_insert_with(Vec::new).push(failed);
+        }
         match (self.keep.as_mut(), &t.kind, &v) {
             (Some(keep), TestKind::Acyclic, Value::Rel(r)) => keep.push((name.clone(), r.closure())),
             (Some(keep), TestKind::Irreflexive, Value::Rel(r)) => keep.push((name.clone(), r.clone())),
@@ -769,6 +861,87 @@ impl Ev<'_> {
         }
         self.verdict.checks.push(CheckResult { name, ty: t.ty, holds });
         Ok(())
+    }
+
+    /// A failing check told in the model's relations ([`Failed`]): a
+    /// cycle of the relation's named parts (`bob`, `rfe`, … each a subset
+    /// of it) where they have one, else of the relation itself.
+    fn explained(&self, name: &str, kind: &TestKind, expr: &str, v: &Value, env: &Env) -> Failed {
+        let n = self.n();
+        let kind_word = match kind {
+            TestKind::Acyclic => "acyclic",
+            TestKind::Irreflexive => "irreflexive",
+            TestKind::Empty => "empty",
+        };
+        let mut out =
+            Failed { name: name.to_string(), kind: kind_word, expr: expr.trim().to_string(), steps: Vec::new() };
+        let Value::Rel(r) = v else {
+            if let Value::Set(s) = v {
+                out.steps = (0..n).filter(|e| s >> e & 1 == 1).take(1).map(|e| (e, None)).collect();
+            }
+            return out;
+        };
+        // The relations in scope, innermost binding of each name, that are
+        // parts of `r`: the names an edge is told by.
+        let mut parts: Vec<(String, Rel, usize)> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut cur = &env.0;
+        while let Some(node) = cur {
+            if seen.insert(node.name.clone()) {
+                if let Value::Rel(p) = &*node.value.borrow() {
+                    let size = p.pairs().len();
+                    let inside = (0..n).all(|a| p.0[a] & !r.0[a] == 0);
+                    // The relation itself (`ob` for `acyclic ob`) is no part.
+                    let whole = (0..n).all(|a| p.0[a] == r.0[a]);
+                    if size > 0 && inside && !whole && !node.name.starts_with('_') {
+                        parts.push((node.name.clone(), p.clone(), size));
+                    }
+                }
+            }
+            cur = &node.next.0;
+        }
+        // Smallest first; among equals the earliest bound (the base
+        // relations, then the model's in order: `bob` before `lob`).
+        parts.reverse();
+        parts.sort_by_key(|(_, _, size)| *size);
+        let label = |a: usize, b: usize| parts.iter().find(|(_, p, _)| p.contains(a, b)).map(|(nm, _, _)| nm.clone());
+        match kind {
+            TestKind::Empty => {
+                if let Some(&(a, b)) = r.pairs().first() {
+                    out.steps = vec![(a, label(a, b).or_else(|| Some(name.to_string()))), (b, None)];
+                }
+            }
+            // An event the relation relates to itself: where the relation is
+            // transitive (ARM's `ob`, a closure) that is a cycle of its
+            // parts, told as for `acyclic`; else (a composition: `hb; eco?`)
+            // told as that, by the expression.
+            TestKind::Irreflexive if !is_transitive(r, n) => {
+                if let Some(e) = (0..n).find(|&e| r.contains(e, e)) {
+                    out.steps = vec![(e, Some(out.expr.clone()))];
+                }
+            }
+            TestKind::Acyclic | TestKind::Irreflexive => {
+                // A cycle in the union of the named parts (each a subset, so
+                // it is one of the relation's), else in the whole.
+                // Without self-loops: a closed part's (`obs+`) say nothing.
+                let mut union = Rel::empty(n);
+                for (_, p, _) in &parts {
+                    union = union.zip(p, |a, b| a | b);
+                }
+                for (e, row) in union.0.iter_mut().enumerate().take(n) {
+                    *row &= !(1 << e);
+                }
+                let cycle = shortest_cycle(&union, n).or_else(|| shortest_cycle(r, n)).unwrap_or_default();
+                let k = cycle.len();
+                out.steps = (0..k)
+                    .map(|i| {
+                        let (a, b) = (cycle[i], cycle[(i + 1) % k]);
+                        (a, label(a, b).or_else(|| Some(name.to_string())))
+                    })
+                    .collect();
+            }
+        }
+        out
     }
 
     fn bind_all(&mut self, binds: &[Binding], file: usize, env: Env) -> R<Env> {

@@ -305,6 +305,11 @@ impl Prepared {
         Ok(v)
     }
 
+    /// Why the model forbids `x` ([`crate::eval::explain`]).
+    pub fn explain(&self, x: &Execution) -> Result<Vec<crate::eval::Failed>, CatError> {
+        crate::eval::explain(&self.model, x, &self.opts)
+    }
+
     /// The orders the model's axioms impose on `x` ([`crate::eval::acyclic_relations`]).
     pub fn acyclic_relations(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
         crate::eval::acyclic_relations(&self.model, x, &self.opts)

@@ -184,6 +184,48 @@ pub struct ModelOutcome {
     /// two accesses an allowed execution leaves unordered), each pair
     /// once, with an execution that shows it.
     pub races: Vec<Race>,
+    /// Why the model never reaches the final condition's outcome (an
+    /// `exists` never observed, a `forall` that holds), where a model
+    /// given as data decides it: a candidate that reaches it and the
+    /// axioms that forbid it.
+    pub forbidden: Option<Forbidden>,
+}
+
+/// A candidate execution that reaches the final condition's outcome (the
+/// condition holding; for a `forall`, failing) and that the model
+/// forbids, with each axiom it fails: herd7's "Forbidden", said why.
+#[derive(Clone, Debug)]
+pub struct Forbidden {
+    /// The candidate, as a log (each thread's events in program order).
+    pub witness: Witness,
+    pub axioms: Vec<ForbiddenAxiom>,
+}
+
+/// One axiom a forbidden candidate fails, and its cycle in the model's own
+/// relations (`external`: `STR x` —bob→ `STR y` —rfe→ `LDAR y` —bob→ `LDR x`
+/// —fre→): each step an event and the relation that orders it before the
+/// next.
+#[derive(Clone, Debug)]
+pub struct ForbiddenAxiom {
+    pub name: String,
+    /// `acyclic`, `irreflexive` or `empty`.
+    pub kind: &'static str,
+    /// The relation tested, as the model writes it.
+    pub expr: String,
+    pub steps: Vec<(Who, Option<String>)>,
+}
+
+/// Whose event a step of an axiom's cycle is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Who {
+    Access {
+        thread: u16,
+        stmt: StmtId,
+    },
+    /// A cell's initial write.
+    Init(litmus_ir::Cell),
+    /// A register event of a thread (a model that computes dependencies).
+    Register(u16),
 }
 
 /// Two accesses that a model given as data finds in some allowed
@@ -230,6 +272,7 @@ impl ModelOutcome {
             iterations: Default::default(),
             flags: Vec::new(),
             races: Vec::new(),
+            forbidden: None,
         }
     }
 

@@ -52,6 +52,9 @@ pub fn hover(
         if let Some(h) = condition_hover(p, r, offset, lines) {
             return Some(h);
         }
+        if let Some(h) = forbidden_hover(p, r, offset) {
+            return Some(h);
+        }
     }
     if let Some(h) = analysis.program.as_ref().and_then(|p| spin_hover(p, offset)) {
         return Some(h);
@@ -263,6 +266,30 @@ fn condition_hover(p: &Program, r: &Report, offset: usize, lines: Lines<'_>) -> 
     }
     witness(&mut md, p, model, events, 30);
     Some((md.trim_end().to_string(), c.span))
+}
+
+/// On a condition a model given as data never lets hold: the axioms a
+/// candidate that reaches it fails, each with its cycle in the model's own
+/// relations (herd7's "Forbidden", said why).
+fn forbidden_hover(p: &Program, r: &Report, offset: usize) -> Option<(String, Span)> {
+    let c = p.condition.as_ref().filter(|c| contains(c.span, offset))?;
+    let mut md = String::new();
+    for o in &r.outcomes {
+        let Some(f) = &o.forbidden else { continue };
+        let _ = writeln!(
+            md,
+            "**Forbidden under {}**: a candidate execution that reaches `{} ({})` fails
+",
+            o.model.upper(),
+            c.quantifier.as_str(),
+            c.text
+        );
+        for line in words::forbidden(p, f) {
+            let _ = writeln!(md, "- **Axiom** {line}");
+        }
+        md.push('\n');
+    }
+    (!md.is_empty()).then(|| (md.trim_end().to_string(), c.span))
 }
 
 #[cfg(test)]

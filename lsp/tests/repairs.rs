@@ -120,3 +120,24 @@ async fn a_native_program_with_orders_is_repaired_and_its_race_shown() {
         "{fixed}"
     );
 }
+
+/// herd7's "Forbidden", said why, on the final condition: the axiom a
+/// candidate reaching it fails, with its cycle in the model's relations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forbidden_condition_names_its_axiom_in_the_hover() {
+    let mp = "AArch64 MP+dmb.st+ldar\n\"données ≠ drapeau\"\n{\n0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x;\n}\n P0          | P1           ;\n MOV W0,#1   | LDAR W0,[X1] ;\n STR W0,[X1] | LDR W2,[X3]  ;\n DMB ISHST   |              ;\n MOV W2,#1   |              ;\n STR W2,[X3] |              ;\nexists (1:X0=1 /\\ 1:X2=0)\n";
+    let (mut c, u) = (Client::default().await, uri("forbidden.aarch64.litmus"));
+    c.open(&u, mp);
+    c.settled(&u, 1).await;
+    let line = mp.lines().position(|l| l.starts_with("exists")).unwrap();
+    let h = c
+        .request("textDocument/hover", json!({"textDocument": {"uri": u}, "position": {"line": line, "character": 3}}))
+        .await
+        .unwrap();
+    let md = hover_text(&h);
+    assert!(md.contains("**Forbidden under aarch64**"), "{md}");
+    assert!(
+        md.contains("**Axiom** `external` (irreflexive ob): ① P0 `STR W0,[X1]` —bob→ ② P0 `STR W2,[X3]` —rf→"),
+        "{md}"
+    );
+}

@@ -227,6 +227,41 @@ pub fn axioms(p: &Program, v: &litmus_checker::Violation) -> Vec<String> {
         .collect()
 }
 
+/// Why a model forbids the final condition's outcome, an axiom per line:
+/// "`external` (acyclic ob): ① P0 `STR W0,[X1]` —bob→ ② P0 `STR W2,[X3]`
+/// —rfe→ ③ P1 `LDAR W0,[X1]` —bob→ ④ P1 `LDR W2,[X3]` —fre→ ①".
+pub fn forbidden(p: &Program, f: &litmus_checker::outcome::Forbidden) -> Vec<String> {
+    use litmus_checker::outcome::Who;
+    let who = |w: &Who| match *w {
+        Who::Access { thread, stmt } => {
+            format!("{} `{}`", p.threads[thread as usize].name, p.stmts[stmt as usize].text)
+        }
+        Who::Init(c) => format!("the initial value of {}", p.cell_name(c)),
+        Who::Register(t) => format!("a register step of {}", p.threads[t as usize].name),
+    };
+    f.axioms
+        .iter()
+        .map(|a| {
+            let k = a.steps.len();
+            let mut text = format!("`{}` ({} {})", a.name, a.kind, a.expr);
+            if k > 0 {
+                text.push_str(": ");
+            }
+            for (j, (w, edge)) in a.steps.iter().enumerate() {
+                text.push_str(&format!("{} {}", CIRCLED[j.min(19)], who(w)));
+                match (edge, a.kind) {
+                    // A relation that relates an event to itself (a composition).
+                    (Some(e), "irreflexive") if k == 1 => text.push_str(&format!(" is after itself by {e}")),
+                    (Some(e), "empty") => text.push_str(&format!(" —{e}→ ")),
+                    (Some(e), _) => text.push_str(&format!(" —{e}→ {}", if j + 1 == k { CIRCLED[0] } else { "" })),
+                    (None, _) => {}
+                }
+            }
+            text.trim_end().to_string()
+        })
+        .collect()
+}
+
 /// Models as a finding names them: "TSO, PSO", each once, in order met.
 pub fn models(models: impl IntoIterator<Item = litmus_checker::Model>) -> String {
     let mut names: Vec<&str> = Vec::new();

@@ -281,6 +281,8 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
         cyclic: false,
         reference: reference.as_mut().map(|(rid, p)| (*rid, p)),
         beyond: None,
+        forbidden: None,
+        explain_forbidden: matches!(ask, Ask::Outcomes | Ask::Violations) && prog.condition.is_some(),
     };
     c.all(&runs);
     if let Some(w) = c.beyond.take() {
@@ -288,6 +290,7 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
     }
     let flags = std::mem::take(&mut c.flags);
     let races = std::mem::take(&mut c.races);
+    let forbidden = c.forbidden.take();
     let cycles = c.violations.take();
     let cyclic = c.cyclic;
     catalog::give_back_prepared(id, prepared);
@@ -299,6 +302,11 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
     o.flags = flags.into_iter().collect();
     o.races =
         races.into_iter().map(|((flag, accesses), witness)| crate::outcome::Race { flag, accesses, witness }).collect();
+    // Said only of an outcome the finished search never reached.
+    let target = prog.condition.as_ref().map(|c| c.quantifier != litmus_ir::Quantifier::Forall);
+    let reached = |t: bool| o.states.iter().any(|s| s.satisfies == Some(t));
+    let finished = !matches!(o.coverage, crate::certainty::Coverage::Stopped(_));
+    o.forbidden = forbidden.filter(|_| finished && target.is_some_and(|t| !reached(t)));
     (o, cycles, cyclic)
 }
 
@@ -529,6 +537,10 @@ struct Combine<'a> {
     /// [`against`]'s reference model, and the first candidate it forbids.
     reference: Option<(catalog::CatId, &'a mut Prepared)>,
     beyond: Option<Witness>,
+    /// The first candidate the model forbids that reaches the final
+    /// condition's outcome, explained (outcome searches only).
+    forbidden: Option<crate::outcome::Forbidden>,
+    explain_forbidden: bool,
 }
 
 impl Combine<'_> {
@@ -777,9 +789,10 @@ impl Combine<'_> {
                         }
                     }
                 }
+                Ok(false) => self.note_forbidden(x, runs, lay, &cells, &perms, readers, rf_pick),
                 // Every co is tried here; herd7 builds only the model's own
                 // candidates (`with co from …`): one outside them is no execution.
-                Ok(false) | Err(litmus_cat::CatError::NotACandidate(_)) => {}
+                Err(litmus_cat::CatError::NotACandidate(_)) => {}
                 Err(e) => {
                     catalog::note_error(self.id, &e.to_string());
                     self.stats.unjudged = Some(Unjudged::ModelError(self.id));
@@ -804,6 +817,62 @@ impl Combine<'_> {
         }
     }
 
+    /// Keep the first forbidden candidate `x` that reaches the final
+    /// condition's outcome, with the model's reasons ([`Prepared::explain`]).
+    #[allow(clippy::too_many_arguments)]
+    fn note_forbidden(
+        &mut self,
+        x: &Execution,
+        runs: &[&Run],
+        lay: &Layout,
+        cells: &[usize],
+        perms: &[Vec<usize>],
+        readers: &[(usize, usize, Vec<usize>)],
+        rf_pick: &[usize],
+    ) {
+        use crate::outcome::{Forbidden, ForbiddenAxiom, Who};
+        if self.forbidden.is_some() || !self.explain_forbidden || runs.iter().any(|r| r.end != End::Done) {
+            return;
+        }
+        let Some(c) = &self.prog.condition else { return };
+        let mem = final_memory(self.prog, runs, lay, cells, perms);
+        let reg = |t: u16, r: litmus_ir::Reg| runs[t as usize].regs[r as usize];
+        let memf = |c: litmus_ir::Cell| mem[c as usize];
+        if self.prog.filter.as_ref().is_some_and(|f| f.eval(&reg, &memf).unwrap_or(0) == 0) {
+            return;
+        }
+        let Some(v) = c.expr.eval(&reg, &memf) else { return };
+        if (v != 0) == (c.quantifier == litmus_ir::Quantifier::Forall) {
+            return;
+        }
+        let Ok(failed) = self.prepared.explain(x) else { return };
+        if failed.is_empty() {
+            return;
+        }
+        let who = |e: usize| -> Who {
+            if let Some(c) = lay.iw.iter().position(|&w| w == Some(e)) {
+                return Who::Init(c as litmus_ir::Cell);
+            }
+            for (t, evs) in lay.of.iter().enumerate() {
+                if let Some(i) = evs.iter().position(|&(r, w)| r == e || w == e) {
+                    return Who::Access { thread: t as u16, stmt: runs[t].events[i].stmt };
+                }
+            }
+            let t = lay.reg_base.iter().rposition(|&b| b <= e).unwrap_or(0);
+            Who::Register(t as u16)
+        };
+        let axioms = failed
+            .into_iter()
+            .map(|f| ForbiddenAxiom {
+                name: f.name,
+                kind: f.kind,
+                expr: f.expr,
+                steps: f.steps.into_iter().map(|(e, l)| (who(e), l)).collect(),
+            })
+            .collect();
+        self.forbidden = Some(Forbidden { witness: witness(runs, lay, cells, perms, readers, rf_pick), axioms });
+    }
+
     /// An allowed candidate: its final state, failures, reads.
     fn found(
         &mut self,
@@ -816,19 +885,7 @@ impl Combine<'_> {
     ) -> named::Fate {
         self.stats.executions += 1;
         let prog = self.prog;
-        // Final memory: each cell's co-last write.
-        let mut mem = prog.init.clone();
-        let mut value_of = std::collections::HashMap::new();
-        for (t, r) in runs.iter().enumerate() {
-            for (i, e) in r.events.iter().enumerate().filter(|(_, e)| e.writes()) {
-                value_of.insert(lay.of[t][i].1, e.value);
-            }
-        }
-        for (k, &c) in cells.iter().enumerate() {
-            if let Some(last) = perms[k].last() {
-                mem[c] = value_of[last];
-            }
-        }
+        let mem = final_memory(prog, runs, lay, cells, perms);
         for r in runs {
             for e in r.events.iter().filter(|e| e.reads()) {
                 self.reads.add(e.stmt, e.cell, e.old);
@@ -900,6 +957,23 @@ impl Combine<'_> {
         }
         named::Fate::Final(satisfies)
     }
+}
+
+/// A candidate's final memory: each cell's co-last write.
+fn final_memory(prog: &Program, runs: &[&Run], lay: &Layout, cells: &[usize], perms: &[Vec<usize>]) -> Vec<i64> {
+    let mut mem = prog.init.clone();
+    let mut value_of = std::collections::HashMap::new();
+    for (t, r) in runs.iter().enumerate() {
+        for (i, e) in r.events.iter().enumerate().filter(|(_, e)| e.writes()) {
+            value_of.insert(lay.of[t][i].1, e.value);
+        }
+    }
+    for (k, &c) in cells.iter().enumerate() {
+        if let Some(last) = perms[k].last() {
+            mem[c] = value_of[last];
+        }
+    }
+    mem
 }
 
 /// Puts a cell's writes `p` in their first order after the initial write

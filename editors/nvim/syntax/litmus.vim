@@ -5,10 +5,13 @@ if exists('b:current_syntax')
 endif
 syntax case match
 syntax keyword litmusHeader litmus
-syntax keyword litmusDecl shared thread fn let
+syntax keyword litmusDecl shared atomic thread fn let
 syntax keyword litmusControl if else while for in bound await return
 syntax keyword litmusAssert assert assume
 syntax keyword litmusFence fence ww wr rr full
+" Memory orders: `x@acquire`, `fence seq_cst;`.
+syntax match litmusOrder /@\s*\(relaxed\|acquire\|release\|acq_rel\|seq_cst\)\>/
+syntax match litmusOrder /\<fence\s\+\zs\(relaxed\|acquire\|release\|acq_rel\|seq_cst\)\>/
 syntax keyword litmusAtomic cas xchg fetch_add lock unlock
 syntax keyword litmusQuant exists forall locations filter
 syntax keyword litmusBool true false

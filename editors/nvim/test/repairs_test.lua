@@ -3,8 +3,9 @@
 -- statements a repair changes). Each gets its violations as diagnostics, a
 -- hover with the cycle and the cheapest repair, a quick fix changing an
 -- instruction (LDR → LDAPR, STR → STLR) or a memory order (relaxed →
--- release/acquire), and "Apply the cheapest repair", after which the
--- re-check leaves no violation. Exits non-zero on any failure.
+-- release/acquire, or `@relaxed` → `@release`/`@acquire` in the native
+-- dialect, whose data race is shown too), and "Apply the cheapest repair",
+-- after which the re-check leaves no violation. Exits non-zero on any failure.
 local root = assert(os.getenv('LITMUS_ROOT'), 'LITMUS_ROOT')
 local bin = assert(os.getenv('LITMUS_BIN'), 'LITMUS_BIN')
 vim.opt.runtimepath:prepend(root .. '/editors/nvim')
@@ -61,6 +62,31 @@ local files = {
       '/* données ≠ drapeau */ atomic_store_explicit(y, 1, memory_order_release);',
       '/* drapeau → données */ int r0 = atomic_load_explicit(y, memory_order_acquire);',
     },
+  },
+  {
+    -- The native dialect with memory orders: C11's models by default, the
+    -- race on the plain location shown (E0306), the repair as `@order`s.
+    name = 'mp-native.litmus',
+    model = 'rc11',
+    lines = {
+      'litmus MP "drapeau → données"',
+      '',
+      'shared données = 0;',
+      'atomic drapeau = 0;',
+      '',
+      'thread P0 {',
+      '  données = 1; /* é */ drapeau@relaxed = 1;',
+      '}',
+      '',
+      'thread P1 {',
+      '  let r0 = drapeau@relaxed; /* → */ let r1 = données;',
+      '}',
+      '',
+      'exists (P1:r0 == 1 && P1:r1 == 0);',
+    },
+    quick = '^Change `',
+    race = true,
+    fixed = { '/* é */ drapeau@release = 1;', 'let r0 = drapeau@acquire; /* → */' },
   },
 }
 
@@ -119,6 +145,10 @@ for _, f in ipairs(files) do
   end
   local vs = violations()
   check(#vs > 0, f.name .. ': ' .. f.model .. ' violations shown')
+  if f.race then
+    local races = vim.tbl_filter(function(d) return code_of(d) == 'E0306' end, vim.diagnostic.get(bufnr))
+    check(#races > 0 and races[1].message:find('races with', 1, true) ~= nil, f.name .. ': the data race is shown: ' .. vim.inspect(vim.tbl_map(function(d) return d.message end, vim.diagnostic.get(bufnr))))
+  end
   local hover = request('textDocument/hover', { textDocument = { uri = uri }, position = { line = vs[1].lnum, character = vs[1].col } })
   local text = hover and hover.contents.value or ''
   check(text:find('cycle', 1, true) ~= nil and text:find('cheapest repair', 1, true) ~= nil, f.name .. ': hover with the cycle and the repair: ' .. text)

@@ -276,6 +276,45 @@ fn po_label(log: &[Event], a: u32, b: u32) -> String {
     }
 }
 
+/// A forbidden candidate drawn with one failing axiom's cycle in the
+/// model's own relations (`bob`, `rfe`, `psc-base`): each step an arrow
+/// between its statements' events, named by its relation, numbered as
+/// the cycle's edges are (the execution's own po/rf/co/fr stay as they
+/// are drawn).
+pub fn of_forbidden(p: &Program, f: &litmus_checker::outcome::Forbidden, axiom: usize, title: String) -> Picture {
+    use litmus_checker::outcome::Who;
+    let mut pic = of_events(p, &f.witness.events, &[], title);
+    let Some(a) = f.axioms.get(axiom) else { return pic };
+    let node = |pic: &Picture, w: &Who| -> Option<usize> {
+        match *w {
+            Who::Access { thread, stmt } => {
+                pic.nodes.iter().position(|n| n.thread == Some(thread) && n.stmt == Some(stmt))
+            }
+            Who::Init(c) => {
+                let cell = p.cell_name(c);
+                pic.nodes.iter().position(|n| n.kind == NodeKind::Init && n.cell == cell)
+            }
+            Who::Register(_) => None,
+        }
+    };
+    let k = a.steps.len();
+    for (j, (w, label)) in a.steps.iter().enumerate() {
+        let (Some(from), Some(to)) = (node(&pic, w), node(&pic, &a.steps[(j + 1) % k].0)) else { continue };
+        let Some(label) = label.clone() else { continue };
+        // Coloured as the base relation it refines, where it names one.
+        let edge = match label.as_str() {
+            "rf" | "rfe" | "rfi" => Edge::Rf,
+            "fr" | "fre" | "fri" => Edge::Fr,
+            "co" | "coe" | "coi" | "ca" => Edge::Co,
+            _ => Edge::Po,
+        };
+        pic.nodes[from].on_cycle = true;
+        pic.arrows.push(Arrow { from, to, edge, label, cycle: Some(j + 1) });
+    }
+    pic.subtitle = format!("forbidden by `{}` ({} {})", a.name, a.kind, a.expr);
+    pic
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

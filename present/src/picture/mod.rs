@@ -17,6 +17,6 @@ mod route;
 mod svg;
 mod xml;
 
-pub use build::{of_events, of_violation, of_whole, Arrow, Node, NodeKind, Picture};
+pub use build::{of_events, of_forbidden, of_violation, of_whole, Arrow, Node, NodeKind, Picture};
 pub use dot::dot;
 pub use svg::svg;
