@@ -459,6 +459,50 @@ fn run_model(model: &Model, ev: &mut Ev<'_>) -> Result<(), CatError> {
     }
 }
 
+/// The factors of a sequence `a; b; c`, in order.
+fn flatten_seq<'e>(e: &'e Expr, out: &mut Vec<&'e Expr>) {
+    match &e.kind {
+        ExprKind::Op2(Op2::Seq, a, b) => {
+            flatten_seq(a, out);
+            flatten_seq(b, out);
+        }
+        _ => out.push(e),
+    }
+}
+
+/// A path `e = x0 → x1 → … → xk = e`, each step `x(i-1) → x(i)` in
+/// `rels[i-1]`.
+fn path_through(rels: &[Rel], e: usize, n: usize) -> Option<Vec<usize>> {
+    // reach[i]: the events reached after i factors, with a predecessor each.
+    let mut pred: Vec<Vec<usize>> = Vec::with_capacity(rels.len());
+    let mut reach: Vec<bool> = (0..n).map(|x| x == e).collect();
+    for r in rels {
+        let mut next = vec![false; n];
+        let mut p = vec![usize::MAX; n];
+        for a in (0..n).filter(|&a| reach[a]) {
+            for b in (0..n).filter(|&b| r.contains(a, b)) {
+                if !next[b] {
+                    next[b] = true;
+                    p[b] = a;
+                }
+            }
+        }
+        pred.push(p);
+        reach = next;
+    }
+    if !reach[e] {
+        return None;
+    }
+    let mut path = vec![e];
+    let mut at = e;
+    for p in pred.iter().rev() {
+        at = p[at];
+        path.push(at);
+    }
+    path.reverse();
+    Some(path)
+}
+
 /// Does `r; r` stay inside `r`?
 fn is_transitive(r: &Rel, n: usize) -> bool {
     let rr = r.seq(r);
@@ -851,7 +895,7 @@ impl Ev<'_> {
         }
         if self.explain.is_some() && t.ty == TestType::Check && !holds && !t.negated {
             let expr = self.m.files[file].text.get(t.expr.span.start as usize..t.expr.span.end as usize);
-            let failed = self.explained(&name, &t.kind, expr.unwrap_or_default(), &v, env);
+            let failed = self.explained(&name, t, expr.unwrap_or_default(), &v, file, env);
             self.explain.get_or_insert_with(Vec::new).push(failed);
         }
         match (self.keep.as_mut(), &t.kind, &v) {
@@ -866,7 +910,8 @@ impl Ev<'_> {
     /// A failing check told in the model's relations ([`Failed`]): a
     /// cycle of the relation's named parts (`bob`, `rfe`, … each a subset
     /// of it) where they have one, else of the relation itself.
-    fn explained(&self, name: &str, kind: &TestKind, expr: &str, v: &Value, env: &Env) -> Failed {
+    fn explained(&mut self, name: &str, t: &Test, expr: &str, v: &Value, file: usize, env: &Env) -> Failed {
+        let kind = &t.kind;
         let n = self.n();
         let kind_word = match kind {
             TestKind::Acyclic => "acyclic",
@@ -881,29 +926,30 @@ impl Ev<'_> {
             }
             return out;
         };
-        // The relations in scope, innermost binding of each name, that are
-        // parts of `r`: the names an edge is told by.
-        let mut parts: Vec<(String, Rel, usize)> = Vec::new();
+        // The relations in scope, innermost binding of each name: the
+        // names an edge is told by. Smallest first; among equals the
+        // earliest bound (the base relations, then the model's in order:
+        // `bob` before `lob`).
+        let mut named: Vec<(String, Rel, usize)> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut cur = &env.0;
         while let Some(node) = cur {
             if seen.insert(node.name.clone()) {
                 if let Value::Rel(p) = &*node.value.borrow() {
                     let size = p.pairs().len();
-                    let inside = (0..n).all(|a| p.0[a] & !r.0[a] == 0);
-                    // The relation itself (`ob` for `acyclic ob`) is no part.
-                    let whole = (0..n).all(|a| p.0[a] == r.0[a]);
-                    if size > 0 && inside && !whole && !node.name.starts_with('_') {
-                        parts.push((node.name.clone(), p.clone(), size));
+                    if size > 0 && !node.name.starts_with('_') {
+                        named.push((node.name.clone(), p.clone(), size));
                     }
                 }
             }
             cur = &node.next.0;
         }
-        // Smallest first; among equals the earliest bound (the base
-        // relations, then the model's in order: `bob` before `lob`).
-        parts.reverse();
-        parts.sort_by_key(|(_, _, size)| *size);
+        named.reverse();
+        named.sort_by_key(|(_, _, size)| *size);
+        let within = |p: &Rel, r: &Rel| (0..n).all(|a| p.0[a] & !r.0[a] == 0);
+        // The parts of `r` (the relation itself, `ob` for `acyclic ob`, is none).
+        let parts: Vec<(String, Rel, usize)> =
+            named.iter().filter(|(_, p, _)| within(p, r) && !(0..n).all(|a| p.0[a] == r.0[a])).cloned().collect();
         let label = |a: usize, b: usize| parts.iter().find(|(_, p, _)| p.contains(a, b)).map(|(nm, _, _)| nm.clone());
         match kind {
             TestKind::Empty => {
@@ -916,8 +962,35 @@ impl Ev<'_> {
             // parts, told as for `acyclic`; else (a composition: `hb; eco?`)
             // told as that, by the expression.
             TestKind::Irreflexive if !is_transitive(r, n) => {
-                if let Some(e) = (0..n).find(|&e| r.contains(e, e)) {
-                    out.steps = vec![(e, Some(out.expr.clone()))];
+                let Some(e) = (0..n).find(|&e| r.contains(e, e)) else { return out };
+                out.steps = vec![(e, Some(out.expr.clone()))];
+                // A sequence (`hb; eco?`): the path from the event back to
+                // itself, a step per factor, each told by the smallest
+                // named relation inside its factor that holds it.
+                let mut factors = Vec::new();
+                flatten_seq(&t.expr, &mut factors);
+                let mut rels = Vec::new();
+                for f in &factors {
+                    match self.expr(f, file, env) {
+                        Ok(Value::Rel(fr)) => rels.push(fr),
+                        _ => return out,
+                    }
+                }
+                let Some(path) = path_through(&rels, e, n) else { return out };
+                let text = |f: &Expr| self.m.files[file].text.get(f.span.start as usize..f.span.end as usize);
+                let mut steps = Vec::new();
+                for (i, w) in path.windows(2).enumerate() {
+                    let (a, b) = (w[0], w[1]);
+                    if a == b {
+                        continue; // the identity of an optional factor (`eco?`)
+                    }
+                    let told = named.iter().find(|(_, p, _)| p.contains(a, b) && within(p, &rels[i]));
+                    let told =
+                        told.map(|(nm, _, _)| nm.clone()).or_else(|| text(factors[i]).map(|t| t.trim().to_string()));
+                    steps.push((a, told));
+                }
+                if !steps.is_empty() {
+                    out.steps = steps;
                 }
             }
             TestKind::Acyclic | TestKind::Irreflexive => {

@@ -4,8 +4,10 @@
 // the lines a repair changes. What a user sees: the violations underlined,
 // the hover with the cycle and the cheapest repair, Ctrl+. offering the
 // change of an instruction (LDR → LDAPR, STR → STLR) or of a memory order
-// (relaxed → release/acquire), a click on it, then "Litmus: Insert all
-// fences" applying the rest of the repair, and the re-check clean.
+// (relaxed → release/acquire; `@relaxed` → `@acquire` in the native
+// dialect, whose data race is underlined too), a click on it, then "Litmus: Insert all
+// fences" applying the rest of the repair, the re-check clean, and the
+// hover on the final condition naming the axiom that now forbids it.
 // Screenshots: target/e2e-screenshots/repairs-*.png.
 //
 // Its own code-server, profile and workspace under target/e2e-repairs/.
@@ -74,6 +76,38 @@ const files = [
       "  /* données ≠ drapeau */ atomic_store_explicit(y, 1, memory_order_release);",
       "  /* drapeau → données */ int r0 = atomic_load_explicit(y, memory_order_acquire);",
     ],
+  },
+  {
+    // The native dialect with memory orders: RC11 by default, the race on
+    // the plain location underlined too, the repair written as `@order`s.
+    name: "mp-native.litmus",
+    model: "rc11",
+    lines: [
+      'litmus MP "drapeau → données"',
+      "",
+      "shared données = 0;",
+      "atomic drapeau = 0;",
+      "",
+      "thread P0 {",
+      "  données = 1; /* é */ drapeau@relaxed = 1;",
+      "}",
+      "",
+      "thread P1 {",
+      "  let r0 = drapeau@relaxed; /* → */ let r1 = 0;",
+      "  if (r0 == 1) {",
+      "    r1 = données;",
+      "  }",
+      "}",
+      "",
+      "exists (P1:r0 == 1 && P1:r1 == 0);",
+    ],
+    squiggle: 11,
+    hover: ["rc11 cycle", "cheapest repair under rc11 (cost 2)", "drapeau@release", "drapeau@acquire"],
+    quickFix: /^Change `let r0 = drapeau@relaxed` to `let r0 = drapeau@acquire`/,
+    afterQuick: "cheapest repair under rc11 (cost 1)",
+    afterSquiggle: 7,
+    race: 7,
+    fixed: ["/* é */ drapeau@release = 1;", "let r0 = drapeau@acquire; /* → */"],
   },
 ];
 
@@ -166,6 +200,15 @@ for (const f of files) {
     );
     await screenshot(`${tag}-opened`);
     assert.ok(sq.filter((q) => q.severity === "error").length >= 2, JSON.stringify(sq));
+    if (f.race) {
+      // The data race on the plain location: its own squiggle, its hover.
+      const at = await wb.squiggleCentre(page, f.race, "error");
+      await page.mouse.move(at.x, at.y);
+      await wb.waitFor("the race's hover", () => wb.hoverText(page), (t) => t !== null && t.includes("races with"), { timeoutMs: STEP_MS });
+      await screenshot(`${tag}-race`);
+      await page.mouse.move(5, 450);
+      await wb.waitFor("the hover to close", () => wb.hoverText(page), (t) => t === null, { timeoutMs: STEP_MS });
+    }
     const at = await wb.squiggleCentre(page, f.squiggle, "error");
     await page.mouse.move(at.x, at.y);
     const text = await wb.waitFor("the hover with the repair", () => wb.hoverText(page), (t) => t !== null && f.hover.every((c) => t.includes(c)), {
@@ -235,6 +278,22 @@ for (const f of files) {
     const toasts = (await wb.toasts(page)) ?? [];
     assert.ok(!toasts.some((t) => t.message.includes("no fences to insert")), JSON.stringify(toasts));
     await screenshot(`${tag}-repaired`);
+    // The condition's outcome is now forbidden: the hover on it says by
+    // which axiom, with its cycle in the model's relations.
+    const cond = f.lines.findIndex((l) => l.startsWith("exists")) + 1;
+    await wb.waitFor(
+      "the hover on the forbidden condition",
+      async () => {
+        const at = await wb.lineTextStart(page, cond);
+        if (!at) return null;
+        await page.mouse.move(at.x, at.y);
+        return wb.hoverText(page);
+      },
+      (t) => t !== null && t.includes(`Forbidden under ${f.model}`) && t.includes("Axiom"),
+      { timeoutMs: 60000, intervalMs: 500 },
+    );
+    await screenshot(`${tag}-forbidden`);
+    await page.mouse.move(5, 450);
     await wb.chord(page, "Control+KeyS");
     await wb.waitFor(`${f.name} saved`, () => readFileSync(join(workspace, f.name), "utf8"), (t) => f.fixed.every((w) => t.includes(w)), {
       timeoutMs: STEP_MS,
