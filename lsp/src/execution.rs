@@ -105,14 +105,26 @@ pub fn graph(p: &Program, r: &Report, which: Which, whole: bool, opts: &Options)
             };
             (pic, continued.is_some())
         }
-        Which::Condition => {
-            let (model, state) = condition_witness(p, r).ok_or("no SC execution breaks the final condition (now)")?;
-            let title = format!("{}: the final condition fails under {}", p.name, model.upper());
-            let mut pic = picture::of_events(p, &state.witness.events, &[], title);
-            pic.model = model.upper().into();
-            // The run is drawn whole either way; say only what was asked.
-            (pic, whole)
-        }
+        Which::Condition => match (condition_witness(p, r), forbidden(r)) {
+            (Some((model, state)), _) => {
+                let title = format!("{}: the final condition fails under {}", p.name, model.upper());
+                let mut pic = picture::of_events(p, &state.witness.events, &[], title);
+                pic.model = model.upper().into();
+                // The run is drawn whole either way; say only what was asked.
+                (pic, whole)
+            }
+            // Else a forbidden outcome: the candidate reaching it, with the
+            // first failing axiom's cycle in the model's relations.
+            (None, Some((model, f))) => {
+                let title = format!("{}: the final condition's outcome, forbidden under {}", p.name, model.upper());
+                let mut pic = picture::of_forbidden(p, f, 0, title);
+                pic.model = model.upper().into();
+                (pic, whole)
+            }
+            (None, None) => {
+                return Err("no SC execution breaks the final condition, and no model forbids its outcome (now)".into())
+            }
+        },
         Which::Failure(stmt) => {
             let (model, f) = r
                 .outcomes
@@ -141,6 +153,11 @@ pub fn condition_witness<'r>(p: &Program, r: &'r Report) -> Option<(litmus_check
     let (model, state) = litmus_present::findings::sc_breaking_state(p, &r.outcomes)?;
     let o = &r.outcomes[model];
     Some((o.model, &o.states[state]))
+}
+
+/// The first model given as data that forbids the condition's outcome.
+fn forbidden(r: &Report) -> Option<(litmus_checker::Model, &litmus_checker::outcome::Forbidden)> {
+    r.outcomes.iter().find_map(|o| o.forbidden.as_ref().map(|f| (o.model, f)))
 }
 
 /// The "Show execution" lenses: one per cycle on its delayed store (a
@@ -178,6 +195,8 @@ pub fn lenses(p: &Program, r: &Report) -> Vec<(Span, String, Which)> {
     }
     if let (Some(c), Some((m, _))) = (&p.condition, condition_witness(p, r)) {
         out.push((c.span, format!("Show execution ({}): the condition fails", m.upper()), Which::Condition));
+    } else if let (Some(c), Some((m, _))) = (&p.condition, forbidden(r)) {
+        out.push((c.span, format!("Show why it is forbidden ({})", m.upper()), Which::Condition));
     }
     let mut failing: Vec<u32> = Vec::new();
     for o in &r.outcomes {

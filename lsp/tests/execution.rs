@@ -195,3 +195,26 @@ async fn insert_all_fences_is_a_server_command() {
     assert_eq!(r["rechecking"], true);
     c.wait_for("a new check", |n| n["method"] == "litmus/status" && n["params"]["state"] == "checking").await;
 }
+
+/// A condition a model given as data never lets hold: a lens on it, and
+/// its picture is the candidate reaching it with the axiom's cycle drawn in
+/// the model's own relations.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forbidden_condition_is_drawn_with_its_axiom() {
+    let mut c = Client::default().await;
+    let u = uri("mp-c11.litmus");
+    c.open(&u, &example("mp-c11.litmus"));
+    c.settled(&u, 1).await;
+    let lens = c.request("textDocument/codeLens", json!({"textDocument": {"uri": u}})).await.unwrap();
+    let titles: Vec<&str> = lens.as_array().unwrap().iter().filter_map(|l| l["command"]["title"].as_str()).collect();
+    assert!(titles.contains(&"Show why it is forbidden (rc11)"), "{titles:?}");
+    let g = c
+        .request("litmus/executionGraph", json!({"textDocument": {"uri": u}, "violation": "condition"}))
+        .await
+        .unwrap();
+    let svg = g["svg"].as_str().unwrap();
+    assert!(svg.contains("forbidden by `coherence` (irreflexive hb; eco?)"), "{svg}");
+    // Its two steps: `data = 1` —hb→ `r1 = data` —fre→ back.
+    assert_eq!(svg.matches("data-cycle=\"").count(), 2, "{svg}");
+    assert!(svg.contains(">hb<") && svg.contains(">fre<"), "{svg}");
+}
