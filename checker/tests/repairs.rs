@@ -169,3 +169,31 @@ fn an_edge_the_model_orders_names_no_violation() {
     let f = rb.violations[0].finals.as_ref().expect("named from candidates");
     assert!(f.axioms.contains(&("external".to_string(), vec![false, true, true, true])), "{:?}", f.axioms);
 }
+
+/// A violation's candidate replays on the program a repair changed, fences
+/// inserted included (each the run's own event, judged with it): the
+/// repair search's shortcut to "still not robust". MP's witness survives a
+/// barrier in the reader alone, and not barriers in both threads.
+#[test]
+fn a_witness_replays_across_inserted_barriers() {
+    let prog = load("aarch64", "MP");
+    let m = model("aarch64");
+    let rb = litmus_checker::robust::own_executions(&prog, m, &Options::default());
+    let w = &rb.violations[0].witness.events;
+    let barrier = |t: u16, name: &str| {
+        let stmts = repair::menu::accesses(&prog, t);
+        repair::menu::barriers_between(&prog, t, stmts[0], stmts[1])
+            .into_iter()
+            .find(
+                |r| matches!(r.change, Change::Fence { kind, .. } if kind == litmus_ir::FenceKind::arm(name).unwrap()),
+            )
+            .unwrap()
+    };
+    let reader = repair::apply(&prog, &[barrier(1, "DMB.ISHLD")]);
+    let r = litmus_checker::candidates::replay(&reader, m, &Options::default(), w).unwrap();
+    assert!(r.allowed && r.cyclic(), "a reader's barrier alone keeps MP's relaxed candidate");
+    let both = repair::apply(&prog, &[barrier(0, "DMB.ISHST"), barrier(1, "DMB.ISHLD")]);
+    let r = litmus_checker::candidates::replay(&both, m, &Options::default(), w).unwrap();
+    assert!(!r.allowed, "with both barriers the model forbids it");
+    assert_eq!(robust(&both, m), Answer::Proved(true));
+}

@@ -102,11 +102,22 @@ pub fn robustness_unkept(prog: &Program, model: Model, opts: &Options) -> crate:
 /// Robustness alone, as a re-check wants it: the search stops at the first
 /// allowed candidate that is not SC (not robust: nothing is named).
 pub fn robust(prog: &Program, model: Model, opts: &Options) -> crate::certainty::Answer<bool> {
+    robust_witness(prog, model, opts).0
+}
+
+/// [`robust`], with the allowed candidate that is not SC where there is one
+/// (as a log, which [`replay`] runs again).
+pub fn robust_witness(
+    prog: &Program,
+    model: Model,
+    opts: &Options,
+) -> (crate::certainty::Answer<bool>, Option<Witness>) {
     let (o, _, cyclic) = search(prog, model, opts, Ask::Decide);
+    let found = BEYOND.with(|b| b.borrow_mut().take());
     if cyclic {
-        return crate::certainty::Answer::Proved(false);
+        return (crate::certainty::Answer::Proved(false), found);
     }
-    coverage_of(model, &o).answer(true)
+    (coverage_of(model, &o).answer(true), None)
 }
 
 fn coverage_of(model: Model, o: &ModelOutcome) -> crate::certainty::Coverage {
@@ -775,6 +786,7 @@ impl Combine<'_> {
                     }
                     self.flag(x, runs, lay, || witness(runs, lay, &cells, &perms, readers, rf_pick));
                     if self.decide && named::Sc::of(lay.n, x).cyclic() {
+                        self.beyond = Some(witness(runs, lay, &cells, &perms, readers, rf_pick));
                         self.cyclic = true;
                         return;
                     }

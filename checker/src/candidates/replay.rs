@@ -57,6 +57,22 @@ fn matches(e: &thread::Ev, l: &Event) -> bool {
     kind && l.stmt == e.stmt && l.cell == e.cell
 }
 
+/// Where each of a thread's log events (`mine`) is among a run's events:
+/// in order, every run event matched but fences the log has not.
+fn align(events: &[thread::Ev], mine: &[usize], log: &[Event]) -> Option<Vec<usize>> {
+    let mut at = Vec::with_capacity(mine.len());
+    let mut j = 0;
+    for (k, e) in events.iter().enumerate() {
+        if j < mine.len() && matches(e, &log[mine[j]]) {
+            at.push(k);
+            j += 1;
+        } else if !matches!(e.kind, Kind::Fence(_)) {
+            return None;
+        }
+    }
+    (j == mine.len()).then_some(at)
+}
+
 /// Replay the candidate `log` (as [`super::build::witness`] writes it) of `prog`
 /// under `model`.
 pub fn replay(prog: &Program, model: Model, opts: &Options, log: &[Event]) -> Result<Replayed, String> {
@@ -68,6 +84,8 @@ pub fn replay(prog: &Program, model: Model, opts: &Options, log: &[Event]) -> Re
         mine.get_mut(e.thread as usize).ok_or("an event of no thread")?.push(i);
     }
     let mut runs: Vec<Run> = Vec::new();
+    // Per thread, per log event of it: its run event.
+    let mut pos: Vec<Vec<usize>> = Vec::new();
     let mut steps = 0u64;
     for (t, th) in prog.threads.iter().enumerate() {
         // The values this thread read, per cell: its only guesses.
@@ -86,15 +104,18 @@ pub fn replay(prog: &Program, model: Model, opts: &Options, log: &[Event]) -> Re
         }
         let all = thread::runs(prog, t, &th.init_regs, &domain, opts.loop_bound, catdep, &mut steps, u64::MAX)
             .map_err(|_| format!("thread {t} cannot be run again"))?;
-        let run = all
+        // The run making the log's events, in order; a fence the log has
+        // not (one a repair inserted) is the run's own, judged with it.
+        let (run, at) = all
             .into_iter()
-            .find(|r| {
-                r.end != thread::End::Pruned
-                    && r.events.len() == mine[t].len()
-                    && r.events.iter().zip(&mine[t]).all(|(e, &i)| matches(e, &log[i]))
+            .filter(|r| r.end != thread::End::Pruned)
+            .find_map(|r| {
+                let at = align(&r.events, &mine[t], log)?;
+                Some((r, at))
             })
             .ok_or_else(|| format!("no run of thread {t} makes its events"))?;
         runs.push(run);
+        pos.push(at);
     }
     let mut prepared = catalog::prepared(id).map_err(|e| e.to_string())?;
     let micro = match catdep {
@@ -104,7 +125,7 @@ pub fn replay(prog: &Program, model: Model, opts: &Options, log: &[Event]) -> Re
     let refs: Vec<&Run> = runs.iter().collect();
     let made = build::layout(prog, &refs, micro).map_err(|n| format!("{n} events, too many")).and_then(|lay| {
         let mut x = build::skeleton(prog, catdep, &refs, &lay);
-        let (rf, co) = communication(prog, log, &mine, &refs, &lay)?;
+        let (rf, co) = communication(prog, log, &mine, &pos, &refs, &lay)?;
         x.rels.insert("rf".into(), rf);
         x.rels.insert("co".into(), co);
         let allowed = match prepared.allowed(&x) {
@@ -115,7 +136,7 @@ pub fn replay(prog: &Program, model: Model, opts: &Options, log: &[Event]) -> Re
         let mut cat = vec![Vec::new(); log.len()];
         for (t, ids) in mine.iter().enumerate() {
             for (k, &i) in ids.iter().enumerate() {
-                let (a, b) = lay.of[t][k];
+                let (a, b) = lay.of[t][pos[t][k]];
                 cat[i] = (a..=b).collect();
             }
         }
@@ -132,6 +153,7 @@ fn communication(
     prog: &Program,
     log: &[Event],
     mine: &[Vec<usize>],
+    pos: &[Vec<usize>],
     runs: &[&Run],
     lay: &Layout,
 ) -> Result<(Rel, Rel), &'static str> {
@@ -139,7 +161,7 @@ fn communication(
     let mut at = vec![None; log.len()];
     for (t, ids) in mine.iter().enumerate() {
         for (k, &i) in ids.iter().enumerate() {
-            at[i] = Some((t, k));
+            at[i] = Some((t, pos[t][k]));
         }
     }
     let write = |i: usize| -> Result<(usize, &thread::Ev), &'static str> {
@@ -153,6 +175,7 @@ fn communication(
     let mut rf = Rel::empty(lay.n);
     for (t, ids) in mine.iter().enumerate() {
         for (k, &i) in ids.iter().enumerate() {
+            let k = pos[t][k];
             let e = &runs[t].events[k];
             if !e.reads() {
                 continue;

@@ -267,8 +267,34 @@ pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], op
             (0..pool.len()).filter(|&i| at.contains(&pool[i])).collect()
         })
         .collect();
+    // Candidates found not SC so far (the violations' own, then each
+    // re-check's), per model: one that a changed program still allows,
+    // replayed, proves it not robust without a search. A change that keeps
+    // every event (a stronger access) keeps them replayable.
+    let mut known: Vec<(Model, crate::outcome::Witness)> = violations
+        .iter()
+        .filter(|v| models.contains(&v.model))
+        .map(|v| (v.model, crate::outcome::Witness { events: v.witness.events.clone(), schedule: Vec::new() }))
+        .collect();
     cheapest(prog, &pool, &groups, opts, |p| {
-        crate::violation::all_robust_answers(models.iter().map(|&m| crate::candidates::robust(p, m, opts)).collect())
+        for (m, w) in known.iter().rev() {
+            if let Ok(r) = crate::candidates::replay(p, *m, opts, &w.events) {
+                if r.allowed && r.cyclic() {
+                    return Answer::Proved(false);
+                }
+            }
+        }
+        let answers = models
+            .iter()
+            .map(|&m| {
+                let (a, w) = crate::candidates::robust_witness(p, m, opts);
+                if let Some(w) = w {
+                    known.push((m, w));
+                }
+                a
+            })
+            .collect();
+        crate::violation::all_robust_answers(answers)
     })
 }
 
