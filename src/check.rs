@@ -78,6 +78,10 @@ pub struct CheckArgs {
 /// Exploration bounds and the monitor, shared by check, fix and explain.
 #[derive(clap::Args, Clone, Debug)]
 pub struct Bounds {
+    /// A repair's cost over the default table, by the name the table gives
+    /// it (`LDAR=1`, `DMB ISH=4`, `fence r,rw=2`, `seq_cst=2`); repeatable.
+    #[arg(long = "repair-cost", value_name = "NAME=COST", value_parser = parse_repair_cost)]
+    pub repair_cost: Vec<(String, u32)>,
     /// Where a model file's `include`s are looked for, after its own
     /// folder (`--model FILE.cat`); herd's stock files need none: they are
     /// built in.
@@ -310,6 +314,10 @@ pub fn parse_models(names: &[String], bounds: &Bounds) -> Result<Vec<Model>, Str
     Model::parse_list_in(names, &bounds.cat_include).map_err(|e| e.to_string())
 }
 
+fn parse_repair_cost(s: &str) -> Result<(String, u32), String> {
+    litmus_checker::options::RepairCosts::parse(&[s.to_string()]).map(|c| c.0[0].clone())
+}
+
 /// The options for one file, its deadline starting now (one deadline for
 /// every phase of its check).
 pub fn options(b: &Bounds) -> Options {
@@ -327,6 +335,7 @@ pub fn options(b: &Bounds) -> Options {
         unbounded: (!b.bounded).then(Default::default),
         waits: true,
         budget: Default::default(),
+        repair_costs: litmus_checker::options::RepairCosts(b.repair_cost.clone()),
     }
     .with_timeout(b.timeout)
 }

@@ -38,6 +38,36 @@ pub struct Options {
     /// The deadline, cancel flag, `--first` and progress display the
     /// whole check shares.
     pub budget: Budget,
+    /// The user's costs of repairs, over the default table
+    /// (`crate::repair::menu`).
+    pub repair_costs: RepairCosts,
+}
+
+/// Costs the user sets for repairs (setting `repairCosts`, `--repair-cost
+/// NAME=N`), by the name the default table gives each form: a barrier
+/// (`DMB ISH`, `fence r,rw`, `fence.tso`, `fence seq_cst`), an access form
+/// (`LDAPR`, `LDAR`, `STLR`; `.aq`, `.rl`, `.aqrl`), a memory order's rank
+/// (`acquire`, `release`, `acq_rel`, `seq_cst`). Names are matched without
+/// case; the last setting of a name wins; others keep the table's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RepairCosts(pub Vec<(String, u32)>);
+
+impl RepairCosts {
+    /// The cost of the form named `name`: the user's, else `default`.
+    pub fn of(&self, name: &str, default: u32) -> u32 {
+        self.0.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)).map_or(default, |&(_, c)| c)
+    }
+
+    /// `NAME=N` pairs (`LDAR=1`, `DMB ISH=4`).
+    pub fn parse(items: &[String]) -> Result<RepairCosts, String> {
+        let mut out = Vec::new();
+        for it in items {
+            let (name, n) = it.rsplit_once('=').ok_or_else(|| format!("`{it}`: expected NAME=COST"))?;
+            let n: u32 = n.trim().parse().map_err(|_| format!("`{it}`: the cost is not a whole number"))?;
+            out.push((name.trim().to_string(), n));
+        }
+        Ok(RepairCosts(out))
+    }
 }
 
 /// How far the unbounded procedure's search of states may go
@@ -121,6 +151,7 @@ impl Default for Options {
             unbounded: None,
             waits: true,
             budget: Budget::default(),
+            repair_costs: RepairCosts::default(),
         }
     }
 }

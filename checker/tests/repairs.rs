@@ -182,7 +182,7 @@ fn a_witness_replays_across_inserted_barriers() {
     let w = &rb.violations[0].witness.events;
     let barrier = |t: u16, name: &str| {
         let stmts = repair::menu::accesses(&prog, t);
-        repair::menu::barriers_between(&prog, t, stmts[0], stmts[1])
+        repair::menu::barriers_between(&prog, t, stmts[0], stmts[1], &Default::default())
             .into_iter()
             .find(
                 |r| matches!(r.change, Change::Fence { kind, .. } if kind == litmus_ir::FenceKind::arm(name).unwrap()),
@@ -196,4 +196,22 @@ fn a_witness_replays_across_inserted_barriers() {
     let r = litmus_checker::candidates::replay(&both, m, &Options::default(), w).unwrap();
     assert!(!r.allowed, "with both barriers the model forbids it");
     assert_eq!(robust(&both, m), Answer::Proved(true));
+}
+
+/// Costs over the default table (setting `repairCosts`, `--repair-cost`):
+/// with acquire loads dear, MP on AArch64 takes a load barrier instead,
+/// still proved the cheapest; the table's names match without case.
+#[test]
+fn the_users_costs_choose_another_repair() {
+    let prog = load("aarch64", "MP");
+    let m = model("aarch64");
+    let costs = litmus_checker::options::RepairCosts(vec![("ldapr".into(), 5), ("LDAR".into(), 5)]);
+    let opts = Options { repair_costs: costs, ..Options::default() };
+    let rb = litmus_checker::robust::own_executions(&prog, m, &opts);
+    let fix = repair::repair(&prog, m, &rb.violations, &opts);
+    let mut words: Vec<String> = fix.repairs.iter().map(|r| show(&prog, r)).collect();
+    words.sort();
+    assert_eq!(words, ["P0 STLR", "P1 DMB ISHLD"], "{fix:?}");
+    assert_eq!(fix.repairs.iter().map(|r| r.cost).sum::<u32>(), 5);
+    assert!(fix.minimal && fix.confirmed == Answer::Proved(true));
 }

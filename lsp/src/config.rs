@@ -45,6 +45,8 @@ pub struct Config {
     /// `unbounded`: try the unbounded procedure first (answers for every
     /// iteration); false: the bounded engine only (the CLI's `--bounded`).
     pub unbounded: bool,
+    /// The user's repair costs over the default table.
+    pub repair_costs: litmus_checker::options::RepairCosts,
 }
 
 impl Default for Config {
@@ -64,6 +66,7 @@ impl Default for Config {
             workspace_diagnostics: true,
             workspace_timeout: Duration::from_secs(5),
             unbounded: true,
+            repair_costs: Default::default(),
         }
     }
 }
@@ -82,7 +85,7 @@ fn model_names() -> String {
 
 /// Every key read. `testHooks` is read by the server at `initialize` only
 /// (and `clientCommands`, which is not a setting: what the client implements).
-pub const KEYS: [&str; 14] = [
+pub const KEYS: [&str; 15] = [
     "models",
     "loopBound",
     "preemptionBound",
@@ -96,6 +99,7 @@ pub const KEYS: [&str; 14] = [
     "inlayHints",
     "workspaceDiagnostics",
     "unbounded",
+    "repairCosts",
     "testHooks",
 ];
 
@@ -263,6 +267,19 @@ impl Config {
                     None => {
                         bad(format!("expected an array of model names ({})", model_names()), models_shown(&self.models))
                     }
+                }
+            }
+            "repairCosts" => {
+                // `{ "LDAR": 1, "DMB ISH": 4 }`: each a whole number.
+                let parsed: Option<Vec<(String, u32)>> = value
+                    .as_object()
+                    .and_then(|o| o.iter().map(|(k, v)| whole(v, 0, 1_000).map(|n| (k.clone(), n as u32))).collect());
+                match parsed {
+                    Some(c) => self.repair_costs = litmus_checker::options::RepairCosts(c),
+                    None => bad(
+                        "expected an object of costs, each a whole number from 0 to 1000 (`{\"LDAR\": 1}`)".into(),
+                        format!("{:?}", self.repair_costs.0),
+                    ),
                 }
             }
             "loopBound" => match whole(value, 0, MAX_LOOP_BOUND.into()) {
@@ -440,6 +457,7 @@ impl Config {
             waits: true,
             // The pipeline adds its progress display (`$/progress`) and cancel flag.
             budget: Default::default(),
+            repair_costs: self.repair_costs.clone(),
         }
         .with_timeout(Some(self.timeout))
     }
@@ -447,6 +465,19 @@ impl Config {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn repair_costs_are_read_and_a_bad_one_is_refused() {
+        let mut c = Config::default();
+        let p = c.apply(&serde_json::json!({"repairCosts": {"LDAR": 1, "DMB ISH": 4}}));
+        assert!(p.is_empty(), "{p:?}");
+        assert_eq!(c.options().repair_costs.of("ldar", 2), 1);
+        assert_eq!(c.options().repair_costs.of("DMB ISH", 5), 4);
+        let p = c.apply(&serde_json::json!({"repairCosts": {"LDAR": -1}}));
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert_eq!(c.options().repair_costs.of("LDAR", 2), 1, "the last good setting stays");
+    }
+
     use super::*;
     use serde_json::json;
 

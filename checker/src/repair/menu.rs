@@ -17,6 +17,7 @@
 //! Other programs have no menu here (x86 and the native dialect without
 //! orders are repaired with fences by [`crate::fences`]).
 
+use crate::options::RepairCosts;
 use crate::violation::{Change, Repair};
 use litmus_ir::{Dialect, FenceKind, Instr, Labels, Place, Program, StmtId};
 
@@ -25,8 +26,27 @@ fn arm(name: &str) -> FenceKind {
     FenceKind::Arm(FenceKind::ARM.iter().position(|&n| n == name).expect("a known barrier") as u8)
 }
 
-/// The barriers of a dialect with their costs, cheapest first.
-fn barriers(d: Dialect) -> Vec<(FenceKind, u32)> {
+/// The barriers of a dialect with their costs (the user's over the
+/// table's), cheapest first.
+fn barriers(d: Dialect, costs: &RepairCosts) -> Vec<(FenceKind, u32)> {
+    let mut out = table(d);
+    for (kind, cost) in out.iter_mut() {
+        *cost = costs.of(&barrier_name(d, *kind), *cost);
+    }
+    out.sort_by_key(|&(_, c)| c);
+    out
+}
+
+/// A barrier's name in the cost table (`DMB ISH`, `fence r,rw`, `fence seq_cst`).
+pub fn barrier_name(d: Dialect, kind: FenceKind) -> String {
+    match (d, kind) {
+        (Dialect::HerdC, FenceKind::Order(l)) => format!("fence {}", l.memory_order().unwrap_or("seq_cst")),
+        _ => litmus_dsl::edit::barrier_text(d, kind).trim_end_matches(';').to_string(),
+    }
+}
+
+/// The default table of barriers, cheapest first.
+fn table(d: Dialect) -> Vec<(FenceKind, u32)> {
     use FenceKind as F;
     let (r, w) = (F::R, F::W);
     match d {
@@ -62,7 +82,7 @@ fn flavour(prog: &Program) -> Dialect {
 
 /// Has this program a menu?
 pub fn repairable(prog: &Program) -> bool {
-    !barriers(flavour(prog)).is_empty()
+    !table(flavour(prog)).is_empty()
 }
 
 /// How an access reads and writes.
@@ -90,8 +110,8 @@ fn access(prog: &Program, t: u16, s: StmtId) -> Option<(Access, Labels)> {
     first
 }
 
-/// A C11 memory order's rank (what raising it costs).
-fn rank(l: Labels) -> u32 {
+/// A C11 memory order's strength: what a stronger one must exceed.
+fn strength(l: Labels) -> u32 {
     if l.contains(Labels::MO_SC) {
         3
     } else if l.contains(Labels::MO_ACQ_REL) {
@@ -103,17 +123,36 @@ fn rank(l: Labels) -> u32 {
     }
 }
 
-/// The stronger labels an access may take, with their costs.
-fn stronger(d: Dialect, native: bool, a: Access, l: Labels) -> Vec<(Labels, u32)> {
+/// A C11 memory order's rank (what raising it costs): by default its
+/// strength, else the user's (`relaxed` and a plain access rank 0).
+fn rank(l: Labels, costs: &RepairCosts) -> u32 {
+    match l.memory_order() {
+        Some(o @ ("acquire" | "release" | "acq_rel" | "seq_cst")) => costs.of(o, strength(l)),
+        _ => 0,
+    }
+}
+
+/// The stronger labels an access may take, with their costs: a form's
+/// cost (the user's over the table's) less the current form's, at least 1.
+fn stronger(d: Dialect, native: bool, a: Access, l: Labels, costs: &RepairCosts) -> Vec<(Labels, u32)> {
+    let step = |to: u32, from: u32| to.saturating_sub(from).max(1);
     match (d, a) {
-        (Dialect::HerdAArch64, Access::Load) if l == Labels::NONE => vec![(Labels::Q, 1), (Labels::A, 2)],
-        (Dialect::HerdAArch64, Access::Load) if l == Labels::Q => vec![(Labels::A, 1)],
-        (Dialect::HerdAArch64, Access::Store) if l == Labels::NONE => vec![(Labels::L, 2)],
+        (Dialect::HerdAArch64, Access::Load) if l == Labels::NONE => {
+            vec![(Labels::Q, step(costs.of("LDAPR", 1), 0)), (Labels::A, step(costs.of("LDAR", 2), 0))]
+        }
+        (Dialect::HerdAArch64, Access::Load) if l == Labels::Q => {
+            vec![(Labels::A, step(costs.of("LDAR", 2), costs.of("LDAPR", 1)))]
+        }
+        (Dialect::HerdAArch64, Access::Store) if l == Labels::NONE => vec![(Labels::L, step(costs.of("STLR", 2), 0))],
         (Dialect::HerdRiscv, Access::Update) => {
             if l.intersects(Labels::ACQ.union(Labels::REL).union(Labels::ACQ_REL)) {
                 return Vec::new();
             }
-            vec![(l | Labels::ACQ, 1), (l | Labels::REL, 1), (l | Labels::ACQ_REL, 2)]
+            vec![
+                (l | Labels::ACQ, step(costs.of(".aq", 1), 0)),
+                (l | Labels::REL, step(costs.of(".rl", 1), 0)),
+                (l | Labels::ACQ_REL, step(costs.of(".aqrl", 2), 0)),
+            ]
         }
         (Dialect::HerdC, _) if l.contains(Labels::A) || native && l.contains(Labels::NA) => {
             let base = l.without(Labels::ORDERS.union(Labels::NA)) | Labels::A;
@@ -122,7 +161,11 @@ fn stronger(d: Dialect, native: bool, a: Access, l: Labels) -> Vec<(Labels, u32)
                 Access::Store => &[Labels::MO_REL, Labels::MO_SC],
                 Access::Update => &[Labels::MO_ACQ, Labels::MO_REL, Labels::MO_ACQ_REL, Labels::MO_SC],
             };
-            targets.iter().filter(|&&o| rank(o) > rank(l)).map(|&o| (base | o, rank(o) - rank(l))).collect()
+            targets
+                .iter()
+                .filter(|&&o| strength(o) > strength(l))
+                .map(|&o| (base | o, step(rank(o, costs), rank(l, costs))))
+                .collect()
         }
         _ => Vec::new(),
     }
@@ -132,16 +175,16 @@ fn stronger(d: Dialect, native: bool, a: Access, l: Labels) -> Vec<(Labels, u32)
 /// statement `b`: each barrier between them (right after `a`, or right
 /// before `b` where nothing can follow `a`), and each stronger form of
 /// either access.
-pub fn actions(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Repair> {
-    let mut out = barriers_between(prog, t, a, b);
-    out.extend(upgrades(prog, t, a));
-    out.extend(upgrades(prog, t, b));
+pub fn actions(prog: &Program, t: u16, a: StmtId, b: StmtId, costs: &RepairCosts) -> Vec<Repair> {
+    let mut out = barriers_between(prog, t, a, b, costs);
+    out.extend(upgrades(prog, t, a, costs));
+    out.extend(upgrades(prog, t, b, costs));
     out
 }
 
 /// Each barrier of the dialect between statements `a` and `b` of thread
 /// `t`: right after `a`, or right before `b` where nothing can follow `a`.
-pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Repair> {
+pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId, costs: &RepairCosts) -> Vec<Repair> {
     let spot = if prog.fence_place_ok(a, Place::After) {
         Some((a, Place::After))
     } else if prog.fence_place_ok(b, Place::Before) {
@@ -150,16 +193,16 @@ pub fn barriers_between(prog: &Program, t: u16, a: StmtId, b: StmtId) -> Vec<Rep
         None
     };
     let Some((stmt, place)) = spot else { return Vec::new() };
-    barriers(flavour(prog))
+    barriers(flavour(prog), costs)
         .into_iter()
         .map(|(kind, cost)| Repair { thread: t, stmt, change: Change::Fence { place, kind }, cost })
         .collect()
 }
 
 /// Each stronger form of statement `s`'s access (none if it makes none).
-pub fn upgrades(prog: &Program, t: u16, s: StmtId) -> Vec<Repair> {
+pub fn upgrades(prog: &Program, t: u16, s: StmtId, costs: &RepairCosts) -> Vec<Repair> {
     let Some((acc, from)) = access(prog, t, s) else { return Vec::new() };
-    stronger(flavour(prog), prog.dialect == Dialect::Native, acc, from)
+    stronger(flavour(prog), prog.dialect == Dialect::Native, acc, from, costs)
         .into_iter()
         .map(|(to, cost)| Repair { thread: t, stmt: s, change: Change::Labels { from, to }, cost })
         .collect()

@@ -77,16 +77,16 @@ pub fn apply(prog: &Program, set: &[Repair]) -> Program {
 /// The changes the violations' cycles offer at their po edges (the edges
 /// that name them, and the others, which the model may keep only in part),
 /// each once, in a fixed order.
-pub fn pool(prog: &Program, violations: &[Violation]) -> Vec<Repair> {
+pub fn pool(prog: &Program, violations: &[Violation], costs: &crate::options::RepairCosts) -> Vec<Repair> {
     let mut all = BTreeSet::new();
     for v in violations {
         let t = v.cycle.first().map_or(0, |s| s.thread);
-        all.extend(menu::actions(prog, t, v.store_stmt, v.access_stmt));
+        all.extend(menu::actions(prog, t, v.store_stmt, v.access_stmt, costs));
         let k = v.cycle.len();
         for (i, step) in v.cycle.iter().enumerate() {
             let next = &v.cycle[(i + 1) % k];
             if step.edge == crate::trace::Edge::Po && next.thread == step.thread {
-                all.extend(menu::actions(prog, step.thread, step.stmt, next.stmt));
+                all.extend(menu::actions(prog, step.thread, step.stmt, next.stmt, costs));
             }
         }
     }
@@ -255,7 +255,7 @@ pub fn repair(prog: &Program, model: Model, violations: &[Violation], opts: &Opt
 /// Repair `violations` (of any of `models`, each decided on candidates)
 /// so that `prog` is robust under every one of `models`.
 pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], opts: &Options) -> RepairFix {
-    let pool = pool(prog, violations);
+    let pool = pool(prog, violations, &opts.repair_costs);
     if pool.is_empty() {
         return RepairFix { repairs: Vec::new(), confirmed: Answer::Unknown(Why::NoRepairs), minimal: false, tried: 0 };
     }
@@ -263,7 +263,7 @@ pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], op
         .iter()
         .map(|v| {
             let t = v.cycle.first().map_or(0, |s| s.thread);
-            let at = menu::actions(prog, t, v.store_stmt, v.access_stmt);
+            let at = menu::actions(prog, t, v.store_stmt, v.access_stmt, &opts.repair_costs);
             (0..pool.len()).filter(|&i| at.contains(&pool[i])).collect()
         })
         .collect();

@@ -541,9 +541,13 @@ pub fn brute_force_repair(prog: &litmus_ir::Program, robust: impl Fn(&litmus_ir:
     for t in 0..prog.threads.len() as u16 {
         let acc = menu::accesses(prog, t);
         for (k, &s) in acc.iter().enumerate() {
-            sites.push(std::iter::once(None).chain(menu::upgrades(prog, t, s).into_iter().map(Some)).collect());
+            sites.push(
+                std::iter::once(None)
+                    .chain(menu::upgrades(prog, t, s, &Default::default()).into_iter().map(Some))
+                    .collect(),
+            );
             if let Some(&next) = acc.get(k + 1) {
-                let between = menu::barriers_between(prog, t, s, next);
+                let between = menu::barriers_between(prog, t, s, next, &Default::default());
                 sites.push(std::iter::once(None).chain(between.into_iter().map(Some)).collect());
             }
         }

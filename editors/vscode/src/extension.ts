@@ -56,6 +56,7 @@ function serverSettings(): Record<string, unknown> {
     models: c.get("models"),
     loopBound: c.get("loopBound"),
     unbounded: c.get("unbounded"),
+    repairCosts: c.get("repairCosts"),
     preemptionBound: c.get("preemptionBound"),
     bufferBound: c.get("bufferBound"),
     monitor: c.get("monitor"),
