@@ -19,8 +19,19 @@ pub struct FixArgs {
     /// herd x86 test].
     #[arg(long, value_delimiter = ',')]
     pub model: Vec<String>,
+    /// What the repair must achieve under a model decided on candidates
+    /// (ARM, RISC-V, C11): robustness, or only that the final condition's
+    /// outcome is never reached.
+    #[arg(long, value_enum, default_value_t = Goal::Robust)]
+    pub goal: Goal,
     #[command(flatten)]
     pub bounds: Bounds,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Goal {
+    Robust,
+    Condition,
 }
 
 /// What `fix` says, and its exit status, when it chose no fence: the
@@ -148,7 +159,14 @@ fn by_repairs(
     let names: Vec<&str> = models.iter().map(|m| m.upper()).collect();
     let names = names.join(", ");
     let all: Vec<_> = rbs.iter().flat_map(|r| r.violations.iter().cloned()).collect();
-    let fix = if all.is_empty() {
+    let condition = args.goal == Goal::Condition;
+    if condition && prog.condition.is_none() {
+        eprintln!("error: `--goal condition`: the test has no final condition");
+        return 2;
+    }
+    let fix = if condition {
+        repair::repair_condition(prog, models, &all, opts)
+    } else if all.is_empty() {
         repair::RepairFix { repairs: Vec::new(), confirmed: before.clone(), minimal: true, tried: 0 }
     } else {
         repair::repair_all(prog, models, &all, opts)
@@ -166,11 +184,13 @@ fn by_repairs(
     }
     let n = fix.repairs.len();
     let cost: u32 = fix.repairs.iter().map(|r| r.cost).sum();
+    // Under `--goal condition` the re-check's claim is the outcome's, not robustness.
+    let confirmed = words::confirmation(&fix.confirmed);
+    let confirmed = if condition { confirmed.replace("robust", "the outcome never reached") } else { confirmed };
     eprintln!(
-        "{}: {n} change{} of cost {cost} — {} under {names}{}",
+        "{}: {n} change{} of cost {cost} — {confirmed} under {names}{}",
         l.path,
         if n == 1 { "" } else { "s" },
-        words::confirmation(&fix.confirmed),
         if fix.minimal { " (the cheapest at its violations)" } else { " (not proved the cheapest)" }
     );
     confirmed_out(args, l, &fix.confirmed, || {

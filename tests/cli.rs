@@ -1832,3 +1832,44 @@ fn port_compares_a_program_under_two_models() {
     assert!(text.contains("executions: not robust against x86tso under aarch64 (proved)"), "{text}");
     assert!(text.contains("final states under aarch64, not under x86tso:\n    * 1:X1 = 1, 1:X3 = 0"), "{text}");
 }
+
+/// `fix --goal condition`: only the final condition's outcome must go.
+/// Message passing beside an unrelated store buffering: robustness needs
+/// the store buffering repaired too, the outcome only message passing's
+/// two changes (cost 3), proved the cheapest; the fixed text never reaches
+/// it.
+#[test]
+fn a_repair_for_the_condition_alone_is_cheaper() {
+    let dir = std::env::temp_dir().join(format!("litmus-cli-{}-goal", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("mpsb.litmus");
+    std::fs::write(
+        &file,
+        "AArch64 MP+SB\n{\n0:X1=x; 0:X3=y; 1:X1=y; 1:X3=x; 2:X1=a; 2:X3=b; 3:X1=b; 3:X3=a;\n}\n \
+         P0          | P1          | P2          | P3          ;\n \
+         MOV W0,#1   | LDR W0,[X1] | MOV W0,#1   | MOV W0,#1   ;\n \
+         STR W0,[X1] | LDR W2,[X3] | STR W0,[X1] | STR W0,[X1] ;\n \
+         MOV W2,#1   |             | LDR W2,[X3] | LDR W2,[X3] ;\n \
+         STR W2,[X3] |             |             |             ;\nexists (1:X0=1 /\\ 1:X2=0)\n",
+    )
+    .unwrap();
+    let out = litmus().args(["fix", "--goal", "condition", "--model", "aarch64"]).arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains(
+            "2 changes of cost 3 — re-checked: the outcome never reached (proved) under aarch64 (the cheapest"
+        ),
+        "{err}"
+    );
+    let fixed = dir.join("fixed.litmus");
+    std::fs::write(&fixed, &out.stdout).unwrap();
+    let j = json_of(&litmus().args(["check", "--format", "json", "--model", "aarch64"]).arg(&fixed).output().unwrap());
+    assert_eq!(j["models"]["aarch64"]["observation"], "never", "{j}");
+    // Robustness still fails: the store buffering was left alone.
+    assert_eq!(j["models"]["aarch64"]["robust"], false, "{j}");
+    let whole = litmus().args(["fix", "--model", "aarch64"]).arg(&file).output().unwrap();
+    let err = String::from_utf8_lossy(&whole.stderr);
+    let cost = |e: &str| e.split("of cost ").nth(1).and_then(|r| r.split(' ').next()?.parse::<u32>().ok());
+    assert!(cost(&err).is_some_and(|c| c > 3), "{err}");
+}

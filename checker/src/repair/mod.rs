@@ -298,6 +298,33 @@ pub fn repair_all(prog: &Program, models: &[Model], violations: &[Violation], op
     })
 }
 
+/// The cheapest set of the changes at `violations`' edges after which the
+/// final condition's outcome (an `exists` holding, a `forall` failing) is
+/// reached under none of `models` — the user's goal when the outcome, not
+/// robustness, is what must go. Sets are tried cheapest first over the
+/// whole pool, each re-explored: the first that never reaches the outcome
+/// is the cheapest of them, as [`cheapest`] proves it.
+pub fn repair_condition(prog: &Program, models: &[Model], violations: &[Violation], opts: &Options) -> RepairFix {
+    let pool = pool(prog, violations, &opts.repair_costs);
+    if pool.is_empty() || prog.condition.is_none() {
+        return RepairFix { repairs: Vec::new(), confirmed: Answer::Unknown(Why::NoRepairs), minimal: false, tried: 0 };
+    }
+    cheapest(prog, &pool, &[], opts, |p| {
+        crate::violation::all_robust_answers(models.iter().map(|&m| unreachable(p, m, opts)).collect())
+    })
+}
+
+/// Is the final condition's outcome never reached under `model`?
+fn unreachable(prog: &Program, model: Model, opts: &Options) -> Answer<bool> {
+    let Some(c) = &prog.condition else { return Answer::Proved(true) };
+    let target = c.quantifier != litmus_ir::Quantifier::Forall;
+    let o = crate::explore::explore(prog, model, opts);
+    if o.states.iter().any(|s| s.satisfies == Some(target)) {
+        return Answer::Proved(false);
+    }
+    o.coverage.answer(true)
+}
+
 /// The source edits of a repair ([`litmus_dsl::edit::repair_edits`]).
 pub fn edits(repairs: &[Repair]) -> Vec<litmus_dsl::edit::RepairEdit> {
     use litmus_dsl::edit::{FenceInsertion, RepairEdit};
