@@ -133,7 +133,7 @@ fn repairs_cost_the_brute_force_minimum() {
 #[test]
 #[ignore]
 fn larger_shapes_cost_the_brute_force_minimum() {
-    for arch in ["aarch64", "riscv", "c11"] {
+    for arch in ["aarch64", "riscv", "c11", "native"] {
         for shape in ["IRIW", "WRC", "ISA2"] {
             let (prog, fix) = row(arch, shape);
             let Some(fix) = fix else { continue };
