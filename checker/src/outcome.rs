@@ -305,6 +305,13 @@ impl ModelOutcome {
         self.states.iter().position(|s| s.satisfies == breaking)
     }
 
+    /// Does some final state reach the condition's outcome (its predicate
+    /// holding; for a `forall`, failing)? `None` without a condition.
+    pub fn reaches_outcome(&self, prog: &Program) -> Option<bool> {
+        let target = prog.condition.as_ref()?.quantifier.outcome();
+        Some(self.states.iter().any(|s| s.satisfies == Some(target)))
+    }
+
     /// The observation, if earned.
     pub fn known_observation(&self) -> Option<Observation> {
         self.observation.as_ref().and_then(|a| a.value().copied())

@@ -82,13 +82,7 @@ fn against_sc_it_is_robustness() {
     let mut compared = 0;
     for (dir, m) in [("herd-aarch64", "aarch64"), ("herd-c11", "rc11")] {
         let to = model(m);
-        let mut paths: Vec<_> = std::fs::read_dir(common::root().join("tests/corpus").join(dir))
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
-            .collect();
-        paths.sort();
-        for path in paths {
+        for path in common::litmus_files(&format!("tests/corpus/{dir}")) {
             // The few tests litmus refuses (named in herd_*.rs) are skipped here.
             let Some(prog) = litmus_dsl::analyze(&std::fs::read_to_string(&path).unwrap()).program else {
                 continue;

@@ -407,6 +407,12 @@ pub enum Quantifier {
 }
 
 impl Quantifier {
+    /// The predicate's value in the outcome the condition is about: it
+    /// holds (`exists`, `~exists`), or it fails (`forall`).
+    pub fn outcome(self) -> bool {
+        self != Quantifier::Forall
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Quantifier::Exists => "exists",

@@ -23,6 +23,16 @@ pub(super) struct Layout {
     pub reg_base: Vec<usize>,
 }
 
+impl Layout {
+    /// The access (thread, statement) whose cat event `e` is; `None` for an
+    /// initial write or a register event.
+    pub fn access(&self, runs: &[&Run], e: usize) -> Option<(u16, litmus_ir::StmtId)> {
+        self.of.iter().enumerate().find_map(|(t, evs)| {
+            evs.iter().position(|&(r, w)| r == e || w == e).map(|i| (t as u16, runs[t].events[i].stmt))
+        })
+    }
+}
+
 /// The cat events of one choice of runs: initial writes of the cells
 /// they touch, each run's events, then `micro`'s register events (one per
 /// thread, for a model that computes its dependencies, else none).

@@ -314,10 +314,8 @@ fn search(prog: &Program, model: Model, opts: &Options, ask: Ask) -> (ModelOutco
     o.races =
         races.into_iter().map(|((flag, accesses), witness)| crate::outcome::Race { flag, accesses, witness }).collect();
     // Said only of an outcome the finished search never reached.
-    let target = prog.condition.as_ref().map(|c| c.quantifier != litmus_ir::Quantifier::Forall);
-    let reached = |t: bool| o.states.iter().any(|s| s.satisfies == Some(t));
     let finished = !matches!(o.coverage, crate::certainty::Coverage::Stopped(_));
-    o.forbidden = forbidden.filter(|_| finished && target.is_some_and(|t| !reached(t)));
+    o.forbidden = forbidden.filter(|_| finished && o.reaches_outcome(prog) == Some(false));
     (o, cycles, cyclic)
 }
 
@@ -658,15 +656,9 @@ impl Combine<'_> {
             }
         }
         self.flags.extend(v.flags);
-        // Each cat event's access, as (thread, statement); initial writes have none.
-        let access = |e: usize| {
-            lay.of.iter().enumerate().find_map(|(t, evs)| {
-                evs.iter().position(|&(r, w)| r == e || w == e).map(|i| (t as u16, runs[t].events[i].stmt))
-            })
-        };
         for (name, pairs) in &v.undefined_by {
             for &(a, b) in pairs {
-                let (Some(a), Some(b)) = (access(a), access(b)) else { continue };
+                let (Some(a), Some(b)) = (lay.access(runs, a), lay.access(runs, b)) else { continue };
                 let key = (name.clone(), if a <= b { [a, b] } else { [b, a] });
                 // A few per program are plenty to point at; the log is built once each.
                 if self.races.len() < MAX_RACES && !self.races.contains_key(&key) {
@@ -854,7 +846,7 @@ impl Combine<'_> {
             return;
         }
         let Some(v) = c.expr.eval(&reg, &memf) else { return };
-        if (v != 0) == (c.quantifier == litmus_ir::Quantifier::Forall) {
+        if (v != 0) != c.quantifier.outcome() {
             return;
         }
         let Ok(failed) = self.prepared.explain(x) else { return };
@@ -865,13 +857,10 @@ impl Combine<'_> {
             if let Some(c) = lay.iw.iter().position(|&w| w == Some(e)) {
                 return Who::Init(c as litmus_ir::Cell);
             }
-            for (t, evs) in lay.of.iter().enumerate() {
-                if let Some(i) = evs.iter().position(|&(r, w)| r == e || w == e) {
-                    return Who::Access { thread: t as u16, stmt: runs[t].events[i].stmt };
-                }
+            match lay.access(runs, e) {
+                Some((thread, stmt)) => Who::Access { thread, stmt },
+                None => Who::Register(lay.reg_base.iter().rposition(|&b| b <= e).unwrap_or(0) as u16),
             }
-            let t = lay.reg_base.iter().rposition(|&b| b <= e).unwrap_or(0);
-            Who::Register(t as u16)
         };
         let axioms = failed
             .into_iter()

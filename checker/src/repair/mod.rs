@@ -316,13 +316,15 @@ pub fn repair_condition(prog: &Program, models: &[Model], violations: &[Violatio
 
 /// Is the final condition's outcome never reached under `model`?
 fn unreachable(prog: &Program, model: Model, opts: &Options) -> Answer<bool> {
-    let Some(c) = &prog.condition else { return Answer::Proved(true) };
-    let target = c.quantifier != litmus_ir::Quantifier::Forall;
-    let o = crate::explore::explore(prog, model, opts);
-    if o.states.iter().any(|s| s.satisfies == Some(target)) {
-        return Answer::Proved(false);
+    if prog.condition.is_none() {
+        return Answer::Proved(true);
     }
-    o.coverage.answer(true)
+    let o = crate::explore::explore(prog, model, opts);
+    match o.reaches_outcome(prog) {
+        None => Answer::Proved(true),
+        Some(true) => Answer::Proved(false),
+        Some(false) => o.coverage.answer(true),
+    }
 }
 
 /// The source edits of a repair ([`litmus_dsl::edit::repair_edits`]).

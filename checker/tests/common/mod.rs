@@ -251,15 +251,23 @@ pub fn blocking_program(threads: std::ops::Range<usize>, ops: std::ops::Range<us
         .boxed()
 }
 
+/// The `.litmus` files of a folder of the repository, sorted by name.
+pub fn litmus_files(dir: &str) -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(root().join(dir))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "litmus"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// Every example and herd corpus file: (file name, source), sorted by name
 /// within each folder.
 pub fn corpus_and_example_sources() -> Vec<(String, String)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut v = Vec::new();
     for dir in ["examples", "tests/corpus/herd-x86"] {
-        let mut paths: Vec<_> = std::fs::read_dir(root.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
-        paths.sort();
-        for p in paths.into_iter().filter(|p| p.extension().is_some_and(|x| x == "litmus")) {
+        for p in litmus_files(dir) {
             v.push((p.file_name().unwrap().to_string_lossy().into_owned(), std::fs::read_to_string(&p).unwrap()));
         }
     }
