@@ -367,7 +367,7 @@ struct Ev<'m> {
     tags: HashMap<String, String>,
     /// When asked ([`acyclic_relations`]): each `acyclic` check's relation
     /// (closed), and each `irreflexive` one's.
-    keep: Option<Vec<(String, Rel)>>,
+    keep: Option<Vec<Order>>,
     /// When asked ([`explain`]): each failing check, explained.
     explain: Option<Vec<Failed>>,
 }
@@ -393,11 +393,23 @@ pub fn evaluate(model: &Model, exec: &Execution, opts: &Options) -> Result<Verdi
     evaluate_keeping(model, exec, opts, false).map(|(v, _)| v)
 }
 
+/// The order one check of a model imposes on an execution: an `acyclic`
+/// check's relation closed, an `irreflexive` one's as it is (only a step
+/// from an event to itself fails it).
+#[derive(Clone, Debug)]
+pub struct Order {
+    pub name: String,
+    /// Whether a cycle of its steps fails the check: an `acyclic` one's,
+    /// or an `irreflexive` one's whose relation is transitive here.
+    pub closed: bool,
+    pub rel: Rel,
+}
+
 /// The orders the axioms of `model` impose on `exec`, by the check's name,
 /// in order: each `acyclic` check's relation, transitively closed, and each
 /// `irreflexive` one's as it is (ARM's `ob`, RISC-V's `ppo` with
 /// communication), for explanations.
-pub fn acyclic_relations(model: &Model, exec: &Execution, opts: &Options) -> Result<Vec<(String, Rel)>, CatError> {
+pub fn acyclic_relations(model: &Model, exec: &Execution, opts: &Options) -> Result<Vec<Order>, CatError> {
     evaluate_keeping(model, exec, opts, true).map(|(_, k)| k)
 }
 
@@ -416,7 +428,7 @@ fn evaluate_keeping(
     exec: &Execution,
     opts: &Options,
     keep: bool,
-) -> Result<(Verdict, Vec<(String, Rel)>), CatError> {
+) -> Result<(Verdict, Vec<Order>), CatError> {
     let mut ev = new_ev(model, exec, opts, keep)?;
     run_model(model, &mut ev)?;
     Ok((ev.verdict, ev.keep.unwrap_or_default()))
@@ -899,8 +911,16 @@ impl Ev<'_> {
             self.explain.get_or_insert_with(Vec::new).push(failed);
         }
         match (self.keep.as_mut(), &t.kind, &v) {
-            (Some(keep), TestKind::Acyclic, Value::Rel(r)) => keep.push((name.clone(), r.closure())),
-            (Some(keep), TestKind::Irreflexive, Value::Rel(r)) => keep.push((name.clone(), r.clone())),
+            (Some(keep), TestKind::Acyclic, Value::Rel(r)) => {
+                keep.push(Order { name: name.clone(), closed: true, rel: r.closure() })
+            }
+            (Some(keep), TestKind::Irreflexive, Value::Rel(r)) => {
+                // Transitive (ARM's `ob`, built with `+`): a cycle of it is
+                // a step from an event to itself.
+                let rr = r.seq(r);
+                let closed = rr.0.iter().zip(&r.0).all(|(a, b)| a & !b == 0);
+                keep.push(Order { name: name.clone(), closed, rel: r.clone() })
+            }
             _ => {}
         }
         self.verdict.checks.push(CheckResult { name, ty: t.ty, holds });

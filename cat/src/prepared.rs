@@ -311,7 +311,7 @@ impl Prepared {
     }
 
     /// The orders the model's axioms impose on `x` ([`crate::eval::acyclic_relations`]).
-    pub fn acyclic_relations(&self, x: &Execution) -> Result<Vec<(String, Rel)>, CatError> {
+    pub fn acyclic_relations(&self, x: &Execution) -> Result<Vec<crate::eval::Order>, CatError> {
         crate::eval::acyclic_relations(&self.model, x, &self.opts)
     }
 

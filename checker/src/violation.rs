@@ -139,8 +139,30 @@ pub struct Finals {
     /// `witness.cycle`, whether that order keeps the edge leaving it. An
     /// order keeping every edge but some would forbid the execution once
     /// those are ordered too: what a repair adds.
-    pub axioms: Vec<(String, Vec<bool>)>,
+    pub axioms: Vec<CycleOrder>,
     pub coverage: Coverage,
+}
+
+/// One of the model's orders on a violation's cycle: the axiom testing it
+/// (`external`), whether a cycle of its steps fails that axiom (an
+/// `acyclic` check, or an `irreflexive` one of a transitive relation:
+/// [`litmus_cat::eval::Order::closed`]), and, per step, whether the order
+/// keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CycleOrder {
+    pub name: String,
+    pub closed: bool,
+    pub kept: Vec<bool>,
+}
+
+impl CycleOrder {
+    /// Whether ordering the steps it misses would forbid the execution:
+    /// a cycle of its order fails its check ([`Self::closed`]) and each
+    /// step it misses is a po step, the kind a barrier or a stronger
+    /// access can order (a missing co or fr says nothing of the sort).
+    pub fn forbids_once_ordered(&self, cycle: &[(u32, Edge)]) -> bool {
+        self.closed && self.kept.iter().zip(cycle).all(|(&kept, step)| kept || step.1 == Edge::Po)
+    }
 }
 
 impl Finals {
@@ -177,6 +199,21 @@ impl Violation {
     /// in its thread.
     pub fn delayed_past(&self) -> StmtId {
         self.cycle.get(1).filter(|s| s.thread == self.cycle[0].thread).map(|s| s.stmt).unwrap_or(self.access_stmt)
+    }
+
+    /// The model's orders worth telling on the witness's cycle: those that
+    /// keep some of its steps but not all, where what they miss can be
+    /// added (a po step: a barrier or a stronger access; an rf: made
+    /// synchronizing). Each is the axiom's name and, per step, whether its
+    /// order keeps it ([`Finals::axioms`]).
+    pub fn telling_axioms(&self) -> impl Iterator<Item = &CycleOrder> {
+        let cycle = &self.witness.cycle;
+        let k = cycle.len();
+        let addable = move |j: usize| matches!(cycle[j].1, Edge::Po | Edge::Rf);
+        self.finals
+            .iter()
+            .flat_map(|f| f.axioms.iter())
+            .filter(move |o| o.kept.len() == k && (0..k).any(|j| !o.kept[j] && addable(j)))
     }
 }
 

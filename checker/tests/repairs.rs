@@ -167,7 +167,14 @@ fn an_edge_the_model_orders_names_no_violation() {
     // The model's own axiom: its order (`ob`) keeps every edge of the cycle
     // but the stores' po edge, where the repair goes.
     let f = rb.violations[0].finals.as_ref().expect("named from candidates");
-    assert!(f.axioms.contains(&("external".to_string(), vec![false, true, true, true])), "{:?}", f.axioms);
+    let external = litmus_checker::violation::CycleOrder {
+        name: "external".into(),
+        closed: true,
+        kept: vec![false, true, true, true],
+    };
+    assert!(f.axioms.contains(&external), "{:?}", f.axioms);
+    // ARM's `ob` is transitive: ordering the stores closes its cycle.
+    assert!(external.forbids_once_ordered(&rb.violations[0].witness.cycle));
 }
 
 /// A violation's candidate replays on the program a repair changed, fences

@@ -194,7 +194,6 @@ pub fn repair(p: &Program, r: &litmus_checker::violation::Repair) -> String {
 /// axiom whose order keeps some of its edges: "`external` keeps ② ③ ④, not
 /// ① `STR W0,[X1]` —po→ `STR W2,[X3]`: ordering it forbids this execution".
 pub fn axioms(p: &Program, v: &litmus_checker::Violation) -> Vec<String> {
-    let Some(f) = &v.finals else { return Vec::new() };
     let cycle = &v.witness.cycle;
     let k = cycle.len();
     let step = |j: usize| {
@@ -207,22 +206,17 @@ pub fn axioms(p: &Program, v: &litmus_checker::Violation) -> Vec<String> {
             p.stmts[b.stmt as usize].text
         )
     };
-    use litmus_checker::trace::Edge;
-    // An axiom is worth telling where what it misses can be added: a po
-    // edge (a barrier, a stronger access) or an rf (made synchronizing).
-    let addable = |j: usize| matches!(cycle[j].1, Edge::Po | Edge::Rf);
-    f.axioms
-        .iter()
-        .filter(|(_, kept)| kept.len() == k && (0..k).any(|j| !kept[j] && addable(j)))
-        .map(|(name, kept)| {
-            let yes: Vec<&str> = (0..k).filter(|&j| kept[j]).map(|j| CIRCLED[j.min(19)]).collect();
-            let missing: Vec<usize> = (0..k).filter(|&j| !kept[j]).collect();
+    v.telling_axioms()
+        .map(|o| {
+            let yes: Vec<&str> = (0..k).filter(|&j| o.kept[j]).map(|j| CIRCLED[j.min(19)]).collect();
+            let missing: Vec<usize> = (0..k).filter(|&j| !o.kept[j]).collect();
             let no: Vec<String> = missing.iter().map(|&j| step(j)).collect();
-            let close = match missing[..] {
-                [j] if cycle[j].1 == Edge::Po => ": ordering it forbids this execution",
-                _ => "",
+            let close = match (o.forbids_once_ordered(cycle), missing.len()) {
+                (true, 1) => ": ordering it forbids this execution",
+                (true, _) => ": ordering them forbids this execution",
+                (false, _) => "",
             };
-            format!("`{name}` keeps {}, not {}{close}", yes.join(" "), no.join(", "))
+            format!("`{}` keeps {}, not {}{close}", o.name, yes.join(" "), no.join(", "))
         })
         .collect()
 }

@@ -256,3 +256,26 @@ impl Graph {
         x
     }
 }
+
+/// `x` with every fence tag and access label the explorer binds (herd's
+/// AArch64, RISC-V and C names: `DMB.SY`, `Acq`, `RMW`…) bound, empty
+/// where `x` has none, and the dependency relations empty: so that
+/// architecture models evaluate it as a program of plain accesses.
+pub fn with_arch_names(mut x: Execution) -> Execution {
+    if !x.sets.contains_key("F") {
+        x = x.set("F", &[]);
+    }
+    for k in litmus_ir::FenceKind::all_tags().chain(litmus_ir::Labels::all_names()) {
+        if !x.sets.contains_key(k) {
+            x = x.set(k, &[]);
+        }
+    }
+    // The relations the candidate explorer makes (`checker`'s `build`).
+    let rels = ["addr", "data", "ctrl", "pick-addr", "pick-data", "pick-ctrl", "iico_data", "iico_ctrl", "iico_order"];
+    for r in rels.into_iter().chain(["rf-reg", "rmw", "amo"]) {
+        if !x.rels.contains_key(r) {
+            x = x.rel(r, &[]);
+        }
+    }
+    x
+}

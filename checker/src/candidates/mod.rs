@@ -787,7 +787,7 @@ impl Combine<'_> {
                         let sc = named::Sc::of(lay.n, x);
                         if sc.cyclic() {
                             // The model's own orders on it: the edges they keep name nothing.
-                            let orders: Vec<(String, Rel)> = self.prepared.acyclic_relations(x).unwrap_or_default();
+                            let orders = self.prepared.acyclic_relations(x).unwrap_or_default();
                             let w = || witness(runs, lay, &cells, &perms, readers, rf_pick);
                             named::record(named, unnamed, self.model, runs, lay, &sc, &orders, fate, w);
                         }

@@ -14,9 +14,9 @@ use super::thread::{Joint, Kind, Run};
 use crate::machine::Event;
 use crate::outcome::Witness;
 use crate::trace::Edge;
-use crate::violation::{CycleStep, Violation};
+use crate::violation::{CycleOrder, CycleStep, Violation};
 use crate::witness::RelaxedWitness;
-use litmus_cat::eval::{Execution, Rel, Set};
+use litmus_cat::eval::{Execution, Order, Rel, Set};
 use litmus_ir::StmtId;
 use std::collections::BTreeMap;
 
@@ -43,27 +43,27 @@ pub(super) struct Named {
     pub fails_condition: Option<Vec<Event>>,
     pub unjudged: bool,
     /// The model's orders on the witness's cycle ([`axioms`]).
-    pub axioms: Vec<(String, Vec<bool>)>,
+    pub axioms: Vec<CycleOrder>,
 }
 
 /// Per order of the model that keeps some step of `cycle` (log events),
 /// which steps it keeps: an edge `a → b` is kept when the order relates
 /// some cat event of `a` to some of `b`.
-fn axioms(cycle: &[(u32, Edge)], at: &[u32], orders: &[(String, Rel)]) -> Vec<(String, Vec<bool>)> {
+fn axioms(cycle: &[(u32, Edge)], at: &[u32], orders: &[Order]) -> Vec<CycleOrder> {
     let k = cycle.len();
     let of = |i: u32| (0..at.len()).filter(move |&e| at[e] == i);
     orders
         .iter()
-        .map(|(name, r)| {
+        .map(|o| {
             let kept: Vec<bool> = (0..k)
                 .map(|j| {
                     let (a, b) = (cycle[j].0, cycle[(j + 1) % k].0);
-                    of(a).any(|x| of(b).any(|y| r.0[x] >> y & 1 == 1))
+                    of(a).any(|x| of(b).any(|y| o.rel.0[x] >> y & 1 == 1))
                 })
                 .collect();
-            (name.clone(), kept)
+            CycleOrder { name: o.name.clone(), closed: o.closed, kept }
         })
-        .filter(|(_, kept)| kept.iter().any(|&b| b))
+        .filter(|c| c.kept.iter().any(|&b| b))
         .collect()
 }
 
@@ -135,9 +135,9 @@ impl Sc {
     /// relations closed, its `irreflexive` ones'): the model let the others go. Where
     /// the orders keep every one (a model whose acyclic axioms hold `po`
     /// whole, as C11's `sb | rf`), every one.
-    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout, orders: &[(String, Rel)]) -> Vec<(usize, usize)> {
+    pub fn relaxed_edges(&self, runs: &[&Run], lay: &Layout, orders: &[Order]) -> Vec<(usize, usize)> {
         let all = self.po_edges(runs, lay);
-        let kept = |&(a, b): &(usize, usize)| orders.iter().any(|(_, o)| o.0[a] >> b & 1 == 1);
+        let kept = |&(a, b): &(usize, usize)| orders.iter().any(|o| o.rel.0[a] >> b & 1 == 1);
         let relaxed: Vec<(usize, usize)> = all.iter().copied().filter(|e| !kept(e)).collect();
         if relaxed.is_empty() {
             all
@@ -256,7 +256,7 @@ pub(super) fn record(
     runs: &[&Run],
     lay: &Layout,
     sc: &Sc,
-    orders: &[(String, Rel)],
+    orders: &[Order],
     fate: Fate,
     witness: impl Fn() -> Witness,
 ) {

@@ -6,9 +6,10 @@
 use litmus_checker::harm::WholeExecution;
 use litmus_checker::machine::{Event, EventKind, NONE};
 use litmus_checker::trace::{source_write, Edge, Trace};
-use litmus_checker::violation::{Harm, Violation};
+use litmus_checker::violation::{CycleOrder, Harm, Violation};
 use litmus_ir::{Program, StmtId};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -59,6 +60,9 @@ pub struct Arrow {
     pub label: String,
     /// 1-based step of the cycle this edge is, if it is one.
     pub cycle: Option<usize>,
+    /// A cycle step the model's orders leave out where they keep the
+    /// rest (drawn dashed): what a repair must order.
+    pub unordered: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -83,7 +87,56 @@ pub fn of_violation(p: &Program, v: &Violation, number: usize) -> Picture {
     let mut pic = of_events(p, &v.witness.events, &v.witness.cycle, title);
     pic.subtitle = subtitle;
     pic.model = v.model.upper().to_string();
+    mark_axioms(v, &mut pic);
     pic
+}
+
+/// Under a model whose orders decide (a candidate violation): each cycle
+/// step named by the axioms whose order keeps it (`rf · external`), the
+/// steps none keeps dashed (`po · not external`), and a line per axiom
+/// under the title saying what ordering the dashed steps would do.
+fn mark_axioms(v: &Violation, pic: &mut Picture) {
+    let told: Vec<&CycleOrder> = v.telling_axioms().collect();
+    if told.is_empty() {
+        return;
+    }
+    for a in pic.arrows.iter_mut() {
+        let Some(n) = a.cycle else { continue };
+        let keeping: Vec<&str> = told.iter().filter(|o| o.kept[n - 1]).map(|o| o.name.as_str()).collect();
+        if keeping.is_empty() {
+            let names: Vec<&str> = told.iter().map(|o| o.name.as_str()).collect();
+            a.label = format!("{} · not {}", a.label, names.join(", "));
+            a.unordered = true;
+        } else {
+            a.label = format!("{} · {}", a.label, keeping.join(", "));
+        }
+    }
+    let cycle = &v.witness.cycle;
+    // Axioms that keep the same steps, and say the same of them, share a line.
+    let mut lines: Vec<(Vec<&str>, &CycleOrder)> = Vec::new();
+    for o in &told {
+        let same = |x: &CycleOrder| x.kept == o.kept && x.forbids_once_ordered(cycle) == o.forbids_once_ordered(cycle);
+        match lines.iter_mut().find(|(_, x)| same(x)) {
+            Some((names, _)) => names.push(&o.name),
+            None => lines.push((vec![&o.name], o)),
+        }
+    }
+    for (names, o) in lines {
+        let steps = |keep: bool| -> String {
+            let ns: Vec<String> =
+                (0..o.kept.len()).filter(|&j| o.kept[j] == keep).map(|j| (j + 1).to_string()).collect();
+            ns.join(", ")
+        };
+        let _ = write!(
+            pic.subtitle,
+            "\n`{}` {} steps {}, not {} (dashed){}",
+            names.join("`, `"),
+            if names.len() == 1 { "orders" } else { "order" },
+            steps(true),
+            steps(false),
+            if o.forbids_once_ordered(cycle) { ": ordering those forbids this execution" } else { "" }
+        );
+    }
 }
 
 /// Violation `number`'s title and what the subtitle says of it.
@@ -207,7 +260,14 @@ pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: Strin
             } else {
                 edge.as_str().to_string()
             };
-            arrows.push(Arrow { from: node_of[k], to: node_of[w as usize], edge, label, cycle: None });
+            arrows.push(Arrow {
+                from: node_of[k],
+                to: node_of[w as usize],
+                edge,
+                label,
+                cycle: None,
+                unordered: false,
+            });
         }
     }
     // Initial writes, as herd7 draws them: only those a read reads from,
@@ -243,7 +303,14 @@ pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: Strin
     }
     for k in (0..trace.events.len()).filter(|&k| reads_init(k)) {
         let init = init_of[&log[trace.events[k] as usize].cell];
-        arrows.push(Arrow { from: init, to: node_of[k], edge: Edge::Rf, label: "rf".into(), cycle: None });
+        arrows.push(Arrow {
+            from: init,
+            to: node_of[k],
+            edge: Edge::Rf,
+            label: "rf".into(),
+            cycle: None,
+            unordered: false,
+        });
     }
     // Number the cycle's steps on its edges.
     let node_of_event = |i: u32| trace.events.iter().position(|&x| x == i).map(|k| node_of[k]);
@@ -252,7 +319,14 @@ pub fn of_events(p: &Program, log: &[Event], cycle: &[(u32, Edge)], title: Strin
         let (Some(na), Some(nb)) = (node_of_event(a), node_of_event(b)) else { continue };
         match arrows.iter_mut().find(|x| x.from == na && x.to == nb && x.edge == edge && x.cycle.is_none()) {
             Some(x) => x.cycle = Some(j + 1),
-            None => arrows.push(Arrow { from: na, to: nb, edge, label: edge.as_str().into(), cycle: Some(j + 1) }),
+            None => arrows.push(Arrow {
+                from: na,
+                to: nb,
+                edge,
+                label: edge.as_str().into(),
+                cycle: Some(j + 1),
+                unordered: false,
+            }),
         }
     }
     Picture { title, subtitle: String::new(), model: String::new(), threads, nodes, arrows }
@@ -309,7 +383,7 @@ pub fn of_forbidden(p: &Program, f: &litmus_checker::outcome::Forbidden, axiom: 
             _ => Edge::Po,
         };
         pic.nodes[from].on_cycle = true;
-        pic.arrows.push(Arrow { from, to, edge, label, cycle: Some(j + 1) });
+        pic.arrows.push(Arrow { from, to, edge, label, cycle: Some(j + 1), unordered: false });
     }
     pic.subtitle = format!("forbidden by `{}` ({} {})", a.name, a.kind, a.expr);
     pic

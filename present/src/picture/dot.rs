@@ -34,6 +34,9 @@ pub fn dot(pic: &Picture) -> String {
             Edge::Fr => "\"#ffa040\"",
         };
         let (label, hot) = match a.cycle {
+            Some(n) if a.unordered => {
+                (format!("{} ({n})", a.label), ", penwidth=3, style=dashed, fontname=\"monospace bold\"")
+            }
             Some(n) => (format!("{} ({n})", a.label), ", penwidth=3, fontname=\"monospace bold\""),
             None => (a.label.clone(), ""),
         };

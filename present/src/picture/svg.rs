@@ -127,7 +127,9 @@ fn edges(s: &mut String, pic: &Picture, l: &Layout) {
             Some(n) => {
                 let _ = writeln!(
                     s,
-                    r#"<g class="edge {k} cycle" id="edge-{i}" data-kind="{k}" data-from="{from}" data-to="{to}" data-cycle="{n}"><path class="halo" d="{d}" fill="none" stroke="{HALO}" stroke-width="10" stroke-opacity="0.6" stroke-linecap="round"/><path class="line" d="{d}" fill="none" stroke="{stroke}" stroke-width="3" marker-end="url(#arrow-{k}-cycle)"/></g>"#
+                    r#"<g class="edge {k} cycle{unordered}" id="edge-{i}" data-kind="{k}" data-from="{from}" data-to="{to}" data-cycle="{n}"><path class="halo" d="{d}" fill="none" stroke="{HALO}" stroke-width="10" stroke-opacity="0.6" stroke-linecap="round"/><path class="line" d="{d}" fill="none" stroke="{stroke}" stroke-width="3"{dash} marker-end="url(#arrow-{k}-cycle)"/></g>"#,
+                    dash = if a.unordered { r#" stroke-dasharray="7 5""# } else { "" },
+                    unordered = if a.unordered { " unordered" } else { "" }
                 );
             }
             None => {
