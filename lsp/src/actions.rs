@@ -8,7 +8,7 @@
 use litmus_checker::violation::{Change, FencePoint, Repair};
 use litmus_checker::{Answer, Report};
 use litmus_dsl::edit::{fence_edits, FenceInsertion, TextEdit};
-use litmus_ir::{Dialect, Program};
+use litmus_ir::Program;
 
 /// The kind of "Insert all minimal fences": a source action of its own, not
 /// `source.fixAll`, which editors may run on save — fences change the program.
@@ -26,15 +26,10 @@ pub struct Action {
     pub changes: usize,
 }
 
-/// A fence as its title shows it.
+/// A fence as its title shows it: as the hover and the CLI write it
+/// ([`litmus_present::words::fence_text`]), without the `;`.
 fn fence_text(p: &Program, kind: litmus_ir::FenceKind) -> String {
-    match p.dialect {
-        Dialect::Native => format!("fence {}", kind.as_str()),
-        Dialect::HerdX86 => litmus_dsl::edit::x86_fence(kind).to_string(),
-        Dialect::HerdRiscv => litmus_dsl::edit::riscv_fence(kind),
-        Dialect::HerdAArch64 => litmus_dsl::edit::arm_fence(kind),
-        Dialect::HerdC => litmus_dsl::edit::C_FENCE.trim_end_matches(';').to_string(),
-    }
+    litmus_present::words::fence_text(p, kind).trim_end_matches(';').to_string()
 }
 
 fn fence_title(p: &Program, f: &FencePoint) -> String {

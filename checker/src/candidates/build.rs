@@ -83,7 +83,13 @@ pub(super) fn skeleton(prog: &Program, catdep: bool, runs: &[&Run], lay: &Layout
     {
         sets.insert(k.into(), 0);
     }
-    let mut add = |k: &str, e: usize| *sets.entry(k.into()).or_insert(0) |= 1 << e;
+    // Looked up by `&str` first: `entry` would allocate a key per event.
+    let mut add = |k: &str, e: usize| match sets.get_mut(k) {
+        Some(s) => *s |= 1 << e,
+        None => {
+            sets.insert(k.into(), 1 << e);
+        }
+    };
     let mut loc: Vec<Set> = vec![0; prog.init.len()];
     for (c, e) in lay.iw.iter().enumerate() {
         if let Some(e) = *e {

@@ -13,6 +13,7 @@
 //! re-checked and proved not robust; a cap on the sets tried, or a
 //! re-check that did not finish, leaves it unproved.
 
+mod hitting;
 pub mod menu;
 
 use crate::certainty::{Answer, Why};
@@ -106,41 +107,6 @@ fn clash(a: &Repair, b: &Repair) -> bool {
         }
 }
 
-/// Hitting sets at most ([`hitting_sets`]).
-const MAX_HITTING: usize = 100_000;
-
-/// Sets of `pool` (indices, sorted, no two clashing) holding a change of
-/// every group, each once; at most [`MAX_HITTING`].
-fn hitting_sets(pool: &[Repair], groups: &[Vec<usize>]) -> Vec<Vec<usize>> {
-    fn go(
-        pool: &[Repair],
-        groups: &[Vec<usize>],
-        chosen: &mut Vec<usize>,
-        out: &mut std::collections::HashSet<Vec<usize>>,
-    ) {
-        if out.len() >= MAX_HITTING {
-            return;
-        }
-        let Some(g) = groups.iter().find(|g| !g.iter().any(|j| chosen.contains(j))) else {
-            let mut s = chosen.clone();
-            s.sort_unstable();
-            out.insert(s);
-            return;
-        };
-        for &j in g {
-            if chosen.iter().any(|&i| clash(&pool[i], &pool[j])) {
-                continue;
-            }
-            chosen.push(j);
-            go(pool, groups, chosen, out);
-            chosen.pop();
-        }
-    }
-    let mut out = std::collections::HashSet::new();
-    go(pool, groups, &mut Vec::new(), &mut out);
-    out.into_iter().collect()
-}
-
 /// The cheapest set of `pool`'s changes that makes `prog` robust (see the
 /// module doc). `groups`: per violation, the changes at its edge. Sets
 /// holding a change of every group are tried first, cheapest first: the
@@ -181,8 +147,7 @@ pub fn cheapest(
     };
     let why_stopped = |tried: usize| Why::stopped(&opts.budget).unwrap_or(Why::Work(tried as u64));
     // 1. Sets touching every violation, cheapest first.
-    let mut hitting = hitting_sets(pool, groups);
-    hitting.sort_by_key(|s| (cost_of(s), s.len(), s.clone()));
+    let hitting = hitting::HittingSets::new(pool, groups, clash);
     let mut seen: std::collections::HashSet<Vec<usize>> = Default::default();
     let mut best: Option<(Vec<usize>, Answer<bool>)> = None;
     for set in hitting {
