@@ -3,8 +3,8 @@
 
 use crate::active::{self, ActiveArgs, ActiveRun};
 use crate::report::{
-    BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, ModelJson, Models,
-    Position, ViolationJson, Word,
+    BoundsJson, ConditionJson, CycleJson, DiagnosticJson, FailureJson, FenceJson, FileReport, JointRepairJson,
+    ModelJson, Models, Position, ViolationJson, Word,
 };
 use crate::Color;
 use litmus_checker::violation::FencePoint;
@@ -240,6 +240,10 @@ pub struct Checked {
     pub active: Option<ActiveRun>,
     /// The bounded engine's loop bound (`--loop-bound`): said wherever it cut.
     pub loop_bound: u32,
+    /// One repair for every model decided on whole candidates, when there
+    /// are several ([`litmus_checker::Report::joint_repairs`]), and what its
+    /// re-check earned.
+    pub joint_repair: Option<(Vec<Model>, litmus_checker::repair::RepairFix)>,
 }
 
 /// What a file's check amounts to, for the exit status.
@@ -348,9 +352,11 @@ pub fn check_file(loaded: Loaded, models: &[Model], monitor: MonitorKind, opts: 
         robustness: Vec::new(),
         active: None,
         loop_bound: opts.loop_bound,
+        joint_repair: None,
     };
     let Some(p) = &c.loaded.analysis.program else { return c };
     let r = act.plan(models, monitor, opts).run(p);
+    c.joint_repair = r.joint_repair;
     (c.outcomes, c.robustness, c.active) = (r.outcomes, r.robustness, r.active);
     c
 }
@@ -653,6 +659,17 @@ pub fn file_report(c: &Checked) -> FileReport {
             .as_ref()
             .map(|c| ConditionJson { quantifier: c.quantifier.as_str().into(), text: c.text.clone() }),
         models: Models(models),
+        joint_repair: match (&a.program, &c.joint_repair) {
+            (Some(p), Some((models, fix))) => Some(JointRepairJson {
+                models: models.iter().map(|m| m.as_str().to_string()).collect(),
+                fences: fix.repairs.iter().map(|x| repair_json(p, x)).collect(),
+                cost: fix.repairs.iter().map(|x| x.cost).sum(),
+                fences_confirmed: fix.confirmed.value().copied(),
+                fences_certainty: certainty(&fix.confirmed).0,
+                cheapest: fix.minimal,
+            }),
+            _ => None,
+        },
         diagnostics: a
             .diagnostics
             .iter()
@@ -690,5 +707,6 @@ pub fn error_report(path: &str, error: &str) -> FileReport {
         condition: None,
         models: Models(Vec::new()),
         diagnostics: Vec::new(),
+        joint_repair: None,
     }
 }

@@ -450,6 +450,36 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
             list.join(", ")
         );
     }
+    if let Some((models, fix)) = &c.joint_repair {
+        let names = words::models(models.iter().copied());
+        let n = fix.repairs.len();
+        let cost: u32 = fix.repairs.iter().map(|x| x.cost).sum();
+        let list: Vec<String> = fix.repairs.iter().map(|x| words::repair(p, x)).collect();
+        match (n, fix.confirmed.is(&true)) {
+            (0, _) => {
+                let why = match &fix.confirmed {
+                    litmus_checker::certainty::Answer::Unknown(why) => why.describe(),
+                    _ => "no set of the changes at the violations' edges makes it robust under all of them".into(),
+                };
+                let _ = writeln!(out, "  no repair for {names} at once: {why}");
+            }
+            (_, confirmed) => {
+                let claim = match (confirmed, n == 1) {
+                    (true, true) => "makes it robust under",
+                    (true, false) => "make it robust under",
+                    (false, _) => "chosen for",
+                };
+                let _ = writeln!(
+                    out,
+                    "\n  for all of them at once, {n} change{} {claim} {names} (cost {cost}; {}{}): {}",
+                    if n == 1 { "" } else { "s" },
+                    words::confirmation(&fix.confirmed),
+                    if fix.minimal { "; the cheapest at its violations" } else { "; not proved the cheapest" },
+                    list.join(", ")
+                );
+            }
+        }
+    }
     for r in c.robustness.iter().filter(|r| !r.violations.is_empty() && r.fences.is_empty() && r.repairs.is_empty()) {
         if let litmus_checker::certainty::Answer::Unknown(why) = &r.fences_confirmed {
             let _ = writeln!(out, "  no repair under {}: {}", r.model.upper(), why.describe());

@@ -41,6 +41,27 @@ pub struct FileReport {
     /// Errors and warnings of parsing and analysis (an extension of cli.md).
     #[serde(default)]
     pub diagnostics: Vec<DiagnosticJson>,
+    /// One repair for several models decided on whole candidates at once
+    /// (extension: each model's own is under its `fences`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_repair: Option<JointRepairJson>,
+}
+
+/// A set of changes making the program robust under every model in
+/// `models` at once, re-checked under each.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
+pub struct JointRepairJson {
+    pub models: Vec<String>,
+    pub fences: Vec<FenceJson>,
+    pub cost: u32,
+    /// The re-check under every model found it robust.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fences_confirmed: Option<bool>,
+    pub fences_certainty: Word,
+    /// Every cheaper set of the changes at the violations' edges was
+    /// re-checked and found not robust under some model.
+    pub cheapest: bool,
 }
 
 /// A file's comparison with its expected verdicts (`--expect`). Fields in

@@ -1873,3 +1873,42 @@ fn a_repair_for_the_condition_alone_is_cheaper() {
     let cost = |e: &str| e.split("of cost ").nth(1).and_then(|r| r.split(' ').next()?.parse::<u32>().ok());
     assert!(cost(&err).is_some_and(|c| c > 3), "{err}");
 }
+
+/// Several models decided on whole candidates: `check` also gives one
+/// repair for all of them at once (`joint_repair` in JSON, a line in the
+/// human report), re-checked under each; `fix` under the same models
+/// makes those changes, and the result is robust under both. One model
+/// alone has no joint repair.
+#[test]
+fn a_joint_repair_for_several_candidate_models() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = root.join("tests/shapes/native/SB.litmus");
+    let out = litmus().args(["check", "--format", "json", "--model", "rc11,rc11.cat"]).arg(&file).output().unwrap();
+    let j = json_of(&out);
+    let joint = &j["joint_repair"];
+    assert_eq!(joint["models"], serde_json::json!(["rc11", "rc11.cat"]), "{j}");
+    assert_eq!(joint["fences_confirmed"], true, "{j}");
+    assert_eq!(joint["fences_certainty"], "proved", "{j}");
+    assert_eq!(joint["cheapest"], true, "{j}");
+    // Two seq_cst fences, or seq_cst on the four accesses: 8 either way.
+    assert_eq!(joint["cost"], 8, "{j}");
+    let costs: u64 = joint["fences"].as_array().unwrap().iter().map(|f| f["cost"].as_u64().unwrap()).sum();
+    assert_eq!(costs, 8, "{j}");
+    let out = litmus().args(["check", "--model", "rc11,rc11.cat"]).arg(&file).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("for all of them at once, 2 changes make it robust under rc11, rc11.cat (cost 8"), "{text}");
+    let out = litmus().args(["fix", "--model", "rc11,rc11.cat"]).arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = std::env::temp_dir().join(format!("litmus-cli-{}-joint", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixed = dir.join("SB.litmus");
+    std::fs::write(&fixed, &out.stdout).unwrap();
+    let out = litmus().args(["check", "--format", "json", "--model", "rc11,rc11.cat"]).arg(&fixed).output().unwrap();
+    let j = json_of(&out);
+    for m in ["rc11", "rc11.cat"] {
+        assert_eq!(j["models"][m]["robust"], true, "{m}: {j}");
+    }
+    assert!(j.get("joint_repair").is_none(), "robust: nothing to repair jointly: {j}");
+    let out = litmus().args(["check", "--format", "json", "--model", "rc11"]).arg(&file).output().unwrap();
+    assert!(json_of(&out).get("joint_repair").is_none());
+}

@@ -37,6 +37,11 @@ pub struct Report {
     /// Fences that make the program robust under every requested relaxed
     /// model at once, and what their re-check earned.
     pub joint: FenceFix,
+    /// Under several models decided on whole candidates (ARM, RISC-V, C11,
+    /// models as data), one not robust: those models, and one set of
+    /// changes (barriers, stronger accesses) making the program robust
+    /// under them all, re-checked under each ([`crate::repair::repair_all`]).
+    pub joint_repair: Option<(Vec<Model>, crate::repair::RepairFix)>,
     /// The cancel flag stopped the check: the report is partial.
     pub cancelled: bool,
     /// SC's answer to the final condition (what harm is judged against).
@@ -141,6 +146,7 @@ fn bounded_violations_observed(
         outcomes,
         robustness,
         joint: pending(),
+        joint_repair: None,
         cancelled: opts.budget.cancelled(),
         sc_observation,
         active: None,
@@ -159,6 +165,7 @@ impl Report {
             outcomes: Vec::new(),
             robustness: Vec::new(),
             joint: pending(),
+            joint_repair: None,
             cancelled: false,
             sc_observation: None,
             active: None,
@@ -255,6 +262,7 @@ pub fn unbounded_violations(
         outcomes,
         robustness,
         joint: pending(),
+        joint_repair: None,
         cancelled: opts.budget.cancelled(),
         sc_observation,
         active: None,
@@ -420,6 +428,21 @@ pub fn judge_and_fence(report: &mut Report, prog: &litmus_ir::Program, monitor: 
         take_fix(rb, fix);
     }
     report.joint = joint_fix(joint, &report.robustness);
+    // Each model's cheapest repair may leave another's violations: one set
+    // for them all, re-checked under each (the others need none).
+    let decided: Vec<Model> =
+        report.robustness.iter().filter(|rb| explore::by_candidates(prog, rb.model, opts)).map(|rb| rb.model).collect();
+    let others_robust = report.robustness.iter().all(|rb| decided.contains(&rb.model) || rb.violations.is_empty());
+    if decided.len() > 1 && others_robust && report.robustness.iter().any(unrepaired) {
+        let all: Vec<Violation> = report
+            .robustness
+            .iter()
+            .filter(|rb| decided.contains(&rb.model))
+            .flat_map(|rb| rb.violations.iter().cloned())
+            .collect();
+        let fix = crate::repair::repair_all(prog, &decided, &all, opts);
+        report.joint_repair = Some((decided, fix));
+    }
     report.cancelled = opts.budget.cancelled();
 }
 

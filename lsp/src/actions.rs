@@ -129,8 +129,29 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
 }
 
 /// Every fence of the minimal set for all checked relaxed models; or,
-/// under one model decided on whole candidates, its cheapest repair.
+/// under models decided on whole candidates, the cheapest repair for them
+/// all (one model's alone, where it is the only one).
 pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
+    if let Some((models, fix)) = &r.joint_repair {
+        if fix.repairs.is_empty() || !fix.confirmed.is(&true) {
+            return None;
+        }
+        let n = fix.repairs.len();
+        let cost: u32 = fix.repairs.iter().map(|x| x.cost).sum();
+        return Some(Action {
+            title: format!(
+                "Apply the {}repair under {} ({n} change{}, cost {cost}){}",
+                if fix.minimal { "cheapest " } else { "" },
+                litmus_present::words::models(models.iter().copied()),
+                if n == 1 { "" } else { "s" },
+                bounded(&fix.confirmed)
+            ),
+            quick_fix: false,
+            edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&fix.repairs)),
+            violation: None,
+            changes: n,
+        });
+    }
     if let Some(rb) = r.robustness.iter().find(|rb| !rb.repairs.is_empty() && rb.fences_confirmed.is(&true)) {
         let n = rb.repairs.len();
         let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();

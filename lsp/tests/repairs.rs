@@ -141,3 +141,38 @@ async fn a_forbidden_condition_names_its_axiom_in_the_hover() {
         "{md}"
     );
 }
+
+/// Two models decided on whole candidates: the source action applies one
+/// repair for both (each model's own might leave the other's violations),
+/// and the repaired file is clean under both.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_candidate_models_get_one_repair_for_both() {
+    let sb = "litmus SB \"é → ü\"\n\natomic x, y;\n\nthread P0 {\n  x@relaxed = 1; /* é */ let r0 = y@relaxed;\n}\n\nthread P1 {\n  y@relaxed = 1; /* ü */ let r1 = x@relaxed;\n}\n\nexists (P0:r0 == 0 && P1:r1 == 0);\n";
+    let (mut c, _) = Client::start(json!({}), json!({"models": ["rc11", "rc11.cat"], "debounceMs": 0})).await;
+    let u = uri("joint.litmus");
+    c.open(&u, sb);
+    let diags = c.settled(&u, 1).await;
+    let v: Vec<&Value> = diags.iter().filter(|d| is_model_violation(d, "rc11")).collect();
+    assert!(!v.is_empty(), "{diags:#?}");
+    let actions = c
+        .request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": u}, "range": v[0]["range"], "context": {"diagnostics": [v[0]]}}),
+        )
+        .await
+        .unwrap();
+    let titles: Vec<&str> = actions.as_array().unwrap().iter().map(|a| a["title"].as_str().unwrap()).collect();
+    let whole = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Apply the cheapest repair under rc11, rc11.cat (2 changes, cost 8)")
+        .unwrap_or_else(|| panic!("{titles:#?}"));
+    let fixed = apply_edits(sb, edits_for(&whole["edit"], &u));
+    c.replace_all(&u, 2, &fixed);
+    let diags = c.settled(&u, 2).await;
+    assert!(
+        !diags.iter().any(|d| is_model_violation(d, "rc11") || is_model_violation(d, "rc11.cat")),
+        "{fixed}\n{diags:#?}"
+    );
+}
