@@ -8,8 +8,7 @@ use crate::check::{load_one, options, Bounds};
 use crate::Format;
 use litmus_checker::port::Port;
 use litmus_checker::Answer;
-use litmus_present::{narrate, words};
-use std::fmt::Write as _;
+use litmus_present::{narrate, porting, words};
 
 #[derive(clap::Args)]
 pub struct PortArgs {
@@ -50,50 +49,18 @@ pub fn run(args: &PortArgs) -> u8 {
     }
 }
 
-fn verdict(p: &Port) -> (&'static str, String) {
-    match &p.executions {
-        Answer::Proved(true) => ("robust", "proved".into()),
-        Answer::WithinBounds(true, c) => ("robust", format!("within bounds: {}", c.describe())),
-        Answer::Proved(false) | Answer::WithinBounds(false, _) => ("not robust", "proved".into()),
-        Answer::Unknown(why) => ("unknown", why.describe()),
-    }
-}
-
 fn human(prog: &litmus_ir::Program, p: &Port, path: &str) -> String {
-    let (from, to) = (p.from.upper(), p.to.upper());
-    let mut s = String::new();
-    let _ = writeln!(s, "{path} — {} ({}), from {from} to {to}", prog.name, prog.dialect.as_str());
-    let (word, how) = verdict(p);
-    let _ = writeln!(s, "  executions: {word} against {from} under {to} ({how})");
-    if let Some(w) = &p.witness {
-        let _ = writeln!(s, "  an execution {to} allows and {from} forbids (each thread in program order):");
-        for line in narrate::lines(prog, p.to, &w.events) {
-            let _ = writeln!(s, "      {line}");
-        }
-        for line in narrate::coherence(prog, &w.events) {
-            let _ = writeln!(s, "      {line}");
-        }
+    let mut s =
+        format!("{path} — {} ({}), from {} to {}\n", prog.name, prog.dialect.as_str(), p.from.upper(), p.to.upper());
+    for (indent, line) in porting::lines(prog, p) {
+        let pad = ["  ", "    ", "      "][indent.min(2)];
+        s.push_str(&format!("{pad}{line}\n"));
     }
-    let complete = if p.outcomes_complete() { "" } else { " (as far as the explorations went)" };
-    let states = |s: &mut String, what: &str, o: &litmus_checker::ModelOutcome, at: &[usize]| {
-        if at.is_empty() {
-            let _ = writeln!(s, "  final states {what}: none{complete}");
-            return;
-        }
-        let _ = writeln!(s, "  final states {what}{complete}:");
-        for &i in at {
-            let st = &o.states[i];
-            let mark = if st.satisfies == Some(true) { "*" } else { " " };
-            let _ = writeln!(s, "    {mark} {}", words::state(prog, &st.values));
-        }
-    };
-    states(&mut s, &format!("under {to}, not under {from}"), &p.to_outcome, &p.gained);
-    states(&mut s, &format!("under {from}, not under {to}"), &p.from_outcome, &p.lost);
     s
 }
 
 fn json(prog: &litmus_ir::Program, p: &Port, path: &str) -> serde_json::Value {
-    let (word, how) = verdict(p);
+    let (word, how) = porting::verdict(p);
     let states = |o: &litmus_checker::ModelOutcome, at: &[usize]| -> Vec<serde_json::Value> {
         at.iter()
             .map(|&i| {

@@ -17,8 +17,9 @@ pub const SHOW_EXECUTION: &str = SERVER_COMMAND;
 pub const EXPLAIN: &str = "litmus.server.explain";
 pub const INSERT_ALL_FENCES: &str = "litmus.server.insertAllFences";
 pub const RECHECK: &str = "litmus.server.recheck";
+pub const PORT: &str = "litmus.server.port";
 /// Every command, as `executeCommandProvider` announces them.
-pub const ALL: [&str; 4] = [SHOW_EXECUTION, EXPLAIN, INSERT_ALL_FENCES, RECHECK];
+pub const ALL: [&str; 5] = [SHOW_EXECUTION, EXPLAIN, INSERT_ALL_FENCES, RECHECK, PORT];
 
 pub async fn execute(b: &Backend, params: lsp::ExecuteCommandParams) -> Result<Option<Value>> {
     let args = &params.arguments;
@@ -40,6 +41,17 @@ pub async fn execute(b: &Backend, params: lsp::ExecuteCommandParams) -> Result<O
         RECHECK => {
             crate::notifications::recheck(b, &uri);
             Ok(Some(json!({ "rechecking": true })))
+        }
+        PORT => {
+            let model = |i: usize| {
+                let name = args.get(i).and_then(|v| v.as_str()).ok_or_else(|| {
+                    Error::invalid_params(format!(
+                        "{PORT}: arguments are the URI, the model it was written for, the model it moves to"
+                    ))
+                })?;
+                litmus_checker::Model::parse_in(name, &[]).map_err(|e| Error::invalid_params(format!("litmus: {e}")))
+            };
+            port(b, uri, model(1)?, model(2)?).await
         }
         other => Err(Error::invalid_params(format!("litmus: no command `{other}` (the server's: {})", ALL.join(", ")))),
     }
@@ -99,6 +111,38 @@ async fn explain(b: &Backend, uri: lsp::Uri, which: Option<Which>) -> Result<Opt
     let path = write_out(&uri, "explain.md", &markdown)?;
     open(b, &path, false).await;
     Ok(Some(json!({ "markdown": markdown, "path": path.display().to_string() })))
+}
+
+/// What moving the document's program from `from` to `to` changes
+/// ([`litmus_checker::port`]), as Markdown the client is asked to open. The
+/// two explorations and the comparison run off the server's event loop,
+/// under the check's bounds and time limit.
+async fn port(
+    b: &Backend,
+    uri: lsp::Uri,
+    from: litmus_checker::Model,
+    to: litmus_checker::Model,
+) -> Result<Option<Value>> {
+    let prog = b
+        .on_snapshot(PORT, &uri, |snap| {
+            snap.analyzed.analysis.program.clone().ok_or_else(|| request_failed("litmus: the file has errors"))
+        })
+        .await??;
+    let opts = b.lock().config.options();
+    let made = tokio::task::spawn_blocking(move || {
+        crate::state::guarded(PORT, || {
+            let p = litmus_checker::port::port(&prog, from, to, &opts);
+            let (word, how) = litmus_present::porting::verdict(&p);
+            (litmus_present::porting::markdown(&prog, &p), word, how)
+        })
+    })
+    .await
+    .map_err(|e| request_failed(format!("litmus: {PORT} failed: {e}")))??;
+    let (markdown, word, how) = made;
+    let path =
+        write_out(&uri, &format!("port-{}-{}.md", from.as_str(), to.as_str()).replace(['/', '\\'], "_"), &markdown)?;
+    open(b, &path, false).await;
+    Ok(Some(json!({ "markdown": markdown, "path": path.display().to_string(), "robust": word, "certainty": how })))
 }
 
 async fn insert_all_fences(b: &Backend, uri: lsp::Uri) -> Result<Option<Value>> {

@@ -171,6 +171,7 @@ async fn insert_all_fences_is_a_server_command() {
         "litmus.server.explain",
         "litmus.server.insertAllFences",
         "litmus.server.recheck",
+        "litmus.server.port",
     ] {
         assert!(commands.iter().any(|c| c == id), "{id} not announced: {commands:?}");
     }

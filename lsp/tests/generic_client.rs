@@ -889,6 +889,20 @@ fn a_generic_lsp_client_gets_every_announced_feature_with_no_client_code() {
     assert!(md.contains("MOV [y],$1") && md.contains("`MFENCE`") && !md.contains("fence wr"), "{md}");
     c.cover("executeCommandProvider.commands[litmus.server.explain]");
 
+    // Porting SB from SC to x86-TSO (as data): not robust, with the
+    // execution that shows it and the state TSO gains, as Markdown.
+    let ported = c.ask(
+        "workspace/executeCommand",
+        json!({"command": "litmus.server.port", "arguments": [sb, "sc", "x86tso.cat"]}),
+    );
+    let md = ported["markdown"].as_str().unwrap();
+    assert_eq!(ported["robust"], "not robust", "{ported:#}");
+    assert!(md.starts_with("# SB — from SC to x86tso"), "{md}");
+    assert!(md.contains("executions: not robust against SC under x86tso (proved)"), "{md}");
+    assert!(md.contains("final states under x86tso, not under SC"), "{md}");
+    assert_eq!(std::fs::read_to_string(ported["path"].as_str().unwrap()).unwrap(), md);
+    c.cover("executeCommandProvider.commands[litmus.server.port]");
+
     let before = c.server_requests("workspace/applyEdit").len();
     let result =
         c.ask("workspace/executeCommand", json!({"command": "litmus.server.insertAllFences", "arguments": [sb]}));

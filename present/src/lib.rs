@@ -6,6 +6,7 @@
 //! - [`narrate`]: a witness as numbered steps;
 //! - [`words`]: answers and their certainty in words;
 //! - [`codes`]: the diagnostic codes and their documentation;
+//! - [`porting`]: what moving a program to another model changes;
 //! - [`findings`]: what a check found, as diagnostics on source spans
 //!   (the server converts them to LSP; no protocol here).
 
@@ -13,4 +14,5 @@ pub mod codes;
 pub mod findings;
 pub mod narrate;
 pub mod picture;
+pub mod porting;
 pub mod words;

@@ -44,6 +44,16 @@ vim.api.nvim_create_user_command('LitmusExplain', function(opts)
   require('litmus.commands').explain(0, opts.args ~= '' and opts.args or nil)
 end, { nargs = '?', desc = 'litmus: explain a violation (Markdown, in a split)' })
 
+-- :LitmusPort FROM TO: what moving the program from model FROM (the one it
+-- was written for: `sc`, `x86tso.cat`…) to model TO (`aarch64`, `riscv`,
+-- `rc11`…) changes, in a Markdown split.
+vim.api.nvim_create_user_command('LitmusPort', function(opts)
+  if #opts.fargs ~= 2 then
+    return vim.notify('litmus: :LitmusPort FROM TO (e.g. :LitmusPort x86tso.cat aarch64)', vim.log.levels.ERROR)
+  end
+  require('litmus.commands').port(0, opts.fargs[1], opts.fargs[2])
+end, { nargs = '+', desc = 'litmus: what porting the program from one model to another changes' })
+
 -- :LitmusInsertFences: the minimal fences for every violation, inserted by the server.
 vim.api.nvim_create_user_command('LitmusInsertFences', function()
   require('litmus.commands').insert_fences(0)

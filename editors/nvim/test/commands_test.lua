@@ -52,7 +52,7 @@ local function main()
     return ok
   end
 
-  for _, cmd in ipairs({ 'LitmusShowExecution', 'LitmusExplain', 'LitmusInsertFences', 'LitmusRecheck', 'LitmusRestart', 'LitmusStatus' }) do
+  for _, cmd in ipairs({ 'LitmusShowExecution', 'LitmusExplain', 'LitmusInsertFences', 'LitmusRecheck', 'LitmusRestart', 'LitmusStatus', 'LitmusPort' }) do
     check(vim.fn.exists(':' .. cmd) == 2, ':' .. cmd .. ' exists')
   end
   if not settled('the server checked sb.litmus') then
@@ -159,6 +159,30 @@ local function main()
   check(split and vim.bo[ebuf].filetype == 'markdown' and text:find('x = 1', 1, true) ~= nil, ':LitmusExplain 1 opens the Markdown in a split: ' .. text:sub(1, 200))
   if split then
     vim.cmd('close')
+  end
+  vim.api.nvim_set_current_buf(bufnr)
+
+  -- :LitmusPort sc x86tso.cat: what moving SB from SC to x86-TSO changes, in a Markdown split.
+  local cmds = require('litmus.commands')
+  cmds.last_port = nil
+  vim.cmd('LitmusPort sc x86tso.cat')
+  local function port_window()
+    for _, w in ipairs(vim.api.nvim_list_wins()) do
+      if vim.api.nvim_buf_get_name(vim.api.nvim_win_get_buf(w)):match('port%-sc%-x86tso%.md$') then
+        return w
+      end
+    end
+  end
+  local ported = vim.wait(20000, function() return cmds.last_port ~= nil and port_window() ~= nil end, 20)
+  local pwin = port_window()
+  local pbuf = pwin and vim.api.nvim_win_get_buf(pwin)
+  local ptext = pbuf and table.concat(vim.api.nvim_buf_get_lines(pbuf, 0, -1, false), '\n') or ''
+  check(
+    ported and vim.bo[pbuf].filetype == 'markdown' and ptext:find('executions: not robust against SC under x86tso (proved)', 1, true) ~= nil,
+    ':LitmusPort sc x86tso.cat opens the report in a split: ' .. ptext:sub(1, 200)
+  )
+  if pwin then
+    vim.api.nvim_win_close(pwin, true)
   end
   vim.api.nvim_set_current_buf(bufnr)
 

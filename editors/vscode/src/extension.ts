@@ -316,6 +316,37 @@ async function insertAllFences(uri?: string): Promise<void> {
   }
 }
 
+/** The models a port is offered between: herd's x86-TSO as data, the architectures', SC. */
+const PORT_MODELS: vscode.QuickPickItem[] = [
+  { label: "x86tso.cat", description: "x86-TSO (herd's model, as data)" },
+  { label: "sc", description: "sequential consistency" },
+  { label: "aarch64", description: "ARMv8" },
+  { label: "riscv", description: "RVWMO" },
+  { label: "rc11", description: "C11 (RC11)" },
+];
+
+/** What moving the program from one model to another changes: executions and final states, as Markdown. */
+async function port(uri?: string, from?: string, to?: string): Promise<void> {
+  const target = uri ? vscode.Uri.parse(uri) : targetDocument();
+  if (!target) {
+    void vscode.window.showErrorMessage("litmus: open a .litmus file first.");
+    return;
+  }
+  from ??= (await vscode.window.showQuickPick(PORT_MODELS, { placeHolder: "Port from which model (the one the program was written for)?" }))?.label;
+  if (!from) return;
+  const rest = PORT_MODELS.filter((m) => m.label !== from);
+  to ??= (await vscode.window.showQuickPick(rest, { placeHolder: `Port from ${from} to which model?` }))?.label;
+  if (!to) return;
+  const r = await serverCommand<{ markdown: string; path?: string }>("litmus.server.port", [target.toString(), from, to]);
+  if (!r) return;
+  if (r.path) {
+    await showMarkdown(vscode.Uri.file(r.path));
+  } else {
+    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.markdown });
+    await vscode.commands.executeCommand("markdown.showPreviewToSide", doc.uri);
+  }
+}
+
 async function recheck(uri?: string): Promise<void> {
   const target = uri ? vscode.Uri.parse(uri) : targetDocument();
   if (!target) {
@@ -343,6 +374,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand("litmus.explain", explain),
     vscode.commands.registerCommand("litmus.insertAllFences", insertAllFences),
     vscode.commands.registerCommand("litmus.recheck", recheck),
+    vscode.commands.registerCommand("litmus.port", port),
     vscode.commands.registerCommand("litmus.showOutput", () => output.show(true)),
     vscode.commands.registerCommand(ACTIONS_COMMAND, statusActions),
     vscode.commands.registerCommand(OPEN_SETTING_COMMAND, openSetting),

@@ -3,7 +3,9 @@
 -- a split; without N, the violation whose lens is on the cursor's line, else
 -- the first finding worth explaining), :LitmusInsertFences
 -- (`litmus.server.insertAllFences`: the server applies the edit itself) and
--- :LitmusRecheck (`litmus.server.recheck`).
+-- :LitmusRecheck (`litmus.server.recheck`), :LitmusPort FROM TO
+-- (`litmus.server.port`: what moving the program from one model to another
+-- changes, as Markdown in a split).
 local M = {}
 
 local function client_or_complain(bufnr)
@@ -36,6 +38,21 @@ end
 -- The last explanation (for tests): { markdown, path }.
 M.last_explanation = nil
 
+--- Shows Markdown `r` ({ markdown, path }) from the server: its file, else a scratch split.
+local function show_markdown(r)
+  if r.path and vim.fn.filereadable(r.path) == 1 then
+    require('litmus').open_markdown(r.path)
+    return
+  end
+  vim.cmd('new')
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(r.markdown or '', '\n', { plain = true }))
+  vim.bo[buf].filetype = 'markdown'
+  vim.bo[buf].modifiable = false
+end
+
 local function explain_n(bufnr, n)
   local args = { vim.uri_from_bufnr(bufnr) }
   if n then
@@ -46,18 +63,25 @@ local function explain_n(bufnr, n)
       return vim.notify('litmus: nothing to explain', vim.log.levels.INFO)
     end
     M.last_explanation = r
-    if r.path and vim.fn.filereadable(r.path) == 1 then
-      require('litmus').open_markdown(r.path)
-      return
+    show_markdown(r)
+  end)
+end
+
+-- The last port report (for tests): { markdown, path, robust, certainty }.
+M.last_port = nil
+
+--- What moving the buffer's program from model `from` (the one it was
+--- written for) to model `to` changes; `done(result)` after it is shown.
+function M.port(bufnr, from, to, done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  M.execute(bufnr, 'litmus.server.port', { vim.uri_from_bufnr(bufnr), from, to }, function(r)
+    M.last_port = r
+    if r then
+      show_markdown(r)
     end
-    -- No file: a scratch buffer with the text.
-    vim.cmd('new')
-    local buf = vim.api.nvim_get_current_buf()
-    vim.bo[buf].buftype = 'nofile'
-    vim.bo[buf].bufhidden = 'wipe'
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(r.markdown or '', '\n', { plain = true }))
-    vim.bo[buf].filetype = 'markdown'
-    vim.bo[buf].modifiable = false
+    if done then
+      done(r)
+    end
   end)
 end
 
