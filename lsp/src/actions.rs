@@ -128,46 +128,45 @@ pub fn quick_fix(src: &str, p: &Program, r: &Report, mi: usize, vi: usize) -> Op
     })
 }
 
+/// "Apply the cheapest repair under MODELS (n changes, cost c)": a repair's
+/// changes as one source action, offered once its re-check confirmed it.
+fn repair_action(
+    src: &str,
+    p: &Program,
+    repairs: &[Repair],
+    models: &str,
+    minimal: bool,
+    confirmed: &Answer<bool>,
+) -> Option<Action> {
+    if repairs.is_empty() || !confirmed.is(&true) {
+        return None;
+    }
+    let n = repairs.len();
+    let cost: u32 = repairs.iter().map(|x| x.cost).sum();
+    Some(Action {
+        title: format!(
+            "Apply the {}repair under {models} ({n} change{}, cost {cost}){}",
+            if minimal { "cheapest " } else { "" },
+            if n == 1 { "" } else { "s" },
+            bounded(confirmed)
+        ),
+        quick_fix: false,
+        edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(repairs)),
+        violation: None,
+        changes: n,
+    })
+}
+
 /// Every fence of the minimal set for all checked relaxed models; or,
 /// under models decided on whole candidates, the cheapest repair for them
 /// all (one model's alone, where it is the only one).
 pub fn all_fences(src: &str, p: &Program, r: &Report) -> Option<Action> {
     if let Some((models, fix)) = &r.joint_repair {
-        if fix.repairs.is_empty() || !fix.confirmed.is(&true) {
-            return None;
-        }
-        let n = fix.repairs.len();
-        let cost: u32 = fix.repairs.iter().map(|x| x.cost).sum();
-        return Some(Action {
-            title: format!(
-                "Apply the {}repair under {} ({n} change{}, cost {cost}){}",
-                if fix.minimal { "cheapest " } else { "" },
-                litmus_present::words::models(models.iter().copied()),
-                if n == 1 { "" } else { "s" },
-                bounded(&fix.confirmed)
-            ),
-            quick_fix: false,
-            edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&fix.repairs)),
-            violation: None,
-            changes: n,
-        });
+        let names = litmus_present::words::models(models.iter().copied());
+        return repair_action(src, p, &fix.repairs, &names, fix.minimal, &fix.confirmed);
     }
     if let Some(rb) = r.robustness.iter().find(|rb| !rb.repairs.is_empty() && rb.fences_confirmed.is(&true)) {
-        let n = rb.repairs.len();
-        let cost: u32 = rb.repairs.iter().map(|x| x.cost).sum();
-        return Some(Action {
-            title: format!(
-                "Apply the {}repair under {} ({n} change{}, cost {cost}){}",
-                if rb.fences_minimal { "cheapest " } else { "" },
-                rb.model.upper(),
-                if n == 1 { "" } else { "s" },
-                bounded(&rb.fences_confirmed)
-            ),
-            quick_fix: false,
-            edits: litmus_dsl::edit::repair_edits(src, p, &litmus_checker::repair::edits(&rb.repairs)),
-            violation: None,
-            changes: n,
-        });
+        return repair_action(src, p, &rb.repairs, rb.model.upper(), rb.fences_minimal, &rb.fences_confirmed);
     }
     if r.joint.fences.is_empty() || !r.joint.confirmed.is(&true) {
         return None;

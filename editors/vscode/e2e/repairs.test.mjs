@@ -230,25 +230,7 @@ for (const f of files) {
 
   if (f.graph) {
     step(`${f.name}: the execution picture draws what the model's axiom keeps`, async () => {
-      const g = f.graph;
-      const shows = (v, c) => v.text.includes(c) || v.svgs.some((x) => x.text.some((t) => t.includes(c)));
-      // A lens re-rendered between finding it and the click takes no click.
-      for (let attempt = 1; ; attempt++) {
-        const at = await wb.codeLensCentre(page, g.lens);
-        assert.ok(at, `a "${g.lens}" lens among ${JSON.stringify(await wb.codeLenses(page))}`);
-        await page.mouse.click(at.x, at.y);
-        try {
-          await wb.waitFor(
-            "the execution picture in a webview",
-            () => wb.webviews(page),
-            (vs) => vs.some((v) => v.svgs.some((x) => x.elements > 0) && g.contains.every((c) => shows(v, c))),
-            { timeoutMs: attempt < 3 ? STEP_MS / 3 : STEP_MS },
-          );
-          break;
-        } catch (e) {
-          if (attempt >= 3) throw e;
-        }
-      }
+      await wb.openLensWebview(page, f.graph.lens, f.graph.contains, STEP_MS);
       await screenshot(`${tag}-graph`);
       // Back to the source alone for the next steps.
       await runCommandExactly("View: Close All Editor Groups");

@@ -334,25 +334,7 @@ step("the execution graph", async () => {
     return;
   }
   const g = expect.graph;
-  const shows = (v, c) => v.text.includes(c) || v.svgs.some((s) => s.text.some((t) => t.includes(c)));
-  // A lens re-rendered between finding it and the click (a re-check's
-  // lenses) takes no click: find it again and click again, up to 3 times.
-  for (let attempt = 1; ; attempt++) {
-    const at = await wb.codeLensCentre(page, g.lens);
-    assert.ok(at, `a "${g.lens}" lens among ${JSON.stringify(lenses)}`);
-    await page.mouse.click(at.x, at.y);
-    try {
-      await wb.waitFor(
-        "the execution graph in a webview",
-        () => wb.webviews(page),
-        (vs) => vs.some((v) => v.svgs.some((s) => s.elements > 0) && g.contains.every((c) => shows(v, c))),
-        { timeoutMs: attempt < 3 ? STEP_MS / 3 : STEP_MS },
-      );
-      break;
-    } catch (e) {
-      if (attempt >= 3) throw e;
-    }
-  }
+  await wb.openLensWebview(page, g.lens, g.contains, STEP_MS);
   await screenshot("graph");
   // A click on an event reveals its statement in the source, beside.
   const ev = await wb.webviewElement(page, g.click.event);

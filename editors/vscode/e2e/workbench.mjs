@@ -577,3 +577,30 @@ export function steps(test, { shots, prefix = "", page }) {
   }
   return { step, screenshot, fail: (why) => (failed = why), failed: () => failed !== null };
 }
+
+/**
+ * Clicks the code lens titled `lens` (once it is there) until a webview shows every text of
+ * `contains` (in its page or its SVG): a lens re-rendered between finding
+ * it and the click (a re-check's lenses) takes no click, so it is found
+ * again and clicked again, up to 3 times.
+ */
+export async function openLensWebview(page, lens, contains, timeoutMs) {
+  const shows = (v, c) => v.text.includes(c) || v.svgs.some((s) => s.text.some((t) => t.includes(c)));
+  for (let attempt = 1; ; attempt++) {
+    // Lenses come after the check's diagnostics: wait for this one.
+    const at = await waitFor(`the "${lens}" lens`, () => codeLensCentre(page, lens), (a) => a !== null, { timeoutMs }).catch(async (e) => {
+      throw new Error(`${e.message}; the lenses: ${JSON.stringify(await codeLenses(page))}`);
+    });
+    await page.mouse.click(at.x, at.y);
+    try {
+      return await waitFor(
+        `the webview of "${lens}"`,
+        () => webviews(page),
+        (vs) => vs.some((v) => v.svgs.some((s) => s.elements > 0) && contains.every((c) => shows(v, c))),
+        { timeoutMs: attempt < 3 ? timeoutMs / 3 : timeoutMs },
+      );
+    } catch (e) {
+      if (attempt >= 3) throw e;
+    }
+  }
+}

@@ -256,6 +256,16 @@ async function showMarkdown(uri: vscode.Uri): Promise<void> {
   }
 }
 
+/** Markdown a server command wrote (explain, port): its file as a preview, else the text beside. */
+async function showServerMarkdown(r: { markdown: string; path?: string }): Promise<void> {
+  if (r.path) {
+    await showMarkdown(vscode.Uri.file(r.path));
+  } else {
+    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.markdown });
+    await vscode.commands.executeCommand("markdown.showPreviewToSide", doc.uri);
+  }
+}
+
 /** Which violation to explain: the cursor's line's, else a choice, else the server's first. */
 async function explainTarget(c: LanguageClient, uri: vscode.Uri): Promise<Which | undefined | null> {
   const items = await violationLenses(c, uri);
@@ -285,13 +295,7 @@ async function explain(uri?: string, violation?: unknown): Promise<void> {
   }
   const args: unknown[] = n === undefined ? [target.toString()] : [target.toString(), n];
   const r = await serverCommand<{ markdown: string; path?: string }>("litmus.server.explain", args);
-  if (!r) return;
-  if (r.path) {
-    await showMarkdown(vscode.Uri.file(r.path));
-  } else {
-    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.markdown });
-    await vscode.commands.executeCommand("markdown.showPreviewToSide", doc.uri);
-  }
+  if (r) await showServerMarkdown(r);
 }
 
 async function insertAllFences(uri?: string): Promise<void> {
@@ -338,13 +342,7 @@ async function port(uri?: string, from?: string, to?: string): Promise<void> {
   to ??= (await vscode.window.showQuickPick(rest, { placeHolder: `Port from ${from} to which model?` }))?.label;
   if (!to) return;
   const r = await serverCommand<{ markdown: string; path?: string }>("litmus.server.port", [target.toString(), from, to]);
-  if (!r) return;
-  if (r.path) {
-    await showMarkdown(vscode.Uri.file(r.path));
-  } else {
-    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: r.markdown });
-    await vscode.commands.executeCommand("markdown.showPreviewToSide", doc.uri);
-  }
+  if (r) await showServerMarkdown(r);
 }
 
 async function recheck(uri?: string): Promise<void> {
