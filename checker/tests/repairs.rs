@@ -222,3 +222,21 @@ fn the_users_costs_choose_another_repair() {
     assert_eq!(fix.repairs.iter().map(|r| r.cost).sum::<u32>(), 5);
     assert!(fix.minimal && fix.confirmed == Answer::Proved(true));
 }
+
+/// A repair search whose re-checks never finish claims nothing, and says
+/// why as the re-checks did (not as a spent budget of sets).
+#[test]
+fn unfinished_rechecks_leave_the_repair_unknown_for_their_reason() {
+    use litmus_checker::certainty::Why;
+    let prog = load("aarch64", "MP");
+    let m = model("aarch64");
+    let opts = Options::default();
+    let rb = litmus_checker::robust::own_executions(&prog, m, &opts);
+    let pool = repair::pool(&prog, &rb.violations, &opts.repair_costs);
+    assert!(!pool.is_empty());
+    let fix = repair::cheapest(&prog, &pool, &[], &opts, |_| Answer::Unknown(Why::Timeout));
+    assert!(fix.repairs.is_empty(), "{:?}", fix.repairs);
+    assert_eq!(fix.confirmed, Answer::Unknown(Why::Timeout));
+    assert!(!fix.minimal);
+    assert!(fix.tried > 0);
+}

@@ -129,19 +129,19 @@ pub fn cheapest(
         tried,
     };
     let mut tried = 0usize;
-    // Costs of the sets whose re-check did not finish: no set costing more
-    // is proved the cheapest.
-    let mut unsure: Vec<u32> = Vec::new();
+    // Costs of the sets whose re-check did not finish, and why: no set
+    // costing more is proved the cheapest.
+    let mut unsure: Vec<(u32, Why)> = Vec::new();
     let mut stopped: Option<Why> = None;
-    let mut check = |set: &[usize], tried: &mut usize, unsure: &mut Vec<u32>| -> Option<Answer<bool>> {
+    let mut check = |set: &[usize], tried: &mut usize, unsure: &mut Vec<(u32, Why)>| -> Option<Answer<bool>> {
         if *tried >= MAX_SETS || opts.budget.stopped() {
             return None;
         }
         *tried += 1;
         let chosen: Vec<Repair> = set.iter().map(|&i| pool[i]).collect();
         let a = recheck(&apply(prog, &chosen));
-        if !a.is(&true) && !a.is(&false) {
-            unsure.push(cost_of(set));
+        if let Answer::Unknown(why) = &a {
+            unsure.push((cost_of(set), why.clone()));
         }
         Some(a)
     };
@@ -178,7 +178,7 @@ pub fn cheapest(
                 break;
             };
             if a.is(&true) {
-                let minimal = unsure.iter().all(|&u| u >= cost);
+                let minimal = unsure.iter().all(|(u, _)| *u >= cost);
                 return fix(&set, a, minimal, tried);
             }
         }
@@ -195,14 +195,15 @@ pub fn cheapest(
     match best {
         Some((set, a)) => {
             let c = cost_of(&set);
-            let minimal = complete && unsure.iter().all(|&u| u >= c);
+            let minimal = complete && unsure.iter().all(|(u, _)| *u >= c);
             fix(&set, a, minimal, tried)
         }
         None => RepairFix {
             repairs: Vec::new(),
             confirmed: match stopped {
                 Some(why) => Answer::Unknown(why),
-                None if !unsure.is_empty() => Answer::Unknown(Why::Work(tried as u64)),
+                // A re-check that did not finish: its reason is the answer's.
+                None if !unsure.is_empty() => Answer::Unknown(unsure[0].1.clone()),
                 // Every set tried: none is robust.
                 None => Answer::Proved(false),
             },
