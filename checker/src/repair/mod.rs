@@ -141,7 +141,7 @@ pub fn cheapest(
         let chosen: Vec<Repair> = set.iter().map(|&i| pool[i]).collect();
         let a = recheck(&apply(prog, &chosen));
         if let Answer::Unknown(why) = &a {
-            unsure.push((cost_of(set), why.clone()));
+            unsure.push((cost_of(set), *why));
         }
         Some(a)
     };
@@ -203,7 +203,7 @@ pub fn cheapest(
             confirmed: match stopped {
                 Some(why) => Answer::Unknown(why),
                 // A re-check that did not finish: its reason is the answer's.
-                None if !unsure.is_empty() => Answer::Unknown(unsure[0].1.clone()),
+                None if !unsure.is_empty() => Answer::Unknown(unsure[0].1),
                 // Every set tried: none is robust.
                 None => Answer::Proved(false),
             },
