@@ -241,7 +241,7 @@ pub struct Checked {
     /// The bounded engine's loop bound (`--loop-bound`): said wherever it cut.
     pub loop_bound: u32,
     /// One repair for every model decided on whole candidates, when there
-    /// are several ([`litmus_checker::Report::joint_repairs`]), and what its
+    /// are several ([`litmus_checker::Report::joint_repair`]), and what its
     /// re-check earned.
     pub joint_repair: Option<(Vec<Model>, litmus_checker::repair::RepairFix)>,
 }

@@ -432,52 +432,18 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
         );
     }
     for r in c.robustness.iter().filter(|r| !r.repairs.is_empty()) {
-        let n = r.repairs.len();
-        let cost: u32 = r.repairs.iter().map(|x| x.cost).sum();
-        let claim = match (r.fences_confirmed.is(&true), n == 1) {
-            (true, true) => "makes it robust under",
-            (true, false) => "make it robust under",
-            (false, _) => "chosen for",
-        };
-        let list: Vec<String> = r.repairs.iter().map(|x| words::repair(p, x)).collect();
-        let _ = writeln!(
-            out,
-            "\n  {n} change{} {claim} {} (cost {cost}; {}{}): {}",
-            if n == 1 { "" } else { "s" },
-            r.model.upper(),
-            words::confirmation(&r.fences_confirmed),
-            if r.fences_minimal { "; the cheapest at its violations" } else { "; not proved the cheapest" },
-            list.join(", ")
-        );
+        repair_line(out, p, "", &r.repairs, r.model.upper(), &r.fences_confirmed, r.fences_minimal);
     }
     if let Some((models, fix)) = &c.joint_repair {
         let names = words::models(models.iter().copied());
-        let n = fix.repairs.len();
-        let cost: u32 = fix.repairs.iter().map(|x| x.cost).sum();
-        let list: Vec<String> = fix.repairs.iter().map(|x| words::repair(p, x)).collect();
-        match (n, fix.confirmed.is(&true)) {
-            (0, _) => {
-                let why = match &fix.confirmed {
-                    litmus_checker::certainty::Answer::Unknown(why) => why.describe(),
-                    _ => "no set of the changes at the violations' edges makes it robust under all of them".into(),
-                };
-                let _ = writeln!(out, "  no repair for {names} at once: {why}");
-            }
-            (_, confirmed) => {
-                let claim = match (confirmed, n == 1) {
-                    (true, true) => "makes it robust under",
-                    (true, false) => "make it robust under",
-                    (false, _) => "chosen for",
-                };
-                let _ = writeln!(
-                    out,
-                    "\n  for all of them at once, {n} change{} {claim} {names} (cost {cost}; {}{}): {}",
-                    if n == 1 { "" } else { "s" },
-                    words::confirmation(&fix.confirmed),
-                    if fix.minimal { "; the cheapest at its violations" } else { "; not proved the cheapest" },
-                    list.join(", ")
-                );
-            }
+        if fix.repairs.is_empty() {
+            let why = match &fix.confirmed {
+                litmus_checker::certainty::Answer::Unknown(why) => why.describe(),
+                _ => "no set of the changes at the violations' edges makes it robust under all of them".into(),
+            };
+            let _ = writeln!(out, "  no repair for {names} at once: {why}");
+        } else {
+            repair_line(out, p, "for all of them at once, ", &fix.repairs, &names, &fix.confirmed, fix.minimal);
         }
     }
     for r in c.robustness.iter().filter(|r| !r.violations.is_empty() && r.fences.is_empty() && r.repairs.is_empty()) {
@@ -488,6 +454,35 @@ fn fences(out: &mut String, c: &Checked, p: &Program) {
     if c.robustness.iter().any(|r| !r.fences.is_empty()) {
         let _ = writeln!(out, "  `litmus fix {}` inserts them", c.loaded.path);
     }
+}
+
+/// "2 changes make it robust under MODELS (cost 3; re-checked: robust
+/// (proved); the cheapest at its violations): …", after `lead`.
+fn repair_line(
+    out: &mut String,
+    p: &Program,
+    lead: &str,
+    repairs: &[litmus_checker::violation::Repair],
+    models: &str,
+    confirmed: &litmus_checker::certainty::Answer<bool>,
+    minimal: bool,
+) {
+    let n = repairs.len();
+    let cost: u32 = repairs.iter().map(|x| x.cost).sum();
+    let claim = match (confirmed.is(&true), n == 1) {
+        (true, true) => "makes it robust under",
+        (true, false) => "make it robust under",
+        (false, _) => "chosen for",
+    };
+    let list: Vec<String> = repairs.iter().map(|x| words::repair(p, x)).collect();
+    let _ = writeln!(
+        out,
+        "\n  {lead}{n} change{} {claim} {models} (cost {cost}; {}{}): {}",
+        if n == 1 { "" } else { "s" },
+        words::confirmation(confirmed),
+        if minimal { "; the cheapest at its violations" } else { "; not proved the cheapest" },
+        list.join(", ")
+    );
 }
 
 /// ", 1.3 ms", or nothing without timing.

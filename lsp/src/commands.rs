@@ -129,7 +129,7 @@ async fn port(
         })
         .await??;
     let opts = b.lock().config.options();
-    let made = tokio::task::spawn_blocking(move || {
+    let (markdown, word, how) = tokio::task::spawn_blocking(move || {
         crate::state::guarded(PORT, || {
             let p = litmus_checker::port::port(&prog, from, to, &opts);
             let (word, how) = litmus_present::porting::verdict(&p);
@@ -138,7 +138,6 @@ async fn port(
     })
     .await
     .map_err(|e| request_failed(format!("litmus: {PORT} failed: {e}")))??;
-    let (markdown, word, how) = made;
     let path =
         write_out(&uri, &format!("port-{}-{}.md", from.as_str(), to.as_str()).replace(['/', '\\'], "_"), &markdown)?;
     open(b, &path, false).await;

@@ -282,9 +282,6 @@ pub fn repair_condition(prog: &Program, models: &[Model], violations: &[Violatio
 
 /// Is the final condition's outcome never reached under `model`?
 fn unreachable(prog: &Program, model: Model, opts: &Options) -> Answer<bool> {
-    if prog.condition.is_none() {
-        return Answer::Proved(true);
-    }
     let o = crate::explore::explore(prog, model, opts);
     match o.reaches_outcome(prog) {
         None => Answer::Proved(true),
